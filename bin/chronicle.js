@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+// The `chronicle` command. The TypeScript is compiled to dist/ by `npm install` (prepare) or `npm run build`.
+import { existsSync } from 'node:fs';
+
+const entry = new URL('../dist/src/cli/main.js', import.meta.url);
+if (!existsSync(entry)) {
+  console.error('chronicle: dist/ is missing; run `npm run build` first');
+  process.exit(1);
+}
+const { runCli } = await import(entry.href);
+const code = await runCli(process.argv.slice(2), {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+  env: process.env,
+});
+// `serve` keeps running; every other command ends here.
+if (code !== 0 || process.argv[2] !== 'serve') process.exitCode = code;

@@ -1,0 +1,264 @@
+import type { Statement } from 'better-sqlite3';
+import {
+  DuplicateEventIdError,
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventStore,
+  type EventToAppend,
+  type ExpectedRevision,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+} from '../../application/ports/EventStore.js';
+import type { Position } from '../../shared/Position.js';
+import { Alarm, backoffMs } from '../../application/retryForever.js';
+import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
+
+interface Row {
+  position: number;
+  id: string;
+  stream: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+  recorded_at: string;
+}
+
+interface PendingAppend {
+  stream: string;
+  events: readonly EventToAppend[];
+  expected: ExpectedRevision;
+  resolve(result: AppendResult): void;
+  reject(error: unknown): void;
+}
+
+export interface SqliteEventStoreOptions {
+  /** How often a subscription looks for events appended by other processes. */
+  readonly pollIntervalMs?: number;
+}
+
+const toRecorded = (row: Row): RecordedEvent => ({
+  id: row.id,
+  stream: row.stream,
+  revision: row.revision,
+  position: String(row.position),
+  type: row.type,
+  data: JSON.parse(row.data),
+  metadata: JSON.parse(row.metadata),
+  recordedAt: row.recorded_at,
+});
+
+const isUniqueViolation = (error: unknown): boolean =>
+  error instanceof Error && 'code' in error && String((error as { code: unknown }).code).startsWith('SQLITE_CONSTRAINT');
+
+/**
+ * The embedded event store on one SQLite file.
+ *
+ * Appends are group-committed: every append requested during one turn of the
+ * event loop is written in a single transaction (one fsync), each inside its own
+ * savepoint with its own expected-revision check, so each keeps its own success
+ * or failure. A promise resolves only after the commit is durable.
+ *
+ * Subscriptions are woken at once by appends of this process and poll for
+ * appends of other processes (the CLI) on the same file.
+ */
+export class SqliteEventStore implements EventStore {
+  readonly kind = 'sqlite' as const;
+  private pending: PendingAppend[] = [];
+  private flushScheduled = false;
+  private readonly alarms = new Set<Alarm>();
+  private readonly pollIntervalMs: number;
+  private closed = false;
+  private readonly statements: {
+    head: Statement<[string], { revision: number | null }>;
+    insert: Statement<[string, string, number, string, string, string, string]>;
+    readStream: Statement<[string, number, number], Row>;
+    readAll: Statement<[number, number], Row>;
+    headPosition: Statement<[], { position: number | null }>;
+  };
+  private readonly appendOne: (request: PendingAppend, recordedAt: string) => AppendResult;
+  private readonly appendBatch: (batch: readonly PendingAppend[]) => Array<AppendResult | { error: unknown }>;
+
+  static open(file: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
+    return new SqliteEventStore(openSqliteDatabase(file), options, true);
+  }
+
+  constructor(
+    readonly db: SqliteDatabase,
+    options: SqliteEventStoreOptions = {},
+    private readonly ownsDatabase = false,
+  ) {
+    this.pollIntervalMs = options.pollIntervalMs ?? 50;
+    this.statements = {
+      head: db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
+      insert: db.prepare(
+        'INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      readStream: db.prepare(
+        'SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?',
+      ),
+      readAll: db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
+      headPosition: db.prepare('SELECT MAX(position) AS position FROM events'),
+    };
+
+    // A nested better-sqlite3 transaction is a savepoint: a failing append rolls back alone.
+    this.appendOne = db.transaction((request: PendingAppend, recordedAt: string): AppendResult => {
+      const { revision } = this.statements.head.get(request.stream)!;
+      const actual = revision ?? 'no_stream';
+      if (!matches(request.expected, actual)) {
+        throw new WrongExpectedRevisionError(request.stream, request.expected, actual);
+      }
+      let next = revision ?? -1;
+      let position = 0;
+      for (const event of request.events) {
+        next += 1;
+        try {
+          const info = this.statements.insert.run(
+            event.id,
+            request.stream,
+            next,
+            event.type,
+            JSON.stringify(event.data),
+            JSON.stringify(event.metadata),
+            recordedAt,
+          );
+          position = Number(info.lastInsertRowid);
+        } catch (error) {
+          if (isUniqueViolation(error)) throw new DuplicateEventIdError(event.id);
+          throw error;
+        }
+      }
+      return { nextRevision: next, position: String(position) };
+    });
+
+    const batchTransaction = db.transaction((batch: readonly PendingAppend[]) => {
+      const recordedAt = new Date().toISOString();
+      return batch.map((request) => {
+        try {
+          return this.appendOne(request, recordedAt);
+        } catch (error) {
+          if (error instanceof WrongExpectedRevisionError || error instanceof DuplicateEventIdError) return { error };
+          throw error;
+        }
+      });
+    });
+    // IMMEDIATE takes the write lock up front, so a concurrent writer (the CLI) waits on busy_timeout.
+    this.appendBatch = (batch) => batchTransaction.immediate(batch);
+  }
+
+  append(stream: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (this.closed) return Promise.reject(new Error('The event store is closed'));
+    if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
+    return new Promise((resolve, reject) => {
+      this.pending.push({ stream, events, expected, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    let results: Array<AppendResult | { error: unknown }>;
+    try {
+      results = this.appendBatch(batch);
+    } catch (error) {
+      // The whole transaction failed (disk full, lock timeout): nothing was written.
+      batch.forEach((request) => request.reject(error));
+      return;
+    }
+    batch.forEach((request, i) => {
+      const result = results[i]!;
+      if ('error' in result) request.reject(result.error);
+      else request.resolve(result);
+    });
+    this.alarms.forEach((alarm) => alarm.wake());
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const rows = this.statements.readStream.all(stream, options.fromRevision ?? 0, options.maxCount ?? -1);
+    return rows.map(toRecorded);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    return this.readAllSync(options.after ?? null, options.maxCount ?? -1);
+  }
+
+  private readAllSync(after: Position | null, maxCount: number): RecordedEvent[] {
+    return this.statements.readAll.all(after === null ? 0 : Number(after), maxCount).map(toRecorded);
+  }
+
+  async headPosition(): Promise<Position | null> {
+    const { position } = this.statements.headPosition.get()!;
+    return position === null ? null : String(position);
+  }
+
+  subscribeToAll(options: SubscribeOptions): Subscription {
+    const alarm = new Alarm();
+    const maxBatchSize = options.maxBatchSize ?? 1000;
+    let position = options.after;
+    let stopped = false;
+    this.alarms.add(alarm);
+
+    const run = async (): Promise<void> => {
+      while (!stopped) {
+        const batch = this.closed ? [] : this.readAllSync(position, maxBatchSize);
+        if (batch.length === 0) {
+          await alarm.sleep(this.pollIntervalMs);
+          continue;
+        }
+        for (let attempt = 1; !stopped; attempt++) {
+          try {
+            await options.handle(batch);
+            position = batch[batch.length - 1]!.position;
+            break;
+          } catch (error) {
+            options.onError?.(error, attempt);
+            await alarm.sleep(backoffMs(attempt));
+          }
+        }
+      }
+    };
+    const done = run();
+
+    return {
+      get position() {
+        return position;
+      },
+      stop: async () => {
+        stopped = true;
+        alarm.wake();
+        await done;
+        this.alarms.delete(alarm);
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.pending.length > 0) this.flush();
+    this.closed = true;
+    this.alarms.forEach((alarm) => alarm.wake());
+    if (this.ownsDatabase) this.db.close();
+  }
+}
+
+const matches = (expected: ExpectedRevision, actual: number | 'no_stream'): boolean => {
+  switch (expected) {
+    case 'any':
+      return true;
+    case 'no_stream':
+      return actual === 'no_stream';
+    case 'stream_exists':
+      return actual !== 'no_stream';
+    default:
+      return actual === expected;
+  }
+};

@@ -1,0 +1,121 @@
+import type { EventStore, RecordedEvent, Subscription } from './ports/EventStore.js';
+import type { DocumentCollection, ReadModelDocument, ReadModelStore } from './ports/ReadModelStore.js';
+import type { Logger } from './ports/Logger.js';
+import { compareNullablePositions, type Position } from '../shared/Position.js';
+import { PositionWaiters, type ReadModelProgress } from './ReadModelProgress.js';
+
+export interface ProjectionRunnerDeps {
+  readonly eventStore: EventStore;
+  readonly readModels: ReadModelStore;
+  readonly collections: readonly DocumentCollection<ReadModelDocument>[];
+  readonly logger: Logger;
+  /** Checkpoint name; default `read-models`. */
+  readonly name?: string;
+  /** Log a catch-up progress line this often; default 2000 ms. */
+  readonly progressEveryMs?: number;
+}
+
+export interface ProjectionLag {
+  readonly position: Position | null;
+  readonly head: Position | null;
+  readonly caughtUp: boolean;
+  /** Age of the oldest event not yet applied, in ms (0 when caught up). */
+  readonly lagMs: number;
+}
+
+/**
+ * Feeds every read model from one checkpointed subscription. Durable read models
+ * (MongoDB) resume from their checkpoint; in-memory ones are rebuilt from the
+ * start of the log. Each batch is applied to every collection, then the
+ * checkpoint is saved, then waiters on those positions are released.
+ */
+export class ProjectionRunner implements ReadModelProgress {
+  private subscription: Subscription | null = null;
+  private current: Position | null = null;
+  private readonly waiters = new PositionWaiters();
+  private readonly name: string;
+
+  constructor(private readonly deps: ProjectionRunnerDeps) {
+    this.name = deps.name ?? 'read-models';
+  }
+
+  get position(): Position | null {
+    return this.current;
+  }
+
+  /** Starts the subscription and resolves once the log as it was at the start has been applied. */
+  async start(): Promise<void> {
+    const { eventStore, readModels, logger } = this.deps;
+    const from = readModels.durable ? await readModels.checkpoints.load(this.name) : null;
+    const head = await eventStore.headPosition();
+    this.current = from;
+    const startedAt = Date.now();
+    let applied = 0;
+    let lastProgress = startedAt;
+    const progressEveryMs = this.deps.progressEveryMs ?? 2000;
+    const catchingUp = compareNullablePositions(from, head) < 0;
+    if (catchingUp) logger.info({ from, head, readModels: readModels.kind }, 'applying the log to the read models');
+
+    let resolveCaughtUp!: () => void;
+    const caughtUp = new Promise<void>((resolve) => (resolveCaughtUp = resolve));
+    if (!catchingUp) resolveCaughtUp();
+
+    this.subscription = eventStore.subscribeToAll({
+      after: from,
+      handle: async (batch) => {
+        await this.applyBatch(batch);
+        if (!catchingUp) return;
+        applied += batch.length;
+        const now = Date.now();
+        const done = compareNullablePositions(this.current, head) >= 0;
+        if (!done && now - lastProgress >= progressEveryMs) {
+          lastProgress = now;
+          logger.info(
+            { applied, position: this.current, head, eventsPerSecond: Math.round(applied / ((now - startedAt) / 1000)) },
+            'read-model catch-up in progress',
+          );
+        }
+        if (done) {
+          const ms = now - startedAt;
+          logger.info(
+            { applied, ms, eventsPerSecond: ms > 0 ? Math.round((applied * 1000) / ms) : applied },
+            'read models caught up with the log',
+          );
+          resolveCaughtUp();
+        }
+      },
+      onError: (error, attempt) =>
+        logger.error({ err: error, attempt, position: this.current }, 'read-model batch failed; retrying'),
+    });
+    await caughtUp;
+  }
+
+  private async applyBatch(batch: readonly RecordedEvent[]): Promise<void> {
+    const { collections, readModels } = this.deps;
+    for (const collection of collections) await collection.apply(batch);
+    const last = batch[batch.length - 1]!.position;
+    if (readModels.durable) await readModels.checkpoints.save(this.name, last);
+    this.current = last;
+    this.waiters.release(last);
+  }
+
+  waitFor(position: Position, timeoutMs: number): Promise<boolean> {
+    if (compareNullablePositions(position, this.current) <= 0) return Promise.resolve(true);
+    return this.waiters.add(position, timeoutMs);
+  }
+
+  async lag(): Promise<ProjectionLag> {
+    const head = await this.deps.eventStore.headPosition();
+    const caughtUp = compareNullablePositions(head, this.current) <= 0;
+    if (caughtUp) return { position: this.current, head, caughtUp, lagMs: 0 };
+    const [oldest] = await this.deps.eventStore.readAll({ after: this.current, maxCount: 1 });
+    const lagMs = oldest ? Math.max(0, Date.now() - Date.parse(oldest.recordedAt)) : 0;
+    return { position: this.current, head, caughtUp, lagMs };
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.stop();
+    this.subscription = null;
+    this.waiters.abandon();
+  }
+}

@@ -1,0 +1,111 @@
+import type { EventMetadata } from '../../shared/EventMetadata.js';
+import type { Position } from '../../shared/Position.js';
+
+export type { Position } from '../../shared/Position.js';
+
+/**
+ * What the appender expects the stream to be:
+ * - `no_stream`: the stream has no events yet;
+ * - `stream_exists`: the stream has at least one event;
+ * - `any`: no check;
+ * - a number: the revision of the stream's last event (revisions start at 0).
+ */
+export type ExpectedRevision = 'no_stream' | 'stream_exists' | 'any' | number;
+
+export interface EventToAppend {
+  /** Unique in the whole log (a UUID). */
+  readonly id: string;
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: EventMetadata;
+}
+
+export interface RecordedEvent {
+  readonly id: string;
+  readonly stream: string;
+  /** 0-based revision of the event within its stream. */
+  readonly revision: number;
+  /** Global position in the log; strictly increasing in `readAll` order. */
+  readonly position: Position;
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: EventMetadata;
+  /** When the store recorded the event (ISO 8601 UTC). */
+  readonly recordedAt: string;
+}
+
+export interface AppendResult {
+  /** Revision of the last event appended. */
+  readonly nextRevision: number;
+  /** Global position of the last event appended. */
+  readonly position: Position;
+}
+
+/** The stream was not at the expected revision. */
+export class WrongExpectedRevisionError extends Error {
+  override readonly name = 'WrongExpectedRevisionError';
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    /** The stream's actual last revision, or `no_stream`. */
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`Stream ${stream}: expected revision ${String(expected)}, actual ${String(actual)}`);
+  }
+}
+
+/** An event id that is already stored was appended again. */
+export class DuplicateEventIdError extends Error {
+  override readonly name = 'DuplicateEventIdError';
+  constructor(readonly eventId: string) {
+    super(`Event ${eventId} is already stored`);
+  }
+}
+
+export interface ReadStreamOptions {
+  /** First revision to read (inclusive); default 0. */
+  readonly fromRevision?: number;
+  readonly maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** Read events after this position (exclusive); null or absent reads from the start. */
+  readonly after?: Position | null;
+  readonly maxCount?: number;
+}
+
+export type BatchHandler = (batch: readonly RecordedEvent[]) => Promise<void>;
+
+export interface SubscribeOptions {
+  /** Deliver events after this position (exclusive); null from the start. */
+  readonly after: Position | null;
+  /**
+   * Called with batches of one or more events in log order. A batch whose handler
+   * throws is offered again (with backoff) until it succeeds: never skipped.
+   */
+  readonly handle: BatchHandler;
+  /** Told of each handler failure before the retry. */
+  readonly onError?: (error: unknown, attempt: number) => void;
+  readonly maxBatchSize?: number;
+}
+
+export interface Subscription {
+  /** Position of the last event whose batch was handled. */
+  readonly position: Position | null;
+  /** Resolves once the current batch (if any) has finished and no more are delivered. */
+  stop(): Promise<void>;
+}
+
+export interface EventStore {
+  readonly kind: 'sqlite' | 'eventstoredb';
+  append(stream: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** A missing stream reads as empty. */
+  readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** Events of every stream in global order. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Position of the newest event in the log, or null when the log is empty. */
+  headPosition(): Promise<Position | null>;
+  /** Catch up from `after`, then follow live appends (including other processes'). */
+  subscribeToAll(options: SubscribeOptions): Subscription;
+  close(): Promise<void>;
+}

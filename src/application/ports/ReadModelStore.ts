@@ -1,0 +1,80 @@
+import type { Position } from '../../shared/Position.js';
+import type { RecordedEvent } from './EventStore.js';
+import type { CheckpointStore } from './CheckpointStore.js';
+
+/** Every read-model document belongs to one company and records the last event it applied. */
+export interface ReadModelDocument {
+  readonly id: string;
+  readonly companyId: string;
+  /** Log position of the last event applied to this document (idempotency). */
+  readonly position: Position;
+}
+
+/** Which documents an event touches. */
+export type ProjectionTarget =
+  /** One document of a company by id. */
+  | { readonly kind: 'id'; readonly companyId: string; readonly id: string }
+  /** Every document of a company whose `field` (a dotted path) equals `value`. */
+  | { readonly kind: 'where'; readonly companyId: string; readonly field: string; readonly value: string };
+
+/**
+ * A pure projection: `evolve(doc | null, event) → doc | null` (null deletes) for
+ * the event types it handles. The runner never applies an event whose position is
+ * not after the document's `position`, so applying an event twice changes nothing.
+ */
+export interface Projection<D extends ReadModelDocument> {
+  /** Collection name; also names the indexes below. */
+  readonly name: string;
+  readonly eventTypes: ReadonlySet<string>;
+  targets(event: RecordedEvent): readonly ProjectionTarget[];
+  evolve(doc: D | null, event: RecordedEvent): D | null;
+  /** Fields a list query filters on, for adapters that build indexes (after companyId). */
+  readonly indexes: readonly (readonly string[])[];
+}
+
+/** A filter of a typed list query. Field names are dotted paths into the document. */
+export type Filter =
+  | { readonly op: 'eq'; readonly field: string; readonly value: string | number | boolean | null }
+  | { readonly op: 'gt' | 'gte' | 'lt' | 'lte'; readonly field: string; readonly value: string | number }
+  /** Case-insensitive literal substring in any of the fields. */
+  | { readonly op: 'contains'; readonly fields: readonly string[]; readonly text: string }
+  /** The array field holds every one of the values. */
+  | { readonly op: 'hasAll'; readonly field: string; readonly values: readonly string[] };
+
+export interface ListQuery {
+  readonly companyId: string;
+  readonly filters: readonly Filter[];
+  /** 1-based. */
+  readonly page: number;
+  readonly limit: number;
+  /** Creation order (the position of the event that created the document). */
+  readonly order: 'asc' | 'desc';
+}
+
+export interface Page<D> {
+  readonly items: readonly D[];
+  readonly total: number;
+}
+
+/** One read model's documents. Reads are scoped to a company: other companies' ids are not found. */
+export interface DocumentCollection<D extends ReadModelDocument> {
+  readonly projection: Projection<D>;
+  get(companyId: string, id: string): Promise<D | null>;
+  list(query: ListQuery): Promise<Page<D>>;
+  /** Folds a batch of events (in log order) into the documents they target. */
+  apply(events: readonly RecordedEvent[]): Promise<void>;
+  /** Drops every document (before a rebuild). */
+  clear(): Promise<void>;
+}
+
+export interface ReadModelStore {
+  readonly kind: 'memory' | 'mongodb';
+  /** True when documents survive a restart (so the projection checkpoint may be kept). */
+  readonly durable: boolean;
+  collection<D extends ReadModelDocument>(projection: Projection<D>): DocumentCollection<D>;
+  /** Checkpoints kept beside the documents, so both move together. */
+  readonly checkpoints: CheckpointStore;
+  /** Creates indexes for every collection handed out so far. */
+  init(): Promise<void>;
+  close(): Promise<void>;
+}

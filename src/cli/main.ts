@@ -1,0 +1,33 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config.js';
+import type { CliContext, RegisterCommands } from './CliContext.js';
+import { registerServe } from './commands/serve.js';
+
+const commands: readonly RegisterCommands[] = [registerServe];
+
+/** Builds the `chronicle` program; every command module plugs in here. */
+export const buildProgram = (context: CliContext): Command => {
+  const program = new Command('chronicle')
+    .description('Chronicle: event-sourced customer-data API')
+    .showHelpAfterError()
+    .configureOutput({ writeOut: (s) => context.out(s.trimEnd()), writeErr: (s) => context.err(s.trimEnd()) })
+    .exitOverride();
+  commands.forEach((register) => register(program, context));
+  return program;
+};
+
+/** Runs the CLI; resolves to the exit code. */
+export const runCli = async (argv: readonly string[], context: CliContext): Promise<number> => {
+  try {
+    await buildProgram(context).parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof ConfigError) {
+      context.err(error.message);
+      return 2;
+    }
+    context.err(`chronicle: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+};

@@ -1,0 +1,191 @@
+import * as E from 'fp-ts/lib/Either.js';
+import * as t from 'io-ts';
+
+/** An integer within bounds, read from an environment string. */
+const intFromString = (name: string, min: number, max = Number.MAX_SAFE_INTEGER) =>
+  new t.Type<number, string, unknown>(
+    name,
+    (u): u is number => typeof u === 'number' && Number.isInteger(u) && u >= min && u <= max,
+    (u, c) => {
+      const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
+      const n = typeof u === 'string' && /^\s*\d+\s*$/.test(u) ? Number(u) : NaN;
+      return Number.isSafeInteger(n) && n >= min && n <= max
+        ? t.success(n)
+        : t.failure(u, c, `must be a whole number ${range}`);
+    },
+    String,
+  );
+
+const booleanFromString = new t.Type<boolean, string, unknown>(
+  'boolean',
+  (u): u is boolean => typeof u === 'boolean',
+  (u, c) => {
+    const v = typeof u === 'string' ? u.trim().toLowerCase() : u;
+    if (v === 'true' || v === '1' || v === 'yes') return t.success(true);
+    if (v === 'false' || v === '0' || v === 'no') return t.success(false);
+    return t.failure(u, c, 'must be true or false');
+  },
+  String,
+);
+
+const delaysFromString = new t.Type<number[], string, unknown>(
+  'delays',
+  (u): u is number[] => Array.isArray(u),
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c, 'must be a comma-separated list of milliseconds');
+    const parts = u.split(',').map((p) => p.trim());
+    if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p))) {
+      return t.failure(u, c, 'must be a comma-separated list of milliseconds, e.g. 5000,30000,120000');
+    }
+    return t.success(parts.map(Number));
+  },
+  (a) => a.join(','),
+);
+
+const urlWithScheme = (name: string, schemes: readonly string[]) =>
+  new t.Type<string, string, unknown>(
+    name,
+    (u): u is string => typeof u === 'string',
+    (u, c) => {
+      if (typeof u !== 'string') return t.failure(u, c, 'must be a URL');
+      try {
+        const url = new URL(u);
+        if (schemes.includes(url.protocol)) return t.success(u);
+      } catch {
+        // fall through
+      }
+      return t.failure(u, c, `must be a URL starting with ${schemes.map((s) => `${s}//`).join(' or ')}`);
+    },
+    String,
+  );
+
+const basePath = new t.Type<string, string, unknown>(
+  'basePath',
+  (u): u is string => typeof u === 'string',
+  (u, c) =>
+    typeof u === 'string' && /^(\/[A-Za-z0-9._~-]+)+$/.test(u)
+      ? t.success(u)
+      : t.failure(u, c, 'must be a path such as /api/external (a leading slash, no trailing slash)'),
+  String,
+);
+
+const logLevel = t.keyof({ fatal: null, error: null, warn: null, info: null, debug: null, trace: null, silent: null });
+
+const nonEmpty = new t.Type<string, string, unknown>(
+  'string',
+  (u): u is string => typeof u === 'string' && u.length > 0,
+  (u, c) => (typeof u === 'string' && u.length > 0 ? t.success(u) : t.failure(u, c, 'must not be empty')),
+  String,
+);
+
+/** Every variable, its codec and its default (as the string an operator would write). */
+const variables = {
+  PORT: { codec: intFromString('port', 0, 65535), default: '3000' },
+  DATA_DIR: { codec: nonEmpty, default: './data' },
+  EVENTSTORE_URL: { codec: urlWithScheme('EventStoreDB URL', ['esdb:', 'esdb+discover:']), default: undefined },
+  MONGODB_URL: { codec: urlWithScheme('MongoDB URL', ['mongodb:', 'mongodb+srv:']), default: undefined },
+  MONGODB_DB: { codec: nonEmpty, default: 'chronicle' },
+  RATE_LIMIT_HOURLY: { codec: intFromString('limit', 1), default: '1000' },
+  RATE_LIMIT_DAILY: { codec: intFromString('limit', 1), default: '10000' },
+  RATE_LIMIT_CONCURRENT: { codec: intFromString('limit', 1), default: '10' },
+  WEBHOOK_TIMEOUT_MS: { codec: intFromString('milliseconds', 1), default: '30000' },
+  WEBHOOK_RETRY_DELAYS_MS: { codec: delaysFromString, default: '5000,30000,120000' },
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: { codec: booleanFromString, default: 'false' },
+  LOG_LEVEL: { codec: logLevel, default: 'info' },
+  BASE_PATH: { codec: basePath, default: undefined },
+  TLS_CERT_FILE: { codec: nonEmpty, default: undefined },
+  TLS_KEY_FILE: { codec: nonEmpty, default: undefined },
+  TRUST_PROXY: { codec: booleanFromString, default: 'false' },
+  RUN_API: { codec: booleanFromString, default: 'true' },
+  RUN_PROJECTIONS: { codec: booleanFromString, default: 'true' },
+  RUN_WEBHOOKS: { codec: booleanFromString, default: 'true' },
+  READ_YOUR_WRITES_TIMEOUT_MS: { codec: intFromString('milliseconds', 0, 60_000), default: '5000' },
+} as const;
+
+type Variables = typeof variables;
+type Decoded<K extends keyof Variables> = t.TypeOf<Variables[K]['codec']>;
+type RawConfig = {
+  [K in keyof Variables]: Variables[K]['default'] extends string ? Decoded<K> : Decoded<K> | undefined;
+};
+
+export interface Config {
+  readonly port: number;
+  readonly dataDir: string;
+  readonly eventStoreUrl: string | undefined;
+  readonly mongoUrl: string | undefined;
+  readonly mongoDb: string;
+  readonly rateLimit: { readonly hourly: number; readonly daily: number; readonly concurrent: number };
+  readonly webhooks: {
+    readonly timeoutMs: number;
+    readonly retryDelaysMs: readonly number[];
+    readonly allowPrivateTargets: boolean;
+  };
+  readonly logLevel: t.TypeOf<typeof logLevel>;
+  readonly basePath: string;
+  readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
+  readonly trustProxy: boolean;
+  readonly roles: { readonly api: boolean; readonly projections: boolean; readonly webhooks: boolean };
+  /** Bounded wait of a write for its own read models (read-your-writes). */
+  readonly readYourWritesTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** The variables and defaults, for `.env.example` checks and documentation. */
+export const configVariables = Object.keys(variables) as (keyof Variables)[];
+
+/**
+ * Decodes the environment. An empty value counts as unset. Every problem is
+ * reported at once, each naming its variable.
+ */
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
+  const problems: string[] = [];
+  const raw: Record<string, unknown> = {};
+  for (const name of configVariables) {
+    const spec = variables[name];
+    const given = env[name]?.trim();
+    const value = given === undefined || given === '' ? spec.default : given;
+    if (value === undefined) continue;
+    const decoded = (spec.codec as t.Decoder<unknown, unknown>).decode(value);
+    if (E.isLeft(decoded)) {
+      const message = decoded.left[0]?.message ?? 'is invalid';
+      problems.push(`${name}=${JSON.stringify(value)} ${message}`);
+    } else raw[name] = decoded.right;
+  }
+  const c = raw as RawConfig;
+  if ((c.TLS_CERT_FILE === undefined) !== (c.TLS_KEY_FILE === undefined)) {
+    problems.push('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  if (c.WEBHOOK_RETRY_DELAYS_MS && c.WEBHOOK_RETRY_DELAYS_MS.length === 0) {
+    problems.push('WEBHOOK_RETRY_DELAYS_MS must list at least one delay');
+  }
+  if (c.MONGODB_URL === undefined && c.RUN_API && !c.RUN_PROJECTIONS) {
+    problems.push('RUN_PROJECTIONS=false needs MONGODB_URL: in-memory read models live inside the API process');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return {
+    port: c.PORT,
+    dataDir: c.DATA_DIR,
+    eventStoreUrl: c.EVENTSTORE_URL,
+    mongoUrl: c.MONGODB_URL,
+    mongoDb: c.MONGODB_DB,
+    rateLimit: { hourly: c.RATE_LIMIT_HOURLY, daily: c.RATE_LIMIT_DAILY, concurrent: c.RATE_LIMIT_CONCURRENT },
+    webhooks: {
+      timeoutMs: c.WEBHOOK_TIMEOUT_MS,
+      retryDelaysMs: c.WEBHOOK_RETRY_DELAYS_MS,
+      allowPrivateTargets: c.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    },
+    logLevel: c.LOG_LEVEL,
+    basePath: c.BASE_PATH ?? '',
+    tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : undefined,
+    trustProxy: c.TRUST_PROXY,
+    roles: { api: c.RUN_API, projections: c.RUN_PROJECTIONS, webhooks: c.RUN_WEBHOOKS },
+    readYourWritesTimeoutMs: c.READ_YOUR_WRITES_TIMEOUT_MS,
+  };
+};

@@ -1,0 +1,51 @@
+import type { Middleware } from 'koa';
+import type { Logger } from '../../application/ports/Logger.js';
+import type { Clock } from '../../shared/Clock.js';
+import { HttpError, errorBody } from '../HttpError.js';
+
+/** Errors thrown by Koa itself or its body parser carry an HTTP status and are safe to describe. */
+const clientErrorOf = (error: unknown): HttpError | null => {
+  if (error instanceof HttpError) return error;
+  if (typeof error !== 'object' || error === null) return null;
+  const { status, expose, type } = error as { status?: unknown; expose?: unknown; type?: unknown };
+  if (typeof status !== 'number' || status < 400 || status >= 500 || expose !== true) return null;
+  switch (status) {
+    case 400:
+      return new HttpError(400, 'Bad request', type === 'entity.parse.failed' ? 'The body is not valid JSON' : undefined);
+    case 413:
+      return new HttpError(413, 'Payload too large', 'The request body exceeds the limit of 1 MB');
+    case 415:
+      return new HttpError(415, 'Unsupported media type', 'Send the body as Content-Type: application/json');
+    default:
+      return new HttpError(status, 'Request error');
+  }
+};
+
+/**
+ * The one place that writes error bodies, in the spec's shape. Anything
+ * unexpected becomes a 500 with no internals, logged with the request id.
+ */
+export const errorHandler =
+  (logger: Logger, clock: Clock): Middleware =>
+  async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      const clientError = clientErrorOf(error);
+      if (clientError) {
+        ctx.status = clientError.status;
+        ctx.body = errorBody(clientError, clock.now());
+        for (const [name, value] of Object.entries(clientError.options.headers ?? {})) ctx.set(name, value);
+        return;
+      }
+      const requestId = String(ctx.state.requestId ?? '');
+      logger.error({ err: error, requestId, method: ctx.method, path: ctx.path }, 'request failed');
+      ctx.status = 500;
+      ctx.body = errorBody(
+        new HttpError(500, 'Internal server error', `Something went wrong on our side. Quote request id ${requestId} when you contact support.`, {
+          extras: { requestId },
+        }),
+        clock.now(),
+      );
+    }
+  };

@@ -1,0 +1,23 @@
+/**
+ * A global log position: a non-negative decimal integer as a string, so that it
+ * travels safely through JSON and MongoDB. Adapters convert their own
+ * representation (SQLite rowid, EventStoreDB bigint) at their boundary.
+ */
+export type Position = string;
+
+const DECIMAL = /^(0|[1-9][0-9]*)$/;
+
+export const isPosition = (value: string): value is Position => DECIMAL.test(value);
+
+/** Compares two positions numerically (as bigint would) without allocating. */
+export const comparePositions = (a: Position, b: Position): number => {
+  if (a.length !== b.length) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+};
+
+/** Compares positions where null means "before the first event". */
+export const compareNullablePositions = (a: Position | null, b: Position | null): number => {
+  if (a === null) return b === null ? 0 : -1;
+  if (b === null) return 1;
+  return comparePositions(a, b);
+};

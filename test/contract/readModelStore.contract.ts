@@ -1,0 +1,253 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
+import type { DocumentCollection, ListQuery, ReadModelStore } from '../../src/application/ports/ReadModelStore.js';
+import { taskProjection, type TaskCreatedData, type TaskDoc } from '../support/taskProjection.js';
+
+export interface ReadModelStoreFixture {
+  readonly store: ReadModelStore;
+  readonly dispose: () => Promise<void>;
+}
+
+/** Builds recorded events with increasing positions, as a log would. */
+const makeLog = () => {
+  let position = 1000;
+  return (type: string, data: unknown, companyId: string): RecordedEvent => {
+    position += 1;
+    return {
+      id: randomUUID(),
+      stream: `test-${companyId}`,
+      revision: position,
+      position: String(position),
+      type,
+      data,
+      metadata: { source: 'system', correlationId: 'c', companyId },
+      recordedAt: new Date().toISOString(),
+    };
+  };
+};
+
+const created = (over: Partial<TaskCreatedData> & { id: string }): TaskCreatedData => ({
+  title: 'Task',
+  status: 'open',
+  points: 1,
+  tags: [],
+  owner: null,
+  at: '2026-01-01T00:00:00.000Z',
+  ...over,
+});
+
+/** The ReadModelStore port's contract, run unchanged for every adapter. */
+export const readModelStoreContract = (name: string, open: () => Promise<ReadModelStoreFixture>): void => {
+  describe(`ReadModelStore contract: ${name}`, function () {
+    this.timeout(20_000);
+    let fixture: ReadModelStoreFixture;
+    let tasks: DocumentCollection<TaskDoc>;
+    let log: ReturnType<typeof makeLog>;
+    // Unique companies keep runs against a shared server apart.
+    let companyA: string;
+    let companyB: string;
+
+    beforeEach(async () => {
+      fixture = await open();
+      tasks = fixture.store.collection(taskProjection);
+      await fixture.store.init();
+      log = makeLog();
+      companyA = `company-a-${randomUUID()}`;
+      companyB = `company-b-${randomUUID()}`;
+    });
+    afterEach(async () => {
+      await fixture.dispose();
+    });
+
+    const query = (over: Partial<ListQuery> = {}): ListQuery => ({
+      companyId: companyA,
+      filters: [],
+      page: 1,
+      limit: 50,
+      order: 'asc',
+      ...over,
+    });
+
+    describe('documents', () => {
+      it('creates a document from an event and reads it back', async () => {
+        await tasks.apply([log('TaskCreated', created({ id: 't1', title: 'First', tags: ['x'] }), companyA)]);
+        const doc = await tasks.get(companyA, 't1');
+        expect(doc).to.include({ id: 't1', companyId: companyA, title: 'First', status: 'open', points: 1 });
+        expect(doc!.tags).to.deep.equal(['x']);
+        expect(doc!.position).to.equal('1001');
+      });
+
+      it('does not show a document to another company', async () => {
+        await tasks.apply([log('TaskCreated', created({ id: 't1' }), companyA)]);
+        expect(await tasks.get(companyB, 't1')).to.equal(null);
+        expect(await tasks.get(companyA, 'missing')).to.equal(null);
+      });
+
+      it('folds a batch in order and deletes when the projection returns null', async () => {
+        await tasks.apply([
+          log('TaskCreated', created({ id: 't1' }), companyA),
+          log('TaskRenamed', { id: 't1', title: 'Renamed', at: '2026-01-02T00:00:00.000Z' }, companyA),
+          log('TaskCreated', created({ id: 't2' }), companyA),
+          log('TaskDeleted', { id: 't2' }, companyA),
+        ]);
+        const doc = await tasks.get(companyA, 't1');
+        expect(doc).to.include({ title: 'Renamed', updatedAt: '2026-01-02T00:00:00.000Z', position: '1002' });
+        expect(await tasks.get(companyA, 't2')).to.equal(null);
+        expect((await tasks.list(query())).total).to.equal(1);
+      });
+
+      it('changes nothing when an event is applied twice', async () => {
+        const create = log('TaskCreated', created({ id: 't1' }), companyA);
+        const rename = log('TaskRenamed', { id: 't1', title: 'Once', at: '2026-01-02T00:00:00.000Z' }, companyA);
+        const renameAgain = log('TaskRenamed', { id: 't1', title: 'Twice', at: '2026-01-03T00:00:00.000Z' }, companyA);
+        await tasks.apply([create, rename, renameAgain]);
+        // Replaying the older events (a restart from an older checkpoint) must not undo the newer one.
+        await tasks.apply([create, rename]);
+        await tasks.apply([rename]);
+        const doc = await tasks.get(companyA, 't1');
+        expect(doc).to.include({ title: 'Twice', position: renameAgain.position });
+        expect((await tasks.list(query())).total).to.equal(1);
+      });
+
+      it('updates every document of the company that a where-target matches', async () => {
+        const owner = { id: 'u1', name: 'Ann' };
+        await tasks.apply([
+          log('TaskCreated', created({ id: 't1', owner }), companyA),
+          log('TaskCreated', created({ id: 't2', owner }), companyA),
+          log('TaskCreated', created({ id: 't3', owner: { id: 'u2', name: 'Bob' } }), companyA),
+          log('TaskCreated', created({ id: 't4', owner }), companyB),
+        ]);
+        await tasks.apply([log('OwnerRenamed', { ownerId: 'u1', name: 'Anna' }, companyA)]);
+        expect((await tasks.get(companyA, 't1'))!.owner!.name).to.equal('Anna');
+        expect((await tasks.get(companyA, 't2'))!.owner!.name).to.equal('Anna');
+        expect((await tasks.get(companyA, 't3'))!.owner!.name).to.equal('Bob');
+        expect((await tasks.get(companyB, 't4'))!.owner!.name).to.equal('Ann');
+      });
+
+      it('clears every document', async () => {
+        await tasks.apply([log('TaskCreated', created({ id: 't1' }), companyA)]);
+        await tasks.clear();
+        expect(await tasks.get(companyA, 't1')).to.equal(null);
+        expect((await tasks.list(query())).total).to.equal(0);
+      });
+    });
+
+    describe('list', () => {
+      beforeEach(async () => {
+        const events: RecordedEvent[] = [];
+        for (let i = 1; i <= 12; i++) {
+          events.push(
+            log(
+              'TaskCreated',
+              created({
+                id: `t${String(i).padStart(2, '0')}`,
+                title: i === 7 ? 'Call Müller (urgent) .*(' : `Task number ${i}`,
+                status: i % 3 === 0 ? 'done' : 'open',
+                points: i,
+                tags: i % 2 === 0 ? ['even', 'all'] : ['odd', 'all'],
+                at: `2026-01-${String(i).padStart(2, '0')}T00:00:00.000Z`,
+              }),
+              companyA,
+            ),
+          );
+        }
+        events.push(log('TaskCreated', created({ id: 'other', title: 'Task number 1' }), companyB));
+        await tasks.apply(events);
+      });
+
+      it('lists a company’s documents in creation order with the total', async () => {
+        const page = await tasks.list(query());
+        expect(page.total).to.equal(12);
+        expect(page.items.map((d) => d.id)).to.deep.equal(
+          Array.from({ length: 12 }, (_, i) => `t${String(i + 1).padStart(2, '0')}`),
+        );
+      });
+
+      it('lists newest first on request', async () => {
+        const page = await tasks.list(query({ order: 'desc', limit: 3 }));
+        expect(page.items.map((d) => d.id)).to.deep.equal(['t12', 't11', 't10']);
+      });
+
+      it('pages with page and limit', async () => {
+        const page = await tasks.list(query({ page: 3, limit: 5 }));
+        expect(page.total).to.equal(12);
+        expect(page.items.map((d) => d.id)).to.deep.equal(['t11', 't12']);
+        const beyond = await tasks.list(query({ page: 4, limit: 5 }));
+        expect(beyond.items).to.deep.equal([]);
+        expect(beyond.total).to.equal(12);
+      });
+
+      it('filters by equality and combines filters', async () => {
+        const done = await tasks.list(query({ filters: [{ op: 'eq', field: 'status', value: 'done' }] }));
+        expect(done.items.map((d) => d.id)).to.deep.equal(['t03', 't06', 't09', 't12']);
+        const doneAfter = await tasks.list(
+          query({
+            filters: [
+              { op: 'eq', field: 'status', value: 'done' },
+              { op: 'gt', field: 'createdAt', value: '2026-01-06T00:00:00.000Z' },
+            ],
+          }),
+        );
+        expect(doneAfter.items.map((d) => d.id)).to.deep.equal(['t09', 't12']);
+        expect(doneAfter.total).to.equal(2);
+      });
+
+      it('compares with gt, gte, lt and lte', async () => {
+        const ids = async (op: 'gt' | 'gte' | 'lt' | 'lte', value: number) =>
+          (await tasks.list(query({ filters: [{ op, field: 'points', value }] }))).items.map((d) => d.points);
+        expect(await ids('gt', 10)).to.deep.equal([11, 12]);
+        expect(await ids('gte', 11)).to.deep.equal([11, 12]);
+        expect(await ids('lt', 2)).to.deep.equal([1]);
+        expect(await ids('lte', 2)).to.deep.equal([1, 2]);
+      });
+
+      it('matches a case-insensitive literal substring, never a pattern', async () => {
+        const search = async (text: string) =>
+          (await tasks.list(query({ filters: [{ op: 'contains', fields: ['title', 'status'], text }] }))).items.map(
+            (d) => d.id,
+          );
+        expect(await search('MÜLLER')).to.deep.equal(['t07']);
+        expect(await search('.*(')).to.deep.equal(['t07']);
+        expect(await search('(urgent)')).to.deep.equal(['t07']);
+        expect(await search('number 1')).to.deep.equal(['t01', 't10', 't11', 't12']);
+        expect(await search('DONE')).to.deep.equal(['t03', 't06', 't09', 't12']);
+        expect(await search('.*')).to.deep.equal(['t07']);
+        expect(await search('^Task')).to.deep.equal([]);
+      });
+
+      it('matches documents whose array holds every value', async () => {
+        const even = await tasks.list(query({ filters: [{ op: 'hasAll', field: 'tags', values: ['even', 'all'] }] }));
+        expect(even.total).to.equal(6);
+        const none = await tasks.list(query({ filters: [{ op: 'hasAll', field: 'tags', values: ['even', 'odd'] }] }));
+        expect(none.total).to.equal(0);
+      });
+
+      it('matches equality on a nested field', async () => {
+        await tasks.apply([log('TaskCreated', created({ id: 'owned', owner: { id: 'u9', name: 'Zoe' } }), companyA)]);
+        const page = await tasks.list(query({ filters: [{ op: 'eq', field: 'owner.id', value: 'u9' }] }));
+        expect(page.items.map((d) => d.id)).to.deep.equal(['owned']);
+      });
+
+      it('never lists another company’s documents', async () => {
+        const page = await tasks.list(query({ companyId: companyB }));
+        expect(page.items.map((d) => d.id)).to.deep.equal(['other']);
+        const none = await tasks.list(query({ companyId: `nobody-${randomUUID()}` }));
+        expect(none).to.deep.equal({ items: [], total: 0 });
+      });
+    });
+
+    describe('checkpoints', () => {
+      it('loads null for an unknown name, then what was saved', async () => {
+        const checkpoints = fixture.store.checkpoints;
+        const name = `test-${randomUUID()}`;
+        expect(await checkpoints.load(name)).to.equal(null);
+        await checkpoints.save(name, '42');
+        await checkpoints.save(name, '1000000000000000000000');
+        expect(await checkpoints.load(name)).to.equal('1000000000000000000000');
+        await checkpoints.reset(name);
+        expect(await checkpoints.load(name)).to.equal(null);
+      });
+    });
+  });
+};
