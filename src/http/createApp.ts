@@ -13,6 +13,8 @@ export interface AppDeps {
   readonly basePath: string;
   readonly trustProxy: boolean;
   readonly health: HealthDeps;
+  /** Resource routes, mounted under the base path after /health. */
+  readonly routers?: readonly Router[];
 }
 
 /** The Koa application: middleware in order, then the routes under the base path. */
@@ -23,6 +25,7 @@ export const createApp = (deps: AppDeps): Koa => {
 
   const root = new Router({ prefix: deps.basePath || undefined });
   root.use(healthRoutes(deps.health).routes());
+  for (const router of deps.routers ?? []) root.use(router.routes());
 
   app.use(requestId());
   app.use(errorHandler(deps.logger, deps.clock));

@@ -1,0 +1,402 @@
+import {
+  MongoBulkWriteError,
+  MongoClient,
+  type AnyBulkWriteOperation,
+  type Collection,
+  type Db,
+  type Document,
+  type IndexDescription,
+} from 'mongodb';
+import type { CheckpointStore } from '../../application/ports/CheckpointStore.js';
+import type { RecordedEvent } from '../../application/ports/EventStore.js';
+import type {
+  DocumentCollection,
+  ListQuery,
+  Page,
+  Projection,
+  ProjectionTarget,
+  ReadModelDocument,
+  ReadModelStore,
+} from '../../application/ports/ReadModelStore.js';
+import { comparePositions, isPosition, type Position } from '../../shared/Position.js';
+import { toMongoFilter } from './toMongoFilter.js';
+
+/**
+ * Internal field: the position of the event that created the document, left-padded
+ * with zeros so that MongoDB's string order is the numeric order (positions may
+ * exceed 2^53 and never become numbers or bigints in a document). List order sorts
+ * on it alone.
+ */
+const CREATED = '_created';
+const CREATED_WIDTH = 40;
+const DUPLICATE_KEY = 11000;
+/** The collection of subscription checkpoints, beside the read models. */
+const CHECKPOINTS = 'checkpoints';
+
+/** What a read-model document looks like in MongoDB. */
+interface StoredDocument extends Document {
+  /** `<companyId>:<id>` (see `documentKey`). */
+  _id: string;
+  [CREATED]: string;
+  companyId: string;
+}
+
+interface StoredCheckpoint {
+  _id: string;
+  position: string;
+}
+
+/** Keeps the adapter's own fields out of every document handed back. */
+const HIDDEN_FIELDS = { _id: 0, [CREATED]: 0 } as const;
+
+/** Largest `$in` list sent in one query (keeps every command far below 16 MB). */
+const IN_CHUNK = 1000;
+
+/**
+ * The document's `_id`: the company, then the id. A `%` or `:` in the company id is
+ * percent-encoded, so the first `:` always ends the company and two different
+ * (company, id) pairs never share a key.
+ */
+const documentKey = (companyId: string, id: string): string =>
+  `${companyId.replace(/%/g, '%25').replace(/:/g, '%3A')}:${id}`;
+
+/**
+ * The creation key of a document created by the event at `position`. When one event
+ * creates several documents of a read model, the second and later ones get a
+ * suffix (`.000001`, …) so that keys stay unique and keep the order in which they
+ * were created, as the memory adapter lists them; a key is a prefix of, so sorts
+ * before, its suffixed siblings, and all of them before the next position.
+ */
+const creationKey = (position: Position, ordinal = 0): string => {
+  if (!isPosition(position) || position.length > CREATED_WIDTH) {
+    throw new Error(`Cannot order by position ${JSON.stringify(position)}`);
+  }
+  const key = position.padStart(CREATED_WIDTH, '0');
+  return ordinal === 0 ? key : `${key}.${String(ordinal).padStart(6, '0')}`;
+};
+
+/** Value at a dotted path, through plain objects only (as the memory adapter reads it). */
+const valueAt = (doc: object, path: string): unknown => {
+  let value: unknown = doc;
+  for (const part of path.split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+};
+
+const chunks = <T>(items: readonly T[], size: number): T[][] => {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+};
+
+/** Splits a stored document into the projection's document and its creation key. */
+const fromStored = <D extends ReadModelDocument>(stored: Document): { doc: D; created: string | null } => {
+  const { _id: _ignored, [CREATED]: created, ...doc } = stored;
+  return { doc: doc as D, created: typeof created === 'string' ? created : null };
+};
+
+/** One document while a batch is folded: as loaded, and as it is now. */
+interface Slot<D> {
+  readonly key: string;
+  readonly companyId: string;
+  readonly id: string;
+  /** As stored before the batch (null: absent). */
+  readonly loaded: D | null;
+  /** As folded so far (null: absent or deleted). */
+  doc: D | null;
+  /** Creation key of `doc`. */
+  created: string | null;
+}
+
+class MongoDocumentCollection<D extends ReadModelDocument> implements DocumentCollection<D> {
+  constructor(
+    readonly projection: Projection<D>,
+    private readonly documents: Collection<StoredDocument>,
+  ) {}
+
+  async get(companyId: string, id: string): Promise<D | null> {
+    const found = await this.documents.findOne(
+      { _id: documentKey(companyId, id), companyId },
+      { projection: HIDDEN_FIELDS },
+    );
+    return found === null ? null : (found as unknown as D);
+  }
+
+  async list(query: ListQuery): Promise<Page<D>> {
+    const filter = toMongoFilter(query.companyId, query.filters);
+    const limit = Math.floor(query.limit);
+    const skip = Math.max(0, (Math.floor(query.page) - 1) * limit);
+    const [items, total] = await Promise.all([
+      // A MongoDB limit of 0 means "no limit": ask for nothing instead.
+      limit > 0
+        ? this.documents
+            .find(filter, {
+              projection: HIDDEN_FIELDS,
+              sort: { [CREATED]: query.order === 'asc' ? 1 : -1 },
+              skip,
+              limit,
+            })
+            .toArray()
+        : Promise.resolve([]),
+      this.documents.countDocuments(filter),
+    ]);
+    return { items: items as unknown as D[], total };
+  }
+
+  async apply(events: readonly RecordedEvent[]): Promise<void> {
+    const { projection } = this;
+    const planned = events
+      .filter((event) => projection.eventTypes.has(event.type))
+      .map((event) => ({ event, targets: projection.targets(event) }));
+    if (planned.length === 0) return;
+
+    const slots = await this.load(planned.flatMap((p) => p.targets));
+
+    const slotFor = (companyId: string, id: string): Slot<D> => {
+      const key = documentKey(companyId, id);
+      let slot = slots.get(key);
+      if (!slot) {
+        slot = { key, companyId, id, loaded: null, doc: null, created: null };
+        slots.set(key, slot);
+      }
+      return slot;
+    };
+
+    // Fold in log order, in memory. A where-target sees the documents as they are at
+    // this point of the batch (including ones created earlier in it).
+    for (const { event, targets } of planned) {
+      const applied = new Set<Slot<D>>();
+      let createdByEvent = 0;
+      for (const target of targets) {
+        let matched: Slot<D>[];
+        if (target.kind === 'id') {
+          matched = [slotFor(target.companyId, target.id)];
+        } else {
+          matched = [];
+          for (const slot of slots.values()) {
+            const doc = slot.doc;
+            if (doc !== null && doc.companyId === target.companyId && valueAt(doc, target.field) === target.value) {
+              matched.push(slot);
+            }
+          }
+        }
+        for (const slot of matched) {
+          // An event is folded at most once into a document, whatever number of its targets match.
+          if (applied.has(slot)) continue;
+          applied.add(slot);
+          if (this.fold(slot, event, createdByEvent)) createdByEvent++;
+        }
+      }
+    }
+
+    await this.write(slots);
+  }
+
+  /**
+   * Writes every changed document in one bulkWrite. Each write is conditional on the
+   * document still being as it was loaded (absent for an insert, same `position`
+   * for a replace or delete), so a second runner working on the same read model can
+   * never overwrite a newer document with an older one: the loser's batch fails and
+   * is folded again from the stored documents (skipping what is already applied).
+   */
+  private async write(slots: ReadonlyMap<string, Slot<D>>): Promise<void> {
+    const operations: AnyBulkWriteOperation<StoredDocument>[] = [];
+    for (const slot of slots.values()) {
+      const { loaded, doc } = slot;
+      if (doc === loaded) continue;
+      if (doc === null) {
+        if (loaded !== null) operations.push({ deleteOne: { filter: { _id: slot.key, position: loaded.position } } });
+        continue;
+      }
+      const stored = { ...doc, [CREATED]: slot.created ?? creationKey(doc.position) };
+      operations.push(
+        loaded === null
+          ? { insertOne: { document: { ...stored, _id: slot.key } } }
+          : { replaceOne: { filter: { _id: slot.key, position: loaded.position }, replacement: stored } },
+      );
+    }
+    if (operations.length === 0) return;
+
+    const conflict = (cause: unknown) =>
+      new Error(`Read model ${this.projection.name} was changed by another writer during a batch; fold it again`, {
+        cause,
+      });
+    let result: { insertedCount: number; matchedCount: number; deletedCount: number };
+    try {
+      // Each operation touches its own document, so their order does not matter.
+      result = await this.documents.bulkWrite(operations, { ordered: false });
+    } catch (error) {
+      const writeErrors = error instanceof MongoBulkWriteError ? [error.writeErrors].flat() : [];
+      if (writeErrors.length > 0 && writeErrors.every((e) => e.code === DUPLICATE_KEY)) throw conflict(error);
+      throw error;
+    }
+    if (result.insertedCount + result.matchedCount + result.deletedCount !== operations.length) {
+      throw conflict(result);
+    }
+  }
+
+  /**
+   * Applies one event to one document unless the document already holds it or a
+   * later one. True when it created the document (the event's `ordinal`-th creation).
+   */
+  private fold(slot: Slot<D>, event: RecordedEvent, ordinal: number): boolean {
+    const doc = slot.doc;
+    if (doc !== null && comparePositions(doc.position, event.position) >= 0) return false;
+    const next = this.projection.evolve(doc, event);
+    if (next === doc) return false;
+    if (next !== null && (next.id !== slot.id || next.companyId !== slot.companyId)) {
+      throw new Error(
+        `Projection ${this.projection.name} moved document ${slot.companyId}/${slot.id} to ${next.companyId}/${next.id}`,
+      );
+    }
+    slot.doc = next;
+    if (doc === null && next !== null) {
+      slot.created = creationKey(event.position, ordinal);
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Loads every stored document the targets may touch: by key for id-targets, and
+   * one query per (company, field) for where-targets, all in parallel.
+   */
+  private async load(targets: readonly ProjectionTarget[]): Promise<Map<string, Slot<D>>> {
+    const keys = new Set<string>();
+    const wheres = new Map<string, { companyId: string; field: string; values: Set<string> }>();
+    for (const target of targets) {
+      if (target.kind === 'id') {
+        keys.add(documentKey(target.companyId, target.id));
+      } else {
+        const group = JSON.stringify([target.companyId, target.field]);
+        let where = wheres.get(group);
+        if (!where) wheres.set(group, (where = { companyId: target.companyId, field: target.field, values: new Set() }));
+        where.values.add(target.value);
+      }
+    }
+
+    const queries: Document[] = [];
+    for (const chunk of chunks([...keys], IN_CHUNK)) queries.push({ _id: { $in: chunk } });
+    for (const { companyId, field, values } of wheres.values()) {
+      if (field === '' || field.startsWith('$')) throw new Error(`Invalid where-target field: ${JSON.stringify(field)}`);
+      for (const chunk of chunks([...values], IN_CHUNK)) queries.push({ companyId, [field]: { $in: chunk } });
+    }
+    const results = await Promise.all(queries.map((query) => this.documents.find(query).toArray()));
+
+    const slots = new Map<string, Slot<D>>();
+    for (const stored of results.flat()) {
+      if (slots.has(stored._id)) continue;
+      const { doc, created } = fromStored<D>(stored);
+      slots.set(stored._id, {
+        key: stored._id,
+        companyId: doc.companyId,
+        id: doc.id,
+        loaded: doc,
+        doc,
+        created: created ?? creationKey(doc.position),
+      });
+    }
+    return slots;
+  }
+
+  async clear(): Promise<void> {
+    await this.documents.deleteMany({});
+  }
+
+  /**
+   * The indexes list queries and where-targets rely on: the company's documents in
+   * creation order, and each declared field list after the company. The creation
+   * key closes every index (equality, then sort), so a list filtered by equality on
+   * the declared fields reads its page in order without sorting; where-targets use
+   * the same indexes by their prefix.
+   */
+  indexes(): IndexDescription[] {
+    const specs: IndexDescription[] = [{ key: { companyId: 1, [CREATED]: 1 } }];
+    for (const fields of this.projection.indexes) {
+      const key: Record<string, 1> = { companyId: 1 };
+      for (const field of fields) key[field] = 1;
+      key[CREATED] = 1;
+      specs.push({ key });
+    }
+    // The same key twice would make createIndexes fail; keep the first.
+    const seen = new Set<string>();
+    return specs.filter((spec) => {
+      const signature = JSON.stringify(Object.keys(spec.key));
+      if (seen.has(signature)) return false;
+      seen.add(signature);
+      return true;
+    });
+  }
+}
+
+class MongoCheckpointStore implements CheckpointStore {
+  constructor(private readonly checkpoints: Collection<StoredCheckpoint>) {}
+
+  async load(name: string): Promise<Position | null> {
+    const found = await this.checkpoints.findOne({ _id: name });
+    return found?.position ?? null;
+  }
+
+  async save(name: string, position: Position): Promise<void> {
+    await this.checkpoints.updateOne({ _id: name }, { $set: { position } }, { upsert: true });
+  }
+
+  async reset(name: string): Promise<void> {
+    await this.checkpoints.deleteOne({ _id: name });
+  }
+}
+
+/** Read models in MongoDB (production): durable, indexed, shared by every instance. */
+export class MongoReadModelStore implements ReadModelStore {
+  readonly kind = 'mongodb' as const;
+  readonly durable = true;
+  readonly checkpoints: CheckpointStore;
+  private readonly collections = new Map<string, MongoDocumentCollection<ReadModelDocument>>();
+
+  private constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+  ) {
+    this.checkpoints = new MongoCheckpointStore(db.collection<StoredCheckpoint>(CHECKPOINTS));
+  }
+
+  static async connect(url: string, dbName: string): Promise<MongoReadModelStore> {
+    // ignoreUndefined: an undefined field is left out, as JSON would, instead of stored as null.
+    const client = await MongoClient.connect(url, { ignoreUndefined: true, appName: 'chronicle' });
+    return new MongoReadModelStore(client, client.db(dbName));
+  }
+
+  collection<D extends ReadModelDocument>(projection: Projection<D>): DocumentCollection<D> {
+    if (projection.name === CHECKPOINTS) throw new Error(`A read model cannot be named ${CHECKPOINTS}`);
+    const existing = this.collections.get(projection.name);
+    if (existing) {
+      if (existing.projection !== (projection as unknown)) {
+        throw new Error(`Collection ${projection.name} is already bound to another projection`);
+      }
+      return existing as unknown as DocumentCollection<D>;
+    }
+    const created = new MongoDocumentCollection(projection, this.db.collection<StoredDocument>(projection.name));
+    this.collections.set(projection.name, created as unknown as MongoDocumentCollection<ReadModelDocument>);
+    return created;
+  }
+
+  async init(): Promise<void> {
+    // createIndexes is a no-op for indexes that already exist with the same key and name.
+    await Promise.all(
+      [...this.collections.values()].map((collection) =>
+        this.db.collection(collection.projection.name).createIndexes(collection.indexes()),
+      ),
+    );
+  }
+
+  /** Drops the whole database (tests). */
+  async dropDatabase(): Promise<void> {
+    await this.db.dropDatabase();
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}

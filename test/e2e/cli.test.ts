@@ -1,0 +1,54 @@
+import { expect } from 'chai';
+import { runCli, startServer } from '../support/runCli.js';
+import { tempDir } from '../support/tempStore.js';
+
+describe('chronicle CLI', function () {
+  this.timeout(20_000);
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => (dir = tempDir()));
+  afterEach(() => dir.dispose());
+
+  it('lists its commands', async () => {
+    const run = await runCli(['--help']);
+    expect(run.code).to.equal(0);
+    expect(run.stdout).to.contain('serve');
+  });
+
+  it('exits non-zero on an unknown command', async () => {
+    const run = await runCli(['frobnicate']);
+    expect(run.code).to.not.equal(0);
+    expect(run.stderr).to.contain("unknown command 'frobnicate'");
+  });
+
+  it('refuses to start with a bad variable and names it', async () => {
+    const run = await runCli(['serve'], { DATA_DIR: dir.path, PORT: 'eighty', RATE_LIMIT_DAILY: '-1' });
+    expect(run.code).to.equal(2);
+    expect(run.stderr).to.contain('PORT="eighty"');
+    expect(run.stderr).to.contain('RATE_LIMIT_DAILY="-1"');
+  });
+
+  it('serves on embedded storage, answers /health, and stops cleanly on SIGTERM', async () => {
+    const server = await startServer({ DATA_DIR: dir.path });
+    try {
+      const response = await fetch(`${server.baseUrl}/health`);
+      expect(response.status).to.equal(200);
+      const body = (await response.json()) as { success: boolean; data: Record<string, unknown> };
+      expect(body.success).to.equal(true);
+      expect(body.data).to.include({ status: 'ok', eventStore: 'sqlite', readModels: 'memory' });
+      expect(body.data.projections).to.include({ caughtUp: true, lagMs: 0 });
+    } finally {
+      expect(await server.stop()).to.equal(0);
+    }
+  });
+
+  it('serves every route under BASE_PATH', async () => {
+    const server = await startServer({ DATA_DIR: dir.path, BASE_PATH: '/api/external' });
+    try {
+      expect(server.baseUrl).to.match(/\/api\/external$/);
+      expect((await fetch(`${server.baseUrl}/health`)).status).to.equal(200);
+      expect((await fetch(server.baseUrl.replace('/api/external', '/health'))).status).to.equal(404);
+    } finally {
+      await server.stop();
+    }
+  });
+});

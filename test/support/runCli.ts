@@ -1,0 +1,58 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../../bin/chronicle.js', import.meta.url));
+
+export interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `chronicle <args>` as a user would, with the given environment. */
+export const runCli = (args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly baseUrl: string;
+  readonly output: () => string;
+  /** SIGTERM, then resolves with the exit code. */
+  readonly stop: () => Promise<number | null>;
+}
+
+/** Starts `chronicle serve` on a free port and resolves once it listens. */
+export const startServer = (env: NodeJS.ProcessEnv): Promise<ServerProcess> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'serve'], {
+      env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    });
+    let output = '';
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (https?:\/\/localhost:\d+\S*)/.exec(output);
+      if (match) {
+        resolve({
+          child,
+          baseUrl: match[1]!,
+          output: () => output,
+          stop: async () => {
+            child.kill('SIGTERM');
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    exited.then((code) => reject(new Error(`server exited with ${code} before listening:\n${output}`)));
+  });

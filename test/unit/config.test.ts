@@ -1,0 +1,108 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { ConfigError, configVariables, loadConfig } from '../../src/config.js';
+
+const problemsOf = (env: NodeJS.ProcessEnv): readonly string[] => {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return expect.fail('expected a ConfigError');
+};
+
+describe('configuration from the environment', () => {
+  it('has the documented defaults', () => {
+    expect(loadConfig({})).to.deep.equal({
+      port: 3000,
+      dataDir: './data',
+      eventStoreUrl: undefined,
+      mongoUrl: undefined,
+      mongoDb: 'chronicle',
+      rateLimit: { hourly: 1000, daily: 10000, concurrent: 10 },
+      webhooks: { timeoutMs: 30000, retryDelaysMs: [5000, 30000, 120000], allowPrivateTargets: false },
+      logLevel: 'info',
+      basePath: '',
+      tls: undefined,
+      trustProxy: false,
+      roles: { api: true, projections: true, webhooks: true },
+      readYourWritesTimeoutMs: 5000,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      DATA_DIR: '/var/lib/chronicle',
+      EVENTSTORE_URL: 'esdb://localhost:2113?tls=false',
+      MONGODB_URL: 'mongodb://localhost:27017/?replicaSet=rs0',
+      MONGODB_DB: 'prod',
+      RATE_LIMIT_HOURLY: '50',
+      RATE_LIMIT_DAILY: '500',
+      RATE_LIMIT_CONCURRENT: '2',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      WEBHOOK_RETRY_DELAYS_MS: '10, 20,30',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      LOG_LEVEL: 'debug',
+      BASE_PATH: '/api/external',
+      TLS_CERT_FILE: 'cert.pem',
+      TLS_KEY_FILE: 'key.pem',
+      TRUST_PROXY: 'yes',
+      RUN_API: 'false',
+      RUN_PROJECTIONS: '0',
+      RUN_WEBHOOKS: 'FALSE',
+      READ_YOUR_WRITES_TIMEOUT_MS: '250',
+    });
+    expect(config).to.deep.include({
+      port: 8080,
+      dataDir: '/var/lib/chronicle',
+      eventStoreUrl: 'esdb://localhost:2113?tls=false',
+      mongoDb: 'prod',
+      rateLimit: { hourly: 50, daily: 500, concurrent: 2 },
+      webhooks: { timeoutMs: 1000, retryDelaysMs: [10, 20, 30], allowPrivateTargets: true },
+      logLevel: 'debug',
+      basePath: '/api/external',
+      tls: { certFile: 'cert.pem', keyFile: 'key.pem' },
+      trustProxy: true,
+      roles: { api: false, projections: false, webhooks: false },
+      readYourWritesTimeoutMs: 250,
+    });
+  });
+
+  it('treats an empty value as unset', () => {
+    expect(loadConfig({ PORT: '', EVENTSTORE_URL: ' ' })).to.include({ port: 3000, eventStoreUrl: undefined });
+  });
+
+  it('refuses bad values, naming each variable, all at once', () => {
+    const problems = problemsOf({
+      PORT: '70000',
+      RATE_LIMIT_HOURLY: '0',
+      WEBHOOK_RETRY_DELAYS_MS: '5s,10s',
+      LOG_LEVEL: 'loud',
+      EVENTSTORE_URL: 'http://localhost:2113',
+      TRUST_PROXY: 'maybe',
+      BASE_PATH: 'api/',
+    });
+    expect(problems).to.have.length(7);
+    for (const name of ['PORT', 'RATE_LIMIT_HOURLY', 'WEBHOOK_RETRY_DELAYS_MS', 'LOG_LEVEL', 'EVENTSTORE_URL', 'TRUST_PROXY', 'BASE_PATH']) {
+      expect(problems.some((p) => p.startsWith(`${name}=`)), name).to.equal(true);
+    }
+    expect(problems.find((p) => p.startsWith('PORT='))).to.contain('from 0 to 65535');
+  });
+
+  it('needs both TLS files or neither', () => {
+    expect(problemsOf({ TLS_CERT_FILE: 'cert.pem' })).to.deep.equal(['TLS_CERT_FILE and TLS_KEY_FILE must be set together']);
+  });
+
+  it('refuses an API without projections when the read models are in memory', () => {
+    expect(problemsOf({ RUN_PROJECTIONS: 'false' })[0]).to.contain('RUN_PROJECTIONS=false needs MONGODB_URL');
+    expect(() => loadConfig({ RUN_PROJECTIONS: 'false', MONGODB_URL: 'mongodb://db' })).not.to.throw();
+  });
+
+  it('is fully listed in .env.example', () => {
+    const example = readFileSync(new URL('../../../.env.example', import.meta.url), 'utf8');
+    const listed = [...example.matchAll(/^#?\s*([A-Z_]+)=/gm)].map((m) => m[1]);
+    expect([...listed].sort()).to.deep.equal([...configVariables].sort());
+  });
+});

@@ -1,0 +1,145 @@
+import { expect } from 'chai';
+import { join } from 'node:path';
+import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
+import { MemoryReadModelStore } from '../../src/adapters/memory/MemoryReadModelStore.js';
+import { ProjectionRunner } from '../../src/application/ProjectionRunner.js';
+import type { DocumentCollection, ReadModelDocument, ReadModelStore } from '../../src/application/ports/ReadModelStore.js';
+import { taskProjection, type TaskCreatedData, type TaskDoc } from '../support/taskProjection.js';
+import { anEvent, eventually } from '../support/events.js';
+import { captureLogger } from '../support/captureLogger.js';
+import { tempDir } from '../support/tempStore.js';
+
+const COMPANY = 'co-1';
+const taskCreated = (id: string, title = 'Task') =>
+  anEvent('TaskCreated', { id, title, status: 'open', points: 1, tags: [], owner: null, at: '2026-01-01T00:00:00.000Z' } satisfies TaskCreatedData, COMPANY);
+
+/** Memory documents and checkpoints that claim to be durable: what a MongoDB store looks like to the runner. */
+class DurableMemoryStore extends MemoryReadModelStore {
+  override readonly durable = true as unknown as false;
+}
+
+describe('ProjectionRunner', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let eventStore: SqliteEventStore;
+  let readModels: ReadModelStore;
+  let tasks: DocumentCollection<TaskDoc>;
+  let runner: ProjectionRunner;
+  const logger = captureLogger();
+
+  const newRunner = (collections: DocumentCollection<ReadModelDocument>[] = [tasks as never], progressEveryMs?: number) =>
+    new ProjectionRunner({ eventStore, readModels, collections, logger, ...(progressEveryMs !== undefined ? { progressEveryMs } : {}) });
+
+  beforeEach(() => {
+    dir = tempDir();
+    eventStore = SqliteEventStore.open(join(dir.path, 'events.sqlite'));
+    readModels = new MemoryReadModelStore();
+    tasks = readModels.collection(taskProjection);
+    logger.lines.length = 0;
+  });
+  afterEach(async () => {
+    await runner?.stop();
+    await eventStore.close();
+    dir.dispose();
+  });
+
+  describe('given a log written before start', () => {
+    it('rebuilds the in-memory read models before start resolves, and logs the time it took', async () => {
+      for (let i = 0; i < 30; i++) await eventStore.append(`task-${i}`, [taskCreated(`t${i}`)], 'no_stream');
+      runner = newRunner();
+      await runner.start();
+      expect((await tasks.list({ companyId: COMPANY, filters: [], page: 1, limit: 100, order: 'asc' })).total).to.equal(30);
+      expect(runner.position).to.equal(await eventStore.headPosition());
+      const done = logger.lines.find((l) => l.msg === 'read models caught up with the log');
+      expect(done?.obj).to.include({ applied: 30 });
+      expect(done?.obj).to.have.property('ms').that.is.a('number');
+    });
+
+    it('logs progress lines while catching up a long log', async () => {
+      const events = Array.from({ length: 3000 }, (_, i) => taskCreated(`t${i}`));
+      for (let i = 0; i < events.length; i += 500) await eventStore.append(`bulk-${i}`, events.slice(i, i + 500), 'no_stream');
+      runner = newRunner(undefined, 0);
+      await runner.start();
+      const progress = logger.lines.filter((l) => l.msg === 'read-model catch-up in progress');
+      expect(progress.length).to.be.greaterThan(0);
+      expect(progress[0]!.obj).to.have.property('eventsPerSecond');
+    });
+  });
+
+  describe('given a running runner', () => {
+    beforeEach(async () => {
+      runner = newRunner();
+      await runner.start();
+    });
+
+    it('waitFor resolves once the write is visible in the read model (read-your-writes)', async () => {
+      const { position } = await eventStore.append('task-1', [taskCreated('t1', 'Mine')], 'no_stream');
+      expect(await runner.waitFor(position, 2000)).to.equal(true);
+      expect(await tasks.get(COMPANY, 't1')).to.include({ title: 'Mine' });
+    });
+
+    it('waitFor resolves at once for a position already applied', async () => {
+      const { position } = await eventStore.append('task-1', [taskCreated('t1')], 'no_stream');
+      await runner.waitFor(position, 2000);
+      expect(await runner.waitFor(position, 0)).to.equal(true);
+    });
+
+    it('waitFor answers false when the position is not reached in time', async () => {
+      expect(await runner.waitFor('999999', 30)).to.equal(false);
+    });
+
+    it('reports no lag when caught up', async () => {
+      const { position } = await eventStore.append('task-1', [taskCreated('t1')], 'no_stream');
+      await runner.waitFor(position, 2000);
+      expect(await runner.lag()).to.deep.equal({ position, head: position, caughtUp: true, lagMs: 0 });
+    });
+
+    it('reports the age of the oldest unapplied event when behind', async () => {
+      await runner.stop();
+      await eventStore.append('task-1', [taskCreated('t1')], 'no_stream');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const lag = await runner.lag();
+      expect(lag.caughtUp).to.equal(false);
+      expect(lag.lagMs).to.be.at.least(15);
+    });
+  });
+
+  it('offers a failed batch again and loses nothing', async () => {
+    let failures = 0;
+    const flaky: DocumentCollection<TaskDoc> = Object.assign(Object.create(tasks) as DocumentCollection<TaskDoc>, {
+      apply: async (events: Parameters<DocumentCollection<TaskDoc>['apply']>[0]) => {
+        if (failures++ < 2) throw new Error('store unavailable');
+        return tasks.apply(events);
+      },
+    });
+    runner = newRunner([flaky as never]);
+    await runner.start();
+    const { position } = await eventStore.append('task-1', [taskCreated('t1')], 'no_stream');
+    expect(await runner.waitFor(position, 5000)).to.equal(true);
+    expect(await tasks.get(COMPANY, 't1')).to.not.equal(null);
+    expect(logger.lines.filter((l) => l.msg === 'read-model batch failed; retrying')).to.have.length(2);
+  });
+
+  it('resumes durable read models from their checkpoint after a restart', async () => {
+    readModels = new DurableMemoryStore();
+    tasks = readModels.collection(taskProjection);
+    await eventStore.append('task-1', [taskCreated('t1')], 'no_stream');
+    runner = newRunner();
+    await runner.start();
+    await runner.stop();
+    const checkpoint = await readModels.checkpoints.load('read-models');
+    expect(checkpoint).to.equal(await eventStore.headPosition());
+
+    const { position } = await eventStore.append('task-2', [taskCreated('t2')], 'no_stream');
+    const seen: string[] = [];
+    const spy: DocumentCollection<TaskDoc> = Object.assign(Object.create(tasks) as DocumentCollection<TaskDoc>, {
+      apply: async (events: Parameters<DocumentCollection<TaskDoc>['apply']>[0]) => {
+        seen.push(...events.map((e) => (e.data as { id: string }).id));
+        return tasks.apply(events);
+      },
+    });
+    runner = newRunner([spy as never]);
+    await runner.start();
+    await eventually(() => runner.position === position);
+    expect(seen).to.deep.equal(['t2']);
+  });
+});
