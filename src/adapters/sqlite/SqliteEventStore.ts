@@ -75,11 +75,13 @@ export class SqliteEventStore implements EventStore {
   private readonly statements: {
     head: Statement<[string], { revision: number | null }>;
     insert: Statement<[string, string, number, string, string, string, string]>;
-    readStream: Statement<[string, number, number], Row>;
+    readStream: Statement<[string, number], Row>;
+    readStreamLimited: Statement<[string, number, number], Row>;
     readAll: Statement<[number, number], Row>;
     headPosition: Statement<[], { position: number | null }>;
   };
   private readonly appendOne: (request: PendingAppend, recordedAt: string) => AppendResult;
+  private readonly appendOneInSavepoint: (request: PendingAppend, recordedAt: string) => AppendResult;
   private readonly appendBatch: (batch: readonly PendingAppend[]) => Array<AppendResult | { error: unknown }>;
 
   static open(file: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
@@ -97,15 +99,17 @@ export class SqliteEventStore implements EventStore {
       insert: db.prepare(
         'INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
-      readStream: db.prepare(
+      // Two statements: a LIMIT bound to -1 makes SQLite's plan for the common full read ~6× slower.
+      readStream: db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision'),
+      readStreamLimited: db.prepare(
         'SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?',
       ),
       readAll: db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
       headPosition: db.prepare('SELECT MAX(position) AS position FROM events'),
     };
 
-    // A nested better-sqlite3 transaction is a savepoint: a failing append rolls back alone.
-    this.appendOne = db.transaction((request: PendingAppend, recordedAt: string): AppendResult => {
+    // Checks the expected revision before writing anything, then inserts the events.
+    this.appendOne = (request: PendingAppend, recordedAt: string): AppendResult => {
       const { revision } = this.statements.head.get(request.stream)!;
       const actual = revision ?? 'no_stream';
       if (!matches(request.expected, actual)) {
@@ -132,13 +136,18 @@ export class SqliteEventStore implements EventStore {
         }
       }
       return { nextRevision: next, position: String(position) };
-    });
+    };
+    // A nested better-sqlite3 transaction is a savepoint: a multi-event append that fails
+    // part-way rolls back alone. A single-event append needs none: a failed INSERT is atomic.
+    this.appendOneInSavepoint = db.transaction(this.appendOne);
 
     const batchTransaction = db.transaction((batch: readonly PendingAppend[]) => {
       const recordedAt = new Date().toISOString();
       return batch.map((request) => {
         try {
-          return this.appendOne(request, recordedAt);
+          return request.events.length === 1
+            ? this.appendOne(request, recordedAt)
+            : this.appendOneInSavepoint(request, recordedAt);
         } catch (error) {
           if (error instanceof WrongExpectedRevisionError || error instanceof DuplicateEventIdError) return { error };
           throw error;
@@ -183,7 +192,11 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
-    const rows = this.statements.readStream.all(stream, options.fromRevision ?? 0, options.maxCount ?? -1);
+    const from = options.fromRevision ?? 0;
+    const rows =
+      options.maxCount === undefined
+        ? this.statements.readStream.all(stream, from)
+        : this.statements.readStreamLimited.all(stream, from, options.maxCount);
     return rows.map(toRecorded);
   }
 
