@@ -1,4 +1,13 @@
 import type { Projection, ReadModelDocument } from '../src/application/ports/ReadModelStore.js';
+import { apiKeyDirectoryProjection } from './apiKeys/apiKeyDirectoryProjection.js';
+import { apiKeysProjection } from './apiKeys/apiKeysProjection.js';
+import { contactsProjection } from './contacts/contactsProjection.js';
+import { usersProjection } from './users/usersProjection.js';
 
 /** Every read model the runner keeps. Each issue adds its own. */
-export const allProjections: readonly Projection<ReadModelDocument>[] = [];
+export const allProjections: readonly Projection<ReadModelDocument>[] = [
+  apiKeyDirectoryProjection,
+  apiKeysProjection,
+  usersProjection,
+  contactsProjection,
+] as unknown as readonly Projection<ReadModelDocument>[];

@@ -7,6 +7,17 @@ import type { Config } from './config.js';
 import type { EventStore } from './application/ports/EventStore.js';
 import type { ReadModelStore } from './application/ports/ReadModelStore.js';
 import type { Logger } from './application/ports/Logger.js';
+import type { RateLimitCounters } from './application/ports/RateLimitCounters.js';
+import { MemoryRateLimitCounters } from './adapters/memory/MemoryRateLimitCounters.js';
+import { verifyApiKey } from './application/apiKeys/verifyApiKey.js';
+import { bootstrapDemo, type DemoCredentials } from './application/bootstrapDemo.js';
+import { rateLimit } from './http/middleware/rateLimit.js';
+import { openApiRoutes } from './http/routes/openapi.js';
+import { testRoutes } from './http/routes/test.js';
+import { contactRoutes } from './http/routes/contacts.js';
+import { newId } from './shared/ids.js';
+import { apiKeyDirectoryProjection } from '../projections/apiKeys/apiKeyDirectoryProjection.js';
+import { contactsProjection } from '../projections/contacts/contactsProjection.js';
 import { ProjectionRunner } from './application/ProjectionRunner.js';
 import { SqliteEventStore } from './adapters/sqlite/SqliteEventStore.js';
 import { MemoryReadModelStore } from './adapters/memory/MemoryReadModelStore.js';
@@ -20,6 +31,8 @@ export const embeddedDatabaseFile = (dataDir: string): string => join(dataDir, '
 export interface Stores {
   readonly eventStore: EventStore;
   readonly readModels: ReadModelStore;
+  /** Beside the read models: in memory, or in MongoDB so that API instances count together. */
+  readonly rateLimits: RateLimitCounters;
 }
 
 /**
@@ -33,13 +46,13 @@ export const openStores = async (config: Config): Promise<Stores> => {
         config.eventStoreUrl,
       )
     : SqliteEventStore.open(embeddedDatabaseFile(config.dataDir));
-  const readModels: ReadModelStore = config.mongoUrl
-    ? await (await import('./adapters/mongodb/MongoReadModelStore.js')).MongoReadModelStore.connect(
-        config.mongoUrl,
-        config.mongoDb,
-      )
-    : new MemoryReadModelStore();
-  return { eventStore, readModels };
+  if (config.mongoUrl) {
+    const { MongoReadModelStore } = await import('./adapters/mongodb/MongoReadModelStore.js');
+    const { MongoRateLimitCounters } = await import('./adapters/mongodb/MongoRateLimitCounters.js');
+    const readModels = await MongoReadModelStore.connect(config.mongoUrl, config.mongoDb);
+    return { eventStore, readModels, rateLimits: await MongoRateLimitCounters.create(readModels.database, config.rateLimit) };
+  }
+  return { eventStore, readModels: new MemoryReadModelStore(), rateLimits: new MemoryRateLimitCounters(config.rateLimit) };
 };
 
 export interface Chronicle {
@@ -48,15 +61,18 @@ export interface Chronicle {
   readonly port: number | null;
   readonly stores: Stores;
   readonly projections: ProjectionRunner | null;
+  /** The demo company and key created on an empty store (shown once), else null. */
+  readonly demo: DemoCredentials | null;
   /** Stops accepting, lets in-flight requests finish, stops the runner, closes the stores. */
   close(): Promise<void>;
 }
 
 export const startChronicle = async (config: Config, logger: Logger): Promise<Chronicle> => {
   const stores = await openStores(config);
-  const { eventStore, readModels } = stores;
+  const { eventStore, readModels, rateLimits } = stores;
   const collections = allProjections.map((projection) => readModels.collection(projection));
   await readModels.init();
+  const demo = config.roles.api ? await bootstrapDemo({ eventStore, newId, clock: systemClock }) : null;
 
   let projections: ProjectionRunner | null = null;
   if (config.roles.projections) {
@@ -68,6 +84,8 @@ export const startChronicle = async (config: Config, logger: Logger): Promise<Ch
   let port: number | null = null;
   if (config.roles.api) {
     const runner = projections;
+    if (!runner) throw new Error('an API process without projections needs a shared progress source (not built yet)');
+    const directory = readModels.collection(apiKeyDirectoryProjection);
     const app = createApp({
       logger: logger.child({ role: 'api' }),
       clock: systemClock,
@@ -77,7 +95,23 @@ export const startChronicle = async (config: Config, logger: Logger): Promise<Ch
         eventStoreKind: eventStore.kind,
         readModelsKind: readModels.kind,
         headPosition: () => eventStore.headPosition(),
-        ...(runner ? { projectionLag: () => runner.lag() } : {}),
+        projectionLag: () => runner.lag(),
+      },
+      publicRouters: [openApiRoutes(config.basePath)],
+      api: {
+        verifyApiKey: (key, now) => verifyApiKey(directory, key, now),
+        rateLimit: rateLimit(rateLimits, systemClock),
+        progress: runner,
+        readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+        routers: [
+          testRoutes(systemClock),
+          contactRoutes({
+            contacts: readModels.collection(contactsProjection),
+            service: { eventStore, newId, clock: systemClock },
+            progress: runner,
+            readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+          }),
+        ],
       },
     });
     const handler = app.callback();
@@ -112,5 +146,5 @@ export const startChronicle = async (config: Config, logger: Logger): Promise<Ch
       await eventStore.close();
     })());
 
-  return { server, port, stores, projections, close };
+  return { server, port, stores, projections, demo, close };
 };

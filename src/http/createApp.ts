@@ -1,11 +1,27 @@
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from '../application/ports/Logger.js';
 import type { Clock } from '../shared/Clock.js';
 import { HttpError } from './HttpError.js';
+import { authenticate, type VerifyApiKey } from './middleware/authenticate.js';
 import { errorHandler } from './middleware/errorHandler.js';
+import { jsonBody } from './middleware/jsonBody.js';
+import { consistentReads } from './middleware/consistentReads.js';
+import type { ReadModelProgress } from '../application/ReadModelProgress.js';
 import { requestId } from './middleware/requestId.js';
+import { requestLog } from './middleware/requestLog.js';
 import { healthRoutes, type HealthDeps } from './routes/health.js';
+
+export interface ApiDeps {
+  readonly verifyApiKey: VerifyApiKey;
+  /** Runs after authentication (rate limits); absent in tests that do not need it. */
+  readonly rateLimit?: Middleware;
+  /** Resource routes: every one needs an API key. */
+  readonly routers: readonly Router[];
+  /** Honours X-Min-Log-Position on reads. */
+  readonly progress?: ReadModelProgress;
+  readonly readYourWritesTimeoutMs?: number;
+}
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -13,11 +29,17 @@ export interface AppDeps {
   readonly basePath: string;
   readonly trustProxy: boolean;
   readonly health: HealthDeps;
-  /** Resource routes, mounted under the base path after /health. */
-  readonly routers?: readonly Router[];
+  /** Routes without an API key (documentation), mounted after /health. */
+  readonly publicRouters?: readonly Router[];
+  readonly api?: ApiDeps;
 }
 
-/** The Koa application: middleware in order, then the routes under the base path. */
+/**
+ * The Koa application. Order: request id → request log → error bodies → routes
+ * under the base path. Authenticated routes run authentication, rate limiting and
+ * JSON body parsing only once a route matched, so an unknown path is a 404 for
+ * anyone and no body is parsed for an unauthenticated caller.
+ */
 export const createApp = (deps: AppDeps): Koa => {
   const app = new Koa({ proxy: deps.trustProxy });
   // Errors are answered by errorHandler; Koa's default printer would only duplicate them.
@@ -25,9 +47,19 @@ export const createApp = (deps: AppDeps): Koa => {
 
   const root = new Router({ prefix: deps.basePath || undefined });
   root.use(healthRoutes(deps.health).routes());
-  for (const router of deps.routers ?? []) root.use(router.routes());
+  for (const router of deps.publicRouters ?? []) root.use(router.routes());
+  if (deps.api) {
+    const api = new Router();
+    api.use(authenticate(deps.api.verifyApiKey, deps.clock));
+    if (deps.api.rateLimit) api.use(deps.api.rateLimit);
+    api.use(jsonBody());
+    if (deps.api.progress) api.use(consistentReads(deps.api.progress, deps.api.readYourWritesTimeoutMs ?? 5000));
+    for (const router of deps.api.routers) api.use(router.routes());
+    root.use(api.routes());
+  }
 
   app.use(requestId());
+  app.use(requestLog(deps.logger));
   app.use(errorHandler(deps.logger, deps.clock));
   app.use(root.routes());
   app.use(async (ctx) => {

@@ -17,7 +17,7 @@ describe('HTTP errors and request ids', () => {
       throw new Error('database password is hunter2');
     });
     const app = createApp({
-      routers: [boom],
+      publicRouters: [boom],
       logger,
       clock: { now: () => new Date('2026-01-01T00:00:00.000Z') },
       basePath: '',

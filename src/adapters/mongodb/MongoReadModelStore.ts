@@ -391,6 +391,11 @@ export class MongoReadModelStore implements ReadModelStore {
     );
   }
 
+  /** The read models' database, for adapters that keep their own collections beside them (rate limits). */
+  get database(): Db {
+    return this.db;
+  }
+
   /** Drops the whole database (tests). */
   async dropDatabase(): Promise<void> {
     await this.db.dropDatabase();

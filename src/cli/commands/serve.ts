@@ -13,6 +13,17 @@ export const registerServe: RegisterCommands = (program, context) => {
       const config = loadConfig(context.env);
       const logger = createLogger(config.logLevel);
       const chronicle = await startChronicle(config, logger);
+      if (chronicle.demo) {
+        // Shown once: only the key's hash is stored.
+        context.err(
+          [
+            'Created a demo company and an API key with every permission (shown only this once):',
+            `  company ${chronicle.demo.companyName} (${chronicle.demo.companyId})`,
+            `  API key ${chronicle.demo.key}`,
+            `  try: curl -H "Authorization: Bearer ${chronicle.demo.key}" http://localhost:${chronicle.port ?? config.port}${config.basePath}/test`,
+          ].join('\n'),
+        );
+      }
       if (chronicle.port !== null) {
         const scheme = config.tls ? 'https' : 'http';
         context.err(`Chronicle is listening on ${scheme}://localhost:${chronicle.port}${config.basePath}`);

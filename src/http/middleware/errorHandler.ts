@@ -3,22 +3,13 @@ import type { Logger } from '../../application/ports/Logger.js';
 import type { Clock } from '../../shared/Clock.js';
 import { HttpError, errorBody } from '../HttpError.js';
 
-/** Errors thrown by Koa itself or its body parser carry an HTTP status and are safe to describe. */
+/** Errors a client caused: ours, or Koa's own (which carry a 4xx status and `expose`). */
 const clientErrorOf = (error: unknown): HttpError | null => {
   if (error instanceof HttpError) return error;
   if (typeof error !== 'object' || error === null) return null;
-  const { status, expose, type } = error as { status?: unknown; expose?: unknown; type?: unknown };
+  const { status, expose } = error as { status?: unknown; expose?: unknown };
   if (typeof status !== 'number' || status < 400 || status >= 500 || expose !== true) return null;
-  switch (status) {
-    case 400:
-      return new HttpError(400, 'Bad request', type === 'entity.parse.failed' ? 'The body is not valid JSON' : undefined);
-    case 413:
-      return new HttpError(413, 'Payload too large', 'The request body exceeds the limit of 1 MB');
-    case 415:
-      return new HttpError(415, 'Unsupported media type', 'Send the body as Content-Type: application/json');
-    default:
-      return new HttpError(status, 'Request error');
-  }
+  return new HttpError(status, 'Request error');
 };
 
 /**

@@ -1,0 +1,141 @@
+// npm run bench — Chronicle's HTTP API against a bare Koa server in the same run.
+// Each server runs in its own child process; autocannon loads them from this one.
+// Not a test: it prints figures and ratios. Every phase is bounded in time or count.
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { tempDir } from '../test/support/tempStore.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
+const CONNECTIONS = 10;
+const CLI = fileURLToPath(new URL('../../bin/chronicle.js', import.meta.url));
+const BARE = fileURLToPath(new URL('./bareKoa.js', import.meta.url));
+
+interface Server {
+  readonly url: string;
+  readonly output: () => string;
+  readonly child: ChildProcess;
+}
+
+const start = (args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<Server> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env } });
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`no "listening" line within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (https?:\/\/[^\s]+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[1]!.replace('localhost', '127.0.0.1'), output: () => output, child });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
+  });
+
+interface Figures {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly errors: number;
+}
+
+const load = async (options: autocannon.Options): Promise<Figures> => {
+  const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
+  const non2xx = result.non2xx + result.errors + result.timeouts;
+  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors: non2xx };
+};
+
+const report = (name: string, mine: Figures, bare: Figures | null): void => {
+  const ratio = bare ? `  ${((mine.rps / bare.rps) * 100).toFixed(0)}% of bare Koa (${bare.rps} req/s)` : '';
+  const errors = mine.errors ? `  (${mine.errors} non-2xx/errors!)` : '';
+  console.log(`${name.padEnd(44)} ${String(mine.rps).padStart(7)} req/s  p50 ${mine.p50} ms  p99 ${mine.p99} ms${ratio}${errors}`);
+};
+
+/** Creates contacts through the API with 50 concurrent clients. */
+const seed = async (url: string, key: string, count: number): Promise<string[]> => {
+  const ids: string[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      const n = next++;
+      const response = await fetch(`${url}/contacts`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          name: `Contact ${n} ${n % 7 === 0 ? 'Müller' : 'Smith'}`,
+          phoneNumber: `+1555${String(n).padStart(8, '0')}`,
+          email: `contact${n}@example.com`,
+          tags: n % 2 ? ['odd'] : ['even'],
+        }),
+      });
+      if (response.status !== 201) throw new Error(`seeding failed: ${response.status} ${await response.text()}`);
+      ids.push(((await response.json()) as { data: { id: string } }).data.id);
+    }
+  };
+  await Promise.all(Array.from({ length: 50 }, worker));
+  return ids;
+};
+
+const main = async (): Promise<void> => {
+  const dir = tempDir('chronicle-httpbench-');
+  const servers: ChildProcess[] = [];
+  try {
+    const bare = await start([BARE], {});
+    servers.push(bare.child);
+    const chronicle = await start([CLI, 'serve'], {
+      DATA_DIR: dir.path,
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_HOURLY: '100000000',
+      RATE_LIMIT_DAILY: '100000000',
+      RATE_LIMIT_CONCURRENT: '1000',
+    });
+    servers.push(chronicle.child);
+    const key = /(chr_[A-Za-z0-9]+)/.exec(chronicle.output())?.[1];
+    if (!key) throw new Error(`no demo key printed:\n${chronicle.output()}`);
+    const auth = { Authorization: `Bearer ${key}` };
+
+    console.log(`HTTP benchmark: ${CONNECTIONS} connections, ${SECONDS} s per case; seeding ${CONTACTS} contacts…`);
+    const seededAt = Date.now();
+    const ids = await seed(chronicle.url, key, CONTACTS);
+    console.log(`seeded ${ids.length} contacts in ${((Date.now() - seededAt) / 1000).toFixed(1)} s\n`);
+    const someId = ids[Math.floor(ids.length / 2)]!;
+
+    const bareGet = await load({ url: `${bare.url}/contacts/${someId}` });
+    report('GET /contacts/:id', await load({ url: `${chronicle.url}/contacts/${someId}`, headers: auth }), bareGet);
+
+    const bareList = await load({ url: `${bare.url}/contacts?search=m%C3%BCller` });
+    const search = await load({ url: `${chronicle.url}/contacts?search=m%C3%BCller&limit=10`, headers: auth });
+    report(`GET /contacts?search= over ${ids.length}`, search, bareList);
+
+    let phone = 0;
+    const postOptions = (url: string, headers: Record<string, string>): autocannon.Options => ({
+      url: `${url}/contacts`,
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': 'application/json' },
+      requests: [
+        {
+          setupRequest: (request) => ({
+            ...request,
+            body: JSON.stringify({ name: `Bench ${phone}`, phoneNumber: `+1666${String(phone++).padStart(8, '0')}` }),
+          }),
+        },
+      ],
+    });
+    const barePost = await load(postOptions(bare.url, {}));
+    report('POST /contacts (durable, read-your-writes)', await load(postOptions(chronicle.url, auth)), barePost);
+
+    console.log('');
+    console.log('targets: GET by id ≥ 50% of bare; POST ≥ 20% of bare; search p99 ≤ 100 ms at 10 connections');
+  } finally {
+    for (const child of servers) child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    dir.dispose();
+  }
+};
+
+await main();

@@ -1,0 +1,84 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { apiKeyDecider } from '../../domain/apiKeys/apiKeyDecider.js';
+import type { ApiKeyError } from '../../domain/apiKeys/errors.js';
+import { ApiKeyEvent, apiKeyStream } from '../../domain/apiKeys/events.js';
+import { generateApiKey, hashApiKey, keyHint } from '../../shared/apiKeyFormat.js';
+import type { EventSource } from '../../shared/EventMetadata.js';
+import type { Position } from '../../shared/Position.js';
+import type { ApiKeyType, Permission } from '../../shared/permissions.js';
+import { handleCommand } from '../handleCommand.js';
+import type { EventStore } from '../ports/EventStore.js';
+
+export interface ApiKeyCommandDeps {
+  readonly eventStore: EventStore;
+  /** Ids of new keys and events. */
+  readonly newId: () => string;
+}
+
+export interface IssueApiKeyInput {
+  /** An existing company (the caller checks). */
+  readonly companyId: string;
+  readonly type: ApiKeyType;
+  readonly permissions: readonly Permission[];
+  readonly expiresAt: Date | null;
+  readonly at: Date;
+  readonly source: EventSource;
+  readonly correlationId: string;
+}
+
+export interface IssuedApiKey {
+  readonly keyId: string;
+  /** The key itself: hand it to the caller once; it is stored nowhere. */
+  readonly key: string;
+  readonly companyId: string;
+  readonly type: ApiKeyType;
+  readonly permissions: readonly Permission[];
+  readonly expiresAt: string | null;
+  readonly keyHint: string;
+  readonly createdAt: string;
+  readonly position: Position | null;
+}
+
+/** Generates a key and records its hash and hint in a new `apikey-<id>` stream. */
+export const issueApiKey = async (
+  deps: ApiKeyCommandDeps,
+  input: IssueApiKeyInput,
+): Promise<E.Either<ApiKeyError, IssuedApiKey>> => {
+  const keyId = deps.newId();
+  const key = generateApiKey();
+  const outcome = await handleCommand(
+    { eventStore: deps.eventStore, newEventId: deps.newId },
+    {
+      decider: apiKeyDecider,
+      eventCodec: ApiKeyEvent,
+      stream: apiKeyStream(keyId),
+      command: {
+        kind: 'IssueApiKey',
+        keyId,
+        companyId: input.companyId,
+        type: input.type,
+        permissions: input.permissions,
+        expiresAt: input.expiresAt,
+        keyHash: hashApiKey(key),
+        keyHint: keyHint(key),
+        at: input.at,
+      },
+      metadata: { source: input.source, correlationId: input.correlationId, companyId: input.companyId },
+    },
+  );
+  if (E.isLeft(outcome)) return outcome;
+  const issued = outcome.right.events.find((event) => event.type === 'ApiKeyIssued');
+  if (!issued || issued.type !== 'ApiKeyIssued') throw new Error('IssueApiKey recorded no ApiKeyIssued event');
+  const { data } = issued;
+  return E.right({
+    keyId,
+    key,
+    companyId: data.companyId,
+    type: data.type,
+    permissions: data.permissions,
+    expiresAt: data.expiresAt,
+    keyHint: data.keyHint,
+    createdAt: data.createdAt,
+    position: outcome.right.position,
+  });
+};

@@ -1,0 +1,99 @@
+/**
+ * Per-API-key request limits: requests per UTC hour, requests per UTC day, and
+ * requests in flight at once.
+ *
+ * Both request windows are fixed windows aligned to UTC: the hourly one runs from
+ * the top of one UTC hour to the next, the daily one from midnight UTC to the next
+ * midnight. Every request counts, refused ones included, so a client that keeps
+ * hammering a closed window stays refused until the window ends.
+ */
+
+export interface RateLimits {
+  readonly hourly: number;
+  readonly daily: number;
+  readonly concurrent: number;
+}
+
+export type RateLimitWindowName = 'hourly' | 'daily';
+
+export interface RateLimitWindowState {
+  readonly limit: number;
+  /** Requests left in the window (never negative). */
+  readonly remaining: number;
+  /** When the window ends and the count starts again. */
+  readonly resetAt: Date;
+}
+
+export interface RateLimitDecision {
+  /** True when neither window has gone over its limit with this request. */
+  readonly allowed: boolean;
+  readonly hourly: RateLimitWindowState;
+  readonly daily: RateLimitWindowState;
+  /** The windows this request went over (empty when allowed). */
+  readonly exceeded: readonly RateLimitWindowName[];
+  /** Whole seconds until every exceeded window has reset (at least 1); 0 when allowed. */
+  readonly retryAfterSeconds: number;
+}
+
+/** Gives a concurrency slot back. Calling it more than once does nothing more. */
+export type ReleaseSlot = () => Promise<void>;
+
+export interface RateLimitCounters {
+  readonly limits: RateLimits;
+  /** Counts one request of `keyId` at `now` in both windows, and says whether it may go on. */
+  consume(keyId: string, now: Date): Promise<RateLimitDecision>;
+  /**
+   * Takes one of the key's concurrency slots: the release function, or null when
+   * all slots are taken. A slot is a lease that expires on its own, so a process
+   * that dies mid-request does not keep it forever.
+   */
+  acquire(keyId: string): Promise<ReleaseSlot | null>;
+}
+
+export interface UtcWindow {
+  readonly start: Date;
+  readonly end: Date;
+}
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+/** The UTC hour that holds `now`: [hh:00:00.000, next hh:00:00.000). */
+export const utcHourWindow = (now: Date): UtcWindow => {
+  const start = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
+  return { start: new Date(start), end: new Date(start + HOUR_MS) };
+};
+
+/** The UTC day that holds `now`: [00:00 UTC, next 00:00 UTC). UTC has no DST, so every day is 24 h. */
+export const utcDayWindow = (now: Date): UtcWindow => {
+  const start = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
+  return { start: new Date(start), end: new Date(start + DAY_MS) };
+};
+
+/** Whole seconds from `now` until `end`, rounded up. */
+export const secondsUntil = (end: Date, now: Date): number => Math.max(0, Math.ceil((end.getTime() - now.getTime()) / 1000));
+
+/**
+ * The decision for a request that brought the windows' counts to `hourlyCount` and
+ * `dailyCount` (this request included).
+ */
+export const rateLimitDecision = (
+  limits: Pick<RateLimits, 'hourly' | 'daily'>,
+  now: Date,
+  hourlyCount: number,
+  dailyCount: number,
+): RateLimitDecision => {
+  const hour = utcHourWindow(now);
+  const day = utcDayWindow(now);
+  const exceeded: RateLimitWindowName[] = [];
+  if (hourlyCount > limits.hourly) exceeded.push('hourly');
+  if (dailyCount > limits.daily) exceeded.push('daily');
+  const resets = exceeded.map((name) => secondsUntil(name === 'hourly' ? hour.end : day.end, now));
+  return {
+    allowed: exceeded.length === 0,
+    hourly: { limit: limits.hourly, remaining: Math.max(0, limits.hourly - hourlyCount), resetAt: hour.end },
+    daily: { limit: limits.daily, remaining: Math.max(0, limits.daily - dailyCount), resetAt: day.end },
+    exceeded,
+    retryAfterSeconds: exceeded.length === 0 ? 0 : Math.max(1, ...resets),
+  };
+};

@@ -1,0 +1,177 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { issueApiKey } from '../../application/apiKeys/issueApiKey.js';
+import { revokeApiKey } from '../../application/apiKeys/revokeApiKey.js';
+import { ProjectionRunner } from '../../application/ProjectionRunner.js';
+import { silentLogger } from '../../application/ports/Logger.js';
+import { describeApiKeyError } from '../../domain/apiKeys/errors.js';
+import type { Config } from '../../config.js';
+import type { Stores } from '../../main.js';
+import { newId } from '../../shared/ids.js';
+import { systemClock } from '../../shared/Clock.js';
+import { ALL_PERMISSIONS, ApiKeyType, Permission } from '../../shared/permissions.js';
+import { compareNullablePositions } from '../../shared/Position.js';
+import { apiKeysProjection, type ApiKeyDoc } from '../../../projections/apiKeys/apiKeysProjection.js';
+import { print, type CliContext, type RegisterCommands } from '../CliContext.js';
+import { withStores } from '../withStores.js';
+import { requireCompany } from './companies.js';
+
+/** `all`, or a comma-separated list of the seven permissions. */
+export const parsePermissions = (list: string): Permission[] => {
+  const names = list
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (names.length === 1 && names[0]!.toLowerCase() === 'all') return [...ALL_PERMISSIONS];
+  const unknown = names.filter((name) => !Permission.is(name));
+  if (names.length === 0 || unknown.length > 0) {
+    const what = names.length === 0 ? 'is empty' : `has unknown permission${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}`;
+    throw new Error(`--permissions ${what}; give "all" or a comma-separated list of ${ALL_PERMISSIONS.join(', ')}`);
+  }
+  return names.filter((name): name is Permission => Permission.is(name));
+};
+
+export const parseKeyType = (value: string): ApiKeyType => {
+  if (ApiKeyType.is(value)) return value;
+  throw new Error(`--type must be one of ${Object.keys(ApiKeyType.keys).join(', ')}`);
+};
+
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/i;
+
+/** An ISO 8601 date-time with a time zone (`Z` or `±hh:mm`), on a real calendar day. */
+export const parseDateTime = (option: string, value: string): Date => {
+  const match = ISO_DATE_TIME.exec(value.trim());
+  const problem = new Error(`${option} must be an ISO 8601 date-time with a time zone, e.g. 2030-01-31T00:00:00Z`);
+  if (!match) throw problem;
+  const [, y, mo, d, h, mi, s, oh, om] = match.map((part) => (part === undefined ? 0 : Number(part)));
+  const day = new Date(Date.UTC(y!, mo! - 1, d!));
+  const calendarDay = day.getUTCFullYear() === y && day.getUTCMonth() === mo! - 1 && day.getUTCDate() === d;
+  if (!calendarDay || h! > 23 || mi! > 59 || s! > 59 || oh! > 23 || om! > 59) throw problem;
+  const at = new Date(value.trim());
+  if (Number.isNaN(at.getTime())) throw problem;
+  return at;
+};
+
+/** Name of the projection runner's checkpoint (ProjectionRunner's default). */
+const SERVER_CHECKPOINT = 'read-models';
+const DURABLE_POLL_MS = 50;
+
+/**
+ * The company's keys from the `api_keys` read model. Durable read models (MongoDB)
+ * are kept by the server: wait (bounded) until they have applied the log as it is
+ * now, so a key just created is listed. Otherwise the read model lives inside the
+ * server process: rebuild just this one from the log, in memory.
+ */
+const listApiKeys = async (context: CliContext, stores: Stores, config: Config, companyId: string): Promise<ApiKeyDoc[]> => {
+  const { eventStore, readModels } = stores;
+  const collection = readModels.collection(apiKeysProjection);
+  if (readModels.durable) {
+    const head = await eventStore.headPosition();
+    const deadline = Date.now() + config.readYourWritesTimeoutMs;
+    while (compareNullablePositions(await readModels.checkpoints.load(SERVER_CHECKPOINT), head) < 0) {
+      if (Date.now() >= deadline) {
+        context.err('warning: the read models are behind the log (is a server with RUN_PROJECTIONS running?); the list may be incomplete');
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, DURABLE_POLL_MS));
+    }
+  } else {
+    const runner = new ProjectionRunner({ eventStore, readModels, collections: [collection], logger: silentLogger, name: 'cli-api-keys' });
+    await runner.start();
+    await runner.stop();
+  }
+  const docs: ApiKeyDoc[] = [];
+  const limit = 500;
+  for (let page = 1; ; page++) {
+    const { items, total } = await collection.list({ companyId, filters: [], page, limit, order: 'asc' });
+    docs.push(...items);
+    if (items.length < limit || docs.length >= total) return docs;
+  }
+};
+
+const describePermissions = (permissions: readonly string[]): string =>
+  permissions.length === ALL_PERMISSIONS.length ? 'all permissions' : permissions.join(',');
+
+export const registerKeys: RegisterCommands = (program, context) => {
+  const keys = program.command('keys').description('manage API keys');
+
+  keys
+    .command('create')
+    .description('issue an API key (the key is printed once; only its hash is stored)')
+    .requiredOption('--company <id>', 'id of an existing company')
+    .requiredOption('--permissions <list>', `"all" or a comma-separated list of ${ALL_PERMISSIONS.join(', ')}`)
+    .option('--type <type>', 'generic, custom, zapier or make', 'generic')
+    .option('--expires-at <iso>', 'expiry, a future ISO 8601 date-time (default: never)')
+    .option('--json', 'print one JSON document')
+    .action(async (options: { company: string; permissions: string; type: string; expiresAt?: string; json?: boolean }) => {
+      const permissions = parsePermissions(options.permissions);
+      const type = parseKeyType(options.type);
+      const expiresAt = options.expiresAt === undefined ? null : parseDateTime('--expires-at', options.expiresAt);
+      const issued = await withStores(context, async ({ eventStore }) => {
+        await requireCompany(eventStore, options.company);
+        return issueApiKey(
+          { eventStore, newId },
+          { companyId: options.company, type, permissions, expiresAt, at: systemClock.now(), source: 'cli', correlationId: newId() },
+        );
+      });
+      if (E.isLeft(issued)) throw new Error(describeApiKeyError(issued.left));
+      const key = issued.right;
+      print(
+        context,
+        options.json === true,
+        { id: key.keyId, key: key.key, companyId: key.companyId, type: key.type, permissions: key.permissions, expiresAt: key.expiresAt },
+        `Created API key ${key.keyId} for company ${key.companyId} (${key.type}, ${describePermissions(key.permissions)}, ` +
+          `expires ${key.expiresAt ?? 'never'}): ${key.key}  (shown only now; store it safely)`,
+      );
+    });
+
+  keys
+    .command('revoke')
+    .description('revoke an API key (a running server refuses it within a second)')
+    .argument('<keyId>', 'id of the key')
+    .option('--json', 'print one JSON document')
+    .action(async (keyId: string, options: { json?: boolean }) => {
+      const revoked = await withStores(context, ({ eventStore }) =>
+        revokeApiKey({ eventStore, newId }, { keyId, at: systemClock.now(), source: 'cli', correlationId: newId() }),
+      );
+      if (E.isLeft(revoked)) throw new Error(describeApiKeyError(revoked.left));
+      const { revokedAt } = revoked.right;
+      print(context, options.json === true, { id: keyId, revoked: true, revokedAt }, `Revoked API key ${keyId} at ${revokedAt}`);
+    });
+
+  keys
+    .command('list')
+    .description("list a company's API keys (hints only, never the keys)")
+    .requiredOption('--company <id>', 'id of an existing company')
+    .option('--json', 'print one JSON document')
+    .action(async (options: { company: string; json?: boolean }) => {
+      const docs = await withStores(context, async (stores, config) => {
+        await requireCompany(stores.eventStore, options.company);
+        return listApiKeys(context, stores, config, options.company);
+      });
+      const listed = docs.map((doc) => ({
+        id: doc.id,
+        companyId: doc.companyId,
+        type: doc.type,
+        permissions: doc.permissions,
+        expiresAt: doc.expiresAt,
+        revokedAt: doc.revokedAt,
+        keyHint: doc.keyHint,
+        createdAt: doc.createdAt,
+      }));
+      if (options.json === true) {
+        print(context, true, listed, '');
+        return;
+      }
+      if (listed.length === 0) {
+        context.out(`No API keys for company ${options.company}`);
+        return;
+      }
+      for (const key of listed) {
+        const status = key.revokedAt ? `revoked ${key.revokedAt}` : 'active';
+        context.out(
+          `${key.id}  ${key.keyHint}  ${key.type}  ${describePermissions(key.permissions)}  ` +
+            `created ${key.createdAt}  expires ${key.expiresAt ?? 'never'}  ${status}`,
+        );
+      }
+    });
+};

@@ -1,0 +1,10 @@
+import type { CompanyName } from './CompanyName.js';
+
+export interface CreateCompany {
+  readonly kind: 'CreateCompany';
+  readonly companyId: string;
+  readonly name: CompanyName;
+  readonly at: Date;
+}
+
+export type CompanyCommand = CreateCompany;

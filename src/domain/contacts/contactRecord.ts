@@ -1,0 +1,53 @@
+import { OPTIONAL_TEXT_FIELDS, type ContactCreated, type ContactUpdated } from './contactEvents.js';
+
+/** A contact as its events define it: the aggregate's state and the source of every view. */
+export interface ContactRecord {
+  readonly id: string;
+  readonly companyId: string;
+  readonly name: string;
+  readonly phoneNumber: string;
+  readonly firstName: string | null;
+  readonly lastName: string | null;
+  readonly email: string | null;
+  readonly position: string | null;
+  readonly currentCompany: string | null;
+  readonly industrySector: string | null;
+  readonly city: string | null;
+  readonly country: string | null;
+  readonly tags: readonly string[];
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** The contact a `ContactCreated` describes. */
+export const contactFromCreated = ({ data }: ContactCreated): ContactRecord => ({
+  id: data.contactId,
+  companyId: data.companyId,
+  name: data.name,
+  phoneNumber: data.phoneNumber,
+  firstName: data.firstName ?? null,
+  lastName: data.lastName ?? null,
+  email: data.email ?? null,
+  position: data.position ?? null,
+  currentCompany: data.currentCompany ?? null,
+  industrySector: data.industrySector ?? null,
+  city: data.city ?? null,
+  country: data.country ?? null,
+  tags: data.tags,
+  createdAt: data.createdAt,
+  updatedAt: data.createdAt,
+});
+
+/** The contact after a `ContactUpdated`: its changes applied, `updatedAt` moved. */
+export const applyContactUpdated = (contact: ContactRecord, { data }: ContactUpdated): ContactRecord => {
+  const { changes } = data;
+  const next: { -readonly [K in keyof ContactRecord]: ContactRecord[K] } = { ...contact, updatedAt: data.updatedAt };
+  if (changes.name !== undefined) next.name = changes.name;
+  if (changes.phoneNumber !== undefined) next.phoneNumber = changes.phoneNumber;
+  for (const field of OPTIONAL_TEXT_FIELDS) {
+    const value = changes[field];
+    if (value !== undefined) next[field] = value;
+  }
+  if (changes.tags !== undefined) next.tags = changes.tags;
+  return next;
+};

@@ -1,0 +1,40 @@
+import * as t from 'io-ts';
+
+/**
+ * A phone number of a company was reserved for a contact. `phoneNumber` is
+ * normalised; `takenOverFrom` names the holder of a stale reservation this one replaced.
+ */
+export const PhoneNumberReserved = t.type({
+  type: t.literal('PhoneNumberReserved'),
+  data: t.intersection([
+    t.type({ companyId: t.string, phoneNumber: t.string, contactId: t.string, at: t.string }),
+    t.partial({ takenOverFrom: t.string }),
+  ]),
+});
+export type PhoneNumberReserved = t.TypeOf<typeof PhoneNumberReserved>;
+
+/** The contact that held the number let it go (it changed its number). */
+export const PhoneNumberReleased = t.type({
+  type: t.literal('PhoneNumberReleased'),
+  data: t.type({ contactId: t.string, at: t.string }),
+});
+export type PhoneNumberReleased = t.TypeOf<typeof PhoneNumberReleased>;
+
+export const PhoneReservationEvent = t.union([PhoneNumberReserved, PhoneNumberReleased]);
+export type PhoneReservationEvent = t.TypeOf<typeof PhoneReservationEvent>;
+
+/** Escapes every character outside `A-Z a-z 0-9 _` as `%HH` (UTF-8), so ids cannot collide or inject. */
+const utf8 = new TextEncoder();
+const escapeStreamPart = (part: string): string =>
+  Array.from(utf8.encode(part), (byte) => {
+    const char = String.fromCharCode(byte);
+    return /[A-Za-z0-9_]/.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }).join('');
+
+/**
+ * The reservation stream of one (company, normalised number):
+ * `phone-<companyId>-<number>`, both parts escaped (`+` → `%2B`, `-` → `%2D`), so the
+ * only dashes are the two separators and the stream's category is `phone`.
+ */
+export const phoneReservationStream = (companyId: string, normalisedNumber: string): string =>
+  `phone-${escapeStreamPart(companyId)}-${escapeStreamPart(normalisedNumber)}`;

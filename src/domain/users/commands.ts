@@ -1,0 +1,14 @@
+import type { Email } from './Email.js';
+import type { UserName } from './UserName.js';
+
+/** The caller has checked that the company exists (the decider sees only this user's stream). */
+export interface CreateUser {
+  readonly kind: 'CreateUser';
+  readonly userId: string;
+  readonly companyId: string;
+  readonly name: UserName;
+  readonly email: Email;
+  readonly at: Date;
+}
+
+export type UserCommand = CreateUser;

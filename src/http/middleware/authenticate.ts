@@ -1,0 +1,43 @@
+import type { Middleware } from 'koa';
+import type { Clock } from '../../shared/Clock.js';
+import type { AuthContext } from '../AuthContext.js';
+import { HttpError } from '../HttpError.js';
+
+export type KeyVerification =
+  | { readonly kind: 'malformed' }
+  | { readonly kind: 'invalid' }
+  | { readonly kind: 'valid'; readonly auth: AuthContext };
+
+/** Checks a presented API key (format first, then the hash against the key directory). */
+export type VerifyApiKey = (presented: string, now: Date) => Promise<KeyVerification>;
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/**
+ * `Authorization: Bearer <key>`, answered exactly as the spec's three 401 bodies:
+ * no header; a malformed key (refused without a lookup); an unknown, expired or
+ * revoked key. Sets `ctx.state.auth` for what follows.
+ */
+export const authenticate =
+  (verify: VerifyApiKey, clock: Clock): Middleware =>
+  async (ctx, next) => {
+    const header = ctx.get('Authorization');
+    if (header === '') {
+      throw new HttpError(
+        401,
+        'API key required in Authorization header',
+        'Send your API key as "Authorization: Bearer <API_KEY>".',
+      );
+    }
+    const presented = BEARER.exec(header)?.[1];
+    const verification: KeyVerification = presented ? await verify(presented, clock.now()) : { kind: 'malformed' };
+    switch (verification.kind) {
+      case 'malformed':
+        throw new HttpError(401, 'Invalid API key format', 'The Authorization header must be "Bearer <API_KEY>" with a well-formed key.');
+      case 'invalid':
+        throw new HttpError(401, 'Invalid API key', 'The API key is unknown, expired or revoked.');
+      case 'valid':
+        ctx.state.auth = verification.auth;
+        await next();
+    }
+  };

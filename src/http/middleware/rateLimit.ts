@@ -1,0 +1,94 @@
+import type { Middleware } from 'koa';
+import type {
+  RateLimitCounters,
+  RateLimitDecision,
+  RateLimitWindowName,
+  ReleaseSlot,
+} from '../../application/ports/RateLimitCounters.js';
+import type { Clock } from '../../shared/Clock.js';
+import type { AuthContext } from '../AuthContext.js';
+import { HttpError } from '../HttpError.js';
+
+/** The six headers of every authenticated response; resets are Unix epoch seconds of the window's end. */
+export const RATE_LIMIT_HEADERS = [
+  'X-RateLimit-Hourly-Limit',
+  'X-RateLimit-Hourly-Remaining',
+  'X-RateLimit-Hourly-Reset',
+  'X-RateLimit-Daily-Limit',
+  'X-RateLimit-Daily-Remaining',
+  'X-RateLimit-Daily-Reset',
+] as const;
+
+const epochSeconds = (date: Date): string => String(Math.floor(date.getTime() / 1000));
+
+const rateLimitHeaders = (decision: RateLimitDecision): Record<(typeof RATE_LIMIT_HEADERS)[number], string> => ({
+  'X-RateLimit-Hourly-Limit': String(decision.hourly.limit),
+  'X-RateLimit-Hourly-Remaining': String(decision.hourly.remaining),
+  'X-RateLimit-Hourly-Reset': epochSeconds(decision.hourly.resetAt),
+  'X-RateLimit-Daily-Limit': String(decision.daily.limit),
+  'X-RateLimit-Daily-Remaining': String(decision.daily.remaining),
+  'X-RateLimit-Daily-Reset': epochSeconds(decision.daily.resetAt),
+});
+
+const WINDOW_TEXT: Record<RateLimitWindowName, string> = { hourly: 'Hourly', daily: 'Daily' };
+
+const tooManyRequests = (detail: string, retryAfter: number, decision: RateLimitDecision): HttpError =>
+  new HttpError(429, 'Rate limit exceeded', detail, {
+    extras: { retryAfter, limits: { hourly: decision.hourly.limit, daily: decision.daily.limit } },
+    headers: { 'Retry-After': String(retryAfter) },
+  });
+
+/** "Hourly limit of 1000 requests exceeded; it resets at 2026-01-01T14:00:00.000Z." (the last window to reset is named) */
+const overLimitMessage = (decision: RateLimitDecision): string => {
+  const last = decision.exceeded.includes('daily') ? 'daily' : 'hourly';
+  const window = decision[last];
+  const also = decision.exceeded.length > 1 ? ' (the hourly limit too)' : '';
+  return (
+    `${WINDOW_TEXT[last]} limit of ${window.limit} request${window.limit === 1 ? '' : 's'} exceeded${also}; ` +
+    `it resets at ${window.resetAt.toISOString()}. Retry after ${decision.retryAfterSeconds} seconds.`
+  );
+};
+
+/**
+ * Per-API-key limits, after authentication (unauthenticated requests pass
+ * untouched). Every request counts in its UTC hour and UTC day, refused ones
+ * included; the six `X-RateLimit-*` headers are set before anything else runs, so
+ * they are on every authenticated response, errors included. Over a window's limit,
+ * or with all concurrency slots taken, the answer is 429 with `Retry-After`. The
+ * slot is given back when the request ends, however it ends.
+ */
+export const rateLimit =
+  (counters: RateLimitCounters, clock: Clock): Middleware =>
+  async (ctx, next) => {
+    const auth = ctx.state.auth as AuthContext | undefined;
+    if (!auth) {
+      await next();
+      return;
+    }
+    // Both at once: one round trip fewer against a shared store.
+    const [decided, acquired] = await Promise.allSettled([counters.consume(auth.keyId, clock.now()), counters.acquire(auth.keyId)]);
+    if (decided.status === 'rejected' || acquired.status === 'rejected') {
+      if (acquired.status === 'fulfilled') await acquired.value?.().catch(() => undefined);
+      throw decided.status === 'rejected' ? decided.reason : (acquired as PromiseRejectedResult).reason;
+    }
+    const decision = decided.value;
+    const release: ReleaseSlot | null = acquired.value;
+    ctx.set(rateLimitHeaders(decision));
+    if (!decision.allowed) {
+      await release?.().catch(() => undefined);
+      throw tooManyRequests(overLimitMessage(decision), decision.retryAfterSeconds, decision);
+    }
+    if (!release) {
+      throw tooManyRequests(
+        `Too many concurrent requests: at most ${counters.limits.concurrent} at a time per API key. Retry after 1 second.`,
+        1,
+        decision,
+      );
+    }
+    try {
+      await next();
+    } finally {
+      // A store failure here must not turn the answer into an error: the lease expires anyway.
+      await release().catch(() => undefined);
+    }
+  };

@@ -1,0 +1,24 @@
+import type { Middleware } from 'koa';
+import type { Logger } from '../../application/ports/Logger.js';
+
+/** One structured line per request: no headers, no bodies, so no secret can leak. */
+export const requestLog =
+  (logger: Logger): Middleware =>
+  async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      logger.info(
+        {
+          requestId: ctx.state.requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+          keyId: ctx.state.auth?.keyId,
+        },
+        'request',
+      );
+    }
+  };

@@ -1,0 +1,83 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { HttpError } from '../HttpError.js';
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 200;
+
+type QueryValue = string | string[] | undefined;
+
+/** One value of a query parameter; a repeated parameter is an error, not a silent pick. */
+const single = (name: string, value: QueryValue, problems: Record<string, string>): string | undefined => {
+  if (Array.isArray(value)) {
+    problems[name] = `${name} must be given once`;
+    return undefined;
+  }
+  return value === undefined || value === '' ? undefined : value;
+};
+
+const integer = (name: string, raw: string | undefined, fallback: number, min: number, max: number, problems: Record<string, string>): number => {
+  if (raw === undefined) return fallback;
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    problems[name] = max === Number.MAX_SAFE_INTEGER ? `${name} must be an integer of at least ${min}` : `${name} must be an integer from ${min} to ${max}`;
+    return fallback;
+  }
+  return n;
+};
+
+/** An ISO 8601 date or date-time, normalised to UTC with milliseconds. */
+export const isoInstant = (raw: string): string | null => {
+  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw)) return null;
+  // A date alone, or a date-time without a zone, is read as UTC.
+  const withZone = /T|\s/.test(raw) && !/(Z|[+-]\d{2}:?\d{2})$/.test(raw) ? `${raw.replace(' ', 'T')}Z` : raw.replace(' ', 'T');
+  const time = Date.parse(withZone.length === 10 ? `${withZone}T00:00:00.000Z` : withZone);
+  return Number.isNaN(time) ? null : new Date(time).toISOString();
+};
+
+export interface ListParams {
+  readonly page: number;
+  readonly limit: number;
+  readonly text: Record<string, string | undefined>;
+  readonly instants: Record<string, string | undefined>;
+}
+
+/**
+ * Decodes `page`, `limit` and the named text and instant parameters of a list
+ * request. Anything out of range or malformed is a 422 naming each parameter:
+ * a client that asks for 500 rows learns that 200 is the maximum instead of
+ * silently getting fewer.
+ */
+export const decodeListParams = (
+  query: Record<string, QueryValue>,
+  names: { readonly text?: readonly string[]; readonly instants?: readonly string[] },
+): E.Either<Record<string, string>, ListParams> => {
+  const problems: Record<string, string> = {};
+  const page = integer('page', single('page', query.page, problems), 1, 1, Number.MAX_SAFE_INTEGER, problems);
+  const limit = integer('limit', single('limit', query.limit, problems), DEFAULT_LIMIT, 1, MAX_LIMIT, problems);
+  const text: Record<string, string | undefined> = {};
+  for (const name of names.text ?? []) {
+    const value = single(name, query[name], problems);
+    if (value !== undefined && value.length > 200) problems[name] = `${name} must be at most 200 characters`;
+    else text[name] = value;
+  }
+  const instants: Record<string, string | undefined> = {};
+  for (const name of names.instants ?? []) {
+    const raw = single(name, query[name], problems);
+    if (raw === undefined) continue;
+    const instant = isoInstant(raw);
+    if (instant === null) problems[name] = `${name} must be an ISO 8601 date or date-time`;
+    else instants[name] = instant;
+  }
+  return Object.keys(problems).length > 0 ? E.left(problems) : E.right({ page, limit, text, instants });
+};
+
+/** Throws the spec's 422 for a failed decode. */
+export const validationFailed = (details: Record<string, unknown>): HttpError =>
+  new HttpError(422, 'Validation failed', 'One or more fields are invalid.', { details });
+
+export const pageMeta = (page: number, limit: number, total: number) => ({
+  page,
+  limit,
+  total,
+  totalPages: Math.ceil(total / limit),
+});

@@ -1,0 +1,82 @@
+import Router from '@koa/router';
+import * as E from 'fp-ts/lib/Either.js';
+import type { DocumentCollection } from '../../application/ports/ReadModelStore.js';
+import type { ReadModelProgress } from '../../application/ReadModelProgress.js';
+import { createContact, updateContact, type ContactServiceDeps } from '../../application/contacts/contactService.js';
+import { validateCreateContact, validateUpdateContact } from '../../domain/contacts/contactInput.js';
+import { contactOf, type ContactDoc } from '../../../projections/contacts/contactsProjection.js';
+import { contactListQuery } from '../../../projections/contacts/contactQueries.js';
+import { afterWrite } from '../middleware/consistentReads.js';
+import { authOf, requirePermission } from '../middleware/requirePermission.js';
+import { decodeListParams, pageMeta, validationFailed } from '../query/listQuery.js';
+import { toHttpError } from '../errorTable.js';
+import { apiMetadata } from '../apiMetadata.js';
+
+export interface ContactRoutesDeps {
+  readonly contacts: DocumentCollection<ContactDoc>;
+  readonly service: ContactServiceDeps;
+  readonly progress: ReadModelProgress;
+  readonly readYourWritesTimeoutMs: number;
+}
+
+
+export const contactRoutes = (deps: ContactRoutesDeps): Router => {
+  const router = new Router();
+
+  router.get('/contacts', requirePermission('contacts:read'), async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const params = decodeListParams(ctx.query, { text: ['search'], instants: ['createdSince', 'updatedSince'] });
+    if (E.isLeft(params)) throw validationFailed(params.left);
+    const { page, limit, text, instants } = params.right;
+    const result = await deps.contacts.list(
+      contactListQuery({
+        companyId,
+        page,
+        limit,
+        ...(text.search !== undefined ? { search: text.search } : {}),
+        ...(instants.createdSince !== undefined ? { createdSince: instants.createdSince } : {}),
+        ...(instants.updatedSince !== undefined ? { updatedSince: instants.updatedSince } : {}),
+      }),
+    );
+    ctx.body = { success: true, data: result.items.map(contactOf), meta: pageMeta(page, limit, result.total) };
+  });
+
+  router.get('/contacts/:id', requirePermission('contacts:read'), async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const doc = await deps.contacts.get(companyId, ctx.params.id!);
+    if (!doc) throw toHttpError({ kind: 'ContactNotFound' });
+    ctx.body = { success: true, data: contactOf(doc) };
+  });
+
+  router.post('/contacts', requirePermission('contacts:write'), async (ctx) => {
+    const auth = authOf(ctx.state);
+    const fields = validateCreateContact(ctx.request.body);
+    if (E.isLeft(fields)) throw toHttpError(fields.left);
+    const result = await createContact(deps.service, {
+      companyId: auth.companyId,
+      fields: fields.right,
+      metadata: apiMetadata(ctx.state),
+    });
+    if (E.isLeft(result)) throw toHttpError(result.left);
+    await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
+    ctx.status = 201;
+    ctx.body = { success: true, data: result.right.contact };
+  });
+
+  router.put('/contacts/:id', requirePermission('contacts:write'), async (ctx) => {
+    const auth = authOf(ctx.state);
+    const changes = validateUpdateContact(ctx.request.body);
+    if (E.isLeft(changes)) throw toHttpError(changes.left);
+    const result = await updateContact(deps.service, {
+      companyId: auth.companyId,
+      contactId: ctx.params.id!,
+      changes: changes.right,
+      metadata: apiMetadata(ctx.state),
+    });
+    if (E.isLeft(result)) throw toHttpError(result.left);
+    await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
+    ctx.body = { success: true, data: result.right.contact };
+  });
+
+  return router;
+};

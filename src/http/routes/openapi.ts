@@ -1,0 +1,129 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { gzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import Router from '@koa/router';
+import { HttpError } from '../HttpError.js';
+import { openApiDocument } from '../openapi/document.js';
+
+const gzipAsync = promisify(gzip);
+
+/** swagger-ui-dist's folder, found without loading its 1.7 MB bundle into Node. */
+const require = createRequire(import.meta.url);
+const SWAGGER_UI_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
+const SWAGGER_UI_VERSION = (require('swagger-ui-dist/package.json') as { version: string }).version;
+
+/** The page's own start-up script: static, so the page needs no inline script (CSP-friendly). */
+const INITIALIZER = `window.addEventListener('load', function () {
+  var root = document.getElementById('swagger-ui');
+  window.ui = SwaggerUIBundle({
+    url: root.getAttribute('data-openapi-url'),
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    presets: [SwaggerUIBundle.presets.apis],
+    layout: 'BaseLayout',
+    // No calls to validator.swagger.io: the page works without the internet.
+    validatorUrl: null,
+  });
+});
+`;
+
+interface Asset {
+  readonly type: string;
+  /** A file of swagger-ui-dist, or the content itself. */
+  readonly source: { readonly file: string } | { readonly content: string };
+}
+
+/** The only files served under /docs/assets/ (a fixed list: no path from the request reaches the file system). */
+const ASSETS: Readonly<Record<string, Asset>> = {
+  'swagger-ui.css': { type: 'text/css; charset=utf-8', source: { file: 'swagger-ui.css' } },
+  'swagger-ui-bundle.js': { type: 'application/javascript; charset=utf-8', source: { file: 'swagger-ui-bundle.js' } },
+  'favicon-32x32.png': { type: 'image/png', source: { file: 'favicon-32x32.png' } },
+  'favicon-16x16.png': { type: 'image/png', source: { file: 'favicon-16x16.png' } },
+  'docs-init.js': { type: 'application/javascript; charset=utf-8', source: { content: INITIALIZER } },
+};
+
+const escapeHtml = (value: string): string =>
+  value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The /docs page; every URL in it is absolute under the base path, so it works behind the external prefix. */
+const docsPage = (basePath: string): string => {
+  const asset = (name: string) => escapeHtml(`${basePath}/docs/assets/${name}?v=${SWAGGER_UI_VERSION}`);
+  return `<!DOCTYPE html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>Chronicle API documentation</title>
+    <link rel="stylesheet" href="${asset('swagger-ui.css')}">
+    <link rel="icon" type="image/png" href="${asset('favicon-32x32.png')}" sizes="32x32">
+    <link rel="icon" type="image/png" href="${asset('favicon-16x16.png')}" sizes="16x16">
+  </head>
+  <body>
+    <div id="swagger-ui" data-openapi-url="${escapeHtml(`${basePath}/openapi.json`)}"></div>
+    <noscript>This page needs JavaScript. The API description itself is at <a href="${escapeHtml(`${basePath}/openapi.json`)}">openapi.json</a>.</noscript>
+    <script src="${asset('swagger-ui-bundle.js')}" charset="utf-8"></script>
+    <script src="${asset('docs-init.js')}" charset="utf-8"></script>
+  </body>
+</html>
+`;
+};
+
+interface Loaded {
+  readonly raw: Buffer;
+  readonly gzipped: Buffer;
+}
+
+/**
+ * GET /openapi.json (the OpenAPI 3.1 document), GET /docs (Swagger UI) and its
+ * assets under /docs/assets/, all without an API key. Swagger UI comes from the
+ * installed `swagger-ui-dist` package, never from a CDN. Assets are read and
+ * gzipped once, on first request, and cached by browsers for a day; their URLs
+ * carry swagger-ui's version, so an upgrade is fetched anew.
+ */
+export const openApiRoutes = (basePath: string): Router => {
+  const document = JSON.stringify(openApiDocument(basePath));
+  const page = docsPage(basePath);
+  const loaded = new Map<string, Promise<Loaded>>();
+  const load = (name: string, asset: Asset): Promise<Loaded> => {
+    let found = loaded.get(name);
+    if (!found) {
+      found = (async () => {
+        const raw =
+          'file' in asset.source ? await readFile(join(SWAGGER_UI_DIR, asset.source.file)) : Buffer.from(asset.source.content, 'utf8');
+        return { raw, gzipped: await gzipAsync(raw) };
+      })();
+      // A failed read is tried again next time instead of being cached.
+      found.catch(() => loaded.delete(name));
+      loaded.set(name, found);
+    }
+    return found;
+  };
+
+  const router = new Router();
+  router.get('/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = document;
+  });
+  router.get('/docs', (ctx) => {
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = page;
+  });
+  router.get('/docs/assets/:file', async (ctx) => {
+    const name = ctx.params.file ?? '';
+    const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
+    if (!asset) throw new HttpError(404, 'Not found', `No documentation asset ${name}`);
+    const { raw, gzipped } = await load(name, asset);
+    ctx.type = asset.type;
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.vary('Accept-Encoding');
+    if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+      ctx.set('Content-Encoding', 'gzip');
+      ctx.body = gzipped;
+    } else {
+      ctx.body = raw;
+    }
+  });
+  return router;
+};

@@ -1,0 +1,17 @@
+import Router from '@koa/router';
+import type { Clock } from '../../shared/Clock.js';
+import { authOf } from '../middleware/requirePermission.js';
+
+/** GET /test: confirms that a key works, and what it may do. Any valid key, no permission needed. */
+export const testRoutes = (clock: Clock): Router => {
+  const router = new Router();
+  router.get('/test', (ctx) => {
+    const auth = authOf(ctx.state);
+    ctx.body = {
+      success: true,
+      message: 'API key is valid',
+      data: { companyId: auth.companyId, permissions: [...auth.permissions], timestamp: clock.now().toISOString() },
+    };
+  });
+  return router;
+};

@@ -1,0 +1,219 @@
+import { expect } from 'chai';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, startServer, type CliRun } from '../support/runCli.js';
+import { tempDir } from '../support/tempStore.js';
+
+/** stdout holds exactly one JSON document (one line) and nothing else. */
+const oneJson = <T>(run: CliRun): T => {
+  expect(run.code, run.stderr).to.equal(0);
+  expect(run.stdout.endsWith('\n')).to.equal(true);
+  expect(run.stdout.trimEnd().split('\n')).to.have.length(1);
+  return JSON.parse(run.stdout) as T;
+};
+
+/** stdout is one readable line that is not JSON. */
+const oneLine = (run: CliRun): string => {
+  expect(run.code, run.stderr).to.equal(0);
+  const lines = run.stdout.trimEnd().split('\n');
+  expect(lines).to.have.length(1);
+  expect(() => JSON.parse(lines[0]!)).to.throw();
+  return lines[0]!;
+};
+
+const failed = (run: CliRun, message: RegExp): void => {
+  expect(run.code).to.not.equal(0);
+  expect(run.stdout).to.equal('');
+  expect(run.stderr).to.match(message);
+};
+
+interface CreatedKey {
+  id: string;
+  key: string;
+  companyId: string;
+  type: string;
+  permissions: string[];
+  expiresAt: string | null;
+}
+interface ListedKey {
+  id: string;
+  companyId: string;
+  type: string;
+  permissions: string[];
+  expiresAt: string | null;
+  revokedAt: string | null;
+  keyHint: string;
+  createdAt: string;
+}
+
+const ALL = ['contacts:read', 'contacts:write', 'deals:read', 'deals:write', 'agents:read', 'webhooks:read', 'webhooks:write'];
+
+describe('chronicle CLI: companies, keys, users', function () {
+  this.timeout(30_000);
+  let dir: ReturnType<typeof tempDir>;
+  let env: NodeJS.ProcessEnv;
+  let companyId: string;
+  const cli = (...args: string[]) => runCli(args, env);
+
+  before(async () => {
+    dir = tempDir();
+    env = { DATA_DIR: dir.path };
+    companyId = oneJson<{ id: string }>(await cli('companies', 'create', '--name', 'Acme', '--json')).id;
+  });
+  after(() => dir.dispose());
+
+  describe('companies create', () => {
+    it('prints {id, name} with --json', async () => {
+      const company = oneJson<Record<string, unknown>>(await cli('companies', 'create', '--name', '  Globex ', '--json'));
+      expect(Object.keys(company)).to.deep.equal(['id', 'name']);
+      expect(company.name).to.equal('Globex');
+      expect(company.id).to.match(/^[0-9a-f-]{36}$/);
+    });
+    it('prints one readable line without it', async () => {
+      expect(oneLine(await cli('companies', 'create', '--name', 'Initech'))).to.match(/Created company "Initech" with id [0-9a-f-]{36}/);
+    });
+    it('refuses a blank name', async () => failed(await cli('companies', 'create', '--name', ' '), /--name must be/));
+  });
+
+  describe('keys create', () => {
+    it('prints the key once, with --json, and stores it nowhere in the SQLite files', async () => {
+      const run = await cli('keys', 'create', '--company', companyId, '--permissions', 'all', '--json');
+      const created = oneJson<CreatedKey>(run);
+      expect(Object.keys(created)).to.deep.equal(['id', 'key', 'companyId', 'type', 'permissions', 'expiresAt']);
+      expect(created).to.deep.include({ companyId, type: 'generic', permissions: ALL, expiresAt: null });
+      expect(created.key).to.match(/^chr_[0-9A-Za-z]{36}$/);
+      expect(run.stdout.split(created.key)).to.have.length(2);
+      expect(run.stderr).to.not.contain(created.key);
+
+      const random = created.key.slice(4, 34);
+      const files = readdirSync(dir.path);
+      expect(files).to.include('chronicle.sqlite');
+      for (const file of files) {
+        const bytes = readFileSync(join(dir.path, file));
+        expect(bytes.includes(created.key), file).to.equal(false);
+        expect(bytes.includes(random), file).to.equal(false);
+      }
+    });
+
+    it('takes a permission list, a type and an expiry', async () => {
+      const created = oneJson<CreatedKey>(
+        await cli('keys', 'create', '--company', companyId, '--permissions', 'deals:write, contacts:read', '--type', 'zapier', '--expires-at', '2099-01-31T12:00:00+01:00', '--json'),
+      );
+      expect(created).to.deep.include({ type: 'zapier', permissions: ['contacts:read', 'deals:write'], expiresAt: '2099-01-31T11:00:00.000Z' });
+    });
+
+    it('prints one readable line holding the key without --json', async () => {
+      const line = oneLine(await cli('keys', 'create', '--company', companyId, '--permissions', 'contacts:read'));
+      expect(line).to.match(/chr_[0-9A-Za-z]{36}/);
+      expect(line).to.contain(companyId);
+    });
+
+    it('refuses an unknown company', async () =>
+      failed(await cli('keys', 'create', '--company', 'no-such-company', '--permissions', 'all', '--json'), /Company no-such-company not found/));
+    it('refuses an unknown permission', async () =>
+      failed(await cli('keys', 'create', '--company', companyId, '--permissions', 'contacts:read,contacts:delete', '--json'), /contacts:delete/));
+    it('refuses an empty permission list', async () =>
+      failed(await cli('keys', 'create', '--company', companyId, '--permissions', ',', '--json'), /--permissions is empty/));
+    it('refuses an unknown type', async () =>
+      failed(await cli('keys', 'create', '--company', companyId, '--permissions', 'all', '--type', 'ifttt'), /--type must be one of/));
+    it('refuses an expiry in the past', async () =>
+      failed(await cli('keys', 'create', '--company', companyId, '--permissions', 'all', '--expires-at', '2001-01-01T00:00:00Z'), /not in the future/));
+    it('refuses an expiry that is not an ISO date-time', async () => {
+      for (const bad of ['tomorrow', '2099-01-01', '2099-02-30T00:00:00Z', '2099-01-01T00:00:00']) {
+        failed(await cli('keys', 'create', '--company', companyId, '--permissions', 'all', '--expires-at', bad), /--expires-at must be an ISO 8601 date-time/);
+      }
+    });
+    it('needs --company and --permissions', async () => {
+      expect((await cli('keys', 'create', '--permissions', 'all')).code).to.not.equal(0);
+      expect((await cli('keys', 'create', '--company', companyId)).code).to.not.equal(0);
+    });
+  });
+
+  describe('keys list and revoke', () => {
+    let listCompany: string;
+    let first: CreatedKey;
+    let second: CreatedKey;
+    before(async () => {
+      listCompany = oneJson<{ id: string }>(await cli('companies', 'create', '--name', 'Listed', '--json')).id;
+      first = oneJson<CreatedKey>(await cli('keys', 'create', '--company', listCompany, '--permissions', 'all', '--json'));
+      second = oneJson<CreatedKey>(await cli('keys', 'create', '--company', listCompany, '--permissions', 'deals:read', '--type', 'make', '--json'));
+    });
+
+    it("lists the company's keys in creation order with hints, never the keys", async () => {
+      const run = await cli('keys', 'list', '--company', listCompany, '--json');
+      const keys = oneJson<ListedKey[]>(run);
+      expect(keys.map((k) => k.id)).to.deep.equal([first.id, second.id]);
+      expect(Object.keys(keys[0]!)).to.deep.equal(['id', 'companyId', 'type', 'permissions', 'expiresAt', 'revokedAt', 'keyHint', 'createdAt']);
+      expect(keys[1]).to.deep.include({ companyId: listCompany, type: 'make', permissions: ['deals:read'], revokedAt: null, keyHint: `chr_...${second.key.slice(-4)}` });
+      for (const key of [first, second]) expect(run.stdout).to.not.contain(key.key.slice(4, 34));
+    });
+
+    it('lists one readable line per key without --json', async () => {
+      const run = await cli('keys', 'list', '--company', listCompany);
+      expect(run.code).to.equal(0);
+      const lines = run.stdout.trimEnd().split('\n');
+      expect(lines).to.have.length(2);
+      expect(lines[0]).to.contain(first.id).and.contain(`chr_...${first.key.slice(-4)}`).and.contain('active');
+      expect(run.stdout).to.not.contain(first.key);
+    });
+
+    it('lists an empty company as [] or a readable line', async () => {
+      const empty = oneJson<{ id: string }>(await cli('companies', 'create', '--name', 'Empty', '--json')).id;
+      expect(oneJson<unknown[]>(await cli('keys', 'list', '--company', empty, '--json'))).to.deep.equal([]);
+      expect(oneLine(await cli('keys', 'list', '--company', empty))).to.contain('No API keys');
+    });
+
+    it('refuses to list an unknown company', async () => failed(await cli('keys', 'list', '--company', 'nope'), /Company nope not found/));
+
+    it('revokes a key, which the list then shows, and refuses to revoke it twice', async () => {
+      const revoked = oneJson<{ id: string; revoked: boolean; revokedAt: string }>(await cli('keys', 'revoke', first.id, '--json'));
+      expect(Object.keys(revoked)).to.deep.equal(['id', 'revoked', 'revokedAt']);
+      expect(revoked).to.include({ id: first.id, revoked: true });
+      expect(Date.parse(revoked.revokedAt)).to.be.closeTo(Date.now(), 60_000);
+
+      const keys = oneJson<ListedKey[]>(await cli('keys', 'list', '--company', listCompany, '--json'));
+      expect(keys.find((k) => k.id === first.id)?.revokedAt).to.equal(revoked.revokedAt);
+      expect(keys.find((k) => k.id === second.id)?.revokedAt).to.equal(null);
+      expect((await cli('keys', 'list', '--company', listCompany)).stdout).to.contain(`revoked ${revoked.revokedAt}`);
+
+      failed(await cli('keys', 'revoke', first.id, '--json'), /already revoked/);
+    });
+
+    it('revokes with one readable line, and refuses an unknown key', async () => {
+      expect(oneLine(await cli('keys', 'revoke', second.id))).to.contain(`Revoked API key ${second.id}`);
+      failed(await cli('keys', 'revoke', 'no-such-key'), /API key no-such-key not found/);
+    });
+  });
+
+  describe('users create', () => {
+    it('prints {id, companyId, name, email, createdAt} with --json', async () => {
+      const user = oneJson<Record<string, unknown>>(await cli('users', 'create', '--company', companyId, '--name', 'Ada Lovelace', '--email', 'ada@Example.com', '--json'));
+      expect(Object.keys(user)).to.deep.equal(['id', 'companyId', 'name', 'email', 'createdAt']);
+      expect(user).to.include({ companyId, name: 'Ada Lovelace', email: 'ada@example.com' });
+    });
+    it('prints one readable line without it', async () => {
+      expect(oneLine(await cli('users', 'create', '--company', companyId, '--name', 'Grace', '--email', 'grace@example.com'))).to.contain('grace@example.com');
+    });
+    it('refuses a bad email and an unknown company', async () => {
+      failed(await cli('users', 'create', '--company', companyId, '--name', 'X', '--email', 'not-an-email'), /--email must be an email address/);
+      failed(await cli('users', 'create', '--company', 'nope', '--name', 'X', '--email', 'x@example.com'), /Company nope not found/);
+    });
+  });
+
+  describe('while the server runs on the same SQLite file', () => {
+    it('creates, lists and revokes keys', async () => {
+      const server = await startServer(env);
+      try {
+        const company = oneJson<{ id: string }>(await cli('companies', 'create', '--name', 'Live', '--json')).id;
+        const key = oneJson<CreatedKey>(await cli('keys', 'create', '--company', company, '--permissions', 'all', '--json'));
+        oneJson(await cli('keys', 'revoke', key.id, '--json'));
+        const keys = oneJson<ListedKey[]>(await cli('keys', 'list', '--company', company, '--json'));
+        expect(keys).to.have.length(1);
+        expect(keys[0]!.revokedAt).to.be.a('string');
+        expect((await fetch(`${server.baseUrl}/health`)).status).to.equal(200);
+      } finally {
+        expect(await server.stop()).to.equal(0);
+      }
+    });
+  });
+});

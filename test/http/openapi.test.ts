@@ -1,0 +1,437 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { silentLogger } from '../../src/application/ports/Logger.js';
+import { createApp } from '../../src/http/createApp.js';
+import { openApiDocument } from '../../src/http/openapi/document.js';
+import type { HttpMethod, JsonSchema, OperationObject, ResponseObject } from '../../src/http/openapi/types.js';
+import { openApiRoutes } from '../../src/http/routes/openapi.js';
+import { ALL_PERMISSIONS } from '../../src/shared/permissions.js';
+import { assertMatchesOpenApi, openApi, pointer, resolvePointer, validatorAt } from '../support/openApi.js';
+
+const METHODS: readonly HttpMethod[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+const operations = (): { path: string; method: HttpMethod; operation: OperationObject }[] =>
+  Object.entries(openApi.paths).flatMap(([path, item]) =>
+    METHODS.flatMap((method) => (item[method] ? [{ path, method, operation: item[method] }] : [])),
+  );
+
+/** Every `$ref` in a value, with where it was found. */
+const refsIn = (value: unknown, at = '#'): { ref: string; at: string }[] => {
+  if (Array.isArray(value)) return value.flatMap((v, i) => refsIn(v, `${at}/${i}`));
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, v]) =>
+    key === '$ref' && typeof v === 'string' ? [{ ref: v, at }] : refsIn(v, `${at}/${key}`),
+  );
+};
+
+/** Pointers of every schema used by an operation: parameters, request bodies, response bodies and headers. */
+const operationSchemaPointers = (): string[] =>
+  operations().flatMap(({ path, method, operation }) => {
+    const base = ['paths', path, method];
+    const pointers: string[] = [];
+    (operation.parameters ?? []).forEach((parameter, i) => {
+      if (!('$ref' in parameter)) pointers.push(pointer(...base, 'parameters', String(i), 'schema'));
+    });
+    for (const mediaType of Object.keys(operation.requestBody?.content ?? {})) {
+      pointers.push(pointer(...base, 'requestBody', 'content', mediaType, 'schema'));
+    }
+    for (const [status, response] of Object.entries(operation.responses)) {
+      if ('$ref' in response) continue;
+      for (const mediaType of Object.keys(response.content ?? {})) {
+        pointers.push(pointer(...base, 'responses', status, 'content', mediaType, 'schema'));
+      }
+      for (const header of Object.keys(response.headers ?? {})) {
+        pointers.push(pointer(...base, 'responses', status, 'headers', header, 'schema'));
+      }
+    }
+    return pointers;
+  });
+
+describe('OpenAPI document', () => {
+  it('is an OpenAPI 3.1 document whose server is the base path', () => {
+    expect(openApi.openapi).to.equal('3.1.0');
+    expect(openApi.info.title).to.be.a('string').and.not.equal('');
+    expect(openApiDocument('/api/external').servers).to.deep.equal([{ url: '/api/external', description: 'This server' }]);
+    expect(openApiDocument('').servers[0]?.url).to.equal('/');
+    // Plain JSON: nothing is lost by serialising it.
+    expect(JSON.parse(JSON.stringify(openApi))).to.deep.equal(openApi);
+  });
+
+  it('uses only the fixed fields OpenAPI 3.1 defines for each object (or x- extensions)', () => {
+    const fields = {
+      document: ['openapi', 'info', 'jsonSchemaDialect', 'servers', 'paths', 'webhooks', 'components', 'security', 'tags', 'externalDocs'],
+      info: ['title', 'summary', 'description', 'termsOfService', 'contact', 'license', 'version'],
+      server: ['url', 'description', 'variables'],
+      tag: ['name', 'description', 'externalDocs'],
+      components: ['schemas', 'responses', 'parameters', 'examples', 'requestBodies', 'headers', 'securitySchemes', 'links', 'callbacks', 'pathItems'],
+      pathItem: ['$ref', 'summary', 'description', 'servers', 'parameters', ...METHODS],
+      operation: ['tags', 'summary', 'description', 'externalDocs', 'operationId', 'parameters', 'requestBody', 'responses', 'callbacks', 'deprecated', 'security', 'servers'],
+      parameter: ['name', 'in', 'description', 'required', 'deprecated', 'allowEmptyValue', 'schema', 'content', 'style', 'explode', 'allowReserved', 'example', 'examples'],
+      requestBody: ['description', 'content', 'required'],
+      response: ['description', 'headers', 'content', 'links'],
+      header: ['description', 'required', 'deprecated', 'allowEmptyValue', 'schema', 'content', 'style', 'explode', 'example', 'examples'],
+      mediaType: ['schema', 'encoding', 'example', 'examples'],
+      securityScheme: ['type', 'description', 'name', 'in', 'scheme', 'bearerFormat', 'flows', 'openIdConnectUrl'],
+    } as const;
+    const problems: string[] = [];
+    const check = (kind: keyof typeof fields, value: object, at: string) => {
+      for (const key of Object.keys(value)) {
+        if (!(fields[kind] as readonly string[]).includes(key) && !key.startsWith('x-')) problems.push(`${at}: ${kind} has no field ${key}`);
+      }
+    };
+    const checkResponse = (response: ResponseObject, at: string) => {
+      check('response', response, at);
+      for (const [name, header] of Object.entries(response.headers ?? {})) check('header', header, `${at}/headers/${name}`);
+      for (const [type, media] of Object.entries(response.content ?? {})) check('mediaType', media, `${at}/content/${type}`);
+    };
+    check('document', openApi, '#');
+    check('info', openApi.info, '#/info');
+    openApi.servers.forEach((server, i) => check('server', server, `#/servers/${i}`));
+    (openApi.tags ?? []).forEach((tag, i) => check('tag', tag, `#/tags/${i}`));
+    check('components', openApi.components, '#/components');
+    for (const [name, scheme] of Object.entries(openApi.components.securitySchemes)) check('securityScheme', scheme, `#/components/securitySchemes/${name}`);
+    for (const [name, response] of Object.entries(openApi.components.responses ?? {})) checkResponse(response, `#/components/responses/${name}`);
+    for (const [name] of Object.entries(openApi.components)) {
+      for (const key of Object.keys((openApi.components as Record<string, object>)[name] ?? {})) {
+        if (!/^[a-zA-Z0-9._-]+$/.test(key)) problems.push(`#/components/${name}: bad name ${key}`);
+      }
+    }
+    for (const [path, item] of Object.entries(openApi.paths)) {
+      if (!path.startsWith('/')) problems.push(`${path}: paths start with /`);
+      check('pathItem', item, path);
+      for (const method of METHODS) {
+        const operation = item[method];
+        if (!operation) continue;
+        const at = `${method.toUpperCase()} ${path}`;
+        check('operation', operation, at);
+        for (const parameter of operation.parameters ?? []) {
+          if ('$ref' in parameter) continue;
+          check('parameter', parameter, `${at} parameter ${parameter.name}`);
+          if (parameter.in === 'path' && parameter.required !== true) problems.push(`${at}: path parameter ${parameter.name} must be required`);
+        }
+        if (operation.requestBody) {
+          check('requestBody', operation.requestBody, `${at} requestBody`);
+          for (const [type, media] of Object.entries(operation.requestBody.content)) check('mediaType', media, `${at} requestBody ${type}`);
+        }
+        for (const [status, response] of Object.entries(operation.responses)) {
+          if (!/^([1-5]([0-9][0-9]|XX)|default)$/.test(status)) problems.push(`${at}: bad response key ${status}`);
+          if (!('$ref' in response)) checkResponse(response, `${at} ${status}`);
+        }
+      }
+    }
+    expect(problems).to.deep.equal([]);
+  });
+
+  it('resolves every $ref', () => {
+    const refs = refsIn(openApi);
+    expect(refs.length).to.be.greaterThan(20);
+    const broken = refs.filter(({ ref }) => resolvePointer(ref) === undefined);
+    expect(broken, JSON.stringify(broken)).to.deep.equal([]);
+  });
+
+  it('compiles every component schema and every schema of every operation in ajv (draft 2020-12, strict)', () => {
+    const pointers = [
+      ...Object.keys(openApi.components.schemas).map((name) => pointer('components', 'schemas', name)),
+      ...operationSchemaPointers(),
+    ];
+    const failures: string[] = [];
+    for (const fragment of pointers) {
+      try {
+        validatorAt(fragment);
+      } catch (error) {
+        failures.push(`#${fragment}: ${(error as Error).message}`);
+      }
+    }
+    expect(failures).to.deep.equal([]);
+  });
+
+  it('validates its own schema examples', () => {
+    const failures: string[] = [];
+    for (const [name, schema] of Object.entries(openApi.components.schemas)) {
+      for (const example of schema.examples ?? []) {
+        const validate = validatorAt(pointer('components', 'schemas', name));
+        if (!validate(example)) failures.push(`${name}: ${JSON.stringify(example)}`);
+      }
+    }
+    expect(failures).to.deep.equal([]);
+  });
+
+  it('gives every operation a unique operationId, a summary, a tag, responses, and declared path parameters', () => {
+    const ids = new Set<string>();
+    const tags = new Set((openApi.tags ?? []).map((tag) => tag.name));
+    for (const { path, method, operation } of operations()) {
+      const where = `${method.toUpperCase()} ${path}`;
+      expect(operation.operationId, where).to.match(/^[a-z][A-Za-z]+$/);
+      expect(ids.has(operation.operationId), `${where}: duplicate operationId`).to.equal(false);
+      ids.add(operation.operationId);
+      expect(operation.summary, where).to.be.a('string');
+      expect(operation.tags ?? [], where).to.have.length.greaterThan(0);
+      for (const tag of operation.tags ?? []) expect(tags.has(tag), `${where}: tag ${tag}`).to.equal(true);
+      expect(Object.keys(operation.responses), where).to.have.length.greaterThan(0);
+      const templateParams = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      const declared = (operation.parameters ?? []).flatMap((p) => ('in' in p && p.in === 'path' ? [p.name] : []));
+      expect(declared.sort(), where).to.deep.equal(templateParams.sort());
+    }
+    expect([...ids]).to.include.members([
+      'getHealth',
+      'getOpenApiDocument',
+      'getApiDocs',
+      'testApiKey',
+      'listContacts',
+      'getContact',
+      'createContact',
+      'updateContact',
+    ]);
+  });
+
+  it('marks public operations and names the permission of the others (401, 403, 429, 500 listed)', () => {
+    const schemes = Object.keys(openApi.components.securitySchemes);
+    expect(openApi.components.securitySchemes.bearerAuth).to.include({ type: 'http', scheme: 'bearer' });
+    for (const { path, method, operation } of operations()) {
+      const where = `${method.toUpperCase()} ${path}`;
+      const security = operation.security ?? openApi.security;
+      for (const requirement of security) for (const scheme of Object.keys(requirement)) expect(schemes, where).to.include(scheme);
+      if (security.length === 0) {
+        expect(['/health', '/openapi.json', '/docs'], where).to.include(path);
+        expect(operation.responses, where).not.to.have.property('401');
+        continue;
+      }
+      expect(operation.responses, where).to.include.keys('401', '429', '500');
+      const permission = operation['x-required-permission'];
+      if (permission === undefined) {
+        expect(operation.description, where).to.contain('no permission needed');
+        continue;
+      }
+      expect(ALL_PERMISSIONS, where).to.include(permission);
+      expect(operation.responses, where).to.have.property('403');
+      expect(operation.description, where).to.contain(`\`${permission}\``);
+      const needed = method === 'get' ? ':read' : ':write';
+      expect(permission, where).to.match(new RegExp(`${needed}$`));
+    }
+  });
+
+  it('documents X-Request-Id everywhere, rate-limit headers on authenticated answers, Retry-After on 429, X-Log-Position on writes', () => {
+    const rateLimitHeaders = [
+      'X-RateLimit-Hourly-Limit',
+      'X-RateLimit-Hourly-Remaining',
+      'X-RateLimit-Hourly-Reset',
+      'X-RateLimit-Daily-Limit',
+      'X-RateLimit-Daily-Remaining',
+      'X-RateLimit-Daily-Reset',
+    ];
+    for (const { path, method, operation } of operations()) {
+      const authenticated = (operation.security ?? openApi.security).length > 0;
+      for (const [status, found] of Object.entries(operation.responses)) {
+        const where = `${method.toUpperCase()} ${path} ${status}`;
+        const response = ('$ref' in found ? resolvePointer(found.$ref) : found) as ResponseObject;
+        const headers = response.headers ?? {};
+        expect(headers['X-Request-Id']?.required, where).to.equal(true);
+        if (authenticated && status !== '401') {
+          for (const name of rateLimitHeaders) {
+            expect(headers[name]?.schema, `${where} ${name}`).to.deep.equal({ type: 'integer', minimum: headers[name]?.schema.minimum });
+          }
+        }
+        if (authenticated && /^2/.test(status)) {
+          for (const name of rateLimitHeaders) expect(headers[name]?.required, `${where} ${name}`).to.equal(true);
+        }
+        if (status === '429') expect(headers['Retry-After']?.required, where).to.equal(true);
+        if ((method === 'post' || method === 'put') && /^2/.test(status)) expect(headers, where).to.have.property('X-Log-Position');
+      }
+    }
+  });
+
+  it('describes contacts as the routes return them: every field present, optional strings nullable, nothing else', () => {
+    const contact = openApi.components.schemas.Contact as JsonSchema;
+    expect(contact.additionalProperties).to.equal(false);
+    expect([...(contact.required ?? [])].sort()).to.deep.equal(Object.keys(contact.properties ?? {}).sort());
+    const validate = validatorAt(pointer('components', 'schemas', 'Contact'));
+    const sample = {
+      id: '0190f3a4-0000-7000-8000-000000000001',
+      name: 'Ada Lovelace',
+      firstName: 'Ada',
+      lastName: null,
+      phoneNumber: '+441234567890',
+      email: 'ada@example.com',
+      position: null,
+      currentCompany: null,
+      industrySector: null,
+      city: 'London',
+      country: null,
+      tags: ['vip'],
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+    };
+    expect(validate(sample), JSON.stringify(validate.errors)).to.equal(true);
+    expect(validate({ ...sample, companyId: 'c1' })).to.equal(false);
+    expect(validate({ ...sample, createdAt: '2026-01-01T00:00:00Z' }), 'milliseconds required').to.equal(false);
+    const { email: _email, ...withoutEmail } = sample;
+    expect(validate(withoutEmail)).to.equal(false);
+  });
+});
+
+describe('assertMatchesOpenApi', () => {
+  const timestamp = '2026-01-01T00:00:00.000Z';
+  const health = { success: true, data: { status: 'ok', eventStore: 'sqlite', readModels: 'memory', lastPosition: '12', projections: null } };
+
+  it('accepts a documented response', () => {
+    assertMatchesOpenApi({ method: 'GET', path: '/health', status: 200, body: health });
+    assertMatchesOpenApi({
+      method: 'POST',
+      path: '/contacts',
+      status: 422,
+      body: { success: false, error: 'Missing required fields', message: 'm', details: { missingFields: ['name'] }, timestamp },
+    });
+  });
+
+  it('fails with the ajv errors and the body on a body that does not match', () => {
+    expect(() =>
+      assertMatchesOpenApi({ method: 'GET', path: '/health', status: 200, body: { ...health, extra: true } }),
+    ).to.throw(/GET \/health → 200 \(getHealth\)[\s\S]*additional properties[\s\S]*"extra": true/);
+  });
+
+  it('fails on an unknown path (unless it is the app’s 404), an undocumented method (unless 405) or status', () => {
+    const notFound = { success: false, error: 'Not found', message: 'No route for GET /nowhere', timestamp };
+    assertMatchesOpenApi({ method: 'GET', path: '/nowhere', status: 404, body: notFound });
+    expect(() => assertMatchesOpenApi({ method: 'GET', path: '/nowhere', status: 200, body: {} })).to.throw(/no documented path/);
+    const notAllowed = { success: false, error: 'Method not allowed', message: 'DELETE is not allowed on /contacts', timestamp };
+    assertMatchesOpenApi({ method: 'DELETE', path: '/contacts', status: 405, body: notAllowed });
+    expect(() => assertMatchesOpenApi({ method: 'DELETE', path: '/contacts', status: 200, body: {} })).to.throw(/not documented/);
+    expect(() => assertMatchesOpenApi({ method: 'GET', path: '/health', status: 418, body: {} })).to.throw(/status 418 is not documented/);
+  });
+
+  it('matches path templates, and checks headers when given', () => {
+    const body = { success: false, error: 'Contact not found', message: 'm', timestamp };
+    const headers = new Headers({ 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r-1' });
+    // A 404 of an authenticated operation carries the rate-limit headers.
+    expect(() => assertMatchesOpenApi({ method: 'GET', path: '/contacts/abc', status: 404, body, headers })).to.throw(
+      /required header X-RateLimit-Hourly-Limit is missing/,
+    );
+    for (const [name, value] of [
+      ['X-RateLimit-Hourly-Limit', '1000'],
+      ['X-RateLimit-Hourly-Remaining', '999'],
+      ['X-RateLimit-Hourly-Reset', '1767229200'],
+      ['X-RateLimit-Daily-Limit', '10000'],
+      ['X-RateLimit-Daily-Remaining', '9999'],
+      ['X-RateLimit-Daily-Reset', '1767312000'],
+    ] as const) {
+      headers.set(name, value);
+    }
+    assertMatchesOpenApi({ method: 'GET', path: '/contacts/abc', status: 404, body, headers });
+    headers.set('X-RateLimit-Daily-Reset', 'tomorrow');
+    expect(() => assertMatchesOpenApi({ method: 'GET', path: '/contacts/abc', status: 404, body, headers })).to.throw(
+      /header X-RateLimit-Daily-Reset/,
+    );
+  });
+});
+
+describe('GET /openapi.json and GET /docs', () => {
+  const basePath = '/api/external';
+  let server: Server;
+  let origin: string;
+  const get = (path: string, init?: RequestInit) => fetch(`${origin}${basePath}${path}`, init);
+
+  before(async () => {
+    const app = createApp({
+      logger: silentLogger,
+      clock: { now: () => new Date('2026-01-01T00:00:00.000Z') },
+      basePath,
+      trustProxy: false,
+      health: { eventStoreKind: 'sqlite', readModelsKind: 'memory', headPosition: async () => null },
+      publicRouters: [openApiRoutes(basePath)],
+    });
+    server = createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('serves the document for this base path', async () => {
+    const response = await get('/openapi.json');
+    expect(response.status).to.equal(200);
+    expect(response.headers.get('content-type')).to.match(/^application\/json/);
+    const body = await response.json();
+    expect(body).to.deep.equal(JSON.parse(JSON.stringify(openApiDocument(basePath))));
+    assertMatchesOpenApi({ method: 'GET', path: '/openapi.json', status: response.status, body, headers: response.headers });
+  });
+
+  it('answers /health as documented', async () => {
+    const response = await get('/health');
+    assertMatchesOpenApi({ method: 'GET', path: '/health', status: response.status, body: await response.json(), headers: response.headers });
+  });
+
+  it('serves a Swagger UI page that loads everything from this server, under the base path', async () => {
+    const response = await get('/docs');
+    expect(response.status).to.equal(200);
+    expect(response.headers.get('content-type')).to.match(/^text\/html/);
+    const html = await response.text();
+    assertMatchesOpenApi({ method: 'GET', path: '/docs', status: response.status, body: html, headers: response.headers });
+    expect(html).not.to.match(/(https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/i);
+    expect(html).to.contain(`data-openapi-url="${basePath}/openapi.json"`);
+    const urls = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    const assets = urls.filter((url) => url !== `${basePath}/openapi.json`);
+    expect(assets).to.have.length(5);
+    for (const url of assets) expect(url).to.match(new RegExp(`^${basePath}/docs/assets/[a-z0-9.-]+\\?v=\\d+\\.\\d+\\.\\d+$`));
+  });
+
+  it('serves the page’s assets: swagger-ui-dist’s own files, gzipped when accepted, and its start-up script', async () => {
+    const html = await (await get('/docs')).text();
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+\/docs\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+    const dist = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+    const types: Record<string, RegExp> = { css: /^text\/css/, js: /^application\/javascript/, png: /^image\/png/ };
+    for (const url of assets) {
+      const response = await fetch(`${origin}${url}`, { headers: { 'Accept-Encoding': 'gzip' } });
+      expect(response.status, url).to.equal(200);
+      const name = new URL(url, origin).pathname.split('/').pop()!;
+      expect(response.headers.get('content-type'), url).to.match(types[name.split('.').pop()!]!);
+      expect(response.headers.get('content-encoding'), url).to.equal('gzip');
+      expect(response.headers.get('cache-control'), url).to.contain('max-age');
+      const bytes = Buffer.from(await response.arrayBuffer()); // fetch has gunzipped it
+      if (name === 'docs-init.js') {
+        expect(bytes.toString('utf8')).to.contain('SwaggerUIBundle(').and.contain('validatorUrl: null');
+      } else {
+        expect(bytes.equals(readFileSync(join(dist, name))), `${name} is swagger-ui-dist's file`).to.equal(true);
+      }
+    }
+    const plain = await fetch(`${origin}${basePath}/docs/assets/favicon-16x16.png`, { headers: { 'Accept-Encoding': 'identity' } });
+    expect(plain.headers.get('content-encoding')).to.equal(null);
+    expect(Buffer.from(await plain.arrayBuffer()).equals(readFileSync(join(dist, 'favicon-16x16.png')))).to.equal(true);
+  });
+
+  it('serves nothing else from the package or the disk', async () => {
+    for (const path of ['/docs/assets/index.html', '/docs/assets/package.json', '/docs/assets/..%2F..%2Fpackage.json', '/docs/assets/toString']) {
+      const response = await get(path);
+      expect(response.status, path).to.equal(404);
+      const body = await response.json();
+      expect(body).to.include({ success: false, error: 'Not found' });
+    }
+  });
+
+  it('without a base path, the page points at the root', async () => {
+    const page = openApiRoutes('');
+    expect(page).to.be.an('object');
+    const app = createApp({
+      logger: silentLogger,
+      clock: { now: () => new Date('2026-01-01T00:00:00.000Z') },
+      basePath: '',
+      trustProxy: false,
+      health: { eventStoreKind: 'sqlite', readModelsKind: 'memory', headPosition: async () => null },
+      publicRouters: [page],
+    });
+    const rootServer = createServer(app.callback());
+    await new Promise<void>((resolve) => rootServer.listen(0, '127.0.0.1', resolve));
+    try {
+      const rootOrigin = `http://127.0.0.1:${(rootServer.address() as AddressInfo).port}`;
+      const html = await (await fetch(`${rootOrigin}/docs`)).text();
+      expect(html).to.contain('data-openapi-url="/openapi.json"');
+      expect(html).to.contain('src="/docs/assets/swagger-ui-bundle.js?v=');
+      const document = (await (await fetch(`${rootOrigin}/openapi.json`)).json()) as { servers: { url: string }[] };
+      expect(document.servers[0]?.url).to.equal('/');
+    } finally {
+      await new Promise<void>((resolve) => rootServer.close(() => resolve()));
+    }
+  });
+});

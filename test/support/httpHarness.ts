@@ -1,0 +1,131 @@
+import { PassThrough } from 'node:stream';
+import * as E from 'fp-ts/lib/Either.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logging.js';
+import { startChronicle, type Chronicle } from '../../src/main.js';
+import { handleCommand } from '../../src/application/handleCommand.js';
+import { issueApiKey } from '../../src/application/apiKeys/issueApiKey.js';
+import { revokeApiKey } from '../../src/application/apiKeys/revokeApiKey.js';
+import { companyDecider } from '../../src/domain/companies/companyDecider.js';
+import { CompanyEvent, companyStream } from '../../src/domain/companies/events.js';
+import { CompanyName } from '../../src/domain/companies/CompanyName.js';
+import { newId } from '../../src/shared/ids.js';
+import { ALL_PERMISSIONS, type Permission } from '../../src/shared/permissions.js';
+import { assertMatchesOpenApi } from './openApi.js';
+import { tempDir } from './tempStore.js';
+
+export interface ApiResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: any;
+}
+
+export interface RequestOptions {
+  readonly key?: string | null;
+  readonly body?: unknown;
+  /** Sent as is (with `contentType`), instead of JSON. */
+  readonly rawBody?: string;
+  readonly contentType?: string | null;
+  readonly headers?: Record<string, string>;
+}
+
+export interface Harness {
+  readonly baseUrl: string;
+  readonly chronicle: Chronicle;
+  readonly companyId: string;
+  /** The demo key: every permission. */
+  readonly key: string;
+  /** Everything the server logged, as one string (to look for secrets). */
+  readonly logs: () => string;
+  request(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
+  newCompany(name?: string): Promise<{ companyId: string; key: string; keyId: string }>;
+  issueKey(companyId: string, permissions: readonly Permission[], expiresAt?: Date | null): Promise<{ key: string; keyId: string }>;
+  revokeKey(keyId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A whole Chronicle (embedded storage in a temporary folder) on 127.0.0.1, with a
+ * client that checks every response against the OpenAPI document.
+ */
+export const startHarness = async (env: NodeJS.ProcessEnv = {}): Promise<Harness> => {
+  const dir = tempDir('chronicle-http-');
+  const logStream = new PassThrough();
+  let logs = '';
+  logStream.on('data', (chunk: Buffer) => (logs += chunk.toString()));
+  const config = loadConfig({ DATA_DIR: dir.path, PORT: '0', ...env });
+  const chronicle = await startChronicle(config, createLogger('debug', logStream));
+  if (!chronicle.demo || chronicle.port === null) throw new Error('expected a demo key on an empty store');
+  const baseUrl = `http://127.0.0.1:${chronicle.port}${config.basePath}`;
+  const { eventStore } = chronicle.stores;
+  const runner = chronicle.projections!;
+  const settle = async (position: string | null) => {
+    if (position !== null && !(await runner.waitFor(position, 5000))) throw new Error('projection did not catch up');
+  };
+
+  const issueKey: Harness['issueKey'] = async (companyId, permissions, expiresAt = null) => {
+    const issued = await issueApiKey(
+      { eventStore, newId },
+      { companyId, type: 'generic', permissions, expiresAt, at: new Date(), source: 'cli', correlationId: newId() },
+    );
+    if (E.isLeft(issued)) throw new Error(JSON.stringify(issued.left));
+    await settle(issued.right.position);
+    return { key: issued.right.key, keyId: issued.right.keyId };
+  };
+
+  return {
+    baseUrl,
+    chronicle,
+    companyId: chronicle.demo.companyId,
+    key: chronicle.demo.key,
+    logs: () => logs,
+    async request(method, path, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      const key = options.key === undefined ? chronicle.demo!.key : options.key;
+      if (key !== null) headers.Authorization = `Bearer ${key}`;
+      let body: string | undefined;
+      if (options.rawBody !== undefined) body = options.rawBody;
+      else if (options.body !== undefined) body = JSON.stringify(options.body);
+      const contentType = options.contentType === undefined ? (body !== undefined ? 'application/json' : null) : options.contentType;
+      if (contentType !== null) headers['Content-Type'] = contentType;
+      const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+      const text = await response.text();
+      const parsed = text === '' ? undefined : JSON.parse(text);
+      assertMatchesOpenApi({
+        method,
+        path: path.split('?')[0]!,
+        status: response.status,
+        body: parsed,
+        headers: response.headers,
+      });
+      return { status: response.status, headers: response.headers, body: parsed };
+    },
+    async newCompany(name = 'Other company') {
+      const companyId = newId();
+      const decodedName = CompanyName.decode(name);
+      if (E.isLeft(decodedName)) throw new Error('bad company name');
+      const created = await handleCommand(
+        { eventStore, newEventId: newId },
+        {
+          decider: companyDecider,
+          eventCodec: CompanyEvent,
+          stream: companyStream(companyId),
+          command: { kind: 'CreateCompany', companyId, name: decodedName.right, at: new Date() },
+          metadata: { source: 'cli', correlationId: newId(), companyId },
+        },
+      );
+      if (E.isLeft(created)) throw new Error('company not created');
+      return { companyId, ...(await issueKey(companyId, ALL_PERMISSIONS)) };
+    },
+    issueKey,
+    async revokeKey(keyId) {
+      const revoked = await revokeApiKey({ eventStore, newId }, { keyId, at: new Date(), source: 'cli', correlationId: newId() });
+      if (E.isLeft(revoked)) throw new Error(JSON.stringify(revoked.left));
+      await settle(revoked.right.position);
+    },
+    async close() {
+      await chronicle.close();
+      dir.dispose();
+    },
+  };
+};

@@ -1,0 +1,66 @@
+import { expect } from 'chai';
+import * as E from 'fp-ts/lib/Either.js';
+import { join } from 'node:path';
+import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
+import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
+import { issueApiKey } from '../../../src/application/apiKeys/issueApiKey.js';
+import { revokeApiKey } from '../../../src/application/apiKeys/revokeApiKey.js';
+import { verifyApiKey } from '../../../src/application/apiKeys/verifyApiKey.js';
+import { ProjectionRunner } from '../../../src/application/ProjectionRunner.js';
+import { silentLogger } from '../../../src/application/ports/Logger.js';
+import { newId } from '../../../src/shared/ids.js';
+import { apiKeyDirectoryProjection } from '../../../projections/apiKeys/apiKeyDirectoryProjection.js';
+import { eventually } from '../../support/events.js';
+import { tempDir } from '../../support/tempStore.js';
+
+describe('issuing and revoking keys against a running server', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let server: SqliteEventStore;
+  let cli: SqliteEventStore;
+  let runner: ProjectionRunner;
+
+  beforeEach(() => {
+    dir = tempDir();
+    // Two connections to one file: the server's, and the CLI's (as another process would).
+    server = SqliteEventStore.open(join(dir.path, 'chronicle.sqlite'));
+    cli = SqliteEventStore.open(join(dir.path, 'chronicle.sqlite'));
+  });
+  afterEach(async () => {
+    await runner.stop();
+    await server.close();
+    await cli.close();
+    dir.dispose();
+  });
+
+  it("reaches the server's directory within a second, and the revocation too", async () => {
+    const readModels = new MemoryReadModelStore();
+    const directory = readModels.collection(apiKeyDirectoryProjection);
+    runner = new ProjectionRunner({ eventStore: server, readModels, collections: [directory], logger: silentLogger });
+    await runner.start();
+
+    const meta = { source: 'cli', correlationId: 'corr-1' } as const;
+    const issued = await issueApiKey(
+      { eventStore: cli, newId },
+      { companyId: 'co-1', type: 'generic', permissions: ['contacts:read'], expiresAt: null, at: new Date(), ...meta },
+    );
+    if (E.isLeft(issued)) throw new Error('not issued');
+    const { key, keyId } = issued.right;
+    await eventually(async () => (await verifyApiKey(directory, key, new Date())).kind === 'valid', 1000);
+
+    const stored = await cli.readStream(`apikey-${keyId}`);
+    expect(stored[0]!.metadata).to.deep.equal({ source: 'cli', correlationId: 'corr-1', companyId: 'co-1' });
+    expect(JSON.stringify(stored)).to.not.contain(key.slice(4, 34));
+
+    const revoked = await revokeApiKey({ eventStore: cli, newId }, { keyId, at: new Date(), ...meta });
+    expect(E.isRight(revoked)).to.equal(true);
+    const revokedAt = Date.now();
+    await eventually(async () => (await verifyApiKey(directory, key, new Date())).kind === 'invalid', 1000);
+    expect(Date.now() - revokedAt).to.be.below(1000);
+    expect((await cli.readStream(`apikey-${keyId}`))[1]!.metadata).to.include({ companyId: 'co-1', source: 'cli' });
+
+    expect(await revokeApiKey({ eventStore: cli, newId }, { keyId, at: new Date(), ...meta })).to.deep.include({ _tag: 'Left' });
+    expect(await revokeApiKey({ eventStore: cli, newId }, { keyId: 'nope', at: new Date(), ...meta })).to.deep.equal(
+      E.left({ kind: 'ApiKeyNotFound', keyId: 'nope' }),
+    );
+  });
+});

@@ -1,0 +1,126 @@
+import { expect } from 'chai';
+import { contactDecider } from '../../../src/domain/contacts/contactDecider.js';
+import type { ContactCreated, ContactEvent, ContactUpdated } from '../../../src/domain/contacts/contactEvents.js';
+import { specFor } from '../../support/givenWhenThen.js';
+
+const spec = specFor(contactDecider);
+const T0 = '2024-05-01T10:00:00.000Z';
+const T1 = '2024-05-01T11:00:00.000Z';
+
+const created: ContactCreated = {
+  type: 'ContactCreated',
+  data: {
+    contactId: 'c-1',
+    companyId: 'co-1',
+    name: 'Ada Lovelace',
+    phoneNumber: '+442079460000',
+    email: 'ada@example.org',
+    city: 'London',
+    tags: ['vip'],
+    createdAt: T0,
+  },
+};
+
+const updated = (data: Partial<ContactUpdated['data']>): ContactUpdated => ({
+  type: 'ContactUpdated',
+  data: { contactId: 'c-1', companyId: 'co-1', changes: {}, updatedAt: T1, ...data },
+});
+
+const update = (changes: object, companyId = 'co-1') =>
+  ({ kind: 'UpdateContact', contactId: 'c-1', companyId, changes, at: T1 }) as const;
+
+describe('contact decider', () => {
+  describe('given no contact', () => {
+    it('creates it, leaving unset fields out and tags empty', () =>
+      spec
+        .given()
+        .when({
+          kind: 'CreateContact',
+          contactId: 'c-1',
+          companyId: 'co-1',
+          fields: { name: 'Ada', phoneNumber: '+44123', firstName: null, email: 'ada@example.org' },
+          at: T0,
+        })
+        .then({
+          type: 'ContactCreated',
+          data: { contactId: 'c-1', companyId: 'co-1', name: 'Ada', phoneNumber: '+44123', email: 'ada@example.org', tags: [], createdAt: T0 },
+        }));
+
+    it('refuses an update: not found', () =>
+      spec.given().when(update({ name: 'X' })).thenError({ kind: 'ContactNotFound', contactId: 'c-1' }));
+  });
+
+  describe('given a contact', () => {
+    it('refuses to create it again', () =>
+      spec
+        .given(created)
+        .when({ kind: 'CreateContact', contactId: 'c-1', companyId: 'co-1', fields: { name: 'A', phoneNumber: '123' }, at: T1 })
+        .thenError({ kind: 'ContactAlreadyExists', contactId: 'c-1' }));
+
+    it('records only the fields that changed, with their previous values', () =>
+      spec
+        .given(created)
+        .when(update({ name: 'Ada King', city: 'London', email: null, firstName: 'Ada', tags: ['vip', 'math'] }))
+        .then(
+          updated({
+            changes: { name: 'Ada King', firstName: 'Ada', email: null, tags: ['vip', 'math'] },
+            previous: { name: 'Ada Lovelace', firstName: null, email: 'ada@example.org', tags: ['vip'] },
+          }),
+        ));
+
+    it('records a new phone number with the old one', () =>
+      spec
+        .given(created)
+        .when(update({ phoneNumber: '+4915100' }))
+        .then(updated({ changes: { phoneNumber: '+4915100' }, previous: { phoneNumber: '+442079460000' } })));
+
+    it('emits nothing when every value equals the current one', () =>
+      spec
+        .given(created)
+        .when(update({ name: 'Ada Lovelace', phoneNumber: '+442079460000', city: 'London', country: null, tags: ['vip'] }))
+        .then());
+
+    it('treats tags in another order as a change', () =>
+      spec
+        .given({ ...created, data: { ...created.data, tags: ['a', 'b'] } })
+        .when(update({ tags: ['b', 'a'] }))
+        .then(updated({ changes: { tags: ['b', 'a'] }, previous: { tags: ['a', 'b'] } })));
+
+    it('refuses an update from another company: not found', () =>
+      spec.given(created).when(update({ name: 'X' }, 'co-2')).thenError({ kind: 'ContactNotFound', contactId: 'c-1' }));
+  });
+
+  describe('given a contact that was updated', () => {
+    const history: ContactEvent[] = [
+      created,
+      updated({ changes: { city: null, country: 'UK', tags: [] }, previous: { city: 'London', country: null, tags: ['vip'] } }),
+    ];
+
+    it('decides on the updated values', () =>
+      spec.given(...history).when(update({ city: null, country: 'UK', tags: [] })).then());
+
+    it('holds the full contact with createdAt and the last updatedAt', () => {
+      const state = history.reduce(contactDecider.evolve, contactDecider.initialState);
+      expect(state).to.deep.equal({
+        status: 'active',
+        contact: {
+          id: 'c-1',
+          companyId: 'co-1',
+          name: 'Ada Lovelace',
+          phoneNumber: '+442079460000',
+          firstName: null,
+          lastName: null,
+          email: 'ada@example.org',
+          position: null,
+          currentCompany: null,
+          industrySector: null,
+          city: null,
+          country: 'UK',
+          tags: [],
+          createdAt: T0,
+          updatedAt: T1,
+        },
+      });
+    });
+  });
+});
