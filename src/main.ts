@@ -18,7 +18,8 @@ import { contactRoutes } from './http/routes/contacts.js';
 import { newId } from './shared/ids.js';
 import { apiKeyDirectoryProjection } from '../projections/apiKeys/apiKeyDirectoryProjection.js';
 import { contactsProjection } from '../projections/contacts/contactsProjection.js';
-import { ProjectionRunner } from './application/ProjectionRunner.js';
+import { ProjectionRunner, READ_MODELS_CHECKPOINT, measureLag } from './application/ProjectionRunner.js';
+import { CheckpointProgress, type ReadModelProgress } from './application/ReadModelProgress.js';
 import { SqliteEventStore } from './adapters/sqlite/SqliteEventStore.js';
 import { MemoryReadModelStore } from './adapters/memory/MemoryReadModelStore.js';
 import { createApp } from './http/createApp.js';
@@ -67,7 +68,21 @@ export interface Chronicle {
   close(): Promise<void>;
 }
 
-export const startChronicle = async (config: Config, logger: Logger): Promise<Chronicle> => {
+/** Limits on slow clients: all headers within `headersMs`, the whole request within `requestMs`. */
+export interface ServerTimeouts {
+  readonly headersMs: number;
+  readonly requestMs: number;
+  /** How often Node checks connections against those limits. */
+  readonly checkEveryMs: number;
+}
+
+export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, requestMs: 30_000, checkEveryMs: 1_000 };
+
+export const startChronicle = async (
+  config: Config,
+  logger: Logger,
+  timeouts: ServerTimeouts = DEFAULT_SERVER_TIMEOUTS,
+): Promise<Chronicle> => {
   const stores = await openStores(config);
   const { eventStore, readModels, rateLimits } = stores;
   const collections = allProjections.map((projection) => readModels.collection(projection));
@@ -82,9 +97,13 @@ export const startChronicle = async (config: Config, logger: Logger): Promise<Ch
 
   let server: Server | null = null;
   let port: number | null = null;
+  let stopFollowing = (): void => undefined;
   if (config.roles.api) {
-    const runner = projections;
-    if (!runner) throw new Error('an API process without projections needs a shared progress source (not built yet)');
+    // Without projections in this process (RUN_PROJECTIONS=false, MongoDB), follow the projector's checkpoint.
+    const followed = projections ? null : new CheckpointProgress(() => readModels.checkpoints.load(READ_MODELS_CHECKPOINT));
+    stopFollowing = () => followed?.stop();
+    const runner: ReadModelProgress = projections ?? followed!;
+    const lag = projections ? () => projections.lag() : async () => measureLag(eventStore, await followed!.refresh());
     const directory = readModels.collection(apiKeyDirectoryProjection);
     const app = createApp({
       logger: logger.child({ role: 'api' }),
@@ -95,7 +114,7 @@ export const startChronicle = async (config: Config, logger: Logger): Promise<Ch
         eventStoreKind: eventStore.kind,
         readModelsKind: readModels.kind,
         headPosition: () => eventStore.headPosition(),
-        projectionLag: () => runner.lag(),
+        projectionLag: lag,
       },
       publicRouters: [openApiRoutes(config.basePath)],
       api: {
@@ -115,13 +134,19 @@ export const startChronicle = async (config: Config, logger: Logger): Promise<Ch
       },
     });
     const handler = app.callback();
+    // Slow-header and slow-body clients are cut off (408) by these limits.
+    const serverOptions = {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: timeouts.checkEveryMs,
+      keepAliveTimeout: 5_000,
+    };
     server = config.tls
-      ? createHttpsServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, handler)
-      : createHttpServer(handler);
-    // Slow clients are cut off: headers within 10 s, a whole request within 30 s.
-    server.headersTimeout = 10_000;
-    server.requestTimeout = 30_000;
-    server.keepAliveTimeout = 5_000;
+      ? createHttpsServer(
+          { ...serverOptions, cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) },
+          handler,
+        )
+      : createHttpServer(serverOptions, handler);
     const listening = server;
     await new Promise<void>((resolve, reject) => {
       listening.once('error', reject);
@@ -141,6 +166,7 @@ export const startChronicle = async (config: Config, logger: Logger): Promise<Ch
           open.closeIdleConnections();
         });
       }
+      stopFollowing();
       await projections?.stop();
       await readModels.close();
       await eventStore.close();

@@ -4,6 +4,9 @@ import type { Logger } from './ports/Logger.js';
 import { compareNullablePositions, type Position } from '../shared/Position.js';
 import { PositionWaiters, type ReadModelProgress } from './ReadModelProgress.js';
 
+/** The checkpoint name of the read models' subscription. */
+export const READ_MODELS_CHECKPOINT = 'read-models';
+
 export interface ProjectionRunnerDeps {
   readonly eventStore: EventStore;
   readonly readModels: ReadModelStore;
@@ -23,6 +26,16 @@ export interface ProjectionLag {
   readonly lagMs: number;
 }
 
+/** How far `position` is behind the head of the log. */
+export const measureLag = async (eventStore: EventStore, position: Position | null): Promise<ProjectionLag> => {
+  const head = await eventStore.headPosition();
+  const caughtUp = compareNullablePositions(head, position) <= 0;
+  if (caughtUp) return { position, head, caughtUp, lagMs: 0 };
+  const [oldest] = await eventStore.readAll({ after: position, maxCount: 1 });
+  const lagMs = oldest ? Math.max(0, Date.now() - Date.parse(oldest.recordedAt)) : 0;
+  return { position, head, caughtUp, lagMs };
+};
+
 /**
  * Feeds every read model from one checkpointed subscription. Durable read models
  * (MongoDB) resume from their checkpoint; in-memory ones are rebuilt from the
@@ -36,7 +49,7 @@ export class ProjectionRunner implements ReadModelProgress {
   private readonly name: string;
 
   constructor(private readonly deps: ProjectionRunnerDeps) {
-    this.name = deps.name ?? 'read-models';
+    this.name = deps.name ?? READ_MODELS_CHECKPOINT;
   }
 
   get position(): Position | null {
@@ -104,13 +117,8 @@ export class ProjectionRunner implements ReadModelProgress {
     return this.waiters.add(position, timeoutMs);
   }
 
-  async lag(): Promise<ProjectionLag> {
-    const head = await this.deps.eventStore.headPosition();
-    const caughtUp = compareNullablePositions(head, this.current) <= 0;
-    if (caughtUp) return { position: this.current, head, caughtUp, lagMs: 0 };
-    const [oldest] = await this.deps.eventStore.readAll({ after: this.current, maxCount: 1 });
-    const lagMs = oldest ? Math.max(0, Date.now() - Date.parse(oldest.recordedAt)) : 0;
-    return { position: this.current, head, caughtUp, lagMs };
+  lag(): Promise<ProjectionLag> {
+    return measureLag(this.deps.eventStore, this.current);
   }
 
   async stop(): Promise<void> {

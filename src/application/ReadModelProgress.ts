@@ -58,3 +58,58 @@ export class PositionWaiters {
     this.waiters = [];
   }
 }
+
+/**
+ * Progress of read models kept by another process (an API instance beside one
+ * projector, on MongoDB): follows the projector's checkpoint, polled only while
+ * someone waits.
+ */
+export class CheckpointProgress implements ReadModelProgress {
+  private current: Position | null = null;
+  private readonly waiters = new PositionWaiters();
+  private polling: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly load: () => Promise<Position | null>,
+    private readonly everyMs = 20,
+  ) {}
+
+  get position(): Position | null {
+    return this.current;
+  }
+
+  /** Reads the checkpoint now. */
+  async refresh(): Promise<Position | null> {
+    const loaded = await this.load();
+    if (loaded !== null && (this.current === null || comparePositions(loaded, this.current) > 0)) {
+      this.current = loaded;
+      this.waiters.release(loaded);
+    }
+    return this.current;
+  }
+
+  async waitFor(position: Position, timeoutMs: number): Promise<boolean> {
+    if (this.current !== null && comparePositions(position, this.current) <= 0) return true;
+    const reached = this.waiters.add(position, timeoutMs);
+    this.poll();
+    return reached;
+  }
+
+  private poll(): void {
+    if (this.polling) return;
+    this.polling = setTimeout(async () => {
+      this.polling = null;
+      try {
+        await this.refresh();
+      } finally {
+        if (this.waiters.size > 0) this.poll();
+      }
+    }, this.everyMs);
+  }
+
+  stop(): void {
+    if (this.polling) clearTimeout(this.polling);
+    this.polling = null;
+    this.waiters.abandon();
+  }
+}

@@ -1,4 +1,5 @@
 import Koa, { type Middleware } from 'koa';
+import compose from 'koa-compose';
 import Router from '@koa/router';
 import type { Logger } from '../application/ports/Logger.js';
 import type { Clock } from '../shared/Clock.js';
@@ -50,10 +51,15 @@ export const createApp = (deps: AppDeps): Koa => {
   for (const router of deps.publicRouters ?? []) root.use(router.routes());
   if (deps.api) {
     const api = new Router();
-    api.use(authenticate(deps.api.verifyApiKey, deps.clock));
-    if (deps.api.rateLimit) api.use(deps.api.rateLimit);
-    api.use(jsonBody());
-    if (deps.api.progress) api.use(consistentReads(deps.api.progress, deps.api.readYourWritesTimeoutMs ?? 5000));
+    // Composed once: the router would otherwise recompose each layer on every request.
+    api.use(
+      compose([
+        authenticate(deps.api.verifyApiKey, deps.clock),
+        ...(deps.api.rateLimit ? [deps.api.rateLimit] : []),
+        jsonBody(),
+        ...(deps.api.progress ? [consistentReads(deps.api.progress, deps.api.readYourWritesTimeoutMs ?? 5000)] : []),
+      ]),
+    );
     for (const router of deps.api.routers) api.use(router.routes());
     root.use(api.routes());
   }

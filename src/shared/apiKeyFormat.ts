@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -80,7 +80,7 @@ export const isWellFormedApiKey = (candidate: string): boolean => {
 };
 
 /** SHA-256 of the key, hex: what events and read models hold instead of the key. */
-export const hashApiKey = (key: string): ApiKeyHash => createHash('sha256').update(key, 'utf8').digest('hex') as ApiKeyHash;
+export const hashApiKey = (key: string): ApiKeyHash => hash('sha256', key, 'hex') as ApiKeyHash;
 
 /** `chr_...` and the key's last 4 characters, so a person can tell keys apart in a listing. */
 export const keyHint = (key: string): ApiKeyHint => `${API_KEY_PREFIX}...${key.slice(-4)}` as ApiKeyHint;

@@ -125,6 +125,23 @@ export const readModelStoreContract = (name: string, open: () => Promise<ReadMod
         expect((await tasks.get(companyB, 't4'))!.owner!.name).to.equal('Ann');
       });
 
+      it('keeps listing and searching right after many deletions', async () => {
+        const events: RecordedEvent[] = [];
+        for (let i = 0; i < 200; i++) events.push(log('TaskCreated', created({ id: `d${i}`, title: `Doc ${i}` }), companyA));
+        await tasks.apply(events);
+        const search = async (text: string) =>
+          (await tasks.list(query({ filters: [{ op: 'contains', fields: ['title'], text }], limit: 200 }))).items.map((d) => d.id);
+        expect(await search('doc 19')).to.have.length(11);
+        await tasks.apply(Array.from({ length: 150 }, (_, i) => log('TaskDeleted', { id: `d${i}` }, companyA)));
+        expect((await tasks.list(query({ limit: 200 }))).items.map((d) => d.id)).to.deep.equal(
+          Array.from({ length: 50 }, (_, i) => `d${150 + i}`),
+        );
+        expect(await search('doc 19')).to.deep.equal(['d190', 'd191', 'd192', 'd193', 'd194', 'd195', 'd196', 'd197', 'd198', 'd199']);
+        await tasks.apply([log('TaskRenamed', { id: 'd195', title: 'Moved', at: '2026-03-01T00:00:00.000Z' }, companyA)]);
+        expect(await search('doc 19')).to.not.include('d195');
+        expect(await search('moved')).to.deep.equal(['d195']);
+      });
+
       it('clears every document', async () => {
         await tasks.apply([log('TaskCreated', created({ id: 't1' }), companyA)]);
         await tasks.clear();
@@ -214,6 +231,15 @@ export const readModelStoreContract = (name: string, open: () => Promise<ReadMod
         expect(await search('DONE')).to.deep.equal(['t03', 't06', 't09', 't12']);
         expect(await search('.*')).to.deep.equal(['t07']);
         expect(await search('^Task')).to.deep.equal([]);
+      });
+
+      it('searches the current values after a document changes', async () => {
+        const search = async (text: string) =>
+          (await tasks.list(query({ filters: [{ op: 'contains', fields: ['title'], text }] }))).items.map((d) => d.id);
+        expect(await search('number 5')).to.deep.equal(['t05']);
+        await tasks.apply([log('TaskRenamed', { id: 't05', title: 'Renamed five', at: '2026-02-01T00:00:00.000Z' }, companyA)]);
+        expect(await search('number 5')).to.deep.equal([]);
+        expect(await search('renamed FIVE')).to.deep.equal(['t05']);
       });
 
       it('matches documents whose array holds every value', async () => {

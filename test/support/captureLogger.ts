@@ -15,6 +15,7 @@ export const captureLogger = (): Logger & { readonly lines: LogLine[] } => {
     error: (obj, msg) => void lines.push({ level: 'error', obj, msg }),
     debug: (obj, msg) => void lines.push({ level: 'debug', obj, msg }),
     child: () => make(),
+    isLevelEnabled: () => true,
   });
   return Object.assign(make(), { lines });
 };

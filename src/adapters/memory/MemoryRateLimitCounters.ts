@@ -47,8 +47,21 @@ const WINDOW_GRACE_SECONDS = 60;
  */
 const releaseMarginMs = (leaseSeconds: number): number => Math.min(1_000, leaseSeconds * 100);
 
+/** ISO strings of the last few window starts: one per window kind, reused by every request in it. */
+const isoCache = new Map<number, string>();
+const isoOf = (date: Date): string => {
+  const ms = date.getTime();
+  let iso = isoCache.get(ms);
+  if (iso === undefined) {
+    if (isoCache.size > 8) isoCache.clear();
+    iso = date.toISOString();
+    isoCache.set(ms, iso);
+  }
+  return iso;
+};
+
 /** `<keyId>:<window start>`: each window is a counter of its own. */
-const windowKey = (keyId: string, window: UtcWindow): string => `${keyId}:${window.start.toISOString()}`;
+const windowKey = (keyId: string, window: UtcWindow): string => `${keyId}:${isoOf(window.start)}`;
 
 /**
  * Adds one point and resolves with the counter's state whether or not the point
@@ -135,7 +148,27 @@ export class FlexibleRateLimitCounters implements RateLimitCounters {
  * restart, which only forgives a client part of a window.
  */
 export class MemoryRateLimitCounters extends FlexibleRateLimitCounters {
+  private readonly inFlight = new Map<string, number>();
+
   constructor(limits: RateLimits, options: RateLimitCounterOptions = {}) {
     super(limits, (spec) => new RateLimiterMemory(spec), options);
+  }
+
+  /**
+   * In one process a concurrency slot is a plain counter: it cannot outlive the
+   * process, so it needs no lease (and costs no timer per request).
+   */
+  override async acquire(keyId: string): Promise<ReleaseSlot | null> {
+    const held = this.inFlight.get(keyId) ?? 0;
+    if (held >= this.limits.concurrent) return null;
+    this.inFlight.set(keyId, held + 1);
+    let released = false;
+    return async () => {
+      if (released) return;
+      released = true;
+      const left = (this.inFlight.get(keyId) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(keyId, left);
+      else this.inFlight.delete(keyId);
+    };
   }
 }

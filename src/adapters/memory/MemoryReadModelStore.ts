@@ -2,6 +2,7 @@ import type { CheckpointStore } from '../../application/ports/CheckpointStore.js
 import type { RecordedEvent } from '../../application/ports/EventStore.js';
 import type {
   DocumentCollection,
+  Filter,
   ListQuery,
   Page,
   Projection,
@@ -10,23 +11,35 @@ import type {
   ReadModelStore,
 } from '../../application/ports/ReadModelStore.js';
 import { comparePositions, type Position } from '../../shared/Position.js';
-import { compileFilters, valueAt } from './compileFilter.js';
+import { SEPARATOR, compileFilters, haystackOf, valueAt } from './compileFilter.js';
+import { SubstringIndex } from './SubstringIndex.js';
 
 interface Entry<D> {
   doc: D;
   deleted: boolean;
+  /** Index in the bucket's creation-order array. */
+  index: number;
 }
 
-/** One company's documents: by id, and in creation order (so listing never sorts). */
+/**
+ * One company's documents: by id, and in creation order (so listing never sorts),
+ * with a substring index per field list that searches have used.
+ */
 class Bucket<D> {
   readonly byId = new Map<string, Entry<D>>();
   order: Entry<D>[] = [];
+  private indexes = new Map<string, SubstringIndex>();
   private deletedCount = 0;
 
   add(id: string, doc: D): void {
-    const entry = { doc, deleted: false };
+    const entry: Entry<D> = { doc, deleted: false, index: this.order.length };
     this.byId.set(id, entry);
     this.order.push(entry);
+  }
+
+  replace(entry: Entry<D>, doc: D): void {
+    entry.doc = doc;
+    for (const index of this.indexes.values()) index.invalidate(entry.index);
   }
 
   remove(id: string): void {
@@ -34,11 +47,31 @@ class Bucket<D> {
     if (!entry) return;
     entry.deleted = true;
     this.byId.delete(id);
-    // Compact lazily so a delete costs O(1) on average.
+    for (const index of this.indexes.values()) index.invalidate(entry.index);
+    // Compact lazily so a delete costs O(1) on average; the indexes are rebuilt when next used.
     if (++this.deletedCount > 64 && this.deletedCount * 2 > this.order.length) {
       this.order = this.order.filter((e) => !e.deleted);
+      this.order.forEach((e, i) => (e.index = i));
+      this.indexes.clear();
       this.deletedCount = 0;
     }
+  }
+
+  /** The substring index over `fields`, created on first use. */
+  indexFor(fields: readonly string[]): SubstringIndex {
+    const key = fields.join(SEPARATOR);
+    let index = this.indexes.get(key);
+    if (!index) {
+      index = new SubstringIndex(
+        (i) => {
+          const entry = this.order[i]!;
+          return entry.deleted ? null : haystackOf(entry.doc as object, fields);
+        },
+        () => this.order.length,
+      );
+      this.indexes.set(key, index);
+    }
+    return index;
   }
 }
 
@@ -60,19 +93,33 @@ class MemoryCollection<D extends ReadModelDocument> implements DocumentCollectio
   async list(query: ListQuery): Promise<Page<D>> {
     const bucket = this.buckets.get(query.companyId);
     if (!bucket) return { items: [], total: 0 };
-    const matches = compileFilters(query.filters);
+    // `contains` filters are answered by the bucket's substring indexes; the rest by one predicate.
+    const searches: { index: SubstringIndex; needle: string }[] = [];
+    const others: Filter[] = [];
+    for (const filter of query.filters) {
+      if (filter.op !== 'contains') others.push(filter);
+      else if (filter.text.includes(SEPARATOR)) return { items: [], total: 0 };
+      else if (filter.text !== '') searches.push({ index: bucket.indexFor(filter.fields), needle: filter.text.toLowerCase() });
+    }
+    const matches = others.length > 0 ? compileFilters(others) : null;
+    const ascending = query.order === 'asc';
+    const order = bucket.order;
     const from = (query.page - 1) * query.limit;
     const to = from + query.limit;
     const items: D[] = [];
     let total = 0;
-    const order = bucket.order;
-    const visit = (entry: Entry<D>): void => {
-      if (entry.deleted || !matches(entry.doc)) return;
+    const [first, ...more] = searches;
+    const visit = (i: number): void => {
+      const entry = order[i]!;
+      if (entry.deleted) return;
+      if (more.length > 0 && !more.every((search) => search.index.contains(i, search.needle))) return;
+      if (matches !== null && !matches(entry.doc)) return;
       if (total >= from && total < to) items.push(entry.doc);
       total++;
     };
-    if (query.order === 'asc') for (let i = 0; i < order.length; i++) visit(order[i]!);
-    else for (let i = order.length - 1; i >= 0; i--) visit(order[i]!);
+    if (first) for (const i of first.index.matches(first.needle, ascending)) visit(i);
+    else if (ascending) for (let i = 0; i < order.length; i++) visit(i);
+    else for (let i = order.length - 1; i >= 0; i--) visit(i);
     return { items, total };
   }
 
@@ -111,7 +158,7 @@ class MemoryCollection<D extends ReadModelDocument> implements DocumentCollectio
       throw new Error(`Projection ${this.projection.name} moved document ${id} to ${next.companyId}/${next.id}`);
     }
     const entry = bucket.byId.get(id);
-    if (entry) entry.doc = next;
+    if (entry) bucket.replace(entry, next);
     else bucket.add(id, next);
   }
 

@@ -2,6 +2,9 @@ import type { Filter } from '../../application/ports/ReadModelStore.js';
 
 type Getter = (doc: unknown) => unknown;
 
+/** The value at a dotted path. */
+export const valueAt = (doc: object, path: string): unknown => getter(path)(doc);
+
 const getter = (path: string): Getter => {
   const parts = path.split('.');
   if (parts.length === 1) return (doc) => (doc as Record<string, unknown>)[path];
@@ -15,21 +18,21 @@ const getter = (path: string): Getter => {
   };
 };
 
-/** Lower-cased field values, cached per document object (documents are immutable). */
-const lowerCache = new WeakMap<object, Map<string, string>>();
-const lowered = (doc: object, field: string, get: Getter): string => {
-  let fields = lowerCache.get(doc);
-  if (!fields) lowerCache.set(doc, (fields = new Map()));
-  let value = fields.get(field);
-  if (value === undefined) {
-    const raw = get(doc);
-    value = typeof raw === 'string' ? raw.toLowerCase() : '';
-    fields.set(field, value);
-  }
-  return value;
-};
+/** Separates field values in a search haystack; a search text containing it matches nothing. */
+export const SEPARATOR = '\u0000';
 
-const compileOne = (filter: Filter): ((doc: object) => boolean) => {
+/** The lower-cased text that a `contains` filter searches in one document. */
+export const haystackOf = (doc: object, fields: readonly string[]): string =>
+  fields
+    .map((field) => {
+      const raw = valueAt(doc, field);
+      return typeof raw === 'string' ? raw.toLowerCase() : '';
+    })
+    .join(SEPARATOR);
+
+type Predicate = (doc: object) => boolean;
+
+const compileOne = (filter: Filter): Predicate => {
   switch (filter.op) {
     case 'eq': {
       const get = getter(filter.field);
@@ -57,9 +60,10 @@ const compileOne = (filter: Filter): ((doc: object) => boolean) => {
       };
     }
     case 'contains': {
+      // Lists answer `contains` from their cached haystacks; this is the plain form.
       const text = filter.text.toLowerCase();
-      const fields = filter.fields.map((field) => ({ field, get: getter(field) }));
-      return (doc) => fields.some(({ field, get }) => lowered(doc, field, get).includes(text));
+      if (text.includes(SEPARATOR)) return () => false;
+      return (doc) => haystackOf(doc, filter.fields).includes(text);
     }
     case 'hasAll': {
       const get = getter(filter.field);
@@ -73,11 +77,11 @@ const compileOne = (filter: Filter): ((doc: object) => boolean) => {
 };
 
 /** Turns typed filters into one plain predicate (no query engine, no regex). */
-export const compileFilters = (filters: readonly Filter[]): ((doc: object) => boolean) => {
+export const compileFilters = (filters: readonly Filter[]): Predicate => {
   const predicates = filters.map(compileOne);
   if (predicates.length === 0) return () => true;
   if (predicates.length === 1) return predicates[0]!;
   return (doc) => predicates.every((p) => p(doc));
 };
 
-export const valueAt = (doc: object, path: string): unknown => getter(path)(doc);
+

@@ -5,6 +5,8 @@ export interface Logger {
   error(obj: object, msg?: string): void;
   debug(obj: object, msg?: string): void;
   child(bindings: Record<string, unknown>): Logger;
+  /** Lets hot paths skip building a line that would not be written. */
+  isLevelEnabled(level: 'debug' | 'info' | 'warn' | 'error'): boolean;
 }
 
 export const silentLogger: Logger = {
@@ -13,4 +15,5 @@ export const silentLogger: Logger = {
   error: () => undefined,
   debug: () => undefined,
   child: () => silentLogger,
+  isLevelEnabled: () => false,
 };

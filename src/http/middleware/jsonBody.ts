@@ -28,7 +28,12 @@ export const jsonBody = (): Middleware => {
   });
   return async (ctx, next) => {
     const needsJson = WRITES.has(ctx.method) || (ctx.method === 'DELETE' && hasBody(ctx.req.headers));
-    if (needsJson && !ctx.is('application/json')) {
+    // Reads carry no body: nothing to parse.
+    if (!needsJson) {
+      ctx.request.body = {};
+      return next();
+    }
+    if (!ctx.is('application/json')) {
       throw new HttpError(415, 'Unsupported media type', 'Send the body as JSON with Content-Type: application/json.');
     }
     await parse(ctx, next);

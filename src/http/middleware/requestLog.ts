@@ -2,9 +2,9 @@ import type { Middleware } from 'koa';
 import type { Logger } from '../../application/ports/Logger.js';
 
 /** One structured line per request: no headers, no bodies, so no secret can leak. */
-export const requestLog =
-  (logger: Logger): Middleware =>
-  async (ctx, next) => {
+export const requestLog = (logger: Logger): Middleware => {
+  if (!logger.isLevelEnabled('info')) return (_ctx, next) => next();
+  return async (ctx, next) => {
     const started = performance.now();
     try {
       await next();
@@ -22,3 +22,4 @@ export const requestLog =
       );
     }
   };
+};
