@@ -22,6 +22,25 @@ const contact = {
   updatedAt: '2026-01-01T00:00:00.000Z',
 };
 
+const deal = {
+  id: '01900000-0000-7000-8000-000000000001',
+  title: 'Fleet renewal',
+  description: null,
+  value: 125000,
+  currency: 'EUR',
+  stage: 'Proposal',
+  priority: 'medium',
+  probability: 60,
+  status: 'open',
+  expectedCloseDate: '2027-03-31T00:00:00.000Z',
+  actualCloseDate: null,
+  source: null,
+  contact: { id: contact.id, name: contact.name, email: contact.email, phoneNumber: contact.phoneNumber, currentCompany: contact.currentCompany },
+  assignedTo: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+};
+
 const app = new Koa();
 const router = new Router();
 router.get('/contacts/:id', (ctx) => {
@@ -33,6 +52,16 @@ router.get('/contacts', (ctx) => {
 router.post('/contacts', bodyParser(), (ctx) => {
   ctx.status = 201;
   ctx.body = { success: true, data: { ...contact, ...(ctx.request.body as object) } };
+});
+router.get('/deals', (ctx) => {
+  ctx.body = { success: true, data: Array.from({ length: 10 }, () => deal), meta: { page: 1, limit: 10, total: 10, totalPages: 1 } };
+});
+router.post('/deals', bodyParser(), (ctx) => {
+  ctx.status = 201;
+  ctx.body = { success: true, data: { ...deal, ...(ctx.request.body as object) } };
+});
+router.put('/deals/:id/status', bodyParser(), (ctx) => {
+  ctx.body = { success: true, data: { ...deal, id: ctx.params.id, ...(ctx.request.body as object) } };
 });
 app.use(router.routes());
 const server = app.listen(0, '127.0.0.1', () => {

@@ -8,6 +8,8 @@ import { tempDir } from '../test/support/tempStore.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
+const DEALS = Number(process.env.BENCH_DEALS ?? 100_000);
+const STAGES = ['Lead', 'Qualified', 'Proposal', 'Negotiation', 'Closing'];
 const CONNECTIONS = 10;
 const CLI = fileURLToPath(new URL('../../bin/chronicle.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./bareKoa.js', import.meta.url));
@@ -55,28 +57,55 @@ const report = (name: string, mine: Figures, bare: Figures | null): void => {
   console.log(`${name.padEnd(44)} ${String(mine.rps).padStart(7)} req/s  p50 ${mine.p50} ms  p99 ${mine.p99} ms${ratio}${errors}`);
 };
 
+/** Runs `count` jobs with 50 concurrent workers. */
+const inParallel = async (count: number, job: (n: number) => Promise<void>): Promise<void> => {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      while (next < count) await job(next++);
+    }),
+  );
+};
+
+/** Creates deals through the API (a fifth won, a fifth lost, five stages), each linked to a contact. */
+const seedDeals = async (url: string, key: string, count: number, contactIds: readonly string[]): Promise<string[]> => {
+  const ids: string[] = [];
+  const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+  await inParallel(count, async (n) => {
+    const response = await fetch(`${url}/deals`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ title: `Deal ${n}`, value: n % 1000, stage: STAGES[n % STAGES.length], contactId: contactIds[n % contactIds.length] }),
+    });
+    if (response.status !== 201) throw new Error(`seeding deals failed: ${response.status} ${await response.text()}`);
+    const id = ((await response.json()) as { data: { id: string } }).data.id;
+    ids.push(id);
+    const status = n % 5 === 1 ? 'won' : n % 5 === 2 ? 'lost' : null;
+    if (status) {
+      const changed = await fetch(`${url}/deals/${id}/status`, { method: 'PUT', headers, body: JSON.stringify({ status }) });
+      if (changed.status !== 200) throw new Error(`seeding deal status failed: ${changed.status}`);
+    }
+  });
+  return ids;
+};
+
 /** Creates contacts through the API with 50 concurrent clients. */
 const seed = async (url: string, key: string, count: number): Promise<string[]> => {
   const ids: string[] = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < count) {
-      const n = next++;
-      const response = await fetch(`${url}/contacts`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          name: `Contact ${n} ${n % 7 === 0 ? 'Müller' : 'Smith'}`,
-          phoneNumber: `+1555${String(n).padStart(8, '0')}`,
-          email: `contact${n}@example.com`,
-          tags: n % 2 ? ['odd'] : ['even'],
-        }),
-      });
-      if (response.status !== 201) throw new Error(`seeding failed: ${response.status} ${await response.text()}`);
-      ids.push(((await response.json()) as { data: { id: string } }).data.id);
-    }
-  };
-  await Promise.all(Array.from({ length: 50 }, worker));
+  await inParallel(count, async (n) => {
+    const response = await fetch(`${url}/contacts`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        name: `Contact ${n} ${n % 7 === 0 ? 'Müller' : 'Smith'}`,
+        phoneNumber: `+1555${String(n).padStart(8, '0')}`,
+        email: `contact${n}@example.com`,
+        tags: n % 2 ? ['odd'] : ['even'],
+      }),
+    });
+    if (response.status !== 201) throw new Error(`seeding failed: ${response.status} ${await response.text()}`);
+    ids.push(((await response.json()) as { data: { id: string } }).data.id);
+  });
   return ids;
 };
 
@@ -138,8 +167,69 @@ const main = async (): Promise<void> => {
     const barePost = await load(postOptions(bare.url, {}));
     report('POST /contacts (durable, read-your-writes)', await load(postOptions(chronicle.url, auth)), barePost);
 
+    if (DEALS > 0) {
+      console.log(`\nseeding ${DEALS} deals…`);
+      const dealsAt = Date.now();
+      const dealIds = await seedDeals(chronicle.url, key, DEALS, ids);
+      console.log(`seeded ${dealIds.length} deals in ${((Date.now() - dealsAt) / 1000).toFixed(1)} s\n`);
+
+      let dealN = 0;
+      const postDeal = (url: string, headers: Record<string, string>): autocannon.Options => ({
+        url: `${url}/deals`,
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        requests: [
+          {
+            setupRequest: (request) => ({
+              ...request,
+              body: JSON.stringify({ title: `Bench deal ${dealN}`, value: 100, contactId: ids[dealN++ % ids.length] }),
+            }),
+          },
+        ],
+      });
+      const bareDealPost = await load(postDeal(bare.url, {}));
+      report('POST /deals with a contact', await load(postDeal(chronicle.url, auth)), bareDealPost);
+
+      // Each request moves one deal to the next stage, so none is a no-op.
+      let moveN = 0;
+      const moveStage = (url: string, headers: Record<string, string>): autocannon.Options => ({
+        url,
+        method: 'PUT',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        requests: [
+          {
+            setupRequest: (request) => {
+              const n = moveN++;
+              const id = dealIds[n % dealIds.length]!;
+              const round = Math.floor(n / dealIds.length);
+              return { ...request, path: `/deals/${id}/status`, body: JSON.stringify({ stage: `Stage ${round + 1}` }) };
+            },
+          },
+        ],
+      });
+      const bareMove = await load(moveStage(bare.url, {}));
+      report('PUT /deals/:id/status', await load(moveStage(chronicle.url, auth)), bareMove);
+
+      let filterN = 0;
+      const filtered = (url: string, headers: Record<string, string>): autocannon.Options => ({
+        url,
+        headers,
+        requests: [
+          {
+            setupRequest: (request) => {
+              const n = filterN++;
+              const status = ['open', 'won', 'lost'][n % 3];
+              return { ...request, path: `/deals?status=${status}&stage=${STAGES[n % STAGES.length]}&limit=10` };
+            },
+          },
+        ],
+      });
+      const bareFiltered = await load(filtered(bare.url, {}));
+      report(`GET /deals?status&stage over ${dealIds.length}`, await load(filtered(chronicle.url, auth)), bareFiltered);
+    }
+
     console.log('');
-    console.log('targets: GET by id ≥ 50% of bare; POST ≥ 20% of bare; search p99 ≤ 100 ms at 10 connections');
+    console.log('targets: GET by id ≥ 50% of bare; POST /contacts ≥ 20% of bare; search p99 ≤ 100 ms at 10 connections');
   } finally {
     for (const child of servers) child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 500));

@@ -1,7 +1,9 @@
 import type { Projection, ReadModelDocument } from '../src/application/ports/ReadModelStore.js';
 import { apiKeyDirectoryProjection } from './apiKeys/apiKeyDirectoryProjection.js';
 import { apiKeysProjection } from './apiKeys/apiKeysProjection.js';
+import { agentsProjection } from './agents/agentsProjection.js';
 import { contactsProjection } from './contacts/contactsProjection.js';
+import { dealsProjection } from './deals/dealsProjection.js';
 import { usersProjection } from './users/usersProjection.js';
 
 /** Every read model the runner keeps. Each issue adds its own. */
@@ -10,4 +12,6 @@ export const allProjections: readonly Projection<ReadModelDocument>[] = [
   apiKeysProjection,
   usersProjection,
   contactsProjection,
+  dealsProjection,
+  agentsProjection,
 ] as unknown as readonly Projection<ReadModelDocument>[];

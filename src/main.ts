@@ -15,9 +15,13 @@ import { rateLimit } from './http/middleware/rateLimit.js';
 import { openApiRoutes } from './http/routes/openapi.js';
 import { testRoutes } from './http/routes/test.js';
 import { contactRoutes } from './http/routes/contacts.js';
+import { dealRoutes } from './http/routes/deals.js';
+import { agentRoutes } from './http/routes/agents.js';
 import { newId } from './shared/ids.js';
 import { apiKeyDirectoryProjection } from '../projections/apiKeys/apiKeyDirectoryProjection.js';
 import { contactsProjection } from '../projections/contacts/contactsProjection.js';
+import { dealsProjection } from '../projections/deals/dealsProjection.js';
+import { agentsProjection } from '../projections/agents/agentsProjection.js';
 import { ProjectionRunner, READ_MODELS_CHECKPOINT, measureLag } from './application/ProjectionRunner.js';
 import { CheckpointProgress, type ReadModelProgress } from './application/ReadModelProgress.js';
 import { SqliteEventStore } from './adapters/sqlite/SqliteEventStore.js';
@@ -130,6 +134,13 @@ export const startChronicle = async (
             progress: runner,
             readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
           }),
+          dealRoutes({
+            deals: readModels.collection(dealsProjection),
+            service: { eventStore, newId, clock: systemClock },
+            progress: runner,
+            readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+          }),
+          agentRoutes({ agents: readModels.collection(agentsProjection) }),
         ],
       },
     });

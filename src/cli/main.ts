@@ -1,12 +1,13 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import type { CliContext, RegisterCommands } from './CliContext.js';
+import { registerAgents } from './commands/agents.js';
 import { registerCompanies } from './commands/companies.js';
 import { registerKeys } from './commands/keys.js';
 import { registerServe } from './commands/serve.js';
 import { registerUsers } from './commands/users.js';
 
-const commands: readonly RegisterCommands[] = [registerServe, registerCompanies, registerKeys, registerUsers];
+const commands: readonly RegisterCommands[] = [registerServe, registerCompanies, registerKeys, registerUsers, registerAgents];
 
 /** Builds the `chronicle` program; every command module plugs in here. */
 export const buildProgram = (context: CliContext): Command => {

@@ -9,7 +9,11 @@ export type InputProblem =
 export type DomainFailure =
   | InputProblem
   | { readonly kind: 'ContactNotFound' }
-  | { readonly kind: 'DuplicatePhoneNumber'; readonly existingContactId: string };
+  | { readonly kind: 'DuplicatePhoneNumber'; readonly existingContactId: string }
+  | { readonly kind: 'DealNotFound' }
+  | { readonly kind: 'ContactNotInCompany' }
+  | { readonly kind: 'UserNotInCompany' }
+  | { readonly kind: 'CloseDateOnOpenDeal' };
 
 /** The one table from domain errors to HTTP statuses and the spec's error bodies. */
 export const toHttpError = (failure: DomainFailure): HttpError => {
@@ -25,6 +29,16 @@ export const toHttpError = (failure: DomainFailure): HttpError => {
     case 'DuplicatePhoneNumber':
       return new HttpError(409, 'Contact with this phone number already exists', 'Phone numbers are unique within a company.', {
         extras: { existingContactId: failure.existingContactId },
+      });
+    case 'DealNotFound':
+      return new HttpError(404, 'Deal not found', 'No deal with this id exists in your company.');
+    case 'ContactNotInCompany':
+      return new HttpError(400, 'Contact not found or does not belong to your company', 'contactId must name a contact of your company.');
+    case 'UserNotInCompany':
+      return new HttpError(400, 'User not found or does not belong to your company', 'assignedToId must name a user of your company.');
+    case 'CloseDateOnOpenDeal':
+      return new HttpError(422, 'Validation failed', 'One or more fields are invalid.', {
+        details: { actualCloseDate: 'only for won or lost deals' },
       });
   }
 };

@@ -185,6 +185,12 @@ describe('OpenAPI document', () => {
       'getContact',
       'createContact',
       'updateContact',
+      'listDeals',
+      'getDeal',
+      'createDeal',
+      'changeDealStatus',
+      'listAgents',
+      'getAgent',
     ]);
   });
 
@@ -271,6 +277,87 @@ describe('OpenAPI document', () => {
     const { email: _email, ...withoutEmail } = sample;
     expect(validate(withoutEmail)).to.equal(false);
   });
+
+  it('describes deals as the routes return them, and the status endpoint’s body as closed', () => {
+    const deal = openApi.components.schemas.Deal as JsonSchema;
+    expect(deal.additionalProperties).to.equal(false);
+    expect([...(deal.required ?? [])].sort()).to.deep.equal(Object.keys(deal.properties ?? {}).sort());
+    const validate = validatorAt(pointer('components', 'schemas', 'Deal'));
+    const sample = {
+      id: '0190f3a4-0000-7000-8000-000000000002',
+      title: 'Website relaunch',
+      description: null,
+      value: 12500.5,
+      currency: 'EUR',
+      stage: 'Proposal',
+      priority: 'medium',
+      probability: 60,
+      status: 'won',
+      expectedCloseDate: '2026-03-01T00:00:00.000Z',
+      actualCloseDate: '2026-02-20T10:00:00.000Z',
+      source: null,
+      contact: { id: 'c1', name: 'Ada Lovelace', email: null, phoneNumber: '+441234567890', currentCompany: 'Analytical Engines' },
+      assignedTo: { id: 'u1', name: 'Grace Hopper', email: 'grace@example.com' },
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-02-20T10:00:00.000Z',
+    };
+    const open = { ...sample, status: 'open', actualCloseDate: null, contact: null, assignedTo: null, stage: null, probability: null };
+    for (const body of [sample, open]) expect(validate(body), JSON.stringify(validate.errors)).to.equal(true);
+    for (const wrong of [
+      { ...sample, companyId: 'c1' },
+      { ...sample, currency: 'eur' },
+      { ...sample, value: -1 },
+      { ...sample, probability: 101 },
+      { ...sample, status: 'archived' },
+      { ...sample, priority: 'urgent' },
+      { ...sample, contact: { ...sample.contact, companyId: 'x' } },
+    ]) {
+      expect(validate(wrong), JSON.stringify(wrong)).to.equal(false);
+    }
+
+    const change = validatorAt(pointer('components', 'schemas', 'DealStatusChange'));
+    for (const body of [{ status: 'won' }, { stage: null }, { status: 'lost', actualCloseDate: '2026-10-01' }]) {
+      expect(change(body), JSON.stringify(body)).to.equal(true);
+    }
+    for (const body of [{}, { probability: 90 }, { status: 'won', probability: 90 }, { status: 'archived' }]) {
+      expect(change(body), JSON.stringify(body)).to.equal(false);
+    }
+    // A request that changes nothing writes nothing: X-Log-Position is optional on the status change only.
+    const created = openApi.paths['/deals']!.post!.responses['201'] as ResponseObject;
+    const changed = openApi.paths['/deals/{id}/status']!.put!.responses['200'] as ResponseObject;
+    expect(created.headers?.['X-Log-Position']?.required).to.equal(true);
+    expect(changed.headers?.['X-Log-Position']?.required).to.equal(false);
+  });
+
+  it('describes agents as the routes return them', () => {
+    const agent = openApi.components.schemas.Agent as JsonSchema;
+    expect(agent.additionalProperties).to.equal(false);
+    expect([...(agent.required ?? [])].sort()).to.deep.equal(Object.keys(agent.properties ?? {}).sort());
+    const validate = validatorAt(pointer('components', 'schemas', 'Agent'));
+    const sample = {
+      id: '0190f3a4-0000-7000-8000-000000000003',
+      name: 'Support bot',
+      description: null,
+      status: 'active',
+      channels: ['whatsapp', 'webchat'],
+      language: 'de-DE',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+    };
+    expect(validate(sample), JSON.stringify(validate.errors)).to.equal(true);
+    for (const wrong of [
+      { ...sample, channels: [] },
+      { ...sample, channels: ['sms', 'sms'] },
+      { ...sample, channels: ['fax'] },
+      { ...sample, status: 'deleted' },
+      { ...sample, companyId: 'c1' },
+    ]) {
+      expect(validate(wrong), JSON.stringify(wrong)).to.equal(false);
+    }
+    for (const operation of [openApi.paths['/agents']!.get!, openApi.paths['/agents/{id}']!.get!]) {
+      expect(operation.description).to.contain('chronicle agents create');
+    }
+  });
 });
 
 describe('assertMatchesOpenApi', () => {
@@ -285,6 +372,21 @@ describe('assertMatchesOpenApi', () => {
       status: 422,
       body: { success: false, error: 'Missing required fields', message: 'm', details: { missingFields: ['name'] }, timestamp },
     });
+  });
+
+  it('tells the error bodies of deals and agents apart', () => {
+    const error = (message: string) => ({ success: false, error: message, message: 'm', timestamp });
+    for (const message of ['Bad request', 'Contact not found or does not belong to your company', 'User not found or does not belong to your company']) {
+      assertMatchesOpenApi({ method: 'POST', path: '/deals', status: 400, body: error(message) });
+    }
+    assertMatchesOpenApi({ method: 'GET', path: '/deals/d1', status: 404, body: error('Deal not found') });
+    assertMatchesOpenApi({ method: 'PUT', path: '/deals/d1/status', status: 404, body: error('Deal not found') });
+    assertMatchesOpenApi({ method: 'GET', path: '/agents/a1', status: 404, body: error('Agent not found') });
+    expect(() => assertMatchesOpenApi({ method: 'GET', path: '/deals/d1', status: 404, body: error('Contact not found') })).to.throw(
+      /OpenAPI mismatch/,
+    );
+    const foreignContact = error('Contact not found or does not belong to your company');
+    expect(() => assertMatchesOpenApi({ method: 'PUT', path: '/deals/d1/status', status: 400, body: foreignContact })).to.throw(/OpenAPI mismatch/);
   });
 
   it('fails with the ajv errors and the body on a body that does not match', () => {

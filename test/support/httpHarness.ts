@@ -10,6 +10,10 @@ import { companyDecider } from '../../src/domain/companies/companyDecider.js';
 import { CompanyEvent, companyStream } from '../../src/domain/companies/events.js';
 import { CompanyName } from '../../src/domain/companies/CompanyName.js';
 import { newId } from '../../src/shared/ids.js';
+import { userDecider } from '../../src/domain/users/userDecider.js';
+import { UserEvent, userStream } from '../../src/domain/users/events.js';
+import { UserName } from '../../src/domain/users/UserName.js';
+import { Email } from '../../src/domain/users/Email.js';
 import { ALL_PERMISSIONS, type Permission } from '../../src/shared/permissions.js';
 import { assertMatchesOpenApi } from './openApi.js';
 import { tempDir } from './tempStore.js';
@@ -41,6 +45,7 @@ export interface Harness {
   newCompany(name?: string): Promise<{ companyId: string; key: string; keyId: string }>;
   issueKey(companyId: string, permissions: readonly Permission[], expiresAt?: Date | null): Promise<{ key: string; keyId: string }>;
   revokeKey(keyId: string): Promise<void>;
+  createUser(companyId: string, name: string, email: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -118,6 +123,24 @@ export const startHarness = async (env: NodeJS.ProcessEnv = {}, timeouts?: Serve
       return { companyId, ...(await issueKey(companyId, ALL_PERMISSIONS)) };
     },
     issueKey,
+    async createUser(companyId, name, email) {
+      const userId = newId();
+      const [decodedName, decodedEmail] = [UserName.decode(name), Email.decode(email)];
+      if (E.isLeft(decodedName) || E.isLeft(decodedEmail)) throw new Error('bad user');
+      const created = await handleCommand(
+        { eventStore, newEventId: newId },
+        {
+          decider: userDecider,
+          eventCodec: UserEvent,
+          stream: userStream(userId),
+          command: { kind: 'CreateUser', userId, companyId, name: decodedName.right, email: decodedEmail.right, at: new Date() },
+          metadata: { source: 'cli', correlationId: newId(), companyId },
+        },
+      );
+      if (E.isLeft(created)) throw new Error('user not created');
+      await settle(created.right.position);
+      return userId;
+    },
     async revokeKey(keyId) {
       const revoked = await revokeApiKey({ eventStore, newId }, { keyId, at: new Date(), source: 'cli', correlationId: newId() });
       if (E.isLeft(revoked)) throw new Error(JSON.stringify(revoked.left));

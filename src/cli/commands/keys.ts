@@ -1,17 +1,13 @@
+import { listCompanyDocuments } from '../listCompanyDocuments.js';
 import * as E from 'fp-ts/lib/Either.js';
 import { issueApiKey } from '../../application/apiKeys/issueApiKey.js';
 import { revokeApiKey } from '../../application/apiKeys/revokeApiKey.js';
-import { ProjectionRunner } from '../../application/ProjectionRunner.js';
-import { silentLogger } from '../../application/ports/Logger.js';
 import { describeApiKeyError } from '../../domain/apiKeys/errors.js';
-import type { Config } from '../../config.js';
-import type { Stores } from '../../main.js';
 import { newId } from '../../shared/ids.js';
 import { systemClock } from '../../shared/Clock.js';
 import { ALL_PERMISSIONS, ApiKeyType, Permission } from '../../shared/permissions.js';
-import { compareNullablePositions } from '../../shared/Position.js';
-import { apiKeysProjection, type ApiKeyDoc } from '../../../projections/apiKeys/apiKeysProjection.js';
-import { print, type CliContext, type RegisterCommands } from '../CliContext.js';
+import { apiKeysProjection } from '../../../projections/apiKeys/apiKeysProjection.js';
+import { print, type RegisterCommands } from '../CliContext.js';
 import { withStores } from '../withStores.js';
 import { requireCompany } from './companies.js';
 
@@ -49,43 +45,6 @@ export const parseDateTime = (option: string, value: string): Date => {
   const at = new Date(value.trim());
   if (Number.isNaN(at.getTime())) throw problem;
   return at;
-};
-
-/** Name of the projection runner's checkpoint (ProjectionRunner's default). */
-const SERVER_CHECKPOINT = 'read-models';
-const DURABLE_POLL_MS = 50;
-
-/**
- * The company's keys from the `api_keys` read model. Durable read models (MongoDB)
- * are kept by the server: wait (bounded) until they have applied the log as it is
- * now, so a key just created is listed. Otherwise the read model lives inside the
- * server process: rebuild just this one from the log, in memory.
- */
-const listApiKeys = async (context: CliContext, stores: Stores, config: Config, companyId: string): Promise<ApiKeyDoc[]> => {
-  const { eventStore, readModels } = stores;
-  const collection = readModels.collection(apiKeysProjection);
-  if (readModels.durable) {
-    const head = await eventStore.headPosition();
-    const deadline = Date.now() + config.readYourWritesTimeoutMs;
-    while (compareNullablePositions(await readModels.checkpoints.load(SERVER_CHECKPOINT), head) < 0) {
-      if (Date.now() >= deadline) {
-        context.err('warning: the read models are behind the log (is a server with RUN_PROJECTIONS running?); the list may be incomplete');
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, DURABLE_POLL_MS));
-    }
-  } else {
-    const runner = new ProjectionRunner({ eventStore, readModels, collections: [collection], logger: silentLogger, name: 'cli-api-keys' });
-    await runner.start();
-    await runner.stop();
-  }
-  const docs: ApiKeyDoc[] = [];
-  const limit = 500;
-  for (let page = 1; ; page++) {
-    const { items, total } = await collection.list({ companyId, filters: [], page, limit, order: 'asc' });
-    docs.push(...items);
-    if (items.length < limit || docs.length >= total) return docs;
-  }
 };
 
 const describePermissions = (permissions: readonly string[]): string =>
@@ -146,7 +105,7 @@ export const registerKeys: RegisterCommands = (program, context) => {
     .action(async (options: { company: string; json?: boolean }) => {
       const docs = await withStores(context, async (stores, config) => {
         await requireCompany(stores.eventStore, options.company);
-        return listApiKeys(context, stores, config, options.company);
+        return listCompanyDocuments(context, stores, config, apiKeysProjection, options.company);
       });
       const listed = docs.map((doc) => ({
         id: doc.id,

@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { HttpError } from '../HttpError.js';
+import { parseInstant } from '../../shared/instant.js';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
@@ -25,20 +26,12 @@ const integer = (name: string, raw: string | undefined, fallback: number, min: n
   return n;
 };
 
-/** An ISO 8601 date or date-time, normalised to UTC with milliseconds. */
-export const isoInstant = (raw: string): string | null => {
-  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw)) return null;
-  // A date alone, or a date-time without a zone, is read as UTC.
-  const withZone = /T|\s/.test(raw) && !/(Z|[+-]\d{2}:?\d{2})$/.test(raw) ? `${raw.replace(' ', 'T')}Z` : raw.replace(' ', 'T');
-  const time = Date.parse(withZone.length === 10 ? `${withZone}T00:00:00.000Z` : withZone);
-  return Number.isNaN(time) ? null : new Date(time).toISOString();
-};
-
 export interface ListParams {
   readonly page: number;
   readonly limit: number;
   readonly text: Record<string, string | undefined>;
   readonly instants: Record<string, string | undefined>;
+  readonly enums: Record<string, string | undefined>;
 }
 
 /**
@@ -49,7 +42,12 @@ export interface ListParams {
  */
 export const decodeListParams = (
   query: Record<string, QueryValue>,
-  names: { readonly text?: readonly string[]; readonly instants?: readonly string[] },
+  names: {
+    readonly text?: readonly string[];
+    readonly instants?: readonly string[];
+    /** Parameters that take one of a few values. */
+    readonly enums?: Readonly<Record<string, readonly string[]>>;
+  },
 ): E.Either<Record<string, string>, ListParams> => {
   const problems: Record<string, string> = {};
   const page = integer('page', single('page', query.page, problems), 1, 1, Number.MAX_SAFE_INTEGER, problems);
@@ -64,11 +62,18 @@ export const decodeListParams = (
   for (const name of names.instants ?? []) {
     const raw = single(name, query[name], problems);
     if (raw === undefined) continue;
-    const instant = isoInstant(raw);
-    if (instant === null) problems[name] = `${name} must be an ISO 8601 date or date-time`;
+    const instant = parseInstant(raw);
+    if (instant === null) problems[name] = `${name} must be an ISO 8601 date, or a date-time with a zone`;
     else instants[name] = instant;
   }
-  return Object.keys(problems).length > 0 ? E.left(problems) : E.right({ page, limit, text, instants });
+  const enums: Record<string, string | undefined> = {};
+  for (const [name, allowed] of Object.entries(names.enums ?? {})) {
+    const value = single(name, query[name], problems);
+    if (value === undefined) continue;
+    if (allowed.includes(value)) enums[name] = value;
+    else problems[name] = `${name} must be one of ${allowed.join(', ')}`;
+  }
+  return Object.keys(problems).length > 0 ? E.left(problems) : E.right({ page, limit, text, instants, enums });
 };
 
 /** Throws the spec's 422 for a failed decode. */

@@ -1,0 +1,80 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { UndecodableEventError } from '../../src/application/handleCommand.js';
+import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
+import type { Projection, ReadModelDocument } from '../../src/application/ports/ReadModelStore.js';
+import { agentFromCreated, applyAgentUpdated, toAgentView, type AgentRecord } from '../../src/domain/agents/agentRecord.js';
+import type { Agent } from '../../src/domain/agents/agentView.js';
+import { AGENT_EVENT_TYPES, AgentEvent } from '../../src/domain/agents/events.js';
+import type { Position } from '../../src/shared/Position.js';
+import { formatValidationErrors } from '../../src/shared/validationReporter.js';
+
+/**
+ * An agent in the read model. The response view is nested under `agent` (as
+ * contacts nest theirs), so the document's own fields (`position`: the log
+ * position of the last event applied) never mix with the view's.
+ */
+export interface AgentDoc extends ReadModelDocument {
+  readonly id: string;
+  readonly companyId: string;
+  readonly position: Position;
+  readonly agent: Agent;
+}
+
+/** The response view of a read-model document. */
+export const agentOf = (doc: AgentDoc): Agent => doc.agent;
+
+/** Decoded events by stored event: `targets` and `evolve` see the same event, decoded once. */
+const decodedEvents = new WeakMap<RecordedEvent, AgentEvent>();
+
+/** Decodes with the codec the events are written with; a refusal means the log and the code disagree. */
+const decode = (event: RecordedEvent): AgentEvent => {
+  const cached = decodedEvents.get(event);
+  if (cached) return cached;
+  const candidate = { type: event.type, data: event.data };
+  // The event codecs transform nothing, so a value they accept is its own decoding.
+  if (AgentEvent.is(candidate)) {
+    decodedEvents.set(event, candidate);
+    return candidate;
+  }
+  const decoded = AgentEvent.decode(candidate);
+  if (E.isLeft(decoded)) throw new UndecodableEventError(event, JSON.stringify(formatValidationErrors(decoded.left)));
+  decodedEvents.set(event, decoded.right);
+  return decoded.right;
+};
+
+const toDoc = (record: AgentRecord, position: Position): AgentDoc => ({
+  id: record.id,
+  companyId: record.companyId,
+  position,
+  agent: toAgentView(record),
+});
+
+const toRecord = (doc: AgentDoc): AgentRecord => ({ ...doc.agent, companyId: doc.companyId });
+
+/**
+ * The `agents` read model: one document per agent, under its company, in creation
+ * order, built with the aggregate's own functions (`agentFromCreated`,
+ * `applyAgentUpdated`, `toAgentView`) so that it and the CLI agree.
+ */
+export const agentsProjection: Projection<AgentDoc> = {
+  name: 'agents',
+  eventTypes: AGENT_EVENT_TYPES,
+  indexes: [['agent.status']],
+  targets(event) {
+    const { data } = decode(event);
+    return [{ kind: 'id', companyId: data.companyId, id: data.agentId }];
+  },
+  evolve(doc, event) {
+    const decoded = decode(event);
+    switch (decoded.type) {
+      case 'AgentCreated':
+        return doc ?? toDoc(agentFromCreated(decoded), event.position);
+      case 'AgentUpdated':
+        return doc && toDoc(applyAgentUpdated(toRecord(doc), decoded), event.position);
+      default: {
+        const unknown: never = decoded;
+        return unknown;
+      }
+    }
+  },
+};

@@ -1,0 +1,118 @@
+import * as E from 'fp-ts/lib/Either.js';
+import * as t from 'io-ts';
+import { UndecodableEventError } from '../../src/application/handleCommand.js';
+import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
+import type { Projection, ReadModelDocument } from '../../src/application/ports/ReadModelStore.js';
+import { ContactUpdated } from '../../src/domain/contacts/contactEvents.js';
+import { applyContactChanges, changesContactSummary } from '../../src/domain/deals/dealContactSummary.js';
+import { DEAL_EVENT_TYPES, DealCreated, DealStatusChanged } from '../../src/domain/deals/dealEvents.js';
+import { applyDealStatusChanged, dealFromCreated, type DealRecord } from '../../src/domain/deals/dealRecord.js';
+import { toDealView, type Deal } from '../../src/domain/deals/dealView.js';
+import type { Position } from '../../src/shared/Position.js';
+import { formatValidationErrors } from '../../src/shared/validationReporter.js';
+
+/**
+ * A deal in the read model. The response view is nested under `deal` (as
+ * contacts are) so that no field of a deal can clash with the document's own
+ * `id`, `companyId` and `position` (the log position of the last event applied,
+ * for idempotency). `dealOf(doc)` is what GET responses return.
+ */
+export interface DealDoc extends ReadModelDocument {
+  readonly id: string;
+  readonly companyId: string;
+  readonly position: Position;
+  readonly deal: Deal;
+}
+
+/** The response view of a read-model document. */
+export const dealOf = (doc: DealDoc): Deal => doc.deal;
+
+/** The events this read model folds: the deal's own, and contact changes that show in embedded summaries. */
+const DealsProjectionEvent = t.union([DealCreated, DealStatusChanged, ContactUpdated]);
+type DealsProjectionEvent = t.TypeOf<typeof DealsProjectionEvent>;
+
+/** Decoded events by stored event: `targets` and `evolve` see the same event, decoded once. */
+const decodedEvents = new WeakMap<RecordedEvent, DealsProjectionEvent>();
+
+/** Decodes with the codecs the events are written with; a refusal means the log and the code disagree. */
+const decode = (event: RecordedEvent): DealsProjectionEvent => {
+  const cached = decodedEvents.get(event);
+  if (cached) return cached;
+  const candidate = { type: event.type, data: event.data };
+  // The event codecs transform nothing, so a value they accept (`is`) is its own decoding.
+  if (DealsProjectionEvent.is(candidate)) {
+    decodedEvents.set(event, candidate);
+    return candidate;
+  }
+  const decoded = DealsProjectionEvent.decode(candidate);
+  if (E.isLeft(decoded)) throw new UndecodableEventError(event, JSON.stringify(formatValidationErrors(decoded.left)));
+  decodedEvents.set(event, decoded.right);
+  return decoded.right;
+};
+
+const toDoc = (record: DealRecord, position: Position): DealDoc => ({
+  id: record.id,
+  companyId: record.companyId,
+  position,
+  deal: toDealView(record),
+});
+
+const toRecord = (doc: DealDoc): DealRecord => ({ ...doc.deal, companyId: doc.companyId });
+
+/**
+ * The `deals` read model: one document per deal, built with the same functions
+ * as the aggregate's state (`dealFromCreated`, `applyDealStatusChanged`) and the
+ * same view (`toDealView`) as the command responses, so both agree.
+ *
+ * A `ContactUpdated` that changes a contact's name, email, phoneNumber or
+ * currentCompany updates the summary in every deal of that company that embeds
+ * the contact (a where-target on `deal.contact.id`); the deal's `updatedAt` stays,
+ * since the deal itself did not change.
+ */
+export const dealsProjection: Projection<DealDoc> = {
+  name: 'deals',
+  eventTypes: new Set([...DEAL_EVENT_TYPES, 'ContactUpdated']),
+  indexes: [
+    ['deal.status'],
+    ['deal.stage'],
+    ['deal.status', 'deal.stage'],
+    ['deal.contact.id'],
+    ['deal.createdAt'],
+    ['deal.updatedAt'],
+  ],
+  targets(event) {
+    const decoded = decode(event);
+    switch (decoded.type) {
+      case 'DealCreated':
+      case 'DealStatusChanged':
+        return [{ kind: 'id', companyId: decoded.data.companyId, id: decoded.data.dealId }];
+      case 'ContactUpdated':
+        return changesContactSummary(decoded.data.changes)
+          ? [{ kind: 'where', companyId: decoded.data.companyId, field: 'deal.contact.id', value: decoded.data.contactId }]
+          : [];
+      default: {
+        const unknown: never = decoded;
+        return unknown;
+      }
+    }
+  },
+  evolve(doc, event) {
+    const decoded = decode(event);
+    switch (decoded.type) {
+      case 'DealCreated':
+        return doc ?? toDoc(dealFromCreated(decoded), event.position);
+      case 'DealStatusChanged':
+        return doc && toDoc(applyDealStatusChanged(toRecord(doc), decoded), event.position);
+      case 'ContactUpdated': {
+        const summary = doc?.deal.contact;
+        if (!doc || !summary || summary.id !== decoded.data.contactId || doc.companyId !== decoded.data.companyId) return doc;
+        const contact = applyContactChanges(summary, decoded.data.changes);
+        return contact === summary ? doc : { ...doc, position: event.position, deal: { ...doc.deal, contact } };
+      }
+      default: {
+        const unknown: never = decoded;
+        return unknown;
+      }
+    }
+  },
+};

@@ -1,0 +1,166 @@
+/**
+ * Deal commands: create, and change status / stage / close date.
+ *
+ * - Create resolves `contactId` and `assignedToId` on the write side, from the
+ *   contact's and the user's own streams (folded with their domains' codecs and
+ *   deciders): each must exist in the caller's company, and the deal embeds a
+ *   summary of each as it is at creation. The read model then follows the
+ *   contact's later `ContactUpdated` events.
+ * - Responses embed the contact as its stream has it now, so a command answers
+ *   with what a read of the deal shows.
+ * - A deal of another company is not found, exactly like an unknown id.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import type * as t from 'io-ts';
+import { UndecodableEventError, handleCommand } from '../handleCommand.js';
+import type { EventStore } from '../ports/EventStore.js';
+import { toIsoTimestamp, type Clock } from '../../shared/Clock.js';
+import { assertNever } from '../../shared/Decider.js';
+import type { EventMetadata } from '../../shared/EventMetadata.js';
+import type { Position } from '../../shared/Position.js';
+import { formatValidationErrors } from '../../shared/validationReporter.js';
+import { contactDecider } from '../../domain/contacts/contactDecider.js';
+import { ContactEvent, contactStream } from '../../domain/contacts/contactEvents.js';
+import { contactSummaryOf } from '../../domain/deals/dealContactSummary.js';
+import { dealDecider } from '../../domain/deals/dealDecider.js';
+import type { DealError } from '../../domain/deals/dealErrors.js';
+import { DealEvent, dealStream, type DealContactSummary, type DealUserSummary } from '../../domain/deals/dealEvents.js';
+import type { CreateDealFields, DealStatusChangeFields } from '../../domain/deals/dealInput.js';
+import type { DealRecord } from '../../domain/deals/dealRecord.js';
+import { toDealView, type Deal } from '../../domain/deals/dealView.js';
+import { userDecider } from '../../domain/users/userDecider.js';
+import { UserEvent, userStream } from '../../domain/users/events.js';
+
+export { toDealView, type Deal } from '../../domain/deals/dealView.js';
+
+export interface DealServiceDeps {
+  readonly eventStore: EventStore;
+  /** Ids of new deals and events. */
+  readonly newId: () => string;
+  readonly clock: Clock;
+}
+
+export type DealServiceError =
+  | { kind: 'DealNotFound' }
+  | { kind: 'ContactNotInCompany' }
+  | { kind: 'UserNotInCompany' }
+  | { kind: 'CloseDateOnOpenDeal' };
+
+const handlerDeps = (deps: DealServiceDeps) => ({ eventStore: deps.eventStore, newEventId: deps.newId });
+
+/** The events of a stream, decoded with the codec they were written with. */
+const readDecoded = async <Event>(eventStore: EventStore, stream: string, codec: t.Decoder<unknown, Event>): Promise<Event[]> =>
+  (await eventStore.readStream(stream)).map((stored) => {
+    const decoded = codec.decode({ type: stored.type, data: stored.data });
+    if (E.isLeft(decoded)) throw new UndecodableEventError(stored, JSON.stringify(formatValidationErrors(decoded.left)));
+    return decoded.right;
+  });
+
+/** The summary of a contact of `companyId` as its stream has it now, or null (unknown, or another company's). */
+const loadContactSummary = async (eventStore: EventStore, companyId: string, contactId: string): Promise<DealContactSummary | null> => {
+  const events = await readDecoded(eventStore, contactStream(contactId), ContactEvent);
+  const state = events.reduce(contactDecider.evolve, contactDecider.initialState);
+  return state.status === 'active' && state.contact.companyId === companyId ? contactSummaryOf(state.contact) : null;
+};
+
+/**
+ * The summary of a user of `companyId`, or null (unknown, or another company's).
+ * The user decider's state keeps only ids, so name and e-mail come from the
+ * `UserCreated` event itself.
+ */
+const loadUserSummary = async (eventStore: EventStore, companyId: string, userId: string): Promise<DealUserSummary | null> => {
+  const events = await readDecoded(eventStore, userStream(userId), UserEvent);
+  let state = userDecider.initialState;
+  let summary: DealUserSummary | null = null;
+  for (const event of events) {
+    state = userDecider.evolve(state, event);
+    switch (event.type) {
+      case 'UserCreated':
+        summary = { id: event.data.userId, name: event.data.name, email: event.data.email };
+        break;
+      default:
+        return assertNever(event.type);
+    }
+  }
+  return state.status === 'created' && state.companyId === companyId ? summary : null;
+};
+
+/** The response view, with the contact as it is now (what the read model shows once it has caught up). */
+const currentView = async (eventStore: EventStore, deal: DealRecord): Promise<Deal> => {
+  if (deal.contact === null) return toDealView(deal);
+  const contact = await loadContactSummary(eventStore, deal.companyId, deal.contact.id);
+  return toDealView(contact === null ? deal : { ...deal, contact });
+};
+
+const serviceError = (error: DealError): DealServiceError => {
+  switch (error.kind) {
+    case 'DealNotFound':
+      return { kind: 'DealNotFound' };
+    case 'CloseDateOnOpenDeal':
+      return { kind: 'CloseDateOnOpenDeal' };
+    case 'DealAlreadyExists':
+      // Only a create meets it, with a fresh id: the ids are broken, not the request.
+      throw new Error(`Deal ${error.dealId} already exists`);
+    default:
+      return assertNever(error);
+  }
+};
+
+/**
+ * Creates an open deal with a new id. `contactId` and `assignedToId`, when given,
+ * must name a contact and a user of the company.
+ */
+export const createDeal = async (
+  deps: DealServiceDeps,
+  input: { companyId: string; fields: CreateDealFields; metadata: EventMetadata },
+): Promise<E.Either<DealServiceError, { deal: Deal; position: Position }>> => {
+  const { companyId, fields, metadata } = input;
+  const dealId = deps.newId();
+  const at = toIsoTimestamp(deps.clock.now());
+
+  let contact: DealContactSummary | null = null;
+  if (fields.contactId != null) {
+    contact = await loadContactSummary(deps.eventStore, companyId, fields.contactId);
+    if (contact === null) return E.left({ kind: 'ContactNotInCompany' });
+  }
+  let assignedTo: DealUserSummary | null = null;
+  if (fields.assignedToId != null) {
+    assignedTo = await loadUserSummary(deps.eventStore, companyId, fields.assignedToId);
+    if (assignedTo === null) return E.left({ kind: 'UserNotInCompany' });
+  }
+
+  const created = await handleCommand(handlerDeps(deps), {
+    decider: dealDecider,
+    eventCodec: DealEvent,
+    stream: dealStream(dealId),
+    command: { kind: 'CreateDeal', dealId, companyId, fields, contact, assignedTo, at },
+    metadata,
+  });
+  if (E.isLeft(created)) return E.left(serviceError(created.left));
+  const { state, position } = created.right;
+  if (state.status !== 'active' || position === null) throw new Error(`Deal ${dealId} was not created`);
+  return E.right({ deal: toDealView(state.deal), position });
+};
+
+/**
+ * Changes the status, stage or close date of a deal of the company (see
+ * `dealDecider`). A change that moves nothing appends nothing (position null; the
+ * deal and its updatedAt unchanged).
+ */
+export const changeDealStatus = async (
+  deps: DealServiceDeps,
+  input: { companyId: string; dealId: string; change: DealStatusChangeFields; metadata: EventMetadata },
+): Promise<E.Either<DealServiceError, { deal: Deal; position: Position | null }>> => {
+  const { companyId, dealId, change, metadata } = input;
+  const changed = await handleCommand(handlerDeps(deps), {
+    decider: dealDecider,
+    eventCodec: DealEvent,
+    stream: dealStream(dealId),
+    command: { kind: 'ChangeDealStatus', dealId, companyId, change, at: toIsoTimestamp(deps.clock.now()) },
+    metadata,
+  });
+  if (E.isLeft(changed)) return E.left(serviceError(changed.left));
+  const { state, position } = changed.right;
+  if (state.status !== 'active') throw new Error(`Deal ${dealId} vanished`);
+  return E.right({ deal: await currentView(deps.eventStore, state.deal), position });
+};

@@ -1,0 +1,176 @@
+import { listCompanyDocuments } from '../listCompanyDocuments.js';
+import * as E from 'fp-ts/lib/Either.js';
+import { handleCommand } from '../../application/handleCommand.js';
+import type { EventStore } from '../../application/ports/EventStore.js';
+import { AGENT_CHANNELS, AgentChannels } from '../../domain/agents/AgentChannel.js';
+import { AgentDescription } from '../../domain/agents/AgentDescription.js';
+import { agentDecider, type AgentState } from '../../domain/agents/agentDecider.js';
+import { AgentName } from '../../domain/agents/AgentName.js';
+import { toAgentView, type AgentRecord } from '../../domain/agents/agentRecord.js';
+import { AGENT_STATUSES, AgentStatusInput } from '../../domain/agents/AgentStatus.js';
+import type { Agent } from '../../domain/agents/agentView.js';
+import { AGENT_DEFAULTS, type AgentFieldChanges } from '../../domain/agents/commands.js';
+import { describeAgentError } from '../../domain/agents/errors.js';
+import { AgentEvent, agentStream } from '../../domain/agents/events.js';
+import { LanguageTag } from '../../domain/agents/LanguageTag.js';
+import { newId } from '../../shared/ids.js';
+import { systemClock } from '../../shared/Clock.js';
+import { agentOf, agentsProjection } from '../../../projections/agents/agentsProjection.js';
+import { print, type RegisterCommands } from '../CliContext.js';
+import { withStores } from '../withStores.js';
+import { decodeOption, requireCompany } from './companies.js';
+
+interface FieldOptions {
+  name?: string;
+  description?: string;
+  channels?: string;
+  language?: string;
+  status?: string;
+  json?: boolean;
+}
+
+/** A comma-separated list, entries trimmed, empty ones dropped. */
+const splitList = (list: string): string[] =>
+  list
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+
+/** The validated fields among the options given (each bad one throws a message naming its option). */
+const decodeFields = (options: FieldOptions): AgentFieldChanges => ({
+  ...(options.name !== undefined ? { name: decodeOption(AgentName, '--name', options.name) } : {}),
+  ...(options.description !== undefined ? { description: decodeOption(AgentDescription, '--description', options.description) } : {}),
+  ...(options.channels !== undefined ? { channels: decodeOption(AgentChannels, '--channels', splitList(options.channels)) } : {}),
+  ...(options.language !== undefined ? { language: decodeOption(LanguageTag, '--language', options.language) } : {}),
+  ...(options.status !== undefined ? { status: decodeOption(AgentStatusInput, '--status', options.status) } : {}),
+});
+
+/** The agent as its stream tells it; throws "Agent … not found" when there is none. */
+const requireAgent = async (eventStore: EventStore, agentId: string): Promise<AgentRecord> => {
+  let state: AgentState = agentDecider.initialState;
+  for (const recorded of await eventStore.readStream(agentStream(agentId))) {
+    const event = AgentEvent.decode({ type: recorded.type, data: recorded.data });
+    if (E.isRight(event)) state = agentDecider.evolve(state, event.right);
+  }
+  if (state.status !== 'created') throw new Error(describeAgentError({ kind: 'AgentNotFound', agentId }));
+  return state.agent;
+};
+
+const summary = (agent: Agent): string => `${agent.status}; channels ${agent.channels.join(',')}; language ${agent.language}`;
+
+const FIELD_HELP = {
+  description: 'what the agent is for, at most 1000 characters',
+  channels: `comma-separated list of ${AGENT_CHANNELS.join(', ')}`,
+  language: 'BCP 47 language tag, e.g. en or de-DE',
+  status: AGENT_STATUSES.join(' or '),
+};
+
+export const registerAgents: RegisterCommands = (program, context) => {
+  const agents = program.command('agents').description('manage AI agents');
+
+  agents
+    .command('create')
+    .description('create an AI agent in a company')
+    .requiredOption('--company <id>', 'id of an existing company')
+    .requiredOption('--name <name>', 'display name')
+    .option('--description <text>', `${FIELD_HELP.description} (default: none)`)
+    .option('--channels <list>', `${FIELD_HELP.channels} (default: ${AGENT_DEFAULTS.channels.join(',')})`)
+    .option('--language <tag>', `${FIELD_HELP.language} (default: ${AGENT_DEFAULTS.language})`)
+    .option('--status <status>', `${FIELD_HELP.status} (default: ${AGENT_DEFAULTS.status})`)
+    .option('--json', 'print one JSON document')
+    .action(async (options: FieldOptions & { company: string; name: string }) => {
+      const { name, ...fields } = decodeFields(options);
+      if (name === undefined) throw new Error('--name is required');
+      const agentId = newId();
+      const companyId = options.company;
+      const outcome = await withStores(context, async ({ eventStore }) => {
+        await requireCompany(eventStore, companyId);
+        return handleCommand(
+          { eventStore, newEventId: newId },
+          {
+            decider: agentDecider,
+            eventCodec: AgentEvent,
+            stream: agentStream(agentId),
+            command: { kind: 'CreateAgent', agentId, companyId, name, ...fields, at: systemClock.now() },
+            metadata: { source: 'cli', correlationId: newId(), companyId },
+          },
+        );
+      });
+      if (E.isLeft(outcome)) throw new Error(describeAgentError(outcome.left));
+      const { state } = outcome.right;
+      if (state.status !== 'created') throw new Error('CreateAgent recorded no agent');
+      const { id, ...view } = toAgentView(state.agent);
+      print(
+        context,
+        options.json === true,
+        { id, companyId: state.agent.companyId, ...view },
+        `Created agent "${view.name}" in company ${companyId} with id ${id} (${summary(state.agent)})`,
+      );
+    });
+
+  agents
+    .command('update')
+    .description('change some fields of an AI agent (the others keep their values)')
+    .argument('<agentId>', 'id of the agent')
+    .option('--name <name>', 'display name')
+    .option('--description <text>', `${FIELD_HELP.description}; "" clears it`)
+    .option('--channels <list>', FIELD_HELP.channels)
+    .option('--language <tag>', FIELD_HELP.language)
+    .option('--status <status>', FIELD_HELP.status)
+    .option('--json', 'print one JSON document')
+    .action(async (agentId: string, options: FieldOptions) => {
+      const changes = decodeFields(options);
+      if (Object.keys(changes).length === 0) {
+        throw new Error('give at least one of --name, --description, --channels, --language, --status');
+      }
+      const outcome = await withStores(context, async ({ eventStore }) => {
+        const { companyId } = await requireAgent(eventStore, agentId);
+        return handleCommand(
+          { eventStore, newEventId: newId },
+          {
+            decider: agentDecider,
+            eventCodec: AgentEvent,
+            stream: agentStream(agentId),
+            command: { kind: 'UpdateAgent', agentId, changes, at: systemClock.now() },
+            metadata: { source: 'cli', correlationId: newId(), companyId },
+          },
+        );
+      });
+      if (E.isLeft(outcome)) throw new Error(describeAgentError(outcome.left));
+      const { state, events } = outcome.right;
+      if (state.status !== 'created') throw new Error(describeAgentError({ kind: 'AgentNotFound', agentId }));
+      const [updated] = events;
+      const changed = updated?.type === 'AgentUpdated' ? Object.keys(updated.data.changes).join(', ') : '';
+      print(
+        context,
+        options.json === true,
+        toAgentView(state.agent),
+        changed === ''
+          ? `Agent "${state.agent.name}" (${agentId}) unchanged (${summary(state.agent)})`
+          : `Updated agent "${state.agent.name}" (${agentId}): ${changed} (${summary(state.agent)})`,
+      );
+    });
+
+  agents
+    .command('list')
+    .description("list a company's AI agents, oldest first")
+    .requiredOption('--company <id>', 'id of an existing company')
+    .option('--json', 'print one JSON document')
+    .action(async (options: { company: string; json?: boolean }) => {
+      const listed = await withStores(context, async (stores, config) => {
+        await requireCompany(stores.eventStore, options.company);
+        return (await listCompanyDocuments(context, stores, config, agentsProjection, options.company)).map(agentOf);
+      });
+      if (options.json === true) {
+        print(context, true, listed, '');
+        return;
+      }
+      if (listed.length === 0) {
+        context.out(`No agents for company ${options.company}`);
+        return;
+      }
+      for (const agent of listed) {
+        context.out(`${agent.id}  ${agent.status}  ${agent.name}  ${agent.channels.join(',')}  ${agent.language}  created ${agent.createdAt}`);
+      }
+    });
+};

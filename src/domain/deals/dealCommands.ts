@@ -1,0 +1,34 @@
+import type { DealContactSummary, DealUserSummary } from './dealEvents.js';
+import type { CreateDealFields, DealStatusChangeFields } from './dealInput.js';
+
+/**
+ * Create a deal with a server-assigned id; `at` (ISO 8601 UTC) becomes createdAt
+ * and updatedAt. The caller has resolved `contactId` and `assignedToId` to
+ * summaries of the company's contact and user (the decider sees only this stream).
+ */
+export interface CreateDeal {
+  readonly kind: 'CreateDeal';
+  readonly dealId: string;
+  readonly companyId: string;
+  /** Validated fields; absent currency and priority take their defaults. */
+  readonly fields: Omit<CreateDealFields, 'contactId' | 'assignedToId'>;
+  readonly contact: DealContactSummary | null;
+  readonly assignedTo: DealUserSummary | null;
+  readonly at: string;
+}
+
+/**
+ * Change the status, stage or close date of a deal of `companyId`; `at` becomes
+ * updatedAt when anything changes, and the close date of a deal that becomes won
+ * or lost without one.
+ */
+export interface ChangeDealStatus {
+  readonly kind: 'ChangeDealStatus';
+  readonly dealId: string;
+  readonly companyId: string;
+  /** Validated fields; absent: keep; `stage: null`: clear. */
+  readonly change: DealStatusChangeFields;
+  readonly at: string;
+}
+
+export type DealCommand = CreateDeal | ChangeDealStatus;

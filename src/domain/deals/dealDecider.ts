@@ -1,0 +1,99 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { assertNever, type Decider } from '../../shared/Decider.js';
+import { DEFAULT_CURRENCY } from './currencyCode.js';
+import type { ChangeDealStatus, CreateDeal, DealCommand } from './dealCommands.js';
+import type { DealError } from './dealErrors.js';
+import type { DealEvent, DealStatusChanged } from './dealEvents.js';
+import { DEFAULT_PRIORITY } from './dealInput.js';
+import { applyDealStatusChanged, dealFromCreated, type DealRecord } from './dealRecord.js';
+
+/** No deal yet, or the full deal (including createdAt and updatedAt). */
+export type DealState = { readonly status: 'none' } | { readonly status: 'active'; readonly deal: DealRecord };
+
+const none: DealState = { status: 'none' };
+
+const create = (command: CreateDeal, state: DealState): E.Either<DealError, readonly DealEvent[]> => {
+  if (state.status !== 'none') return E.left({ kind: 'DealAlreadyExists', dealId: command.dealId });
+  const { fields } = command;
+  return E.right([
+    {
+      type: 'DealCreated',
+      data: {
+        dealId: command.dealId,
+        companyId: command.companyId,
+        title: fields.title,
+        description: fields.description ?? null,
+        value: fields.value,
+        currency: fields.currency ?? DEFAULT_CURRENCY,
+        stage: fields.stage ?? null,
+        priority: fields.priority ?? DEFAULT_PRIORITY,
+        probability: fields.probability ?? null,
+        expectedCloseDate: fields.expectedCloseDate ?? null,
+        source: fields.source ?? null,
+        contact: command.contact,
+        assignedTo: command.assignedTo,
+        createdAt: command.at,
+      },
+    },
+  ]);
+};
+
+/**
+ * Status moves: `open → won | lost`, `won | lost → open` (reopen: the close date
+ * is cleared) and `won ↔ lost` (a correction). A deal that becomes won or lost
+ * without an `actualCloseDate` in the request closes at the command's time; an
+ * `actualCloseDate` alone moves the close date of a won or lost deal; one on a
+ * change that leaves the deal open is an error. The stage moves only when sent,
+ * the status only when sent. A change that moves nothing emits nothing.
+ */
+const changeStatus = (command: ChangeDealStatus, state: DealState): E.Either<DealError, readonly DealEvent[]> => {
+  if (state.status !== 'active' || state.deal.companyId !== command.companyId) {
+    return E.left({ kind: 'DealNotFound', dealId: command.dealId });
+  }
+  const current = state.deal;
+  const { change } = command;
+  const to = change.status ?? current.status;
+  if (to === 'open' && change.actualCloseDate !== undefined) {
+    return E.left({ kind: 'CloseDateOnOpenDeal', dealId: command.dealId });
+  }
+  const statusMoves = to !== current.status;
+  const stageMoves = change.stage !== undefined && change.stage !== current.stage;
+  const actualCloseDate =
+    to === 'open' ? null : (change.actualCloseDate ?? (statusMoves ? command.at : current.actualCloseDate));
+  if (!statusMoves && !stageMoves && actualCloseDate === current.actualCloseDate) return E.right([]);
+
+  const data: { -readonly [K in keyof DealStatusChanged['data']]: DealStatusChanged['data'][K] } = {
+    dealId: current.id,
+    companyId: current.companyId,
+    actualCloseDate,
+    updatedAt: command.at,
+  };
+  if (statusMoves) data.status = { from: current.status, to };
+  if (stageMoves) data.stage = { from: current.stage, to: change.stage ?? null };
+  return E.right([{ type: 'DealStatusChanged', data }]);
+};
+
+/** The deal aggregate (stream `deal-<id>`). */
+export const dealDecider: Decider<DealCommand, DealEvent, DealState, DealError> = {
+  initialState: none,
+  decide(command, state) {
+    switch (command.kind) {
+      case 'CreateDeal':
+        return create(command, state);
+      case 'ChangeDealStatus':
+        return changeStatus(command, state);
+      default:
+        return assertNever(command);
+    }
+  },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'DealCreated':
+        return { status: 'active', deal: dealFromCreated(event) };
+      case 'DealStatusChanged':
+        return state.status === 'active' ? { status: 'active', deal: applyDealStatusChanged(state.deal, event) } : state;
+      default:
+        return assertNever(event);
+    }
+  },
+};

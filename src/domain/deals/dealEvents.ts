@@ -1,0 +1,85 @@
+import * as t from 'io-ts';
+
+const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
+
+/** A deal's state: `open` when created; `won` and `lost` close it (and may be reopened or corrected). */
+export const DealStatus = t.keyof({ open: null, won: null, lost: null });
+export type DealStatus = t.TypeOf<typeof DealStatus>;
+export const DEAL_STATUSES = Object.keys(DealStatus.keys) as readonly DealStatus[];
+
+export const DealPriority = t.keyof({ low: null, medium: null, high: null });
+export type DealPriority = t.TypeOf<typeof DealPriority>;
+export const DEAL_PRIORITIES = Object.keys(DealPriority.keys) as readonly DealPriority[];
+
+/**
+ * The contact a deal embeds: a snapshot taken at creation from the contact's
+ * stream; the read model follows the contact's later `ContactUpdated` events.
+ */
+export const DealContactSummary = t.type({
+  id: t.string,
+  name: t.string,
+  email: nullable(t.string),
+  phoneNumber: t.string,
+  currentCompany: nullable(t.string),
+});
+export type DealContactSummary = t.TypeOf<typeof DealContactSummary>;
+
+/** The user a deal is assigned to: a snapshot taken at creation from the user's stream. */
+export const DealUserSummary = t.type({ id: t.string, name: t.string, email: t.string });
+export type DealUserSummary = t.TypeOf<typeof DealUserSummary>;
+
+/**
+ * A deal came into being, `open` and without a close date. Every field is
+ * present (null: no value); dates are ISO 8601 UTC with milliseconds;
+ * `createdAt` is also the first `updatedAt`.
+ */
+export const DealCreated = t.type({
+  type: t.literal('DealCreated'),
+  data: t.type({
+    dealId: t.string,
+    companyId: t.string,
+    title: t.string,
+    description: nullable(t.string),
+    value: t.number,
+    currency: t.string,
+    stage: nullable(t.string),
+    priority: DealPriority,
+    probability: nullable(t.number),
+    expectedCloseDate: nullable(t.string),
+    source: nullable(t.string),
+    contact: nullable(DealContactSummary),
+    assignedTo: nullable(DealUserSummary),
+    createdAt: t.string,
+  }),
+});
+export type DealCreated = t.TypeOf<typeof DealCreated>;
+
+/**
+ * A deal's status, stage or close date changed. `status` and `stage` are present
+ * only when they moved (from → to); `actualCloseDate` is the close date after the
+ * change (null for an open deal), so the event alone tells the outcome.
+ */
+export const DealStatusChanged = t.type({
+  type: t.literal('DealStatusChanged'),
+  data: t.intersection([
+    t.type({
+      dealId: t.string,
+      companyId: t.string,
+      actualCloseDate: nullable(t.string),
+      updatedAt: t.string,
+    }),
+    t.partial({
+      status: t.type({ from: DealStatus, to: DealStatus }),
+      stage: t.type({ from: nullable(t.string), to: nullable(t.string) }),
+    }),
+  ]),
+});
+export type DealStatusChanged = t.TypeOf<typeof DealStatusChanged>;
+
+export const DealEvent = t.union([DealCreated, DealStatusChanged]);
+export type DealEvent = t.TypeOf<typeof DealEvent>;
+
+export const DEAL_EVENT_TYPES: ReadonlySet<DealEvent['type']> = new Set(['DealCreated', 'DealStatusChanged']);
+
+/** The stream of one deal. */
+export const dealStream = (dealId: string): string => `deal-${dealId}`;

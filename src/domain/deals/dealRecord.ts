@@ -1,0 +1,53 @@
+import type { DealContactSummary, DealCreated, DealPriority, DealStatus, DealStatusChanged, DealUserSummary } from './dealEvents.js';
+
+/** A deal as its events define it: the aggregate's state and the source of every view. */
+export interface DealRecord {
+  readonly id: string;
+  readonly companyId: string;
+  readonly title: string;
+  readonly description: string | null;
+  readonly value: number;
+  readonly currency: string;
+  readonly stage: string | null;
+  readonly priority: DealPriority;
+  readonly probability: number | null;
+  readonly status: DealStatus;
+  readonly expectedCloseDate: string | null;
+  /** Null exactly while the deal is open. */
+  readonly actualCloseDate: string | null;
+  readonly source: string | null;
+  readonly contact: DealContactSummary | null;
+  readonly assignedTo: DealUserSummary | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** The deal a `DealCreated` describes: open, without a close date. */
+export const dealFromCreated = ({ data }: DealCreated): DealRecord => ({
+  id: data.dealId,
+  companyId: data.companyId,
+  title: data.title,
+  description: data.description,
+  value: data.value,
+  currency: data.currency,
+  stage: data.stage,
+  priority: data.priority,
+  probability: data.probability,
+  status: 'open',
+  expectedCloseDate: data.expectedCloseDate,
+  actualCloseDate: null,
+  source: data.source,
+  contact: data.contact,
+  assignedTo: data.assignedTo,
+  createdAt: data.createdAt,
+  updatedAt: data.createdAt,
+});
+
+/** The deal after a `DealStatusChanged`: moves applied, close date set, `updatedAt` moved. */
+export const applyDealStatusChanged = (deal: DealRecord, { data }: DealStatusChanged): DealRecord => ({
+  ...deal,
+  status: data.status?.to ?? deal.status,
+  stage: data.stage ? data.stage.to : deal.stage,
+  actualCloseDate: data.actualCloseDate,
+  updatedAt: data.updatedAt,
+});

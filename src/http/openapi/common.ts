@@ -1,0 +1,426 @@
+import { ALL_PERMISSIONS, type Permission } from '../../shared/permissions.js';
+import type {
+  HeaderObject,
+  JsonSchema,
+  OperationObject,
+  ParameterObject,
+  PathItemObject,
+  ResponseObject,
+  SecuritySchemeObject,
+} from './types.js';
+
+/**
+ * The building blocks every part of the OpenAPI document shares: references,
+ * headers, the error responses, `authenticated(…)`, list parameters, text helpers,
+ * and the common schemas (timestamps, pagination, error bodies). Each resource
+ * module (`system.ts`, `contacts.ts`, `deals.ts`, `agents.ts`) exports an
+ * `ApiModule`; `document.ts` assembles them.
+ */
+
+/** What a resource module contributes to the document. */
+export interface ApiModule {
+  readonly tags: readonly { name: string; description?: string }[];
+  readonly paths: Readonly<Record<string, PathItemObject>>;
+  readonly schemas: Readonly<Record<string, JsonSchema>>;
+}
+
+export const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+export const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
+
+/** The schema, or null. */
+export const nullable = (schema: JsonSchema): JsonSchema => ({ oneOf: [schema, { type: 'null' }] });
+
+export const DECIMAL_POSITION = '^(0|[1-9][0-9]*)$';
+
+// ---------------------------------------------------------------- headers
+
+export const requestIdHeader: HeaderObject = {
+  description:
+    'Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID.',
+  required: true,
+  schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+};
+
+/**
+ * The six rate-limit headers. Resets are Unix epoch seconds (as GitHub's
+ * `X-RateLimit-Reset`) of the moment the window ends.
+ */
+export const rateLimitHeaders = (required: boolean): Record<string, HeaderObject> => {
+  const header = (description: string, minimum: number): HeaderObject => ({
+    description,
+    required,
+    schema: { type: 'integer', minimum },
+  });
+  return {
+    'X-RateLimit-Hourly-Limit': header('Requests this API key may make per UTC hour.', 1),
+    'X-RateLimit-Hourly-Remaining': header('Requests left in the current UTC hour.', 0),
+    'X-RateLimit-Hourly-Reset': header('When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds.', 0),
+    'X-RateLimit-Daily-Limit': header('Requests this API key may make per UTC day.', 1),
+    'X-RateLimit-Daily-Remaining': header('Requests left in the current UTC day.', 0),
+    'X-RateLimit-Daily-Reset': header('When the daily window ends (the next midnight UTC), in Unix epoch seconds.', 0),
+  };
+};
+
+export const retryAfterHeader: HeaderObject = {
+  description: 'Seconds to wait before the next request can succeed.',
+  required: true,
+  schema: { type: 'integer', minimum: 1 },
+};
+
+export const logPositionHeader = (required: boolean, description: string): HeaderObject => ({
+  description,
+  required,
+  schema: { type: 'string', pattern: DECIMAL_POSITION },
+});
+
+/**
+ * `X-Log-Position` of a write: required when every success writes (create),
+ * optional when a request that changes nothing writes nothing (update).
+ */
+export const writePositionHeaders = (required: boolean): Record<string, HeaderObject> => ({
+  'X-Log-Position': required
+    ? logPositionHeader(true, 'Log position of the write; send it as `X-Min-Log-Position` to read it on any instance.')
+    : logPositionHeader(
+        false,
+        'Log position of the write (absent when the body changed nothing); send it as `X-Min-Log-Position` to read it on any instance.',
+      ),
+});
+
+export const allowHeader: HeaderObject = {
+  description: 'The methods the path supports.',
+  required: true,
+  schema: { type: 'string' },
+};
+
+// ---------------------------------------------------------------- responses
+
+/** Headers of a response to an authenticated operation: rate-limit headers are certain once the key was accepted. */
+export type Access = 'public' | 'authenticated' | 'authenticated-maybe-before-limits';
+
+export const headersOf = (access: Access): Record<string, HeaderObject> => {
+  switch (access) {
+    case 'public':
+      return { 'X-Request-Id': requestIdHeader };
+    case 'authenticated':
+      return { 'X-Request-Id': requestIdHeader, ...rateLimitHeaders(true) };
+    case 'authenticated-maybe-before-limits':
+      return { 'X-Request-Id': requestIdHeader, ...rateLimitHeaders(false) };
+  }
+};
+
+/** A JSON response whose body is the named component schema (or the schema given). */
+export const jsonResponse = (
+  description: string,
+  schema: string | JsonSchema,
+  access: Access,
+  extraHeaders: Record<string, HeaderObject> = {},
+): ResponseObject => ({
+  description,
+  headers: { ...headersOf(access), ...extraHeaders },
+  content: json(typeof schema === 'string' ? schemaRef(schema) : schema),
+});
+
+export const unauthorized: ResponseObject = {
+  description:
+    'No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), ' +
+    'or an unknown, expired or revoked one (`Invalid API key`).',
+  headers: headersOf('public'),
+  content: json(schemaRef('UnauthorizedError')),
+};
+
+export const forbidden = (permission: Permission): ResponseObject =>
+  jsonResponse(`The API key lacks the \`${permission}\` permission.`, 'ForbiddenError', 'authenticated');
+
+export const tooManyRequests: ResponseObject = jsonResponse(
+  'Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), ' +
+    'or too many concurrent requests (`retryAfter` 1).',
+  'RateLimitError',
+  'authenticated',
+  { 'Retry-After': retryAfterHeader },
+);
+
+export const internalError = (access: Access): ResponseObject =>
+  jsonResponse(
+    'Unexpected failure. No internals are shown; quote `requestId` to support.',
+    'InternalError',
+    access === 'public' ? 'public' : 'authenticated-maybe-before-limits',
+  );
+
+export const validationFailed = (what: string): ResponseObject =>
+  jsonResponse(
+    `${what}: \`Validation failed\` with \`details\` mapping each field to a message, ` +
+      'or `Missing required fields` with `details.missingFields`.',
+    'ValidationError',
+    'authenticated',
+  );
+
+export const badRequest = (what: string): ResponseObject => jsonResponse(what, 'BadRequestError', 'authenticated');
+
+/** The 400 of a read: `X-Min-Log-Position` (honoured on every authenticated GET) is malformed. */
+export const badMinLogPosition = (): ResponseObject => badRequest('`X-Min-Log-Position` is not a log position.');
+
+/** Failures of a request with a JSON body, before the body is looked at. */
+export const bodyErrors = {
+  '400': badRequest('The body is not valid JSON.'),
+  '413': jsonResponse('The body is larger than 1 MB.', 'PayloadTooLargeError', 'authenticated'),
+  '415': jsonResponse('The body is not sent as `Content-Type: application/json`.', 'UnsupportedMediaTypeError', 'authenticated'),
+} as const;
+
+/** Responses of the whole application rather than of one operation. */
+export const componentResponses: Record<string, ResponseObject> = {
+  NotFound: {
+    description: 'No route has this path (`Not found`), on any method.',
+    headers: headersOf('public'),
+    content: json(schemaRef('NotFoundError')),
+  },
+  MethodNotAllowed: {
+    description: 'The path exists, but not with this method; `Allow` lists the methods it has.',
+    headers: { ...headersOf('public'), Allow: allowHeader },
+    content: json(schemaRef('MethodNotAllowedError')),
+  },
+};
+
+export const securitySchemes: Record<string, SecuritySchemeObject> = {
+  bearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key: `Authorization: Bearer <API_KEY>`. Keys are shown once, when they are created.',
+  },
+};
+
+// ---------------------------------------------------------------- parameters
+
+export const minLogPosition: ParameterObject = {
+  name: 'X-Min-Log-Position',
+  in: 'header',
+  required: false,
+  description:
+    'Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until ' +
+    'this instance has applied it. Not a log position: 400.',
+  schema: { type: 'string', pattern: DECIMAL_POSITION },
+};
+
+/** The `{id}` path parameter of a resource (`what`: "contact", "deal", …). */
+export const idParameter = (what: string): ParameterObject => ({
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: `The ${what} id.`,
+  schema: { type: 'string', minLength: 1 },
+});
+
+export const pageParameter: ParameterObject = {
+  name: 'page',
+  in: 'query',
+  required: false,
+  schema: { type: 'integer', minimum: 1, default: 1 },
+};
+
+export const limitParameter: ParameterObject = {
+  name: 'limit',
+  in: 'query',
+  required: false,
+  schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+};
+
+/** An ISO 8601 date or date-time (a date alone means midnight UTC). */
+export const instant = (description: string): JsonSchema => ({
+  description,
+  type: 'string',
+  anyOf: [{ format: 'date-time' }, { format: 'date' }],
+});
+
+/** `createdSince` and `updatedSince` of a list of `things` ("Contacts", "Deals"). */
+export const sinceParameters = (things: string): ParameterObject[] => [
+  {
+    name: 'createdSince',
+    in: 'query',
+    required: false,
+    schema: instant(`${things} created after this instant (ISO 8601; a date alone means midnight UTC).`),
+  },
+  {
+    name: 'updatedSince',
+    in: 'query',
+    required: false,
+    schema: instant(`${things} updated after this instant (ISO 8601; a date alone means midnight UTC).`),
+  },
+];
+
+// ---------------------------------------------------------------- operations
+
+/** An operation that needs an API key (with `permission`, or any valid key when null): adds security, 401/403/429/500. */
+export const authenticated = (permission: Permission | null, operation: OperationObject): OperationObject => ({
+  ...operation,
+  description: [
+    operation.description,
+    permission ? `Requires the \`${permission}\` permission.` : 'Any valid API key; no permission needed.',
+  ]
+    .filter(Boolean)
+    .join('\n\n'),
+  ...(permission ? { 'x-required-permission': permission } : {}),
+  security: [{ bearerAuth: [] }],
+  responses: {
+    ...operation.responses,
+    '401': unauthorized,
+    ...(permission ? { '403': forbidden(permission) } : {}),
+    '429': tooManyRequests,
+    '500': internalError('authenticated'),
+  },
+});
+
+// ---------------------------------------------------------------- schema helpers
+
+export const text = (maxLength: number, description?: string): JsonSchema => ({
+  type: 'string',
+  maxLength,
+  ...(description ? { description } : {}),
+});
+
+export const nullableText = (maxLength: number, description?: string): JsonSchema => ({
+  type: ['string', 'null'],
+  maxLength,
+  ...(description ? { description } : {}),
+});
+
+/** `{success: true, data: <schema>}`. */
+export const itemEnvelope = (schema: string): JsonSchema => ({
+  type: 'object',
+  required: ['success', 'data'],
+  additionalProperties: false,
+  properties: { success: { const: true }, data: schemaRef(schema) },
+});
+
+/** `{success: true, data: [<schema>], meta}`. */
+export const listEnvelope = (schema: string): JsonSchema => ({
+  type: 'object',
+  required: ['success', 'data', 'meta'],
+  additionalProperties: false,
+  properties: {
+    success: { const: true },
+    data: { type: 'array', items: schemaRef(schema) },
+    meta: schemaRef('PaginationMeta'),
+  },
+});
+
+/** An error body: the common `Error` shape with its own `error` (and extra fields), closed. */
+export const errorCase = (
+  error: JsonSchema,
+  extra: { required?: readonly string[]; properties?: Record<string, JsonSchema> } = {},
+): JsonSchema => ({
+  type: 'object',
+  allOf: [schemaRef('Error')],
+  ...(extra.required ? { required: extra.required } : {}),
+  properties: { error, ...extra.properties },
+  unevaluatedProperties: false,
+});
+
+// ---------------------------------------------------------------- schemas
+
+export const schemas: Record<string, JsonSchema> = {
+  Permission: { type: 'string', enum: [...ALL_PERMISSIONS] },
+  Timestamp: {
+    type: 'string',
+    format: 'date-time',
+    pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
+    description: 'ISO 8601, UTC, with milliseconds.',
+    examples: ['2026-01-01T12:00:00.000Z'],
+  },
+  PaginationMeta: {
+    type: 'object',
+    required: ['page', 'limit', 'total', 'totalPages'],
+    additionalProperties: false,
+    properties: {
+      page: { type: 'integer', minimum: 1 },
+      limit: { type: 'integer', minimum: 1, maximum: 200 },
+      total: { type: 'integer', minimum: 0 },
+      totalPages: { type: 'integer', minimum: 0 },
+    },
+  },
+
+  // Errors: `Error` is the common shape; each case adds its own fields and closes the object.
+  Error: {
+    type: 'object',
+    description: 'Every failure. Case-specific bodies below add their own fields.',
+    required: ['success', 'error', 'timestamp'],
+    properties: {
+      success: { const: false },
+      error: { type: 'string', description: 'Short description.' },
+      message: { type: 'string', description: 'Detailed text.' },
+      code: { type: 'string' },
+      details: { type: 'object', description: 'Extra context.' },
+      timestamp: schemaRef('Timestamp'),
+    },
+  },
+  BadRequestError: errorCase({ const: 'Bad request' }),
+  UnauthorizedError: errorCase({ enum: ['API key required in Authorization header', 'Invalid API key format', 'Invalid API key'] }),
+  ForbiddenError: errorCase(
+    { type: 'string', pattern: '^Permission denied: \\S+ required$' },
+    {
+      required: ['requiredPermission', 'availablePermissions'],
+      properties: {
+        requiredPermission: schemaRef('Permission'),
+        availablePermissions: { type: 'array', items: schemaRef('Permission') },
+      },
+    },
+  ),
+  NotFoundError: errorCase({ enum: ['Contact not found', 'Not found'] }),
+  MethodNotAllowedError: errorCase({ const: 'Method not allowed' }),
+  PayloadTooLargeError: errorCase({ const: 'Payload too large' }),
+  UnsupportedMediaTypeError: errorCase({ const: 'Unsupported media type' }),
+  ValidationError: {
+    type: 'object',
+    allOf: [schemaRef('Error')],
+    required: ['details'],
+    oneOf: [
+      {
+        type: 'object',
+        properties: {
+          error: { const: 'Validation failed' },
+          details: {
+            type: 'object',
+            description: 'Field name → message.',
+            additionalProperties: { type: 'string' },
+          },
+        },
+      },
+      {
+        type: 'object',
+        properties: {
+          error: { const: 'Missing required fields' },
+          details: {
+            type: 'object',
+            required: ['missingFields'],
+            properties: { missingFields: { type: 'array', items: { type: 'string' }, minItems: 1 } },
+          },
+        },
+      },
+    ],
+    unevaluatedProperties: false,
+  },
+  RateLimitError: errorCase(
+    { const: 'Rate limit exceeded' },
+    {
+      required: ['message', 'retryAfter', 'limits'],
+      properties: {
+        message: { type: 'string', description: 'Which limit was exceeded and when it resets.' },
+        retryAfter: { type: 'integer', minimum: 1, description: 'Seconds until a request can succeed (also in `Retry-After`).' },
+        limits: {
+          type: 'object',
+          required: ['hourly', 'daily'],
+          additionalProperties: false,
+          properties: {
+            hourly: { type: 'integer', minimum: 1, description: 'Requests per UTC hour.' },
+            daily: { type: 'integer', minimum: 1, description: 'Requests per UTC day.' },
+          },
+        },
+      },
+    },
+  ),
+  InternalError: errorCase(
+    { const: 'Internal server error' },
+    {
+      required: ['requestId'],
+      properties: { requestId: { type: 'string', description: 'The request id, as in `X-Request-Id`.' } },
+    },
+  ),
+};

@@ -1,0 +1,218 @@
+import {
+  authenticated,
+  badMinLogPosition,
+  bodyErrors,
+  errorCase,
+  idParameter,
+  itemEnvelope,
+  json,
+  jsonResponse,
+  limitParameter,
+  listEnvelope,
+  minLogPosition,
+  nullableText,
+  pageParameter,
+  schemaRef,
+  sinceParameters,
+  text,
+  validationFailed,
+  writePositionHeaders,
+  type ApiModule,
+} from './common.js';
+import type { JsonSchema } from './types.js';
+
+/** `/contacts`: the people a company talks to. */
+
+const contactId = idParameter('contact');
+
+const contactNotFound = jsonResponse(
+  'No contact with this id in the caller\'s company (`Contact not found`).',
+  'NotFoundError',
+  'authenticated',
+);
+
+/** Contact fields besides `name` and `phoneNumber`, with the specification's limits. */
+const optionalContactFields = (nullable: boolean): Record<string, JsonSchema> => {
+  const field = nullable ? nullableText : text;
+  return {
+    firstName: field(100),
+    lastName: field(100),
+    email: {
+      type: nullable ? ['string', 'null'] : 'string',
+      format: 'email',
+      maxLength: 254,
+      description: 'An e-mail address whose domain has at least one dot.',
+    },
+    position: field(100, 'Job title.'),
+    currentCompany: field(255),
+    industrySector: field(100),
+    city: field(100),
+    country: field(100),
+  };
+};
+
+const phoneNumberInput: JsonSchema = {
+  type: 'string',
+  pattern: '^\\s*\\+?[0-9 .\\-()]+\\s*$',
+  description:
+    '3 to 15 digits, an optional leading `+` (or `00`), and spaces, dots, dashes or parentheses. ' +
+    'Stored normalised (separators removed, `00` → `+`); unique within the company.',
+  examples: ['+49 151 2345 6789'],
+};
+
+const tagsInput = (nullable: boolean): JsonSchema => ({
+  type: nullable ? ['array', 'null'] : 'array',
+  items: { type: 'string', minLength: 1, maxLength: 50 },
+  description: 'Labels, each trimmed to 1–50 characters; duplicates are dropped; at most 50 distinct tags. `null` means none.',
+});
+
+const nameInput: JsonSchema = { type: 'string', minLength: 1, maxLength: 255, description: 'Full name (trimmed).' };
+
+/** A stored phone number: digits with an optional leading `+` (also embedded in deals). */
+export const normalisedPhoneNumber: JsonSchema = {
+  type: 'string',
+  pattern: '^\\+?[0-9]{3,15}$',
+  description: 'Normalised: digits with an optional leading `+`.',
+};
+
+export const contacts: ApiModule = {
+  tags: [{ name: 'Contacts', description: 'People the company talks to.' }],
+  paths: {
+    '/contacts': {
+      get: authenticated('contacts:read', {
+        operationId: 'listContacts',
+        tags: ['Contacts'],
+        summary: 'List contacts',
+        description:
+          'Oldest first (creation order), so pages stay stable while contacts are added. Filters combine (all must match). ' +
+          'A parameter out of its bounds or malformed is a 422 naming it.',
+        parameters: [
+          pageParameter,
+          limitParameter,
+          {
+            name: 'search',
+            in: 'query',
+            required: false,
+            description: 'Case-insensitive text within name, email or phone number.',
+            schema: { type: 'string', maxLength: 200 },
+          },
+          ...sinceParameters('Contacts'),
+          minLogPosition,
+        ],
+        responses: {
+          '200': jsonResponse('A page of contacts.', 'ContactList', 'authenticated'),
+          '400': badMinLogPosition(),
+          '422': validationFailed('A query parameter is out of bounds or malformed'),
+        },
+      }),
+      post: authenticated('contacts:write', {
+        operationId: 'createContact',
+        tags: ['Contacts'],
+        summary: 'Create a contact',
+        requestBody: { required: true, content: json(schemaRef('ContactCreate')) },
+        responses: {
+          '201': jsonResponse('The new contact.', 'ContactResponse', 'authenticated', writePositionHeaders(true)),
+          ...bodyErrors,
+          '409': jsonResponse('A contact with this phone number already exists (`existingContactId`).', 'ConflictError', 'authenticated'),
+          '422': validationFailed('The body is invalid'),
+        },
+      }),
+    },
+    '/contacts/{id}': {
+      get: authenticated('contacts:read', {
+        operationId: 'getContact',
+        tags: ['Contacts'],
+        summary: 'Get a contact',
+        parameters: [contactId, minLogPosition],
+        responses: {
+          '200': jsonResponse('The contact.', 'ContactResponse', 'authenticated'),
+          '400': badMinLogPosition(),
+          '404': contactNotFound,
+        },
+      }),
+      put: authenticated('contacts:write', {
+        operationId: 'updateContact',
+        tags: ['Contacts'],
+        summary: 'Update a contact',
+        description: 'A partial body: unsent fields keep their value; `updatedAt` changes when something did.',
+        parameters: [contactId],
+        requestBody: { required: true, content: json(schemaRef('ContactUpdate')) },
+        responses: {
+          '200': jsonResponse('The contact after the update.', 'ContactResponse', 'authenticated', writePositionHeaders(false)),
+          ...bodyErrors,
+          '404': contactNotFound,
+          '409': jsonResponse('Another contact has this phone number (`existingContactId`).', 'ConflictError', 'authenticated'),
+          '422': validationFailed('The body is invalid'),
+        },
+      }),
+    },
+  },
+  schemas: {
+    Contact: {
+      type: 'object',
+      required: [
+        'id',
+        'name',
+        'firstName',
+        'lastName',
+        'phoneNumber',
+        'email',
+        'position',
+        'currentCompany',
+        'industrySector',
+        'city',
+        'country',
+        'tags',
+        'createdAt',
+        'updatedAt',
+      ],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'string', description: 'Server-assigned (a UUID).' },
+        name: { type: 'string', minLength: 1, maxLength: 255 },
+        firstName: nullableText(100),
+        lastName: nullableText(100),
+        phoneNumber: normalisedPhoneNumber,
+        email: { type: ['string', 'null'], format: 'email', maxLength: 254 },
+        position: nullableText(100, 'Job title.'),
+        currentCompany: nullableText(255),
+        industrySector: nullableText(100),
+        city: nullableText(100),
+        country: nullableText(100),
+        tags: { type: 'array', items: { type: 'string' } },
+        createdAt: schemaRef('Timestamp'),
+        updatedAt: schemaRef('Timestamp'),
+      },
+    },
+    ContactCreate: {
+      type: 'object',
+      description: 'Unknown fields (including `id`, `createdAt`, `updatedAt`) are ignored. Strings are trimmed; an empty optional string or null means no value.',
+      required: ['name', 'phoneNumber'],
+      properties: {
+        name: nameInput,
+        phoneNumber: phoneNumberInput,
+        ...optionalContactFields(true),
+        tags: tagsInput(true),
+      },
+    },
+    ContactUpdate: {
+      type: 'object',
+      description:
+        'Any subset of the fields; unsent fields keep their value, `null` (or an empty string) clears an optional one. ' +
+        'At least one known field. `name` and `phoneNumber` cannot be cleared.',
+      minProperties: 1,
+      properties: {
+        name: nameInput,
+        phoneNumber: phoneNumberInput,
+        ...optionalContactFields(true),
+        tags: tagsInput(true),
+      },
+    },
+    ContactResponse: itemEnvelope('Contact'),
+    ContactList: listEnvelope('Contact'),
+    ConflictError: errorCase(
+      { const: 'Contact with this phone number already exists' },
+      { required: ['existingContactId'], properties: { existingContactId: { type: 'string' } } },
+    ),
+  },
+};

@@ -1,0 +1,84 @@
+import Router from '@koa/router';
+import * as E from 'fp-ts/lib/Either.js';
+import type { DocumentCollection } from '../../application/ports/ReadModelStore.js';
+import type { ReadModelProgress } from '../../application/ReadModelProgress.js';
+import { changeDealStatus, createDeal, type DealServiceDeps } from '../../application/deals/dealService.js';
+import { validateCreateDeal, validateDealStatusChange } from '../../domain/deals/dealInput.js';
+import { dealOf, type DealDoc } from '../../../projections/deals/dealsProjection.js';
+import { dealListQuery } from '../../../projections/deals/dealQueries.js';
+import { afterWrite } from '../middleware/consistentReads.js';
+import { authOf, requirePermission } from '../middleware/requirePermission.js';
+import { decodeListParams, pageMeta, validationFailed } from '../query/listQuery.js';
+import { toHttpError } from '../errorTable.js';
+import { apiMetadata } from '../apiMetadata.js';
+
+export interface DealRoutesDeps {
+  readonly deals: DocumentCollection<DealDoc>;
+  readonly service: DealServiceDeps;
+  readonly progress: ReadModelProgress;
+  readonly readYourWritesTimeoutMs: number;
+}
+
+const STATUSES = ['open', 'won', 'lost'] as const;
+
+export const dealRoutes = (deps: DealRoutesDeps): Router => {
+  const router = new Router();
+
+  router.get('/deals', requirePermission('deals:read'), async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const params = decodeListParams(ctx.query, {
+      text: ['stage'],
+      instants: ['createdSince', 'updatedSince'],
+      enums: { status: STATUSES },
+    });
+    if (E.isLeft(params)) throw validationFailed(params.left);
+    const { page, limit, text, instants, enums } = params.right;
+    const result = await deps.deals.list(
+      dealListQuery({
+        companyId,
+        page,
+        limit,
+        ...(enums.status !== undefined ? { status: enums.status as (typeof STATUSES)[number] } : {}),
+        ...(text.stage !== undefined ? { stage: text.stage } : {}),
+        ...(instants.createdSince !== undefined ? { createdSince: instants.createdSince } : {}),
+        ...(instants.updatedSince !== undefined ? { updatedSince: instants.updatedSince } : {}),
+      }),
+    );
+    ctx.body = { success: true, data: result.items.map(dealOf), meta: pageMeta(page, limit, result.total) };
+  });
+
+  router.get('/deals/:id', requirePermission('deals:read'), async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const doc = await deps.deals.get(companyId, ctx.params.id!);
+    if (!doc) throw toHttpError({ kind: 'DealNotFound' });
+    ctx.body = { success: true, data: dealOf(doc) };
+  });
+
+  router.post('/deals', requirePermission('deals:write'), async (ctx) => {
+    const auth = authOf(ctx.state);
+    const fields = validateCreateDeal(ctx.request.body);
+    if (E.isLeft(fields)) throw toHttpError(fields.left);
+    const result = await createDeal(deps.service, { companyId: auth.companyId, fields: fields.right, metadata: apiMetadata(ctx.state) });
+    if (E.isLeft(result)) throw toHttpError(result.left);
+    await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
+    ctx.status = 201;
+    ctx.body = { success: true, data: result.right.deal };
+  });
+
+  router.put('/deals/:id/status', requirePermission('deals:write'), async (ctx) => {
+    const auth = authOf(ctx.state);
+    const change = validateDealStatusChange(ctx.request.body);
+    if (E.isLeft(change)) throw toHttpError(change.left);
+    const result = await changeDealStatus(deps.service, {
+      companyId: auth.companyId,
+      dealId: ctx.params.id!,
+      change: change.right,
+      metadata: apiMetadata(ctx.state),
+    });
+    if (E.isLeft(result)) throw toHttpError(result.left);
+    await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
+    ctx.body = { success: true, data: result.right.deal };
+  });
+
+  return router;
+};

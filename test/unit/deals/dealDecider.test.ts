@@ -1,0 +1,305 @@
+import { expect } from 'chai';
+import type { ChangeDealStatus } from '../../../src/domain/deals/dealCommands.js';
+import { dealDecider } from '../../../src/domain/deals/dealDecider.js';
+import type { DealCreated, DealEvent, DealStatusChanged } from '../../../src/domain/deals/dealEvents.js';
+import { specFor } from '../../support/givenWhenThen.js';
+
+const spec = specFor(dealDecider);
+const T0 = '2024-05-01T10:00:00.000Z';
+const T1 = '2024-05-01T11:00:00.000Z';
+const T2 = '2024-05-01T12:00:00.000Z';
+const CLOSED = '2024-04-30T00:00:00.000Z';
+const CORRECTED = '2024-04-29T00:00:00.000Z';
+
+const contact = { id: 'c-1', name: 'Ada', email: 'ada@example.org', phoneNumber: '+44123', currentCompany: null };
+const user = { id: 'u-1', name: 'Sam', email: 'sam@example.org' };
+
+const created: DealCreated = {
+  type: 'DealCreated',
+  data: {
+    dealId: 'd-1',
+    companyId: 'co-1',
+    title: 'Engines',
+    description: null,
+    value: 1000,
+    currency: 'EUR',
+    stage: 'Lead',
+    priority: 'medium',
+    probability: 40,
+    expectedCloseDate: null,
+    source: null,
+    contact,
+    assignedTo: null,
+    createdAt: T0,
+  },
+};
+
+const changed = (data: Omit<DealStatusChanged['data'], 'dealId' | 'companyId' | 'updatedAt'>, at = T1): DealStatusChanged => ({
+  type: 'DealStatusChanged',
+  data: { dealId: 'd-1', companyId: 'co-1', ...data, updatedAt: at },
+});
+
+const change = (fields: ChangeDealStatus['change'], companyId = 'co-1', at = T1): ChangeDealStatus => ({
+  kind: 'ChangeDealStatus',
+  dealId: 'd-1',
+  companyId,
+  change: fields,
+  at,
+});
+
+/** Events of a deal won at `CLOSED` (at T1). */
+const won: DealEvent[] = [created, changed({ status: { from: 'open', to: 'won' }, actualCloseDate: CLOSED })];
+/** Events of a deal lost at `CLOSED` (at T1). */
+const lost: DealEvent[] = [created, changed({ status: { from: 'open', to: 'lost' }, actualCloseDate: CLOSED })];
+
+const stateAfter = (events: readonly DealEvent[]) => events.reduce(dealDecider.evolve, dealDecider.initialState);
+
+describe('deal decider', () => {
+  describe('given no deal', () => {
+    it('creates it open, with the defaults and null for every unset field', () =>
+      spec
+        .given()
+        .when({
+          kind: 'CreateDeal',
+          dealId: 'd-1',
+          companyId: 'co-1',
+          fields: { title: 'Small', value: 0 },
+          contact: null,
+          assignedTo: null,
+          at: T0,
+        })
+        .then({
+          type: 'DealCreated',
+          data: {
+            dealId: 'd-1',
+            companyId: 'co-1',
+            title: 'Small',
+            description: null,
+            value: 0,
+            currency: 'EUR',
+            stage: null,
+            priority: 'medium',
+            probability: null,
+            expectedCloseDate: null,
+            source: null,
+            contact: null,
+            assignedTo: null,
+            createdAt: T0,
+          },
+        }));
+
+    it('creates it with every field and the summaries it was given', () =>
+      spec
+        .given()
+        .when({
+          kind: 'CreateDeal',
+          dealId: 'd-1',
+          companyId: 'co-1',
+          fields: {
+            title: 'Big',
+            value: 5.5,
+            description: 'Fleet',
+            currency: 'USD',
+            stage: 'Negotiation',
+            priority: 'high',
+            probability: 60,
+            expectedCloseDate: '2027-03-31T00:00:00.000Z',
+            source: 'Referral',
+          },
+          contact,
+          assignedTo: user,
+          at: T0,
+        })
+        .then({
+          type: 'DealCreated',
+          data: {
+            dealId: 'd-1',
+            companyId: 'co-1',
+            title: 'Big',
+            description: 'Fleet',
+            value: 5.5,
+            currency: 'USD',
+            stage: 'Negotiation',
+            priority: 'high',
+            probability: 60,
+            expectedCloseDate: '2027-03-31T00:00:00.000Z',
+            source: 'Referral',
+            contact,
+            assignedTo: user,
+            createdAt: T0,
+          },
+        }));
+
+    it('refuses a status change: not found', () =>
+      spec.given().when(change({ status: 'won' })).thenError({ kind: 'DealNotFound', dealId: 'd-1' }));
+  });
+
+  describe('given an open deal', () => {
+    it('refuses to create it again', () =>
+      spec
+        .given(created)
+        .when({
+          kind: 'CreateDeal',
+          dealId: 'd-1',
+          companyId: 'co-1',
+          fields: { title: 'X', value: 1 },
+          contact: null,
+          assignedTo: null,
+          at: T1,
+        })
+        .thenError({ kind: 'DealAlreadyExists', dealId: 'd-1' }));
+
+    it('wins it, closing it at the command time when no close date is sent', () =>
+      spec.given(created).when(change({ status: 'won' })).then(changed({ status: { from: 'open', to: 'won' }, actualCloseDate: T1 })));
+
+    it('loses it, closing it at the command time when no close date is sent', () =>
+      spec.given(created).when(change({ status: 'lost' })).then(changed({ status: { from: 'open', to: 'lost' }, actualCloseDate: T1 })));
+
+    it('wins it with the close date sent', () =>
+      spec
+        .given(created)
+        .when(change({ status: 'won', actualCloseDate: CLOSED }))
+        .then(changed({ status: { from: 'open', to: 'won' }, actualCloseDate: CLOSED })));
+
+    it('loses it with the close date sent', () =>
+      spec
+        .given(created)
+        .when(change({ status: 'lost', actualCloseDate: CLOSED }))
+        .then(changed({ status: { from: 'open', to: 'lost' }, actualCloseDate: CLOSED })));
+
+    it('moves the status and the stage in one event', () =>
+      spec
+        .given(created)
+        .when(change({ status: 'won', stage: 'Closed' }))
+        .then(changed({ status: { from: 'open', to: 'won' }, stage: { from: 'Lead', to: 'Closed' }, actualCloseDate: T1 })));
+
+    it('changes the stage alone without touching the status', () =>
+      spec
+        .given(created)
+        .when(change({ stage: 'Proposal' }))
+        .then(changed({ stage: { from: 'Lead', to: 'Proposal' }, actualCloseDate: null })));
+
+    it('clears the stage with null', () =>
+      spec.given(created).when(change({ stage: null })).then(changed({ stage: { from: 'Lead', to: null }, actualCloseDate: null })));
+
+    it('refuses a close date alone: close date on an open deal', () =>
+      spec.given(created).when(change({ actualCloseDate: CLOSED })).thenError({ kind: 'CloseDateOnOpenDeal', dealId: 'd-1' }));
+
+    it('refuses a close date with status open: close date on an open deal', () =>
+      spec
+        .given(created)
+        .when(change({ status: 'open', actualCloseDate: CLOSED }))
+        .thenError({ kind: 'CloseDateOnOpenDeal', dealId: 'd-1' }));
+
+    it('emits nothing for status open', () => spec.given(created).when(change({ status: 'open' })).then());
+
+    it('emits nothing for the same stage', () => spec.given(created).when(change({ stage: 'Lead' })).then());
+
+    it('refuses a change from another company: not found', () =>
+      spec.given(created).when(change({ status: 'won' }, 'co-2')).thenError({ kind: 'DealNotFound', dealId: 'd-1' }));
+  });
+
+  describe('given a won deal', () => {
+    it('reopens it, clearing the close date', () =>
+      spec
+        .given(...won)
+        .when(change({ status: 'open' }, 'co-1', T2))
+        .then(changed({ status: { from: 'won', to: 'open' }, actualCloseDate: null }, T2)));
+
+    it('corrects it to lost, closing it at the command time when no close date is sent', () =>
+      spec
+        .given(...won)
+        .when(change({ status: 'lost' }, 'co-1', T2))
+        .then(changed({ status: { from: 'won', to: 'lost' }, actualCloseDate: T2 }, T2)));
+
+    it('corrects it to lost with the close date sent', () =>
+      spec
+        .given(...won)
+        .when(change({ status: 'lost', actualCloseDate: CORRECTED }, 'co-1', T2))
+        .then(changed({ status: { from: 'won', to: 'lost' }, actualCloseDate: CORRECTED }, T2)));
+
+    it('moves the close date when one is sent alone', () =>
+      spec.given(...won).when(change({ actualCloseDate: CORRECTED }, 'co-1', T2)).then(changed({ actualCloseDate: CORRECTED }, T2)));
+
+    it('moves the close date when sent with status won', () =>
+      spec
+        .given(...won)
+        .when(change({ status: 'won', actualCloseDate: CORRECTED }, 'co-1', T2))
+        .then(changed({ actualCloseDate: CORRECTED }, T2)));
+
+    it('changes the stage alone, keeping the status and the close date', () =>
+      spec
+        .given(...won)
+        .when(change({ stage: 'Closed' }, 'co-1', T2))
+        .then(changed({ stage: { from: 'Lead', to: 'Closed' }, actualCloseDate: CLOSED }, T2)));
+
+    it('refuses reopening with a close date: close date on an open deal', () =>
+      spec
+        .given(...won)
+        .when(change({ status: 'open', actualCloseDate: CLOSED }))
+        .thenError({ kind: 'CloseDateOnOpenDeal', dealId: 'd-1' }));
+
+    it('emits nothing for status won again (the close date stays)', () => spec.given(...won)
+      .when(change({ status: 'won' }, 'co-1', T2))
+      .then());
+
+    it('emits nothing for the same close date, status and stage', () =>
+      spec.given(...won).when(change({ status: 'won', stage: 'Lead', actualCloseDate: CLOSED }, 'co-1', T2)).then());
+  });
+
+  describe('given a lost deal', () => {
+    it('reopens it, clearing the close date', () =>
+      spec
+        .given(...lost)
+        .when(change({ status: 'open' }, 'co-1', T2))
+        .then(changed({ status: { from: 'lost', to: 'open' }, actualCloseDate: null }, T2)));
+
+    it('corrects it to won, closing it at the command time when no close date is sent', () =>
+      spec
+        .given(...lost)
+        .when(change({ status: 'won' }, 'co-1', T2))
+        .then(changed({ status: { from: 'lost', to: 'won' }, actualCloseDate: T2 }, T2)));
+
+    it('moves the close date when one is sent alone', () =>
+      spec.given(...lost).when(change({ actualCloseDate: CORRECTED }, 'co-1', T2)).then(changed({ actualCloseDate: CORRECTED }, T2)));
+
+    it('emits nothing for status lost again', () => spec.given(...lost).when(change({ status: 'lost' }, 'co-1', T2)).then());
+  });
+
+  describe('given a deal that was won and reopened', () => {
+    const history: DealEvent[] = [
+      ...won,
+      changed({ status: { from: 'won', to: 'open' }, stage: { from: 'Lead', to: null }, actualCloseDate: null }, T2),
+    ];
+
+    it('is open again with no close date, and can be won again', () =>
+      spec.given(...history).when(change({ status: 'won', actualCloseDate: CORRECTED }, 'co-1', T2)).then(
+        changed({ status: { from: 'open', to: 'won' }, actualCloseDate: CORRECTED }, T2),
+      ));
+
+    it('holds the full deal with createdAt, the last updatedAt and an unchanged probability', () => {
+      expect(stateAfter(history)).to.deep.equal({
+        status: 'active',
+        deal: {
+          id: 'd-1',
+          companyId: 'co-1',
+          title: 'Engines',
+          description: null,
+          value: 1000,
+          currency: 'EUR',
+          stage: null,
+          priority: 'medium',
+          probability: 40,
+          status: 'open',
+          expectedCloseDate: null,
+          actualCloseDate: null,
+          source: null,
+          contact,
+          assignedTo: null,
+          createdAt: T0,
+          updatedAt: T2,
+        },
+      });
+    });
+  });
+});
