@@ -40,8 +40,9 @@ const create = (command: CreateDeal, state: DealState): E.Either<DealError, read
 
 /**
  * Status moves: `open → won | lost`, `won | lost → open` (reopen: the close date
- * is cleared) and `won ↔ lost` (a correction). A deal that becomes won or lost
- * without an `actualCloseDate` in the request closes at the command's time; an
+ * is cleared) and `won ↔ lost` (a correction of the outcome, which keeps the date
+ * the deal closed). An open deal that becomes won or lost without an
+ * `actualCloseDate` in the request closes at the command's time; an
  * `actualCloseDate` alone moves the close date of a won or lost deal; one on a
  * change that leaves the deal open is an error. The stage moves only when sent,
  * the status only when sent. A change that moves nothing emits nothing.
@@ -59,7 +60,7 @@ const changeStatus = (command: ChangeDealStatus, state: DealState): E.Either<Dea
   const statusMoves = to !== current.status;
   const stageMoves = change.stage !== undefined && change.stage !== current.stage;
   const actualCloseDate =
-    to === 'open' ? null : (change.actualCloseDate ?? (statusMoves ? command.at : current.actualCloseDate));
+    to === 'open' ? null : (change.actualCloseDate ?? (current.status === 'open' ? command.at : current.actualCloseDate));
   if (!statusMoves && !stageMoves && actualCloseDate === current.actualCloseDate) return E.right([]);
 
   const data: { -readonly [K in keyof DealStatusChanged['data']]: DealStatusChanged['data'][K] } = {

@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
+import { optionalText, requiredText } from '../../shared/textCodecs.js';
 import { formatValidationErrors } from '../../shared/validationReporter.js';
 import type { InputProblem } from '../contacts/contactInput.js';
 import { DEFAULT_CURRENCY, parseCurrencyCode } from './currencyCode.js';
@@ -37,36 +38,6 @@ export const DEFAULT_PRIORITY: DealPriority = 'medium';
 
 const isString = (u: unknown): u is string => typeof u === 'string';
 const isNumber = (u: unknown): u is number => typeof u === 'number' && Number.isFinite(u);
-
-/** A required string (never null): trimmed, 1 to `max` characters. */
-const requiredText = (field: string, max: number) =>
-  new t.Type<string, string, unknown>(
-    `${field} (1 to ${max} characters)`,
-    isString,
-    (u, c) => {
-      if (typeof u !== 'string') return t.failure(u, c, `${field} must be a string`);
-      const value = u.trim();
-      return value.length >= 1 && value.length <= max
-        ? t.success(value)
-        : t.failure(u, c, `${field} must be 1 to ${max} characters`);
-    },
-    t.identity,
-  );
-
-/** An optional string: trimmed, at most `max` characters; null or empty → null (no value). */
-const optionalText = (field: string, max: number) =>
-  new t.Type<string | null, string | null, unknown>(
-    `${field} (at most ${max} characters)`,
-    (u): u is string | null => u === null || isString(u),
-    (u, c) => {
-      if (u === null) return t.success(null);
-      if (typeof u !== 'string') return t.failure(u, c, `${field} must be a string`);
-      const value = u.trim();
-      if (value === '') return t.success(null);
-      return value.length <= max ? t.success(value) : t.failure(u, c, `${field} must be at most ${max} characters`);
-    },
-    t.identity,
-  );
 
 const VALUE_MESSAGE = 'value must be a positive number or zero';
 

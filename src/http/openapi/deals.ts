@@ -39,9 +39,9 @@ naming the field).
 
 - **Status moves.** \`open\` → \`won\` or \`lost\` closes the deal. \`won\` or \`lost\` →
   \`open\` reopens it and clears \`actualCloseDate\`. \`won\` ↔ \`lost\` is allowed, as a
-  correction.
-- **Close date.** A deal that becomes \`won\` or \`lost\` without an \`actualCloseDate\`
-  in the request closes now (the time of the request). \`actualCloseDate\` alone moves
+  correction of the outcome: the deal keeps the date it closed.
+- **Close date.** An open deal that becomes \`won\` or \`lost\` without an
+  \`actualCloseDate\` in the request closes now (the time of the request). \`actualCloseDate\` alone moves
   the close date of a won or lost deal. An \`actualCloseDate\` on a request whose result
   is an open deal is a 422 (\`details.actualCloseDate\`).
 - **Stage** is free-form and moves independently of the status; \`null\` (or an empty

@@ -206,11 +206,11 @@ describe('deal decider', () => {
         .when(change({ status: 'open' }, 'co-1', T2))
         .then(changed({ status: { from: 'won', to: 'open' }, actualCloseDate: null }, T2)));
 
-    it('corrects it to lost, closing it at the command time when no close date is sent', () =>
+    it('corrects it to lost, keeping the date it closed when no close date is sent', () =>
       spec
         .given(...won)
         .when(change({ status: 'lost' }, 'co-1', T2))
-        .then(changed({ status: { from: 'won', to: 'lost' }, actualCloseDate: T2 }, T2)));
+        .then(changed({ status: { from: 'won', to: 'lost' }, actualCloseDate: CLOSED }, T2)));
 
     it('corrects it to lost with the close date sent', () =>
       spec
@@ -254,11 +254,11 @@ describe('deal decider', () => {
         .when(change({ status: 'open' }, 'co-1', T2))
         .then(changed({ status: { from: 'lost', to: 'open' }, actualCloseDate: null }, T2)));
 
-    it('corrects it to won, closing it at the command time when no close date is sent', () =>
+    it('corrects it to won, keeping the date it closed when no close date is sent', () =>
       spec
         .given(...lost)
         .when(change({ status: 'won' }, 'co-1', T2))
-        .then(changed({ status: { from: 'lost', to: 'won' }, actualCloseDate: T2 }, T2)));
+        .then(changed({ status: { from: 'lost', to: 'won' }, actualCloseDate: CLOSED }, T2)));
 
     it('moves the close date when one is sent alone', () =>
       spec.given(...lost).when(change({ actualCloseDate: CORRECTED }, 'co-1', T2)).then(changed({ actualCloseDate: CORRECTED }, T2)));
