@@ -233,6 +233,20 @@ export const readModelStoreContract = (name: string, open: () => Promise<ReadMod
         expect(await search('^Task')).to.deep.equal([]);
       });
 
+      it('filters by equality on the current values after documents change', async () => {
+        const titled = async (value: string) =>
+          (await tasks.list(query({ filters: [{ op: 'eq', field: 'title', value }] }))).items.map((d) => d.id);
+        expect(await titled('Task number 5')).to.deep.equal(['t05']);
+        await tasks.apply([
+          log('TaskRenamed', { id: 't05', title: 'Task number 6', at: '2026-02-01T00:00:00.000Z' }, companyA),
+          log('TaskDeleted', { id: 't06' }, companyA),
+        ]);
+        expect(await titled('Task number 5')).to.deep.equal([]);
+        expect(await titled('Task number 6')).to.deep.equal(['t05']);
+        const done = await tasks.list(query({ filters: [{ op: 'eq', field: 'status', value: 'done' }], order: 'desc' }));
+        expect(done.items.map((d) => d.id)).to.deep.equal(['t12', 't09', 't03']);
+      });
+
       it('searches the current values after a document changes', async () => {
         const search = async (text: string) =>
           (await tasks.list(query({ filters: [{ op: 'contains', fields: ['title'], text }] }))).items.map((d) => d.id);

@@ -13,6 +13,7 @@ import type {
 import { comparePositions, type Position } from '../../shared/Position.js';
 import { SEPARATOR, compileFilters, haystackOf, valueAt } from './compileFilter.js';
 import { SubstringIndex } from './SubstringIndex.js';
+import { EqualityIndex, UNINDEXED, indexedValue } from './EqualityIndex.js';
 
 interface Entry<D> {
   doc: D;
@@ -29,6 +30,7 @@ class Bucket<D> {
   readonly byId = new Map<string, Entry<D>>();
   order: Entry<D>[] = [];
   private indexes = new Map<string, SubstringIndex>();
+  private equalities = new Map<string, EqualityIndex>();
   private deletedCount = 0;
 
   add(id: string, doc: D): void {
@@ -39,7 +41,12 @@ class Bucket<D> {
 
   replace(entry: Entry<D>, doc: D): void {
     entry.doc = doc;
-    for (const index of this.indexes.values()) index.invalidate(entry.index);
+    this.invalidate(entry.index);
+  }
+
+  private invalidate(i: number): void {
+    for (const index of this.indexes.values()) index.invalidate(i);
+    for (const index of this.equalities.values()) index.invalidate(i);
   }
 
   remove(id: string): void {
@@ -47,14 +54,31 @@ class Bucket<D> {
     if (!entry) return;
     entry.deleted = true;
     this.byId.delete(id);
-    for (const index of this.indexes.values()) index.invalidate(entry.index);
+    this.invalidate(entry.index);
     // Compact lazily so a delete costs O(1) on average; the indexes are rebuilt when next used.
     if (++this.deletedCount > 64 && this.deletedCount * 2 > this.order.length) {
       this.order = this.order.filter((e) => !e.deleted);
       this.order.forEach((e, i) => (e.index = i));
       this.indexes.clear();
+      this.equalities.clear();
       this.deletedCount = 0;
     }
+  }
+
+  /** The equality index over `field`, created on first use. */
+  equalityFor(field: string): EqualityIndex {
+    let index = this.equalities.get(field);
+    if (!index) {
+      index = new EqualityIndex(
+        (i) => {
+          const entry = this.order[i]!;
+          return entry.deleted ? UNINDEXED : indexedValue(valueAt(entry.doc as object, field));
+        },
+        () => this.order.length,
+      );
+      this.equalities.set(field, index);
+    }
+    return index;
   }
 
   /** The substring index over `fields`, created on first use. */
@@ -108,16 +132,28 @@ class MemoryCollection<D extends ReadModelDocument> implements DocumentCollectio
     const to = from + query.limit;
     const items: D[] = [];
     let total = 0;
-    const [first, ...more] = searches;
+    // Candidates: the shortest equality posting list, else the first search's matches, else
+    // every document. Each candidate is checked against every filter, so the source only
+    // decides how many documents are looked at, never the answer.
+    let narrowest: number[] | null = null;
+    for (const filter of others) {
+      if (filter.op !== 'eq') continue;
+      const list = bucket.equalityFor(filter.field).candidates(filter.value);
+      if (narrowest === null || list.length < narrowest.length) narrowest = list;
+    }
+    const [first, ...more] = narrowest === null ? searches : [undefined, ...searches];
     const visit = (i: number): void => {
       const entry = order[i]!;
       if (entry.deleted) return;
-      if (more.length > 0 && !more.every((search) => search.index.contains(i, search.needle))) return;
+      if (more.length > 0 && !more.every((search) => search!.index.contains(i, search!.needle))) return;
       if (matches !== null && !matches(entry.doc)) return;
       if (total >= from && total < to) items.push(entry.doc);
       total++;
     };
-    if (first) for (const i of first.index.matches(first.needle, ascending)) visit(i);
+    if (narrowest !== null) {
+      if (ascending) for (let k = 0; k < narrowest.length; k++) visit(narrowest[k]!);
+      else for (let k = narrowest.length - 1; k >= 0; k--) visit(narrowest[k]!);
+    } else if (first) for (const i of first.index.matches(first.needle, ascending)) visit(i);
     else if (ascending) for (let i = 0; i < order.length; i++) visit(i);
     else for (let i = order.length - 1; i >= 0; i--) visit(i);
     return { items, total };
