@@ -5,6 +5,8 @@ import { agentsProjection } from './agents/agentsProjection.js';
 import { contactsProjection } from './contacts/contactsProjection.js';
 import { dealsProjection } from './deals/dealsProjection.js';
 import { usersProjection } from './users/usersProjection.js';
+import { webhookEventsProjections } from './webhookEvents/webhookEventsProjection.js';
+import { webhooksProjection } from './webhooks/webhooksProjection.js';
 
 /** Every read model the runner keeps. Each issue adds its own. */
 export const allProjections: readonly Projection<ReadModelDocument>[] = [
@@ -14,4 +16,6 @@ export const allProjections: readonly Projection<ReadModelDocument>[] = [
   contactsProjection,
   dealsProjection,
   agentsProjection,
+  webhooksProjection,
+  ...webhookEventsProjections,
 ] as unknown as readonly Projection<ReadModelDocument>[];

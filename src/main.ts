@@ -17,14 +17,32 @@ import { testRoutes } from './http/routes/test.js';
 import { contactRoutes } from './http/routes/contacts.js';
 import { dealRoutes } from './http/routes/deals.js';
 import { agentRoutes } from './http/routes/agents.js';
+import { triggerRoutes } from './http/routes/triggers.js';
+import { webhookRoutes } from './http/routes/webhooks.js';
+import type { WebhookOutbox } from './application/ports/WebhookOutbox.js';
+import { SqliteWebhookOutbox } from './adapters/sqlite/SqliteWebhookOutbox.js';
+import { createDeliveryAgent } from './webhooks/deliveryAgent.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { unsubscribeGone } from './webhooks/dispatcherUnsubscribe.js';
+import { WebhookFanOut } from './webhooks/fanOut.js';
+import { deriveWebhookEvents } from './webhooks/deriveWebhookEvents.js';
+import type { DerivedWebhookEvent } from './webhooks/derivedWebhookEvent.js';
+import { matchesFilters } from './webhooks/filters.js';
+import { toEnvelope } from './webhooks/envelope.js';
 import { newId } from './shared/ids.js';
 import { apiKeyDirectoryProjection } from '../projections/apiKeys/apiKeyDirectoryProjection.js';
 import { contactsProjection } from '../projections/contacts/contactsProjection.js';
 import { dealsProjection } from '../projections/deals/dealsProjection.js';
 import { agentsProjection } from '../projections/agents/agentsProjection.js';
+import { webhookEventCollections } from '../projections/webhookEvents/webhookEventsProjection.js';
+import { webhooksProjection } from '../projections/webhooks/webhooksProjection.js';
 import { ProjectionRunner, READ_MODELS_CHECKPOINT, measureLag } from './application/ProjectionRunner.js';
 import { CheckpointProgress, type ReadModelProgress } from './application/ReadModelProgress.js';
 import { SqliteEventStore } from './adapters/sqlite/SqliteEventStore.js';
+import { SqliteWebhookSecretStore } from './adapters/sqlite/SqliteWebhookSecretStore.js';
+import type { WebhookSecretStore } from './webhooks/secretStore.js';
+import { isRefusedAddress, lookupAllAddresses, type ResolveHost } from './webhooks/targetUrlGuard.js';
+import { isIPv6 } from 'node:net';
 import { MemoryReadModelStore } from './adapters/memory/MemoryReadModelStore.js';
 import { createApp } from './http/createApp.js';
 import { systemClock } from './shared/Clock.js';
@@ -38,6 +56,10 @@ export interface Stores {
   readonly readModels: ReadModelStore;
   /** Beside the read models: in memory, or in MongoDB so that API instances count together. */
   readonly rateLimits: RateLimitCounters;
+  /** Webhook signing secrets: in the SQLite file (on the event store's connection when it is SQLite), or in MongoDB. */
+  readonly webhookSecrets: WebhookSecretStore;
+  /** Deliveries waiting or done: in the SQLite file, or in MongoDB beside the read models. */
+  readonly webhookOutbox: WebhookOutbox;
 }
 
 /**
@@ -55,10 +77,37 @@ export const openStores = async (config: Config): Promise<Stores> => {
     const { MongoReadModelStore } = await import('./adapters/mongodb/MongoReadModelStore.js');
     const { MongoRateLimitCounters } = await import('./adapters/mongodb/MongoRateLimitCounters.js');
     const readModels = await MongoReadModelStore.connect(config.mongoUrl, config.mongoDb);
-    return { eventStore, readModels, rateLimits: await MongoRateLimitCounters.create(readModels.database, config.rateLimit) };
+    const { MongoWebhookSecretStore } = await import('./adapters/mongodb/MongoWebhookSecretStore.js');
+    const { MongoWebhookOutbox } = await import('./adapters/mongodb/MongoWebhookOutbox.js');
+    return {
+      eventStore,
+      readModels,
+      rateLimits: await MongoRateLimitCounters.create(readModels.database, config.rateLimit),
+      webhookSecrets: new MongoWebhookSecretStore(readModels.database),
+      webhookOutbox: await MongoWebhookOutbox.create(readModels.database),
+    };
   }
-  return { eventStore, readModels: new MemoryReadModelStore(), rateLimits: new MemoryRateLimitCounters(config.rateLimit) };
+  // Embedded: secrets and outbox in the SQLite file (sharing the event store's connection when it is SQLite).
+  const sqlite = eventStore instanceof SqliteEventStore;
+  const file = embeddedDatabaseFile(config.dataDir);
+  return {
+    eventStore,
+    readModels: new MemoryReadModelStore(),
+    rateLimits: new MemoryRateLimitCounters(config.rateLimit),
+    webhookSecrets: sqlite ? new SqliteWebhookSecretStore(eventStore.db) : SqliteWebhookSecretStore.open(file),
+    webhookOutbox: sqlite ? new SqliteWebhookOutbox(eventStore.db) : SqliteWebhookOutbox.open(file),
+  };
 };
+
+/** A host resolver as the delivery agent's `lookup` wants it. */
+const asLookup = (resolve: ResolveHost) => async (host: string) =>
+  (await resolve(host)).map((address) => ({ address, family: isIPv6(address) ? 6 : 4 }));
+
+export interface ChronicleWebhooks {
+  readonly fanOut: WebhookFanOut<DerivedWebhookEvent>;
+  readonly dispatcher: WebhookDispatcher;
+  readonly closeAgent: () => void;
+}
 
 export interface Chronicle {
   readonly server: Server | null;
@@ -66,6 +115,8 @@ export interface Chronicle {
   readonly port: number | null;
   readonly stores: Stores;
   readonly projections: ProjectionRunner | null;
+  /** The webhook fan-out and dispatcher, when this process runs them (RUN_WEBHOOKS). */
+  readonly webhooks: ChronicleWebhooks | null;
   /** The demo company and key created on an empty store (shown once), else null. */
   readonly demo: DemoCredentials | null;
   /** Stops accepting, lets in-flight requests finish, stops the runner, closes the stores. */
@@ -82,10 +133,17 @@ export interface ServerTimeouts {
 
 export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, requestMs: 30_000, checkEveryMs: 1_000 };
 
+/** Optional replacements of outside services (tests). */
+export interface ChronicleDeps {
+  /** Resolves webhook target hosts at subscribe; default: the system resolver (`dns.lookup`, every address). */
+  readonly resolveHost?: ResolveHost;
+}
+
 export const startChronicle = async (
   config: Config,
   logger: Logger,
   timeouts: ServerTimeouts = DEFAULT_SERVER_TIMEOUTS,
+  deps: ChronicleDeps = {},
 ): Promise<Chronicle> => {
   const stores = await openStores(config);
   const { eventStore, readModels, rateLimits } = stores;
@@ -97,6 +155,38 @@ export const startChronicle = async (
   if (config.roles.projections) {
     projections = new ProjectionRunner({ eventStore, readModels, collections, logger: logger.child({ role: 'projections' }) });
     await projections.start();
+  }
+
+  // Webhooks: the fan-out follows the log from its own checkpoint (apart from the read
+  // models, so a rebuild never sends anything) into the outbox; the dispatcher delivers.
+  let webhooks: ChronicleWebhooks | null = null;
+  if (config.roles.webhooks) {
+    const agent = createDeliveryAgent({
+      allowPrivateTargets: config.webhooks.allowPrivateTargets,
+      isRefusedAddress,
+      ...(deps.resolveHost ? { resolve: asLookup(deps.resolveHost) } : {}),
+    });
+    const dispatcher = new WebhookDispatcher({
+      outbox: stores.webhookOutbox,
+      send: agent.send,
+      secrets: stores.webhookSecrets,
+      unsubscribe: unsubscribeGone({ eventStore, newId, clock: systemClock, secrets: stores.webhookSecrets }),
+      timeoutMs: config.webhooks.timeoutMs,
+      retryDelaysMs: config.webhooks.retryDelaysMs,
+      logger: logger.child({ role: 'webhooks' }),
+    });
+    const fanOut = new WebhookFanOut<DerivedWebhookEvent>({
+      eventStore,
+      outbox: stores.webhookOutbox,
+      derive: deriveWebhookEvents,
+      matches: matchesFilters,
+      toEnvelope,
+      logger: logger.child({ role: 'webhook-fan-out' }),
+      onEnqueued: () => dispatcher.wake(),
+    });
+    dispatcher.start();
+    await fanOut.start();
+    webhooks = { fanOut, dispatcher, closeAgent: () => agent.close() };
   }
 
   let server: Server | null = null;
@@ -141,6 +231,17 @@ export const startChronicle = async (
             readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
           }),
           agentRoutes({ agents: readModels.collection(agentsProjection) }),
+          triggerRoutes({ webhookEvents: webhookEventCollections(readModels) }),
+          webhookRoutes({
+            webhooks: readModels.collection(webhooksProjection),
+            eventStore,
+            secrets: stores.webhookSecrets,
+            newId,
+            clock: systemClock,
+            targetUrls: { allowPrivate: config.webhooks.allowPrivateTargets, resolve: deps.resolveHost ?? lookupAllAddresses },
+            progress: runner,
+            readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+          }),
         ],
       },
     });
@@ -177,11 +278,18 @@ export const startChronicle = async (
           open.closeIdleConnections();
         });
       }
+      if (webhooks) {
+        await webhooks.fanOut.stop();
+        await webhooks.dispatcher.stop();
+        webhooks.closeAgent();
+      }
       stopFollowing();
       await projections?.stop();
+      await stores.webhookSecrets.close();
+      await stores.webhookOutbox.close();
       await readModels.close();
       await eventStore.close();
     })());
 
-  return { server, port, stores, projections, demo, close };
+  return { server, port, stores, projections, webhooks, demo, close };
 };

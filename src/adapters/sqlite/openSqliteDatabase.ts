@@ -20,6 +20,45 @@ const MIGRATIONS: readonly string[] = [
      name     TEXT PRIMARY KEY,
      position TEXT NOT NULL
    );`,
+  // The webhook outbox and the fan-out's view of the subscriptions (SqliteWebhookOutbox).
+  // Positions are zero-padded to 40 digits and times are ISO 8601 UTC, so text order is their order.
+  `CREATE TABLE webhook_fan_out_subscriptions (
+     subscription_id TEXT PRIMARY KEY,
+     company_id      TEXT NOT NULL,
+     event           TEXT NOT NULL,
+     target_url      TEXT NOT NULL,
+     filters         TEXT,
+     subscribed_at   TEXT NOT NULL,
+     unsubscribed_at TEXT,
+     stopped_at      TEXT
+   );
+   CREATE TABLE webhook_outbox (
+     id              INTEGER PRIMARY KEY,
+     subscription_id TEXT    NOT NULL,
+     event_id        TEXT    NOT NULL,
+     company_id      TEXT    NOT NULL,
+     queue_key       TEXT    NOT NULL,
+     position        TEXT    NOT NULL,
+     ordinal         INTEGER NOT NULL,
+     event_type      TEXT    NOT NULL,
+     occurred_at     TEXT    NOT NULL,
+     envelope        TEXT    NOT NULL,
+     state           TEXT    NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+     attempts        TEXT    NOT NULL DEFAULT '[]',
+     round_attempts  INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at TEXT,
+     completed_at    TEXT,
+     failure_reason  TEXT,
+     created_at      TEXT    NOT NULL,
+     UNIQUE (subscription_id, event_id)
+   );
+   CREATE INDEX webhook_outbox_by_queue ON webhook_outbox (subscription_id, queue_key);
+   CREATE INDEX webhook_outbox_pending ON webhook_outbox (subscription_id, queue_key) WHERE state = 'pending';`,
+  // Webhook signing secrets (SqliteWebhookSecretStore): never in events, read models or logs.
+  `CREATE TABLE webhook_secrets (
+     subscription_id TEXT PRIMARY KEY,
+     secret          TEXT NOT NULL
+   );`,
 ];
 
 /**

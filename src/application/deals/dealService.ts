@@ -146,21 +146,36 @@ export const createDeal = async (
  * Changes the status, stage or close date of a deal of the company (see
  * `dealDecider`). A change that moves nothing appends nothing (position null; the
  * deal and its updatedAt unchanged).
+ *
+ * The deal's contact is read first (the deal's stream names it), so that the
+ * event's `deal` snapshot, and the response, embed the contact as it is now. A
+ * contact change appended between that read and the deal's append is not in the
+ * snapshot (the `deals` read model still shows it: it follows `ContactUpdated`).
  */
 export const changeDealStatus = async (
   deps: DealServiceDeps,
   input: { companyId: string; dealId: string; change: DealStatusChangeFields; metadata: EventMetadata },
 ): Promise<E.Either<DealServiceError, { deal: Deal; position: Position | null }>> => {
   const { companyId, dealId, change, metadata } = input;
+  const before = (await readDecoded(deps.eventStore, dealStream(dealId), DealEvent)).reduce(
+    dealDecider.evolve,
+    dealDecider.initialState,
+  );
+  const linked = before.status === 'active' && before.deal.companyId === companyId ? before.deal.contact : null;
+  const contact = linked && ((await loadContactSummary(deps.eventStore, companyId, linked.id)) ?? linked);
   const changed = await handleCommand(handlerDeps(deps), {
     decider: dealDecider,
     eventCodec: DealEvent,
     stream: dealStream(dealId),
-    command: { kind: 'ChangeDealStatus', dealId, companyId, change, at: toIsoTimestamp(deps.clock.now()) },
+    command: { kind: 'ChangeDealStatus', dealId, companyId, change, contact, at: toIsoTimestamp(deps.clock.now()) },
     metadata,
   });
   if (E.isLeft(changed)) return E.left(serviceError(changed.left));
-  const { state, position } = changed.right;
+  const { state, position, events } = changed.right;
   if (state.status !== 'active') throw new Error(`Deal ${dealId} vanished`);
-  return E.right({ deal: await currentView(deps.eventStore, state.deal), position });
+  // The response is what the event records (what webhooks carry); unchanged: the deal with its contact as read.
+  const recorded = events.at(-1);
+  if (recorded?.type === 'DealStatusChanged') return E.right({ deal: recorded.data.deal, position });
+  const view = contact !== null && state.deal.contact?.id === contact.id ? toDealView({ ...state.deal, contact }) : null;
+  return E.right({ deal: view ?? (await currentView(deps.eventStore, state.deal)), position });
 };

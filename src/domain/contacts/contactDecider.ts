@@ -4,6 +4,7 @@ import type { ContactCommand, CreateContact, UpdateContact } from './contactComm
 import type { ContactError } from './contactErrors.js';
 import { OPTIONAL_TEXT_FIELDS, type ContactChanges, type ContactEvent } from './contactEvents.js';
 import { applyContactUpdated, contactFromCreated, type ContactRecord } from './contactRecord.js';
+import { toContactView } from './contactView.js';
 
 /** No contact yet, or the full contact (including createdAt and updatedAt). */
 export type ContactState = { readonly status: 'none' } | { readonly status: 'active'; readonly contact: ContactRecord };
@@ -66,12 +67,10 @@ const update = (command: UpdateContact, state: ContactState): E.Either<ContactEr
   }
   // Values equal to the current ones change nothing: no event, updatedAt stays.
   if (Object.keys(changes).length === 0) return E.right([]);
-  return E.right([
-    {
-      type: 'ContactUpdated',
-      data: { contactId: current.id, companyId: current.companyId, changes, previous, updatedAt: command.at },
-    },
-  ]);
+  const data = { contactId: current.id, companyId: current.companyId, changes, previous, updatedAt: command.at };
+  // Event-carried state: the whole contact after the change, as the API shows it.
+  const contact = toContactView(applyContactUpdated(current, { data }));
+  return E.right([{ type: 'ContactUpdated', data: { ...data, contact } }]);
 };
 
 /** The contact aggregate (stream `contact-<id>`). */

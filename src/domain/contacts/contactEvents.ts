@@ -1,4 +1,5 @@
 import * as t from 'io-ts';
+import { ContactView } from './contactView.js';
 
 /** The optional text fields of a contact, in response order. */
 export const OPTIONAL_TEXT_FIELDS = [
@@ -66,6 +67,12 @@ export type ContactCreated = t.TypeOf<typeof ContactCreated>;
  * Some fields of a contact changed. `changes` holds only the fields whose value
  * changed, with their new values (null: cleared); `previous` the values they had.
  * `companyId` (never changes) makes the event self-contained for projections.
+ *
+ * `contact` is the whole contact after the change, in the API's Contact shape
+ * (event-carried state): what a `contact.updated` webhook or trigger carries is
+ * this one event, never a fold of the stream at delivery or replay time. It is
+ * computed by the decider from the state it decided on (the revision the event
+ * is appended after), so it is exact.
  */
 export const ContactUpdated = t.type({
   type: t.literal('ContactUpdated'),
@@ -75,6 +82,7 @@ export const ContactUpdated = t.type({
       companyId: t.string,
       changes: ContactChanges,
       updatedAt: t.string,
+      contact: ContactView,
     }),
     t.partial({ previous: ContactChanges }),
   ]),

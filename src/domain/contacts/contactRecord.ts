@@ -38,8 +38,15 @@ export const contactFromCreated = ({ data }: ContactCreated): ContactRecord => (
   updatedAt: data.createdAt,
 });
 
-/** The contact after a `ContactUpdated`: its changes applied, `updatedAt` moved. */
-export const applyContactUpdated = (contact: ContactRecord, { data }: ContactUpdated): ContactRecord => {
+/**
+ * The contact after a `ContactUpdated`: its changes applied, `updatedAt` moved.
+ * Takes only `changes` and `updatedAt`, so the decider can compute the event's
+ * `contact` snapshot with the same function before the event exists.
+ */
+export const applyContactUpdated = (
+  contact: ContactRecord,
+  { data }: { readonly data: Pick<ContactUpdated['data'], 'changes' | 'updatedAt'> },
+): ContactRecord => {
   const { changes } = data;
   const next: { -readonly [K in keyof ContactRecord]: ContactRecord[K] } = { ...contact, updatedAt: data.updatedAt };
   if (changes.name !== undefined) next.name = changes.name;

@@ -28,6 +28,12 @@ export interface ChangeDealStatus {
   readonly companyId: string;
   /** Validated fields; absent: keep; `stage: null`: clear. */
   readonly change: DealStatusChangeFields;
+  /**
+   * The summary of the deal's contact as the contact's stream has it now (the
+   * caller reads it), for the `deal` snapshot the event carries; null when the
+   * deal has no contact. A summary of another contact than the deal's is ignored.
+   */
+  readonly contact: DealContactSummary | null;
   readonly at: string;
 }
 

@@ -6,6 +6,7 @@ import type { DealError } from './dealErrors.js';
 import type { DealEvent, DealStatusChanged } from './dealEvents.js';
 import { DEFAULT_PRIORITY } from './dealInput.js';
 import { applyDealStatusChanged, dealFromCreated, type DealRecord } from './dealRecord.js';
+import { toDealView } from './dealView.js';
 
 /** No deal yet, or the full deal (including createdAt and updatedAt). */
 export type DealState = { readonly status: 'none' } | { readonly status: 'active'; readonly deal: DealRecord };
@@ -46,6 +47,9 @@ const create = (command: CreateDeal, state: DealState): E.Either<DealError, read
  * `actualCloseDate` alone moves the close date of a won or lost deal; one on a
  * change that leaves the deal open is an error. The stage moves only when sent,
  * the status only when sent. A change that moves nothing emits nothing.
+ *
+ * The event carries the deal after the change (`deal`), embedding the contact
+ * summary the command brings (the contact as it is now) and the assigned user's.
  */
 const changeStatus = (command: ChangeDealStatus, state: DealState): E.Either<DealError, readonly DealEvent[]> => {
   if (state.status !== 'active' || state.deal.companyId !== command.companyId) {
@@ -63,16 +67,22 @@ const changeStatus = (command: ChangeDealStatus, state: DealState): E.Either<Dea
     to === 'open' ? null : (change.actualCloseDate ?? (current.status === 'open' ? command.at : current.actualCloseDate));
   if (!statusMoves && !stageMoves && actualCloseDate === current.actualCloseDate) return E.right([]);
 
-  const data: { -readonly [K in keyof DealStatusChanged['data']]: DealStatusChanged['data'][K] } = {
+  const moves: { -readonly [K in keyof Moves]: Moves[K] } = {
     dealId: current.id,
     companyId: current.companyId,
     actualCloseDate,
     updatedAt: command.at,
   };
-  if (statusMoves) data.status = { from: current.status, to };
-  if (stageMoves) data.stage = { from: current.stage, to: change.stage ?? null };
-  return E.right([{ type: 'DealStatusChanged', data }]);
+  if (statusMoves) moves.status = { from: current.status, to };
+  if (stageMoves) moves.stage = { from: current.stage, to: change.stage ?? null };
+  // Event-carried state: the whole deal after the change, with its contact as of now.
+  const after = applyDealStatusChanged(current, { data: moves });
+  const contact = current.contact !== null && command.contact?.id === current.contact.id ? command.contact : current.contact;
+  return E.right([{ type: 'DealStatusChanged', data: { ...moves, deal: toDealView({ ...after, contact }) } }]);
 };
+
+/** What a `DealStatusChanged` records besides its `deal` snapshot. */
+type Moves = Omit<DealStatusChanged['data'], 'deal'>;
 
 /** The deal aggregate (stream `deal-<id>`). */
 export const dealDecider: Decider<DealCommand, DealEvent, DealState, DealError> = {

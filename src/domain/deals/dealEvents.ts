@@ -29,6 +29,31 @@ export const DealUserSummary = t.type({ id: t.string, name: t.string, email: t.s
 export type DealUserSummary = t.TypeOf<typeof DealUserSummary>;
 
 /**
+ * A deal as the API returns it (responses, read model, webhook payloads): every
+ * field present, null when unset; date-times ISO 8601 UTC with milliseconds.
+ * Defined here, beside the summaries it embeds, because `DealStatusChanged`
+ * carries one (and `dealView.ts`, which re-exports it, imports this module).
+ */
+export const DealView = t.type({
+  id: t.string,
+  title: t.string,
+  description: nullable(t.string),
+  value: t.number,
+  currency: t.string,
+  stage: nullable(t.string),
+  priority: DealPriority,
+  probability: nullable(t.number),
+  status: DealStatus,
+  expectedCloseDate: nullable(t.string),
+  actualCloseDate: nullable(t.string),
+  source: nullable(t.string),
+  contact: nullable(DealContactSummary),
+  assignedTo: nullable(DealUserSummary),
+  createdAt: t.string,
+  updatedAt: t.string,
+});
+
+/**
  * A deal came into being, `open` and without a close date. Every field is
  * present (null: no value); dates are ISO 8601 UTC with milliseconds;
  * `createdAt` is also the first `updatedAt`.
@@ -58,6 +83,14 @@ export type DealCreated = t.TypeOf<typeof DealCreated>;
  * A deal's status, stage or close date changed. `status` and `stage` are present
  * only when they moved (from → to); `actualCloseDate` is the close date after the
  * change (null for an open deal), so the event alone tells the outcome.
+ *
+ * `deal` is the whole deal after the change, in the API's Deal shape (event-carried
+ * state), with the contact summary as the contact's stream had it when the change
+ * was decided and the assigned user's summary: `deal.*` webhooks and triggers are
+ * built from this one event, never from a fold at delivery or replay time. (The
+ * `deals` read model keeps folding moves and follows `ContactUpdated` for the
+ * embedded contact, so a contact change racing a status change cannot roll the
+ * read model's summary back.)
  */
 export const DealStatusChanged = t.type({
   type: t.literal('DealStatusChanged'),
@@ -67,6 +100,7 @@ export const DealStatusChanged = t.type({
       companyId: t.string,
       actualCloseDate: nullable(t.string),
       updatedAt: t.string,
+      deal: DealView,
     }),
     t.partial({
       status: t.type({ from: DealStatus, to: DealStatus }),

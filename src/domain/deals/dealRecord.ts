@@ -43,8 +43,16 @@ export const dealFromCreated = ({ data }: DealCreated): DealRecord => ({
   updatedAt: data.createdAt,
 });
 
-/** The deal after a `DealStatusChanged`: moves applied, close date set, `updatedAt` moved. */
-export const applyDealStatusChanged = (deal: DealRecord, { data }: DealStatusChanged): DealRecord => ({
+/**
+ * The deal after a `DealStatusChanged`: moves applied, close date set, `updatedAt`
+ * moved; everything else (the embedded contact included) kept. Takes only the
+ * moves, so the decider can compute the event's `deal` snapshot with the same
+ * function before the event exists.
+ */
+export const applyDealStatusChanged = (
+  deal: DealRecord,
+  { data }: { readonly data: Pick<DealStatusChanged['data'], 'status' | 'stage' | 'actualCloseDate' | 'updatedAt'> },
+): DealRecord => ({
   ...deal,
   status: data.status?.to ?? deal.status,
   stage: data.stage ? data.stage.to : deal.stage,

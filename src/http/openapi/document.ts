@@ -3,6 +3,8 @@ import { agents } from './agents.js';
 import { contacts } from './contacts.js';
 import { deals } from './deals.js';
 import { system } from './system.js';
+import { triggers } from './triggers.js';
+import { webhooks } from './webhooks.js';
 import type { JsonSchema, OpenApiDocument, PathItemObject } from './types.js';
 
 /**
@@ -14,7 +16,7 @@ import type { JsonSchema, OpenApiDocument, PathItemObject } from './types.js';
  * shared building blocks and schemas live in `common.ts`.
  */
 
-const MODULES: readonly ApiModule[] = [system, contacts, deals, agents];
+const MODULES: readonly ApiModule[] = [system, contacts, deals, agents, webhooks, triggers];
 
 /** Merges records, refusing a name two parts both define (one would silently hide the other). */
 const merge = <T>(what: string, parts: readonly Readonly<Record<string, T>>[]): Record<string, T> => {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { contactDecider } from '../../../src/domain/contacts/contactDecider.js';
 import type { ContactCreated, ContactEvent, ContactUpdated } from '../../../src/domain/contacts/contactEvents.js';
+import type { Contact } from '../../../src/domain/contacts/contactView.js';
 import { specFor } from '../../support/givenWhenThen.js';
 
 const spec = specFor(contactDecider);
@@ -21,9 +22,35 @@ const created: ContactCreated = {
   },
 };
 
-const updated = (data: Partial<ContactUpdated['data']>): ContactUpdated => ({
+/** The contact of `created`, as the API shows it. */
+const createdView: Contact = {
+  id: 'c-1',
+  name: 'Ada Lovelace',
+  firstName: null,
+  lastName: null,
+  phoneNumber: '+442079460000',
+  email: 'ada@example.org',
+  position: null,
+  currentCompany: null,
+  industrySector: null,
+  city: 'London',
+  country: null,
+  tags: ['vip'],
+  createdAt: T0,
+  updatedAt: T0,
+};
+
+/** A `ContactUpdated` at T1 whose snapshot is `created`'s contact with the fields `after` (the values after the change). */
+const updated = (data: Partial<Omit<ContactUpdated['data'], 'contact'>>, after: Partial<Contact> = {}): ContactUpdated => ({
   type: 'ContactUpdated',
-  data: { contactId: 'c-1', companyId: 'co-1', changes: {}, updatedAt: T1, ...data },
+  data: {
+    contactId: 'c-1',
+    companyId: 'co-1',
+    changes: {},
+    updatedAt: T1,
+    ...data,
+    contact: { ...createdView, ...after, updatedAt: T1 },
+  },
 });
 
 const update = (changes: object, companyId = 'co-1') =>
@@ -62,17 +89,22 @@ describe('contact decider', () => {
         .given(created)
         .when(update({ name: 'Ada King', city: 'London', email: null, firstName: 'Ada', tags: ['vip', 'math'] }))
         .then(
-          updated({
-            changes: { name: 'Ada King', firstName: 'Ada', email: null, tags: ['vip', 'math'] },
-            previous: { name: 'Ada Lovelace', firstName: null, email: 'ada@example.org', tags: ['vip'] },
-          }),
+          updated(
+            {
+              changes: { name: 'Ada King', firstName: 'Ada', email: null, tags: ['vip', 'math'] },
+              previous: { name: 'Ada Lovelace', firstName: null, email: 'ada@example.org', tags: ['vip'] },
+            },
+            { name: 'Ada King', firstName: 'Ada', email: null, tags: ['vip', 'math'] },
+          ),
         ));
 
     it('records a new phone number with the old one', () =>
       spec
         .given(created)
         .when(update({ phoneNumber: '+4915100' }))
-        .then(updated({ changes: { phoneNumber: '+4915100' }, previous: { phoneNumber: '+442079460000' } })));
+        .then(
+          updated({ changes: { phoneNumber: '+4915100' }, previous: { phoneNumber: '+442079460000' } }, { phoneNumber: '+4915100' }),
+        ));
 
     it('emits nothing when every value equals the current one', () =>
       spec
@@ -84,7 +116,38 @@ describe('contact decider', () => {
       spec
         .given({ ...created, data: { ...created.data, tags: ['a', 'b'] } })
         .when(update({ tags: ['b', 'a'] }))
-        .then(updated({ changes: { tags: ['b', 'a'] }, previous: { tags: ['a', 'b'] } })));
+        .then(updated({ changes: { tags: ['b', 'a'] }, previous: { tags: ['a', 'b'] } }, { tags: ['b', 'a'] })));
+
+    it('records the whole contact after the change, as the API shows it', () =>
+      spec
+        .given(created)
+        .when(update({ city: 'Paris', lastName: 'King' }))
+        .then({
+          type: 'ContactUpdated',
+          data: {
+            contactId: 'c-1',
+            companyId: 'co-1',
+            changes: { lastName: 'King', city: 'Paris' },
+            previous: { lastName: null, city: 'London' },
+            updatedAt: T1,
+            contact: {
+              id: 'c-1',
+              name: 'Ada Lovelace',
+              firstName: null,
+              lastName: 'King',
+              phoneNumber: '+442079460000',
+              email: 'ada@example.org',
+              position: null,
+              currentCompany: null,
+              industrySector: null,
+              city: 'Paris',
+              country: null,
+              tags: ['vip'],
+              createdAt: T0,
+              updatedAt: T1,
+            },
+          },
+        }));
 
     it('refuses an update from another company: not found', () =>
       spec.given(created).when(update({ name: 'X' }, 'co-2')).thenError({ kind: 'ContactNotFound', contactId: 'c-1' }));
@@ -93,7 +156,10 @@ describe('contact decider', () => {
   describe('given a contact that was updated', () => {
     const history: ContactEvent[] = [
       created,
-      updated({ changes: { city: null, country: 'UK', tags: [] }, previous: { city: 'London', country: null, tags: ['vip'] } }),
+      updated(
+        { changes: { city: null, country: 'UK', tags: [] }, previous: { city: 'London', country: null, tags: ['vip'] } },
+        { city: null, country: 'UK', tags: [] },
+      ),
     ];
 
     it('decides on the updated values', () =>

@@ -154,6 +154,7 @@ describe('contact service (on the embedded event store)', () => {
           changes: { name: 'Ada King', city: null, tags: ['a'] },
           previous: { name: 'Ada', city: 'London', tags: [] },
           updatedAt: '2024-05-01T10:01:00.000Z',
+          contact: result.right.contact,
         },
       });
     });

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
+import * as E from 'fp-ts/lib/Either.js';
 import type { ChangeDealStatus } from '../../../src/domain/deals/dealCommands.js';
 import { dealDecider } from '../../../src/domain/deals/dealDecider.js';
 import type { DealCreated, DealEvent, DealStatusChanged } from '../../../src/domain/deals/dealEvents.js';
+import type { Deal } from '../../../src/domain/deals/dealView.js';
 import { specFor } from '../../support/givenWhenThen.js';
 
 const spec = specFor(dealDecider);
@@ -34,23 +36,66 @@ const created: DealCreated = {
   },
 };
 
-const changed = (data: Omit<DealStatusChanged['data'], 'dealId' | 'companyId' | 'updatedAt'>, at = T1): DealStatusChanged => ({
-  type: 'DealStatusChanged',
-  data: { dealId: 'd-1', companyId: 'co-1', ...data, updatedAt: at },
+/** The deal of `created`, as the API shows it. */
+const openView: Deal = {
+  id: 'd-1',
+  title: 'Engines',
+  description: null,
+  value: 1000,
+  currency: 'EUR',
+  stage: 'Lead',
+  priority: 'medium',
+  probability: 40,
+  status: 'open',
+  expectedCloseDate: null,
+  actualCloseDate: null,
+  source: null,
+  contact,
+  assignedTo: null,
+  createdAt: T0,
+  updatedAt: T0,
+};
+
+type Moves = Omit<DealStatusChanged['data'], 'dealId' | 'companyId' | 'updatedAt' | 'deal'>;
+
+/** `base` with the moves applied at `at` (what the event's `deal` snapshot must be). */
+const after = (base: Deal, moves: Moves, at: string): Deal => ({
+  ...base,
+  ...(moves.status ? { status: moves.status.to } : {}),
+  ...(moves.stage ? { stage: moves.stage.to } : {}),
+  actualCloseDate: moves.actualCloseDate,
+  updatedAt: at,
 });
 
-const change = (fields: ChangeDealStatus['change'], companyId = 'co-1', at = T1): ChangeDealStatus => ({
+/** A `DealStatusChanged` of `base` (default: the open deal), with its snapshot. */
+const changed = (moves: Moves, at = T1, base: Deal = openView): DealStatusChanged => ({
+  type: 'DealStatusChanged',
+  data: { dealId: 'd-1', companyId: 'co-1', ...moves, updatedAt: at, deal: after(base, moves, at) },
+});
+
+const change = (
+  fields: ChangeDealStatus['change'],
+  companyId = 'co-1',
+  at = T1,
+  contactNow: ChangeDealStatus['contact'] = contact,
+): ChangeDealStatus => ({
   kind: 'ChangeDealStatus',
   dealId: 'd-1',
   companyId,
   change: fields,
+  contact: contactNow,
   at,
 });
 
+const wonMoves: Moves = { status: { from: 'open', to: 'won' }, actualCloseDate: CLOSED };
+const lostMoves: Moves = { status: { from: 'open', to: 'lost' }, actualCloseDate: CLOSED };
+/** The deal won (or lost) at `CLOSED`, at T1. */
+const wonView = after(openView, wonMoves, T1);
+const lostView = after(openView, lostMoves, T1);
 /** Events of a deal won at `CLOSED` (at T1). */
-const won: DealEvent[] = [created, changed({ status: { from: 'open', to: 'won' }, actualCloseDate: CLOSED })];
+const won: DealEvent[] = [created, changed(wonMoves)];
 /** Events of a deal lost at `CLOSED` (at T1). */
-const lost: DealEvent[] = [created, changed({ status: { from: 'open', to: 'lost' }, actualCloseDate: CLOSED })];
+const lost: DealEvent[] = [created, changed(lostMoves)];
 
 const stateAfter = (events: readonly DealEvent[]) => events.reduce(dealDecider.evolve, dealDecider.initialState);
 
@@ -199,39 +244,98 @@ describe('deal decider', () => {
       spec.given(created).when(change({ status: 'won' }, 'co-2')).thenError({ kind: 'DealNotFound', dealId: 'd-1' }));
   });
 
+  describe('given an open deal: the deal its change records', () => {
+    const renamed = { ...contact, name: 'Ada King', email: null };
+    const assigned: DealCreated = { ...created, data: { ...created.data, assignedTo: user } };
+
+    it('records the whole deal after the change, with the contact as the command brings it and the assigned user', () =>
+      spec
+        .given(assigned)
+        .when(change({ status: 'won', stage: 'Closed' }, 'co-1', T1, renamed))
+        .then({
+          type: 'DealStatusChanged',
+          data: {
+            dealId: 'd-1',
+            companyId: 'co-1',
+            status: { from: 'open', to: 'won' },
+            stage: { from: 'Lead', to: 'Closed' },
+            actualCloseDate: T1,
+            updatedAt: T1,
+            deal: {
+              id: 'd-1',
+              title: 'Engines',
+              description: null,
+              value: 1000,
+              currency: 'EUR',
+              stage: 'Closed',
+              priority: 'medium',
+              probability: 40,
+              status: 'won',
+              expectedCloseDate: null,
+              actualCloseDate: T1,
+              source: null,
+              contact: { id: 'c-1', name: 'Ada King', email: null, phoneNumber: '+44123', currentCompany: null },
+              assignedTo: user,
+              createdAt: T0,
+              updatedAt: T1,
+            },
+          },
+        }));
+
+    it('keeps the summary it has when the command brings another contact or none', () => {
+      for (const other of [{ ...renamed, id: 'c-2' }, null]) {
+        spec
+          .given(created)
+          .when(change({ stage: 'Proposal' }, 'co-1', T1, other))
+          .then(changed({ stage: { from: 'Lead', to: 'Proposal' }, actualCloseDate: null }));
+      }
+    });
+
+    it('embeds no contact for a deal without one, whatever the command brings', () => {
+      const alone: DealCreated = { ...created, data: { ...created.data, contact: null } };
+      const [event] = E.getOrElseW(() => expect.fail('refused'))(
+        dealDecider.decide(change({ status: 'lost' }, 'co-1', T1, renamed), stateAfter([alone])),
+      );
+      expect(event?.type === 'DealStatusChanged' && event.data.deal.contact).to.equal(null);
+    });
+  });
+
   describe('given a won deal', () => {
     it('reopens it, clearing the close date', () =>
       spec
         .given(...won)
         .when(change({ status: 'open' }, 'co-1', T2))
-        .then(changed({ status: { from: 'won', to: 'open' }, actualCloseDate: null }, T2)));
+        .then(changed({ status: { from: 'won', to: 'open' }, actualCloseDate: null }, T2, wonView)));
 
     it('corrects it to lost, keeping the date it closed when no close date is sent', () =>
       spec
         .given(...won)
         .when(change({ status: 'lost' }, 'co-1', T2))
-        .then(changed({ status: { from: 'won', to: 'lost' }, actualCloseDate: CLOSED }, T2)));
+        .then(changed({ status: { from: 'won', to: 'lost' }, actualCloseDate: CLOSED }, T2, wonView)));
 
     it('corrects it to lost with the close date sent', () =>
       spec
         .given(...won)
         .when(change({ status: 'lost', actualCloseDate: CORRECTED }, 'co-1', T2))
-        .then(changed({ status: { from: 'won', to: 'lost' }, actualCloseDate: CORRECTED }, T2)));
+        .then(changed({ status: { from: 'won', to: 'lost' }, actualCloseDate: CORRECTED }, T2, wonView)));
 
     it('moves the close date when one is sent alone', () =>
-      spec.given(...won).when(change({ actualCloseDate: CORRECTED }, 'co-1', T2)).then(changed({ actualCloseDate: CORRECTED }, T2)));
+      spec
+        .given(...won)
+        .when(change({ actualCloseDate: CORRECTED }, 'co-1', T2))
+        .then(changed({ actualCloseDate: CORRECTED }, T2, wonView)));
 
     it('moves the close date when sent with status won', () =>
       spec
         .given(...won)
         .when(change({ status: 'won', actualCloseDate: CORRECTED }, 'co-1', T2))
-        .then(changed({ actualCloseDate: CORRECTED }, T2)));
+        .then(changed({ actualCloseDate: CORRECTED }, T2, wonView)));
 
     it('changes the stage alone, keeping the status and the close date', () =>
       spec
         .given(...won)
         .when(change({ stage: 'Closed' }, 'co-1', T2))
-        .then(changed({ stage: { from: 'Lead', to: 'Closed' }, actualCloseDate: CLOSED }, T2)));
+        .then(changed({ stage: { from: 'Lead', to: 'Closed' }, actualCloseDate: CLOSED }, T2, wonView)));
 
     it('refuses reopening with a close date: close date on an open deal', () =>
       spec
@@ -252,16 +356,19 @@ describe('deal decider', () => {
       spec
         .given(...lost)
         .when(change({ status: 'open' }, 'co-1', T2))
-        .then(changed({ status: { from: 'lost', to: 'open' }, actualCloseDate: null }, T2)));
+        .then(changed({ status: { from: 'lost', to: 'open' }, actualCloseDate: null }, T2, lostView)));
 
     it('corrects it to won, keeping the date it closed when no close date is sent', () =>
       spec
         .given(...lost)
         .when(change({ status: 'won' }, 'co-1', T2))
-        .then(changed({ status: { from: 'lost', to: 'won' }, actualCloseDate: CLOSED }, T2)));
+        .then(changed({ status: { from: 'lost', to: 'won' }, actualCloseDate: CLOSED }, T2, lostView)));
 
     it('moves the close date when one is sent alone', () =>
-      spec.given(...lost).when(change({ actualCloseDate: CORRECTED }, 'co-1', T2)).then(changed({ actualCloseDate: CORRECTED }, T2)));
+      spec
+        .given(...lost)
+        .when(change({ actualCloseDate: CORRECTED }, 'co-1', T2))
+        .then(changed({ actualCloseDate: CORRECTED }, T2, lostView)));
 
     it('emits nothing for status lost again', () => spec.given(...lost).when(change({ status: 'lost' }, 'co-1', T2)).then());
   });
@@ -269,12 +376,13 @@ describe('deal decider', () => {
   describe('given a deal that was won and reopened', () => {
     const history: DealEvent[] = [
       ...won,
-      changed({ status: { from: 'won', to: 'open' }, stage: { from: 'Lead', to: null }, actualCloseDate: null }, T2),
+      changed({ status: { from: 'won', to: 'open' }, stage: { from: 'Lead', to: null }, actualCloseDate: null }, T2, wonView),
     ];
+    const reopenedView: Deal = { ...openView, stage: null, updatedAt: T2 };
 
     it('is open again with no close date, and can be won again', () =>
       spec.given(...history).when(change({ status: 'won', actualCloseDate: CORRECTED }, 'co-1', T2)).then(
-        changed({ status: { from: 'open', to: 'won' }, actualCloseDate: CORRECTED }, T2),
+        changed({ status: { from: 'open', to: 'won' }, actualCloseDate: CORRECTED }, T2, reopenedView),
       ));
 
     it('holds the full deal with createdAt, the last updatedAt and an unchanged probability', () => {

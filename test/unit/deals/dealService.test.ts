@@ -159,7 +159,7 @@ describe('deal service (on the embedded event store)', () => {
       expect(event).to.deep.include({
         type: 'DealStatusChanged',
         position,
-        data: { dealId, companyId: 'co-1', status: { from: 'open', to: 'won' }, actualCloseDate: iso(1), updatedAt: iso(1) },
+        data: { dealId, companyId: 'co-1', status: { from: 'open', to: 'won' }, actualCloseDate: iso(1), updatedAt: iso(1), deal },
       });
       expect(event!.metadata).to.deep.equal(metadata);
     });
@@ -212,8 +212,19 @@ describe('deal service (on the embedded event store)', () => {
       expect(E.isRight(renamed)).to.equal(true);
       const result = await changed(deal.id, { status: 'won' });
       expect(result.deal.contact).to.include({ id: contact.id, name: 'Ada King' });
-      const [createdEvent] = await store.readStream(`deal-${deal.id}`);
+      const [createdEvent, changedEvent] = await store.readStream(`deal-${deal.id}`);
       expect(createdEvent!.data).to.have.nested.property('contact.name', 'Ada');
+      // The change records the whole deal as answered, with the contact as it was then.
+      expect(changedEvent!.data).to.have.deep.property('deal', result.deal);
+    });
+
+    it('answers a change that changes nothing with the contact as it is now', async () => {
+      const contact = await contactIn('co-1', { name: 'Ada', phoneNumber: '+49151000' });
+      const { deal } = await created({ title: 'T', value: 1, contactId: contact.id });
+      await updateContact(deps, { companyId: 'co-1', contactId: contact.id, changes: { name: 'Ada King' }, metadata });
+      const result = await changed(deal.id, { status: 'open' });
+      expect(result.position).to.equal(null);
+      expect(result.deal.contact).to.include({ name: 'Ada King' });
     });
   });
 });

@@ -1,0 +1,103 @@
+import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
+import type { DocumentCollection, Projection, ReadModelDocument, ReadModelStore } from '../../src/application/ports/ReadModelStore.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../src/domain/webhooks/eventTypes.js';
+import type { EventSource } from '../../src/shared/EventMetadata.js';
+import type { Position } from '../../src/shared/Position.js';
+import type { DerivedWebhookEvent, WebhookEventData } from '../../src/webhooks/derivedWebhookEvent.js';
+import { WEBHOOK_SOURCE_EVENT_TYPES, deriveWebhookEvents } from '../../src/webhooks/deriveWebhookEvents.js';
+
+/**
+ * One derived webhook event in the read model behind the polling triggers
+ * (`GET /triggers/:type/recent|sample`). Its id is the webhook event's id, so a
+ * replay of the log rewrites the same documents.
+ */
+export interface WebhookEventDoc extends ReadModelDocument {
+  /** The webhook event's `eventId`. */
+  readonly id: string;
+  readonly companyId: string;
+  /** Log position of the stored event it was derived from. */
+  readonly position: Position;
+  readonly event: {
+    readonly type: WebhookEventType;
+    /** When the change happened (ISO 8601 UTC with ms). */
+    readonly timestamp: string;
+    readonly data: WebhookEventData;
+    readonly eventId: string;
+    readonly source: EventSource;
+  };
+}
+
+/** The record a trigger returns: the webhook event's `data`. */
+export const webhookEventDataOf = (doc: WebhookEventDoc): WebhookEventData => doc.event.data;
+
+/** Derived events by stored event: the projections of every type share one derivation per event. */
+const derivedEvents = new WeakMap<RecordedEvent, readonly DerivedWebhookEvent[]>();
+
+const derive = (event: RecordedEvent): readonly DerivedWebhookEvent[] => {
+  let derived = derivedEvents.get(event);
+  if (!derived) derivedEvents.set(event, (derived = deriveWebhookEvents(event)));
+  return derived;
+};
+
+const toDoc = (derived: DerivedWebhookEvent): WebhookEventDoc => ({
+  id: derived.eventId,
+  companyId: derived.companyId,
+  position: derived.position,
+  event: {
+    type: derived.type,
+    timestamp: derived.timestamp,
+    data: derived.data,
+    eventId: derived.eventId,
+    source: derived.source,
+  },
+});
+
+/**
+ * The webhook events of one type, built by the one mapping (`deriveWebhookEvents`).
+ *
+ * One collection per type (`webhook_events.<type>`), not one for all: one stored
+ * event may derive several webhook events (`deal.won` and `deal.updated`), and a
+ * projection's `evolve(doc | null, event)` is not told which of an event's target
+ * documents it is creating, so in one collection it could create only one document
+ * per stored event. A stored event derives at most one webhook event of each type,
+ * so per type every target is unambiguous. It also lets a trigger read only the
+ * events of its type (no scan past other types' events).
+ *
+ * A webhook event never changes once derived: `evolve` keeps an existing document.
+ */
+export const webhookEventsProjectionFor = (type: WebhookEventType): Projection<WebhookEventDoc> => ({
+  name: `webhook_events.${type}`,
+  eventTypes: WEBHOOK_SOURCE_EVENT_TYPES,
+  // `since` filters on the timestamp; every document of a collection has the same `event.type`, so no index on it.
+  indexes: [['event.timestamp']],
+  targets(event) {
+    return derive(event)
+      .filter((derived) => derived.type === type)
+      .map((derived) => ({ kind: 'id', companyId: derived.companyId, id: derived.eventId }));
+  },
+  evolve(doc, event) {
+    if (doc) return doc;
+    const derived = derive(event).find((candidate) => candidate.type === type);
+    return derived ? toDoc(derived) : null;
+  },
+});
+
+/** The projection of each webhook event type. */
+export const WEBHOOK_EVENTS_PROJECTIONS: Readonly<Record<WebhookEventType, Projection<WebhookEventDoc>>> = Object.fromEntries(
+  WEBHOOK_EVENT_TYPES.map((type) => [type, webhookEventsProjectionFor(type)]),
+) as Record<WebhookEventType, Projection<WebhookEventDoc>>;
+
+/** Every webhook-event projection, for the runner's list. */
+export const webhookEventsProjections: readonly Projection<WebhookEventDoc>[] = WEBHOOK_EVENT_TYPES.map(
+  (type) => WEBHOOK_EVENTS_PROJECTIONS[type],
+);
+
+/** The collection of each webhook event type. */
+export type WebhookEventCollections = Readonly<Record<WebhookEventType, DocumentCollection<WebhookEventDoc>>>;
+
+/** The collections of `store` holding the webhook events of each type. */
+export const webhookEventCollections = (store: ReadModelStore): WebhookEventCollections =>
+  Object.fromEntries(WEBHOOK_EVENT_TYPES.map((type) => [type, store.collection(WEBHOOK_EVENTS_PROJECTIONS[type])])) as Record<
+    WebhookEventType,
+    DocumentCollection<WebhookEventDoc>
+  >;

@@ -1,0 +1,71 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { UndecodableEventError } from '../../src/application/handleCommand.js';
+import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
+import type { Projection, ReadModelDocument } from '../../src/application/ports/ReadModelStore.js';
+import { WEBHOOK_SUBSCRIPTION_EVENT_TYPES, WebhookEvent } from '../../src/domain/webhooks/webhookEvents.js';
+import {
+  subscriptionFromSubscribed,
+  toSubscriptionView,
+  type WebhookSubscriptionView,
+} from '../../src/domain/webhooks/webhookSubscription.js';
+import type { Position } from '../../src/shared/Position.js';
+import { formatValidationErrors } from '../../src/shared/validationReporter.js';
+
+/**
+ * A webhook subscription in the read model, active or ended (`isActive` false):
+ * the view is nested under `subscription`, apart from the document's own fields.
+ * No secret: it lives in the webhook secret store only.
+ */
+export interface WebhookDoc extends ReadModelDocument {
+  readonly id: string;
+  readonly companyId: string;
+  readonly position: Position;
+  readonly subscription: WebhookSubscriptionView;
+}
+
+export const subscriptionOf = (doc: WebhookDoc): WebhookSubscriptionView => doc.subscription;
+
+/** Decoded events by stored event: `targets` and `evolve` see the same event, decoded once. */
+const decodedEvents = new WeakMap<RecordedEvent, WebhookEvent>();
+
+/** Decodes with the codec the events are written with; a refusal means the log and the code disagree. */
+const decode = (event: RecordedEvent): WebhookEvent => {
+  const cached = decodedEvents.get(event);
+  if (cached) return cached;
+  const candidate = { type: event.type, data: event.data };
+  const decoded = WebhookEvent.decode(candidate);
+  if (E.isLeft(decoded)) throw new UndecodableEventError(event, JSON.stringify(formatValidationErrors(decoded.left)));
+  decodedEvents.set(event, decoded.right);
+  return decoded.right;
+};
+
+/**
+ * The `webhooks` read model: one document per subscription, under its company, in
+ * creation order. An unsubscribed one stays, inactive (lists ask for active ones),
+ * so its history is still there to show.
+ */
+export const webhooksProjection: Projection<WebhookDoc> = {
+  name: 'webhooks',
+  eventTypes: WEBHOOK_SUBSCRIPTION_EVENT_TYPES,
+  indexes: [['subscription.event'], ['subscription.isActive']],
+  targets(event) {
+    const { data } = decode(event);
+    return [{ kind: 'id', companyId: data.companyId, id: data.subscriptionId }];
+  },
+  evolve(doc, event) {
+    const decoded = decode(event);
+    switch (decoded.type) {
+      case 'WebhookSubscribed': {
+        if (doc) return doc;
+        const record = subscriptionFromSubscribed(decoded);
+        return { id: record.id, companyId: record.companyId, position: event.position, subscription: toSubscriptionView(record) };
+      }
+      case 'WebhookUnsubscribed':
+        return doc && { ...doc, position: event.position, subscription: { ...doc.subscription, isActive: false } };
+      default: {
+        const unknown: never = decoded;
+        return unknown;
+      }
+    }
+  },
+};

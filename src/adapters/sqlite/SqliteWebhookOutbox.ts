@@ -1,0 +1,365 @@
+import type { Statement, Transaction } from 'better-sqlite3';
+import {
+  MAX_KEPT_ATTEMPTS,
+  fromPositionKey,
+  positionKey,
+  queueKey,
+  type AttemptOutcome,
+  type Delivery,
+  type DeliveryAttempt,
+  type DeliveryFailureReason,
+  type DeliveryPage,
+  type DeliveryQueue,
+  type DeliveryState,
+  type DueQueues,
+  type FanOutCommit,
+  type FanOutState,
+  type FannedOutSubscription,
+  type NewDelivery,
+  type RedeliverResult,
+  type WebhookFilters,
+  type WebhookOutbox,
+} from '../../application/ports/WebhookOutbox.js';
+import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
+
+interface DeliveryRow {
+  subscription_id: string;
+  event_id: string;
+  company_id: string;
+  position: string;
+  ordinal: number;
+  event_type: string;
+  occurred_at: string;
+  envelope: string;
+  state: DeliveryState;
+  attempts: string;
+  round_attempts: number;
+  next_attempt_at: string | null;
+  completed_at: string | null;
+  failure_reason: DeliveryFailureReason | null;
+  created_at: string;
+}
+
+interface SubscriptionRow {
+  subscription_id: string;
+  company_id: string;
+  event: string;
+  target_url: string;
+  filters: string | null;
+  subscribed_at: string;
+  unsubscribed_at: string | null;
+  stopped_at: string | null;
+}
+
+const toDelivery = (row: DeliveryRow): Delivery => ({
+  subscriptionId: row.subscription_id,
+  companyId: row.company_id,
+  eventId: row.event_id,
+  eventType: row.event_type,
+  position: row.position,
+  ordinal: row.ordinal,
+  occurredAt: row.occurred_at,
+  envelope: row.envelope,
+  state: row.state,
+  attempts: JSON.parse(row.attempts) as DeliveryAttempt[],
+  roundAttempts: row.round_attempts,
+  nextAttemptAt: row.next_attempt_at,
+  completedAt: row.completed_at,
+  failureReason: row.failure_reason,
+  createdAt: row.created_at,
+});
+
+const toSubscription = (row: SubscriptionRow): FannedOutSubscription => ({
+  subscriptionId: row.subscription_id,
+  companyId: row.company_id,
+  event: row.event,
+  targetUrl: row.target_url,
+  filters: row.filters === null ? null : (JSON.parse(row.filters) as WebhookFilters),
+  subscribedAt: fromPositionKey(row.subscribed_at),
+  unsubscribedAt: row.unsubscribed_at === null ? null : fromPositionKey(row.unsubscribed_at),
+});
+
+/**
+ * The embedded outbox, in the event store's SQLite file: a fan-out batch (rows,
+ * subscription view, checkpoint) is one transaction, and every other operation
+ * is one statement or one transaction.
+ *
+ * Every transaction that writes is IMMEDIATE (takes the write lock before its
+ * first read): another process on the file (the CLI appending events) may
+ * commit between a deferred transaction's read and its write, and SQLite then
+ * fails the write at once with SQLITE_BUSY instead of waiting on busy_timeout.
+ */
+export class SqliteWebhookOutbox implements WebhookOutbox {
+  readonly kind = 'sqlite' as const;
+  private readonly s: {
+    insert: Statement<[string, string, string, string, string, number, string, string, string, string, string]>;
+    upsertSubscription: Statement<[string, string, string, string, string | null, string, string | null]>;
+    cancelPending: Statement<[string, string, string]>;
+    saveCheckpoint: Statement<[string, string]>;
+    loadCheckpoint: Statement<[string], { position: string }>;
+    loadSubscriptions: Statement<[string], SubscriptionRow>;
+    head: Statement<[string], DeliveryRow>;
+    get: Statement<[string, string], DeliveryRow>;
+    heads: Statement<[], DeliveryRow & { target_url: string }>;
+    update: Statement<[DeliveryState, string, number, string | null, string | null, string | null, string, string]>;
+    stop: Statement<[string, string]>;
+    list: Statement<[string, number, number], DeliveryRow>;
+    count: Statement<[string], { total: number }>;
+    subscription: Statement<[string], SubscriptionRow>;
+    requeue: Statement<[string, string, string]>;
+    requeueFailedSince: Statement<[string, string, string]>;
+  };
+  private readonly commitTransaction: Transaction<(name: string, commit: FanOutCommit, now: string) => void>;
+  private readonly enqueueTransaction: Transaction<(deliveries: readonly NewDelivery[], now: string) => number>;
+  private readonly recordTransaction: Transaction<
+    (subscriptionId: string, eventId: string, attempt: DeliveryAttempt, outcome: AttemptOutcome) => boolean
+  >;
+  private readonly stopTransaction: Transaction<(subscriptionId: string, at: string) => void>;
+  private readonly redeliverTransaction: Transaction<(subscriptionId: string, eventId: string, now: string) => RedeliverResult>;
+
+  /**
+   * On an open (migrated) database, usually the event store's (`SqliteEventStore.db`);
+   * `ownsDatabase`: close it with the outbox.
+   */
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly ownsDatabase = false,
+  ) {
+    const deliveryColumns = `o.subscription_id, o.event_id, o.company_id, o.position, o.ordinal, o.event_type,
+      o.occurred_at, o.envelope, o.state, o.attempts, o.round_attempts, o.next_attempt_at, o.completed_at,
+      o.failure_reason, o.created_at`;
+    this.s = {
+      insert: db.prepare(
+        `INSERT INTO webhook_outbox (subscription_id, event_id, company_id, queue_key, position, ordinal, event_type,
+           occurred_at, envelope, state, next_attempt_at, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+         ON CONFLICT (subscription_id, event_id) DO NOTHING`,
+      ),
+      upsertSubscription: db.prepare(
+        `INSERT INTO webhook_fan_out_subscriptions
+           (subscription_id, company_id, event, target_url, filters, subscribed_at, unsubscribed_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (subscription_id) DO UPDATE SET unsubscribed_at = COALESCE(unsubscribed_at, excluded.unsubscribed_at)`,
+      ),
+      cancelPending: db.prepare(
+        `UPDATE webhook_outbox SET state = 'failed', failure_reason = ?, completed_at = ?, next_attempt_at = NULL
+         WHERE subscription_id = ? AND state = 'pending'`,
+      ),
+      saveCheckpoint: db.prepare(
+        'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position',
+      ),
+      loadCheckpoint: db.prepare('SELECT position FROM checkpoints WHERE name = ?'),
+      loadSubscriptions: db.prepare(
+        `SELECT * FROM webhook_fan_out_subscriptions WHERE unsubscribed_at IS NULL OR unsubscribed_at > ?`,
+      ),
+      head: db.prepare(
+        `SELECT ${deliveryColumns} FROM webhook_outbox o
+         WHERE o.subscription_id = ? AND o.state = 'pending' ORDER BY o.queue_key LIMIT 1`,
+      ),
+      get: db.prepare(`SELECT ${deliveryColumns} FROM webhook_outbox o WHERE o.subscription_id = ? AND o.event_id = ?`),
+      // One head per active subscription, through the partial index of pending rows.
+      heads: db.prepare(
+        `SELECT ${deliveryColumns}, s.target_url FROM webhook_fan_out_subscriptions s
+         JOIN webhook_outbox o ON o.id = (
+           SELECT p.id FROM webhook_outbox p
+           WHERE p.subscription_id = s.subscription_id AND p.state = 'pending'
+           ORDER BY p.queue_key LIMIT 1)
+         WHERE s.unsubscribed_at IS NULL AND s.stopped_at IS NULL`,
+      ),
+      update: db.prepare(
+        `UPDATE webhook_outbox SET state = ?, attempts = ?, round_attempts = ?, next_attempt_at = ?, completed_at = ?,
+           failure_reason = ?
+         WHERE subscription_id = ? AND event_id = ?`,
+      ),
+      stop: db.prepare(
+        'UPDATE webhook_fan_out_subscriptions SET stopped_at = ? WHERE subscription_id = ? AND stopped_at IS NULL',
+      ),
+      list: db.prepare(
+        `SELECT ${deliveryColumns} FROM webhook_outbox o WHERE o.subscription_id = ?
+         ORDER BY o.queue_key DESC LIMIT ? OFFSET ?`,
+      ),
+      count: db.prepare('SELECT COUNT(*) AS total FROM webhook_outbox WHERE subscription_id = ?'),
+      subscription: db.prepare('SELECT * FROM webhook_fan_out_subscriptions WHERE subscription_id = ?'),
+      requeue: db.prepare(
+        `UPDATE webhook_outbox SET state = 'pending', round_attempts = 0, next_attempt_at = ?, completed_at = NULL,
+           failure_reason = NULL
+         WHERE subscription_id = ? AND event_id = ? AND state <> 'pending'`,
+      ),
+      requeueFailedSince: db.prepare(
+        `UPDATE webhook_outbox SET state = 'pending', round_attempts = 0, next_attempt_at = ?, completed_at = NULL,
+           failure_reason = NULL
+         WHERE subscription_id = ? AND state = 'failed' AND occurred_at >= ?`,
+      ),
+    };
+
+    const insertAll = (deliveries: readonly NewDelivery[], now: string): number => {
+      let inserted = 0;
+      for (const d of deliveries) {
+        const info = this.s.insert.run(
+          d.subscriptionId,
+          d.eventId,
+          d.companyId,
+          queueKey(d.position, d.ordinal),
+          d.position,
+          d.ordinal,
+          d.eventType,
+          d.occurredAt,
+          d.envelope,
+          now,
+          now,
+        );
+        inserted += info.changes;
+      }
+      return inserted;
+    };
+
+    this.enqueueTransaction = db.transaction(insertAll);
+
+    this.commitTransaction = db.transaction((name: string, commit: FanOutCommit, now: string) => {
+      insertAll(commit.deliveries, now);
+      for (const sub of commit.subscriptions) {
+        this.s.upsertSubscription.run(
+          sub.subscriptionId,
+          sub.companyId,
+          sub.event,
+          sub.targetUrl,
+          sub.filters === null ? null : JSON.stringify(sub.filters),
+          positionKey(sub.subscribedAt),
+          sub.unsubscribedAt === null ? null : positionKey(sub.unsubscribedAt),
+        );
+        if (sub.unsubscribedAt !== null) this.s.cancelPending.run('unsubscribed', now, sub.subscriptionId);
+      }
+      this.s.saveCheckpoint.run(name, commit.position);
+    });
+
+    this.recordTransaction = db.transaction(
+      (subscriptionId: string, eventId: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): boolean => {
+        const row = this.s.get.get(subscriptionId, eventId);
+        if (!row || row.state !== 'pending') return false;
+        const attempts = [...(JSON.parse(row.attempts) as DeliveryAttempt[]), attempt].slice(-MAX_KEPT_ATTEMPTS);
+        const final = outcome.state !== 'pending';
+        this.s.update.run(
+          outcome.state,
+          JSON.stringify(attempts),
+          row.round_attempts + 1,
+          outcome.state === 'pending' ? outcome.nextAttemptAt.toISOString() : null,
+          final ? attempt.at : null,
+          outcome.state === 'failed' ? outcome.reason : null,
+          subscriptionId,
+          eventId,
+        );
+        return true;
+      },
+    );
+
+    this.redeliverTransaction = db.transaction((subscriptionId: string, eventId: string, now: string): RedeliverResult => {
+      const row = this.s.get.get(subscriptionId, eventId);
+      if (!row) return 'not_found';
+      if (!this.isActive(subscriptionId)) return 'inactive';
+      if (row.state === 'pending') return 'pending';
+      this.s.requeue.run(now, subscriptionId, eventId);
+      return 'requeued';
+    });
+
+    this.stopTransaction = db.transaction((subscriptionId: string, at: string) => {
+      this.s.stop.run(at, subscriptionId);
+      this.s.cancelPending.run('gone', at, subscriptionId);
+    });
+  }
+
+  /** Opens (and migrates) the file with a connection of its own (when the event store is not SQLite). */
+  static open(file: string): SqliteWebhookOutbox {
+    return new SqliteWebhookOutbox(openSqliteDatabase(file), true);
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDatabase && this.db.open) this.db.close();
+  }
+
+  async loadFanOut(name: string): Promise<FanOutState> {
+    const position = this.s.loadCheckpoint.get(name)?.position ?? null;
+    // Every stored position key is greater than '' (and so than the start of the log).
+    const rows = this.s.loadSubscriptions.all(position === null ? '' : positionKey(position));
+    return { position, subscriptions: rows.map(toSubscription) };
+  }
+
+  async commitFanOut(name: string, commit: FanOutCommit, now: Date): Promise<void> {
+    // IMMEDIATE: take the write lock before reading anything, as the event store's appends do.
+    this.commitTransaction.immediate(name, commit, now.toISOString());
+  }
+
+  async enqueue(deliveries: readonly NewDelivery[], now: Date): Promise<number> {
+    return this.enqueueTransaction.immediate(deliveries, now.toISOString());
+  }
+
+  async head(subscriptionId: string): Promise<Delivery | null> {
+    const row = this.s.head.get(subscriptionId);
+    return row ? toDelivery(row) : null;
+  }
+
+  async get(subscriptionId: string, eventId: string): Promise<Delivery | null> {
+    const row = this.s.get.get(subscriptionId, eventId);
+    return row ? toDelivery(row) : null;
+  }
+
+  async dueQueues(now: Date, limit: number, skip: ReadonlySet<string> = new Set()): Promise<DueQueues> {
+    const nowIso = now.toISOString();
+    const due: DeliveryQueue[] = [];
+    let nextDueAt: string | null = null;
+    const heads = this.s.heads.all().filter((row) => !skip.has(row.subscription_id));
+    heads.sort((a, b) => ((a.next_attempt_at ?? '') < (b.next_attempt_at ?? '') ? -1 : 1));
+    for (const row of heads) {
+      const at = row.next_attempt_at ?? nowIso;
+      if (at <= nowIso) {
+        if (due.length < limit) {
+          due.push({
+            subscriptionId: row.subscription_id,
+            companyId: row.company_id,
+            targetUrl: row.target_url,
+            head: toDelivery(row),
+          });
+        }
+      } else if (nextDueAt === null || at < nextDueAt) {
+        nextDueAt = at;
+      }
+    }
+    return { due, nextDueAt: nextDueAt === null ? null : new Date(nextDueAt) };
+  }
+
+  async recordAttempt(
+    subscriptionId: string,
+    eventId: string,
+    attempt: DeliveryAttempt,
+    outcome: AttemptOutcome,
+  ): Promise<boolean> {
+    return this.recordTransaction.immediate(subscriptionId, eventId, attempt, outcome);
+  }
+
+  async stopSubscription(subscriptionId: string, at: Date): Promise<void> {
+    this.stopTransaction.immediate(subscriptionId, at.toISOString());
+  }
+
+  async listDeliveries(
+    subscriptionId: string,
+    { page, limit }: { readonly page: number; readonly limit: number },
+  ): Promise<DeliveryPage> {
+    const size = Math.max(0, Math.floor(limit));
+    const offset = Math.max(0, (Math.floor(page) - 1) * size);
+    const items = size === 0 ? [] : this.s.list.all(subscriptionId, size, offset).map(toDelivery);
+    return { items, total: this.s.count.get(subscriptionId)!.total };
+  }
+
+  async redeliver(subscriptionId: string, eventId: string, now: Date): Promise<RedeliverResult> {
+    return this.redeliverTransaction.immediate(subscriptionId, eventId, now.toISOString());
+  }
+
+  async redeliverFailedSince(subscriptionId: string, since: Date, now: Date): Promise<number> {
+    if (!this.isActive(subscriptionId)) return 0;
+    return this.s.requeueFailedSince.run(now.toISOString(), subscriptionId, since.toISOString()).changes;
+  }
+
+  private isActive(subscriptionId: string): boolean {
+    const sub = this.s.subscription.get(subscriptionId);
+    return sub !== undefined && sub.unsubscribed_at === null && sub.stopped_at === null;
+  }
+}

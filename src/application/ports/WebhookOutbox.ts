@@ -1,0 +1,207 @@
+import type { WebhookFilters } from '../../domain/webhooks/webhookFilters.js';
+import { isPosition, type Position } from '../../shared/Position.js';
+
+export type { WebhookFilters } from '../../domain/webhooks/webhookFilters.js';
+
+/**
+ * The webhook outbox: one row per (subscription, derived webhook event), written
+ * by the fan-out and worked off by the dispatcher, plus the fan-out's own
+ * log-consistent view of the subscriptions and its checkpoint, kept in the same
+ * store so that all three move together.
+ *
+ * Each subscription's rows form a queue ordered by the log: `position`, then
+ * `ordinal` (the index of the webhook event among those one stored event
+ * derives). The head of a queue is its oldest `pending` row; only the head is
+ * ever attempted, so a receiver sees a subscription's events in log order.
+ */
+
+/** `pending`: to be attempted (again); `delivered`: a 200 was received; `failed`: final without a 200. */
+export type DeliveryState = 'pending' | 'delivered' | 'failed';
+
+/**
+ * Why a row is `failed`: `retries_exhausted` after the last retry; `gone` when the
+ * receiver answered 410 (this row, and the rows behind it); `unsubscribed` when
+ * the subscription ended while the row was still pending.
+ */
+export type DeliveryFailureReason = 'retries_exhausted' | 'gone' | 'unsubscribed';
+
+/** One HTTP attempt. */
+export interface DeliveryAttempt {
+  /** When the attempt started (ISO 8601 UTC). */
+  readonly at: string;
+  /** The receiver's status code, or null when no response arrived. */
+  readonly statusCode: number | null;
+  /** Why the attempt failed without a status (timeout, refused address, connection error), else null. */
+  readonly error: string | null;
+  readonly latencyMs: number;
+}
+
+/** What the fan-out enqueues. */
+export interface NewDelivery {
+  readonly subscriptionId: string;
+  readonly companyId: string;
+  /** The derived webhook event's id (`metadata.eventId` and the `webhook-id` header). */
+  readonly eventId: string;
+  /** Webhook event type, e.g. `deal.won`. */
+  readonly eventType: string;
+  /** Log position of the stored event it derives from. */
+  readonly position: Position;
+  /** Index among the webhook events derived from that stored event (0-based). */
+  readonly ordinal: number;
+  /** When the change happened (ISO 8601 UTC, the envelope's `timestamp`). */
+  readonly occurredAt: string;
+  /** The JSON body, exactly as it is sent and signed. */
+  readonly envelope: string;
+}
+
+export interface Delivery extends NewDelivery {
+  readonly state: DeliveryState;
+  /** Every attempt, oldest first (the most recent 100 are kept). */
+  readonly attempts: readonly DeliveryAttempt[];
+  /** Attempts since the row was (re)queued: decides between one more retry and `failed`. */
+  readonly roundAttempts: number;
+  /** When a pending row may be attempted (ISO 8601 UTC); null once final. */
+  readonly nextAttemptAt: string | null;
+  /** When the row became `delivered` or `failed`; null while pending. */
+  readonly completedAt: string | null;
+  readonly failureReason: DeliveryFailureReason | null;
+  /** When the fan-out enqueued it. */
+  readonly createdAt: string;
+}
+
+/** A subscription as the fan-out has folded it from the log. */
+export interface FannedOutSubscription {
+  readonly subscriptionId: string;
+  readonly companyId: string;
+  /** The webhook event type it receives. */
+  readonly event: string;
+  readonly targetUrl: string;
+  readonly filters: WebhookFilters;
+  /** Position of its WebhookSubscribed: it receives events after this position only. */
+  readonly subscribedAt: Position;
+  /** Position of its WebhookUnsubscribed: it receives events before this position only; null while active. */
+  readonly unsubscribedAt: Position | null;
+}
+
+/** The fan-out's state at start-up. */
+export interface FanOutState {
+  readonly position: Position | null;
+  /**
+   * Subscriptions still active, and those unsubscribed after `position` (events
+   * between the checkpoint and their unsubscription still go to them).
+   */
+  readonly subscriptions: readonly FannedOutSubscription[];
+}
+
+/** What one batch of the log produced; stored as one unit. */
+export interface FanOutCommit {
+  /** The last log position the batch covered: the new checkpoint. */
+  readonly position: Position;
+  /**
+   * Subscriptions subscribed or unsubscribed in the batch, as they are after it.
+   * An unsubscribed one has its pending rows marked `failed` (`unsubscribed`).
+   */
+  readonly subscriptions: readonly FannedOutSubscription[];
+  /** Rows to enqueue; a (subscriptionId, eventId) already stored is left as it is. */
+  readonly deliveries: readonly NewDelivery[];
+}
+
+/** A subscription with a pending head. */
+export interface DeliveryQueue {
+  readonly subscriptionId: string;
+  readonly companyId: string;
+  readonly targetUrl: string;
+  readonly head: Delivery;
+}
+
+export interface DueQueues {
+  /** Queues whose head may be attempted now, the longest-waiting first. */
+  readonly due: readonly DeliveryQueue[];
+  /** The earliest `nextAttemptAt` of the queues not yet due, or null. */
+  readonly nextDueAt: Date | null;
+}
+
+/** What an attempt leads to. */
+export type AttemptOutcome =
+  | { readonly state: 'delivered' }
+  | { readonly state: 'pending'; readonly nextAttemptAt: Date }
+  | { readonly state: 'failed'; readonly reason: 'retries_exhausted' | 'gone' };
+
+export interface DeliveryPage {
+  readonly items: readonly Delivery[];
+  readonly total: number;
+}
+
+export type RedeliverResult =
+  /** Pending again, with its event id and body unchanged, at its place in the queue. */
+  | 'requeued'
+  /** Still pending: it will be attempted anyway. */
+  | 'pending'
+  | 'not_found'
+  /** The subscription has ended (unsubscribed or gone): nothing is sent to it any more. */
+  | 'inactive';
+
+export interface WebhookOutbox {
+  readonly kind: 'sqlite' | 'mongodb';
+  /** The fan-out's checkpoint (named `name`) and its view of the subscriptions. */
+  loadFanOut(name: string): Promise<FanOutState>;
+  /**
+   * Stores one batch of the fan-out: subscription changes, rows (idempotently) and
+   * the checkpoint. SQLite does it in one transaction; MongoDB writes the
+   * checkpoint last, after idempotent, position-guarded writes, so a batch
+   * interrupted half-way is simply done again.
+   */
+  commitFanOut(name: string, commit: FanOutCommit, now: Date): Promise<void>;
+  /** Enqueues rows; a (subscriptionId, eventId) already stored is left as it is. Answers how many were new. */
+  enqueue(deliveries: readonly NewDelivery[], now: Date): Promise<number>;
+  /** The oldest pending row of the subscription's queue, or null. */
+  head(subscriptionId: string): Promise<Delivery | null>;
+  /** One row. */
+  get(subscriptionId: string, eventId: string): Promise<Delivery | null>;
+  /** Queues of active subscriptions with a pending head. At most `limit` due ones; `skip`: queues being worked on. */
+  dueQueues(now: Date, limit: number, skip?: ReadonlySet<string>): Promise<DueQueues>;
+  /**
+   * Records an attempt on a pending row and moves it to the outcome. False (and
+   * nothing written) when the row is not pending any more.
+   */
+  recordAttempt(subscriptionId: string, eventId: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean>;
+  /**
+   * The receiver is gone (410): its queue stops at once (pending rows `failed`,
+   * `gone`), before the fan-out folds the WebhookUnsubscribed that follows.
+   */
+  stopSubscription(subscriptionId: string, at: Date): Promise<void>;
+  /** The subscription's rows, newest first (by log position). `page` is 1-based. */
+  listDeliveries(subscriptionId: string, page: { readonly page: number; readonly limit: number }): Promise<DeliveryPage>;
+  /** Puts one delivered or failed row back in the queue, keeping its event id. */
+  redeliver(subscriptionId: string, eventId: string, now: Date): Promise<RedeliverResult>;
+  /**
+   * Puts back every `failed` row of the subscription whose event occurred at or
+   * after `since`. Answers how many; 0 for an ended subscription.
+   */
+  redeliverFailedSince(subscriptionId: string, since: Date, now: Date): Promise<number>;
+  /** Releases what the outbox itself opened (a shared connection stays open). */
+  close(): Promise<void>;
+}
+
+/** Attempts kept per row (older ones are dropped). */
+export const MAX_KEPT_ATTEMPTS = 100;
+
+/** A sort key whose string order is the queue order: position (zero-padded), then ordinal. */
+export const queueKey = (position: Position, ordinal: number): string => {
+  if (!isPosition(position) || position.length > 40) {
+    throw new Error(`Cannot order by position ${JSON.stringify(position)}`);
+  }
+  if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal > 999_999) throw new Error(`Bad ordinal ${ordinal}`);
+  return `${position.padStart(40, '0')}.${String(ordinal).padStart(6, '0')}`;
+};
+
+/** A position as a key whose string order is numeric order. */
+export const positionKey = (position: Position): string => {
+  if (!isPosition(position) || position.length > 40) {
+    throw new Error(`Not a position: ${JSON.stringify(position)}`);
+  }
+  return position.padStart(40, '0');
+};
+
+/** Reverses `positionKey`. */
+export const fromPositionKey = (key: string): Position => key.replace(/^0+(?=\d)/, '');

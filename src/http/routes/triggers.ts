@@ -1,0 +1,90 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { WEBHOOK_EVENT_TYPES, WebhookEventType, readPermissionFor } from '../../domain/webhooks/eventTypes.js';
+import { parseInstant } from '../../shared/instant.js';
+import { deriveSampleData } from '../../webhooks/deriveSampleData.js';
+import { webhookEventDataOf, type WebhookEventCollections } from '../../../projections/webhookEvents/webhookEventsProjection.js';
+import { recentWebhookEvents } from '../../../projections/webhookEvents/webhookEventQueries.js';
+import { HttpError } from '../HttpError.js';
+import { authOf, requirePermission } from '../middleware/requirePermission.js';
+import { validationFailed } from '../query/listQuery.js';
+
+export interface TriggerRoutesDeps {
+  /** The derived webhook events, one collection per type. */
+  readonly webhookEvents: WebhookEventCollections;
+}
+
+export const DEFAULT_TRIGGER_LIMIT = 25;
+export const MAX_TRIGGER_LIMIT = 100;
+
+const unknownEventType = (raw: string): HttpError =>
+  new HttpError(404, 'Unknown event type', `${JSON.stringify(raw)} is not an event type; use one of ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
+
+/**
+ * The event type of the path: 404 `Unknown event type` for anything else, then 403
+ * unless the key may also read the resource the records show (`contacts:read` or
+ * `deals:read`): a trigger returns whole records.
+ */
+const eventTypeOf = async (ctx: Context): Promise<WebhookEventType> => {
+  const raw = ctx.params.event_type ?? '';
+  if (!WebhookEventType.is(raw)) throw unknownEventType(raw);
+  await requirePermission(readPermissionFor(raw))(ctx, async () => undefined);
+  return raw;
+};
+
+type QueryValue = string | string[] | undefined;
+
+/** `limit` (1–100, default 25) and `since` (an ISO 8601 instant); each problem is a 422 naming the parameter. */
+const decodeRecentParams = (query: Record<string, QueryValue>): { limit: number; since?: string } => {
+  const problems: Record<string, string> = {};
+  const single = (name: string): string | undefined => {
+    const value = query[name];
+    if (Array.isArray(value)) {
+      problems[name] = `${name} must be given once`;
+      return undefined;
+    }
+    return value === '' ? undefined : value;
+  };
+  let limit = DEFAULT_TRIGGER_LIMIT;
+  const rawLimit = single('limit');
+  if (rawLimit !== undefined) {
+    const n = /^\d{1,6}$/.test(rawLimit) ? Number(rawLimit) : NaN;
+    if (Number.isInteger(n) && n >= 1 && n <= MAX_TRIGGER_LIMIT) limit = n;
+    else problems.limit = `limit must be an integer from 1 to ${MAX_TRIGGER_LIMIT}`;
+  }
+  let since: string | undefined;
+  const rawSince = single('since');
+  if (rawSince !== undefined) {
+    const instant = parseInstant(rawSince);
+    if (instant === null) problems.since = 'since must be an ISO 8601 date, or a date-time with a zone';
+    else since = instant;
+  }
+  if (Object.keys(problems).length > 0) throw validationFailed(problems);
+  return since === undefined ? { limit } : { limit, since };
+};
+
+/**
+ * Polling triggers for Zapier and Make: bare records (not wrapped in
+ * `success`/`data`), from the read model of derived webhook events, so a trigger
+ * returns exactly what a webhook of the same type carries as `data`.
+ */
+export const triggerRoutes = (deps: TriggerRoutesDeps): Router => {
+  const router = new Router();
+
+  router.get('/triggers/:event_type/sample', requirePermission('webhooks:read'), async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const type = await eventTypeOf(ctx);
+    const [latest] = await recentWebhookEvents(deps.webhookEvents, { companyId, type, limit: 1 });
+    ctx.body = latest ? webhookEventDataOf(latest) : deriveSampleData(type);
+  });
+
+  router.get('/triggers/:event_type/recent', requirePermission('webhooks:read'), async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const type = await eventTypeOf(ctx);
+    const params = decodeRecentParams(ctx.query);
+    const docs = await recentWebhookEvents(deps.webhookEvents, { companyId, type, ...params });
+    ctx.body = docs.map(webhookEventDataOf);
+  });
+
+  return router;
+};

@@ -1,0 +1,157 @@
+import Router from '@koa/router';
+import * as E from 'fp-ts/lib/Either.js';
+import type { Context } from 'koa';
+import { handleCommand } from '../../application/handleCommand.js';
+import type { EventStore } from '../../application/ports/EventStore.js';
+import type { DocumentCollection } from '../../application/ports/ReadModelStore.js';
+import type { ReadModelProgress } from '../../application/ReadModelProgress.js';
+import { readPermissionFor } from '../../domain/webhooks/eventTypes.js';
+import { validateSubscribe, validateUnsubscribe } from '../../domain/webhooks/subscriptionInput.js';
+import { webhookDecider } from '../../domain/webhooks/webhookDecider.js';
+import { describeWebhookError } from '../../domain/webhooks/webhookErrors.js';
+import { WebhookEvent, webhookStream } from '../../domain/webhooks/webhookEvents.js';
+import type { WebhookSubscriptionView } from '../../domain/webhooks/webhookSubscription.js';
+import type { Clock } from '../../shared/Clock.js';
+import { generateWebhookSecret, type WebhookSecretStore } from '../../webhooks/secretStore.js';
+import { checkTargetUrl, type ResolveHost } from '../../webhooks/targetUrlGuard.js';
+import { subscriptionOf, type WebhookDoc } from '../../../projections/webhooks/webhooksProjection.js';
+import { activeSubscriptions } from '../../../projections/webhooks/webhookQueries.js';
+import { apiMetadata } from '../apiMetadata.js';
+import { toHttpError } from '../errorTable.js';
+import { HttpError } from '../HttpError.js';
+import { afterWrite } from '../middleware/consistentReads.js';
+import { authOf, requirePermission } from '../middleware/requirePermission.js';
+
+export interface WebhookRoutesDeps {
+  readonly webhooks: DocumentCollection<WebhookDoc>;
+  readonly eventStore: EventStore;
+  readonly secrets: WebhookSecretStore;
+  /** Subscription and event ids. */
+  readonly newId: () => string;
+  /** New signing secrets; default `generateWebhookSecret`. */
+  readonly newSecret?: () => string;
+  readonly clock: Clock;
+  /** The target-URL guard's settings: `webhooks.allowPrivateTargets` and the resolver (DNS in production). */
+  readonly targetUrls: { readonly allowPrivate: boolean; readonly resolve: ResolveHost };
+  readonly progress: ReadModelProgress;
+  readonly readYourWritesTimeoutMs: number;
+}
+
+const subscriptionNotFound = (): HttpError =>
+  new HttpError(404, 'Webhook subscription not found', 'No active webhook subscription with this id exists in your company.');
+
+/** Subscription ids are UUIDs; anything else cannot name one (and never reaches the store). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An item of GET /webhooks. */
+const toListItem = (subscription: WebhookSubscriptionView) => ({
+  id: subscription.id,
+  subscription_id: subscription.id,
+  event_type: subscription.event,
+  target_url: subscription.targetUrl,
+  is_active: subscription.isActive,
+  created_at: subscription.createdAt,
+});
+
+const noNext = async (): Promise<void> => undefined;
+
+/**
+ * REST-hook subscriptions (Zapier, Make): subscribe, unsubscribe (with the id in
+ * the body, or in the path for clients that drop DELETE bodies), list. The
+ * signing secret is made at subscribe, kept in the secret store and shown once.
+ */
+export const webhookRoutes = (deps: WebhookRoutesDeps): Router => {
+  const router = new Router();
+  const newSecret = deps.newSecret ?? generateWebhookSecret;
+
+  router.get('/webhooks', requirePermission('webhooks:read'), async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const docs = await activeSubscriptions(deps.webhooks, companyId);
+    ctx.body = { success: true, data: docs.map((doc) => toListItem(subscriptionOf(doc))) };
+  });
+
+  router.post('/webhooks/subscribe', requirePermission('webhooks:write'), async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const fields = validateSubscribe(ctx.request.body);
+    if (E.isLeft(fields)) throw toHttpError(fields.left);
+    const { event, filters } = fields.right;
+    // Deliveries carry the record, so the key must also be allowed to read it.
+    await requirePermission(readPermissionFor(event))(ctx, noNext);
+
+    const checked = await checkTargetUrl(fields.right.targetUrl, deps.targetUrls);
+    if (!checked.ok) throw toHttpError({ kind: 'Invalid', details: { target_url: `target_url ${checked.reason}` } });
+
+    const subscriptionId = deps.newId();
+    const secret = newSecret();
+    // The secret first: a subscription must never exist without one (a secret without a subscription is inert).
+    await deps.secrets.put(subscriptionId, secret);
+    const result = await handleCommand(
+      { eventStore: deps.eventStore, newEventId: deps.newId },
+      {
+        decider: webhookDecider,
+        eventCodec: WebhookEvent,
+        stream: webhookStream(subscriptionId),
+        command: {
+          kind: 'SubscribeWebhook',
+          subscriptionId,
+          companyId,
+          event,
+          targetUrl: checked.url.href,
+          filters,
+          at: deps.clock.now(),
+        },
+        metadata: apiMetadata(ctx.state),
+      },
+    );
+    // A fresh id never exists; if it did, the ids are broken, not the request.
+    if (E.isLeft(result)) throw new Error(describeWebhookError(result.left));
+    const { state, position } = result.right;
+    if (state.status !== 'active') throw new Error(`Webhook subscription ${subscriptionId} was not created`);
+    await afterWrite(ctx, deps.progress, position, deps.readYourWritesTimeoutMs);
+    ctx.status = 201;
+    ctx.body = {
+      success: true,
+      data: {
+        id: subscriptionId,
+        subscription_id: subscriptionId,
+        event: state.subscription.event,
+        target_url: state.subscription.targetUrl,
+        created_at: state.subscription.createdAt,
+        secret,
+      },
+    };
+  });
+
+  const unsubscribe = async (ctx: Context, rawId: string): Promise<void> => {
+    const { companyId } = authOf(ctx.state);
+    if (!UUID.test(rawId)) throw subscriptionNotFound();
+    const subscriptionId = rawId.toLowerCase();
+    const result = await handleCommand(
+      { eventStore: deps.eventStore, newEventId: deps.newId },
+      {
+        decider: webhookDecider,
+        eventCodec: WebhookEvent,
+        stream: webhookStream(subscriptionId),
+        command: { kind: 'UnsubscribeWebhook', subscriptionId, companyId, reason: 'client', at: deps.clock.now() },
+        metadata: apiMetadata(ctx.state),
+      },
+    );
+    // Unknown, another company's, or already ended: there is no active subscription to remove.
+    if (E.isLeft(result)) throw subscriptionNotFound();
+    await deps.secrets.delete(subscriptionId);
+    await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
+    ctx.body = { success: true, message: `Unsubscribed: webhook subscription ${subscriptionId} receives no more deliveries.` };
+  };
+
+  router.delete('/webhooks/unsubscribe', requirePermission('webhooks:write'), async (ctx) => {
+    const input = validateUnsubscribe(ctx.request.body);
+    if (E.isLeft(input)) throw toHttpError(input.left);
+    await unsubscribe(ctx, input.right.subscriptionId);
+  });
+
+  router.delete('/webhooks/:id', requirePermission('webhooks:write'), async (ctx) => {
+    await unsubscribe(ctx, ctx.params.id!);
+  });
+
+  return router;
+};

@@ -1,0 +1,190 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { promises as dns, type LookupAddress, type LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
+
+/**
+ * The HTTP client of the webhook dispatcher: one POST per attempt, no redirects
+ * followed (node:http never follows them), the whole exchange (DNS, connect, TLS,
+ * request body, response headers and body) under the caller's AbortSignal, and
+ * SSRF protection after DNS resolution.
+ *
+ * SSRF: a target URL is checked when it is subscribed, but a name can resolve to
+ * another address later (DNS rebinding). So the agents carry a custom `lookup`
+ * that resolves the host itself and refuses the connection when ANY address it
+ * gets back is refused by `isRefusedAddress` (loopback, private, link-local,
+ * metadata…); an IP literal in the URL, which Node connects to without a lookup,
+ * is checked before the request. The connection then goes to the very address
+ * that was checked. `allowPrivateTargets` (development, tests) turns this off.
+ */
+
+export interface DeliveryRequest {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+export interface DeliveryResponse {
+  readonly status: number;
+  /** The `Retry-After` header, if any. */
+  readonly retryAfter: string | null;
+}
+
+/** One attempt: resolves with the response once its body has been read, rejects on any failure or abort. */
+export type SendDelivery = (request: DeliveryRequest, signal: AbortSignal) => Promise<DeliveryResponse>;
+
+/** Resolves a host name to its addresses (the agent's DNS, replaceable in tests). */
+export type ResolveHost = (hostname: string) => Promise<readonly LookupAddress[]>;
+
+/** The target resolved to an address that deliveries may not reach. */
+export class RefusedAddressError extends Error {
+  override readonly name = 'RefusedAddressError';
+  readonly code = 'EREFUSEDADDRESS';
+  constructor(
+    readonly hostname: string,
+    readonly address: string,
+  ) {
+    super(`Refused to connect to ${hostname} (${address}): not a public address`);
+  }
+}
+
+/** The target URL is not http(s). */
+export class UnsupportedTargetError extends Error {
+  override readonly name = 'UnsupportedTargetError';
+  constructor(url: string) {
+    super(`Unsupported webhook target ${JSON.stringify(url)}: only http and https URLs are delivered to`);
+  }
+}
+
+export interface DeliveryAgentOptions {
+  /** Deliver to refused addresses anyway (development and tests only). */
+  readonly allowPrivateTargets: boolean;
+  /** The address policy (`targetUrlGuard.isRefusedAddress`). */
+  readonly isRefusedAddress: (ip: string) => boolean;
+  /** DNS; default `dns.lookup` with every address. */
+  readonly resolve?: ResolveHost;
+  /** Response body bytes read at most (the rest is dropped with the connection); default 64 KiB. */
+  readonly maxResponseBytes?: number;
+  /** Default `Chronicle-Webhooks/1`. */
+  readonly userAgent?: string;
+  /** Idle keep-alive sockets per host; default 4. Each subscription has at most one request in flight. */
+  readonly maxFreeSockets?: number;
+}
+
+export interface DeliveryAgent {
+  readonly send: SendDelivery;
+  /** Closes the kept-alive connections. */
+  close(): void;
+}
+
+const systemResolve: ResolveHost = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** A `net` lookup that resolves with `resolve` and refuses what `isRefused` refuses. */
+export const guardedLookup = (resolve: ResolveHost, isRefused: ((ip: string) => boolean) | null) =>
+  (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    resolve(hostname).then(
+      (found) => {
+        const wanted = options.family === 4 || options.family === 6 ? found.filter((a) => a.family === options.family) : found;
+        if (isRefused) {
+          // Every address, not only the one used: a mixed answer is a rebinding attempt or a misconfiguration.
+          const refused = found.find((a) => isRefused(a.address));
+          if (refused) return callback(new RefusedAddressError(hostname, refused.address), '');
+        }
+        const first = wanted[0];
+        if (!first) {
+          const error: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
+          error.code = 'ENOTFOUND';
+          return callback(error, '');
+        }
+        if (options.all) return callback(null, wanted.map((a) => ({ address: a.address, family: a.family })));
+        return callback(null, first.address, first.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, ''),
+    );
+  };
+
+const abortReason = (signal: AbortSignal): Error =>
+  signal.reason instanceof Error ? signal.reason : new Error('The delivery attempt was aborted');
+
+/** The client used in production: node:http(s) agents with keep-alive and the guarded lookup. */
+export const createDeliveryAgent = (options: DeliveryAgentOptions): DeliveryAgent => {
+  const isRefused = options.allowPrivateTargets ? null : options.isRefusedAddress;
+  const lookup = guardedLookup(options.resolve ?? systemResolve, isRefused);
+  const agentOptions = { keepAlive: true, maxFreeSockets: options.maxFreeSockets ?? 4, lookup };
+  const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
+  const maxResponseBytes = options.maxResponseBytes ?? 64 * 1024;
+  const userAgent = options.userAgent ?? 'Chronicle-Webhooks/1';
+
+  const send: SendDelivery = (request, signal) =>
+    new Promise<DeliveryResponse>((resolve, reject) => {
+      if (signal.aborted) return reject(abortReason(signal));
+      let url: URL;
+      try {
+        url = new URL(request.url);
+      } catch {
+        return reject(new UnsupportedTargetError(request.url));
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') return reject(new UnsupportedTargetError(request.url));
+      const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
+      if (isRefused && isIP(literal) !== 0 && isRefused(literal)) {
+        return reject(new RefusedAddressError(url.hostname, literal));
+      }
+
+      const body = Buffer.from(request.body, 'utf8');
+      const https = url.protocol === 'https:';
+      let settled = false;
+      const finish = (error: Error | null, response?: DeliveryResponse): void => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        if (error) reject(error);
+        else resolve(response!);
+      };
+      const req = (https ? httpsRequest : httpRequest)(url, {
+        method: 'POST',
+        agent: https ? agents.https : agents.http,
+        headers: {
+          ...request.headers,
+          'content-type': 'application/json',
+          'content-length': String(body.length),
+          'user-agent': userAgent,
+        },
+      });
+      const onAbort = (): void => {
+        const reason = abortReason(signal);
+        finish(reason);
+        req.destroy(reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+
+      req.on('error', (error) => finish(error));
+      req.on('response', (res: IncomingMessage) => {
+        const retryAfter = res.headers['retry-after'];
+        const response: DeliveryResponse = { status: res.statusCode ?? 0, retryAfter: retryAfter ?? null };
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > maxResponseBytes) {
+            // Enough: the status is what counts. Drop the rest with the connection.
+            finish(null, response);
+            res.destroy();
+          }
+        });
+        res.on('end', () => finish(null, response));
+        res.on('error', (error) => finish(error));
+        // After 'end' this changes nothing; before it, the receiver cut the response short.
+        res.on('close', () => finish(new Error('The receiver closed the connection during the response')));
+      });
+      req.end(body);
+    });
+
+  return {
+    send,
+    close: () => {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+};

@@ -1,0 +1,313 @@
+import { performance } from 'node:perf_hooks';
+import type { Logger } from '../application/ports/Logger.js';
+import type {
+  AttemptOutcome,
+  Delivery,
+  DeliveryAttempt,
+  DeliveryQueue,
+  WebhookOutbox,
+} from '../application/ports/WebhookOutbox.js';
+import { systemClock, type Clock } from '../shared/Clock.js';
+import type { SendDelivery } from './deliveryAgent.js';
+import { nextRetryDelayMs } from './dispatcherRetryPolicy.js';
+import { webhookHeaders } from './signing.js';
+
+/** Where the dispatcher gets each subscription's signing secret (`WebhookSecretStore`). */
+export interface WebhookSecrets {
+  /** The subscription's `whsec_…` secret, or null when it has none. */
+  get(subscriptionId: string): Promise<string | null>;
+}
+
+/** Sleeps `ms`, or less when `signal` aborts. */
+export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
+
+export const realSleep: Sleep = (ms, signal) =>
+  new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, Math.max(0, ms));
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+export interface WebhookDispatcherDeps {
+  readonly outbox: WebhookOutbox;
+  /** One HTTP attempt (`createDeliveryAgent(…).send`). */
+  readonly send: SendDelivery;
+  readonly secrets: WebhookSecrets;
+  /**
+   * Ends a subscription whose receiver answered 410 Gone: appends
+   * `WebhookUnsubscribed {reason: 'gone'}` through the domain. Must resolve when
+   * the subscription has already ended (a 410 may be seen again after a restart).
+   */
+  unsubscribe(subscriptionId: string, companyId: string): Promise<void>;
+  /** Total time of one attempt: connect, request, response headers and body. */
+  readonly timeoutMs: number;
+  /** One entry per retry. */
+  readonly retryDelaysMs: readonly number[];
+  readonly logger: Logger;
+  readonly clock?: Clock;
+  readonly sleep?: Sleep;
+  /** Uniform in [0, 1), for the jitter. */
+  readonly random?: () => number;
+  /** Subscriptions delivered to at the same time; default 16. */
+  readonly concurrency?: number;
+  /** Upper bound of `Retry-After`; default 10 minutes. */
+  readonly maxRetryAfterMs?: number;
+  /** How often to look for work written by other processes (redeliveries through another API instance); default 1 s. */
+  readonly pollIntervalMs?: number;
+  /** Deliveries of one queue before its slot goes to another queue that waits; default 20. */
+  readonly turnSize?: number;
+}
+
+/** The error text recorded for an attempt that got no response. */
+const describeError = (error: unknown): string => {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+};
+
+/** Pause of a queue whose work failed (outbox or secret store unavailable). */
+const ERROR_PAUSE_MS = 1000;
+
+class AttemptTimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+  constructor(ms: number) {
+    super(`No complete response within ${ms} ms`);
+  }
+}
+
+class ShutdownError extends Error {
+  override readonly name = 'ShutdownError';
+  constructor() {
+    super('The dispatcher is stopping');
+  }
+}
+
+/**
+ * Works off the outbox: each subscription's queue strictly in order (its head is
+ * attempted until it is delivered or has used up its retries; only then is the
+ * next row attempted), up to `concurrency` subscriptions at once, so a slow or
+ * failing receiver holds one slot and delays only its own queue.
+ *
+ * When more queues are due than slots are free, the queues that waited longest
+ * for their turn go first (a queue gives its slot up after `turnSize` deliveries).
+ *
+ * An attempt POSTs the stored envelope, signed (Standard Webhooks), within
+ * `timeoutMs`. Only a 200 delivers. 410 Gone ends the subscription (`unsubscribe`)
+ * and stops its queue. Anything else (another status, a redirect, a timeout, a
+ * refused address, a connection error) is retried per `dispatcherRetryPolicy`.
+ *
+ * Delivery is at least once: a process that dies after the receiver's 200 but
+ * before recording it sends that row again on restart, with the same
+ * `webhook-id` (= `metadata.eventId`), which receivers use to drop duplicates.
+ */
+export class WebhookDispatcher {
+  private readonly clock: Clock;
+  private readonly sleep: Sleep;
+  private readonly random: () => number;
+  private readonly concurrency: number;
+  private readonly pollIntervalMs: number;
+  private readonly turnSize: number;
+  /** Queues being worked on, by subscription id. */
+  private readonly active = new Map<string, Promise<void>>();
+  /** When each queue's last turn ended (a counter), for fairness between due queues. */
+  private readonly served = new Map<string, number>();
+  private turns = 0;
+  /** Aborts the in-flight attempts at stop. */
+  private readonly stopping = new AbortController();
+  private idle: AbortController | null = null;
+  private wakePending = false;
+  private loop: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(private readonly deps: WebhookDispatcherDeps) {
+    this.clock = deps.clock ?? systemClock;
+    this.sleep = deps.sleep ?? realSleep;
+    this.random = deps.random ?? Math.random;
+    this.concurrency = Math.max(1, deps.concurrency ?? 16);
+    this.pollIntervalMs = deps.pollIntervalMs ?? 1000;
+    this.turnSize = Math.max(1, deps.turnSize ?? 20);
+  }
+
+  start(): void {
+    if (this.loop) return;
+    this.loop = this.run();
+  }
+
+  /** New rows were enqueued (the fan-out calls this): look for due queues now. */
+  wake(): void {
+    if (this.idle) this.idle.abort();
+    else this.wakePending = true;
+  }
+
+  /** Stops taking work, aborts in-flight attempts (not recorded: they are sent again after a restart). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.stopping.abort(new ShutdownError());
+    this.wake();
+    await this.loop;
+    await Promise.all(this.active.values());
+  }
+
+  /** Subscriptions being delivered to right now. */
+  get busy(): number {
+    return this.active.size;
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      let waitMs = this.pollIntervalMs;
+      try {
+        const free = this.concurrency - this.active.size;
+        if (free > 0) {
+          const now = this.clock.now();
+          // A few more candidates than free slots, so that the least recently served go first.
+          const { due, nextDueAt } = await this.deps.outbox.dueQueues(now, free * 4, new Set(this.active.keys()));
+          const lastServed = (queue: DeliveryQueue): number => this.served.get(queue.subscriptionId) ?? 0;
+          const order = [...due].sort((a, b) => lastServed(a) - lastServed(b));
+          for (const queue of order.slice(0, free)) this.launch(queue);
+          if (nextDueAt) waitMs = Math.min(waitMs, Math.max(0, nextDueAt.getTime() - now.getTime()));
+        }
+        failures = 0;
+      } catch (error) {
+        failures += 1;
+        waitMs = Math.min(30_000, 100 * 2 ** Math.min(failures, 9));
+        this.deps.logger.error({ err: error, failures }, 'webhook dispatcher: cannot read the outbox; retrying');
+      }
+      await this.idleFor(waitMs);
+    }
+  }
+
+  private async idleFor(ms: number): Promise<void> {
+    if (this.wakePending || this.stopped) {
+      this.wakePending = false;
+      return;
+    }
+    this.idle = new AbortController();
+    try {
+      await this.sleep(ms, this.idle.signal);
+    } finally {
+      this.idle = null;
+    }
+  }
+
+  private launch(queue: DeliveryQueue): void {
+    const work = this.work(queue)
+      .catch(async (error: unknown) => {
+        this.deps.logger.error({ err: error, subscriptionId: queue.subscriptionId }, 'webhook queue failed; will retry');
+        // Keep the slot a moment, so that a failing store is not hammered by the same queue.
+        await this.sleep(ERROR_PAUSE_MS, this.stopping.signal);
+      })
+      .finally(() => {
+        this.active.delete(queue.subscriptionId);
+        this.served.set(queue.subscriptionId, ++this.turns);
+        this.wake();
+      });
+    this.active.set(queue.subscriptionId, work);
+  }
+
+  /** Delivers the queue's due rows in order, up to one turn. */
+  private async work(queue: DeliveryQueue): Promise<void> {
+    let head: Delivery | null = queue.head;
+    for (let n = 0; head && n < this.turnSize && !this.stopped; n++) {
+      if (head.nextAttemptAt !== null && Date.parse(head.nextAttemptAt) > this.clock.now().getTime()) return;
+      const moveOn = await this.attempt(queue, head);
+      if (!moveOn) return;
+      head = await this.deps.outbox.head(queue.subscriptionId);
+    }
+  }
+
+  /** One attempt at the head, recorded. True when the queue may go on to its next row at once. */
+  private async attempt(queue: DeliveryQueue, head: Delivery): Promise<boolean> {
+    const { outbox, logger } = this.deps;
+    const { subscriptionId, companyId } = queue;
+    const log = { subscriptionId, eventId: head.eventId, eventType: head.eventType };
+
+    const startedAt = this.clock.now();
+    const started = performance.now();
+    let statusCode: number | null = null;
+    let retryAfter: string | null = null;
+    let error: string | null = null;
+    const secret = await this.deps.secrets.get(subscriptionId);
+    if (secret === null) {
+      error = 'The subscription has no signing secret';
+    } else {
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(new AttemptTimeoutError(this.deps.timeoutMs)), this.deps.timeoutMs);
+      const onStop = (): void => controller.abort(this.stopping.signal.reason);
+      this.stopping.signal.addEventListener('abort', onStop, { once: true });
+      try {
+        const headers = webhookHeaders({ id: head.eventId, timestamp: startedAt, body: head.envelope, secret });
+        const response = await this.deps.send({ url: queue.targetUrl, headers, body: head.envelope }, controller.signal);
+        statusCode = response.status;
+        retryAfter = response.retryAfter;
+      } catch (cause) {
+        error = describeError(cause);
+      } finally {
+        clearTimeout(timer);
+        this.stopping.signal.removeEventListener('abort', onStop);
+      }
+      // Cut short by stop(): not an attempt of the receiver's; it is made again after a restart.
+      if (this.stopping.signal.aborted && statusCode === null) return false;
+    }
+    const attempt: DeliveryAttempt = {
+      at: startedAt.toISOString(),
+      statusCode,
+      error,
+      latencyMs: Math.round(performance.now() - started),
+    };
+    const now = this.clock.now();
+    const number = head.roundAttempts + 1;
+
+    if (statusCode === 200) {
+      await outbox.recordAttempt(subscriptionId, head.eventId, attempt, { state: 'delivered' });
+      if (logger.isLevelEnabled('debug')) logger.debug({ ...log, latencyMs: attempt.latencyMs }, 'webhook delivered');
+      return true;
+    }
+
+    const delay = nextRetryDelayMs({
+      attempt: number,
+      retryDelaysMs: this.deps.retryDelaysMs,
+      statusCode,
+      retryAfter,
+      now,
+      random: this.random,
+      ...(this.deps.maxRetryAfterMs !== undefined ? { maxRetryAfterMs: this.deps.maxRetryAfterMs } : {}),
+    });
+
+    if (statusCode === 410) {
+      let unsubscribed = false;
+      try {
+        await this.deps.unsubscribe(subscriptionId, companyId);
+        unsubscribed = true;
+      } catch (cause) {
+        logger.error({ ...log, err: cause }, 'webhook receiver is gone (410) but the unsubscription failed; will try again');
+      }
+      if (unsubscribed || delay === null) {
+        await outbox.recordAttempt(subscriptionId, head.eventId, attempt, { state: 'failed', reason: 'gone' });
+        await outbox.stopSubscription(subscriptionId, now);
+        logger.warn(log, 'webhook receiver answered 410 Gone: subscription ended, its queue stopped');
+        return false;
+      }
+    }
+
+    const outcome: AttemptOutcome =
+      delay === null
+        ? { state: 'failed', reason: 'retries_exhausted' }
+        : { state: 'pending', nextAttemptAt: new Date(now.getTime() + delay) };
+    await outbox.recordAttempt(subscriptionId, head.eventId, attempt, outcome);
+    logger.warn(
+      { ...log, attempt: number, statusCode, error, ...(delay === null ? {} : { retryInMs: delay }) },
+      delay === null ? 'webhook delivery failed after its last retry; the queue moves on' : 'webhook attempt failed; will retry',
+    );
+    // After the last retry the queue goes on with its next row; before it, the head waits.
+    return delay === null;
+  }
+}

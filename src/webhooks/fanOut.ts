@@ -1,0 +1,240 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { EventStore, RecordedEvent, Subscription } from '../application/ports/EventStore.js';
+import type { Logger } from '../application/ports/Logger.js';
+import type {
+  FanOutState,
+  FannedOutSubscription,
+  NewDelivery,
+  WebhookFilters,
+  WebhookOutbox,
+} from '../application/ports/WebhookOutbox.js';
+import { WebhookSubscribed, WebhookUnsubscribed } from '../domain/webhooks/webhookEvents.js';
+import { systemClock, type Clock } from '../shared/Clock.js';
+import { comparePositions, type Position } from '../shared/Position.js';
+
+/** The fan-out's checkpoint name, in the outbox's store (never the read models'). */
+export const WEBHOOK_FAN_OUT_CHECKPOINT = 'webhook-fan-out';
+
+/** What the fan-out needs of a derived webhook event (`DerivedWebhookEvent`). */
+export interface FanOutDerivedEvent {
+  /** Deterministic: the same on every replay. */
+  readonly eventId: string;
+  /** Webhook event type, e.g. `deal.won`. */
+  readonly type: string;
+  readonly companyId: string;
+  /** ISO 8601 UTC. */
+  readonly timestamp: string;
+}
+
+export interface WebhookFanOutDeps<D extends FanOutDerivedEvent> {
+  readonly eventStore: Pick<EventStore, 'subscribeToAll'>;
+  readonly outbox: WebhookOutbox;
+  /** `deriveWebhookEvents`: the webhook events of one stored event (pure). */
+  derive(event: RecordedEvent): readonly D[];
+  /** `matchesFilters`: whether a subscription's filters let a derived event through (pure). */
+  matches(filters: WebhookFilters, derived: D): boolean;
+  /** `toEnvelope`: the delivery body of a derived event (JSON-serialisable). */
+  toEnvelope(derived: D): unknown;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+  /** Checkpoint name; default `webhook-fan-out`. */
+  readonly name?: string;
+  readonly maxBatchSize?: number;
+  /** Told after each batch that enqueued rows (the dispatcher's `wake`). */
+  readonly onEnqueued?: () => void;
+}
+
+/** The derived timestamp in the outbox's fixed format (the stored event's time if it does not parse). */
+const isoOrRecorded = (timestamp: string, event: RecordedEvent): string => {
+  const ms = Date.parse(timestamp);
+  return new Date(Number.isNaN(ms) ? Date.parse(event.recordedAt) : ms).toISOString();
+};
+
+/** A subscription in the fan-out's memory. */
+type Known = FannedOutSubscription;
+
+const isActiveAt = (sub: Known, position: Position): boolean =>
+  comparePositions(position, sub.subscribedAt) > 0 &&
+  (sub.unsubscribedAt === null || comparePositions(position, sub.unsubscribedAt) < 0);
+
+/**
+ * The webhook fan-out: a durable subscription to the whole log, separate from
+ * the projection runner (rebuilding read models never sends a webhook), with its
+ * own checkpoint in the outbox's store.
+ *
+ * It keeps its own log-consistent view of the subscriptions, folding
+ * WebhookSubscribed and WebhookUnsubscribed as it reads them, so each stored
+ * event is matched against the subscriptions exactly as they were at that point
+ * of the log: a subscription receives the events after its WebhookSubscribed and
+ * before its WebhookUnsubscribed, whatever the timing of the API that served the
+ * subscribe. For each stored event, the derived webhook events of a company go
+ * to that company's subscriptions to the type whose filters match, one outbox row
+ * each. A batch's rows, the view's changes and the checkpoint are stored
+ * together (`WebhookOutbox.commitFanOut`), so a restart resumes at the checkpoint
+ * with the view as it was there, without reading the log again from the start.
+ */
+export class WebhookFanOut<D extends FanOutDerivedEvent> {
+  private readonly name: string;
+  private readonly clock: Clock;
+  /** Subscriptions by id, and the ids of each company. */
+  private readonly byId = new Map<string, Known>();
+  private readonly byCompany = new Map<string, Set<string>>();
+  private subscription: Subscription | null = null;
+  private current: Position | null = null;
+  /** The memory may hold a batch that was not stored: reload before the next one. */
+  private stale = false;
+
+  constructor(private readonly deps: WebhookFanOutDeps<D>) {
+    this.name = deps.name ?? WEBHOOK_FAN_OUT_CHECKPOINT;
+    this.clock = deps.clock ?? systemClock;
+  }
+
+  /** Position of the last batch stored. */
+  get position(): Position | null {
+    return this.current;
+  }
+
+  /** Loads the checkpoint and the view, and starts following the log from there. */
+  async start(): Promise<void> {
+    if (this.subscription) return;
+    const state = await this.deps.outbox.loadFanOut(this.name);
+    this.load(state);
+    this.deps.logger.info({ from: state.position, subscriptions: this.byId.size }, 'webhook fan-out started');
+    this.subscription = this.deps.eventStore.subscribeToAll({
+      after: state.position,
+      handle: (batch) => this.handle(batch),
+      onError: (error, attempt) =>
+        this.deps.logger.error({ err: error, attempt, position: this.current }, 'webhook fan-out batch failed; retrying'),
+      ...(this.deps.maxBatchSize !== undefined ? { maxBatchSize: this.deps.maxBatchSize } : {}),
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.stop();
+    this.subscription = null;
+  }
+
+  private load(state: FanOutState): void {
+    this.byId.clear();
+    this.byCompany.clear();
+    state.subscriptions.forEach((sub) => this.remember(sub));
+    this.current = state.position;
+    this.stale = false;
+  }
+
+  private remember(sub: Known): void {
+    this.byId.set(sub.subscriptionId, sub);
+    let ids = this.byCompany.get(sub.companyId);
+    if (!ids) this.byCompany.set(sub.companyId, (ids = new Set()));
+    ids.add(sub.subscriptionId);
+  }
+
+  private forget(sub: Known): void {
+    this.byId.delete(sub.subscriptionId);
+    const ids = this.byCompany.get(sub.companyId);
+    ids?.delete(sub.subscriptionId);
+    if (ids?.size === 0) this.byCompany.delete(sub.companyId);
+  }
+
+  /**
+   * Fans one batch of the log out into the outbox (one commit). Public so that
+   * another event source (a persistent subscription) can feed it; batches must
+   * come in log order, each after the stored checkpoint.
+   */
+  async handle(batch: readonly RecordedEvent[]): Promise<void> {
+    const last = batch[batch.length - 1];
+    if (!last) return;
+    if (this.stale) this.load(await this.deps.outbox.loadFanOut(this.name));
+    this.stale = true;
+    const changed = new Map<string, Known>();
+    const deliveries: NewDelivery[] = [];
+    for (const event of batch) {
+      // Already stored (a batch offered again after its commit, or a source that repeats).
+      if (this.current !== null && comparePositions(event.position, this.current) <= 0) continue;
+      this.fold(event, changed);
+      this.fanOut(event, deliveries);
+    }
+    await this.deps.outbox.commitFanOut(
+      this.name,
+      { position: last.position, subscriptions: [...changed.values()], deliveries },
+      this.clock.now(),
+    );
+    // Stored: what ended before the checkpoint is no longer needed in memory.
+    for (const sub of changed.values()) if (sub.unsubscribedAt !== null) this.forget(sub);
+    this.current = last.position;
+    this.stale = false;
+    if (deliveries.length > 0) this.deps.onEnqueued?.();
+  }
+
+  /** Folds a subscription event into the view. */
+  private fold(event: RecordedEvent, changed: Map<string, Known>): void {
+    if (event.type === 'WebhookSubscribed') {
+      const decoded = WebhookSubscribed.decode({ type: event.type, data: event.data });
+      if (E.isLeft(decoded)) return this.malformed(event);
+      const data = decoded.right.data;
+      // Known already: the view was stored past this event; it holds more (perhaps its end) than the event.
+      if (this.byId.has(data.subscriptionId)) return;
+      const sub: Known = {
+        subscriptionId: data.subscriptionId,
+        companyId: data.companyId,
+        event: data.event,
+        targetUrl: data.targetUrl,
+        filters: data.filters,
+        subscribedAt: event.position,
+        unsubscribedAt: null,
+      };
+      this.remember(sub);
+      changed.set(sub.subscriptionId, sub);
+    } else if (event.type === 'WebhookUnsubscribed') {
+      const decoded = WebhookUnsubscribed.decode({ type: event.type, data: event.data });
+      if (E.isLeft(decoded)) return this.malformed(event);
+      const known = this.byId.get(decoded.right.data.subscriptionId);
+      if (!known || known.unsubscribedAt !== null) return;
+      const ended: Known = { ...known, unsubscribedAt: event.position };
+      this.byId.set(ended.subscriptionId, ended);
+      changed.set(ended.subscriptionId, ended);
+    }
+  }
+
+  private fanOut(event: RecordedEvent, deliveries: NewDelivery[]): void {
+    let derived: readonly D[];
+    try {
+      derived = this.deps.derive(event);
+    } catch (error) {
+      // A pure mapping that throws on one stored event would otherwise hold every company's webhooks forever.
+      this.deps.logger.error(
+        { err: error, eventId: event.id, type: event.type, position: event.position },
+        'webhook fan-out: cannot derive webhook events from this event; it is skipped',
+      );
+      return;
+    }
+    derived.forEach((webhookEvent, ordinal) => {
+      const ids = this.byCompany.get(webhookEvent.companyId);
+      if (!ids) return;
+      let envelope: string | null = null;
+      for (const id of ids) {
+        const sub = this.byId.get(id)!;
+        if (sub.event !== webhookEvent.type || !isActiveAt(sub, event.position)) continue;
+        if (!this.deps.matches(sub.filters, webhookEvent)) continue;
+        envelope ??= JSON.stringify(this.deps.toEnvelope(webhookEvent));
+        deliveries.push({
+          subscriptionId: sub.subscriptionId,
+          companyId: sub.companyId,
+          eventId: webhookEvent.eventId,
+          eventType: webhookEvent.type,
+          position: event.position,
+          ordinal,
+          occurredAt: isoOrRecorded(webhookEvent.timestamp, event),
+          envelope,
+        });
+      }
+    });
+  }
+
+  private malformed(event: RecordedEvent): void {
+    this.deps.logger.error(
+      { eventId: event.id, type: event.type, position: event.position },
+      'webhook fan-out: a subscription event does not decode; it is ignored',
+    );
+  }
+}

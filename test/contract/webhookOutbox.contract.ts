@@ -1,0 +1,374 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import type {
+  DeliveryAttempt,
+  FannedOutSubscription,
+  NewDelivery,
+  WebhookOutbox,
+} from '../../src/application/ports/WebhookOutbox.js';
+
+export interface OutboxUnderTest {
+  readonly outbox: WebhookOutbox;
+  readonly dispose: () => Promise<void>;
+}
+
+const T0 = new Date('2026-03-04T10:00:00.000Z');
+const at = (ms: number): Date => new Date(T0.getTime() + ms);
+
+const aSubscription = (overrides: Partial<FannedOutSubscription> = {}): FannedOutSubscription => ({
+  subscriptionId: `sub-${randomUUID()}`,
+  companyId: `co-${randomUUID()}`,
+  event: 'deal.won',
+  targetUrl: 'https://receiver.example/hook',
+  filters: null,
+  subscribedAt: '1',
+  unsubscribedAt: null,
+  ...overrides,
+});
+
+const aDelivery = (sub: FannedOutSubscription, position: string, overrides: Partial<NewDelivery> = {}): NewDelivery => ({
+  subscriptionId: sub.subscriptionId,
+  companyId: sub.companyId,
+  eventId: `evt-${randomUUID()}`,
+  eventType: sub.event,
+  position,
+  ordinal: 0,
+  occurredAt: T0.toISOString(),
+  envelope: JSON.stringify({ event: sub.event, position }),
+  ...overrides,
+});
+
+const anAttempt = (statusCode: number | null, when = T0, error: string | null = null): DeliveryAttempt => ({
+  at: when.toISOString(),
+  statusCode,
+  error,
+  latencyMs: 12,
+});
+
+/**
+ * The WebhookOutbox contract, run for every adapter. Subscriptions, event ids and
+ * checkpoint names are unique per test, so a shared store is fine.
+ */
+export const webhookOutboxContract = (name: string, make: () => Promise<OutboxUnderTest>): void => {
+  describe(`WebhookOutbox: ${name}`, () => {
+    let outbox: WebhookOutbox;
+    let dispose: () => Promise<void>;
+    let checkpoint: string;
+
+    beforeEach(async () => {
+      ({ outbox, dispose } = await make());
+      checkpoint = `fan-out-${randomUUID()}`;
+    });
+    afterEach(async () => dispose());
+
+    /** Stores subscriptions and rows the way the fan-out does. */
+    const commit = (position: string, subscriptions: FannedOutSubscription[], deliveries: NewDelivery[], now = T0) =>
+      outbox.commitFanOut(checkpoint, { position, subscriptions, deliveries }, now);
+
+    describe('the fan-out state', () => {
+      it('starts empty: no checkpoint, no subscriptions', async () => {
+        expect(await outbox.loadFanOut(checkpoint)).to.deep.equal({ position: null, subscriptions: [] });
+      });
+
+      it('stores a batch (subscriptions, rows, checkpoint) and gives it back', async () => {
+        const sub = aSubscription({ filters: { tags: ['vip'] }, subscribedAt: '12' });
+        const row = aDelivery(sub, '15');
+        await commit('20', [sub], [row]);
+        const state = await outbox.loadFanOut(checkpoint);
+        expect(state.position).to.equal('20');
+        expect(state.subscriptions).to.deep.equal([sub]);
+        expect(await outbox.head(sub.subscriptionId)).to.include({ eventId: row.eventId, state: 'pending' });
+      });
+
+      it('leaves out subscriptions that ended before the checkpoint, keeps those that end after it', async () => {
+        const ended = aSubscription({ subscribedAt: '2', unsubscribedAt: '5' });
+        const later = aSubscription({ subscribedAt: '3', unsubscribedAt: '40' });
+        const active = aSubscription({ subscribedAt: '4' });
+        await commit('30', [ended, later, active], []);
+        const ids = (await outbox.loadFanOut(checkpoint)).subscriptions.map((s) => s.subscriptionId);
+        expect(ids).to.have.members([later.subscriptionId, active.subscriptionId]);
+        // Another checkpoint still before the end of `ended` sees it.
+        await outbox.commitFanOut(`${checkpoint}-early`, { position: '4', subscriptions: [], deliveries: [] }, T0);
+        const early = (await outbox.loadFanOut(`${checkpoint}-early`)).subscriptions.map((s) => s.subscriptionId);
+        expect(early).to.include.members([ended.subscriptionId, later.subscriptionId, active.subscriptionId]);
+      });
+
+      it('never clears an unsubscription (a replayed subscribe after it changes nothing)', async () => {
+        const sub = aSubscription({ subscribedAt: '2' });
+        await commit('3', [{ ...sub, unsubscribedAt: '3' }], []);
+        await commit('4', [sub], []);
+        const state = await outbox.loadFanOut(`${checkpoint}-none`);
+        expect(state.subscriptions.find((s) => s.subscriptionId === sub.subscriptionId)?.unsubscribedAt).to.equal('3');
+      });
+
+      it('marks the pending rows of a subscription that ends failed (unsubscribed), and keeps the others', async () => {
+        const sub = aSubscription();
+        const delivered = aDelivery(sub, '5');
+        const pending = aDelivery(sub, '6');
+        await commit('6', [sub], [delivered, pending]);
+        await outbox.recordAttempt(sub.subscriptionId, delivered.eventId, anAttempt(200), { state: 'delivered' });
+        await commit('9', [{ ...sub, unsubscribedAt: '9' }], [], at(1000));
+        expect(await outbox.get(sub.subscriptionId, delivered.eventId)).to.include({ state: 'delivered' });
+        expect(await outbox.get(sub.subscriptionId, pending.eventId)).to.include({
+          state: 'failed',
+          failureReason: 'unsubscribed',
+          completedAt: at(1000).toISOString(),
+          nextAttemptAt: null,
+        });
+        expect(await outbox.head(sub.subscriptionId)).to.equal(null);
+      });
+    });
+
+    describe('enqueue', () => {
+      it('is idempotent per (subscription, event id) and leaves a stored row as it is', async () => {
+        const sub = aSubscription();
+        const row = aDelivery(sub, '7');
+        await commit('7', [sub], [row]);
+        await outbox.recordAttempt(sub.subscriptionId, row.eventId, anAttempt(500), { state: 'pending', nextAttemptAt: at(5000) });
+        expect(await outbox.enqueue([row, { ...row, envelope: '{"changed":true}' }], at(10))).to.equal(0);
+        const stored = await outbox.get(sub.subscriptionId, row.eventId);
+        expect(stored).to.include({ envelope: row.envelope, roundAttempts: 1, nextAttemptAt: at(5000).toISOString() });
+        expect((await outbox.listDeliveries(sub.subscriptionId, { page: 1, limit: 10 })).total).to.equal(1);
+      });
+
+      it('takes the same event id for two subscriptions, one row each', async () => {
+        const a = aSubscription();
+        const b = aSubscription({ companyId: a.companyId });
+        const eventId = `evt-${randomUUID()}`;
+        expect(await outbox.enqueue([aDelivery(a, '3', { eventId }), aDelivery(b, '3', { eventId })], T0)).to.equal(2);
+        expect(await outbox.get(a.subscriptionId, eventId)).to.include({ subscriptionId: a.subscriptionId });
+        expect(await outbox.get(b.subscriptionId, eventId)).to.include({ subscriptionId: b.subscriptionId });
+      });
+
+      it('keeps every field of the row', async () => {
+        const sub = aSubscription();
+        const row = aDelivery(sub, '123456789012345678901234567890', { ordinal: 2, occurredAt: '2026-01-02T03:04:05.678Z' });
+        await outbox.enqueue([row], T0);
+        expect(await outbox.get(sub.subscriptionId, row.eventId)).to.deep.equal({
+          ...row,
+          state: 'pending',
+          attempts: [],
+          roundAttempts: 0,
+          nextAttemptAt: T0.toISOString(),
+          completedAt: null,
+          failureReason: null,
+          createdAt: T0.toISOString(),
+        });
+      });
+    });
+
+    describe('the head of a queue', () => {
+      it('is the oldest pending row by log position (numerically), then ordinal, whatever the insertion order', async () => {
+        const sub = aSubscription();
+        const rows = [
+          aDelivery(sub, '100'),
+          aDelivery(sub, '99', { ordinal: 1 }),
+          aDelivery(sub, '99', { ordinal: 0 }),
+          aDelivery(sub, '1000'),
+        ];
+        await outbox.enqueue(rows, T0);
+        const order: string[] = [];
+        for (let head = await outbox.head(sub.subscriptionId); head; head = await outbox.head(sub.subscriptionId)) {
+          order.push(`${head.position}.${head.ordinal}`);
+          await outbox.recordAttempt(sub.subscriptionId, head.eventId, anAttempt(200), { state: 'delivered' });
+        }
+        expect(order).to.deep.equal(['99.0', '99.1', '100.0', '1000.0']);
+      });
+
+      it('stays on a row that is waiting for its retry, and moves on once it has failed', async () => {
+        const sub = aSubscription();
+        const [first, second] = [aDelivery(sub, '1'), aDelivery(sub, '2')];
+        await outbox.enqueue([first!, second!], T0);
+        await outbox.recordAttempt(sub.subscriptionId, first!.eventId, anAttempt(500), { state: 'pending', nextAttemptAt: at(60_000) });
+        expect((await outbox.head(sub.subscriptionId))?.eventId).to.equal(first!.eventId);
+        await outbox.recordAttempt(sub.subscriptionId, first!.eventId, anAttempt(null, at(60_000), 'timeout'), {
+          state: 'failed',
+          reason: 'retries_exhausted',
+        });
+        expect((await outbox.head(sub.subscriptionId))?.eventId).to.equal(second!.eventId);
+      });
+    });
+
+    describe('recording attempts', () => {
+      it('delivered: final, with the attempt and its time', async () => {
+        const sub = aSubscription();
+        const row = aDelivery(sub, '1');
+        await outbox.enqueue([row], T0);
+        expect(await outbox.recordAttempt(sub.subscriptionId, row.eventId, anAttempt(200, at(5)), { state: 'delivered' })).to.equal(true);
+        expect(await outbox.get(sub.subscriptionId, row.eventId)).to.deep.include({
+          state: 'delivered',
+          attempts: [anAttempt(200, at(5))],
+          roundAttempts: 1,
+          nextAttemptAt: null,
+          completedAt: at(5).toISOString(),
+          failureReason: null,
+        });
+      });
+
+      it('a failure: pending until the next attempt, each attempt kept in order with status or error', async () => {
+        const sub = aSubscription();
+        const row = aDelivery(sub, '1');
+        await outbox.enqueue([row], T0);
+        await outbox.recordAttempt(sub.subscriptionId, row.eventId, anAttempt(503, at(0)), { state: 'pending', nextAttemptAt: at(100) });
+        await outbox.recordAttempt(sub.subscriptionId, row.eventId, anAttempt(null, at(100), 'ECONNREFUSED'), {
+          state: 'pending',
+          nextAttemptAt: at(300),
+        });
+        expect(await outbox.get(sub.subscriptionId, row.eventId)).to.deep.include({
+          state: 'pending',
+          attempts: [anAttempt(503, at(0)), anAttempt(null, at(100), 'ECONNREFUSED')],
+          roundAttempts: 2,
+          nextAttemptAt: at(300).toISOString(),
+          completedAt: null,
+        });
+      });
+
+      it('failed after the last retry: final, with the reason', async () => {
+        const sub = aSubscription();
+        const row = aDelivery(sub, '1');
+        await outbox.enqueue([row], T0);
+        await outbox.recordAttempt(sub.subscriptionId, row.eventId, anAttempt(500, at(7)), { state: 'failed', reason: 'retries_exhausted' });
+        expect(await outbox.get(sub.subscriptionId, row.eventId)).to.include({
+          state: 'failed',
+          failureReason: 'retries_exhausted',
+          completedAt: at(7).toISOString(),
+          nextAttemptAt: null,
+        });
+      });
+
+      it('changes nothing on a row that is not pending (answers false)', async () => {
+        const sub = aSubscription();
+        const row = aDelivery(sub, '1');
+        await outbox.enqueue([row], T0);
+        await outbox.recordAttempt(sub.subscriptionId, row.eventId, anAttempt(200), { state: 'delivered' });
+        expect(
+          await outbox.recordAttempt(sub.subscriptionId, row.eventId, anAttempt(500), { state: 'failed', reason: 'retries_exhausted' }),
+        ).to.equal(false);
+        expect(await outbox.recordAttempt(sub.subscriptionId, 'no-such-event', anAttempt(200), { state: 'delivered' })).to.equal(false);
+        expect(await outbox.get(sub.subscriptionId, row.eventId)).to.include({ state: 'delivered', roundAttempts: 1 });
+      });
+
+      it('keeps the most recent 100 attempts', async () => {
+        const sub = aSubscription();
+        const row = aDelivery(sub, '1');
+        await outbox.enqueue([row], T0);
+        for (let i = 0; i < 103; i++) {
+          await outbox.recordAttempt(sub.subscriptionId, row.eventId, anAttempt(500, at(i)), { state: 'pending', nextAttemptAt: at(i + 1) });
+        }
+        const stored = await outbox.get(sub.subscriptionId, row.eventId);
+        expect(stored?.attempts).to.have.length(100);
+        expect(stored?.attempts[0]?.at).to.equal(at(3).toISOString());
+        expect(stored?.roundAttempts).to.equal(103);
+      });
+    });
+
+    describe('due queues', () => {
+      it('lists the heads of active subscriptions due now, the longest-waiting first, and when the next one is due', async () => {
+        const early = aSubscription();
+        const late = aSubscription();
+        const waiting = aSubscription();
+        const ended = aSubscription();
+        const idle = aSubscription();
+        await commit('10', [early, late, waiting, ended, idle], []);
+        await commit('11', [{ ...ended, unsubscribedAt: '11' }], []);
+        await outbox.enqueue([aDelivery(late, '2'), aDelivery(late, '3')], at(500));
+        await outbox.enqueue([aDelivery(early, '4')], at(100));
+        const retrying = aDelivery(waiting, '1');
+        await outbox.enqueue([retrying], at(0));
+        await outbox.recordAttempt(waiting.subscriptionId, retrying.eventId, anAttempt(500), { state: 'pending', nextAttemptAt: at(5000) });
+        await outbox.enqueue([aDelivery(ended, '5')], at(0));
+
+        const { due, nextDueAt } = await outbox.dueQueues(at(1000), 10);
+        expect(due.map((q) => q.subscriptionId)).to.deep.equal([early.subscriptionId, late.subscriptionId]);
+        expect(due[1]).to.deep.include({ companyId: late.companyId, targetUrl: late.targetUrl });
+        expect(due[1]?.head.position).to.equal('2');
+        expect(nextDueAt?.toISOString()).to.equal(at(5000).toISOString());
+
+        expect((await outbox.dueQueues(at(1000), 1)).due.map((q) => q.subscriptionId)).to.deep.equal([early.subscriptionId]);
+        const skipped = await outbox.dueQueues(at(1000), 10, new Set([early.subscriptionId]));
+        expect(skipped.due.map((q) => q.subscriptionId)).to.deep.equal([late.subscriptionId]);
+        expect((await outbox.dueQueues(at(6000), 10)).due.map((q) => q.subscriptionId)).to.include(waiting.subscriptionId);
+      });
+    });
+
+    describe('a receiver that is gone', () => {
+      it('stops the queue at once: pending rows failed (gone), no due head, no redelivery', async () => {
+        const sub = aSubscription();
+        const rows = [aDelivery(sub, '1'), aDelivery(sub, '2')];
+        await commit('2', [sub], rows);
+        await outbox.recordAttempt(sub.subscriptionId, rows[0]!.eventId, anAttempt(410), { state: 'failed', reason: 'gone' });
+        await outbox.stopSubscription(sub.subscriptionId, at(50));
+        expect(await outbox.get(sub.subscriptionId, rows[1]!.eventId)).to.include({ state: 'failed', failureReason: 'gone' });
+        expect((await outbox.dueQueues(at(100), 10)).due.map((q) => q.subscriptionId)).not.to.include(sub.subscriptionId);
+        // Rows the fan-out still adds (before it reads the unsubscription) are never due.
+        await commit('3', [], [aDelivery(sub, '3')]);
+        expect((await outbox.dueQueues(at(100), 10)).due.map((q) => q.subscriptionId)).not.to.include(sub.subscriptionId);
+        expect(await outbox.redeliver(sub.subscriptionId, rows[0]!.eventId, at(200))).to.equal('inactive');
+        expect(await outbox.redeliverFailedSince(sub.subscriptionId, T0, at(200))).to.equal(0);
+      });
+    });
+
+    describe('listing deliveries', () => {
+      it('lists a subscription’s rows newest first, by page, with the total', async () => {
+        const sub = aSubscription();
+        const other = aSubscription({ companyId: sub.companyId });
+        await outbox.enqueue(
+          ['5', '40', '300', '2000', '10000'].map((p) => aDelivery(sub, p)).concat([aDelivery(other, '7')]),
+          T0,
+        );
+        const first = await outbox.listDeliveries(sub.subscriptionId, { page: 1, limit: 2 });
+        const third = await outbox.listDeliveries(sub.subscriptionId, { page: 3, limit: 2 });
+        expect(first.total).to.equal(5);
+        expect(first.items.map((d) => d.position)).to.deep.equal(['10000', '2000']);
+        expect(third.items.map((d) => d.position)).to.deep.equal(['5']);
+        expect((await outbox.listDeliveries(sub.subscriptionId, { page: 4, limit: 2 })).items).to.deep.equal([]);
+        expect((await outbox.listDeliveries('nobody', { page: 1, limit: 2 })).total).to.equal(0);
+      });
+    });
+
+    describe('redelivery', () => {
+      it('puts a delivered or failed row back in the queue with its event id, body and attempt history', async () => {
+        const sub = aSubscription();
+        const rows = [aDelivery(sub, '1'), aDelivery(sub, '2'), aDelivery(sub, '3')];
+        await commit('3', [sub], rows);
+        await outbox.recordAttempt(sub.subscriptionId, rows[0]!.eventId, anAttempt(200), { state: 'delivered' });
+        await outbox.recordAttempt(sub.subscriptionId, rows[1]!.eventId, anAttempt(500), { state: 'failed', reason: 'retries_exhausted' });
+
+        expect(await outbox.redeliver(sub.subscriptionId, rows[0]!.eventId, at(900))).to.equal('requeued');
+        const again = await outbox.get(sub.subscriptionId, rows[0]!.eventId);
+        expect(again).to.deep.include({
+          eventId: rows[0]!.eventId,
+          envelope: rows[0]!.envelope,
+          state: 'pending',
+          roundAttempts: 0,
+          nextAttemptAt: at(900).toISOString(),
+          completedAt: null,
+          failureReason: null,
+          attempts: [anAttempt(200)],
+        });
+        // Back at its place in the log order: the head again.
+        expect((await outbox.head(sub.subscriptionId))?.eventId).to.equal(rows[0]!.eventId);
+        expect(await outbox.redeliver(sub.subscriptionId, rows[2]!.eventId, at(900))).to.equal('pending');
+        expect(await outbox.redeliver(sub.subscriptionId, 'no-such-event', at(900))).to.equal('not_found');
+      });
+
+      it('puts back every failed row whose event occurred since a time, and nothing else', async () => {
+        const sub = aSubscription();
+        const old = aDelivery(sub, '1', { occurredAt: '2026-03-01T00:00:00.000Z' });
+        const recent = aDelivery(sub, '2', { occurredAt: '2026-03-03T00:00:00.000Z' });
+        const delivered = aDelivery(sub, '3', { occurredAt: '2026-03-03T01:00:00.000Z' });
+        const pending = aDelivery(sub, '4', { occurredAt: '2026-03-03T02:00:00.000Z' });
+        await commit('4', [sub], [old, recent, delivered, pending]);
+        for (const row of [old, recent]) {
+          await outbox.recordAttempt(sub.subscriptionId, row.eventId, anAttempt(500), { state: 'failed', reason: 'retries_exhausted' });
+        }
+        await outbox.recordAttempt(sub.subscriptionId, delivered.eventId, anAttempt(200), { state: 'delivered' });
+
+        expect(await outbox.redeliverFailedSince(sub.subscriptionId, new Date('2026-03-02T00:00:00.000Z'), at(10))).to.equal(1);
+        expect(await outbox.get(sub.subscriptionId, recent.eventId)).to.include({ state: 'pending', roundAttempts: 0 });
+        expect(await outbox.get(sub.subscriptionId, old.eventId)).to.include({ state: 'failed' });
+        expect(await outbox.get(sub.subscriptionId, delivered.eventId)).to.include({ state: 'delivered' });
+      });
+    });
+  });
+};

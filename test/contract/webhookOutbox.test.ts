@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { openSqliteDatabase } from '../../src/adapters/sqlite/openSqliteDatabase.js';
+import { SqliteWebhookOutbox } from '../../src/adapters/sqlite/SqliteWebhookOutbox.js';
+import { skipLine } from '../support/integration.js';
+import { tempDir } from '../support/tempStore.js';
+import { webhookOutboxContract } from './webhookOutbox.contract.js';
+
+webhookOutboxContract('SQLite (embedded)', async () => {
+  const dir = tempDir('chronicle-outbox-');
+  const db = openSqliteDatabase(join(dir.path, 'chronicle.sqlite'));
+  return {
+    outbox: new SqliteWebhookOutbox(db),
+    dispose: async () => {
+      db.close();
+      dir.dispose();
+    },
+  };
+});
+
+const mongoUrl = process.env.MONGODB_URL;
+if (mongoUrl) {
+  webhookOutboxContract('MongoDB', async () => {
+    // A database of its own per test (the read models' one, as in production), dropped afterwards.
+    const { MongoReadModelStore } = await import('../../src/adapters/mongodb/MongoReadModelStore.js');
+    const { MongoWebhookOutbox } = await import('../../src/adapters/mongodb/MongoWebhookOutbox.js');
+    const store = await MongoReadModelStore.connect(mongoUrl, `chronicle_test_${randomUUID().slice(0, 8)}`);
+    const outbox = await MongoWebhookOutbox.create(store.database);
+    return {
+      outbox,
+      dispose: async () => {
+        await store.dropDatabase();
+        await store.close();
+      },
+    };
+  });
+} else {
+  skipLine('WebhookOutbox contract: MongoDB', 'MONGODB_URL');
+}

@@ -1,0 +1,311 @@
+import { expect } from 'chai';
+import { Webhook } from 'standardwebhooks';
+import { eventually, sleep } from '../../../support/events.js';
+import { dispatcherHarness } from './support/dispatcherHarness.js';
+import { FakeTime } from './support/fakeTime.js';
+import { startReceiver, type Receiver } from './support/receiver.js';
+
+describe('Webhook dispatcher', function () {
+  this.timeout(10_000);
+  let receiver: Receiver;
+  let harness: ReturnType<typeof dispatcherHarness> | null;
+
+  beforeEach(async () => {
+    receiver = await startReceiver();
+    harness = null;
+  });
+  afterEach(async () => {
+    await harness?.dispose();
+    await receiver.close();
+  });
+
+  const start = (options: Parameters<typeof dispatcherHarness>[0] = {}) => {
+    harness = dispatcherHarness(options);
+    harness.dispatcher.start();
+    return harness;
+  };
+
+  describe('given receivers that answer 200', () => {
+    it('delivers a queue in log order, signed so that standardwebhooks verifies every request', async () => {
+      const h = start();
+      const sub = await h.subscribe(`${receiver.url}/a`, 5);
+      await eventually(() => receiver.requests.length === 5);
+      expect(receiver.ids('/a')).to.deep.equal(sub.eventIds);
+      for (const request of receiver.requests) {
+        const verified = new Webhook(sub.secret).verify(request.body, request.headers as Record<string, string>) as {
+          metadata: { eventId: string };
+        };
+        expect(verified.metadata.eventId).to.equal(request.headers['webhook-id']);
+      }
+      await eventually(async () => (await h.outbox.head(sub.subscriptionId)) === null);
+      const delivered = await h.outbox.get(sub.subscriptionId, sub.eventIds[4]!);
+      expect(delivered).to.include({ state: 'delivered', roundAttempts: 1 });
+      expect(delivered?.attempts[0]).to.include({ statusCode: 200, error: null });
+    });
+
+    it('delivers rows enqueued later (woken by the fan-out, or found by polling)', async () => {
+      const h = start();
+      const first = await h.subscribe(`${receiver.url}/a`, 1);
+      await eventually(() => receiver.requests.length === 1);
+      const second = await h.subscribe(`${receiver.url}/b`, 2);
+      await eventually(() => receiver.requests.length === 3);
+      expect(receiver.ids('/a')).to.deep.equal(first.eventIds);
+      expect(receiver.ids('/b')).to.deep.equal(second.eventIds);
+    });
+  });
+
+  describe('given a receiver that fails the first attempts of one event', () => {
+    it('retries that event after the configured delays and sends nothing after it until it is acknowledged', async () => {
+      const h = start();
+      let failuresLeft = 2;
+      const sub = await (async () => {
+        receiver.on('/a', (request, res) => {
+          const n = (JSON.parse(request.body) as { data: { n: number } }).data.n;
+          if (n === 1 && failuresLeft > 0) {
+            failuresLeft -= 1;
+            res.writeHead(500).end();
+          } else res.writeHead(200).end();
+        });
+        return h.subscribe(`${receiver.url}/a`, 5);
+      })();
+      await eventually(() => receiver.requests.length === 7);
+      const [e0, e1, e2, e3, e4] = sub.eventIds;
+      expect(receiver.ids('/a')).to.deep.equal([e0, e1, e1, e1, e2, e3, e4]);
+      const gaps = [receiver.requests[2]!.at - receiver.requests[1]!.at, receiver.requests[3]!.at - receiver.requests[2]!.at];
+      expect(gaps[0]).to.be.at.least(18); // 20 ms (jitter fixed at 0 here)
+      expect(gaps[1]).to.be.at.least(38); // 40 ms
+      const retried = await h.outbox.get(sub.subscriptionId, e1!);
+      expect(retried?.attempts.map((a) => a.statusCode)).to.deep.equal([500, 500, 200]);
+      expect(retried?.state).to.equal('delivered');
+    });
+
+    it('marks the event failed after the last retry, and the queue moves on', async () => {
+      const h = start();
+      receiver.on('/a', (request, res) => {
+        const n = (JSON.parse(request.body) as { data: { n: number } }).data.n;
+        res.writeHead(n === 0 ? 503 : 200).end();
+      });
+      const sub = await h.subscribe(`${receiver.url}/a`, 2);
+      await eventually(() => receiver.requests.length === 5);
+      const [e0, e1] = sub.eventIds;
+      expect(receiver.ids('/a')).to.deep.equal([e0, e0, e0, e0, e1]);
+      const failed = await h.outbox.get(sub.subscriptionId, e0!);
+      expect(failed).to.include({ state: 'failed', failureReason: 'retries_exhausted', roundAttempts: 4 });
+      await eventually(async () => (await h.outbox.get(sub.subscriptionId, e1!))?.state === 'delivered');
+    });
+  });
+
+  describe('given a receiver that hangs', () => {
+    it('gives each attempt timeoutMs, counts it as a failure, and moves on after the last retry', async () => {
+      const h = start({ timeoutMs: 100 });
+      receiver.on('/a', (request, res) => {
+        if ((JSON.parse(request.body) as { data: { n: number } }).data.n === 0) return; // never answers
+        res.writeHead(200).end();
+      });
+      const sub = await h.subscribe(`${receiver.url}/a`, 2);
+      await eventually(() => receiver.requests.length === 5, 5000);
+      const hung = await h.outbox.get(sub.subscriptionId, sub.eventIds[0]!);
+      expect(hung?.state).to.equal('failed');
+      expect(hung?.attempts).to.have.length(4);
+      for (const attempt of hung!.attempts) {
+        expect(attempt.statusCode).to.equal(null);
+        expect(attempt.error).to.match(/within 100 ms/);
+        expect(attempt.latencyMs).to.be.within(90, 1000);
+      }
+      await eventually(async () => (await h.outbox.get(sub.subscriptionId, sub.eventIds[1]!))?.state === 'delivered');
+    });
+  });
+
+  describe('given a receiver that answers 410 Gone', () => {
+    it('unsubscribes the subscription and stops its queue', async () => {
+      const h = start();
+      receiver.on('/gone', (_request, res) => res.writeHead(410).end());
+      const sub = await h.subscribe(`${receiver.url}/gone`, 3);
+      await eventually(() => h.unsubscribed.length === 1);
+      expect(h.unsubscribed).to.deep.equal([{ subscriptionId: sub.subscriptionId, companyId: sub.companyId }]);
+      await eventually(async () => (await h.outbox.get(sub.subscriptionId, sub.eventIds[2]!))?.state === 'failed');
+      const rows = await Promise.all(sub.eventIds.map((id) => h.outbox.get(sub.subscriptionId, id)));
+      expect(rows.map((r) => [r?.state, r?.failureReason])).to.deep.equal([
+        ['failed', 'gone'],
+        ['failed', 'gone'],
+        ['failed', 'gone'],
+      ]);
+      expect(rows[0]?.attempts.map((a) => a.statusCode)).to.deep.equal([410]);
+      await sleep(150);
+      expect(receiver.requests).to.have.length(1);
+    });
+
+    it('tries again when the unsubscription fails, and stops once it succeeds', async () => {
+      let refusals = 1;
+      const calls: string[] = [];
+      const h = start({
+        unsubscribe: async (subscriptionId) => {
+          calls.push(subscriptionId);
+          if (refusals-- > 0) throw new Error('event store unavailable');
+        },
+      });
+      receiver.on('/gone', (_request, res) => res.writeHead(410).end());
+      const sub = await h.subscribe(`${receiver.url}/gone`, 2);
+      await eventually(() => calls.length === 2);
+      await eventually(async () => (await h.outbox.get(sub.subscriptionId, sub.eventIds[0]!))?.state === 'failed');
+      const head = await h.outbox.get(sub.subscriptionId, sub.eventIds[0]!);
+      expect(head?.attempts.map((a) => a.statusCode)).to.deep.equal([410, 410]);
+      expect(head?.failureReason).to.equal('gone');
+      await sleep(100);
+      expect(receiver.requests).to.have.length(2);
+    });
+  });
+
+  describe('given a receiver that asks to slow down (Retry-After)', () => {
+    it('waits as long as asked on 429, within 10 minutes, and never less than the configured delay', async () => {
+      const time = new FakeTime();
+      const t0 = time.now().getTime();
+      const h = start({ clock: time, sleep: time.sleep });
+      let answers = [
+        (res: import('node:http').ServerResponse) => res.writeHead(429, { 'retry-after': '120' }).end(),
+        (res: import('node:http').ServerResponse) => res.writeHead(503, { 'retry-after': '86400' }).end(),
+      ];
+      receiver.on('/slow', (_request, res) => {
+        const answer = answers.shift();
+        if (answer) answer(res);
+        else res.writeHead(200).end();
+      });
+      const sub = await h.subscribe(`${receiver.url}/slow`, 1);
+      const id = sub.eventIds[0]!;
+      await eventually(async () => (await h.outbox.get(sub.subscriptionId, id))?.roundAttempts === 1);
+      expect((await h.outbox.get(sub.subscriptionId, id))?.nextAttemptAt).to.equal(new Date(t0 + 120_000).toISOString());
+
+      time.advance(119_000);
+      await sleep(100);
+      expect(receiver.requests).to.have.length(1);
+      time.advance(1_000);
+      await eventually(async () => (await h.outbox.get(sub.subscriptionId, id))?.roundAttempts === 2);
+      // 503 with a day's Retry-After: capped at 10 minutes.
+      expect((await h.outbox.get(sub.subscriptionId, id))?.nextAttemptAt).to.equal(
+        new Date(t0 + 120_000 + 600_000).toISOString(),
+      );
+      time.advance(600_000);
+      await eventually(async () => (await h.outbox.get(sub.subscriptionId, id))?.state === 'delivered');
+      expect(receiver.requests).to.have.length(3);
+      answers = [];
+    });
+  });
+
+  describe('given a receiver that redirects', () => {
+    it('does not follow the redirect: the event fails after its retries and the other URL is never called', async () => {
+      const h = start();
+      receiver.on('/moved', (_request, res) => res.writeHead(302, { location: `${receiver.url}/elsewhere` }).end());
+      const sub = await h.subscribe(`${receiver.url}/moved`, 1);
+      await eventually(async () => (await h.outbox.get(sub.subscriptionId, sub.eventIds[0]!))?.state === 'failed');
+      const row = await h.outbox.get(sub.subscriptionId, sub.eventIds[0]!);
+      expect(row?.attempts.map((a) => a.statusCode)).to.deep.equal([302, 302, 302, 302]);
+      expect(receiver.requests.map((r) => r.path)).to.deep.equal(['/moved', '/moved', '/moved', '/moved']);
+    });
+  });
+
+  describe('given two subscriptions, one with a slow receiver', () => {
+    it('delivers the other one’s queue without waiting for the slow one', async () => {
+      const h = start({ timeoutMs: 2000 });
+      receiver.on('/slow', () => undefined); // answers nothing until the attempt times out
+      const slow = await h.subscribe(`${receiver.url}/slow`, 3);
+      await eventually(() => receiver.ids('/slow').length === 1);
+      const fast = await h.subscribe(`${receiver.url}/fast`, 20);
+      const startedAt = Date.now();
+      await eventually(() => receiver.ids('/fast').length === 20, 1500);
+      expect(Date.now() - startedAt).to.be.below(1500);
+      expect(receiver.ids('/fast')).to.deep.equal(fast.eventIds);
+      // The slow queue is still on its first attempt of its first event.
+      expect(receiver.ids('/slow')).to.deep.equal([slow.eventIds[0]]);
+      expect((await h.outbox.get(slow.subscriptionId, slow.eventIds[0]!))?.roundAttempts).to.equal(0);
+    });
+
+    it('lets a queue with a long backlog give its slot up after a turn when others wait', async () => {
+      const h = start({ concurrency: 1, turnSize: 5 });
+      receiver.on('/a', (_request, res) => void setTimeout(() => res.writeHead(200).end(), 5));
+      await h.subscribe(`${receiver.url}/a`, 20);
+      await eventually(() => receiver.requests.length >= 1);
+      await h.subscribe(`${receiver.url}/b`, 1);
+      await eventually(() => receiver.requests.length === 21);
+      expect(receiver.requests.findIndex((r) => r.path === '/b')).to.be.within(1, 10);
+    });
+
+    it('works on at most `concurrency` queues at once', async () => {
+      const h = start({ concurrency: 2, timeoutMs: 100, retryDelaysMs: [10] });
+      receiver.on('/hang', () => undefined);
+      const subs: Awaited<ReturnType<typeof h.subscribe>>[] = [];
+      for (let i = 0; i < 4; i++) subs.push(await h.subscribe(`${receiver.url}/hang`, 1));
+      await eventually(async () => {
+        const rows = await Promise.all(subs.map((s) => h.outbox.get(s.subscriptionId, s.eventIds[0]!)));
+        return rows.every((r) => r?.state === 'failed');
+      }, 5000);
+      expect(receiver.requests).to.have.length(8);
+      expect(receiver.maxInFlight()).to.equal(2);
+    });
+  });
+
+  describe('signing secrets', () => {
+    it('sends nothing unsigned: without a secret the attempt fails without a request', async () => {
+      const h = start({ retryDelaysMs: [10] });
+      const sub = await h.subscribe(`${receiver.url}/a`, 1);
+      h.secrets.delete(sub.subscriptionId);
+      await eventually(async () => (await h.outbox.get(sub.subscriptionId, sub.eventIds[0]!))?.state === 'failed');
+      const row = await h.outbox.get(sub.subscriptionId, sub.eventIds[0]!);
+      expect(row?.attempts.map((a) => a.error)).to.deep.equal([
+        'The subscription has no signing secret',
+        'The subscription has no signing secret',
+      ]);
+      expect(receiver.requests).to.have.length(0);
+    });
+  });
+
+  describe('redelivery and shutdown', () => {
+    it('sends a requeued event again with the same id', async () => {
+      const h = start();
+      const sub = await h.subscribe(`${receiver.url}/a`, 2);
+      await eventually(() => receiver.requests.length === 2);
+      await eventually(async () => (await h.outbox.head(sub.subscriptionId)) === null);
+      expect(await h.outbox.redeliver(sub.subscriptionId, sub.eventIds[0]!, new Date())).to.equal('requeued');
+      await eventually(() => receiver.requests.length === 3); // found by polling (50 ms here)
+      expect(receiver.ids('/a')).to.deep.equal([...sub.eventIds, sub.eventIds[0]]);
+      expect(receiver.requests[2]?.body).to.equal(receiver.requests[0]?.body);
+    });
+
+    it('stop() cuts an attempt in flight short without recording it; it is sent again after a restart', async () => {
+      const h = start({ timeoutMs: 5000 });
+      let hang = true;
+      receiver.on('/a', (_request, res) => {
+        if (!hang) res.writeHead(200).end();
+      });
+      const sub = await h.subscribe(`${receiver.url}/a`, 1);
+      await eventually(() => receiver.requests.length === 1);
+      const stoppedAt = Date.now();
+      await h.dispatcher.stop();
+      expect(Date.now() - stoppedAt).to.be.below(1000);
+      expect(await h.outbox.get(sub.subscriptionId, sub.eventIds[0]!)).to.include({ state: 'pending', roundAttempts: 0 });
+
+      hang = false;
+      const { WebhookDispatcher } = await import('../../../../src/webhooks/dispatcher.js');
+      const agent = (await import('../../../../src/webhooks/deliveryAgent.js')).createDeliveryAgent({
+        allowPrivateTargets: true,
+        isRefusedAddress: () => true,
+      });
+      const again = new WebhookDispatcher({
+        outbox: h.outbox,
+        send: agent.send,
+        secrets: { get: async (id) => h.secrets.get(id) ?? null },
+        unsubscribe: async () => undefined,
+        timeoutMs: 1000,
+        retryDelaysMs: [20],
+        logger: h.logger,
+      });
+      again.start();
+      try {
+        await eventually(async () => (await h.outbox.get(sub.subscriptionId, sub.eventIds[0]!))?.state === 'delivered');
+        expect(receiver.ids('/a')).to.deep.equal([sub.eventIds[0], sub.eventIds[0]]);
+      } finally {
+        await again.stop();
+        agent.close();
+      }
+    });
+  });
+});

@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { openSqliteDatabase, type SqliteDatabase } from '../../../../../src/adapters/sqlite/openSqliteDatabase.js';
+import { SqliteWebhookOutbox } from '../../../../../src/adapters/sqlite/SqliteWebhookOutbox.js';
+import type { FannedOutSubscription, NewDelivery } from '../../../../../src/application/ports/WebhookOutbox.js';
+import type { Clock } from '../../../../../src/shared/Clock.js';
+import { createDeliveryAgent, type DeliveryAgent } from '../../../../../src/webhooks/deliveryAgent.js';
+import { WebhookDispatcher, type Sleep, type WebhookDispatcherDeps } from '../../../../../src/webhooks/dispatcher.js';
+import { isRefusedAddress } from '../../../../../src/webhooks/targetUrlGuard.js';
+import { captureLogger } from '../../../../support/captureLogger.js';
+import { tempDir } from '../../../../support/tempStore.js';
+import { aSecret } from './events.js';
+
+let positions = 0;
+
+/** A dispatcher on a real SQLite outbox and a real HTTP agent (loopback allowed). */
+export const dispatcherHarness = (options: Partial<WebhookDispatcherDeps> & { clock?: Clock; sleep?: Sleep } = {}) => {
+  const dir = tempDir('chronicle-dispatch-');
+  const db: SqliteDatabase = openSqliteDatabase(join(dir.path, 'chronicle.sqlite'));
+  const outbox = new SqliteWebhookOutbox(db);
+  const agent: DeliveryAgent = createDeliveryAgent({ allowPrivateTargets: true, isRefusedAddress });
+  const secrets = new Map<string, string>();
+  const unsubscribed: { subscriptionId: string; companyId: string }[] = [];
+  const logger = captureLogger();
+  const dispatcher = new WebhookDispatcher({
+    outbox,
+    send: agent.send,
+    secrets: { get: async (id) => secrets.get(id) ?? null },
+    unsubscribe: async (subscriptionId, companyId) => void unsubscribed.push({ subscriptionId, companyId }),
+    timeoutMs: 300,
+    retryDelaysMs: [20, 40, 80],
+    logger,
+    random: () => 0.5,
+    pollIntervalMs: 50,
+    ...options,
+  });
+  const clock = options.clock ?? { now: () => new Date() };
+
+  /** A subscription (with a secret) and `count` queued events for it; answers the event ids in order. */
+  const subscribe = async (targetUrl: string, count: number) => {
+    const sub: FannedOutSubscription = {
+      subscriptionId: `sub-${randomUUID()}`,
+      companyId: `co-${randomUUID()}`,
+      event: 'contact.created',
+      targetUrl,
+      filters: null,
+      subscribedAt: String(++positions),
+      unsubscribedAt: null,
+    };
+    const secret = aSecret();
+    secrets.set(sub.subscriptionId, secret);
+    const rows: NewDelivery[] = Array.from({ length: count }, (_, n) => {
+      const eventId = randomUUID();
+      return {
+        subscriptionId: sub.subscriptionId,
+        companyId: sub.companyId,
+        eventId,
+        eventType: 'contact.created',
+        position: String(++positions),
+        ordinal: 0,
+        occurredAt: clock.now().toISOString(),
+        envelope: JSON.stringify({ event: 'contact.created', data: { n }, metadata: { eventId, companyId: sub.companyId } }),
+      };
+    });
+    await outbox.commitFanOut('test', { position: String(positions), subscriptions: [sub], deliveries: rows }, clock.now());
+    dispatcher.wake();
+    return { ...sub, secret, eventIds: rows.map((r) => r.eventId) };
+  };
+
+  return {
+    outbox,
+    dispatcher,
+    secrets,
+    unsubscribed,
+    logger,
+    subscribe,
+    dispose: async () => {
+      await dispatcher.stop();
+      agent.close();
+      db.close();
+      dir.dispose();
+    },
+  };
+};

@@ -1,0 +1,155 @@
+import { expect } from 'chai';
+import { MemoryReadModelStore } from '../../../../src/adapters/memory/MemoryReadModelStore.js';
+import type { ChangeDealStatus } from '../../../../src/domain/deals/dealCommands.js';
+import { WEBHOOK_EVENT_TYPES } from '../../../../src/domain/webhooks/eventTypes.js';
+import { deriveWebhookEvents } from '../../../../src/webhooks/deriveWebhookEvents.js';
+import { webhookEventId } from '../../../../src/webhooks/derivedWebhookEvent.js';
+import {
+  WEBHOOK_EVENTS_PROJECTIONS,
+  webhookEventCollections,
+  webhookEventDataOf,
+  webhookEventsProjections,
+  type WebhookEventCollections,
+} from '../../../../projections/webhookEvents/webhookEventsProjection.js';
+import { recentWebhookEvents, recentWebhookEventsQuery } from '../../../../projections/webhookEvents/webhookEventQueries.js';
+import { StoredHistory } from './storedHistory.js';
+
+const at = (minutes: number): string => new Date(Date.parse('2024-05-01T10:00:00.000Z') + minutes * 60_000).toISOString();
+
+describe('webhook events projection', () => {
+  let history: StoredHistory;
+  let collections: WebhookEventCollections;
+
+  /** Applies the whole log to every collection, as the runner would (again: a replay). */
+  const applyLog = async () => {
+    for (const type of WEBHOOK_EVENT_TYPES) await collections[type].apply(history.events);
+  };
+  const createContact = (contactId: string, minutes: number, companyId = 'co-1') =>
+    history.contact({
+      kind: 'CreateContact',
+      contactId,
+      companyId,
+      fields: { name: `Contact ${contactId}`, phoneNumber: `+4915100${minutes}`, tags: ['vip'] },
+      at: at(minutes),
+    });
+  const createDeal = (dealId: string, minutes: number) =>
+    history.deal({
+      kind: 'CreateDeal',
+      dealId,
+      companyId: 'co-1',
+      fields: { title: `Deal ${dealId}`, value: 1, stage: 'Lead' },
+      contact: null,
+      assignedTo: null,
+      at: at(minutes),
+    });
+  const changeDeal = (dealId: string, change: ChangeDealStatus['change'], minutes: number) =>
+    history.one(history.deal({ kind: 'ChangeDealStatus', dealId, companyId: 'co-1', change, contact: null, at: at(minutes) }));
+  const recentIds = async (params: { type: (typeof WEBHOOK_EVENT_TYPES)[number]; since?: string; limit?: number; companyId?: string }) =>
+    (await recentWebhookEvents(collections, { companyId: 'co-1', limit: 100, ...params })).map((doc) => webhookEventDataOf(doc).id);
+
+  beforeEach(() => {
+    history = new StoredHistory();
+    collections = webhookEventCollections(new MemoryReadModelStore());
+  });
+
+  it('has one read model per webhook event type, each fed every contact and deal event', () => {
+    expect(webhookEventsProjections.map((p) => p.name)).to.deep.equal(WEBHOOK_EVENT_TYPES.map((type) => `webhook_events.${type}`));
+    for (const projection of webhookEventsProjections) {
+      expect([...projection.eventTypes]).to.have.members(['ContactCreated', 'ContactUpdated', 'DealCreated', 'DealStatusChanged']);
+      expect(projection.indexes).to.deep.equal([['event.timestamp']]);
+    }
+  });
+
+  it('keeps one document per derived webhook event: id = eventId, the event\'s type, time, data, id and source', async () => {
+    createDeal('d-1', 0);
+    const stored = changeDeal('d-1', { status: 'won', stage: 'Closed' }, 5);
+    await applyLog();
+    const derived = deriveWebhookEvents(stored);
+    expect(derived).to.have.length(3);
+    for (const event of derived) {
+      const doc = await collections[event.type].get('co-1', event.eventId);
+      expect(doc).to.deep.equal({
+        id: event.eventId,
+        companyId: 'co-1',
+        position: stored.position,
+        event: { type: event.type, timestamp: at(5), data: event.data, eventId: event.eventId, source: 'api' },
+      });
+    }
+    expect(await recentWebhookEvents(collections, { companyId: 'co-1', type: 'deal.lost', limit: 10 })).to.deep.equal([]);
+  });
+
+  it('targets only the event of its own type (none when the stored event derives none of it)', () => {
+    createDeal('d-1', 0);
+    const stored = changeDeal('d-1', { stage: 'Proposal' }, 1);
+    expect(WEBHOOK_EVENTS_PROJECTIONS['deal.stage_changed'].targets(stored)).to.deep.equal([
+      { kind: 'id', companyId: 'co-1', id: webhookEventId(stored.id, 'deal.stage_changed') },
+    ]);
+    expect(WEBHOOK_EVENTS_PROJECTIONS['deal.won'].targets(stored)).to.deep.equal([]);
+    expect(WEBHOOK_EVENTS_PROJECTIONS['contact.created'].targets(stored)).to.deep.equal([]);
+  });
+
+  it('changes nothing when the log is applied again (replay)', async () => {
+    createContact('c-1', 0);
+    createDeal('d-1', 1);
+    changeDeal('d-1', { status: 'lost' }, 2);
+    await applyLog();
+    const everything = () =>
+      Promise.all(WEBHOOK_EVENT_TYPES.map((type) => collections[type].list(recentWebhookEventsQuery({ companyId: 'co-1', type, limit: 100 }))));
+    const before = await everything();
+    await applyLog();
+    const after = await everything();
+    expect(after).to.deep.equal(before);
+    expect(after.map((page) => page.total)).to.deep.equal([1, 0, 1, 1, 0, 0, 1]);
+  });
+
+  it('keeps a document as first derived: evolve never changes an existing one', () => {
+    createContact('c-1', 0);
+    const [stored] = history.events;
+    const projection = WEBHOOK_EVENTS_PROJECTIONS['contact.created'];
+    const doc = projection.evolve(null, stored!)!;
+    expect(projection.evolve(doc, stored!)).to.equal(doc);
+    expect(WEBHOOK_EVENTS_PROJECTIONS['deal.created'].evolve(null, stored!)).to.equal(null);
+  });
+
+  describe('the recent query', () => {
+    beforeEach(async () => {
+      createContact('c-1', 0);
+      createContact('c-2', 10);
+      createContact('c-3', 20);
+      createContact('theirs', 30, 'co-2');
+      createDeal('d-1', 40);
+      changeDeal('d-1', { status: 'won' }, 50);
+      await applyLog();
+    });
+
+    it('lists a company\'s events of one type, newest first', async () => {
+      expect(await recentIds({ type: 'contact.created' })).to.deep.equal(['c-3', 'c-2', 'c-1']);
+      expect(await recentIds({ type: 'contact.created', companyId: 'co-2' })).to.deep.equal(['theirs']);
+      expect(await recentIds({ type: 'deal.won' })).to.deep.equal(['d-1']);
+      expect(await recentIds({ type: 'deal.updated' })).to.deep.equal(['d-1']);
+      expect(await recentIds({ type: 'contact.updated' })).to.deep.equal([]);
+    });
+
+    it('stops at the limit', async () => expect(await recentIds({ type: 'contact.created', limit: 2 })).to.deep.equal(['c-3', 'c-2']));
+
+    it('keeps only events strictly after `since`', async () => {
+      expect(await recentIds({ type: 'contact.created', since: at(10) })).to.deep.equal(['c-3']);
+      expect(await recentIds({ type: 'contact.created', since: at(9) })).to.deep.equal(['c-3', 'c-2']);
+      expect(await recentIds({ type: 'contact.created', since: '2024-05-01' })).to.deep.equal(['c-3', 'c-2', 'c-1']);
+    });
+
+    it('is a typed query: the type, `since` in canonical form, newest first, one page', () => {
+      const query = recentWebhookEventsQuery({ companyId: 'co-1', type: 'deal.won', since: '2024-05-01T12:00:00+02:00', limit: 7 });
+      expect(query).to.deep.equal({
+        companyId: 'co-1',
+        filters: [
+          { op: 'eq', field: 'event.type', value: 'deal.won' },
+          { op: 'gt', field: 'event.timestamp', value: '2024-05-01T10:00:00.000Z' },
+        ],
+        page: 1,
+        limit: 7,
+        order: 'desc',
+      });
+    });
+  });
+});
