@@ -19,6 +19,7 @@ import { dealRoutes } from './http/routes/deals.js';
 import { agentRoutes } from './http/routes/agents.js';
 import { triggerRoutes } from './http/routes/triggers.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
+import { webhookDeliveryRoutes } from './http/routes/webhookDeliveries.js';
 import type { WebhookOutbox } from './application/ports/WebhookOutbox.js';
 import { SqliteWebhookOutbox } from './adapters/sqlite/SqliteWebhookOutbox.js';
 import { createDeliveryAgent } from './webhooks/deliveryAgent.js';
@@ -232,6 +233,12 @@ export const startChronicle = async (
           }),
           agentRoutes({ agents: readModels.collection(agentsProjection) }),
           triggerRoutes({ webhookEvents: webhookEventCollections(readModels) }),
+          webhookDeliveryRoutes({
+            webhooks: readModels.collection(webhooksProjection),
+            outbox: stores.webhookOutbox,
+            clock: systemClock,
+            ...(webhooks ? { wake: () => webhooks.dispatcher.wake() } : {}),
+          }),
           webhookRoutes({
             webhooks: readModels.collection(webhooksProjection),
             eventStore,

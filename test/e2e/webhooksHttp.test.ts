@@ -10,21 +10,23 @@ interface Received {
   readonly body: string;
 }
 
-/** A receiver on 127.0.0.1 that answers 200 and keeps what it got. */
-const startReceiver = async (): Promise<{ url: string; received: Received[]; close: () => Promise<void> }> => {
+/** A receiver on 127.0.0.1 that answers `status.code` (200 unless changed) and keeps what it got. */
+const startReceiver = async (): Promise<{ url: string; received: Received[]; status: { code: number }; close: () => Promise<void> }> => {
   const received: Received[] = [];
+  const status = { code: 200 };
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       received.push({ headers: req.headers as Record<string, string>, body });
-      res.writeHead(200).end();
+      res.writeHead(status.code).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     received,
+    status,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 };
@@ -102,5 +104,65 @@ describe('webhooks end to end: subscribe over HTTP, change data over HTTP, recei
     await api.request('POST', '/contacts', { body: { name: 'Late VIP', phoneNumber: '+4400111555', tags: ['vip'] } });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(ofSubscription(tagged.secret)).to.have.length(1);
+  });
+
+  describe('deliveries and redelivery', () => {
+    let failing: Awaited<ReturnType<typeof startReceiver>>;
+    before(async () => (failing = await startReceiver()));
+    after(() => failing.close());
+
+    it('shows a delivered event with its attempt', async () => {
+      const { id, secret } = await subscribe('contact.created');
+      await api.request('POST', '/contacts', { body: { name: 'Seen', phoneNumber: '+4400222111' } });
+      await eventually(() => ofSubscription(secret).length === 1, 10_000);
+      await eventually(async () => (await api.request('GET', `/webhooks/${id}/deliveries`)).body.data[0]?.state === 'delivered', 5000);
+      const res = await api.request('GET', `/webhooks/${id}/deliveries`);
+      expect(res.body.meta).to.deep.include({ page: 1, total: 1 });
+      const [delivery] = res.body.data;
+      expect(delivery).to.include({ event: 'contact.created', state: 'delivered', eventId: ofSubscription(secret)[0]!.headers['webhook-id'] });
+      expect(delivery.attempts).to.have.length(1);
+      expect(delivery.attempts[0]).to.include({ statusCode: 200, error: null });
+    });
+
+    it('marks a delivery failed after the retries, then redelivers it with the same event id', async () => {
+      failing.status.code = 500;
+      const res = await api.request('POST', '/webhooks/subscribe', { body: { event: 'contact.created', target_url: failing.url } });
+      const { id } = res.body.data as { id: string };
+      await api.request('POST', '/contacts', { body: { name: 'Unlucky', phoneNumber: '+4400222222' } });
+      await eventually(async () => (await api.request('GET', `/webhooks/${id}/deliveries`)).body.data[0]?.state === 'failed', 10_000);
+      const failed = (await api.request('GET', `/webhooks/${id}/deliveries`)).body.data[0];
+      expect(failed.attempts.map((a: { statusCode: number }) => a.statusCode)).to.deep.equal([500, 500, 500, 500]);
+      expect(failed.failureReason).to.equal('retries_exhausted');
+      const sentBefore = failing.received.length;
+
+      failing.status.code = 200;
+      const again = await api.request('POST', `/webhooks/${id}/redeliver`, { body: { failedSince: '2000-01-01' } });
+      expect(again.status).to.equal(200);
+      expect(again.body.data).to.deep.equal({ requeued: 1 });
+      await eventually(() => failing.received.length === sentBefore + 1, 10_000);
+      expect(failing.received.at(-1)!.headers['webhook-id']).to.equal(failed.eventId);
+      await eventually(async () => (await api.request('GET', `/webhooks/${id}/deliveries`)).body.data[0]?.state === 'delivered', 5000);
+
+      const one = await api.request('POST', `/webhooks/${id}/redeliver`, { body: { eventId: failed.eventId } });
+      expect(one.body.data).to.deep.equal({ requeued: 1 });
+      await eventually(() => failing.received.length === sentBefore + 2, 10_000);
+      expect(failing.received.at(-1)!.headers['webhook-id']).to.equal(failed.eventId);
+    });
+
+    it('answers 404, 409 and 422 as documented', async () => {
+      const { id } = await subscribe('deal.created');
+      expect((await api.request('POST', `/webhooks/${id}/redeliver`, { body: { eventId: 'nope' } })).body.error).to.equal('Delivery not found');
+      expect((await api.request('POST', `/webhooks/${id}/redeliver`, { body: {} })).status).to.equal(422);
+      expect((await api.request('POST', `/webhooks/${id}/redeliver`, { body: { eventId: 'x', failedSince: '2020-01-01' } })).status).to.equal(422);
+      expect((await api.request('POST', `/webhooks/${id}/redeliver`, { body: { failedSince: 'last week' } })).status).to.equal(422);
+      const other = await api.newCompany();
+      expect((await api.request('GET', `/webhooks/${id}/deliveries`, { key: other.key })).status).to.equal(404);
+      expect((await api.request('POST', `/webhooks/${id}/redeliver`, { key: other.key, body: { eventId: 'x' } })).status).to.equal(404);
+      await api.request('DELETE', `/webhooks/${id}`);
+      expect((await api.request('GET', `/webhooks/${id}/deliveries`)).status).to.equal(200);
+      const ended = await api.request('POST', `/webhooks/${id}/redeliver`, { body: { failedSince: '2020-01-01' } });
+      expect(ended.status).to.equal(409);
+      expect(ended.body.error).to.equal('Webhook subscription is not active');
+    });
   });
 });

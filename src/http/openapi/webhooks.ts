@@ -10,7 +10,10 @@ import {
   itemEnvelope,
   json,
   jsonResponse,
+  limitParameter,
+  listEnvelope,
   minLogPosition,
+  pageParameter,
   nullable,
   schemaRef,
   validationFailed,
@@ -51,6 +54,12 @@ exactly, case-sensitive). Any other filter key, or tag filters on a \`deal.*\` e
 const webhookNotFound = jsonResponse(
   'No active webhook subscription with this id in the caller\'s company (unknown, another company\'s, or already unsubscribed): `Webhook subscription not found`.',
   'WebhookNotFoundError',
+  'authenticated',
+);
+
+const subscriptionOrDeliveryNotFound = jsonResponse(
+  'No webhook subscription with this id in the caller\'s company (`Webhook subscription not found`), or no delivery of it with this event id (`Delivery not found`).',
+  'WebhookDeliveryNotFoundError',
   'authenticated',
 );
 
@@ -126,6 +135,44 @@ export const webhooks: ApiModule = {
           ...bodyErrors,
           '404': webhookNotFound,
           '422': validationFailed('`subscription_id` missing or not a string'),
+        },
+      }),
+    },
+    '/webhooks/{id}/deliveries': {
+      get: authenticated('webhooks:read', {
+        operationId: 'listWebhookDeliveries',
+        tags: ['Webhooks'],
+        summary: 'Deliveries of a subscription',
+        description:
+          'Every delivery of the subscription, newest first: the event, its state (`pending`, `delivered`, `failed`), ' +
+          'each attempt with its status code or error and latency, the next retry and why it failed. Ended subscriptions ' +
+          'keep their history.',
+        parameters: [idParameter('subscription'), pageParameter, limitParameter, minLogPosition],
+        responses: {
+          '200': jsonResponse('The deliveries, newest first.', listEnvelope('WebhookDelivery'), 'authenticated'),
+          '400': badMinLogPosition(),
+          '404': subscriptionOrDeliveryNotFound,
+          '422': validationFailed('`page` or `limit` out of range'),
+        },
+      }),
+    },
+    '/webhooks/{id}/redeliver': {
+      post: authenticated('webhooks:write', {
+        operationId: 'redeliverWebhook',
+        tags: ['Webhooks'],
+        summary: 'Send deliveries again',
+        description:
+          'Queues one delivered or failed event again (`eventId`), or every failed one whose event occurred at or after ' +
+          '`failedSince`. Redeliveries keep their event ids (`webhook-id`) and bodies, and take their place in the ' +
+          "subscription's order. A delivery that is already queued is left as it is (`requeued: 0`).",
+        parameters: [idParameter('subscription')],
+        requestBody: { required: true, content: json(schemaRef('WebhookRedeliverRequest')) },
+        responses: {
+          '200': jsonResponse('What was queued again.', 'WebhookRedeliverResponse', 'authenticated'),
+          ...bodyErrors,
+          '404': subscriptionOrDeliveryNotFound,
+          '409': jsonResponse('The subscription has ended.', 'WebhookNotActiveError', 'authenticated'),
+          '422': validationFailed('neither or both of `eventId` and `failedSince`, or a bad `failedSince`'),
         },
       }),
     },
@@ -225,5 +272,54 @@ export const webhooks: ApiModule = {
       properties: { success: { const: true }, message: { type: 'string' } },
     },
     WebhookNotFoundError: errorCase({ const: 'Webhook subscription not found' }),
+    WebhookDeliveryNotFoundError: errorCase({ enum: ['Webhook subscription not found', 'Delivery not found'] }),
+    WebhookNotActiveError: errorCase({ const: 'Webhook subscription is not active' }),
+    WebhookDeliveryAttempt: {
+      type: 'object',
+      required: ['at', 'statusCode', 'error', 'latencyMs'],
+      additionalProperties: false,
+      properties: {
+        at: schemaRef('Timestamp'),
+        statusCode: nullable({ type: 'integer' }),
+        error: nullable({ type: 'string' }),
+        latencyMs: { type: 'number', minimum: 0 },
+      },
+    },
+    WebhookDelivery: {
+      type: 'object',
+      required: ['eventId', 'event', 'occurredAt', 'state', 'attempts', 'nextAttemptAt', 'completedAt', 'failureReason'],
+      additionalProperties: false,
+      properties: {
+        eventId: { type: 'string', description: '`metadata.eventId` and the `webhook-id` header of every attempt.' },
+        event: schemaRef('WebhookEventType'),
+        occurredAt: schemaRef('Timestamp'),
+        state: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+        attempts: { type: 'array', items: schemaRef('WebhookDeliveryAttempt') },
+        nextAttemptAt: nullable(schemaRef('Timestamp')),
+        completedAt: nullable(schemaRef('Timestamp')),
+        failureReason: nullable({ type: 'string', enum: ['retries_exhausted', 'gone', 'unsubscribed'] }),
+      },
+    },
+    WebhookRedeliverRequest: {
+      oneOf: [
+        { type: 'object', required: ['eventId'], additionalProperties: false, properties: { eventId: { type: 'string', minLength: 1 } } },
+        {
+          type: 'object',
+          required: ['failedSince'],
+          additionalProperties: false,
+          properties: { failedSince: { type: 'string', description: 'ISO 8601 date, or date-time with a zone.' } },
+        },
+      ],
+    },
+    WebhookRedeliverResponse: {
+      type: 'object',
+      required: ['success', 'message', 'data'],
+      additionalProperties: false,
+      properties: {
+        success: { const: true },
+        message: { type: 'string' },
+        data: { type: 'object', required: ['requeued'], additionalProperties: false, properties: { requeued: { type: 'integer', minimum: 0 } } },
+      },
+    },
   },
 };

@@ -1,0 +1,96 @@
+import Router from '@koa/router';
+import * as E from 'fp-ts/lib/Either.js';
+import type { DocumentCollection } from '../../application/ports/ReadModelStore.js';
+import type { Delivery, WebhookOutbox } from '../../application/ports/WebhookOutbox.js';
+import type { Clock } from '../../shared/Clock.js';
+import { parseInstant } from '../../shared/instant.js';
+import type { WebhookDoc } from '../../../projections/webhooks/webhooksProjection.js';
+import { HttpError } from '../HttpError.js';
+import { authOf, requirePermission } from '../middleware/requirePermission.js';
+import { decodeListParams, pageMeta, validationFailed } from '../query/listQuery.js';
+
+export interface WebhookDeliveryRoutesDeps {
+  readonly webhooks: DocumentCollection<WebhookDoc>;
+  readonly outbox: WebhookOutbox;
+  readonly clock: Clock;
+  /** Tells the dispatcher that something was queued (absent when this process runs no dispatcher). */
+  readonly wake?: () => void;
+}
+
+const notFound = (): HttpError =>
+  new HttpError(404, 'Webhook subscription not found', 'No webhook subscription with this id exists in your company.');
+
+/** What an integrator sees of one delivery: the event, where it stands, every attempt. */
+const view = (delivery: Delivery) => ({
+  eventId: delivery.eventId,
+  event: delivery.eventType,
+  occurredAt: delivery.occurredAt,
+  state: delivery.state,
+  attempts: delivery.attempts.map((a) => ({ at: a.at, statusCode: a.statusCode, error: a.error, latencyMs: a.latencyMs })),
+  nextAttemptAt: delivery.nextAttemptAt,
+  completedAt: delivery.completedAt,
+  failureReason: delivery.failureReason,
+});
+
+/**
+ * Visibility and recovery for integrators: the deliveries of a subscription
+ * (newest first) and redelivery of one event or of everything that failed since
+ * a time, always with the same event ids.
+ */
+export const webhookDeliveryRoutes = (deps: WebhookDeliveryRoutesDeps): Router => {
+  const router = new Router();
+
+  /** The caller's subscription (ended ones too: their history stays visible). */
+  const subscriptionOf = async (companyId: string, id: string): Promise<WebhookDoc> => {
+    const doc = await deps.webhooks.get(companyId, id);
+    if (!doc) throw notFound();
+    return doc;
+  };
+
+  router.get('/webhooks/:id/deliveries', requirePermission('webhooks:read'), async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const subscription = await subscriptionOf(companyId, ctx.params.id!);
+    const params = decodeListParams(ctx.query, {});
+    if (E.isLeft(params)) throw validationFailed(params.left);
+    const { page, limit } = params.right;
+    const result = await deps.outbox.listDeliveries(subscription.id, { page, limit });
+    ctx.body = { success: true, data: result.items.map(view), meta: pageMeta(page, limit, result.total) };
+  });
+
+  router.post('/webhooks/:id/redeliver', requirePermission('webhooks:write'), async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const subscription = await subscriptionOf(companyId, ctx.params.id!);
+    const body = ctx.request.body as Record<string, unknown> | null;
+    const eventId = body && typeof body === 'object' ? body.eventId : undefined;
+    const failedSince = body && typeof body === 'object' ? body.failedSince : undefined;
+    if ((eventId === undefined) === (failedSince === undefined)) {
+      throw validationFailed({ '(body)': 'send exactly one of eventId or failedSince' });
+    }
+    if (!subscription.subscription.isActive) {
+      throw new HttpError(409, 'Webhook subscription is not active', 'Deliveries of an ended subscription cannot be sent again.');
+    }
+    const now = deps.clock.now();
+    let requeued: number;
+    if (eventId !== undefined) {
+      if (typeof eventId !== 'string' || eventId === '') throw validationFailed({ eventId: 'eventId must be an event id' });
+      const result = await deps.outbox.redeliver(subscription.id, eventId, now);
+      if (result === 'not_found') throw new HttpError(404, 'Delivery not found', 'This subscription has no delivery with this event id.');
+      if (result === 'inactive') {
+        throw new HttpError(409, 'Webhook subscription is not active', 'Deliveries of an ended subscription cannot be sent again.');
+      }
+      requeued = result === 'requeued' ? 1 : 0;
+    } else {
+      const since = typeof failedSince === 'string' ? parseInstant(failedSince) : null;
+      if (since === null) throw validationFailed({ failedSince: 'failedSince must be an ISO 8601 date, or a date-time with a zone' });
+      requeued = await deps.outbox.redeliverFailedSince(subscription.id, new Date(since), now);
+    }
+    if (requeued > 0) deps.wake?.();
+    ctx.body = {
+      success: true,
+      message: requeued === 0 ? 'Nothing to redeliver: the delivery is already queued.' : `Queued ${requeued} deliveries again.`,
+      data: { requeued },
+    };
+  });
+
+  return router;
+};
