@@ -26,6 +26,7 @@ import { createDeliveryAgent } from './webhooks/deliveryAgent.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { unsubscribeGone } from './webhooks/dispatcherUnsubscribe.js';
 import { WebhookFanOut } from './webhooks/fanOut.js';
+import type { EsdbPersistentFanOutSource } from './adapters/eventstoredb/EsdbPersistentFanOutSource.js';
 import { deriveWebhookEvents } from './webhooks/deriveWebhookEvents.js';
 import type { DerivedWebhookEvent } from './webhooks/derivedWebhookEvent.js';
 import { matchesFilters } from './webhooks/filters.js';
@@ -161,6 +162,7 @@ export const startChronicle = async (
   // Webhooks: the fan-out follows the log from its own checkpoint (apart from the read
   // models, so a rebuild never sends anything) into the outbox; the dispatcher delivers.
   let webhooks: ChronicleWebhooks | null = null;
+  let closeFanOutSource = async (): Promise<void> => undefined;
   if (config.roles.webhooks) {
     const agent = createDeliveryAgent({
       allowPrivateTargets: config.webhooks.allowPrivateTargets,
@@ -176,13 +178,25 @@ export const startChronicle = async (
       retryDelaysMs: config.webhooks.retryDelaysMs,
       logger: logger.child({ role: 'webhooks' }),
     });
+    const fanOutLogger = logger.child({ role: 'webhook-fan-out' });
+    // On EventStoreDB the fan-out reads a persistent subscription group to $all (one
+    // active consumer across instances, acked after each outbox write, never nacked);
+    // embedded, the event store's checkpointed catch-up subscription (the default).
+    let source: EsdbPersistentFanOutSource | undefined;
+    if (config.eventStoreUrl) {
+      const { EsdbPersistentFanOutSource } = await import('./adapters/eventstoredb/EsdbPersistentFanOutSource.js');
+      const esdbSource = EsdbPersistentFanOutSource.connect(config.eventStoreUrl, { logger: fanOutLogger });
+      closeFanOutSource = () => esdbSource.close();
+      source = esdbSource;
+    }
     const fanOut = new WebhookFanOut<DerivedWebhookEvent>({
       eventStore,
+      ...(source ? { source } : {}),
       outbox: stores.webhookOutbox,
       derive: deriveWebhookEvents,
       matches: matchesFilters,
       toEnvelope,
-      logger: logger.child({ role: 'webhook-fan-out' }),
+      logger: fanOutLogger,
       onEnqueued: () => dispatcher.wake(),
     });
     dispatcher.start();
@@ -287,6 +301,7 @@ export const startChronicle = async (
       }
       if (webhooks) {
         await webhooks.fanOut.stop();
+        await closeFanOutSource();
         await webhooks.dispatcher.stop();
         webhooks.closeAgent();
       }

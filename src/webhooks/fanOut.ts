@@ -26,8 +26,21 @@ export interface FanOutDerivedEvent {
   readonly timestamp: string;
 }
 
+/**
+ * Where the fan-out reads the log: anything shaped like `EventStore.subscribeToAll`.
+ * It is given the fan-out's stored position as `after` and must hand over batches
+ * in log order after it, retrying a failing batch rather than skipping it.
+ */
+export type FanOutEventSource = Pick<EventStore, 'subscribeToAll'>;
+
 export interface WebhookFanOutDeps<D extends FanOutDerivedEvent> {
   readonly eventStore: Pick<EventStore, 'subscribeToAll'>;
+  /**
+   * Replaces `eventStore.subscribeToAll` as the fan-out's event source (on
+   * EventStoreDB: a persistent subscription group with one active consumer).
+   * Default: the event store's catch-up subscription from the fan-out's checkpoint.
+   */
+  readonly source?: FanOutEventSource;
   readonly outbox: WebhookOutbox;
   /** `deriveWebhookEvents`: the webhook events of one stored event (pure). */
   derive(event: RecordedEvent): readonly D[];
@@ -100,7 +113,9 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
     const state = await this.deps.outbox.loadFanOut(this.name);
     this.load(state);
     this.deps.logger.info({ from: state.position, subscriptions: this.byId.size }, 'webhook fan-out started');
-    this.subscription = this.deps.eventStore.subscribeToAll({
+    // An injected source (deps.source) is followed in place of the event store's catch-up subscription.
+    const source: FanOutEventSource = this.deps.source ?? this.deps.eventStore;
+    this.subscription = source.subscribeToAll({
       after: state.position,
       handle: (batch) => this.handle(batch),
       onError: (error, attempt) =>
@@ -145,6 +160,9 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
     const last = batch[batch.length - 1];
     if (!last) return;
     if (this.stale) this.load(await this.deps.outbox.loadFanOut(this.name));
+    // A batch entirely at or before the stored position changes nothing, and must never
+    // move the checkpoint backwards (whatever source repeats it).
+    if (this.current !== null && comparePositions(last.position, this.current) <= 0) return;
     this.stale = true;
     const changed = new Map<string, Known>();
     const deliveries: NewDelivery[] = [];

@@ -101,8 +101,8 @@ const toDriverExpected = (expected: ExpectedRevision): AppendExpectedRevision =>
 const toActual = (actual: CurrentRevision): number | 'no_stream' =>
   actual === NO_STREAM || actual < 0n ? 'no_stream' : toNumber(actual, 'revision');
 
-/** System events ($-prefixed streams or types: metadata, links, stats) are not ours. */
-const isSystemEvent = (event: DriverRecordedEvent): boolean =>
+/** System events ($-prefixed streams or types: metadata, links, stats) are not ours. Shared with the persistent fan-out source. */
+export const isSystemEvent = (event: DriverRecordedEvent): boolean =>
   event.streamId.startsWith('$') || event.type.startsWith('$');
 
 /** Events are stored as JSON; a binary event from another writer is decoded as UTF-8 JSON when possible. */
@@ -115,7 +115,8 @@ const fromBytes = (bytes: Uint8Array): unknown => {
   }
 };
 
-const toRecordedEvent = (event: DriverRecordedEvent): RecordedEvent => {
+/** A driver event as the port's RecordedEvent. Shared with the persistent fan-out source. */
+export const toRecordedEvent = (event: DriverRecordedEvent): RecordedEvent => {
   if (!isKnown(event.position)) {
     // Only events of explicit (legacy TCP) transactions lack a position, and
     // Chronicle never writes those: refuse rather than invent an order.

@@ -150,6 +150,21 @@ describe('Webhook fan-out', function () {
     });
   });
 
+  describe('given a source that offers events again', () => {
+    it('ignores a batch it has already stored and never moves its checkpoint backwards', async () => {
+      await append(webhookSubscribed('s1', A, 'https://a.example/1'), contactCreated(A, 'one'), contactCreated(A, 'two'));
+      fanOut = newFanOut();
+      await fanOut.start();
+      await caughtUp(fanOut);
+      const checkpoint = fanOut.position;
+      const old = await eventStore.readAll({ after: null, maxCount: 2 });
+      await fanOut.handle(old);
+      expect(fanOut.position).to.equal(checkpoint);
+      expect((await outbox.loadFanOut('webhook-fan-out')).position).to.equal(checkpoint);
+      expect(await names('s1')).to.deep.equal(['one', 'two']);
+    });
+  });
+
   describe('given a restart', () => {
     it('resumes at its checkpoint with its stored view of the subscriptions, reading no event twice', async () => {
       await append(webhookSubscribed('s1', A, 'https://a.example/1'), contactCreated(A, 'one'), contactCreated(A, 'two'));

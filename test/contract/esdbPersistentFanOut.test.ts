@@ -1,0 +1,161 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { EventToAppend } from '../../src/application/ports/EventStore.js';
+import type { WebhookOutbox } from '../../src/application/ports/WebhookOutbox.js';
+import type { EsdbPersistentFanOutSource } from '../../src/adapters/eventstoredb/EsdbPersistentFanOutSource.js';
+import type { EventStoreDbEventStore } from '../../src/adapters/eventstoredb/EventStoreDbEventStore.js';
+import { openSqliteDatabase } from '../../src/adapters/sqlite/openSqliteDatabase.js';
+import { SqliteWebhookOutbox } from '../../src/adapters/sqlite/SqliteWebhookOutbox.js';
+import { deriveWebhookEvents } from '../../src/webhooks/deriveWebhookEvents.js';
+import type { DerivedWebhookEvent } from '../../src/webhooks/derivedWebhookEvent.js';
+import { toEnvelope } from '../../src/webhooks/envelope.js';
+import { WebhookFanOut } from '../../src/webhooks/fanOut.js';
+import { matchesFilters } from '../../src/webhooks/filters.js';
+import { captureLogger } from '../support/captureLogger.js';
+import { eventually, sleep } from '../support/events.js';
+import { skipLine } from '../support/integration.js';
+import { compareNullablePositions } from '../../src/shared/Position.js';
+import { tempDir } from '../support/tempStore.js';
+import { contactCreated, webhookSubscribed } from '../unit/webhooks/delivery/support/events.js';
+
+/**
+ * The webhook fan-out fed by the EventStoreDB persistent subscription group
+ * (EsdbPersistentFanOutSource) into an outbox. Runs against a real server only.
+ * Each test uses a group of its own, created at the log's head (so it does not
+ * page through what earlier suites wrote), and deletes it afterwards.
+ */
+const eventStoreUrl = process.env.EVENTSTORE_URL;
+if (eventStoreUrl) {
+  describe('Webhook fan-out on an EventStoreDB persistent subscription', function () {
+    this.timeout(60_000);
+    const url = eventStoreUrl;
+    let store: EventStoreDbEventStore;
+    let dir: ReturnType<typeof tempDir>;
+    let db: ReturnType<typeof openSqliteDatabase>;
+    let outbox: SqliteWebhookOutbox;
+    let group: string;
+    let startFrom: string | null;
+    const running: { fanOut: WebhookFanOut<DerivedWebhookEvent>; source: EsdbPersistentFanOutSource }[] = [];
+    const logger = captureLogger();
+
+    /** A fan-out reading a new source (its own client) on the test's group. */
+    const startFanOut = async (over: WebhookOutbox = outbox) => {
+      const { EsdbPersistentFanOutSource } = await import('../../src/adapters/eventstoredb/EsdbPersistentFanOutSource.js');
+      const source = EsdbPersistentFanOutSource.connect(url, { group, startFrom, bufferSize: 16, logger });
+      const fanOut = new WebhookFanOut<DerivedWebhookEvent>({
+        eventStore: store,
+        source,
+        outbox: over,
+        derive: deriveWebhookEvents,
+        matches: matchesFilters,
+        toEnvelope,
+        logger,
+      });
+      await fanOut.start();
+      const entry = { fanOut, source };
+      running.push(entry);
+      return entry;
+    };
+    const stopFanOut = async (entry: { fanOut: WebhookFanOut<DerivedWebhookEvent>; source: EsdbPersistentFanOutSource }) => {
+      await entry.fanOut.stop();
+      await entry.source.close();
+      running.splice(running.indexOf(entry), 1);
+    };
+    /** Whether the fan-out has stored the event at `position` (other writers may have appended after it). */
+    const reached = (fanOut: WebhookFanOut<DerivedWebhookEvent>, position: string) =>
+      compareNullablePositions(fanOut.position, position) >= 0;
+    const append = async (stream: string, event: EventToAppend) => store.append(`${stream}-${randomUUID()}`, [event], 'no_stream');
+    const rows = async (subscriptionId: string) =>
+      [...(await outbox.listDeliveries(subscriptionId, { page: 1, limit: 100 })).items].reverse();
+    const names = async (subscriptionId: string) =>
+      (await rows(subscriptionId)).map((row) => (JSON.parse(row.envelope) as { data: { name: string } }).data.name);
+
+    beforeEach(async () => {
+      const { EventStoreDbEventStore } = await import('../../src/adapters/eventstoredb/EventStoreDbEventStore.js');
+      store = EventStoreDbEventStore.connect(url);
+      dir = tempDir('chronicle-esdb-fanout-');
+      db = openSqliteDatabase(join(dir.path, 'chronicle.sqlite'));
+      outbox = new SqliteWebhookOutbox(db);
+      group = `chronicle-test-fan-out-${randomUUID()}`;
+      startFrom = await store.headPosition();
+      logger.lines.length = 0;
+    });
+
+    afterEach(async () => {
+      for (const entry of [...running]) await stopFanOut(entry);
+      const { EsdbPersistentFanOutSource } = await import('../../src/adapters/eventstoredb/EsdbPersistentFanOutSource.js');
+      const cleaner = EsdbPersistentFanOutSource.connect(url, { group });
+      await cleaner.deleteGroup();
+      await cleaner.close();
+      await store.close();
+      db.close();
+      dir.dispose();
+    });
+
+    it('creates the group, and enqueues a contact of a subscribed company once, even across a restart', async () => {
+      const company = `company-${randomUUID()}`;
+      const subscriptionId = randomUUID();
+      const first = await startFanOut();
+      await append('webhook', webhookSubscribed(subscriptionId, company, 'https://receiver.example/hook'));
+      const { position: adaAt } = await append('contact', contactCreated(company, 'Ada'));
+      await eventually(async () => (await rows(subscriptionId)).length === 1, 20_000, 50);
+      await eventually(() => reached(first.fanOut, adaAt), 20_000, 50);
+      expect(logger.lines.some((line) => line.msg === 'webhook fan-out: persistent subscription group created')).to.equal(true);
+
+      // A restart right away: the group's server checkpoint may not cover Ada yet, so
+      // Ada can be delivered again; it is skipped by the fan-out's stored position.
+      await stopFanOut(first);
+      const second = await startFanOut();
+      const { position: bobAt } = await append('contact', contactCreated(company, 'Bob'));
+      await eventually(() => reached(second.fanOut, bobAt), 20_000, 50);
+      await sleep(500); // room for a late duplicate, which must not appear
+
+      expect(await names(subscriptionId)).to.deep.equal(['Ada', 'Bob']);
+      const ids = (await rows(subscriptionId)).map((row) => row.eventId);
+      expect(new Set(ids).size).to.equal(ids.length);
+    });
+
+    it('retries a failed outbox write itself (no nack) and stores the batch once, in order', async () => {
+      const company = `company-${randomUUID()}`;
+      const subscriptionId = randomUUID();
+      let failures = 2;
+      // The same outbox (same file), whose first two batch commits fail.
+      class FlakyOutbox extends SqliteWebhookOutbox {
+        override async commitFanOut(...args: Parameters<WebhookOutbox['commitFanOut']>): Promise<void> {
+          if (failures > 0) {
+            failures -= 1;
+            throw new Error('outbox unavailable');
+          }
+          return super.commitFanOut(...args);
+        }
+      }
+      const entry = await startFanOut(new FlakyOutbox(db));
+      await append('webhook', webhookSubscribed(subscriptionId, company, 'https://receiver.example/hook'));
+      await append('contact', contactCreated(company, 'one'));
+      const { position: last } = await append('contact', contactCreated(company, 'two'));
+      await eventually(() => reached(entry.fanOut, last), 20_000, 50);
+
+      expect(failures).to.equal(0);
+      expect(logger.lines.filter((line) => line.msg === 'webhook fan-out batch failed; retrying')).to.have.length(2);
+      expect(await names(subscriptionId)).to.deep.equal(['one', 'two']);
+    });
+
+    it('lets one consumer in at a time: a second instance stands by', async () => {
+      await startFanOut();
+      await eventually(
+        () => logger.lines.some((line) => line.msg === 'webhook fan-out: consuming the persistent subscription group'),
+        20_000,
+        50,
+      );
+      await startFanOut();
+      await eventually(
+        () => logger.lines.some((line) => line.msg === 'webhook fan-out: another instance consumes the group; standing by'),
+        20_000,
+        50,
+      );
+    });
+  });
+} else {
+  skipLine('Webhook fan-out: EventStoreDB persistent subscription', 'EVENTSTORE_URL');
+}
