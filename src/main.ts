@@ -101,6 +101,9 @@ export const openStores = async (config: Config): Promise<Stores> => {
   };
 };
 
+/** Deliveries in flight at once (different subscriptions; each subscription has at most one). */
+const DISPATCH_CONCURRENCY = 16;
+
 /** A host resolver as the delivery agent's `lookup` wants it. */
 const asLookup = (resolve: ResolveHost) => async (host: string) =>
   (await resolve(host)).map((address) => ({ address, family: isIPv6(address) ? 6 : 4 }));
@@ -166,6 +169,9 @@ export const startChronicle = async (
   if (config.roles.webhooks) {
     const agent = createDeliveryAgent({
       allowPrivateTargets: config.webhooks.allowPrivateTargets,
+      // As many idle keep-alive sockets as deliveries in flight (the dispatcher's 16): with
+      // Node's default of 4, a burst to one receiver reconnected for most deliveries.
+      maxFreeSockets: DISPATCH_CONCURRENCY,
       isRefusedAddress,
       ...(deps.resolveHost ? { resolve: asLookup(deps.resolveHost) } : {}),
     });
@@ -176,6 +182,7 @@ export const startChronicle = async (
       unsubscribe: unsubscribeGone({ eventStore, newId, clock: systemClock, secrets: stores.webhookSecrets }),
       timeoutMs: config.webhooks.timeoutMs,
       retryDelaysMs: config.webhooks.retryDelaysMs,
+      concurrency: DISPATCH_CONCURRENCY,
       logger: logger.child({ role: 'webhooks' }),
     });
     const fanOutLogger = logger.child({ role: 'webhook-fan-out' });

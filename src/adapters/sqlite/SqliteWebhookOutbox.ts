@@ -79,6 +79,15 @@ const toSubscription = (row: SubscriptionRow): FannedOutSubscription => ({
   unsubscribedAt: row.unsubscribed_at === null ? null : fromPositionKey(row.unsubscribed_at),
 });
 
+interface PendingAttempt {
+  readonly subscriptionId: string;
+  readonly eventId: string;
+  readonly attempt: DeliveryAttempt;
+  readonly outcome: AttemptOutcome;
+  readonly resolve: (recorded: boolean) => void;
+  readonly reject: (error: unknown) => void;
+}
+
 /**
  * The embedded outbox, in the event store's SQLite file: a fan-out batch (rows,
  * subscription view, checkpoint) is one transaction, and every other operation
@@ -115,6 +124,10 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     (subscriptionId: string, eventId: string, attempt: DeliveryAttempt, outcome: AttemptOutcome) => boolean
   >;
   private readonly stopTransaction: Transaction<(subscriptionId: string, at: string) => void>;
+  /** Attempts recorded during one turn of the event loop, committed together (group commit). */
+  private pendingAttempts: PendingAttempt[] = [];
+  private attemptsFlushScheduled = false;
+  private readonly recordBatchTransaction: Transaction<(batch: readonly PendingAttempt[]) => Array<{ ok: boolean } | { error: unknown }>>;
   private readonly redeliverTransaction: Transaction<(subscriptionId: string, eventId: string, now: string) => RedeliverResult>;
 
   /**
@@ -261,9 +274,39 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       return 'requeued';
     });
 
+    // A nested transaction is a savepoint: one failing attempt record rolls back alone.
+    this.recordBatchTransaction = db.transaction((batch: readonly PendingAttempt[]) =>
+      batch.map((p) => {
+        try {
+          return { ok: this.recordTransaction(p.subscriptionId, p.eventId, p.attempt, p.outcome) };
+        } catch (error) {
+          return { error };
+        }
+      }),
+    );
     this.stopTransaction = db.transaction((subscriptionId: string, at: string) => {
       this.s.stop.run(at, subscriptionId);
       this.s.cancelPending.run('gone', at, subscriptionId);
+    });
+  }
+
+  private flushAttempts(): void {
+    this.attemptsFlushScheduled = false;
+    const batch = this.pendingAttempts;
+    this.pendingAttempts = [];
+    if (batch.length === 0) return;
+    let results: Array<{ ok: boolean } | { error: unknown }>;
+    try {
+      results = this.recordBatchTransaction.immediate(batch);
+    } catch (error) {
+      // The whole transaction failed (disk, lock): nothing was written.
+      batch.forEach((pending) => pending.reject(error));
+      return;
+    }
+    batch.forEach((pending, i) => {
+      const result = results[i]!;
+      if ('error' in result) pending.reject(result.error);
+      else pending.resolve(result.ok);
     });
   }
 
@@ -273,6 +316,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async close(): Promise<void> {
+    if (this.pendingAttempts.length > 0) this.flushAttempts();
     if (this.ownsDatabase && this.db.open) this.db.close();
   }
 
@@ -332,7 +376,16 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     attempt: DeliveryAttempt,
     outcome: AttemptOutcome,
   ): Promise<boolean> {
-    return this.recordTransaction.immediate(subscriptionId, eventId, attempt, outcome);
+    // Group commit, as the event store's appends: the attempts of one event-loop turn share a
+    // transaction (one fsync), each in its own savepoint with its own result; a promise
+    // resolves only after the commit.
+    return new Promise((resolve, reject) => {
+      this.pendingAttempts.push({ subscriptionId, eventId, attempt, outcome, resolve, reject });
+      if (!this.attemptsFlushScheduled) {
+        this.attemptsFlushScheduled = true;
+        setImmediate(() => this.flushAttempts());
+      }
+    });
   }
 
   async stopSubscription(subscriptionId: string, at: Date): Promise<void> {
