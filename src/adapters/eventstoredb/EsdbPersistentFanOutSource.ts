@@ -13,7 +13,7 @@ import {
 } from '@eventstore/db-client';
 import type { EventStore, RecordedEvent, SubscribeOptions, Subscription } from '../../application/ports/EventStore.js';
 import { silentLogger, type Logger } from '../../application/ports/Logger.js';
-import { Alarm, backoffMs } from '../../application/retryForever.js';
+import { Alarm, backoffMs } from '../../application/Alarm.js';
 import { comparePositions, type Position } from '../../shared/Position.js';
 import { decodeEsdbPosition, isSystemEvent, toRecordedEvent } from './EventStoreDbEventStore.js';
 

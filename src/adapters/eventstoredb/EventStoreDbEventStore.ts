@@ -32,7 +32,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../../application/ports/EventStore.js';
-import { Alarm, backoffMs } from '../../application/retryForever.js';
+import { Alarm, backoffMs } from '../../application/Alarm.js';
 import type { EventMetadata } from '../../shared/EventMetadata.js';
 import { isPosition, type Position } from '../../shared/Position.js';
 

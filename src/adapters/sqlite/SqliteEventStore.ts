@@ -13,7 +13,7 @@ import {
   type Subscription,
 } from '../../application/ports/EventStore.js';
 import type { Position } from '../../shared/Position.js';
-import { Alarm, backoffMs } from '../../application/retryForever.js';
+import { Alarm, backoffMs } from '../../application/Alarm.js';
 import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
 
 interface Row {
