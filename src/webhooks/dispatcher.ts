@@ -61,7 +61,15 @@ export interface WebhookDispatcherDeps {
   readonly pollIntervalMs?: number;
   /** Deliveries of one queue before its slot goes to another queue that waits; default 20. */
   readonly turnSize?: number;
+  /** Told of every recorded attempt (metrics). */
+  readonly onAttempt?: (outcome: AttemptResult, latencyMs: number) => void;
 }
+
+/**
+ * What one recorded attempt came to: `delivered` (200), `retry` (another attempt
+ * follows), `failed` (the last retry failed), `gone` (410: the subscription ended).
+ */
+export type AttemptResult = 'delivered' | 'retry' | 'failed' | 'gone';
 
 /** The error text recorded for an attempt that got no response. */
 const describeError = (error: unknown): string => {
@@ -268,6 +276,7 @@ export class WebhookDispatcher {
 
     if (statusCode === 200) {
       await outbox.recordAttempt(subscriptionId, head.eventId, attempt, { state: 'delivered' });
+      this.deps.onAttempt?.('delivered', attempt.latencyMs);
       if (logger.isLevelEnabled('debug')) logger.debug({ ...log, latencyMs: attempt.latencyMs }, 'webhook delivered');
       return true;
     }
@@ -293,6 +302,7 @@ export class WebhookDispatcher {
       if (unsubscribed || delay === null) {
         await outbox.recordAttempt(subscriptionId, head.eventId, attempt, { state: 'failed', reason: 'gone' });
         await outbox.stopSubscription(subscriptionId, now);
+        this.deps.onAttempt?.('gone', attempt.latencyMs);
         logger.warn(log, 'webhook receiver answered 410 Gone: subscription ended, its queue stopped');
         return false;
       }
@@ -303,6 +313,7 @@ export class WebhookDispatcher {
         ? { state: 'failed', reason: 'retries_exhausted' }
         : { state: 'pending', nextAttemptAt: new Date(now.getTime() + delay) };
     await outbox.recordAttempt(subscriptionId, head.eventId, attempt, outcome);
+    this.deps.onAttempt?.(delay === null ? 'failed' : 'retry', attempt.latencyMs);
     logger.warn(
       { ...log, attempt: number, statusCode, error, ...(delay === null ? {} : { retryInMs: delay }) },
       delay === null ? 'webhook delivery failed after its last retry; the queue moves on' : 'webhook attempt failed; will retry',

@@ -308,6 +308,26 @@ export const webhookOutboxContract = (name: string, make: () => Promise<OutboxUn
       });
     });
 
+    describe('depth by state', () => {
+      it('counts every row by state (pending, delivered, failed)', async () => {
+        const before = await outbox.depthByState();
+        const sub = aSubscription();
+        const rows = [aDelivery(sub, '1'), aDelivery(sub, '2'), aDelivery(sub, '3')];
+        await outbox.enqueue(rows, T0);
+        await outbox.recordAttempt(sub.subscriptionId, rows[0]!.eventId, anAttempt(200), { state: 'delivered' });
+        await outbox.recordAttempt(sub.subscriptionId, rows[1]!.eventId, anAttempt(500), {
+          state: 'failed',
+          reason: 'retries_exhausted',
+        });
+        const after = await outbox.depthByState();
+        expect({
+          pending: after.pending - before.pending,
+          delivered: after.delivered - before.delivered,
+          failed: after.failed - before.failed,
+        }).to.deep.equal({ pending: 1, delivered: 1, failed: 1 });
+      });
+    });
+
     describe('listing deliveries', () => {
       it('lists a subscription’s rows newest first, by page, with the total', async () => {
         const sub = aSubscription();

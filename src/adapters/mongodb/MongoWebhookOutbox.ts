@@ -332,6 +332,15 @@ export class MongoWebhookOutbox implements WebhookOutbox {
     return result.modifiedCount;
   }
 
+  async depthByState(): Promise<Record<DeliveryState, number>> {
+    const depth: Record<DeliveryState, number> = { pending: 0, delivered: 0, failed: 0 };
+    const groups = await this.outbox
+      .aggregate<{ _id: DeliveryState; total: number }>([{ $group: { _id: '$state', total: { $sum: 1 } } }])
+      .toArray();
+    for (const group of groups) depth[group._id] = group.total;
+    return depth;
+  }
+
   /** The client belongs to the read-model store, which closes it. */
   async close(): Promise<void> {}
 

@@ -114,6 +114,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     stop: Statement<[string, string]>;
     list: Statement<[string, number, number], DeliveryRow>;
     count: Statement<[string], { total: number }>;
+    depth: Statement<[], { state: DeliveryState; total: number }>;
     subscription: Statement<[string], SubscriptionRow>;
     requeue: Statement<[string, string, string]>;
     requeueFailedSince: Statement<[string, string, string]>;
@@ -192,6 +193,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
          ORDER BY o.queue_key DESC LIMIT ? OFFSET ?`,
       ),
       count: db.prepare('SELECT COUNT(*) AS total FROM webhook_outbox WHERE subscription_id = ?'),
+      depth: db.prepare('SELECT state, COUNT(*) AS total FROM webhook_outbox GROUP BY state'),
       subscription: db.prepare('SELECT * FROM webhook_fan_out_subscriptions WHERE subscription_id = ?'),
       requeue: db.prepare(
         `UPDATE webhook_outbox SET state = 'pending', round_attempts = 0, next_attempt_at = ?, completed_at = NULL,
@@ -400,6 +402,12 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     const offset = Math.max(0, (Math.floor(page) - 1) * size);
     const items = size === 0 ? [] : this.s.list.all(subscriptionId, size, offset).map(toDelivery);
     return { items, total: this.s.count.get(subscriptionId)!.total };
+  }
+
+  async depthByState(): Promise<Record<DeliveryState, number>> {
+    const depth: Record<DeliveryState, number> = { pending: 0, delivered: 0, failed: 0 };
+    for (const row of this.s.depth.all()) depth[row.state] = row.total;
+    return depth;
   }
 
   async redeliver(subscriptionId: string, eventId: string, now: Date): Promise<RedeliverResult> {

@@ -179,6 +179,8 @@ export interface WebhookOutbox {
    * after `since`. Answers how many; 0 for an ended subscription.
    */
   redeliverFailedSince(subscriptionId: string, since: Date, now: Date): Promise<number>;
+  /** How many rows are in each state, over every subscription (for metrics). */
+  depthByState(): Promise<Record<DeliveryState, number>>;
   /** Releases what the outbox itself opened (a shared connection stays open). */
   close(): Promise<void>;
 }

@@ -79,8 +79,9 @@ describe('Webhook dispatcher', function () {
       expect(retried?.state).to.equal('delivered');
     });
 
-    it('marks the event failed after the last retry, and the queue moves on', async () => {
-      const h = start();
+    it('marks the event failed after the last retry, and the queue moves on (telling each outcome)', async () => {
+      const outcomes: string[] = [];
+      const h = start({ onAttempt: (outcome) => outcomes.push(outcome) });
       receiver.on('/a', (request, res) => {
         const n = (JSON.parse(request.body) as { data: { n: number } }).data.n;
         res.writeHead(n === 0 ? 503 : 200).end();
@@ -92,6 +93,7 @@ describe('Webhook dispatcher', function () {
       const failed = await h.outbox.get(sub.subscriptionId, e0!);
       expect(failed).to.include({ state: 'failed', failureReason: 'retries_exhausted', roundAttempts: 4 });
       await eventually(async () => (await h.outbox.get(sub.subscriptionId, e1!))?.state === 'delivered');
+      expect(outcomes).to.deep.equal(['retry', 'retry', 'retry', 'failed', 'delivered']);
     });
   });
 
