@@ -154,13 +154,22 @@ export class WebhookDispatcher {
     else this.wakePending = true;
   }
 
-  /** Stops taking work, aborts in-flight attempts (not recorded: they are sent again after a restart). */
-  async stop(): Promise<void> {
+  /**
+   * Stops taking work. Attempts in flight get up to `graceMs` to finish (and are
+   * recorded); the rest are aborted, not recorded, and sent again after a restart.
+   */
+  async stop(graceMs = 0): Promise<void> {
     this.stopped = true;
-    this.stopping.abort(new ShutdownError());
     this.wake();
     await this.loop;
-    await Promise.all(this.active.values());
+    const settled = Promise.all(this.active.values());
+    if (graceMs > 0 && this.active.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      clearTimeout(timer);
+    }
+    this.stopping.abort(new ShutdownError());
+    await settled;
   }
 
   /** Subscriptions being delivered to right now. */

@@ -272,6 +272,21 @@ describe('Webhook dispatcher', function () {
       expect(receiver.requests[2]?.body).to.equal(receiver.requests[0]?.body);
     });
 
+    it('stop(graceMs) lets an attempt in flight finish and records it, then stops', async () => {
+      const h = start({ timeoutMs: 5000 });
+      receiver.on('/a', (_request, res) => {
+        setTimeout(() => res.writeHead(200).end(), 300);
+      });
+      const sub = await h.subscribe(`${receiver.url}/a`, 2);
+      await eventually(() => receiver.requests.length === 1);
+      await h.dispatcher.stop(2000);
+      expect(await h.outbox.get(sub.subscriptionId, sub.eventIds[0]!)).to.include({ state: 'delivered', roundAttempts: 1 });
+      // Nothing after the one in flight.
+      await sleep(100);
+      expect(receiver.requests.length).to.equal(1);
+      expect(await h.outbox.get(sub.subscriptionId, sub.eventIds[1]!)).to.include({ state: 'pending' });
+    });
+
     it('stop() cuts an attempt in flight short without recording it; it is sent again after a restart', async () => {
       const h = start({ timeoutMs: 5000 });
       let hang = true;
