@@ -268,6 +268,28 @@ export const authenticated = (permission: Permission | null, operation: Operatio
   },
 });
 
+/**
+ * An operation whose permission depends on what it is asked for (one of
+ * `permissions` per item it returns, as its description says): records them in
+ * `x-required-permissions`, adds security, 401/403/429/500.
+ */
+export const authenticatedPerItem = (permissions: readonly Permission[], operation: OperationObject): OperationObject => ({
+  ...operation,
+  'x-required-permissions': [...permissions],
+  security: [{ bearerAuth: [] }],
+  responses: {
+    ...operation.responses,
+    '401': unauthorized,
+    '403': jsonResponse(
+      `The API key lacks a permission the request needs (one of ${permissions.map((p) => `\`${p}\``).join(', ')}; \`requiredPermission\` names it).`,
+      'ForbiddenError',
+      'authenticated',
+    ),
+    '429': tooManyRequests,
+    '500': internalError('authenticated'),
+  },
+});
+
 // ---------------------------------------------------------------- schema helpers
 
 export const text = (maxLength: number, description?: string): JsonSchema => ({
@@ -324,6 +346,12 @@ export const schemas: Record<string, JsonSchema> = {
     pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
     description: 'ISO 8601, UTC, with milliseconds.',
     examples: ['2026-01-01T12:00:00.000Z'],
+  },
+  LogPosition: {
+    type: 'string',
+    pattern: DECIMAL_POSITION,
+    description: 'A position in the event log: a non-negative integer as a decimal string (it may exceed 2^53).',
+    examples: ['4711'],
   },
   PaginationMeta: {
     type: 'object',
