@@ -255,7 +255,10 @@ export const startChronicle = async (
           }),
           agentRoutes({ agents: readModels.collection(agentsProjection) }),
           triggerRoutes({ webhookEvents: webhookEventCollections(readModels) }),
-          eventRoutes({ webhookEvents: webhookEventCollections(readModels), appliedPosition: async () => (projections ? projections.position : followed!.refresh()) }),
+          eventRoutes({
+            webhookEvents: webhookEventCollections(readModels),
+            appliedPosition: async () => (projections ? projections.position : followed!.refresh()),
+          }),
           webhookDeliveryRoutes({
             webhooks: readModels.collection(webhooksProjection),
             outbox: stores.webhookOutbox,

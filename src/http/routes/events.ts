@@ -54,7 +54,8 @@ const decodeFeedParams = (query: Record<string, QueryValue>): FeedParams => {
     const names = rawTypes.split(',').map((name) => name.trim());
     const unknown = names.filter((name) => !WebhookEventType.is(name));
     if (unknown.length > 0) {
-      problems.types = `unknown event type ${unknown.map((name) => JSON.stringify(name)).join(', ')}; use a comma-separated list of ${WEBHOOK_EVENT_TYPES.join(', ')}`;
+      const named = unknown.map((name) => JSON.stringify(name)).join(', ');
+      problems.types = `unknown event type ${named}; use a comma-separated list of ${WEBHOOK_EVENT_TYPES.join(', ')}`;
     } else types = WEBHOOK_EVENT_TYPES.filter((type) => names.includes(type));
   }
   if (Object.keys(problems).length > 0) throw validationFailed(problems);
