@@ -18,6 +18,7 @@ import { contactRoutes } from './http/routes/contacts.js';
 import { dealRoutes } from './http/routes/deals.js';
 import { agentRoutes } from './http/routes/agents.js';
 import { triggerRoutes } from './http/routes/triggers.js';
+import { eventRoutes } from './http/routes/events.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { webhookDeliveryRoutes } from './http/routes/webhookDeliveries.js';
 import type { WebhookOutbox } from './application/ports/WebhookOutbox.js';
@@ -254,6 +255,10 @@ export const startChronicle = async (
           }),
           agentRoutes({ agents: readModels.collection(agentsProjection) }),
           triggerRoutes({ webhookEvents: webhookEventCollections(readModels) }),
+          eventRoutes({
+            webhookEvents: webhookEventCollections(readModels),
+            appliedPosition: async () => (projections ? projections.position : followed!.refresh()),
+          }),
           webhookDeliveryRoutes({
             webhooks: readModels.collection(webhooksProjection),
             outbox: stores.webhookOutbox,

@@ -17,6 +17,12 @@ export interface WebhookEventDoc extends ReadModelDocument {
   readonly companyId: string;
   /** Log position of the stored event it was derived from. */
   readonly position: Position;
+  /**
+   * Its index among the webhook events derived from that stored event (`deal.won`
+   * 0, `deal.updated` 1, …): with `position`, the order of the company event feed.
+   * Documents written before this field existed lack it (read as 0).
+   */
+  readonly ordinal?: number;
   readonly event: {
     readonly type: WebhookEventType;
     /** When the change happened (ISO 8601 UTC with ms). */
@@ -39,10 +45,11 @@ const derive = (event: RecordedEvent): readonly DerivedWebhookEvent[] => {
   return derived;
 };
 
-const toDoc = (derived: DerivedWebhookEvent): WebhookEventDoc => ({
+const toDoc = (derived: DerivedWebhookEvent, ordinal: number): WebhookEventDoc => ({
   id: derived.eventId,
   companyId: derived.companyId,
   position: derived.position,
+  ordinal,
   event: {
     type: derived.type,
     timestamp: derived.timestamp,
@@ -77,8 +84,9 @@ export const webhookEventsProjectionFor = (type: WebhookEventType): Projection<W
   },
   evolve(doc, event) {
     if (doc) return doc;
-    const derived = derive(event).find((candidate) => candidate.type === type);
-    return derived ? toDoc(derived) : null;
+    const all = derive(event);
+    const ordinal = all.findIndex((candidate) => candidate.type === type);
+    return ordinal >= 0 ? toDoc(all[ordinal]!, ordinal) : null;
   },
 });
 

@@ -277,6 +277,56 @@ export const readModelStoreContract = (name: string, open: () => Promise<ReadMod
       });
     });
 
+    describe('listCreatedAfter (keyset pages)', () => {
+      /** An event at an exact position (positions of different lengths check numeric order). */
+      const at = (position: string, type: string, data: unknown, companyId = companyA): RecordedEvent => ({
+        ...log(type, data, companyId),
+        position,
+      });
+      const ids = async (after: string | null, limit = 50, companyId = companyA) =>
+        (await tasks.listCreatedAfter(companyId, after, limit)).map((d) => d.id);
+
+      beforeEach(async () => {
+        await tasks.apply([
+          at('98', 'TaskCreated', created({ id: 'a' })),
+          at('99', 'TaskCreated', created({ id: 'b' })),
+          at('100', 'TaskCreated', created({ id: 'c' })),
+          at('101', 'TaskCreated', created({ id: 'theirs' }), companyB),
+          at('1000', 'TaskCreated', created({ id: 'd' })),
+          at('1001', 'TaskRenamed', { id: 'a', title: 'Renamed', at: '2026-02-01T00:00:00.000Z' }),
+        ]);
+      });
+
+      it('pages a company’s documents in creation order after a position, compared as numbers', async () => {
+        expect(await ids(null)).to.deep.equal(['a', 'b', 'c', 'd']);
+        expect(await ids('98')).to.deep.equal(['b', 'c', 'd']);
+        expect(await ids('99')).to.deep.equal(['c', 'd']);
+        expect(await ids('100', 1)).to.deep.equal(['d']);
+        expect(await ids('0', 2)).to.deep.equal(['a', 'b']);
+        expect(await ids(null, 0)).to.deep.equal([]);
+        expect(await ids(null, 50, companyB)).to.deep.equal(['theirs']);
+        expect(await ids(null, 50, `nobody-${randomUUID()}`)).to.deep.equal([]);
+      });
+
+      it('returns the documents as they are now, and nothing after the last one', async () => {
+        const [first] = await tasks.listCreatedAfter(companyA, null, 1);
+        expect(first).to.include({ id: 'a', title: 'Renamed', position: '1001' });
+        expect(await ids('1000')).to.deep.equal([]);
+        expect(await ids('1'.padEnd(60, '0'))).to.deep.equal([]);
+      });
+
+      it('skips deleted documents, and keeps creation order when a replay re-creates one', async () => {
+        const recreate = at('99', 'TaskCreated', created({ id: 'b' }));
+        await tasks.apply([at('1002', 'TaskDeleted', { id: 'b' }), at('1003', 'TaskCreated', created({ id: 'e' }))]);
+        expect(await ids(null)).to.deep.equal(['a', 'c', 'd', 'e']);
+        // A replay from an older checkpoint brings `b` back (until its deletion is replayed too).
+        await tasks.apply([recreate]);
+        expect(await ids(null)).to.deep.equal(['a', 'b', 'c', 'd', 'e']);
+        expect(await ids('98', 2)).to.deep.equal(['b', 'c']);
+        expect(await ids('100')).to.deep.equal(['d', 'e']);
+      });
+    });
+
     describe('checkpoints', () => {
       it('loads null for an unknown name, then what was saved', async () => {
         const checkpoints = fixture.store.checkpoints;

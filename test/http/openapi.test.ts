@@ -207,6 +207,18 @@ describe('OpenAPI document', () => {
         continue;
       }
       expect(operation.responses, where).to.include.keys('401', '429', '500');
+      const perItem = operation['x-required-permissions'];
+      if (perItem !== undefined) {
+        // The permission depends on what is asked for: each is named in the description, and 403 is listed.
+        expect(operation['x-required-permission'], where).to.equal(undefined);
+        expect(perItem, where).to.have.length.greaterThan(0);
+        for (const each of perItem) {
+          expect(ALL_PERMISSIONS, where).to.include(each);
+          expect(operation.description, where).to.contain(`\`${each}\``);
+        }
+        expect(operation.responses, where).to.have.property('403');
+        continue;
+      }
       const permission = operation['x-required-permission'];
       if (permission === undefined) {
         expect(operation.description, where).to.contain('no permission needed');

@@ -20,6 +20,8 @@ interface Entry<D> {
   deleted: boolean;
   /** Index in the bucket's creation-order array. */
   index: number;
+  /** Log position of the event that created the document. */
+  readonly created: Position;
 }
 
 /**
@@ -32,11 +34,43 @@ class Bucket<D> {
   private indexes = new Map<string, SubstringIndex>();
   private equalities = new Map<string, EqualityIndex>();
   private deletedCount = 0;
+  /**
+   * Whether `order` is also sorted by creating position. It is while events come in
+   * log order; a replay from an older checkpoint that re-creates a deleted document
+   * appends an older position, and `createdAfter` then sorts instead of searching.
+   */
+  private inPositionOrder = true;
 
-  add(id: string, doc: D): void {
-    const entry: Entry<D> = { doc, deleted: false, index: this.order.length };
+  add(id: string, doc: D, created: Position): void {
+    const last = this.order[this.order.length - 1];
+    if (last && comparePositions(created, last.created) < 0) this.inPositionOrder = false;
+    const entry: Entry<D> = { doc, deleted: false, index: this.order.length, created };
     this.byId.set(id, entry);
     this.order.push(entry);
+  }
+
+  /** Up to `limit` documents created after `after`, in creation order: a binary search, then the page. */
+  createdAfter(after: Position | null, limit: number): D[] {
+    const isAfter = (entry: Entry<D>) => after === null || comparePositions(entry.created, after) > 0;
+    if (!this.inPositionOrder) {
+      // Array.prototype.sort is stable: documents created by one event keep their order.
+      const entries = this.order.filter((entry) => !entry.deleted && isAfter(entry));
+      entries.sort((a, b) => comparePositions(a.created, b.created));
+      return entries.slice(0, Math.max(0, limit)).map((entry) => entry.doc);
+    }
+    let low = 0;
+    let high = this.order.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (isAfter(this.order[middle]!)) high = middle;
+      else low = middle + 1;
+    }
+    const page: D[] = [];
+    for (let i = low; i < this.order.length && page.length < limit; i++) {
+      const entry = this.order[i]!;
+      if (!entry.deleted) page.push(entry.doc);
+    }
+    return page;
   }
 
   replace(entry: Entry<D>, doc: D): void {
@@ -159,6 +193,10 @@ class MemoryCollection<D extends ReadModelDocument> implements DocumentCollectio
     return { items, total };
   }
 
+  async listCreatedAfter(companyId: string, after: Position | null, limit: number): Promise<D[]> {
+    return this.buckets.get(companyId)?.createdAfter(after, limit) ?? [];
+  }
+
   async apply(events: readonly RecordedEvent[]): Promise<void> {
     this.applySync(events);
   }
@@ -195,7 +233,7 @@ class MemoryCollection<D extends ReadModelDocument> implements DocumentCollectio
     }
     const entry = bucket.byId.get(id);
     if (entry) bucket.replace(entry, next);
-    else bucket.add(id, next);
+    else bucket.add(id, next, event.position);
   }
 
   async clear(): Promise<void> {

@@ -145,6 +145,21 @@ class MongoDocumentCollection<D extends ReadModelDocument> implements DocumentCo
     return { items: items as unknown as D[], total };
   }
 
+  async listCreatedAfter(companyId: string, after: Position | null, limit: number): Promise<D[]> {
+    const n = Math.floor(limit);
+    if (n <= 0) return [];
+    const filter: Document = { companyId };
+    if (after !== null) {
+      // A position longer than a creation key is after every document there is.
+      if (after.length > CREATED_WIDTH) return [];
+      // Every key of `after` (`p`, `p.000001`, …) sorts before `p/` ('/' follows '.'),
+      // and every key of a later position after it: one range on the company's creation index.
+      filter[CREATED] = { $gt: `${creationKey(after)}/` };
+    }
+    const found = await this.documents.find(filter, { projection: HIDDEN_FIELDS, sort: { [CREATED]: 1 }, limit: n }).toArray();
+    return found as unknown as D[];
+  }
+
   async apply(events: readonly RecordedEvent[]): Promise<void> {
     const { projection } = this;
     const planned = events

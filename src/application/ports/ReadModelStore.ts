@@ -61,6 +61,12 @@ export interface DocumentCollection<D extends ReadModelDocument> {
   readonly projection: Projection<D>;
   get(companyId: string, id: string): Promise<D | null>;
   list(query: ListQuery): Promise<Page<D>>;
+  /**
+   * Up to `limit` of a company's documents created by events after `after` (null:
+   * from the first), in creation order: a keyset page, for feeds that resume from
+   * a log position. It has no total, so it costs the page, not the collection.
+   */
+  listCreatedAfter(companyId: string, after: Position | null, limit: number): Promise<D[]>;
   /** Folds a batch of events (in log order) into the documents they target. */
   apply(events: readonly RecordedEvent[]): Promise<void>;
   /** Drops every document (before a rebuild). */

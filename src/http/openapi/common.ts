@@ -268,6 +268,46 @@ export const authenticated = (permission: Permission | null, operation: Operatio
   },
 });
 
+/**
+ * An operation whose permission depends on what it is asked for (one of
+ * `permissions` per item it returns, as its description says): records them in
+ * `x-required-permissions`, adds security, 401/403/429/500.
+ */
+export const authenticatedPerItem = (permissions: readonly Permission[], operation: OperationObject): OperationObject => ({
+  ...operation,
+  'x-required-permissions': [...permissions],
+  security: [{ bearerAuth: [] }],
+  responses: {
+    ...operation.responses,
+    '401': unauthorized,
+    '403': jsonResponse(
+      `The API key lacks a permission the request needs (one of ${permissions.map((p) => `\`${p}\``).join(', ')}; \`requiredPermission\` names it).`,
+      'ForbiddenError',
+      'authenticated',
+    ),
+    '429': tooManyRequests,
+    '500': internalError('authenticated'),
+  },
+});
+
+/** `asOf` of a time-travel read of one `thing` ("contact", "deal"). */
+export const asOfParameter = (thing: string): ParameterObject => ({
+  name: 'asOf',
+  in: 'query',
+  required: false,
+  description:
+    `Time travel: the ${thing} as it was at this instant, folded from the events recorded at or before it ` +
+    `(404 if the ${thing} did not exist yet; an instant in the future gives the current state). ` +
+    'An ISO 8601 date (midnight UTC) or a date-time with a zone; anything else: 422.',
+  schema: instant('The instant to read the state at.'),
+});
+
+/** `page` and `limit` of an entity's history (the list bounds). */
+export const historyParameters: readonly ParameterObject[] = [
+  { ...pageParameter, description: 'Page of the history, 1-based.' },
+  { ...limitParameter, description: 'Events per page, 1–200.' },
+];
+
 // ---------------------------------------------------------------- schema helpers
 
 export const text = (maxLength: number, description?: string): JsonSchema => ({
@@ -302,6 +342,26 @@ export const listEnvelope = (schema: string): JsonSchema => ({
   },
 });
 
+/**
+ * One stored event of an entity's history (`GET /<things>/{id}/history`); `cases`
+ * maps each event type to the schema of its `data`.
+ */
+export const historyEvent = (description: string, cases: Readonly<Record<string, JsonSchema>>): JsonSchema => ({
+  type: 'object',
+  description,
+  required: ['type', 'revision', 'position', 'timestamp', 'data', 'metadata'],
+  additionalProperties: false,
+  properties: {
+    type: { type: 'string', enum: Object.keys(cases) },
+    revision: { type: 'integer', minimum: 0, description: '0-based revision of the event in the entity\'s stream.' },
+    position: { ...schemaRef('LogPosition'), description: 'The event\'s position in the whole log.' },
+    timestamp: { ...schemaRef('Timestamp'), description: 'When the event was recorded.' },
+    data: { type: 'object', description: 'The event exactly as stored (its shape per `type`).' },
+    metadata: schemaRef('HistoryMetadata'),
+  },
+  oneOf: Object.entries(cases).map(([type, data]) => ({ type: 'object', properties: { type: { const: type }, data } })),
+});
+
 /** An error body: the common `Error` shape with its own `error` (and extra fields), closed. */
 export const errorCase = (
   error: JsonSchema,
@@ -324,6 +384,26 @@ export const schemas: Record<string, JsonSchema> = {
     pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
     description: 'ISO 8601, UTC, with milliseconds.',
     examples: ['2026-01-01T12:00:00.000Z'],
+  },
+  LogPosition: {
+    type: 'string',
+    pattern: DECIMAL_POSITION,
+    description: 'A position in the event log: a non-negative integer as a decimal string (it may exceed 2^53).',
+    examples: ['4711'],
+  },
+  HistoryMetadata: {
+    type: 'object',
+    description:
+      'Who caused a stored event: its `source`, the API key (`keyId`) or user (`userId`) when known, and the ' +
+      '`correlationId` (the request id of an API request, as in `X-Request-Id`). Never a secret.',
+    required: ['source', 'correlationId'],
+    additionalProperties: false,
+    properties: {
+      source: { type: 'string', enum: ['api', 'cli', 'system'] },
+      keyId: { type: 'string' },
+      userId: { type: 'string' },
+      correlationId: { type: 'string' },
+    },
   },
   PaginationMeta: {
     type: 'object',

@@ -1,8 +1,12 @@
+import { OPTIONAL_TEXT_FIELDS } from '../../domain/contacts/contactEvents.js';
 import {
+  asOfParameter,
   authenticated,
   badMinLogPosition,
   bodyErrors,
   errorCase,
+  historyEvent,
+  historyParameters,
   idParameter,
   itemEnvelope,
   json,
@@ -118,16 +122,42 @@ export const contacts: ApiModule = {
         },
       }),
     },
+    '/contacts/{id}/history': {
+      get: authenticated('contacts:read', {
+        operationId: 'getContactHistory',
+        tags: ['Contacts'],
+        summary: 'The stored events of a contact',
+        description:
+          'Every event of the contact, oldest first: type, revision, log position, when it was recorded, its data as ' +
+          'stored, and who caused it. Read from the event log itself, so it includes a write as soon as the write ' +
+          'has answered. Paginated like the lists; `meta.total` counts the contact\'s events.',
+        parameters: [contactId, ...historyParameters, minLogPosition],
+        responses: {
+          '200': jsonResponse('A page of the contact\'s events.', 'ContactHistory', 'authenticated'),
+          '400': badMinLogPosition(),
+          '404': contactNotFound,
+          '422': validationFailed('`page` or `limit` is out of bounds or malformed'),
+        },
+      }),
+    },
     '/contacts/{id}': {
       get: authenticated('contacts:read', {
         operationId: 'getContact',
         tags: ['Contacts'],
         summary: 'Get a contact',
-        parameters: [contactId, minLogPosition],
+        description:
+          'The contact now, from the read model; with `asOf`, as it was at that instant, folded from its events ' +
+          '(same shape).',
+        parameters: [contactId, asOfParameter('contact'), minLogPosition],
         responses: {
-          '200': jsonResponse('The contact.', 'ContactResponse', 'authenticated'),
+          '200': jsonResponse('The contact (as it was at `asOf`, when given).', 'ContactResponse', 'authenticated'),
           '400': badMinLogPosition(),
-          '404': contactNotFound,
+          '404': jsonResponse(
+            'No contact with this id in the caller\'s company, or none yet at `asOf` (`Contact not found`).',
+            'NotFoundError',
+            'authenticated',
+          ),
+          '422': validationFailed('`asOf` is malformed'),
         },
       }),
       put: authenticated('contacts:write', {
@@ -148,6 +178,53 @@ export const contacts: ApiModule = {
     },
   },
   schemas: {
+    ContactHistoryEvent: historyEvent('A stored event of a contact.', {
+      ContactCreated: schemaRef('ContactCreatedData'),
+      ContactUpdated: schemaRef('ContactUpdatedData'),
+    }),
+    ContactHistory: listEnvelope('ContactHistoryEvent'),
+    ContactCreatedData: {
+      type: 'object',
+      description: 'A contact came into being. Unset optional fields are absent; `phoneNumber` is normalised.',
+      required: ['contactId', 'companyId', 'name', 'phoneNumber', 'tags', 'createdAt'],
+      additionalProperties: false,
+      properties: {
+        contactId: { type: 'string' },
+        companyId: { type: 'string' },
+        name: { type: 'string' },
+        phoneNumber: normalisedPhoneNumber,
+        ...Object.fromEntries(OPTIONAL_TEXT_FIELDS.map((field) => [field, { type: 'string' }])),
+        tags: { type: 'array', items: { type: 'string' } },
+        createdAt: schemaRef('Timestamp'),
+      },
+    },
+    ContactChanges: {
+      type: 'object',
+      description: 'Only the fields that changed; `null`: cleared.',
+      additionalProperties: false,
+      properties: {
+        name: { type: 'string' },
+        phoneNumber: normalisedPhoneNumber,
+        ...Object.fromEntries(OPTIONAL_TEXT_FIELDS.map((field) => [field, { type: ['string', 'null'] }])),
+        tags: { type: 'array', items: { type: 'string' } },
+      },
+    },
+    ContactUpdatedData: {
+      type: 'object',
+      description:
+        'Some fields of a contact changed: `changes` (new values), `previous` (their values before) and `contact`, ' +
+        'the whole contact after the change.',
+      required: ['contactId', 'companyId', 'changes', 'updatedAt', 'contact'],
+      additionalProperties: false,
+      properties: {
+        contactId: { type: 'string' },
+        companyId: { type: 'string' },
+        changes: schemaRef('ContactChanges'),
+        previous: schemaRef('ContactChanges'),
+        updatedAt: schemaRef('Timestamp'),
+        contact: schemaRef('Contact'),
+      },
+    },
     Contact: {
       type: 'object',
       required: [

@@ -1,8 +1,11 @@
 import {
+  asOfParameter,
   authenticated,
   badMinLogPosition,
   bodyErrors,
   errorCase,
+  historyEvent,
+  historyParameters,
   idParameter,
   instant,
   itemEnvelope,
@@ -118,11 +121,38 @@ export const deals: ApiModule = {
         operationId: 'getDeal',
         tags: ['Deals'],
         summary: 'Get a deal',
-        parameters: [dealId, minLogPosition],
+        description:
+          'The deal now, from the read model; with `asOf`, as it was at that instant, folded from its events (same ' +
+          'shape), its embedded contact as the contact was at that instant too.',
+        parameters: [dealId, asOfParameter('deal'), minLogPosition],
         responses: {
-          '200': jsonResponse('The deal.', 'DealResponse', 'authenticated'),
+          '200': jsonResponse('The deal (as it was at `asOf`, when given).', 'DealResponse', 'authenticated'),
+          '400': badMinLogPosition(),
+          '404': jsonResponse(
+            'No deal with this id in the caller\'s company, or none yet at `asOf` (`Deal not found`).',
+            'DealNotFoundError',
+            'authenticated',
+          ),
+          '422': validationFailed('`asOf` is malformed'),
+        },
+      }),
+    },
+    '/deals/{id}/history': {
+      get: authenticated('deals:read', {
+        operationId: 'getDealHistory',
+        tags: ['Deals'],
+        summary: 'The stored events of a deal',
+        description:
+          'Every event of the deal, oldest first: type, revision, log position, when it was recorded, its data as ' +
+          'stored, and who caused it. Read from the event log itself, so it includes a write as soon as the write ' +
+          'has answered. Paginated like the lists; `meta.total` counts the deal\'s events. (Changes of the ' +
+          'embedded contact are in the contact\'s history.)',
+        parameters: [dealId, ...historyParameters, minLogPosition],
+        responses: {
+          '200': jsonResponse('A page of the deal\'s events.', 'DealHistory', 'authenticated'),
           '400': badMinLogPosition(),
           '404': dealNotFound,
+          '422': validationFailed('`page` or `limit` is out of bounds or malformed'),
         },
       }),
     },
@@ -260,6 +290,77 @@ export const deals: ApiModule = {
         status: schemaRef('DealStatus'),
         stage: nullableText(100, 'The new stage (trimmed); null or an empty string clears it.'),
         actualCloseDate: dateInput('When the deal was won or lost; only for a deal that is won or lost after the change.'),
+      },
+    },
+    DealHistoryEvent: historyEvent('A stored event of a deal.', {
+      DealCreated: schemaRef('DealCreatedData'),
+      DealStatusChanged: schemaRef('DealStatusChangedData'),
+    }),
+    DealHistory: listEnvelope('DealHistoryEvent'),
+    DealCreatedData: {
+      type: 'object',
+      description:
+        'A deal came into being, `open` and without a close date; `contact` and `assignedTo` are snapshots taken ' +
+        'from their streams at creation.',
+      required: [
+        'dealId',
+        'companyId',
+        'title',
+        'description',
+        'value',
+        'currency',
+        'stage',
+        'priority',
+        'probability',
+        'expectedCloseDate',
+        'source',
+        'contact',
+        'assignedTo',
+        'createdAt',
+      ],
+      additionalProperties: false,
+      properties: {
+        dealId: { type: 'string' },
+        companyId: { type: 'string' },
+        title: { type: 'string' },
+        description: { type: ['string', 'null'] },
+        value: { type: 'number' },
+        currency: { type: 'string' },
+        stage: { type: ['string', 'null'] },
+        priority: schemaRef('DealPriority'),
+        probability: { type: ['number', 'null'] },
+        expectedCloseDate: nullable(schemaRef('Timestamp')),
+        source: { type: ['string', 'null'] },
+        contact: nullable(schemaRef('DealContact')),
+        assignedTo: nullable(schemaRef('DealUser')),
+        createdAt: schemaRef('Timestamp'),
+      },
+    },
+    DealStatusChangedData: {
+      type: 'object',
+      description:
+        'A deal\'s status, stage or close date changed: `status` and `stage` (from → to) only when they moved, ' +
+        '`actualCloseDate` after the change, and `deal`, the whole deal after the change.',
+      required: ['dealId', 'companyId', 'actualCloseDate', 'updatedAt', 'deal'],
+      additionalProperties: false,
+      properties: {
+        dealId: { type: 'string' },
+        companyId: { type: 'string' },
+        status: {
+          type: 'object',
+          required: ['from', 'to'],
+          additionalProperties: false,
+          properties: { from: schemaRef('DealStatus'), to: schemaRef('DealStatus') },
+        },
+        stage: {
+          type: 'object',
+          required: ['from', 'to'],
+          additionalProperties: false,
+          properties: { from: { type: ['string', 'null'] }, to: { type: ['string', 'null'] } },
+        },
+        actualCloseDate: nullable(schemaRef('Timestamp')),
+        updatedAt: schemaRef('Timestamp'),
+        deal: schemaRef('Deal'),
       },
     },
     DealResponse: itemEnvelope('Deal'),

@@ -2,6 +2,7 @@ import { componentResponses, schemas as commonSchemas, securitySchemes, type Api
 import { agents } from './agents.js';
 import { contacts } from './contacts.js';
 import { deals } from './deals.js';
+import { events } from './events.js';
 import { system } from './system.js';
 import { triggers } from './triggers.js';
 import { webhooks } from './webhooks.js';
@@ -16,7 +17,7 @@ import type { JsonSchema, OpenApiDocument, PathItemObject } from './types.js';
  * shared building blocks and schemas live in `common.ts`.
  */
 
-const MODULES: readonly ApiModule[] = [system, contacts, deals, agents, webhooks, triggers];
+const MODULES: readonly ApiModule[] = [system, contacts, deals, agents, webhooks, triggers, events];
 
 /** Merges records, refusing a name two parts both define (one would silently hide the other). */
 const merge = <T>(what: string, parts: readonly Readonly<Record<string, T>>[]): Record<string, T> => {

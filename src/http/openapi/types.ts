@@ -87,6 +87,8 @@ export interface OperationObject {
   security?: readonly SecurityRequirement[];
   /** The permission an API key needs (Chronicle extension); absent: any valid key, or none. */
   'x-required-permission'?: string;
+  /** The permissions an API key needs depending on what it asks for (Chronicle extension; see the description). */
+  'x-required-permissions'?: readonly string[];
 }
 
 export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';

@@ -11,6 +11,9 @@ import { authOf, requirePermission } from '../middleware/requirePermission.js';
 import { decodeListParams, pageMeta, validationFailed } from '../query/listQuery.js';
 import { toHttpError } from '../errorTable.js';
 import { apiMetadata } from '../apiMetadata.js';
+import { CONTACT_HISTORY, readEntityHistory } from '../../application/audit/entityHistory.js';
+import { contactAsOf } from '../../application/audit/timeTravel.js';
+import { decodeAsOf } from '../query/asOfQuery.js';
 
 export interface ContactRoutesDeps {
   readonly contacts: DocumentCollection<ContactDoc>;
@@ -43,9 +46,28 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
 
   router.get('/contacts/:id', requirePermission('contacts:read'), async (ctx) => {
     const { companyId } = authOf(ctx.state);
+    const asOf = decodeAsOf(ctx.query);
+    if (asOf !== undefined) {
+      // Time travel: folded from the log up to that instant, with the read model's own evolve.
+      const past = await contactAsOf(deps.service.eventStore, { companyId, id: ctx.params.id!, asOf });
+      if (!past) throw toHttpError({ kind: 'ContactNotFound' });
+      ctx.body = { success: true, data: past };
+      return;
+    }
     const doc = await deps.contacts.get(companyId, ctx.params.id!);
     if (!doc) throw toHttpError({ kind: 'ContactNotFound' });
     ctx.body = { success: true, data: contactOf(doc) };
+  });
+
+  router.get('/contacts/:id/history', requirePermission('contacts:read'), async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const params = decodeListParams(ctx.query, {});
+    if (E.isLeft(params)) throw validationFailed(params.left);
+    const { page, limit } = params.right;
+    // From the event store itself: current as soon as a write has returned.
+    const history = await readEntityHistory(deps.service.eventStore, CONTACT_HISTORY, { companyId, id: ctx.params.id!, page, limit });
+    if (!history) throw toHttpError({ kind: 'ContactNotFound' });
+    ctx.body = { success: true, data: history.entries, meta: pageMeta(page, limit, history.total) };
   });
 
   router.post('/contacts', requirePermission('contacts:write'), async (ctx) => {

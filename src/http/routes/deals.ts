@@ -11,6 +11,9 @@ import { authOf, requirePermission } from '../middleware/requirePermission.js';
 import { decodeListParams, pageMeta, validationFailed } from '../query/listQuery.js';
 import { toHttpError } from '../errorTable.js';
 import { apiMetadata } from '../apiMetadata.js';
+import { DEAL_HISTORY, readEntityHistory } from '../../application/audit/entityHistory.js';
+import { dealAsOf } from '../../application/audit/timeTravel.js';
+import { decodeAsOf } from '../query/asOfQuery.js';
 
 export interface DealRoutesDeps {
   readonly deals: DocumentCollection<DealDoc>;
@@ -49,9 +52,28 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
 
   router.get('/deals/:id', requirePermission('deals:read'), async (ctx) => {
     const { companyId } = authOf(ctx.state);
+    const asOf = decodeAsOf(ctx.query);
+    if (asOf !== undefined) {
+      // Time travel: folded from the log up to that instant, with the read model's own evolve.
+      const past = await dealAsOf(deps.service.eventStore, { companyId, id: ctx.params.id!, asOf });
+      if (!past) throw toHttpError({ kind: 'DealNotFound' });
+      ctx.body = { success: true, data: past };
+      return;
+    }
     const doc = await deps.deals.get(companyId, ctx.params.id!);
     if (!doc) throw toHttpError({ kind: 'DealNotFound' });
     ctx.body = { success: true, data: dealOf(doc) };
+  });
+
+  router.get('/deals/:id/history', requirePermission('deals:read'), async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const params = decodeListParams(ctx.query, {});
+    if (E.isLeft(params)) throw validationFailed(params.left);
+    const { page, limit } = params.right;
+    // From the event store itself: current as soon as a write has returned.
+    const history = await readEntityHistory(deps.service.eventStore, DEAL_HISTORY, { companyId, id: ctx.params.id!, page, limit });
+    if (!history) throw toHttpError({ kind: 'DealNotFound' });
+    ctx.body = { success: true, data: history.entries, meta: pageMeta(page, limit, history.total) };
   });
 
   router.post('/deals', requirePermission('deals:write'), async (ctx) => {

@@ -60,18 +60,19 @@ describe('webhook events projection', () => {
     }
   });
 
-  it('keeps one document per derived webhook event: id = eventId, the event\'s type, time, data, id and source', async () => {
+  it('keeps one document per derived webhook event: id = eventId, its derivation ordinal, the event\'s type, time, data, id and source', async () => {
     createDeal('d-1', 0);
     const stored = changeDeal('d-1', { status: 'won', stage: 'Closed' }, 5);
     await applyLog();
     const derived = deriveWebhookEvents(stored);
     expect(derived).to.have.length(3);
-    for (const event of derived) {
+    for (const [ordinal, event] of derived.entries()) {
       const doc = await collections[event.type].get('co-1', event.eventId);
       expect(doc).to.deep.equal({
         id: event.eventId,
         companyId: 'co-1',
         position: stored.position,
+        ordinal,
         event: { type: event.type, timestamp: at(5), data: event.data, eventId: event.eventId, source: 'api' },
       });
     }

@@ -1,0 +1,97 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type * as t from 'io-ts';
+import { UndecodableEventError } from '../handleCommand.js';
+import type { EventStore, RecordedEvent } from '../ports/EventStore.js';
+import { ContactEvent, contactStream } from '../../domain/contacts/contactEvents.js';
+import { DealEvent, dealStream } from '../../domain/deals/dealEvents.js';
+import type { EventSource } from '../../shared/EventMetadata.js';
+import type { Position } from '../../shared/Position.js';
+import { formatValidationErrors } from '../../shared/validationReporter.js';
+
+/**
+ * One stored event of an entity's history, as an auditor sees it: what happened
+ * (`type`, `data` exactly as stored), where it sits in its stream and in the log,
+ * when it was recorded, and who caused it. Of the metadata only who and which
+ * request: the company is the caller's own, and no secret is ever recorded.
+ */
+export interface HistoryEntry {
+  readonly type: string;
+  /** 0-based revision in the entity's stream. */
+  readonly revision: number;
+  /** Global log position (a decimal string). */
+  readonly position: Position;
+  /** When the store recorded the event (ISO 8601 UTC with milliseconds). */
+  readonly timestamp: string;
+  readonly data: unknown;
+  readonly metadata: {
+    readonly source: EventSource;
+    /** The API key that caused it (API requests). */
+    readonly keyId?: string;
+    readonly userId?: string;
+    /** The request id of an API request (`X-Request-Id`), or the id a CLI command generated. */
+    readonly correlationId: string;
+  };
+}
+
+export const historyEntryOf = (event: RecordedEvent): HistoryEntry => {
+  const { source, keyId, userId, correlationId } = event.metadata;
+  return {
+    type: event.type,
+    revision: event.revision,
+    position: event.position,
+    timestamp: event.recordedAt,
+    data: event.data,
+    metadata: {
+      source,
+      ...(keyId !== undefined ? { keyId } : {}),
+      ...(userId !== undefined ? { userId } : {}),
+      correlationId,
+    },
+  };
+};
+
+/** Where an entity's events live, and how to tell whose they are. */
+export interface HistorySource {
+  readonly streamOf: (id: string) => string;
+  /** The company the stream's first (creating) event belongs to. */
+  readonly companyOf: (first: RecordedEvent) => string;
+}
+
+/** The company of an event that every event type of the entity records in `data.companyId`. */
+const companyFrom =
+  (codec: t.Decoder<unknown, { readonly data: { readonly companyId: string } }>) =>
+  (event: RecordedEvent): string => {
+    const decoded = codec.decode({ type: event.type, data: event.data });
+    if (E.isLeft(decoded)) throw new UndecodableEventError(event, JSON.stringify(formatValidationErrors(decoded.left)));
+    return decoded.right.data.companyId;
+  };
+
+export const CONTACT_HISTORY: HistorySource = { streamOf: contactStream, companyOf: companyFrom(ContactEvent) };
+export const DEAL_HISTORY: HistorySource = { streamOf: dealStream, companyOf: companyFrom(DealEvent) };
+
+export interface HistoryPage {
+  readonly entries: readonly HistoryEntry[];
+  /** Events in the whole stream. */
+  readonly total: number;
+}
+
+/**
+ * One page (1-based, oldest first) of an entity's stored events, read from the
+ * event store itself, so it is current the moment a write returns. Null when the
+ * entity does not exist or belongs to another company: both are answered alike,
+ * so an id never tells that it exists elsewhere.
+ *
+ * The whole stream is read (a page needs the stream's length for `total`); an
+ * entity's stream holds one event per change of it.
+ */
+export const readEntityHistory = async (
+  eventStore: Pick<EventStore, 'readStream'>,
+  source: HistorySource,
+  query: { readonly companyId: string; readonly id: string; readonly page: number; readonly limit: number },
+): Promise<HistoryPage | null> => {
+  const events = await eventStore.readStream(source.streamOf(query.id));
+  const first = events[0];
+  if (!first || source.companyOf(first) !== query.companyId) return null;
+  const from = (query.page - 1) * query.limit;
+  return { entries: events.slice(from, from + query.limit).map(historyEntryOf), total: events.length };
+};
