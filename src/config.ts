@@ -69,6 +69,17 @@ const basePath = new t.Type<string, string, unknown>(
   String,
 );
 
+/** A bearer token (RFC 6750 `b64token` characters), long enough not to be guessed. */
+const bearerToken = new t.Type<string, string, unknown>(
+  'token',
+  (u): u is string => typeof u === 'string',
+  (u, c) =>
+    typeof u === 'string' && /^[A-Za-z0-9._~+/-]{16,}=*$/.test(u)
+      ? t.success(u)
+      : t.failure(u, c, 'must be at least 16 characters of A-Z a-z 0-9 . _ ~ + / - (e.g. `openssl rand -hex 32`)'),
+  String,
+);
+
 const logLevel = t.keyof({ fatal: null, error: null, warn: null, info: null, debug: null, trace: null, silent: null });
 
 const nonEmpty = new t.Type<string, string, unknown>(
@@ -100,7 +111,13 @@ const variables = {
   RUN_PROJECTIONS: { codec: booleanFromString, default: 'true' },
   RUN_WEBHOOKS: { codec: booleanFromString, default: 'true' },
   READ_YOUR_WRITES_TIMEOUT_MS: { codec: intFromString('milliseconds', 0, 60_000), default: '5000' },
+  READY_MAX_LAG_MS: { codec: intFromString('milliseconds', 0), default: '5000' },
+  METRICS_TOKEN: { codec: bearerToken, default: undefined },
+  SHUTDOWN_TIMEOUT_MS: { codec: intFromString('milliseconds', 100, 600_000), default: '10000' },
 } as const;
+
+/** Variables whose value is a secret: a problem with one never shows the value. */
+const SECRET_VARIABLES: ReadonlySet<string> = new Set(['METRICS_TOKEN']);
 
 type Variables = typeof variables;
 type Decoded<K extends keyof Variables> = t.TypeOf<Variables[K]['codec']>;
@@ -127,6 +144,12 @@ export interface Config {
   readonly roles: { readonly api: boolean; readonly projections: boolean; readonly webhooks: boolean };
   /** Bounded wait of a write for its own read models (read-your-writes). */
   readonly readYourWritesTimeoutMs: number;
+  /** `/ready` fails when the read models this process serves are further behind the log than this. */
+  readonly readyMaxLagMs: number;
+  /** When set, `/metrics` needs `Authorization: Bearer <token>`. A secret: never logged. */
+  readonly metricsToken: string | undefined;
+  /** One bound on the whole graceful shutdown (SIGTERM, SIGINT). */
+  readonly shutdownTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -154,7 +177,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     const decoded = (spec.codec as t.Decoder<unknown, unknown>).decode(value);
     if (E.isLeft(decoded)) {
       const message = decoded.left[0]?.message ?? 'is invalid';
-      problems.push(`${name}=${JSON.stringify(value)} ${message}`);
+      problems.push(SECRET_VARIABLES.has(name) ? `${name} (value hidden) ${message}` : `${name}=${JSON.stringify(value)} ${message}`);
     } else raw[name] = decoded.right;
   }
   const c = raw as RawConfig;
@@ -187,5 +210,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     trustProxy: c.TRUST_PROXY,
     roles: { api: c.RUN_API, projections: c.RUN_PROJECTIONS, webhooks: c.RUN_WEBHOOKS },
     readYourWritesTimeoutMs: c.READ_YOUR_WRITES_TIMEOUT_MS,
+    readyMaxLagMs: c.READY_MAX_LAG_MS,
+    metricsToken: c.METRICS_TOKEN,
+    shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,
   };
 };

@@ -1,8 +1,8 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import type Koa from 'koa';
 import type { Config } from './config.js';
 import type { EventStore } from './application/ports/EventStore.js';
 import type { ReadModelStore } from './application/ports/ReadModelStore.js';
@@ -50,6 +50,10 @@ import { MemoryReadModelStore } from './adapters/memory/MemoryReadModelStore.js'
 import { createApp } from './http/createApp.js';
 import { systemClock } from './shared/Clock.js';
 import { allProjections } from '../projections/index.js';
+import { ChronicleMetrics } from './ops/ChronicleMetrics.js';
+import { checkReadiness } from './ops/readiness.js';
+import { loadTlsFiles } from './ops/tlsFiles.js';
+import { WEBHOOK_FAN_OUT_CHECKPOINT } from './webhooks/fanOut.js';
 
 /** File of the embedded event store inside DATA_DIR. */
 export const embeddedDatabaseFile = (dataDir: string): string => join(dataDir, 'chronicle.sqlite');
@@ -115,18 +119,34 @@ export interface ChronicleWebhooks {
   readonly closeAgent: () => void;
 }
 
+/** How a graceful stop went. */
+export interface CloseReport {
+  /** False when the bound ran out: requests still in flight were cut off, or delivery attempts aborted. */
+  readonly complete: boolean;
+  readonly ms: number;
+}
+
 export interface Chronicle {
-  readonly server: Server | null;
+  /** Every process listens: resource routes with RUN_API, else only /health, /ready and /metrics. */
+  readonly server: Server;
   /** The port actually listened on (PORT=0 picks a free one). */
-  readonly port: number | null;
+  readonly port: number;
   readonly stores: Stores;
   readonly projections: ProjectionRunner | null;
   /** The webhook fan-out and dispatcher, when this process runs them (RUN_WEBHOOKS). */
   readonly webhooks: ChronicleWebhooks | null;
   /** The demo company and key created on an empty store (shown once), else null. */
   readonly demo: DemoCredentials | null;
-  /** Stops accepting, lets in-flight requests finish, stops the runner, closes the stores. */
-  close(): Promise<void>;
+  readonly metrics: ChronicleMetrics;
+  /**
+   * Graceful stop within `timeoutMs` (default SHUTDOWN_TIMEOUT_MS): stops accepting
+   * connections and closes idle ones, lets requests in flight finish, stops the
+   * webhook fan-out (its last batch and checkpoint stored) and gives delivery
+   * attempts in flight the rest of the bound, then stops the projections and closes
+   * the stores. What is still running when the bound is near is cut off.
+   * Idempotent: every call gets the first call's outcome.
+   */
+  close(options?: { readonly timeoutMs?: number }): Promise<CloseReport>;
 }
 
 /** Limits on slow clients: all headers within `headersMs`, the whole request within `requestMs`. */
@@ -151,13 +171,19 @@ export const startChronicle = async (
   timeouts: ServerTimeouts = DEFAULT_SERVER_TIMEOUTS,
   deps: ChronicleDeps = {},
 ): Promise<Chronicle> => {
+  // Checked before anything is opened: a bad file is a configuration error (exit 2).
+  const tls = config.tls ? loadTlsFiles(config.tls) : null;
   const stores = await openStores(config);
   const { eventStore, readModels, rateLimits } = stores;
+  const metrics = new ChronicleMetrics({ logger: logger.child({ role: 'metrics' }), headPosition: () => eventStore.headPosition() });
   const collections = allProjections.map((projection) => readModels.collection(projection));
   await readModels.init();
   const demo = config.roles.api ? await bootstrapDemo({ eventStore, newId, clock: systemClock }) : null;
 
   let projections: ProjectionRunner | null = null;
+  if (config.roles.projections && !config.roles.api && !readModels.durable) {
+    logger.warn({ readModels: readModels.kind }, 'RUN_PROJECTIONS without RUN_API on in-memory read models: nothing will read them');
+  }
   if (config.roles.projections) {
     projections = new ProjectionRunner({ eventStore, readModels, collections, logger: logger.child({ role: 'projections' }) });
     await projections.start();
@@ -185,6 +211,7 @@ export const startChronicle = async (
       retryDelaysMs: config.webhooks.retryDelaysMs,
       concurrency: DISPATCH_CONCURRENCY,
       logger: logger.child({ role: 'webhooks' }),
+      onAttempt: (outcome, latencyMs) => metrics.observeAttempt(outcome, latencyMs),
     });
     const fanOutLogger = logger.child({ role: 'webhook-fan-out' });
     // On EventStoreDB the fan-out reads a persistent subscription group to $all (one
@@ -210,29 +237,63 @@ export const startChronicle = async (
     dispatcher.start();
     await fanOut.start();
     webhooks = { fanOut, dispatcher, closeAgent: () => agent.close() };
+    metrics.trackWebhooks(() => stores.webhookOutbox.depthByState());
+    metrics.trackSubscription(WEBHOOK_FAN_OUT_CHECKPOINT, () => measureLag(eventStore, fanOut.position));
   }
 
-  let server: Server | null = null;
-  let port: number | null = null;
-  let stopFollowing = (): void => undefined;
+  // Without projections in this process (RUN_PROJECTIONS=false, MongoDB), an API follows the projector's checkpoint.
+  const followed =
+    config.roles.api && !projections ? new CheckpointProgress(() => readModels.checkpoints.load(READ_MODELS_CHECKPOINT)) : null;
+  const stopFollowing = (): void => followed?.stop();
+  const projector = projections;
+  const lag = projector
+    ? () => projector.lag()
+    : followed
+      ? async () => measureLag(eventStore, await followed.refresh())
+      : undefined;
+  if (lag) metrics.trackSubscription(READ_MODELS_CHECKPOINT, lag);
+  const readinessLogger = logger.child({ role: 'readiness' });
+
+  /** Set when a graceful stop begins: /ready fails and responses carry `Connection: close`. */
+  let stopping = false;
+  // Every process serves these, whatever its roles, so that every one can be probed and scraped.
+  const ops = {
+    clock: systemClock,
+    basePath: config.basePath,
+    trustProxy: config.trustProxy,
+    health: {
+      eventStoreKind: eventStore.kind,
+      readModelsKind: readModels.kind,
+      headPosition: () => eventStore.headPosition(),
+      ...(lag ? { projectionLag: lag } : {}),
+    },
+    ready: () =>
+      checkReadiness({
+        eventStore: () => eventStore.headPosition(),
+        readModels: () => readModels.checkpoints.load(READ_MODELS_CHECKPOINT),
+        // The lag bound applies where this process serves reads.
+        ...(config.roles.api && lag ? { projectionLag: lag } : {}),
+        maxLagMs: config.readyMaxLagMs,
+        stopping: () => stopping,
+        logger: readinessLogger,
+      }),
+    metrics: {
+      render: () => metrics.render(),
+      contentType: metrics.contentType,
+      token: config.metricsToken,
+      observe: (method: string, route: string, status: number, seconds: number) =>
+        metrics.observeRequest(method, route, status, seconds),
+    },
+    draining: () => stopping,
+  };
+
+  let app: Koa;
   if (config.roles.api) {
-    // Without projections in this process (RUN_PROJECTIONS=false, MongoDB), follow the projector's checkpoint.
-    const followed = projections ? null : new CheckpointProgress(() => readModels.checkpoints.load(READ_MODELS_CHECKPOINT));
-    stopFollowing = () => followed?.stop();
-    const runner: ReadModelProgress = projections ?? followed!;
-    const lag = projections ? () => projections.lag() : async () => measureLag(eventStore, await followed!.refresh());
+    const runner: ReadModelProgress = projector ?? followed!;
     const directory = readModels.collection(apiKeyDirectoryProjection);
-    const app = createApp({
+    app = createApp({
+      ...ops,
       logger: logger.child({ role: 'api' }),
-      clock: systemClock,
-      basePath: config.basePath,
-      trustProxy: config.trustProxy,
-      health: {
-        eventStoreKind: eventStore.kind,
-        readModelsKind: readModels.kind,
-        headPosition: () => eventStore.headPosition(),
-        projectionLag: lag,
-      },
       publicRouters: [openApiRoutes(config.basePath)],
       api: {
         verifyApiKey: (key, now) => verifyApiKey(directory, key, now),
@@ -278,52 +339,94 @@ export const startChronicle = async (
         ],
       },
     });
-    const handler = app.callback();
-    // Slow-header and slow-body clients are cut off (408) by these limits.
-    const serverOptions = {
-      headersTimeout: timeouts.headersMs,
-      requestTimeout: timeouts.requestMs,
-      connectionsCheckingInterval: timeouts.checkEveryMs,
-      keepAliveTimeout: 5_000,
-    };
-    server = config.tls
-      ? createHttpsServer(
-          { ...serverOptions, cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) },
-          handler,
-        )
-      : createHttpServer(serverOptions, handler);
-    const listening = server;
-    await new Promise<void>((resolve, reject) => {
-      listening.once('error', reject);
-      listening.listen(config.port, () => resolve());
-    });
-    port = (listening.address() as AddressInfo).port;
-    logger.info({ port, tls: Boolean(config.tls), basePath: config.basePath }, 'API listening');
+  } else {
+    app = createApp({ ...ops, logger: logger.child({ role: 'ops' }) });
   }
 
-  let closing: Promise<void> | null = null;
-  const close = (): Promise<void> =>
+  const handler = app.callback();
+  // Slow-header and slow-body clients are cut off (408) by these limits.
+  const serverOptions = {
+    headersTimeout: timeouts.headersMs,
+    requestTimeout: timeouts.requestMs,
+    connectionsCheckingInterval: timeouts.checkEveryMs,
+    keepAliveTimeout: 5_000,
+  };
+  const server: Server = tls ? createHttpsServer({ ...serverOptions, ...tls }, handler) : createHttpServer(serverOptions, handler);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  logger.info(
+    { port, tls: Boolean(tls), basePath: config.basePath, roles: config.roles },
+    config.roles.api ? 'API listening' : 'listening (health, readiness and metrics only)',
+  );
+
+  /** Stops accepting connections; true when every request in flight was answered before `until`. */
+  const drainHttp = async (until: number): Promise<boolean> => {
+    // Also closes idle keep-alive connections at once (Node 19+); busy ones close once their response is sent.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    logger.info({ connections: await connectionCount(server) }, 'stopped accepting connections');
+    if (await settlesBefore(closed, until)) return true;
+    logger.warn({ connections: await connectionCount(server) }, 'shutdown: requests still in flight at the bound were cut off');
+    server.closeAllConnections();
+    await closed;
+    return false;
+  };
+
+  /** Stops the fan-out, then the dispatcher; true when no delivery attempt had to be aborted before `until`. */
+  const stopWebhooks = async (until: number): Promise<boolean> => {
+    if (!webhooks) return true;
+    // Resolves once the batch being stored, with its checkpoint, is committed.
+    await webhooks.fanOut.stop();
+    await closeFanOutSource();
+    const graceMs = Math.max(0, until - Date.now());
+    const busy = webhooks.dispatcher.busy > 0;
+    const started = Date.now();
+    await webhooks.dispatcher.stop(graceMs);
+    webhooks.closeAgent();
+    const aborted = busy && Date.now() - started >= graceMs;
+    if (aborted) logger.warn({ graceMs }, 'shutdown: webhook deliveries still in flight at the bound were aborted (sent again after a restart)');
+    return !aborted;
+  };
+
+  let closing: Promise<CloseReport> | null = null;
+  const close = (options: { readonly timeoutMs?: number } = {}): Promise<CloseReport> =>
     (closing ??= (async () => {
-      if (server) {
-        const open = server;
-        await new Promise<void>((resolve) => {
-          open.close(() => resolve());
-          open.closeIdleConnections();
-        });
-      }
-      if (webhooks) {
-        await webhooks.fanOut.stop();
-        await closeFanOutSource();
-        await webhooks.dispatcher.stop();
-        webhooks.closeAgent();
-      }
+      const started = Date.now();
+      const budgetMs = options.timeoutMs ?? config.shutdownTimeoutMs;
+      // Kept back from the draining to stop the projections and close the stores.
+      const reserveMs = Math.min(1000, Math.floor(budgetMs / 4));
+      const drainUntil = started + budgetMs - reserveMs;
+      stopping = true;
+      logger.info({ budgetMs }, 'stopping: finishing the requests and deliveries in flight');
+      // HTTP and webhooks drain side by side; projections run until the requests are done,
+      // since a write in flight waits for its read models.
+      const [requestsDone, deliveriesDone] = await Promise.all([drainHttp(drainUntil), stopWebhooks(drainUntil)]);
       stopFollowing();
       await projections?.stop();
       await stores.webhookSecrets.close();
       await stores.webhookOutbox.close();
       await readModels.close();
       await eventStore.close();
+      const report: CloseReport = { complete: requestsDone && deliveriesDone, ms: Date.now() - started };
+      logger.info(report, 'stopped');
+      return report;
     })());
 
-  return { server, port, stores, projections, webhooks, demo, close };
+  return { server, port, stores, projections, webhooks, demo, metrics, close };
+};
+
+const connectionCount = (server: Server): Promise<number> =>
+  new Promise((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));
+
+/** True when `work` settles before the time `until` (ms since the epoch), false when that time comes first. */
+const settlesBefore = async (work: Promise<unknown>, until: number): Promise<boolean> => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, until - Date.now()))));
+  try {
+    return await Promise.race([work.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 };

@@ -11,7 +11,10 @@ import { consistentReads } from './middleware/consistentReads.js';
 import type { ReadModelProgress } from '../application/ReadModelProgress.js';
 import { requestId } from './middleware/requestId.js';
 import { requestLog } from './middleware/requestLog.js';
-import { healthRoutes, type HealthDeps } from './routes/health.js';
+import { requestMetrics, type ObserveRequest } from './middleware/requestMetrics.js';
+import { healthRoutes, readinessRoutes, type HealthDeps } from './routes/health.js';
+import { metricsRoutes, type MetricsRouteDeps } from './routes/metrics.js';
+import type { Readiness } from '../ops/readiness.js';
 
 export interface ApiDeps {
   readonly verifyApiKey: VerifyApiKey;
@@ -30,24 +33,38 @@ export interface AppDeps {
   readonly basePath: string;
   readonly trustProxy: boolean;
   readonly health: HealthDeps;
-  /** Routes without an API key (documentation), mounted after /health. */
+  /** GET /ready; absent in tests that do not need it. */
+  readonly ready?: () => Promise<Readiness>;
+  /** GET /metrics and the request metrics; absent in tests that do not need them. */
+  readonly metrics?: MetricsRouteDeps & { readonly observe: ObserveRequest };
+  /** True once a graceful shutdown began: responses then carry `Connection: close`. */
+  readonly draining?: () => boolean;
+  /** Routes without an API key (documentation), mounted after the operational routes. */
   readonly publicRouters?: readonly Router[];
   readonly api?: ApiDeps;
 }
 
 /**
- * The Koa application. Order: request id → request log → error bodies → routes
- * under the base path. Authenticated routes run authentication, rate limiting and
- * JSON body parsing only once a route matched, so an unknown path is a 404 for
- * anyone and no body is parsed for an unauthenticated caller.
+ * The Koa application. Order: request id → request metrics → request log → error
+ * bodies → routes under the base path. Authenticated routes run authentication,
+ * rate limiting and JSON body parsing only once a route matched, so an unknown
+ * path is a 404 for anyone and no body is parsed for an unauthenticated caller.
+ *
+ * No CORS headers, ever: API keys must not live in browser code, so no browser
+ * page should be able to call this API.
  */
 export const createApp = (deps: AppDeps): Koa => {
-  const app = new Koa({ proxy: deps.trustProxy });
+  // Behind a TLS-terminating proxy (TRUST_PROXY): the protocol from X-Forwarded-Proto, and the
+  // client address from X-Forwarded-For's last entry, the one our proxy added (any entry
+  // before it came from the client and may be forged).
+  const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: 1 });
   // Errors are answered by errorHandler; Koa's default printer would only duplicate them.
   app.silent = true;
 
   const root = new Router({ prefix: deps.basePath || undefined });
   root.use(healthRoutes(deps.health).routes());
+  if (deps.ready) root.use(readinessRoutes(deps.ready).routes());
+  if (deps.metrics) root.use(metricsRoutes(deps.metrics).routes());
   for (const router of deps.publicRouters ?? []) root.use(router.routes());
   if (deps.api) {
     const api = new Router();
@@ -65,7 +82,19 @@ export const createApp = (deps: AppDeps): Koa => {
   }
 
   app.use(requestId());
+  if (deps.metrics) app.use(requestMetrics(deps.metrics.observe, deps.basePath));
   app.use(requestLog(deps.logger));
+  const { draining } = deps;
+  if (draining) {
+    app.use(async (ctx, next) => {
+      try {
+        await next();
+      } finally {
+        // Tell keep-alive clients not to send another request on this connection.
+        if (draining()) ctx.set('Connection', 'close');
+      }
+    });
+  }
   app.use(errorHandler(deps.logger, deps.clock));
   app.use(root.routes());
   app.use(async (ctx) => {

@@ -202,8 +202,14 @@ describe('OpenAPI document', () => {
       const security = operation.security ?? openApi.security;
       for (const requirement of security) for (const scheme of Object.keys(requirement)) expect(schemes, where).to.include(scheme);
       if (security.length === 0) {
-        expect(['/health', '/openapi.json', '/docs'], where).to.include(path);
+        expect(['/health', '/ready', '/openapi.json', '/docs'], where).to.include(path);
         expect(operation.responses, where).not.to.have.property('401');
+        continue;
+      }
+      if (path === '/metrics') {
+        // No API key; the operator's token only when one is set.
+        expect(security, where).to.deep.equal([{}, { metricsToken: [] }]);
+        expect(operation.responses, where).to.have.property('401');
         continue;
       }
       expect(operation.responses, where).to.include.keys('401', '429', '500');
@@ -242,7 +248,7 @@ describe('OpenAPI document', () => {
       'X-RateLimit-Daily-Reset',
     ];
     for (const { path, method, operation } of operations()) {
-      const authenticated = (operation.security ?? openApi.security).length > 0;
+      const authenticated = (operation.security ?? openApi.security).some((requirement) => 'bearerAuth' in requirement);
       for (const [status, found] of Object.entries(operation.responses)) {
         const where = `${method.toUpperCase()} ${path} ${status}`;
         const response = ('$ref' in found ? resolvePointer(found.$ref) : found) as ResponseObject;

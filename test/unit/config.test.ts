@@ -28,6 +28,9 @@ describe('configuration from the environment', () => {
       trustProxy: false,
       roles: { api: true, projections: true, webhooks: true },
       readYourWritesTimeoutMs: 5000,
+      readyMaxLagMs: 5000,
+      metricsToken: undefined,
+      shutdownTimeoutMs: 10000,
     });
   });
 
@@ -53,6 +56,9 @@ describe('configuration from the environment', () => {
       RUN_PROJECTIONS: '0',
       RUN_WEBHOOKS: 'FALSE',
       READ_YOUR_WRITES_TIMEOUT_MS: '250',
+      READY_MAX_LAG_MS: '1500',
+      METRICS_TOKEN: 'scrape-0123456789abcdef',
+      SHUTDOWN_TIMEOUT_MS: '30000',
     });
     expect(config).to.deep.include({
       port: 8080,
@@ -67,6 +73,9 @@ describe('configuration from the environment', () => {
       trustProxy: true,
       roles: { api: false, projections: false, webhooks: false },
       readYourWritesTimeoutMs: 250,
+      readyMaxLagMs: 1500,
+      metricsToken: 'scrape-0123456789abcdef',
+      shutdownTimeoutMs: 30000,
     });
   });
 
@@ -89,6 +98,22 @@ describe('configuration from the environment', () => {
       expect(problems.some((p) => p.startsWith(`${name}=`)), name).to.equal(true);
     }
     expect(problems.find((p) => p.startsWith('PORT='))).to.contain('from 0 to 65535');
+  });
+
+  it('refuses a short or malformed METRICS_TOKEN without ever showing it', () => {
+    for (const token of ['short-token', 'has spaces in it, which bearer tokens cannot', 'ümlaut-0123456789abcdef']) {
+      const problems = problemsOf({ METRICS_TOKEN: token });
+      expect(problems).to.have.length(1);
+      expect(problems[0]).to.match(/^METRICS_TOKEN \(value hidden\) must be at least 16 characters/);
+      expect(problems[0]).not.to.contain(token);
+    }
+    expect(loadConfig({ METRICS_TOKEN: 'abcDEF0123456789-._~+/==' }).metricsToken).to.equal('abcDEF0123456789-._~+/==');
+  });
+
+  it('bounds the shutdown and the readiness lag', () => {
+    expect(problemsOf({ SHUTDOWN_TIMEOUT_MS: '50' })[0]).to.match(/^SHUTDOWN_TIMEOUT_MS="50" must be a whole number from 100 to 600000/);
+    expect(problemsOf({ READY_MAX_LAG_MS: '-1' })[0]).to.match(/^READY_MAX_LAG_MS="-1"/);
+    expect(loadConfig({ READY_MAX_LAG_MS: '0' }).readyMaxLagMs).to.equal(0);
   });
 
   it('needs both TLS files or neither', () => {

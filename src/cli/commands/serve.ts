@@ -3,16 +3,15 @@ import { createLogger } from '../../logging.js';
 import { startChronicle } from '../../main.js';
 import type { RegisterCommands } from '../CliContext.js';
 
-const SHUTDOWN_GRACE_MS = 10_000;
-
 export const registerServe: RegisterCommands = (program, context) => {
   program
     .command('serve')
-    .description('run the API, the projections and the webhook dispatcher (what `npm start` runs)')
+    .description('run the API, the projections and the webhook dispatcher (what `npm start` runs; RUN_* pick the roles)')
     .action(async () => {
       const config = loadConfig(context.env);
       const logger = createLogger(config.logLevel);
       const chronicle = await startChronicle(config, logger);
+      const scheme = config.tls ? 'https' : 'http';
       if (chronicle.demo) {
         // Shown once: only the key's hash is stored.
         context.err(
@@ -20,30 +19,38 @@ export const registerServe: RegisterCommands = (program, context) => {
             'Created a demo company and an API key with every permission (shown only this once):',
             `  company ${chronicle.demo.companyName} (${chronicle.demo.companyId})`,
             `  API key ${chronicle.demo.key}`,
-            `  try: curl -H "Authorization: Bearer ${chronicle.demo.key}" http://localhost:${chronicle.port ?? config.port}${config.basePath}/test`,
+            `  try: curl -H "Authorization: Bearer ${chronicle.demo.key}" ${scheme}://localhost:${chronicle.port}${config.basePath}/test`,
           ].join('\n'),
         );
       }
-      if (chronicle.port !== null) {
-        const scheme = config.tls ? 'https' : 'http';
-        context.err(`Chronicle is listening on ${scheme}://localhost:${chronicle.port}${config.basePath}`);
-      }
-      const shutdown = (signal: string) => {
-        logger.info({ signal }, 'shutting down');
-        const force = setTimeout(() => {
-          logger.error({ graceMs: SHUTDOWN_GRACE_MS }, 'shutdown took too long; exiting');
+      const serves = config.roles.api ? '' : ' (health, readiness and metrics only: RUN_API=false)';
+      context.err(`Chronicle is listening on ${scheme}://localhost:${chronicle.port}${config.basePath}${serves}`);
+
+      // One bound on the whole stop (SHUTDOWN_TIMEOUT_MS): exit 0 when everything in
+      // flight finished within it, 1 when something had to be cut off or the stop
+      // itself overran. A second signal exits at once.
+      let signalled = false;
+      const shutdown = (signal: NodeJS.Signals) => {
+        if (signalled) {
+          logger.warn({ signal }, 'second signal: exiting without finishing the shutdown');
           process.exit(1);
-        }, SHUTDOWN_GRACE_MS);
+        }
+        signalled = true;
+        logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
+        const force = setTimeout(() => {
+          logger.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown took too long; exiting');
+          process.exit(1);
+        }, config.shutdownTimeoutMs);
         force.unref();
-        chronicle.close().then(
-          () => process.exit(0),
+        chronicle.close({ timeoutMs: config.shutdownTimeoutMs }).then(
+          (report) => process.exit(report.complete ? 0 : 1),
           (error: unknown) => {
             logger.error({ err: error }, 'shutdown failed');
             process.exit(1);
           },
         );
       };
-      process.once('SIGTERM', () => shutdown('SIGTERM'));
-      process.once('SIGINT', () => shutdown('SIGINT'));
+      process.on('SIGTERM', shutdown);
+      process.on('SIGINT', shutdown);
     });
 };

@@ -186,6 +186,11 @@ export const securitySchemes: Record<string, SecuritySchemeObject> = {
     scheme: 'bearer',
     description: 'An API key: `Authorization: Bearer <API_KEY>`. Keys are shown once, when they are created.',
   },
+  metricsToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The operator\'s `METRICS_TOKEN` (not an API key), needed by `GET /metrics` only when the server sets one.',
+  },
 };
 
 // ---------------------------------------------------------------- parameters

@@ -41,8 +41,9 @@ The external HTTP/JSON API of the customer platform: contacts, deals and AI agen
 as an immutable event; reads come from read models that follow the event log.
 
 **Authentication.** \`Authorization: Bearer <API_KEY>\` on every endpoint except
-\`/health\`, \`/openapi.json\` and \`/docs\`. Each operation names the permission it
-needs (\`x-required-permission\`).
+\`/health\`, \`/ready\`, \`/metrics\` (the operator's own token, when one is set),
+\`/openapi.json\` and \`/docs\`. Each operation names the permission it needs
+(\`x-required-permission\`).
 
 **Rate limits, per API key.** Requests per UTC hour (the window resets at the top
 of every hour) and per UTC day (resets at midnight UTC), and requests in flight at

@@ -1,6 +1,9 @@
 import Router from '@koa/router';
 import type { ProjectionLag } from '../../application/ProjectionRunner.js';
 import type { Position } from '../../shared/Position.js';
+import type { Readiness } from '../../ops/readiness.js';
+import { HttpError } from '../HttpError.js';
+import { withTimeout } from '../../ops/withTimeout.js';
 
 export interface HealthDeps {
   readonly eventStoreKind: string;
@@ -10,21 +13,58 @@ export interface HealthDeps {
   readonly projectionLag?: () => Promise<ProjectionLag>;
 }
 
-/** GET /health (no auth): alive, which stores, how far the log and the read models are. */
+/** How long /health waits for the stores' figures before answering without them. */
+export const HEALTH_READ_TIMEOUT_MS = 1000;
+
+/**
+ * GET /health (no auth): the process is alive (liveness), which stores it uses,
+ * and how far the log and the read models are. A liveness probe must not fail, or
+ * hang, because a store is down (restarting the process would not help), so the
+ * figures are read within HEALTH_READ_TIMEOUT_MS and left null when they cannot be;
+ * whether the process can serve is GET /ready's question.
+ */
 export const healthRoutes = (deps: HealthDeps): Router => {
   const router = new Router();
+  const read = async (): Promise<{ lastPosition: Position | null; lag: ProjectionLag | null }> => {
+    if (deps.projectionLag) {
+      const lag = await deps.projectionLag();
+      return { lastPosition: lag.head, lag };
+    }
+    return { lastPosition: await deps.headPosition(), lag: null };
+  };
   router.get('/health', async (ctx) => {
-    const lag = deps.projectionLag ? await deps.projectionLag() : null;
+    const { lastPosition, lag } = await withTimeout(read(), HEALTH_READ_TIMEOUT_MS).catch(() => ({ lastPosition: null, lag: null }));
     ctx.body = {
       success: true,
       data: {
         status: 'ok',
         eventStore: deps.eventStoreKind,
         readModels: deps.readModelsKind,
-        lastPosition: lag ? lag.head : await deps.headPosition(),
+        lastPosition,
         projections: lag ? { position: lag.position, caughtUp: lag.caughtUp, lagMs: lag.lagMs } : null,
       },
     };
+  });
+  return router;
+};
+
+/**
+ * GET /ready (no auth): 200 when this process can serve (its stores answer, and
+ * the read models it serves are close enough to the log); else 503 in the spec's
+ * error shape with every check in `details.checks`, for load balancers and
+ * orchestrators to route around it.
+ */
+export const readinessRoutes = (check: () => Promise<Readiness>): Router => {
+  const router = new Router();
+  router.get('/ready', async (ctx) => {
+    const { ready, checks } = await check();
+    if (!ready) {
+      const failing = Object.entries(checks)
+        .filter(([, result]) => result.status !== 'ok')
+        .map(([name, result]) => `${name} ${result.status}`);
+      throw new HttpError(503, 'Service unavailable', `Not ready: ${failing.join(', ')}.`, { details: { checks } });
+    }
+    ctx.body = { success: true, data: { status: 'ready', checks } };
   });
   return router;
 };

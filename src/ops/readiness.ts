@@ -1,0 +1,73 @@
+import type { Logger } from '../application/ports/Logger.js';
+import type { ProjectionLag } from '../application/ProjectionRunner.js';
+import { TimeoutError, withTimeout } from './withTimeout.js';
+
+/** How long one readiness check may take before it counts as failed. */
+export const READY_CHECK_TIMEOUT_MS = 2000;
+
+/**
+ * `ok`; `failed` (the store answered with an error); `timeout` (no answer in
+ * time); `lagging` (the read models are too far behind the log); `stopping` (the
+ * process is shutting down and wants no new traffic).
+ */
+export type CheckStatus = 'ok' | 'failed' | 'timeout' | 'lagging' | 'stopping';
+
+export interface CheckResult {
+  readonly status: CheckStatus;
+  /** Projections only: age of the oldest event not applied yet. */
+  readonly lagMs?: number;
+}
+
+export interface ReadinessDeps {
+  /** Answers when the event store does (`headPosition()`). */
+  readonly eventStore: () => Promise<unknown>;
+  /** Answers when the read-model store does (loading a checkpoint). */
+  readonly readModels: () => Promise<unknown>;
+  /** Where this process serves reads: how far its read models are behind the log. */
+  readonly projectionLag?: () => Promise<ProjectionLag>;
+  readonly maxLagMs: number;
+  readonly checkTimeoutMs?: number;
+  /** True once a graceful shutdown began. */
+  readonly stopping: () => boolean;
+  readonly logger: Logger;
+}
+
+export interface Readiness {
+  readonly ready: boolean;
+  readonly checks: Readonly<Record<string, CheckResult>>;
+}
+
+/**
+ * Runs every check at once, each bounded by `checkTimeoutMs`, so the answer never
+ * takes much longer than one timeout. Why a check failed is logged, never
+ * answered: a driver's error text can name hosts and addresses, and `/ready` needs
+ * no API key.
+ */
+export const checkReadiness = async (deps: ReadinessDeps): Promise<Readiness> => {
+  const timeoutMs = deps.checkTimeoutMs ?? READY_CHECK_TIMEOUT_MS;
+  const run = async (name: string, check: () => Promise<CheckResult>): Promise<readonly [string, CheckResult]> => {
+    try {
+      return [name, await withTimeout(check(), timeoutMs)];
+    } catch (error) {
+      const status: CheckStatus = error instanceof TimeoutError ? 'timeout' : 'failed';
+      deps.logger.warn({ err: error, check: name, status }, 'readiness check failed');
+      return [name, { status }];
+    }
+  };
+  const pending = [
+    run('eventStore', async () => (await deps.eventStore(), { status: 'ok' })),
+    run('readModels', async () => (await deps.readModels(), { status: 'ok' })),
+  ];
+  const { projectionLag } = deps;
+  if (projectionLag) {
+    pending.push(
+      run('projections', async () => {
+        const { lagMs } = await projectionLag();
+        return { status: lagMs <= deps.maxLagMs ? 'ok' : 'lagging', lagMs };
+      }),
+    );
+  }
+  const checks: Record<string, CheckResult> = Object.fromEntries(await Promise.all(pending));
+  if (deps.stopping()) checks.shutdown = { status: 'stopping' };
+  return { ready: Object.values(checks).every((check) => check.status === 'ok'), checks };
+};

@@ -1,0 +1,71 @@
+import { expect } from 'chai';
+import type { ProjectionLag } from '../../../src/application/ProjectionRunner.js';
+import { checkReadiness, type ReadinessDeps } from '../../../src/ops/readiness.js';
+import { captureLogger } from '../../support/captureLogger.js';
+
+const caughtUp: ProjectionLag = { position: '7', head: '7', caughtUp: true, lagMs: 0 };
+const behind = (lagMs: number): ProjectionLag => ({ position: '3', head: '7', caughtUp: false, lagMs });
+const never = (): Promise<never> => new Promise(() => undefined);
+
+const deps = (overrides: Partial<ReadinessDeps> = {}): ReadinessDeps => ({
+  eventStore: async () => '7',
+  readModels: async () => '7',
+  projectionLag: async () => caughtUp,
+  maxLagMs: 5000,
+  checkTimeoutMs: 100,
+  stopping: () => false,
+  logger: captureLogger(),
+  ...overrides,
+});
+
+describe('readiness checks', () => {
+  it('is ready when both stores answer and the read models are within the bound', async () => {
+    expect(await checkReadiness(deps({ projectionLag: async () => behind(5000) }))).to.deep.equal({
+      ready: true,
+      checks: { eventStore: { status: 'ok' }, readModels: { status: 'ok' }, projections: { status: 'ok', lagMs: 5000 } },
+    });
+  });
+
+  it('is not ready when the read models are further behind than the bound', async () => {
+    const { ready, checks } = await checkReadiness(deps({ projectionLag: async () => behind(5001) }));
+    expect(ready).to.equal(false);
+    expect(checks.projections).to.deep.equal({ status: 'lagging', lagMs: 5001 });
+    expect(checks.eventStore).to.deep.equal({ status: 'ok' });
+  });
+
+  it('checks no lag where this process serves no reads', async () => {
+    const { projectionLag: _omitted, ...withoutLag } = deps();
+    const { ready, checks } = await checkReadiness(withoutLag);
+    expect(ready).to.equal(true);
+    expect(Object.keys(checks)).to.deep.equal(['eventStore', 'readModels']);
+  });
+
+  it('reports a failing store as failed, logging why but never answering it', async () => {
+    const logger = captureLogger();
+    const { ready, checks } = await checkReadiness(
+      deps({ logger, readModels: async () => Promise.reject(new Error('connect ECONNREFUSED 10.1.2.3:27017')) }),
+    );
+    expect(ready).to.equal(false);
+    expect(checks.readModels).to.deep.equal({ status: 'failed' });
+    expect(JSON.stringify(checks)).not.to.contain('10.1.2.3');
+    const warning = logger.lines.find((line) => line.level === 'warn');
+    expect(warning?.obj).to.include({ check: 'readModels', status: 'failed' });
+  });
+
+  it('bounds every check: a store that never answers is a timeout, and the answer comes after about one timeout', async () => {
+    const started = Date.now();
+    const { ready, checks } = await checkReadiness(
+      deps({ eventStore: never, readModels: never, projectionLag: never, checkTimeoutMs: 50 }),
+    );
+    expect(ready).to.equal(false);
+    expect(checks).to.deep.equal({ eventStore: { status: 'timeout' }, readModels: { status: 'timeout' }, projections: { status: 'timeout' } });
+    // The checks run side by side: well under three timeouts one after the other (and far from hanging).
+    expect(Date.now() - started).to.be.below(2000);
+  });
+
+  it('is not ready once a shutdown began, even with healthy stores', async () => {
+    const { ready, checks } = await checkReadiness(deps({ stopping: () => true }));
+    expect(ready).to.equal(false);
+    expect(checks.shutdown).to.deep.equal({ status: 'stopping' });
+  });
+});
