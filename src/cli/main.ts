@@ -4,10 +4,18 @@ import type { CliContext, RegisterCommands } from './CliContext.js';
 import { registerAgents } from './commands/agents.js';
 import { registerCompanies } from './commands/companies.js';
 import { registerKeys } from './commands/keys.js';
+import { registerReplay } from './commands/replay.js';
 import { registerServe } from './commands/serve.js';
 import { registerUsers } from './commands/users.js';
 
-const commands: readonly RegisterCommands[] = [registerServe, registerCompanies, registerKeys, registerUsers, registerAgents];
+const commands: readonly RegisterCommands[] = [
+  registerServe,
+  registerCompanies,
+  registerKeys,
+  registerUsers,
+  registerAgents,
+  registerReplay,
+];
 
 /** Builds the `chronicle` program; every command module plugs in here. */
 export const buildProgram = (context: CliContext): Command => {
