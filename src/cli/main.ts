@@ -7,6 +7,7 @@ import { registerKeys } from './commands/keys.js';
 import { registerReplay } from './commands/replay.js';
 import { registerServe } from './commands/serve.js';
 import { registerUsers } from './commands/users.js';
+import { registerVerify } from './commands/verify.js';
 
 const commands: readonly RegisterCommands[] = [
   registerServe,
@@ -15,6 +16,7 @@ const commands: readonly RegisterCommands[] = [
   registerUsers,
   registerAgents,
   registerReplay,
+  registerVerify,
 ];
 
 /** Builds the `chronicle` program; every command module plugs in here. */
