@@ -3,6 +3,7 @@ import { ConfigError } from '../config.js';
 import type { CliContext, RegisterCommands } from './CliContext.js';
 import { registerAgents } from './commands/agents.js';
 import { registerCompanies } from './commands/companies.js';
+import { registerEvents } from './commands/events.js';
 import { registerKeys } from './commands/keys.js';
 import { registerReplay } from './commands/replay.js';
 import { registerServe } from './commands/serve.js';
@@ -17,6 +18,7 @@ const commands: readonly RegisterCommands[] = [
   registerAgents,
   registerReplay,
   registerVerify,
+  registerEvents,
 ];
 
 /** Builds the `chronicle` program; every command module plugs in here. */
