@@ -59,7 +59,8 @@ const barDisplay = (stream: NodeJS.WriteStream): ProgressDisplay => {
       stream,
       format: 'replay {bar} {percentage}% | position {position}/{head} | {events} events | {rate} events/s | ETA {etaText}',
       barsize: 30,
-      hideCursor: true,
+      // The cursor stays visible: a replay stopped with Ctrl-C must not leave the terminal without one.
+      hideCursor: false,
       fps: 10,
     },
     cliProgress.Presets.shades_classic,
@@ -98,7 +99,7 @@ export const lineDisplay = (context: CliContext): ProgressDisplay => {
 
 const summaryLine = (summary: ReplaySummary, durable: boolean): string => {
   const what =
-    `Replayed ${summary.events} events into ${summary.collections} read models in ${formatDuration(summary.ms)} ` +
+    `Replayed ${summary.events} event${summary.events === 1 ? '' : 's'} into ${summary.collections} read models in ${formatDuration(summary.ms)} ` +
     `(${summary.eventsPerSecond} events/s)`;
   return durable
     ? `${what}; swapped into the live MongoDB collections, checkpoint at position ${summary.position ?? 'start (empty log)'}`
