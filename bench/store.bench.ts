@@ -10,17 +10,16 @@ import { MemoryReadModelStore } from '../src/adapters/memory/MemoryReadModelStor
 import { ProjectionRunner } from '../src/application/ProjectionRunner.js';
 import { handleCommand } from '../src/application/handleCommand.js';
 import { silentLogger } from '../src/application/ports/Logger.js';
-import type { RecordedEvent } from '../src/application/ports/EventStore.js';
 import { CounterEvent, counterDecider } from '../test/support/counterDecider.js';
 import { taskProjection } from '../test/support/taskProjection.js';
 import { tempDir } from '../test/support/tempStore.js';
 import { newId } from '../src/shared/ids.js';
+import { rate, rawReadParse, readAllBatches } from './logReadRates.js';
 
 const APPEND_SECONDS = Number(process.env.BENCH_APPEND_SECONDS ?? 3);
 const LOG_EVENTS = Number(process.env.BENCH_LOG_EVENTS ?? 200_000);
 const metadata = { source: 'system' as const, correlationId: 'bench', companyId: 'co-bench' };
 
-const rate = (count: number, ms: number): number => Math.round((count * 1000) / ms);
 const row = (name: string, perSecond: number, baseline?: { name: string; perSecond: number }): void => {
   const ratio = baseline ? `  ${(perSecond / baseline.perSecond).toFixed(2)}× ${baseline.name}` : '';
   console.log(`${name.padEnd(58)} ${String(perSecond).padStart(9)} /s${ratio}`);
@@ -100,45 +99,18 @@ const writeLog = (file: string): void => {
   db.close();
 };
 
-/** Raw: SELECT … iterate() and JSON.parse of data and metadata. */
-const rawReadParse = (file: string): number => {
-  const db = new Database(file, { readonly: true });
-  const start = performance.now();
-  let count = 0;
-  for (const r of db.prepare('SELECT * FROM events ORDER BY position').iterate() as IterableIterator<{ data: string; metadata: string }>) {
-    JSON.parse(r.data);
-    JSON.parse(r.metadata);
-    count++;
-  }
-  const ms = performance.now() - start;
-  db.close();
-  return rate(count, ms);
-};
-
 const TaskEvent = t.union([
   t.type({ type: t.literal('TaskCreated'), data: t.type({ id: t.string, title: t.string, status: t.string, points: t.number, tags: t.array(t.string), at: t.string }) }),
   t.type({ type: t.literal('TaskRenamed'), data: t.type({ id: t.string, title: t.string, at: t.string }) }),
 ]);
 
 /** Through the port: readAll pages of 1000, plus decoding each event with an io-ts codec. */
-const readAllDecoded = async (file: string): Promise<number> => {
-  const store = SqliteEventStore.open(file);
-  const start = performance.now();
-  let count = 0;
-  let after: string | null = null;
-  for (;;) {
-    const batch: RecordedEvent[] = await store.readAll({ after, maxCount: 1000 });
-    if (batch.length === 0) break;
-    for (const event of batch) {
+const readAllDecoded = async (file: string): Promise<number> =>
+  (
+    await readAllBatches(file, 1000, (event) => {
       if (E.isLeft(TaskEvent.decode(event))) throw new Error(`event ${event.id} does not decode`);
-      count++;
-    }
-    after = batch[batch.length - 1]!.position;
-  }
-  const ms = performance.now() - start;
-  await store.close();
-  return rate(count, ms);
-};
+    })
+  ).perSecond;
 
 /** A full rebuild of an in-memory read model from the log, as at start-up. */
 const rebuild = async (file: string): Promise<number> => {

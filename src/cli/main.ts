@@ -3,11 +3,23 @@ import { ConfigError } from '../config.js';
 import type { CliContext, RegisterCommands } from './CliContext.js';
 import { registerAgents } from './commands/agents.js';
 import { registerCompanies } from './commands/companies.js';
+import { registerEvents } from './commands/events.js';
 import { registerKeys } from './commands/keys.js';
+import { registerReplay } from './commands/replay.js';
 import { registerServe } from './commands/serve.js';
 import { registerUsers } from './commands/users.js';
+import { registerVerify } from './commands/verify.js';
 
-const commands: readonly RegisterCommands[] = [registerServe, registerCompanies, registerKeys, registerUsers, registerAgents];
+const commands: readonly RegisterCommands[] = [
+  registerServe,
+  registerCompanies,
+  registerKeys,
+  registerUsers,
+  registerAgents,
+  registerReplay,
+  registerVerify,
+  registerEvents,
+];
 
 /** Builds the `chronicle` program; every command module plugs in here. */
 export const buildProgram = (context: CliContext): Command => {

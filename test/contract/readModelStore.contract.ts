@@ -327,6 +327,79 @@ export const readModelStoreContract = (name: string, open: () => Promise<ReadMod
       });
     });
 
+    describe('scan', () => {
+      it('yields every document of every company once', async () => {
+        await tasks.apply([
+          log('TaskCreated', created({ id: 't1' }), companyA),
+          log('TaskCreated', created({ id: 't2' }), companyA),
+          log('TaskCreated', created({ id: 't1' }), companyB),
+          log('TaskCreated', created({ id: 't3' }), companyB),
+          log('TaskDeleted', { id: 't3' }, companyB),
+        ]);
+        const seen: string[] = [];
+        for await (const doc of tasks.scan()) seen.push(`${doc.companyId}/${doc.id}`);
+        expect(seen.sort()).to.deep.equal([`${companyA}/t1`, `${companyA}/t2`, `${companyB}/t1`].sort());
+      });
+    });
+
+    describe('staging (replay)', () => {
+      const ids = async (collection: DocumentCollection<TaskDoc>) =>
+        (await collection.list(query({ limit: 200 }))).items.map((d) => d.id);
+
+      it('builds apart from the live collection, which keeps serving until the swap', async () => {
+        await tasks.apply([log('TaskCreated', created({ id: 'old', title: 'Old' }), companyA)]);
+        const staging = await fixture.store.staging();
+        const staged = staging.collection(taskProjection);
+        await staging.init();
+        const rebuilt = [
+          log('TaskCreated', created({ id: 'n1', title: 'New 1' }), companyA),
+          log('TaskCreated', created({ id: 'n2', title: 'New 2' }), companyA),
+          log('TaskRenamed', { id: 'n1', title: 'New 1b', at: '2026-01-02T00:00:00.000Z' }, companyA),
+        ];
+        await staged.apply(rebuilt);
+        expect(await ids(staged)).to.deep.equal(['n1', 'n2']);
+        expect(await ids(tasks)).to.deep.equal(['old']);
+
+        const name = `replay-${randomUUID()}`;
+        await staging.swap({ name, position: rebuilt[2]!.position });
+        // The collection handed out before the swap now reads the rebuilt documents.
+        expect(await ids(tasks)).to.deep.equal(['n1', 'n2']);
+        expect(await tasks.get(companyA, 'old')).to.equal(null);
+        expect(await tasks.get(companyA, 'n1')).to.include({ title: 'New 1b', position: rebuilt[2]!.position });
+        expect((await tasks.list(query({ filters: [{ op: 'contains', fields: ['title'], text: 'new 2' }] }))).total).to.equal(1);
+        expect(await fixture.store.checkpoints.load(name)).to.equal(rebuilt[2]!.position);
+        // Later events fold into the swapped-in documents as usual.
+        await tasks.apply([log('TaskRenamed', { id: 'n2', title: 'After', at: '2026-01-03T00:00:00.000Z' }, companyA)]);
+        expect(await tasks.get(companyA, 'n2')).to.include({ title: 'After' });
+      });
+
+      it('swaps in an empty rebuild (an empty log) and forgets the checkpoint', async () => {
+        await tasks.apply([log('TaskCreated', created({ id: 'old' }), companyA)]);
+        const name = `replay-${randomUUID()}`;
+        await fixture.store.checkpoints.save(name, '5');
+        const staging = await fixture.store.staging();
+        staging.collection(taskProjection);
+        await staging.init();
+        await staging.swap({ name, position: null });
+        expect(await ids(tasks)).to.deep.equal([]);
+        expect(await fixture.store.checkpoints.load(name)).to.equal(null);
+      });
+
+      it('leaves the live collection alone when a rebuild is discarded, and starts the next one empty', async () => {
+        await tasks.apply([log('TaskCreated', created({ id: 'old' }), companyA)]);
+        const abandoned = await fixture.store.staging();
+        await abandoned.init();
+        await abandoned.collection(taskProjection).apply([log('TaskCreated', created({ id: 'half' }), companyA)]);
+        // A rebuild that stopped half-way (never discarded) leaves nothing to the next one.
+        const next = await fixture.store.staging();
+        const staged = next.collection(taskProjection);
+        await next.init();
+        expect(await ids(staged)).to.deep.equal([]);
+        await next.discard();
+        expect(await ids(tasks)).to.deep.equal(['old']);
+      });
+    });
+
     describe('checkpoints', () => {
       it('loads null for an unknown name, then what was saved', async () => {
         const checkpoints = fixture.store.checkpoints;

@@ -9,6 +9,8 @@ import type {
   ProjectionTarget,
   ReadModelDocument,
   ReadModelStore,
+  ReplayedCheckpoint,
+  StagingReadModels,
 } from '../../application/ports/ReadModelStore.js';
 import { comparePositions, type Position } from '../../shared/Position.js';
 import { SEPARATOR, compileFilters, haystackOf, valueAt } from './compileFilter.js';
@@ -239,6 +241,71 @@ class MemoryCollection<D extends ReadModelDocument> implements DocumentCollectio
   async clear(): Promise<void> {
     this.buckets = new Map();
   }
+
+  async *scan(): AsyncIterable<D> {
+    for (const bucket of [...this.buckets.values()]) {
+      for (const entry of [...bucket.byId.values()]) yield entry.doc;
+    }
+  }
+
+  /**
+   * Takes over the documents of a staged collection of the same projection. The
+   * live collection object stays the one every reader holds, so they all see the
+   * rebuilt documents from the next read on.
+   */
+  adopt(staged: MemoryCollection<D>): void {
+    this.buckets = staged.buckets;
+    staged.buckets = new Map();
+  }
+}
+
+/** Collections by projection name, each bound to one projection. */
+class MemoryCollections {
+  readonly byName = new Map<string, MemoryCollection<ReadModelDocument>>();
+
+  collection<D extends ReadModelDocument>(projection: Projection<D>): MemoryCollection<D> {
+    const existing = this.byName.get(projection.name);
+    if (existing) {
+      if (existing.projection !== (projection as unknown)) {
+        throw new Error(`Collection ${projection.name} is already bound to another projection`);
+      }
+      return existing as unknown as MemoryCollection<D>;
+    }
+    const created = new MemoryCollection(projection);
+    this.byName.set(projection.name, created as unknown as MemoryCollection<ReadModelDocument>);
+    return created;
+  }
+}
+
+/** A rebuild's collections in memory; `swap` hands their documents to the live ones. */
+class MemoryStaging implements StagingReadModels {
+  private readonly staged = new MemoryCollections();
+  private done = false;
+
+  constructor(
+    private readonly live: MemoryCollections,
+    private readonly checkpoints: CheckpointStore,
+  ) {}
+
+  collection<D extends ReadModelDocument>(projection: Projection<D>): DocumentCollection<D> {
+    if (this.done) throw new Error('This staging was already swapped in or discarded');
+    return this.staged.collection(projection);
+  }
+
+  async init(): Promise<void> {}
+
+  async swap(checkpoint: ReplayedCheckpoint): Promise<void> {
+    if (this.done) throw new Error('This staging was already swapped in or discarded');
+    this.done = true;
+    for (const staged of this.staged.byName.values()) this.live.collection(staged.projection).adopt(staged);
+    if (checkpoint.position === null) await this.checkpoints.reset(checkpoint.name);
+    else await this.checkpoints.save(checkpoint.name, checkpoint.position);
+  }
+
+  async discard(): Promise<void> {
+    this.done = true;
+    this.staged.byName.clear();
+  }
 }
 
 class MemoryCheckpointStore implements CheckpointStore {
@@ -259,22 +326,17 @@ export class MemoryReadModelStore implements ReadModelStore {
   readonly kind = 'memory' as const;
   readonly durable = false;
   readonly checkpoints: CheckpointStore = new MemoryCheckpointStore();
-  private readonly collections = new Map<string, MemoryCollection<ReadModelDocument>>();
+  private readonly collections = new MemoryCollections();
 
   collection<D extends ReadModelDocument>(projection: Projection<D>): DocumentCollection<D> {
-    const existing = this.collections.get(projection.name);
-    if (existing) {
-      if (existing.projection !== (projection as unknown)) {
-        throw new Error(`Collection ${projection.name} is already bound to another projection`);
-      }
-      return existing as unknown as DocumentCollection<D>;
-    }
-    const created = new MemoryCollection(projection);
-    this.collections.set(projection.name, created as unknown as MemoryCollection<ReadModelDocument>);
-    return created;
+    return this.collections.collection(projection);
   }
 
   async init(): Promise<void> {}
+
+  async staging(): Promise<StagingReadModels> {
+    return new MemoryStaging(this.collections, this.checkpoints);
+  }
 
   async close(): Promise<void> {}
 }

@@ -17,6 +17,8 @@ import type {
   ProjectionTarget,
   ReadModelDocument,
   ReadModelStore,
+  ReplayedCheckpoint,
+  StagingReadModels,
 } from '../../application/ports/ReadModelStore.js';
 import { comparePositions, isPosition, type Position } from '../../shared/Position.js';
 import { toMongoFilter } from './toMongoFilter.js';
@@ -32,6 +34,8 @@ const CREATED_WIDTH = 40;
 const DUPLICATE_KEY = 11000;
 /** The collection of subscription checkpoints, beside the read models. */
 const CHECKPOINTS = 'checkpoints';
+/** Suffix of the collections a replay builds before they are renamed over the live ones. */
+const STAGING_SUFFIX = '__replay';
 
 /** What a read-model document looks like in MongoDB. */
 interface StoredDocument extends Document {
@@ -320,6 +324,10 @@ class MongoDocumentCollection<D extends ReadModelDocument> implements DocumentCo
     await this.documents.deleteMany({});
   }
 
+  async *scan(): AsyncIterable<D> {
+    for await (const stored of this.documents.find({}, { projection: HIDDEN_FIELDS })) yield stored as unknown as D;
+  }
+
   /**
    * The indexes list queries and where-targets rely on: the company's documents in
    * creation order, and each declared field list after the company. The creation
@@ -363,6 +371,71 @@ class MongoCheckpointStore implements CheckpointStore {
   }
 }
 
+/**
+ * A replay's collections: `<name>__replay` beside each live `<name>`, indexed
+ * like it. API instances keep reading the live collections until `swap` renames
+ * each staged one over its live one (`renameCollection` with `dropTarget`: one
+ * atomic step per collection, not across collections), then saves the
+ * checkpoint at the replayed position.
+ */
+class MongoStaging implements StagingReadModels {
+  private readonly staged = new Map<string, MongoDocumentCollection<ReadModelDocument>>();
+  private done = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly checkpoints: CheckpointStore,
+  ) {}
+
+  collection<D extends ReadModelDocument>(projection: Projection<D>): DocumentCollection<D> {
+    if (this.done) throw new Error('This staging was already swapped in or discarded');
+    if (projection.name === CHECKPOINTS) throw new Error(`A read model cannot be named ${CHECKPOINTS}`);
+    const existing = this.staged.get(projection.name);
+    if (existing) {
+      if (existing.projection !== (projection as unknown)) {
+        throw new Error(`Collection ${projection.name} is already bound to another projection`);
+      }
+      return existing as unknown as DocumentCollection<D>;
+    }
+    const created = new MongoDocumentCollection(projection, this.db.collection<StoredDocument>(projection.name + STAGING_SUFFIX));
+    this.staged.set(projection.name, created as unknown as MongoDocumentCollection<ReadModelDocument>);
+    return created;
+  }
+
+  /** Creates each staged collection with its indexes (so an empty one exists to be renamed). */
+  async init(): Promise<void> {
+    await Promise.all(
+      [...this.staged.values()].map((collection) =>
+        this.db.collection(collection.projection.name + STAGING_SUFFIX).createIndexes(collection.indexes()),
+      ),
+    );
+  }
+
+  async swap(checkpoint: ReplayedCheckpoint): Promise<void> {
+    if (this.done) throw new Error('This staging was already swapped in or discarded');
+    this.done = true;
+    await this.init();
+    for (const name of this.staged.keys()) {
+      await this.db.renameCollection(name + STAGING_SUFFIX, name, { dropTarget: true });
+    }
+    if (checkpoint.position === null) await this.checkpoints.reset(checkpoint.name);
+    else await this.checkpoints.save(checkpoint.name, checkpoint.position);
+  }
+
+  async discard(): Promise<void> {
+    this.done = true;
+    await dropStagingCollections(this.db);
+  }
+}
+
+/** Drops every staging collection, e.g. left by a replay that stopped half-way. */
+const dropStagingCollections = async (db: Db): Promise<void> => {
+  const leftovers = await db.listCollections({}, { nameOnly: true }).toArray();
+  await Promise.all(
+    leftovers.filter(({ name }) => name.endsWith(STAGING_SUFFIX)).map(({ name }) => db.collection(name).drop()),
+  );
+};
+
 /** Read models in MongoDB (production): durable, indexed, shared by every instance. */
 export class MongoReadModelStore implements ReadModelStore {
   readonly kind = 'mongodb' as const;
@@ -385,6 +458,7 @@ export class MongoReadModelStore implements ReadModelStore {
 
   collection<D extends ReadModelDocument>(projection: Projection<D>): DocumentCollection<D> {
     if (projection.name === CHECKPOINTS) throw new Error(`A read model cannot be named ${CHECKPOINTS}`);
+    if (projection.name.endsWith(STAGING_SUFFIX)) throw new Error(`A read model's name cannot end in ${STAGING_SUFFIX}`);
     const existing = this.collections.get(projection.name);
     if (existing) {
       if (existing.projection !== (projection as unknown)) {
@@ -404,6 +478,11 @@ export class MongoReadModelStore implements ReadModelStore {
         this.db.collection(collection.projection.name).createIndexes(collection.indexes()),
       ),
     );
+  }
+
+  async staging(): Promise<StagingReadModels> {
+    await dropStagingCollections(this.db);
+    return new MongoStaging(this.db, this.checkpoints);
   }
 
   /** The read models' database, for adapters that keep their own collections beside them (rate limits). */

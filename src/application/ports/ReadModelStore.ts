@@ -71,6 +71,35 @@ export interface DocumentCollection<D extends ReadModelDocument> {
   apply(events: readonly RecordedEvent[]): Promise<void>;
   /** Drops every document (before a rebuild). */
   clear(): Promise<void>;
+  /** Every document of every company, in no particular order (verification). */
+  scan(): AsyncIterable<D>;
+}
+
+/** Where a rebuild leaves off: the checkpoint to save once its collections are live. */
+export interface ReplayedCheckpoint {
+  readonly name: string;
+  /** Last log position the rebuilt collections applied (null: the log was empty). */
+  readonly position: Position | null;
+}
+
+/**
+ * Empty collections beside the live ones, for a rebuild from the log while the
+ * live collections keep serving (MongoDB: `<name>__replay`). Nothing reads them
+ * until `swap` makes them the live ones.
+ */
+export interface StagingReadModels {
+  collection<D extends ReadModelDocument>(projection: Projection<D>): DocumentCollection<D>;
+  /** Creates the indexes of every staged collection handed out so far. */
+  init(): Promise<void>;
+  /**
+   * Replaces each live collection of a staged projection with its staged one (the
+   * old documents are dropped), then saves `checkpoint`, so a runner that resumes
+   * from it starts right after what was rebuilt. Live collections of projections
+   * that were not staged are left alone.
+   */
+  swap(checkpoint: ReplayedCheckpoint): Promise<void>;
+  /** Drops the staged collections without swapping (an abandoned rebuild). */
+  discard(): Promise<void>;
 }
 
 export interface ReadModelStore {
@@ -82,5 +111,7 @@ export interface ReadModelStore {
   readonly checkpoints: CheckpointStore;
   /** Creates indexes for every collection handed out so far. */
   init(): Promise<void>;
+  /** Fresh, empty staging collections for a rebuild (any left over by an earlier one are dropped first). */
+  staging(): Promise<StagingReadModels>;
   close(): Promise<void>;
 }

@@ -1,0 +1,191 @@
+import type { EventStore, RecordedEvent } from '../ports/EventStore.js';
+import type { DocumentCollection, Projection, ReadModelDocument } from '../ports/ReadModelStore.js';
+import { comparePositions, type Position } from '../../shared/Position.js';
+import { compareFields } from './compareFields.js';
+import { LogFolds } from './logFolds.js';
+import { READ_MODEL_CHECKS, VERIFIED_AGGREGATES, type Observed, type ReadModelCheck } from './readModelChecks.js';
+
+/** One way in which the log and the read models disagree. */
+export type Difference =
+  | {
+      readonly kind: 'field';
+      readonly readModel: string;
+      readonly document: string;
+      readonly field: string;
+      /** The value folding the log gives (absent: none). */
+      readonly logValue?: unknown;
+      /** The value the document holds (absent: none). */
+      readonly readModelValue?: unknown;
+    }
+  /** The log has the stream, the read model no document for it. */
+  | { readonly kind: 'missing-document'; readonly readModel: string; readonly document: string; readonly stream: string }
+  /** The read model has a document that no stream of the log describes. */
+  | { readonly kind: 'missing-stream'; readonly readModel: string; readonly document: string }
+  /** Two documents of one read model stand for the same stream. */
+  | { readonly kind: 'duplicate-document'; readonly readModel: string; readonly document: string }
+  /** A stored event its aggregate's codec refuses. */
+  | {
+      readonly kind: 'undecodable-event';
+      readonly stream: string;
+      readonly eventId: string;
+      readonly type: string;
+      readonly position: Position;
+      readonly reason: string;
+    };
+
+export interface VerifyReport {
+  /** Events of the log folded (and, when rebuilding, applied to the read models). */
+  readonly events: number;
+  /** The log was compared up to this position (null: nothing to compare). */
+  readonly position: Position | null;
+  /** Aggregate streams folded. */
+  readonly streams: number;
+  /** Documents compared. */
+  readonly documents: number;
+  /** Documents changed after `position` (live read models moving on), left out. */
+  readonly skipped: number;
+  readonly readModels: readonly string[];
+  readonly differences: readonly Difference[];
+}
+
+export interface VerifyDeps {
+  readonly eventStore: EventStore;
+  /** Where the read models' documents are read (and built, with `rebuild`). */
+  readonly readModels: { collection<D extends ReadModelDocument>(projection: Projection<D>): DocumentCollection<D> };
+  /**
+   * True: the collections are empty and are built here from the very events the
+   * streams are folded from (embedded mode, where the read models live in the
+   * server's memory). False: compare with read models kept by another process.
+   */
+  readonly rebuild: boolean;
+  /**
+   * For kept read models: waits (bounded) for them to apply the log up to `head`
+   * and resolves how far they got; the log is then compared up to there.
+   * Absent: up to the head.
+   */
+  readonly readModelsReached?: (head: Position) => Promise<Position | null>;
+  readonly checks?: readonly ReadModelCheck[];
+  readonly batchSize?: number;
+}
+
+const quote = (value: unknown): string => (value === undefined ? 'nothing' : JSON.stringify(value));
+
+/** The line `chronicle verify` prints for a difference. */
+export const describeDifference = (difference: Difference): string => {
+  switch (difference.kind) {
+    case 'field':
+      return (
+        `${difference.readModel} ${difference.document}: ${difference.field}: ` +
+        `log says ${quote(difference.logValue)}, read model says ${quote(difference.readModelValue)}`
+      );
+    case 'missing-document':
+      return `${difference.readModel} ${difference.document}: no document, but the log has stream ${difference.stream}`;
+    case 'missing-stream':
+      return `${difference.readModel} ${difference.document}: document without a stream in the log`;
+    case 'duplicate-document':
+      return `${difference.readModel} ${difference.document}: more than one document`;
+    case 'undecodable-event':
+      return (
+        `log ${difference.stream}: event ${difference.eventId} (${difference.type}) at position ${difference.position} ` +
+        `does not decode: ${difference.reason}`
+      );
+    default: {
+      const unknown: never = difference;
+      return unknown;
+    }
+  }
+};
+
+const minPosition = (a: Position, b: Position | null): Position | null => (b === null ? null : comparePositions(a, b) <= 0 ? a : b);
+
+/**
+ * Folds every stream of the log again with its aggregate's own `evolve` and
+ * compares the result with the read-model documents, field by field on the
+ * fields both carry; also finds documents without a stream and streams without
+ * a document. Read models kept by another process are compared up to the
+ * position they have reached, and documents that moved past it meanwhile are
+ * skipped (counted), so a busy system shows no false differences.
+ */
+export const verifyReadModels = async (deps: VerifyDeps): Promise<VerifyReport> => {
+  const { eventStore, rebuild } = deps;
+  const checks = deps.checks ?? READ_MODEL_CHECKS;
+  const batchSize = deps.batchSize ?? 1000;
+  const collections = checks.map((check) => deps.readModels.collection(check.projection));
+
+  const head = await eventStore.headPosition();
+  const upTo = head === null || rebuild || !deps.readModelsReached ? head : minPosition(head, await deps.readModelsReached(head));
+
+  const folds = new LogFolds(VERIFIED_AGGREGATES);
+  let after: Position | null = null;
+  // Bounded: every batch moves `after` forward, and the loop ends at `upTo`.
+  while (upTo !== null && (after === null || comparePositions(after, upTo) < 0)) {
+    const read: RecordedEvent[] = await eventStore.readAll({ after, maxCount: batchSize });
+    const batch = read.filter((event) => comparePositions(event.position, upTo) <= 0);
+    if (batch.length === 0) break;
+    folds.apply(batch);
+    if (rebuild) for (const collection of collections) await collection.apply(batch);
+    after = batch[batch.length - 1]!.position;
+  }
+
+  const differences: Difference[] = folds.undecodable.map(({ event, reason }) => ({
+    kind: 'undecodable-event' as const,
+    stream: event.stream,
+    eventId: event.id,
+    type: event.type,
+    position: event.position,
+    reason,
+  }));
+  let documents = 0;
+  let skipped = 0;
+  const changedSince = (observed: Observed): boolean => upTo === null || comparePositions(observed.position, upTo) > 0;
+
+  for (const [i, check] of checks.entries()) {
+    const readModel = check.projection.name;
+    const observed = new Map<string, Observed>();
+    for await (const doc of collections[i]!.scan()) {
+      const seen = check.observed(doc);
+      if (changedSince(seen)) {
+        skipped++;
+        observed.set(seen.key, seen);
+        continue;
+      }
+      if (observed.has(seen.key)) differences.push({ kind: 'duplicate-document', readModel, document: seen.label });
+      else observed.set(seen.key, seen);
+    }
+    for (const expected of check.expected(folds)) {
+      const found = observed.get(expected.key);
+      observed.delete(expected.key);
+      if (found === undefined) {
+        differences.push({ kind: 'missing-document', readModel, document: expected.label, stream: expected.stream });
+        continue;
+      }
+      if (changedSince(found)) continue;
+      documents++;
+      for (const { field, log, readModel: value } of compareFields(expected.fields, found.fields)) {
+        differences.push({
+          kind: 'field',
+          readModel,
+          document: expected.label,
+          field,
+          ...(log === undefined ? {} : { logValue: log }),
+          ...(value === undefined ? {} : { readModelValue: value }),
+        });
+      }
+    }
+    for (const orphan of observed.values()) {
+      if (changedSince(orphan)) continue;
+      documents++;
+      differences.push({ kind: 'missing-stream', readModel, document: orphan.label });
+    }
+  }
+
+  return {
+    events: folds.events,
+    position: after,
+    streams: folds.streams,
+    documents,
+    skipped,
+    readModels: checks.map((check) => check.projection.name),
+    differences,
+  };
+};

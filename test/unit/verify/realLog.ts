@@ -1,0 +1,147 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { EventStore } from '../../../src/application/ports/EventStore.js';
+import { issueApiKey } from '../../../src/application/apiKeys/issueApiKey.js';
+import { revokeApiKey } from '../../../src/application/apiKeys/revokeApiKey.js';
+import { createContact, updateContact } from '../../../src/application/contacts/contactService.js';
+import { changeDealStatus, createDeal } from '../../../src/application/deals/dealService.js';
+import { handleCommand } from '../../../src/application/handleCommand.js';
+import { AgentChannels } from '../../../src/domain/agents/AgentChannel.js';
+import { agentDecider } from '../../../src/domain/agents/agentDecider.js';
+import { AgentName } from '../../../src/domain/agents/AgentName.js';
+import { AgentEvent, agentStream } from '../../../src/domain/agents/events.js';
+import { companyDecider } from '../../../src/domain/companies/companyDecider.js';
+import { CompanyEvent, companyStream } from '../../../src/domain/companies/events.js';
+import { userDecider } from '../../../src/domain/users/userDecider.js';
+import { UserEvent, userStream } from '../../../src/domain/users/events.js';
+import { webhookDecider } from '../../../src/domain/webhooks/webhookDecider.js';
+import { WebhookEvent, webhookStream } from '../../../src/domain/webhooks/webhookEvents.js';
+import { newId } from '../../../src/shared/ids.js';
+
+const right = <A>(result: E.Either<unknown, A>): A => {
+  if (E.isLeft(result)) throw new Error(`expected success, got ${JSON.stringify(result.left)}`);
+  return result.right;
+};
+
+export interface RealLog {
+  readonly companyId: string;
+  readonly otherCompanyId: string;
+  /** A contact renamed from "Ada" to "Ada Lovelace", with a deal that embeds it. */
+  readonly contactId: string;
+  readonly dealId: string;
+  readonly revokedKeyId: string;
+}
+
+/**
+ * A log written through the same services and deciders as the API and the CLI:
+ * two companies, users, contacts (one renamed, which also moves the summary its
+ * deal embeds), deals moved to won, agents, a revoked and an active API key, and
+ * a webhook subscription that ended.
+ */
+export const writeRealLog = async (eventStore: EventStore): Promise<RealLog> => {
+  const clock = { now: () => new Date() };
+  const deps = { eventStore, newId, clock };
+  const handler = { eventStore, newEventId: newId };
+  const meta = (companyId: string) => ({ source: 'api' as const, correlationId: newId(), companyId });
+
+  const company = async (name: string): Promise<string> => {
+    const companyId = newId();
+    right(
+      await handleCommand(handler, {
+        decider: companyDecider,
+        eventCodec: CompanyEvent,
+        stream: companyStream(companyId),
+        command: { kind: 'CreateCompany', companyId, name, at: new Date() },
+        metadata: meta(companyId),
+      }),
+    );
+    return companyId;
+  };
+  const companyId = await company('Acme');
+  const otherCompanyId = await company('Globex');
+
+  const userId = newId();
+  right(
+    await handleCommand(handler, {
+      decider: userDecider,
+      eventCodec: UserEvent,
+      stream: userStream(userId),
+      command: { kind: 'CreateUser', userId, companyId, name: 'Grace', email: 'grace@example.com', at: new Date() },
+      metadata: meta(companyId),
+    }),
+  );
+
+  const { contact } = right(
+    await createContact(deps, {
+      companyId,
+      fields: { name: 'Ada', phoneNumber: '+44 20 7946 0000', email: 'ada@example.com', tags: ['vip'] },
+      metadata: meta(companyId),
+    }),
+  );
+  right(await createContact(deps, { companyId: otherCompanyId, fields: { name: 'Bob', phoneNumber: '+1 555 0100' }, metadata: meta(otherCompanyId) }));
+  const { deal } = right(
+    await createDeal(deps, {
+      companyId,
+      fields: { title: 'Engines', value: 1200, contactId: contact.id, assignedToId: userId, stage: 'proposal' },
+      metadata: meta(companyId),
+    }),
+  );
+  right(await createDeal(deps, { companyId, fields: { title: 'No contact', value: 10 }, metadata: meta(companyId) }));
+  right(
+    await updateContact(deps, {
+      companyId,
+      contactId: contact.id,
+      changes: { name: 'Ada Lovelace', tags: ['vip', 'partner'] },
+      metadata: meta(companyId),
+    }),
+  );
+  right(await changeDealStatus(deps, { companyId, dealId: deal.id, change: { status: 'won', stage: 'closed' }, metadata: meta(companyId) }));
+
+  const agentId = newId();
+  const at = new Date();
+  right(
+    await handleCommand(handler, {
+      decider: agentDecider,
+      eventCodec: AgentEvent,
+      stream: agentStream(agentId),
+      command: { kind: 'CreateAgent', agentId, companyId, name: right(AgentName.decode('Support bot')), at },
+      metadata: meta(companyId),
+    }),
+  );
+  right(
+    await handleCommand(handler, {
+      decider: agentDecider,
+      eventCodec: AgentEvent,
+      stream: agentStream(agentId),
+      command: { kind: 'UpdateAgent', agentId, changes: { status: 'paused', channels: right(AgentChannels.decode(['sms', 'webchat'])) }, at },
+      metadata: meta(companyId),
+    }),
+  );
+
+  const keyInput = { companyId, type: 'generic' as const, permissions: ['contacts:read' as const], expiresAt: null, source: 'cli' as const, correlationId: newId() };
+  const revoked = right(await issueApiKey({ eventStore, newId }, { ...keyInput, at: new Date() }));
+  right(await issueApiKey({ eventStore, newId }, { ...keyInput, at: new Date() }));
+  right(await revokeApiKey({ eventStore, newId }, { keyId: revoked.keyId, at: new Date(), source: 'cli', correlationId: newId() }));
+
+  const subscriptionId = newId();
+  const subscription = { subscriptionId, companyId, at: new Date() };
+  right(
+    await handleCommand(handler, {
+      decider: webhookDecider,
+      eventCodec: WebhookEvent,
+      stream: webhookStream(subscriptionId),
+      command: { kind: 'SubscribeWebhook', ...subscription, event: 'contact.created', targetUrl: 'https://hooks.example.com/a', filters: { tags: ['vip'] } },
+      metadata: meta(companyId),
+    }),
+  );
+  right(
+    await handleCommand(handler, {
+      decider: webhookDecider,
+      eventCodec: WebhookEvent,
+      stream: webhookStream(subscriptionId),
+      command: { kind: 'UnsubscribeWebhook', ...subscription, reason: 'client' },
+      metadata: meta(companyId),
+    }),
+  );
+
+  return { companyId, otherCompanyId, contactId: contact.id, dealId: deal.id, revokedKeyId: revoked.keyId };
+};

@@ -1,0 +1,142 @@
+import { expect } from 'chai';
+import { join } from 'node:path';
+import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
+import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
+import { ProjectionRunner } from '../../../src/application/ProjectionRunner.js';
+import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
+import { silentLogger } from '../../../src/application/ports/Logger.js';
+import { describeDifference, verifyReadModels, type VerifyReport } from '../../../src/application/verify/verifyReadModels.js';
+import { agentStream } from '../../../src/domain/agents/events.js';
+import { contactStream } from '../../../src/domain/contacts/contactEvents.js';
+import { newId } from '../../../src/shared/ids.js';
+import { contactsProjection } from '../../../projections/contacts/contactsProjection.js';
+import { allProjections } from '../../../projections/index.js';
+import { tempDir } from '../../support/tempStore.js';
+import { writeRealLog, type RealLog } from './realLog.js';
+
+/** What `writeRealLog` leaves: 2 contacts, 2 deals, 1 agent, 1 user, 2 keys (in 2 read models), 1 subscription. */
+const DOCUMENTS = 11;
+const STREAMS = 9;
+
+describe('verifyReadModels', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let eventStore: SqliteEventStore;
+  let log: RealLog;
+
+  beforeEach(async () => {
+    dir = tempDir('chronicle-verify-');
+    eventStore = SqliteEventStore.open(join(dir.path, 'events.sqlite'));
+    log = await writeRealLog(eventStore);
+  });
+  afterEach(async () => {
+    await eventStore.close();
+    dir.dispose();
+  });
+
+  /** The read models as a server builds them: every projection, fed by the runner. */
+  const builtReadModels = async (): Promise<MemoryReadModelStore> => {
+    const readModels = new MemoryReadModelStore();
+    const collections = allProjections.map((projection) => readModels.collection(projection));
+    const runner = new ProjectionRunner({ eventStore, readModels, collections, logger: silentLogger });
+    await runner.start();
+    await runner.stop();
+    return readModels;
+  };
+
+  const lines = (report: VerifyReport): string[] => report.differences.map(describeDifference).sort();
+
+  /** A stored event the log does not hold, at a position the read models have reached. */
+  const forged = async (type: string, data: unknown): Promise<RecordedEvent> => ({
+    id: newId(),
+    stream: 'forged',
+    revision: 0,
+    position: (await eventStore.headPosition())!,
+    type,
+    data,
+    metadata: { source: 'system', correlationId: 'forged', companyId: log.companyId },
+    recordedAt: new Date().toISOString(),
+  });
+
+  it('finds the read models the projections build equal to the folds of every stream', async () => {
+    const report = await verifyReadModels({ eventStore, readModels: await builtReadModels(), rebuild: false });
+    expect(report.differences).to.deep.equal([]);
+    expect(report).to.include({ documents: DOCUMENTS, streams: STREAMS, skipped: 0, position: await eventStore.headPosition() });
+    expect(report.events).to.equal((await eventStore.readAll()).length);
+    expect(report.readModels).to.deep.equal(['contacts', 'deals', 'agents', 'users', 'api_keys', 'api_key_directory', 'webhooks']);
+  });
+
+  it('builds empty read models from the very events it folds, and finds them equal', async () => {
+    const readModels = new MemoryReadModelStore();
+    const report = await verifyReadModels({ eventStore, readModels, rebuild: true });
+    expect(report.differences).to.deep.equal([]);
+    expect(report.documents).to.equal(DOCUMENTS);
+    expect(await readModels.collection(contactsProjection).get(log.companyId, log.contactId)).to.have.nested.property('contact.name', 'Ada Lovelace');
+  });
+
+  it('lists a changed field, a document without a stream and a stream without a document', async () => {
+    const readModels = await builtReadModels();
+    const contacts = readModels.collection(contactsProjection);
+    const ada = (await contacts.get(log.companyId, log.contactId))!.contact;
+    const ghost = newId();
+    await contacts.apply([
+      await forged('ContactUpdated', {
+        contactId: log.contactId,
+        companyId: log.companyId,
+        changes: { name: 'Eve' },
+        updatedAt: ada.updatedAt,
+        contact: { ...ada, name: 'Eve' },
+      }),
+    ]);
+    await contacts.apply([await forged('ContactCreated', { contactId: ghost, companyId: log.companyId, name: 'Ghost', phoneNumber: '+1555', tags: [], createdAt: ada.createdAt })]);
+    // Appended after the read models were built: a stream they never saw.
+    const agentId = newId();
+    const agent = { agentId, companyId: log.companyId, name: 'Late', description: null, status: 'active', channels: ['sms'], language: 'en', createdAt: ada.createdAt };
+    await eventStore.append(agentStream(agentId), [{ id: newId(), type: 'AgentCreated', data: agent, metadata: { source: 'cli', correlationId: 'c' } }], 'no_stream');
+
+    const report = await verifyReadModels({ eventStore, readModels, rebuild: false });
+    expect(lines(report)).to.deep.equal(
+      [
+        `contacts ${log.companyId}/${log.contactId}: name: log says "Ada Lovelace", read model says "Eve"`,
+        `contacts ${log.companyId}/${ghost}: document without a stream in the log`,
+        `agents ${log.companyId}/${agentId}: no document, but the log has stream ${agentStream(agentId)}`,
+      ].sort(),
+    );
+    expect(report.differences.find((d) => d.kind === 'field')).to.deep.equal({
+      kind: 'field',
+      readModel: 'contacts',
+      document: `${log.companyId}/${log.contactId}`,
+      field: 'name',
+      logValue: 'Ada Lovelace',
+      readModelValue: 'Eve',
+    });
+  });
+
+  it('compares kept read models only up to the position they reached, leaving out documents changed since', async () => {
+    const readModels = await builtReadModels();
+    const events = await eventStore.readAll();
+    const contactUpdate = events.find((event) => event.type === 'ContactUpdated')!;
+    // Read models that claim to stand just before the contact's rename.
+    const before = events[events.indexOf(contactUpdate) - 1]!.position;
+    const report = await verifyReadModels({ eventStore, readModels, rebuild: false, readModelsReached: async () => before });
+    expect(report.differences).to.deep.equal([]);
+    expect(report.position).to.equal(before);
+    // The renamed contact, its deal (the summary moved with it) and everything created later are left out.
+    expect(report.skipped).to.be.greaterThan(2);
+    expect(report.documents + report.skipped).to.equal(DOCUMENTS);
+  });
+
+  it('reports a stored event its codec refuses, naming the stream and the event', async () => {
+    const readModels = await builtReadModels();
+    const id = newId();
+    const { position } = await eventStore.append(
+      contactStream(log.contactId),
+      [{ id, type: 'ContactUpdated', data: { contactId: log.contactId }, metadata: { source: 'cli', correlationId: 'c' } }],
+      'any',
+    );
+    const report = await verifyReadModels({ eventStore, readModels, rebuild: false });
+    expect(report.differences).to.have.length(1);
+    expect(describeDifference(report.differences[0]!)).to.match(
+      new RegExp(`^log ${contactStream(log.contactId)}: event ${id} \\(ContactUpdated\\) at position ${position} does not decode: .*companyId`),
+    );
+  });
+});
