@@ -125,6 +125,21 @@ export const readModelStoreContract = (name: string, open: () => Promise<ReadMod
         expect((await tasks.get(companyB, 't4'))!.owner!.name).to.equal('Ann');
       });
 
+      it('finds where-targets created, deleted and renamed after an earlier where-target', async () => {
+        const owner = { id: 'u1', name: 'Ann' };
+        await tasks.apply([
+          log('TaskCreated', created({ id: 't1', owner }), companyA),
+          log('TaskCreated', created({ id: 't2', owner }), companyA),
+          log('OwnerRenamed', { ownerId: 'u1', name: 'Anna' }, companyA),
+          log('TaskCreated', created({ id: 't3', owner: { id: 'u1', name: 'Anna' } }), companyA),
+          log('TaskDeleted', { id: 't2' }, companyA),
+          log('OwnerRenamed', { ownerId: 'u1', name: 'Annie' }, companyA),
+        ]);
+        expect((await tasks.get(companyA, 't1'))!.owner!.name).to.equal('Annie');
+        expect((await tasks.get(companyA, 't3'))!.owner!.name).to.equal('Annie');
+        expect(await tasks.get(companyA, 't2')).to.equal(null);
+      });
+
       it('keeps listing and searching right after many deletions', async () => {
         const events: RecordedEvent[] = [];
         for (let i = 0; i < 200; i++) events.push(log('TaskCreated', created({ id: `d${i}`, title: `Doc ${i}` }), companyA));

@@ -218,7 +218,14 @@ class MemoryCollection<D extends ReadModelDocument> implements DocumentCollectio
       this.fold(bucket, target.id, bucket.byId.get(target.id)?.doc ?? null, event);
       return;
     }
-    const matching = bucket.order.filter((e) => !e.deleted && valueAt(e.doc, target.field) === target.value);
+    // Through the field's equality index (a superset, checked here): a scan of the
+    // company's documents per event made a rebuild quadratic (every renamed contact
+    // scanned every deal).
+    const matching = bucket
+      .equalityFor(target.field)
+      .candidates(target.value)
+      .map((i) => bucket.order[i]!)
+      .filter((e) => !e.deleted && valueAt(e.doc, target.field) === target.value);
     for (const entry of matching) this.fold(bucket, entry.doc.id, entry.doc, event);
   }
 
