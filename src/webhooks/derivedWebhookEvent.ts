@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { v5 as uuidv5 } from 'uuid';
+import { parse as parseUuid, v5 as uuidv5 } from 'uuid';
 import type { Contact } from '../domain/contacts/contactView.js';
 import type { Deal } from '../domain/deals/dealView.js';
 import type { WebhookEventType } from '../domain/webhooks/eventTypes.js';
@@ -77,4 +77,7 @@ export const WEBHOOK_EVENT_ID_NAMESPACE = '6b8ceecf-f8a3-41c5-b6f1-944f2f2a720a'
  * get different ids.
  */
 export const webhookEventId = (storedEventId: string, type: WebhookEventType): string =>
-  uuidv5(`${storedEventId}:${type}`, WEBHOOK_EVENT_ID_NAMESPACE);
+  uuidv5(`${storedEventId}:${type}`, NAMESPACE_BYTES);
+
+/** The namespace parsed once (a rebuild derives an id per webhook event). */
+const NAMESPACE_BYTES = parseUuid(WEBHOOK_EVENT_ID_NAMESPACE);
