@@ -10,7 +10,7 @@ import type {
 import { systemClock, type Clock } from '../shared/Clock.js';
 import type { SendDelivery } from './deliveryAgent.js';
 import { nextRetryDelayMs } from './dispatcherRetryPolicy.js';
-import { webhookHeaders } from './signing.js';
+import { webhookSigner, type WebhookSigner } from './signing.js';
 
 /** Where the dispatcher gets each subscription's signing secret (`WebhookSecretStore`). */
 export interface WebhookSecrets {
@@ -90,6 +90,9 @@ class AttemptTimeoutError extends Error {
   }
 }
 
+/** How one turn signs its attempts, or why it cannot (each attempt then fails without a request). */
+type TurnSigning = { readonly sign: WebhookSigner; readonly error?: undefined } | { readonly error: string };
+
 class ShutdownError extends Error {
   override readonly name = 'ShutdownError';
   constructor() {
@@ -105,6 +108,9 @@ class ShutdownError extends Error {
  *
  * When more queues are due than slots are free, the queues that waited longest
  * for their turn go first (a queue gives its slot up after `turnSize` deliveries).
+ * One read of the due queues serves several slots: the candidates beyond the free
+ * slots wait in line and take the next slots that free up, until new rows (`wake`)
+ * or the poll interval call for a fresh read.
  *
  * An attempt POSTs the stored envelope, signed (Standard Webhooks), within
  * `timeoutMs`. Only a 200 delivers. 410 Gone ends the subscription (`unsubscribe`)
@@ -127,8 +133,14 @@ export class WebhookDispatcher {
   /** When each queue's last turn ended (a counter), for fairness between due queues. */
   private readonly served = new Map<string, number>();
   private turns = 0;
-  /** Aborts the in-flight attempts at stop. */
+  /** Due queues read but not launched yet, least recently served first (see `run`). */
+  private ready: DeliveryQueue[] = [];
+  /** The outbox may hold due queues that `ready` lacks: new rows, or the poll interval has passed. */
+  private stale = true;
+  /** Aborted at stop (after the grace period): the pauses, and any attempt starting after it. */
   private readonly stopping = new AbortController();
+  /** The attempts in flight, aborted at stop (one set rather than a listener per attempt). */
+  private readonly inFlight = new Set<AbortController>();
   private idle: AbortController | null = null;
   private wakePending = false;
   private loop: Promise<void> | null = null;
@@ -150,6 +162,12 @@ export class WebhookDispatcher {
 
   /** New rows were enqueued (the fan-out calls this): look for due queues now. */
   wake(): void {
+    this.stale = true;
+    this.nudge();
+  }
+
+  /** Runs the loop again now (a slot is free, or the outbox should be read). */
+  private nudge(): void {
     if (this.idle) this.idle.abort();
     else this.wakePending = true;
   }
@@ -168,7 +186,9 @@ export class WebhookDispatcher {
       await Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
       clearTimeout(timer);
     }
-    this.stopping.abort(new ShutdownError());
+    const reason = new ShutdownError();
+    this.stopping.abort(reason);
+    for (const controller of this.inFlight) controller.abort(reason);
     await settled;
   }
 
@@ -182,34 +202,48 @@ export class WebhookDispatcher {
     while (!this.stopped) {
       let waitMs = this.pollIntervalMs;
       try {
-        const free = this.concurrency - this.active.size;
-        if (free > 0) {
+        // Queues read earlier take the free slots first, as long as nothing new came in.
+        while (!this.stale && this.ready.length > 0 && this.active.size < this.concurrency) {
+          const queue = this.ready.shift()!;
+          if (!this.active.has(queue.subscriptionId)) this.launch(queue);
+        }
+        if (this.active.size < this.concurrency) {
+          this.stale = false;
           const now = this.clock.now();
-          // A few more candidates than free slots, so that the least recently served go first.
-          const { due, nextDueAt } = await this.deps.outbox.dueQueues(now, free * 4, new Set(this.active.keys()));
+          // More candidates than slots, so that the least recently served go first; the
+          // rest wait in `ready` for the next slots, sparing a read of the outbox for each.
+          const { due, nextDueAt } = await this.deps.outbox.dueQueues(now, this.concurrency * 4, new Set(this.active.keys()));
           const lastServed = (queue: DeliveryQueue): number => this.served.get(queue.subscriptionId) ?? 0;
-          const order = [...due].sort((a, b) => lastServed(a) - lastServed(b));
+          const order = due.filter((queue) => !this.active.has(queue.subscriptionId));
+          order.sort((a, b) => lastServed(a) - lastServed(b));
+          const free = Math.max(0, this.concurrency - this.active.size);
           for (const queue of order.slice(0, free)) this.launch(queue);
+          this.ready = order.slice(free);
           if (nextDueAt) waitMs = Math.min(waitMs, Math.max(0, nextDueAt.getTime() - now.getTime()));
         }
         failures = 0;
       } catch (error) {
+        this.stale = true;
         failures += 1;
         waitMs = Math.min(30_000, 100 * 2 ** Math.min(failures, 9));
         this.deps.logger.error({ err: error, failures }, 'webhook dispatcher: cannot read the outbox; retrying');
       }
-      await this.idleFor(waitMs);
+      // Waited the whole interval without a nudge: time to read the outbox again (retries
+      // come due, rows written by other processes).
+      if (!(await this.idleFor(waitMs))) this.stale = true;
     }
   }
 
-  private async idleFor(ms: number): Promise<void> {
+  /** Waits `ms` or until nudged; true when nudged. */
+  private async idleFor(ms: number): Promise<boolean> {
     if (this.wakePending || this.stopped) {
       this.wakePending = false;
-      return;
+      return true;
     }
-    this.idle = new AbortController();
+    const idle = (this.idle = new AbortController());
     try {
-      await this.sleep(ms, this.idle.signal);
+      await this.sleep(ms, idle.signal);
+      return idle.signal.aborted;
     } finally {
       this.idle = null;
     }
@@ -225,24 +259,48 @@ export class WebhookDispatcher {
       .finally(() => {
         this.active.delete(queue.subscriptionId);
         this.served.set(queue.subscriptionId, ++this.turns);
-        this.wake();
+        this.nudge();
       });
     this.active.set(queue.subscriptionId, work);
   }
 
-  /** Delivers the queue's due rows in order, up to one turn. */
+  /**
+   * Delivers the queue's due rows in order, up to one turn. The turn's rows are read
+   * at once, and its secret once: each row is attempted only after the one before it
+   * was recorded delivered or failed, and the turn ends at the first row that waits
+   * (a retry), that is not pending any more when its attempt is recorded (the
+   * subscription ended, or another process changed it), or at stop. Rows the queue
+   * gains meanwhile (the fan-out's, later in the log; a redelivered one, put back at
+   * its place) are read by its next turn.
+   */
   private async work(queue: DeliveryQueue): Promise<void> {
-    let head: Delivery | null = queue.head;
-    for (let n = 0; head && n < this.turnSize && !this.stopped; n++) {
-      if (head.nextAttemptAt !== null && Date.parse(head.nextAttemptAt) > this.clock.now().getTime()) return;
-      const moveOn = await this.attempt(queue, head);
+    const rows = await this.deps.outbox.pendingRows(queue.subscriptionId, this.turnSize);
+    if (rows.length === 0) return;
+    const signing = await this.signing(queue.subscriptionId);
+    for (const row of rows) {
+      if (this.stopped) return;
+      if (row.nextAttemptAt !== null && Date.parse(row.nextAttemptAt) > this.clock.now().getTime()) return;
+      const moveOn = await this.attempt(queue, row, signing);
       if (!moveOn) return;
-      head = await this.deps.outbox.head(queue.subscriptionId);
     }
   }
 
-  /** One attempt at the head, recorded. True when the queue may go on to its next row at once. */
-  private async attempt(queue: DeliveryQueue, head: Delivery): Promise<boolean> {
+  /** The subscription's signer for one turn: its secret read and decoded once. */
+  private async signing(subscriptionId: string): Promise<TurnSigning> {
+    const secret = await this.deps.secrets.get(subscriptionId);
+    if (secret === null) return { error: 'The subscription has no signing secret' };
+    try {
+      return { sign: webhookSigner(secret) };
+    } catch (cause) {
+      return { error: describeError(cause) };
+    }
+  }
+
+  /**
+   * One attempt at the head, recorded. True when the queue may go on to its next row
+   * at once: the head was recorded delivered, or failed after its last retry.
+   */
+  private async attempt(queue: DeliveryQueue, head: Delivery, signing: TurnSigning): Promise<boolean> {
     const { outbox, logger } = this.deps;
     const { subscriptionId, companyId } = queue;
     const log = { subscriptionId, eventId: head.eventId, eventType: head.eventType };
@@ -252,16 +310,15 @@ export class WebhookDispatcher {
     let statusCode: number | null = null;
     let retryAfter: string | null = null;
     let error: string | null = null;
-    const secret = await this.deps.secrets.get(subscriptionId);
-    if (secret === null) {
-      error = 'The subscription has no signing secret';
+    if (signing.error !== undefined) {
+      error = signing.error;
     } else {
       const controller = new AbortController();
+      if (this.stopping.signal.aborted) controller.abort(this.stopping.signal.reason);
+      this.inFlight.add(controller);
       const timer = setTimeout(() => controller.abort(new AttemptTimeoutError(this.deps.timeoutMs)), this.deps.timeoutMs);
-      const onStop = (): void => controller.abort(this.stopping.signal.reason);
-      this.stopping.signal.addEventListener('abort', onStop, { once: true });
       try {
-        const headers = webhookHeaders({ id: head.eventId, timestamp: startedAt, body: head.envelope, secret });
+        const headers = signing.sign(head.eventId, startedAt, head.envelope);
         const response = await this.deps.send({ url: queue.targetUrl, headers, body: head.envelope }, controller.signal);
         statusCode = response.status;
         retryAfter = response.retryAfter;
@@ -269,7 +326,7 @@ export class WebhookDispatcher {
         error = describeError(cause);
       } finally {
         clearTimeout(timer);
-        this.stopping.signal.removeEventListener('abort', onStop);
+        this.inFlight.delete(controller);
       }
       // Cut short by stop(): not an attempt of the receiver's; it is made again after a restart.
       if (this.stopping.signal.aborted && statusCode === null) return false;
@@ -284,10 +341,11 @@ export class WebhookDispatcher {
     const number = head.roundAttempts + 1;
 
     if (statusCode === 200) {
-      await outbox.recordAttempt(subscriptionId, head.eventId, attempt, { state: 'delivered' });
+      const recorded = await outbox.recordAttempt(subscriptionId, head.eventId, attempt, { state: 'delivered' });
       this.deps.onAttempt?.('delivered', attempt.latencyMs);
       if (logger.isLevelEnabled('debug')) logger.debug({ ...log, latencyMs: attempt.latencyMs }, 'webhook delivered');
-      return true;
+      // Not recorded: the row stopped being pending meanwhile; the next turn reads the queue again.
+      return recorded;
     }
 
     const delay = nextRetryDelayMs({
@@ -321,13 +379,13 @@ export class WebhookDispatcher {
       delay === null
         ? { state: 'failed', reason: 'retries_exhausted' }
         : { state: 'pending', nextAttemptAt: new Date(now.getTime() + delay) };
-    await outbox.recordAttempt(subscriptionId, head.eventId, attempt, outcome);
+    const recorded = await outbox.recordAttempt(subscriptionId, head.eventId, attempt, outcome);
     this.deps.onAttempt?.(delay === null ? 'failed' : 'retry', attempt.latencyMs);
     logger.warn(
       { ...log, attempt: number, statusCode, error, ...(delay === null ? {} : { retryInMs: delay }) },
       delay === null ? 'webhook delivery failed after its last retry; the queue moves on' : 'webhook attempt failed; will retry',
     );
     // After the last retry the queue goes on with its next row; before it, the head waits.
-    return delay === null;
+    return delay === null && recorded;
   }
 }

@@ -43,17 +43,34 @@ export const webhookSecretKey = (secret: string): Buffer => {
 /** Unix seconds of `date` (what `webhook-timestamp` carries). */
 export const unixSeconds = (date: Date): number => Math.floor(date.getTime() / 1000);
 
+/** `v1,<base64 HMAC-SHA256>` of `${id}.${unix seconds}.${body}`, keyed with `key` (`webhookSecretKey`). */
+const sign = (key: Buffer, id: string, timestamp: Date, body: string): string =>
+  `v1,${createHmac('sha256', key).update(`${id}.${unixSeconds(timestamp)}.${body}`, 'utf8').digest('base64')}`;
+
 /** `v1,<base64 HMAC-SHA256>` of `${id}.${unix seconds}.${body}`. */
 export const webhookSignature = ({ id, timestamp, body, secret }: SignatureInput): string =>
-  `v1,${createHmac('sha256', webhookSecretKey(secret))
-    .update(`${id}.${unixSeconds(timestamp)}.${body}`, 'utf8')
-    .digest('base64')}`;
+  sign(webhookSecretKey(secret), id, timestamp, body);
 
 export type WebhookSignatureHeaders = Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string>;
 
 /** The three Standard Webhooks headers of one attempt. */
-export const webhookHeaders = (input: SignatureInput): WebhookSignatureHeaders => ({
-  'webhook-id': input.id,
-  'webhook-timestamp': String(unixSeconds(input.timestamp)),
-  'webhook-signature': webhookSignature(input),
-});
+export const webhookHeaders = (input: SignatureInput): WebhookSignatureHeaders =>
+  webhookSigner(input.secret)(input.id, input.timestamp, input.body);
+
+/** Signs attempts for one subscription: the headers of an attempt at `timestamp` sending `body`. */
+export type WebhookSigner = (id: string, timestamp: Date, body: string) => WebhookSignatureHeaders;
+
+/**
+ * A signer keyed with `secret`, decoded once (it throws `InvalidWebhookSecretError`
+ * here rather than per attempt): the dispatcher makes one per queue turn instead
+ * of decoding the secret for every delivery. The key stays in the closure; nothing
+ * the signer returns or throws contains it.
+ */
+export const webhookSigner = (secret: string): WebhookSigner => {
+  const key = webhookSecretKey(secret);
+  return (id, timestamp, body) => ({
+    'webhook-id': id,
+    'webhook-timestamp': String(unixSeconds(timestamp)),
+    'webhook-signature': sign(key, id, timestamp, body),
+  });
+};

@@ -189,6 +189,35 @@ export const webhookOutboxContract = (name: string, make: () => Promise<OutboxUn
       });
     });
 
+    describe('a turn’s pending rows', () => {
+      it('are the queue’s pending rows in queue order, the head first, at most `limit`', async () => {
+        const sub = aSubscription();
+        const other = aSubscription({ companyId: sub.companyId });
+        const rows = [
+          aDelivery(sub, '30'),
+          aDelivery(sub, '4', { ordinal: 1 }),
+          aDelivery(sub, '4', { ordinal: 0 }),
+          aDelivery(sub, '200'),
+          aDelivery(sub, '5'),
+        ];
+        await outbox.enqueue([...rows, aDelivery(other, '6')], T0);
+        await outbox.recordAttempt(sub.subscriptionId, rows[2]!.eventId, anAttempt(200), { state: 'delivered' });
+        await outbox.recordAttempt(sub.subscriptionId, rows[4]!.eventId, anAttempt(500), {
+          state: 'failed',
+          reason: 'retries_exhausted',
+        });
+        await outbox.recordAttempt(sub.subscriptionId, rows[1]!.eventId, anAttempt(500), { state: 'pending', nextAttemptAt: at(900) });
+
+        const turn = await outbox.pendingRows(sub.subscriptionId, 10);
+        expect(turn.map((d) => `${d.position}.${d.ordinal}`)).to.deep.equal(['4.1', '30.0', '200.0']);
+        expect(turn[0]).to.deep.equal(await outbox.head(sub.subscriptionId));
+        expect(turn[0]).to.deep.include({ roundAttempts: 1, nextAttemptAt: at(900).toISOString(), attempts: [anAttempt(500)] });
+        expect((await outbox.pendingRows(sub.subscriptionId, 2)).map((d) => d.position)).to.deep.equal(['4', '30']);
+        expect(await outbox.pendingRows(sub.subscriptionId, 0)).to.deep.equal([]);
+        expect(await outbox.pendingRows('nobody', 10)).to.deep.equal([]);
+      });
+    });
+
     describe('recording attempts', () => {
       it('delivered: final, with the attempt and its time', async () => {
         const sub = aSubscription();
@@ -280,8 +309,7 @@ export const webhookOutboxContract = (name: string, make: () => Promise<OutboxUn
 
         const { due, nextDueAt } = await outbox.dueQueues(at(1000), 10);
         expect(due.map((q) => q.subscriptionId)).to.deep.equal([early.subscriptionId, late.subscriptionId]);
-        expect(due[1]).to.deep.include({ companyId: late.companyId, targetUrl: late.targetUrl });
-        expect(due[1]?.head.position).to.equal('2');
+        expect(due[1]).to.deep.equal({ subscriptionId: late.subscriptionId, companyId: late.companyId, targetUrl: late.targetUrl });
         expect(nextDueAt?.toISOString()).to.equal(at(5000).toISOString());
 
         expect((await outbox.dueQueues(at(1000), 1)).due.map((q) => q.subscriptionId)).to.deep.equal([early.subscriptionId]);

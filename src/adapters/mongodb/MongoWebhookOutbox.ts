@@ -234,6 +234,15 @@ export class MongoWebhookOutbox implements WebhookOutbox {
     return doc ? toDelivery(doc) : null;
   }
 
+  async pendingRows(subscriptionId: string, limit: number): Promise<readonly Delivery[]> {
+    const size = Math.max(0, Math.floor(limit));
+    if (size === 0) return [];
+    const docs = await this.outbox
+      .find({ state: 'pending', subscriptionId }, { sort: { queueKey: 1 }, limit: size, projection: NO_ID })
+      .toArray();
+    return docs.map(toDelivery);
+  }
+
   async get(subscriptionId: string, eventId: string): Promise<Delivery | null> {
     const doc = await this.outbox.findOne({ subscriptionId, eventId }, { projection: NO_ID });
     return doc ? toDelivery(doc) : null;
@@ -241,11 +250,12 @@ export class MongoWebhookOutbox implements WebhookOutbox {
 
   async dueQueues(now: Date, limit: number, skip: ReadonlySet<string> = new Set()): Promise<DueQueues> {
     const nowIso = now.toISOString();
+    // Only when each head is due, not the row itself: the dispatcher reads a turn's rows with `pendingRows`.
     const heads = await this.outbox
-      .aggregate<{ head: OutboxDocument; sub: SubscriptionDocument }>([
+      .aggregate<{ head: Pick<OutboxDocument, 'nextAttemptAt'>; sub: SubscriptionDocument }>([
         { $match: { state: 'pending' } },
         { $sort: { state: 1, subscriptionId: 1, queueKey: 1 } },
-        { $group: { _id: '$subscriptionId', head: { $first: '$$ROOT' } } },
+        { $group: { _id: '$subscriptionId', head: { $first: { nextAttemptAt: '$nextAttemptAt' } } } },
         { $lookup: { from: WEBHOOK_FAN_OUT_SUBSCRIPTIONS_COLLECTION, localField: '_id', foreignField: '_id', as: 'sub' } },
         { $unwind: '$sub' },
         { $match: { 'sub.unsubscribedAt': null, 'sub.stoppedAt': null } },
@@ -259,7 +269,7 @@ export class MongoWebhookOutbox implements WebhookOutbox {
       const at = head.nextAttemptAt ?? nowIso;
       if (at <= nowIso) {
         if (due.length < limit) {
-          due.push({ subscriptionId: sub._id, companyId: sub.companyId, targetUrl: sub.targetUrl, head: toDelivery(head) });
+          due.push({ subscriptionId: sub._id, companyId: sub.companyId, targetUrl: sub.targetUrl });
         }
       } else if (nextDueAt === null || at < nextDueAt) {
         nextDueAt = at;

@@ -79,6 +79,29 @@ const toSubscription = (row: SubscriptionRow): FannedOutSubscription => ({
   unsubscribedAt: row.unsubscribed_at === null ? null : fromPositionKey(row.unsubscribed_at),
 });
 
+/** A queue's head, as `dueQueues` reads it: no row body, only when it is due. */
+interface QueueHeadRow {
+  subscription_id: string;
+  company_id: string;
+  target_url: string;
+  next_attempt_at: string | null;
+}
+
+/** The `record` statement's parameters, in order. */
+type RecordParameters = [
+  state: DeliveryState,
+  maxKept: number,
+  at: string,
+  statusCode: number | null,
+  error: string | null,
+  latencyMs: number,
+  nextAttemptAt: string | null,
+  completedAt: string | null,
+  failureReason: string | null,
+  subscriptionId: string,
+  eventId: string,
+];
+
 interface PendingAttempt {
   readonly subscriptionId: string;
   readonly eventId: string;
@@ -108,9 +131,10 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     loadCheckpoint: Statement<[string], { position: string }>;
     loadSubscriptions: Statement<[string], SubscriptionRow>;
     head: Statement<[string], DeliveryRow>;
+    pending: Statement<[string, number], DeliveryRow>;
     get: Statement<[string, string], DeliveryRow>;
-    heads: Statement<[], DeliveryRow & { target_url: string }>;
-    update: Statement<[DeliveryState, string, number, string | null, string | null, string | null, string, string]>;
+    heads: Statement<[], QueueHeadRow>;
+    record: Statement<RecordParameters>;
     stop: Statement<[string, string]>;
     list: Statement<[string, number, number], DeliveryRow>;
     count: Statement<[string], { total: number }>;
@@ -121,9 +145,6 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   };
   private readonly commitTransaction: Transaction<(name: string, commit: FanOutCommit, now: string) => void>;
   private readonly enqueueTransaction: Transaction<(deliveries: readonly NewDelivery[], now: string) => number>;
-  private readonly recordTransaction: Transaction<
-    (subscriptionId: string, eventId: string, attempt: DeliveryAttempt, outcome: AttemptOutcome) => boolean
-  >;
   private readonly stopTransaction: Transaction<(subscriptionId: string, at: string) => void>;
   /** Attempts recorded during one turn of the event loop, committed together (group commit). */
   private pendingAttempts: PendingAttempt[] = [];
@@ -170,20 +191,36 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
         `SELECT ${deliveryColumns} FROM webhook_outbox o
          WHERE o.subscription_id = ? AND o.state = 'pending' ORDER BY o.queue_key LIMIT 1`,
       ),
+      pending: db.prepare(
+        `SELECT ${deliveryColumns} FROM webhook_outbox o
+         WHERE o.subscription_id = ? AND o.state = 'pending' ORDER BY o.queue_key LIMIT ?`,
+      ),
       get: db.prepare(`SELECT ${deliveryColumns} FROM webhook_outbox o WHERE o.subscription_id = ? AND o.event_id = ?`),
-      // One head per active subscription, through the partial index of pending rows.
+      // One head per active subscription, through the partial index of pending rows: only
+      // when it is due, not the row itself (the dispatcher reads a turn's rows with `pending`).
       heads: db.prepare(
-        `SELECT ${deliveryColumns}, s.target_url FROM webhook_fan_out_subscriptions s
+        `SELECT s.subscription_id, s.company_id, s.target_url, o.next_attempt_at FROM webhook_fan_out_subscriptions s
          JOIN webhook_outbox o ON o.id = (
            SELECT p.id FROM webhook_outbox p
            WHERE p.subscription_id = s.subscription_id AND p.state = 'pending'
            ORDER BY p.queue_key LIMIT 1)
          WHERE s.unsubscribed_at IS NULL AND s.stopped_at IS NULL`,
       ),
-      update: db.prepare(
-        `UPDATE webhook_outbox SET state = ?, attempts = ?, round_attempts = ?, next_attempt_at = ?, completed_at = ?,
+      // One statement per attempt: the pending check, the outcome and the attempt appended
+      // to the JSON list in SQL (the oldest dropped beyond the kept number), so recording
+      // neither reads the row nor parses and rewrites its attempts in JavaScript.
+      record: db.prepare(
+        `UPDATE webhook_outbox SET
+           state = ?,
+           attempts = json_insert(
+             CASE WHEN json_array_length(attempts) >= ? THEN json_remove(attempts, '$[0]') ELSE attempts END,
+             '$[#]',
+             json_object('at', ?, 'statusCode', CAST(? AS INTEGER), 'error', ?, 'latencyMs', CAST(? AS INTEGER))),
+           round_attempts = round_attempts + 1,
+           next_attempt_at = ?,
+           completed_at = ?,
            failure_reason = ?
-         WHERE subscription_id = ? AND event_id = ?`,
+         WHERE subscription_id = ? AND event_id = ? AND state = 'pending'`,
       ),
       stop: db.prepare(
         'UPDATE webhook_fan_out_subscriptions SET stopped_at = ? WHERE subscription_id = ? AND stopped_at IS NULL',
@@ -209,12 +246,20 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
 
     const insertAll = (deliveries: readonly NewDelivery[], now: string): number => {
       let inserted = 0;
+      // A stored event's webhook event goes to every matching subscription: consecutive rows
+      // mostly share their queue key, computed once for them.
+      let key = '';
+      let keyOf: NewDelivery | null = null;
       for (const d of deliveries) {
+        if (keyOf === null || d.position !== keyOf.position || d.ordinal !== keyOf.ordinal) {
+          key = queueKey(d.position, d.ordinal);
+          keyOf = d;
+        }
         const info = this.s.insert.run(
           d.subscriptionId,
           d.eventId,
           d.companyId,
-          queueKey(d.position, d.ordinal),
+          key,
           d.position,
           d.ordinal,
           d.eventType,
@@ -247,26 +292,6 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       this.s.saveCheckpoint.run(name, commit.position);
     });
 
-    this.recordTransaction = db.transaction(
-      (subscriptionId: string, eventId: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): boolean => {
-        const row = this.s.get.get(subscriptionId, eventId);
-        if (!row || row.state !== 'pending') return false;
-        const attempts = [...(JSON.parse(row.attempts) as DeliveryAttempt[]), attempt].slice(-MAX_KEPT_ATTEMPTS);
-        const final = outcome.state !== 'pending';
-        this.s.update.run(
-          outcome.state,
-          JSON.stringify(attempts),
-          row.round_attempts + 1,
-          outcome.state === 'pending' ? outcome.nextAttemptAt.toISOString() : null,
-          final ? attempt.at : null,
-          outcome.state === 'failed' ? outcome.reason : null,
-          subscriptionId,
-          eventId,
-        );
-        return true;
-      },
-    );
-
     this.redeliverTransaction = db.transaction((subscriptionId: string, eventId: string, now: string): RedeliverResult => {
       const row = this.s.get.get(subscriptionId, eventId);
       if (!row) return 'not_found';
@@ -276,12 +301,15 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       return 'requeued';
     });
 
-    // A nested transaction is a savepoint: one failing attempt record rolls back alone.
+    // Each record is one statement, which SQLite applies whole or not at all: one that fails
+    // leaves the others of the batch in place. An error that ended the transaction itself
+    // (disk, I/O) fails the whole batch rather than letting the rest run outside it.
     this.recordBatchTransaction = db.transaction((batch: readonly PendingAttempt[]) =>
       batch.map((p) => {
         try {
-          return { ok: this.recordTransaction(p.subscriptionId, p.eventId, p.attempt, p.outcome) };
+          return { ok: this.record(p) };
         } catch (error) {
+          if (!db.inTransaction) throw error;
           return { error };
         }
       }),
@@ -290,6 +318,25 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       this.s.stop.run(at, subscriptionId);
       this.s.cancelPending.run('gone', at, subscriptionId);
     });
+  }
+
+  /** Records one attempt (in the batch's transaction); false when the row is not pending. */
+  private record({ subscriptionId, eventId, attempt, outcome }: PendingAttempt): boolean {
+    return (
+      this.s.record.run(
+        outcome.state,
+        MAX_KEPT_ATTEMPTS,
+        attempt.at,
+        attempt.statusCode,
+        attempt.error,
+        attempt.latencyMs,
+        outcome.state === 'pending' ? outcome.nextAttemptAt.toISOString() : null,
+        outcome.state === 'pending' ? null : attempt.at,
+        outcome.state === 'failed' ? outcome.reason : null,
+        subscriptionId,
+        eventId,
+      ).changes === 1
+    );
   }
 
   private flushAttempts(): void {
@@ -343,6 +390,11 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     return row ? toDelivery(row) : null;
   }
 
+  async pendingRows(subscriptionId: string, limit: number): Promise<readonly Delivery[]> {
+    const size = Math.max(0, Math.floor(limit));
+    return size === 0 ? [] : this.s.pending.all(subscriptionId, size).map(toDelivery);
+  }
+
   async get(subscriptionId: string, eventId: string): Promise<Delivery | null> {
     const row = this.s.get.get(subscriptionId, eventId);
     return row ? toDelivery(row) : null;
@@ -358,12 +410,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       const at = row.next_attempt_at ?? nowIso;
       if (at <= nowIso) {
         if (due.length < limit) {
-          due.push({
-            subscriptionId: row.subscription_id,
-            companyId: row.company_id,
-            targetUrl: row.target_url,
-            head: toDelivery(row),
-          });
+          due.push({ subscriptionId: row.subscription_id, companyId: row.company_id, targetUrl: row.target_url });
         }
       } else if (nextDueAt === null || at < nextDueAt) {
         nextDueAt = at;

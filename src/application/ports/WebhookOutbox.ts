@@ -106,12 +106,14 @@ export interface FanOutCommit {
   readonly deliveries: readonly NewDelivery[];
 }
 
-/** A subscription with a pending head. */
+/**
+ * A subscription whose pending head is due. Only what the dispatcher needs to
+ * start a turn: it reads the rows themselves with `pendingRows`.
+ */
 export interface DeliveryQueue {
   readonly subscriptionId: string;
   readonly companyId: string;
   readonly targetUrl: string;
-  readonly head: Delivery;
 }
 
 export interface DueQueues {
@@ -156,6 +158,11 @@ export interface WebhookOutbox {
   enqueue(deliveries: readonly NewDelivery[], now: Date): Promise<number>;
   /** The oldest pending row of the subscription's queue, or null. */
   head(subscriptionId: string): Promise<Delivery | null>;
+  /**
+   * The subscription's pending rows in queue order, up to `limit`: the head first,
+   * then the rows behind it (one dispatcher turn reads them at once).
+   */
+  pendingRows(subscriptionId: string, limit: number): Promise<readonly Delivery[]>;
   /** One row. */
   get(subscriptionId: string, eventId: string): Promise<Delivery | null>;
   /** Queues of active subscriptions with a pending head. At most `limit` due ones; `skip`: queues being worked on. */

@@ -245,16 +245,77 @@ describe('Webhook dispatcher', function () {
     });
   });
 
+  describe('reading the outbox', () => {
+    it('reads a turn’s rows and its secret once, not once per delivery', async () => {
+      const h = start({ turnSize: 20 });
+      const sub = await h.subscribe(`${receiver.url}/a`, 12);
+      await eventually(async () => (await h.outbox.get(sub.subscriptionId, sub.eventIds[11]!))?.state === 'delivered');
+      expect(receiver.ids('/a')).to.deep.equal(sub.eventIds);
+      expect(h.calls.get('pendingRows')).to.equal(1);
+      expect(h.calls.get('secrets.get')).to.equal(1);
+      expect(h.calls.get('head') ?? 0).to.equal(0);
+      expect(h.calls.get('recordAttempt')).to.equal(12);
+    });
+
+    it('serves several slots from one read of the due queues', async () => {
+      const h = (harness = dispatcherHarness({ concurrency: 1, pollIntervalMs: 60_000 }));
+      const subs: Awaited<ReturnType<typeof h.subscribe>>[] = [];
+      for (let i = 0; i < 10; i++) subs.push(await h.subscribe(`${receiver.url}/q${i}`, 1));
+      h.dispatcher.start();
+      await eventually(() => receiver.requests.length === 10);
+      for (const [i, sub] of subs.entries()) expect(receiver.ids(`/q${i}`)).to.deep.equal(sub.eventIds);
+      // One read per four turns (4 × concurrency candidates), rather than one per turn.
+      await eventually(() => h.dispatcher.busy === 0);
+      expect(h.calls.get('dueQueues')).to.be.at.most(5);
+    });
+
+    it('ends a turn at a row that stopped being pending (the subscription ended): nothing more is sent', async () => {
+      const h = start({ turnSize: 20 });
+      let sub: Awaited<ReturnType<typeof h.subscribe>> | null = null;
+      receiver.on('/a', (_request, res) => {
+        // The fan-out folds the unsubscription while the turn's first attempt is in flight.
+        const { secret: _secret, eventIds: _ids, ...subscription } = sub!;
+        void h.outbox
+          .commitFanOut('test', { position: '999999', subscriptions: [{ ...subscription, unsubscribedAt: '999999' }], deliveries: [] }, new Date())
+          .then(() => res.writeHead(200).end());
+      });
+      sub = await h.subscribe(`${receiver.url}/a`, 5);
+      await eventually(() => receiver.requests.length >= 1);
+      await eventually(() => h.dispatcher.busy === 0);
+      await sleep(100);
+      expect(receiver.requests).to.have.length(1);
+      const rows = await Promise.all(sub.eventIds.map((id) => h.outbox.get(sub!.subscriptionId, id)));
+      expect(rows.map((r) => [r?.state, r?.failureReason])).to.deep.equal(sub.eventIds.map(() => ['failed', 'unsubscribed']));
+    });
+  });
+
   describe('signing secrets', () => {
     it('sends nothing unsigned: without a secret the attempt fails without a request', async () => {
-      const h = start({ retryDelaysMs: [10] });
+      // The secret is changed before the dispatcher starts.
+      const h = (harness = dispatcherHarness({ retryDelaysMs: [10] }));
       const sub = await h.subscribe(`${receiver.url}/a`, 1);
       h.secrets.delete(sub.subscriptionId);
+      h.dispatcher.start();
       await eventually(async () => (await h.outbox.get(sub.subscriptionId, sub.eventIds[0]!))?.state === 'failed');
       const row = await h.outbox.get(sub.subscriptionId, sub.eventIds[0]!);
       expect(row?.attempts.map((a) => a.error)).to.deep.equal([
         'The subscription has no signing secret',
         'The subscription has no signing secret',
+      ]);
+      expect(receiver.requests).to.have.length(0);
+    });
+
+    it('sends nothing signed with a secret that does not decode; the error names no secret', async () => {
+      // The secret is changed before the dispatcher starts.
+      const h = (harness = dispatcherHarness({ retryDelaysMs: [10] }));
+      const sub = await h.subscribe(`${receiver.url}/a`, 1);
+      h.secrets.set(sub.subscriptionId, 'whsec_not base64!');
+      h.dispatcher.start();
+      await eventually(async () => (await h.outbox.get(sub.subscriptionId, sub.eventIds[0]!))?.state === 'failed');
+      const row = await h.outbox.get(sub.subscriptionId, sub.eventIds[0]!);
+      expect(row?.attempts.map((a) => a.error)).to.deep.equal([
+        'A webhook secret must be "whsec_" followed by base64',
+        'A webhook secret must be "whsec_" followed by base64',
       ]);
       expect(receiver.requests).to.have.length(0);
     });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
-import { InvalidWebhookSecretError, webhookHeaders, webhookSignature } from '../../../../src/webhooks/signing.js';
+import { InvalidWebhookSecretError, webhookHeaders, webhookSignature, webhookSigner } from '../../../../src/webhooks/signing.js';
 
 describe('Webhook signatures (Standard Webhooks)', () => {
   // The example of the Standard Webhooks specification's reference libraries.
@@ -28,8 +28,16 @@ describe('Webhook signatures (Standard Webhooks)', () => {
     expect(() => new Webhook(secret).verify('{"test": 1}', headers)).to.throw();
   });
 
+  it('signs many attempts with a key decoded once: the same headers as one by one', () => {
+    const sign = webhookSigner(secret);
+    expect(sign(id, timestamp, body)['webhook-signature']).to.equal('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+    const later = new Date(1614265391_000);
+    expect(sign('msg_2', later, '{"n":2}')).to.deep.equal(webhookHeaders({ id: 'msg_2', timestamp: later, body: '{"n":2}', secret }));
+  });
+
   it('refuses a secret that is not base64', () => {
     expect(() => webhookSignature({ id, timestamp, body, secret: 'whsec_not base64!' })).to.throw(InvalidWebhookSecretError);
     expect(() => webhookSignature({ id, timestamp, body, secret: 'whsec_' })).to.throw(InvalidWebhookSecretError);
+    expect(() => webhookSigner('whsec_not base64!')).to.throw(InvalidWebhookSecretError);
   });
 });

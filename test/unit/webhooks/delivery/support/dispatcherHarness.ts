@@ -22,10 +22,28 @@ export const dispatcherHarness = (options: Partial<WebhookDispatcherDeps> & { cl
   const secrets = new Map<string, string>();
   const unsubscribed: { subscriptionId: string; companyId: string }[] = [];
   const logger = captureLogger();
+  /** How often the dispatcher called each outbox method, and `secrets.get`. */
+  const calls = new Map<string, number>();
+  const count = (name: string): void => void calls.set(name, (calls.get(name) ?? 0) + 1);
+  const countedOutbox = new Proxy(outbox, {
+    get: (target, property, receiver) => {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        count(String(property));
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
   const dispatcher = new WebhookDispatcher({
-    outbox,
+    outbox: countedOutbox,
     send: agent.send,
-    secrets: { get: async (id) => secrets.get(id) ?? null },
+    secrets: {
+      get: async (id) => {
+        count('secrets.get');
+        return secrets.get(id) ?? null;
+      },
+    },
     unsubscribe: async (subscriptionId, companyId) => void unsubscribed.push({ subscriptionId, companyId }),
     timeoutMs: 300,
     retryDelaysMs: [20, 40, 80],
@@ -73,6 +91,7 @@ export const dispatcherHarness = (options: Partial<WebhookDispatcherDeps> & { cl
     secrets,
     unsubscribed,
     logger,
+    calls,
     subscribe,
     dispose: async () => {
       await dispatcher.stop();
