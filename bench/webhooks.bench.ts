@@ -377,7 +377,7 @@ const durableCommitMs = (folder: string): number => {
 // The phases
 
 interface Burst {
-  readonly raw: RawResult & { readonly bodyBytes: number; readonly connections: number };
+  readonly raw: RawResult & { readonly rates: readonly number[]; readonly bodyBytes: number; readonly connections: number };
   readonly delivered: number;
   readonly expected: number;
   readonly complete: boolean;
@@ -418,7 +418,7 @@ const burstPhase = async (receiver: Receiver): Promise<Burst> => {
     // Raw client against the same receiver, while this Chronicle sits idle.
     receiver.reset();
     console.log(`raw client: ${IN_FLIGHT} in flight for ${SECONDS} s (1 s warm-up), ${Buffer.byteLength(sample.body)}-byte envelope…`);
-    const raw = await runRawClient({
+    const rawJob = {
       url: `${receiver.url}/raw`,
       body: sample.body,
       secret: subs[0]!.secret,
@@ -426,7 +426,8 @@ const burstPhase = async (receiver: Receiver): Promise<Burst> => {
       seconds: SECONDS,
       warmupSeconds: 1,
       inFlight: IN_FLIGHT,
-    });
+    };
+    const rawBefore = await runRawClient(rawJob);
     const rawConnections = receiver.counts.connections;
 
     // The burst.
@@ -496,8 +497,19 @@ const burstPhase = async (receiver: Receiver): Promise<Burst> => {
     const outbox = outboxSummary(chronicle.file);
     const commitMs = durableCommitMs(dirname(chronicle.file));
     chronicle.dispose();
+    // The raw rate again, once Chronicle has stopped: this machine's speed drifts within
+    // minutes, so the ratio takes the mean of a measurement before and one after the burst.
+    receiver.reset();
+    console.log(`raw client again, after the burst…`);
+    const rawAfter = await runRawClient(rawJob);
+    const raw: RawResult = {
+      count: rawBefore.count + rawAfter.count,
+      errors: rawBefore.errors + rawAfter.errors,
+      ms: rawBefore.ms + rawAfter.ms,
+    };
+    const rawRates = [rawBefore, rawAfter].map((r) => (r.count * 1000) / r.ms);
     return {
-      raw: { ...raw, bodyBytes: Buffer.byteLength(sample.body), connections: rawConnections },
+      raw: { ...raw, rates: rawRates, bodyBytes: Buffer.byteLength(sample.body), connections: rawConnections },
       delivered,
       expected,
       complete: complete && burstEvents.length === CONTACTS,
@@ -594,7 +606,8 @@ const main = async (): Promise<void> => {
     console.log('');
     console.log(
       `${'raw client: send() of a signed envelope, 16 in flight'.padEnd(62)} ${fmt(rawRate).padStart(8)} POST/s` +
-        `  (${burst.raw.bodyBytes}-byte body, ${burst.raw.connections} connections${burst.raw.errors ? `, ${burst.raw.errors} errors!` : ''})`,
+        `  (before the burst ${fmt(burst.raw.rates[0]!)}, after it ${fmt(burst.raw.rates[1]!)}; ` +
+        `${burst.raw.bodyBytes}-byte body, ${burst.raw.connections} connections${burst.raw.errors ? `, ${burst.raw.errors} errors!` : ''})`,
     );
     console.log(
       `${`deliveries across ${SUBSCRIPTIONS} subscriptions`.padEnd(62)} ${fmt(rate).padStart(8)} /s      ` +
