@@ -1,18 +1,12 @@
 import { expect } from 'chai';
 import { sleep } from '../support/events.js';
-import { startHarness, type ApiResponse, type Harness } from '../support/httpHarness.js';
+import { positionOf, startHarness, type ApiResponse, type Harness } from '../support/httpHarness.js';
 
 let phoneSeq = 0;
 const phone = () => `+4917700${String(++phoneSeq).padStart(5, '0')}`;
 
 /** One millisecond before / after an ISO instant. */
 const shift = (iso: string, ms: number): string => new Date(Date.parse(iso) + ms).toISOString();
-
-const positionOf = (res: ApiResponse): string => {
-  const position = res.headers.get('x-log-position');
-  if (position === null) throw new Error(`no X-Log-Position (status ${res.status})`);
-  return position;
-};
 
 describe('HTTP: auditing (history and time travel)', function () {
   this.timeout(30_000);

@@ -1,16 +1,10 @@
 import { expect } from 'chai';
 import { WEBHOOK_EVENT_TYPES } from '../../src/domain/webhooks/eventTypes.js';
 import { webhookEventId } from '../../src/webhooks/derivedWebhookEvent.js';
-import { startHarness, type ApiResponse, type Harness } from '../support/httpHarness.js';
+import { positionOf, startHarness, type ApiResponse, type Harness } from '../support/httpHarness.js';
 
 let phoneSeq = 0;
 const phone = () => `+4917800${String(++phoneSeq).padStart(5, '0')}`;
-
-const positionOf = (res: ApiResponse): string => {
-  const position = res.headers.get('x-log-position');
-  if (position === null) throw new Error(`no X-Log-Position (status ${res.status})`);
-  return position;
-};
 
 describe('HTTP: the company event feed (GET /events)', function () {
   this.timeout(30_000);

@@ -24,6 +24,13 @@ export interface ApiResponse {
   readonly body: any;
 }
 
+/** The `X-Log-Position` a write answered with (a test fails without one). */
+export const positionOf = (res: ApiResponse): string => {
+  const position = res.headers.get('x-log-position');
+  if (position === null) throw new Error(`no X-Log-Position (status ${res.status})`);
+  return position;
+};
+
 export interface RequestOptions {
   readonly key?: string | null;
   readonly body?: unknown;

@@ -5,10 +5,10 @@ import { parseInstant } from '../../shared/instant.js';
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
 
-type QueryValue = string | string[] | undefined;
+export type QueryValue = string | string[] | undefined;
 
 /** One value of a query parameter; a repeated parameter is an error, not a silent pick. */
-const single = (name: string, value: QueryValue, problems: Record<string, string>): string | undefined => {
+export const singleParam = (name: string, value: QueryValue, problems: Record<string, string>): string | undefined => {
   if (Array.isArray(value)) {
     problems[name] = `${name} must be given once`;
     return undefined;
@@ -16,7 +16,15 @@ const single = (name: string, value: QueryValue, problems: Record<string, string
   return value === undefined || value === '' ? undefined : value;
 };
 
-const integer = (name: string, raw: string | undefined, fallback: number, min: number, max: number, problems: Record<string, string>): number => {
+/** An integer parameter within bounds; absent: `fallback`; out of range or not a number: a problem named after it. */
+export const integerParam = (
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+  problems: Record<string, string>,
+): number => {
   if (raw === undefined) return fallback;
   const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) {
@@ -50,17 +58,17 @@ export const decodeListParams = (
   },
 ): E.Either<Record<string, string>, ListParams> => {
   const problems: Record<string, string> = {};
-  const page = integer('page', single('page', query.page, problems), 1, 1, Number.MAX_SAFE_INTEGER, problems);
-  const limit = integer('limit', single('limit', query.limit, problems), DEFAULT_LIMIT, 1, MAX_LIMIT, problems);
+  const page = integerParam('page', singleParam('page', query.page, problems), 1, 1, Number.MAX_SAFE_INTEGER, problems);
+  const limit = integerParam('limit', singleParam('limit', query.limit, problems), DEFAULT_LIMIT, 1, MAX_LIMIT, problems);
   const text: Record<string, string | undefined> = {};
   for (const name of names.text ?? []) {
-    const value = single(name, query[name], problems);
+    const value = singleParam(name, query[name], problems);
     if (value !== undefined && value.length > 200) problems[name] = `${name} must be at most 200 characters`;
     else text[name] = value;
   }
   const instants: Record<string, string | undefined> = {};
   for (const name of names.instants ?? []) {
-    const raw = single(name, query[name], problems);
+    const raw = singleParam(name, query[name], problems);
     if (raw === undefined) continue;
     const instant = parseInstant(raw);
     if (instant === null) problems[name] = `${name} must be an ISO 8601 date, or a date-time with a zone`;
@@ -68,7 +76,7 @@ export const decodeListParams = (
   }
   const enums: Record<string, string | undefined> = {};
   for (const [name, allowed] of Object.entries(names.enums ?? {})) {
-    const value = single(name, query[name], problems);
+    const value = singleParam(name, query[name], problems);
     if (value === undefined) continue;
     if (allowed.includes(value)) enums[name] = value;
     else problems[name] = `${name} must be one of ${allowed.join(', ')}`;

@@ -5,7 +5,7 @@ import { isPosition, type Position } from '../../shared/Position.js';
 import { eventFeedItemOf, readEventFeed } from '../../../projections/webhookEvents/webhookEventFeed.js';
 import type { WebhookEventCollections } from '../../../projections/webhookEvents/webhookEventsProjection.js';
 import { authOf, requirePermission } from '../middleware/requirePermission.js';
-import { validationFailed } from '../query/listQuery.js';
+import { integerParam, singleParam, validationFailed, type QueryValue } from '../query/listQuery.js';
 
 export interface EventRoutesDeps {
   /** The derived webhook events, one collection per type. */
@@ -17,7 +17,6 @@ export interface EventRoutesDeps {
 export const DEFAULT_FEED_LIMIT = 100;
 export const MAX_FEED_LIMIT = 1000;
 
-type QueryValue = string | string[] | undefined;
 
 interface FeedParams {
   readonly after: Position | null;
@@ -29,25 +28,12 @@ interface FeedParams {
 /** `after`, `limit` and `types`; every problem is a 422 naming its parameter. */
 const decodeFeedParams = (query: Record<string, QueryValue>): FeedParams => {
   const problems: Record<string, string> = {};
-  const single = (name: string): string | undefined => {
-    const value = query[name];
-    if (Array.isArray(value)) {
-      problems[name] = `${name} must be given once`;
-      return undefined;
-    }
-    return value === '' ? undefined : value;
-  };
+  const single = (name: string): string | undefined => singleParam(name, query[name], problems);
   const rawAfter = single('after');
   if (rawAfter !== undefined && !isPosition(rawAfter)) {
     problems.after = 'after must be a log position: a non-negative integer without leading zeros, as in X-Log-Position';
   }
-  let limit = DEFAULT_FEED_LIMIT;
-  const rawLimit = single('limit');
-  if (rawLimit !== undefined) {
-    const n = /^\d{1,7}$/.test(rawLimit) ? Number(rawLimit) : NaN;
-    if (n >= 1 && n <= MAX_FEED_LIMIT) limit = n;
-    else problems.limit = `limit must be an integer from 1 to ${MAX_FEED_LIMIT}`;
-  }
+  const limit = integerParam('limit', single('limit'), DEFAULT_FEED_LIMIT, 1, MAX_FEED_LIMIT, problems);
   let types: WebhookEventType[] | null = null;
   const rawTypes = single('types');
   if (rawTypes !== undefined) {

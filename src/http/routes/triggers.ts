@@ -7,7 +7,7 @@ import { webhookEventDataOf, type WebhookEventCollections } from '../../../proje
 import { recentWebhookEvents } from '../../../projections/webhookEvents/webhookEventQueries.js';
 import { HttpError } from '../HttpError.js';
 import { authOf, requirePermission } from '../middleware/requirePermission.js';
-import { validationFailed } from '../query/listQuery.js';
+import { integerParam, singleParam, validationFailed, type QueryValue } from '../query/listQuery.js';
 
 export interface TriggerRoutesDeps {
   /** The derived webhook events, one collection per type. */
@@ -32,26 +32,12 @@ const eventTypeOf = async (ctx: Context): Promise<WebhookEventType> => {
   return raw;
 };
 
-type QueryValue = string | string[] | undefined;
 
 /** `limit` (1–100, default 25) and `since` (an ISO 8601 instant); each problem is a 422 naming the parameter. */
 const decodeRecentParams = (query: Record<string, QueryValue>): { limit: number; since?: string } => {
   const problems: Record<string, string> = {};
-  const single = (name: string): string | undefined => {
-    const value = query[name];
-    if (Array.isArray(value)) {
-      problems[name] = `${name} must be given once`;
-      return undefined;
-    }
-    return value === '' ? undefined : value;
-  };
-  let limit = DEFAULT_TRIGGER_LIMIT;
-  const rawLimit = single('limit');
-  if (rawLimit !== undefined) {
-    const n = /^\d{1,6}$/.test(rawLimit) ? Number(rawLimit) : NaN;
-    if (Number.isInteger(n) && n >= 1 && n <= MAX_TRIGGER_LIMIT) limit = n;
-    else problems.limit = `limit must be an integer from 1 to ${MAX_TRIGGER_LIMIT}`;
-  }
+  const single = (name: string): string | undefined => singleParam(name, query[name], problems);
+  const limit = integerParam('limit', single('limit'), DEFAULT_TRIGGER_LIMIT, 1, MAX_TRIGGER_LIMIT, problems);
   let since: string | undefined;
   const rawSince = single('since');
   if (rawSince !== undefined) {
