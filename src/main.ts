@@ -381,11 +381,8 @@ export const startChronicle = async (
     await webhooks.fanOut.stop();
     await closeFanOutSource();
     const graceMs = Math.max(0, until - Date.now());
-    const busy = webhooks.dispatcher.busy > 0;
-    const started = Date.now();
-    await webhooks.dispatcher.stop(graceMs);
+    const aborted = !(await webhooks.dispatcher.stop(graceMs));
     webhooks.closeAgent();
-    const aborted = busy && Date.now() - started >= graceMs;
     if (aborted) logger.warn({ graceMs }, 'shutdown: webhook deliveries still in flight at the bound were aborted (sent again after a restart)');
     return !aborted;
   };

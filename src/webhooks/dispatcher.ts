@@ -175,21 +175,27 @@ export class WebhookDispatcher {
   /**
    * Stops taking work. Attempts in flight get up to `graceMs` to finish (and are
    * recorded); the rest are aborted, not recorded, and sent again after a restart.
+   * True when nothing had to be aborted.
    */
-  async stop(graceMs = 0): Promise<void> {
+  async stop(graceMs = 0): Promise<boolean> {
     this.stopped = true;
     this.wake();
     await this.loop;
     const settled = Promise.all(this.active.values());
-    if (graceMs > 0 && this.active.size > 0) {
+    let drained = this.active.size === 0;
+    if (!drained && graceMs > 0) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      drained = await Promise.race([
+        settled.then(() => true),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), graceMs))),
+      ]);
       clearTimeout(timer);
     }
     const reason = new ShutdownError();
     this.stopping.abort(reason);
     for (const controller of this.inFlight) controller.abort(reason);
     await settled;
+    return drained;
   }
 
   /** Subscriptions being delivered to right now. */

@@ -340,7 +340,7 @@ describe('Webhook dispatcher', function () {
       });
       const sub = await h.subscribe(`${receiver.url}/a`, 2);
       await eventually(() => receiver.requests.length === 1);
-      await h.dispatcher.stop(2000);
+      expect(await h.dispatcher.stop(2000)).to.equal(true);
       expect(await h.outbox.get(sub.subscriptionId, sub.eventIds[0]!)).to.include({ state: 'delivered', roundAttempts: 1 });
       // Nothing after the one in flight.
       await sleep(100);
@@ -357,7 +357,7 @@ describe('Webhook dispatcher', function () {
       const sub = await h.subscribe(`${receiver.url}/a`, 1);
       await eventually(() => receiver.requests.length === 1);
       const stoppedAt = Date.now();
-      await h.dispatcher.stop();
+      expect(await h.dispatcher.stop()).to.equal(false);
       expect(Date.now() - stoppedAt).to.be.below(1000);
       expect(await h.outbox.get(sub.subscriptionId, sub.eventIds[0]!)).to.include({ state: 'pending', roundAttempts: 0 });
 
