@@ -5,7 +5,7 @@ import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
 import type { Projection, ReadModelDocument } from '../../src/application/ports/ReadModelStore.js';
 import { ContactUpdated } from '../../src/domain/contacts/contactEvents.js';
 import { applyContactChanges, changesContactSummary } from '../../src/domain/deals/dealContactSummary.js';
-import { DEAL_EVENT_TYPES, DealCreated, DealStatusChanged } from '../../src/domain/deals/dealEvents.js';
+import { DEAL_EVENT_TYPES, DealContactRefreshed, DealCreated, DealStatusChanged } from '../../src/domain/deals/dealEvents.js';
 import { applyDealStatusChanged, dealFromCreated, type DealRecord } from '../../src/domain/deals/dealRecord.js';
 import { toDealView, type Deal } from '../../src/domain/deals/dealView.js';
 import type { Position } from '../../src/shared/Position.js';
@@ -28,7 +28,7 @@ export interface DealDoc extends ReadModelDocument {
 export const dealOf = (doc: DealDoc): Deal => doc.deal;
 
 /** The events this read model folds: the deal's own, and contact changes that show in embedded summaries. */
-const DealsProjectionEvent = t.union([DealCreated, DealStatusChanged, ContactUpdated]);
+const DealsProjectionEvent = t.union([DealCreated, DealStatusChanged, DealContactRefreshed, ContactUpdated]);
 type DealsProjectionEvent = t.TypeOf<typeof DealsProjectionEvent>;
 
 /** Decoded events by stored event: `targets` and `evolve` see the same event, decoded once. */
@@ -85,6 +85,7 @@ export const dealsProjection: Projection<DealDoc> = {
     switch (decoded.type) {
       case 'DealCreated':
       case 'DealStatusChanged':
+      case 'DealContactRefreshed':
         return [{ kind: 'id', companyId: decoded.data.companyId, id: decoded.data.dealId }];
       case 'ContactUpdated':
         return changesContactSummary(decoded.data.changes)
@@ -103,6 +104,13 @@ export const dealsProjection: Projection<DealDoc> = {
         return doc ?? toDoc(dealFromCreated(decoded), event.position);
       case 'DealStatusChanged':
         return doc && toDoc(applyDealStatusChanged(toRecord(doc), decoded), event.position);
+      case 'DealContactRefreshed': {
+        // A ContactUpdated after the refresh may already be applied only if it came later in the log, and the
+        // runner applies in log order: the refreshed summary is the newest this document has seen.
+        const { contact } = decoded.data;
+        if (!doc || doc.deal.contact?.id !== contact.id) return doc;
+        return { ...doc, position: event.position, deal: { ...doc.deal, contact } };
+      }
       case 'ContactUpdated': {
         const summary = doc?.deal.contact;
         if (!doc || !summary || summary.id !== decoded.data.contactId || doc.companyId !== decoded.data.companyId) return doc;

@@ -56,12 +56,24 @@ const readDecoded = async <Event>(eventStore: EventStore, stream: string, codec:
     return decoded.right;
   });
 
-/** The summary of a contact of `companyId` as its stream has it now, or null (unknown, or another company's). */
-const loadContactSummary = async (eventStore: EventStore, companyId: string, contactId: string): Promise<DealContactSummary | null> => {
+/**
+ * The summary of a contact of `companyId` as its stream has it now, with the
+ * stream's last revision, or null (unknown, or another company's).
+ */
+const readContactSummary = async (
+  eventStore: EventStore,
+  companyId: string,
+  contactId: string,
+): Promise<{ summary: DealContactSummary; revision: number } | null> => {
   const events = await readDecoded(eventStore, contactStream(contactId), ContactEvent);
   const state = events.reduce(contactDecider.evolve, contactDecider.initialState);
-  return state.status === 'active' && state.contact.companyId === companyId ? contactSummaryOf(state.contact) : null;
+  return state.status === 'active' && state.contact.companyId === companyId
+    ? { summary: contactSummaryOf(state.contact), revision: events.length - 1 }
+    : null;
 };
+
+const loadContactSummary = async (eventStore: EventStore, companyId: string, contactId: string): Promise<DealContactSummary | null> =>
+  (await readContactSummary(eventStore, companyId, contactId))?.summary ?? null;
 
 /**
  * The summary of a user of `companyId`, or null (unknown, or another company's).
@@ -118,11 +130,12 @@ export const createDeal = async (
   const dealId = deps.newId();
   const at = toIsoTimestamp(deps.clock.now());
 
-  let contact: DealContactSummary | null = null;
+  let contactRead: { summary: DealContactSummary; revision: number } | null = null;
   if (fields.contactId != null) {
-    contact = await loadContactSummary(deps.eventStore, companyId, fields.contactId);
-    if (contact === null) return E.left({ kind: 'ContactNotInCompany' });
+    contactRead = await readContactSummary(deps.eventStore, companyId, fields.contactId);
+    if (contactRead === null) return E.left({ kind: 'ContactNotInCompany' });
   }
+  const contact = contactRead?.summary ?? null;
   let assignedTo: DealUserSummary | null = null;
   if (fields.assignedToId != null) {
     assignedTo = await loadUserSummary(deps.eventStore, companyId, fields.assignedToId);
@@ -139,7 +152,45 @@ export const createDeal = async (
   if (E.isLeft(created)) return E.left(serviceError(created.left));
   const { state, position } = created.right;
   if (state.status !== 'active' || position === null) throw new Error(`Deal ${dealId} was not created`);
-  return E.right({ deal: toDealView(state.deal), position });
+  if (contactRead === null) return E.right({ deal: toDealView(state.deal), position });
+  return E.right(await refreshContactAfterCreate(deps, { dealId, companyId, contactRead, deal: state.deal, position, metadata }));
+};
+
+/**
+ * A contact change appended between reading the contact and appending
+ * `DealCreated` is in the log before the deal, so the `deals` read model (which
+ * follows `ContactUpdated` into the deals that exist) would never apply it to the
+ * new deal. Read the contact's stream once more; if it moved, record the newer
+ * summary on the deal (`DealContactRefreshed`). A change after this read comes
+ * after the deal in the log and reaches it the usual way.
+ */
+const refreshContactAfterCreate = async (
+  deps: DealServiceDeps,
+  created: {
+    dealId: string;
+    companyId: string;
+    contactRead: { summary: DealContactSummary; revision: number };
+    deal: DealRecord;
+    position: Position;
+    metadata: EventMetadata;
+  },
+): Promise<{ deal: Deal; position: Position }> => {
+  const { dealId, companyId, contactRead, deal, position, metadata } = created;
+  const moved = await deps.eventStore.readStream(contactStream(contactRead.summary.id), {
+    fromRevision: contactRead.revision + 1,
+    maxCount: 1,
+  });
+  const now = moved.length > 0 ? await loadContactSummary(deps.eventStore, companyId, contactRead.summary.id) : null;
+  if (now === null) return { deal: toDealView(deal), position };
+  const refreshed = await handleCommand(handlerDeps(deps), {
+    decider: dealDecider,
+    eventCodec: DealEvent,
+    stream: dealStream(dealId),
+    command: { kind: 'RefreshDealContact', dealId, companyId, contact: now },
+    metadata,
+  });
+  if (E.isLeft(refreshed) || refreshed.right.state.status !== 'active') return { deal: toDealView(deal), position };
+  return { deal: toDealView(refreshed.right.state.deal), position: refreshed.right.position ?? position };
 };
 
 /**

@@ -37,4 +37,16 @@ export interface ChangeDealStatus {
   readonly at: string;
 }
 
-export type DealCommand = CreateDeal | ChangeDealStatus;
+/**
+ * Bring the deal's embedded contact summary up to date with `contact` (the
+ * contact's stream as it is now). Changes nothing when the deal embeds another
+ * contact or the same summary already.
+ */
+export interface RefreshDealContact {
+  readonly kind: 'RefreshDealContact';
+  readonly dealId: string;
+  readonly companyId: string;
+  readonly contact: DealContactSummary;
+}
+
+export type DealCommand = CreateDeal | ChangeDealStatus | RefreshDealContact;

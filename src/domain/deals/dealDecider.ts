@@ -1,9 +1,9 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { assertNever, type Decider } from '../../shared/Decider.js';
 import { DEFAULT_CURRENCY } from './currencyCode.js';
-import type { ChangeDealStatus, CreateDeal, DealCommand } from './dealCommands.js';
+import type { ChangeDealStatus, CreateDeal, DealCommand, RefreshDealContact } from './dealCommands.js';
 import type { DealError } from './dealErrors.js';
-import type { DealEvent, DealStatusChanged } from './dealEvents.js';
+import type { DealContactSummary, DealEvent, DealStatusChanged } from './dealEvents.js';
 import { DEFAULT_PRIORITY } from './dealInput.js';
 import { applyDealStatusChanged, dealFromCreated, type DealRecord } from './dealRecord.js';
 import { toDealView } from './dealView.js';
@@ -81,6 +81,22 @@ const changeStatus = (command: ChangeDealStatus, state: DealState): E.Either<Dea
   return E.right([{ type: 'DealStatusChanged', data: { ...moves, deal: toDealView({ ...after, contact }) } }]);
 };
 
+const sameSummary = (a: DealContactSummary, b: DealContactSummary): boolean =>
+  (Object.keys(a) as (keyof DealContactSummary)[]).every((key) => a[key] === b[key]) &&
+  Object.keys(a).length === Object.keys(b).length;
+
+/** A newer summary of the contact the deal embeds: one `DealContactRefreshed`, or nothing when it is the same. */
+const refreshContact = (command: RefreshDealContact, state: DealState): E.Either<DealError, readonly DealEvent[]> => {
+  if (state.status !== 'active' || state.deal.companyId !== command.companyId) {
+    return E.left({ kind: 'DealNotFound', dealId: command.dealId });
+  }
+  const embedded = state.deal.contact;
+  if (embedded === null || embedded.id !== command.contact.id || sameSummary(embedded, command.contact)) return E.right([]);
+  return E.right([
+    { type: 'DealContactRefreshed', data: { dealId: command.dealId, companyId: command.companyId, contact: command.contact } },
+  ]);
+};
+
 /** What a `DealStatusChanged` records besides its `deal` snapshot. */
 type Moves = Omit<DealStatusChanged['data'], 'deal'>;
 
@@ -93,6 +109,8 @@ export const dealDecider: Decider<DealCommand, DealEvent, DealState, DealError> 
         return create(command, state);
       case 'ChangeDealStatus':
         return changeStatus(command, state);
+      case 'RefreshDealContact':
+        return refreshContact(command, state);
       default:
         return assertNever(command);
     }
@@ -103,6 +121,8 @@ export const dealDecider: Decider<DealCommand, DealEvent, DealState, DealError> 
         return { status: 'active', deal: dealFromCreated(event) };
       case 'DealStatusChanged':
         return state.status === 'active' ? { status: 'active', deal: applyDealStatusChanged(state.deal, event) } : state;
+      case 'DealContactRefreshed':
+        return state.status === 'active' ? { status: 'active', deal: { ...state.deal, contact: event.data.contact } } : state;
       default:
         return assertNever(event);
     }

@@ -110,10 +110,31 @@ export const DealStatusChanged = t.type({
 });
 export type DealStatusChanged = t.TypeOf<typeof DealStatusChanged>;
 
-export const DealEvent = t.union([DealCreated, DealStatusChanged]);
+/**
+ * The deal's embedded contact summary, brought up to date. Appended only when
+ * the contact changed between the deal's creation reading it and the
+ * `DealCreated` append: that `ContactUpdated` is in the log before the deal, so
+ * nothing that follows contact changes would ever apply it to this deal. Not a
+ * change of the deal itself: `updatedAt` stays and no webhook event derives from it.
+ */
+export const DealContactRefreshed = t.type({
+  type: t.literal('DealContactRefreshed'),
+  data: t.type({
+    dealId: t.string,
+    companyId: t.string,
+    contact: DealContactSummary,
+  }),
+});
+export type DealContactRefreshed = t.TypeOf<typeof DealContactRefreshed>;
+
+export const DealEvent = t.union([DealCreated, DealStatusChanged, DealContactRefreshed]);
 export type DealEvent = t.TypeOf<typeof DealEvent>;
 
-export const DEAL_EVENT_TYPES: ReadonlySet<DealEvent['type']> = new Set(['DealCreated', 'DealStatusChanged']);
+export const DEAL_EVENT_TYPES: ReadonlySet<DealEvent['type']> = new Set([
+  'DealCreated',
+  'DealStatusChanged',
+  'DealContactRefreshed',
+]);
 
 /** The stream of one deal. */
 export const dealStream = (dealId: string): string => `deal-${dealId}`;

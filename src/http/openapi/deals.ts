@@ -295,6 +295,7 @@ export const deals: ApiModule = {
     DealHistoryEvent: historyEvent('A stored event of a deal.', {
       DealCreated: schemaRef('DealCreatedData'),
       DealStatusChanged: schemaRef('DealStatusChangedData'),
+      DealContactRefreshed: schemaRef('DealContactRefreshedData'),
     }),
     DealHistory: listEnvelope('DealHistoryEvent'),
     DealCreatedData: {
@@ -361,6 +362,19 @@ export const deals: ApiModule = {
         actualCloseDate: nullable(schemaRef('Timestamp')),
         updatedAt: schemaRef('Timestamp'),
         deal: schemaRef('Deal'),
+      },
+    },
+    DealContactRefreshedData: {
+      type: 'object',
+      description:
+        'The embedded contact summary brought up to date: appended after `DealCreated` when the contact changed ' +
+        'while the deal was being created. Not a change of the deal (no `updatedAt`, no webhook event).',
+      required: ['dealId', 'companyId', 'contact'],
+      additionalProperties: false,
+      properties: {
+        dealId: { type: 'string' },
+        companyId: { type: 'string' },
+        contact: schemaRef('DealContact'),
       },
     },
     DealResponse: itemEnvelope('Deal'),

@@ -410,4 +410,40 @@ describe('deal decider', () => {
       });
     });
   });
+  describe('refreshing the embedded contact', () => {
+    const refresh = (summary: typeof contact, companyId = 'co-1') =>
+      ({ kind: 'RefreshDealContact', dealId: 'd-1', companyId, contact: summary }) as const;
+    const renamed = { ...contact, name: 'Ada King' };
+
+    it('records a newer summary of the contact the deal embeds', () =>
+      spec
+        .given(created)
+        .when(refresh(renamed))
+        .then({ type: 'DealContactRefreshed', data: { dealId: 'd-1', companyId: 'co-1', contact: renamed } }));
+
+    it('records nothing for the same summary, or for another contact', () => {
+      spec.given(created).when(refresh({ ...contact })).then();
+      spec.given(created).when(refresh({ ...renamed, id: 'c-2' })).then();
+    });
+
+    it('refuses an unknown deal or another company’s: not found', () => {
+      spec.given().when(refresh(renamed)).thenError({ kind: 'DealNotFound', dealId: 'd-1' });
+      spec.given(created).when(refresh(renamed, 'co-2')).thenError({ kind: 'DealNotFound', dealId: 'd-1' });
+    });
+
+    it('keeps the refreshed summary in the state, and the status change after it embeds it', () =>
+      spec
+        .given(created, { type: 'DealContactRefreshed', data: { dealId: 'd-1', companyId: 'co-1', contact: renamed } })
+        .when(change({ status: 'won', actualCloseDate: CLOSED }, 'co-1', T1, null))
+        .then({
+          type: 'DealStatusChanged',
+          data: {
+            dealId: 'd-1',
+            companyId: 'co-1',
+            ...wonMoves,
+            updatedAt: T1,
+            deal: { ...after(openView, wonMoves, T1), contact: renamed },
+          },
+        }));
+  });
 });

@@ -6,7 +6,7 @@ import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.
 import { createContact, updateContact } from '../../../src/application/contacts/contactService.js';
 import { changeDealStatus, createDeal, type Deal, type DealServiceDeps } from '../../../src/application/deals/dealService.js';
 import { UndecodableEventError } from '../../../src/application/handleCommand.js';
-import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
+import type { EventStore, RecordedEvent } from '../../../src/application/ports/EventStore.js';
 import type { DocumentCollection } from '../../../src/application/ports/ReadModelStore.js';
 import type { UpdateContactFields } from '../../../src/domain/contacts/contactInput.js';
 import type { CreateDealFields, DealStatusChangeFields } from '../../../src/domain/deals/dealInput.js';
@@ -75,6 +75,56 @@ describe('deals projection', () => {
   afterEach(async () => {
     await store.close();
     dir.dispose();
+  });
+
+  describe('given a contact renamed while a deal embedding it is being created', () => {
+    /** The event store, with the contact renamed just before the deal's first append (after the deal read the contact). */
+    const racingStore = (contactId: string): EventStore => {
+      let raced = false;
+      return {
+        kind: store.kind,
+        append: async (stream, events, expected) => {
+          if (!raced && stream.startsWith('deal-')) {
+            raced = true;
+            await updateContactIn('co-1', contactId, { name: 'Ada King' });
+          }
+          return store.append(stream, events, expected);
+        },
+        readStream: (stream, options) => store.readStream(stream, options),
+        readAll: (options) => store.readAll(options),
+        headPosition: () => store.headPosition(),
+        subscribeToAll: (options) => store.subscribeToAll(options),
+        close: () => store.close(),
+      };
+    };
+
+    it('records the newer summary on the deal, so the read model shows the contact as it is', async () => {
+      const contact = await contactIn('co-1', 'Ada', '+49151000');
+      now += 60_000;
+      const result = await createDeal(
+        { ...deps, eventStore: racingStore(contact.id) },
+        { companyId: 'co-1', fields: { title: 'T', value: 1, contactId: contact.id }, metadata },
+      );
+      if (E.isLeft(result)) return expect.fail(JSON.stringify(result.left));
+      expect(result.right.deal.contact).to.include({ id: contact.id, name: 'Ada King' });
+      const stream = await store.readStream(`deal-${result.right.deal.id}`);
+      expect(stream.map((event) => event.type)).to.deep.equal(['DealCreated', 'DealContactRefreshed']);
+      expect(stream[0]!.data).to.have.nested.property('contact.name', 'Ada');
+      // The answer's position is the refresh's: a read-your-writes read waits for it.
+      expect(result.right.position).to.equal(stream[1]!.position);
+
+      await sync();
+      const deal = await dealIn('co-1', result.right.deal.id);
+      expect(deal.contact).to.include({ name: 'Ada King' });
+      expect(deal.updatedAt).to.equal(deal.createdAt);
+      expect(deal).to.deep.equal(result.right.deal);
+    });
+
+    it('appends nothing more when the contact did not change meanwhile', async () => {
+      const contact = await contactIn('co-1', 'Ada', '+49151000');
+      const deal = await create({ title: 'T', value: 1, contactId: contact.id });
+      expect((await store.readStream(`deal-${deal.id}`)).map((event) => event.type)).to.deep.equal(['DealCreated']);
+    });
   });
 
   describe('given a created deal', () => {
