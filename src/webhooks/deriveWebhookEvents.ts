@@ -65,7 +65,11 @@ export const deriveWebhookEvents = (event: RecordedEvent): DerivedWebhookEvent[]
     }
     case 'ContactUpdated': {
       const contact: Contact = decoded.data.contact;
-      const at = { companyId: decoded.data.companyId, timestamp: decoded.data.updatedAt, ...common, tags: contact.tags };
+      // Filters see the tags after the change and those it removed: an update that takes a
+      // contact's last matching tag away still reaches the subscription, which learns so.
+      const removed = (decoded.data.previous?.tags ?? []).filter((tag) => !contact.tags.includes(tag));
+      const tags = removed.length === 0 ? contact.tags : [...contact.tags, ...removed];
+      const at = { companyId: decoded.data.companyId, timestamp: decoded.data.updatedAt, ...common, tags };
       return [{ ...of('contact.updated'), ...at, data: contact }];
     }
     case 'DealCreated': {

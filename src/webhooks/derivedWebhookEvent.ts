@@ -39,7 +39,10 @@ interface DerivedWebhookEventBase {
   readonly position: Position;
   /** Revision of the stored event in its stream. */
   readonly streamRevision: number;
-  /** The contact's tags (after the change), for subscription filters; `[]` for deal events. */
+  /**
+   * The tags subscription filters match: the contact's after the change, plus
+   * those a `contact.updated` removed; `[]` for deal events.
+   */
   readonly tags: readonly string[];
 }
 

@@ -9,8 +9,9 @@ const CONTACT_EVENT_TYPES: ReadonlySet<DerivedWebhookEvent['type']> = new Set(['
  * Whether a subscription with these filters receives this webhook event.
  *
  * - No filters, or no (or an empty list of) tags: every event of the subscribed type.
- * - `tags` apply to contact events only and mean **any**: the contact (as it is
- *   after the change) carries at least one of them. Integrations subscribe to
+ * - `tags` apply to contact events only and mean **any**: the contact carries at
+ *   least one of them after the change, or carried it until this change removed
+ *   it (so a receiver learns that a contact left its set). Integrations subscribe to
  *   "VIP or partner"; with "all", that would need one subscription per tag and
  *   deliver a contact tagged with both twice, while an "all" need can still be met
  *   by checking the delivered contact's `tags`.

@@ -6,6 +6,7 @@ import type { ChangeDealStatus, CreateDeal } from '../../../../src/domain/deals/
 import type { Deal } from '../../../../src/domain/deals/dealView.js';
 import { WEBHOOK_EVENT_TYPES } from '../../../../src/domain/webhooks/eventTypes.js';
 import { WEBHOOK_EVENT_ID_NAMESPACE, webhookEventId } from '../../../../src/webhooks/derivedWebhookEvent.js';
+import { matchesFilters } from '../../../../src/webhooks/filters.js';
 import { deriveWebhookEvents } from '../../../../src/webhooks/deriveWebhookEvents.js';
 import { StoredHistory } from './storedHistory.js';
 
@@ -134,10 +135,30 @@ describe('deriveWebhookEvents', () => {
         source: 'cli',
         position: stored.position,
         streamRevision: 1,
-        tags: ['math'],
+        // For filters: the tags after the change, then the one it removed.
+        tags: ['math', 'vip'],
       });
       expect(derived!.data).to.deep.equal((stored.data as { contact: unknown }).contact);
       expect(derived!.data).to.include({ name: 'Ada Lovelace', city: 'London', createdAt: T0, updatedAt: T1 });
+      expect(derived!.data).to.deep.include({ tags: ['math'] });
+    });
+
+    it('reaches a subscription filtering on a tag the update removed, and not one on a tag never carried', () => {
+      createdContact();
+      const stored = history.one(
+        history.contact({ kind: 'UpdateContact', contactId: 'c-1', companyId: 'co-1', changes: { tags: [] }, at: T1 }),
+      );
+      const [derived] = deriveWebhookEvents(stored);
+      expect(matchesFilters({ tags: ['vip'] }, derived!)).to.equal(true);
+      expect(matchesFilters({ tags: ['partner'] }, derived!)).to.equal(false);
+    });
+
+    it('matches on the tags after the change alone when none was removed', () => {
+      createdContact();
+      const stored = history.one(
+        history.contact({ kind: 'UpdateContact', contactId: 'c-1', companyId: 'co-1', changes: { city: 'Paris' }, at: T1 }),
+      );
+      expect(deriveWebhookEvents(stored)[0]!.tags).to.deep.equal(['vip', 'math']);
     });
   });
 
