@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { sleep } from '../support/events.js';
-import { positionOf, startHarness, type ApiResponse, type Harness } from '../support/httpHarness.js';
+import { positionOf, startHarness, withKey, type ApiResponse, type Harness } from '../support/httpHarness.js';
 
 let phoneSeq = 0;
 const phone = () => `+4917700${String(++phoneSeq).padStart(5, '0')}`;
@@ -22,11 +22,7 @@ describe('HTTP: auditing (history and time travel)', function () {
   });
   after(() => api.close());
 
-  const as = (key: string) => ({
-    get: (path: string) => api.request('GET', path, { key }),
-    post: (path: string, body: unknown) => api.request('POST', path, { key, body }),
-    put: (path: string, body: unknown) => api.request('PUT', path, { key, body }),
-  });
+  const as = (key: string) => withKey(api, key);
 
   describe('GET /contacts/:id/history and /deals/:id/history', () => {
     let contactId: string;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { WEBHOOK_EVENT_TYPES } from '../../src/domain/webhooks/eventTypes.js';
 import { webhookEventId } from '../../src/webhooks/derivedWebhookEvent.js';
-import { positionOf, startHarness, type ApiResponse, type Harness } from '../support/httpHarness.js';
+import { positionOf, startHarness, withKey, type ApiResponse, type Harness } from '../support/httpHarness.js';
 
 let phoneSeq = 0;
 const phone = () => `+4917800${String(++phoneSeq).padStart(5, '0')}`;
@@ -17,11 +17,7 @@ describe('HTTP: the company event feed (GET /events)', function () {
   });
   after(() => api.close());
 
-  const as = (key: string) => ({
-    get: (path: string) => api.request('GET', path, { key }),
-    post: (path: string, body: unknown) => api.request('POST', path, { key, body }),
-    put: (path: string, body: unknown) => api.request('PUT', path, { key, body }),
-  });
+  const as = (key: string) => withKey(api, key);
 
   describe('GET /events', () => {
     /** Positions of the writes below, in order. */

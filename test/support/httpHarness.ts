@@ -31,6 +31,13 @@ export const positionOf = (res: ApiResponse): string => {
   return position;
 };
 
+/** Requests made with one API key. */
+export const withKey = (api: Pick<Harness, 'request'>, key: string) => ({
+  get: (path: string) => api.request('GET', path, { key }),
+  post: (path: string, body: unknown) => api.request('POST', path, { key, body }),
+  put: (path: string, body: unknown) => api.request('PUT', path, { key, body }),
+});
+
 export interface RequestOptions {
   readonly key?: string | null;
   readonly body?: unknown;

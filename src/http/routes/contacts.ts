@@ -11,7 +11,8 @@ import { authOf, requirePermission } from '../middleware/requirePermission.js';
 import { decodeListParams, pageMeta, validationFailed } from '../query/listQuery.js';
 import { toHttpError } from '../errorTable.js';
 import { apiMetadata } from '../apiMetadata.js';
-import { CONTACT_HISTORY, readEntityHistory } from '../../application/audit/entityHistory.js';
+import { CONTACT_HISTORY } from '../../application/audit/entityHistory.js';
+import { entityHistoryRoute } from './entityHistory.js';
 import { contactAsOf } from '../../application/audit/timeTravel.js';
 import { decodeAsOf } from '../query/asOfQuery.js';
 
@@ -59,16 +60,11 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
     ctx.body = { success: true, data: contactOf(doc) };
   });
 
-  router.get('/contacts/:id/history', requirePermission('contacts:read'), async (ctx) => {
-    const { companyId } = authOf(ctx.state);
-    const params = decodeListParams(ctx.query, {});
-    if (E.isLeft(params)) throw validationFailed(params.left);
-    const { page, limit } = params.right;
-    // From the event store itself: current as soon as a write has returned.
-    const history = await readEntityHistory(deps.service.eventStore, CONTACT_HISTORY, { companyId, id: ctx.params.id!, page, limit });
-    if (!history) throw toHttpError({ kind: 'ContactNotFound' });
-    ctx.body = { success: true, data: history.entries, meta: pageMeta(page, limit, history.total) };
-  });
+  router.get(
+    '/contacts/:id/history',
+    requirePermission('contacts:read'),
+    entityHistoryRoute(deps.service.eventStore, CONTACT_HISTORY, { kind: 'ContactNotFound' }),
+  );
 
   router.post('/contacts', requirePermission('contacts:write'), async (ctx) => {
     const auth = authOf(ctx.state);

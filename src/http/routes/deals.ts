@@ -11,7 +11,8 @@ import { authOf, requirePermission } from '../middleware/requirePermission.js';
 import { decodeListParams, pageMeta, validationFailed } from '../query/listQuery.js';
 import { toHttpError } from '../errorTable.js';
 import { apiMetadata } from '../apiMetadata.js';
-import { DEAL_HISTORY, readEntityHistory } from '../../application/audit/entityHistory.js';
+import { DEAL_HISTORY } from '../../application/audit/entityHistory.js';
+import { entityHistoryRoute } from './entityHistory.js';
 import { dealAsOf } from '../../application/audit/timeTravel.js';
 import { decodeAsOf } from '../query/asOfQuery.js';
 
@@ -65,16 +66,11 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
     ctx.body = { success: true, data: dealOf(doc) };
   });
 
-  router.get('/deals/:id/history', requirePermission('deals:read'), async (ctx) => {
-    const { companyId } = authOf(ctx.state);
-    const params = decodeListParams(ctx.query, {});
-    if (E.isLeft(params)) throw validationFailed(params.left);
-    const { page, limit } = params.right;
-    // From the event store itself: current as soon as a write has returned.
-    const history = await readEntityHistory(deps.service.eventStore, DEAL_HISTORY, { companyId, id: ctx.params.id!, page, limit });
-    if (!history) throw toHttpError({ kind: 'DealNotFound' });
-    ctx.body = { success: true, data: history.entries, meta: pageMeta(page, limit, history.total) };
-  });
+  router.get(
+    '/deals/:id/history',
+    requirePermission('deals:read'),
+    entityHistoryRoute(deps.service.eventStore, DEAL_HISTORY, { kind: 'DealNotFound' }),
+  );
 
   router.post('/deals', requirePermission('deals:write'), async (ctx) => {
     const auth = authOf(ctx.state);

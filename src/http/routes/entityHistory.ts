@@ -1,0 +1,24 @@
+import type { RouterMiddleware } from '@koa/router';
+import * as E from 'fp-ts/lib/Either.js';
+import type { EventStore } from '../../application/ports/EventStore.js';
+import { readEntityHistory, type HistorySource } from '../../application/audit/entityHistory.js';
+import { toHttpError } from '../errorTable.js';
+import { authOf } from '../middleware/requirePermission.js';
+import { decodeListParams, pageMeta, validationFailed } from '../query/listQuery.js';
+
+/**
+ * `GET /<entities>/:id/history`: one page of the entity's stored events, read
+ * from the event store itself, so it is current as soon as a write has returned.
+ * An unknown id and another company's answer the same `notFound`.
+ */
+export const entityHistoryRoute =
+  (eventStore: EventStore, source: HistorySource, notFound: Parameters<typeof toHttpError>[0]): RouterMiddleware =>
+  async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const params = decodeListParams(ctx.query, {});
+    if (E.isLeft(params)) throw validationFailed(params.left);
+    const { page, limit } = params.right;
+    const history = await readEntityHistory(eventStore, source, { companyId, id: ctx.params.id!, page, limit });
+    if (!history) throw toHttpError(notFound);
+    ctx.body = { success: true, data: history.entries, meta: pageMeta(page, limit, history.total) };
+  };
