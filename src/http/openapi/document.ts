@@ -36,9 +36,10 @@ const schemas: Record<string, JsonSchema> = merge('schema', [commonSchemas, ...M
 const tags = MODULES.flatMap((m) => m.tags);
 
 const INFO_DESCRIPTION = `
-The external HTTP/JSON API of the customer platform: contacts, deals and AI agents
-(and, as they are built, webhooks and polling triggers). Every change is recorded
-as an immutable event; reads come from read models that follow the event log.
+The external HTTP/JSON API of the customer platform: contacts, deals, AI agents,
+REST-hook webhooks and polling triggers, and the audit trail (an entity's history,
+its state at an instant, the company's event feed). Every change is recorded as an
+immutable event; reads come from read models that follow the event log.
 
 **Authentication.** \`Authorization: Bearer <API_KEY>\` on every endpoint except
 \`/health\`, \`/ready\`, \`/metrics\` (the operator's own token, when one is set),
