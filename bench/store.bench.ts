@@ -55,7 +55,7 @@ const commandHandlers = async (file: string, concurrency: number): Promise<numbe
   let count = 0;
   const start = performance.now();
   await Promise.all(
-    Array.from({ length: concurrency }, async (_, n) => {
+    Array.from({ length: concurrency }, async () => {
       while (performance.now() < deadline) {
         const result = await handleCommand(deps, {
           decider: counterDecider,

@@ -9,7 +9,7 @@ import type { ReadModelStore } from './application/ports/ReadModelStore.js';
 import type { Logger } from './application/ports/Logger.js';
 import type { RateLimitCounters } from './application/ports/RateLimitCounters.js';
 import { MemoryRateLimitCounters } from './adapters/memory/MemoryRateLimitCounters.js';
-import { verifyApiKey } from './application/apiKeys/verifyApiKey.js';
+import { verifyApiKey } from '../projections/apiKeys/verifyApiKey.js';
 import { bootstrapDemo, type DemoCredentials } from './application/bootstrapDemo.js';
 import { rateLimit } from './http/middleware/rateLimit.js';
 import { openApiRoutes } from './http/routes/openapi.js';
@@ -43,7 +43,7 @@ import { ProjectionRunner, READ_MODELS_CHECKPOINT, measureLag } from './applicat
 import { CheckpointProgress, type ReadModelProgress } from './application/ReadModelProgress.js';
 import { SqliteEventStore } from './adapters/sqlite/SqliteEventStore.js';
 import { SqliteWebhookSecretStore } from './adapters/sqlite/SqliteWebhookSecretStore.js';
-import type { WebhookSecretStore } from './webhooks/secretStore.js';
+import type { WebhookSecretStore } from './application/ports/WebhookSecretStore.js';
 import { isRefusedAddress, lookupAllAddresses, type ResolveHost } from './webhooks/targetUrlGuard.js';
 import { isIPv6 } from 'node:net';
 import { MemoryReadModelStore } from './adapters/memory/MemoryReadModelStore.js';

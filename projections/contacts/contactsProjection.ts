@@ -4,7 +4,8 @@ import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
 import type { Projection, ReadModelDocument } from '../../src/application/ports/ReadModelStore.js';
 import { CONTACT_EVENT_TYPES, ContactEvent } from '../../src/domain/contacts/contactEvents.js';
 import { applyContactUpdated, contactFromCreated, type ContactRecord } from '../../src/domain/contacts/contactRecord.js';
-import { toContactView, type Contact } from '../../src/domain/contacts/contactView.js';
+import type { Contact } from '../../src/domain/contacts/contactView.js';
+import { toContactView } from '../../src/domain/contacts/contactRecord.js';
 import type { Position } from '../../src/shared/Position.js';
 import { formatValidationErrors } from '../../src/shared/validationReporter.js';
 

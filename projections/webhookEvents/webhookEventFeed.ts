@@ -3,6 +3,10 @@ import { comparePositions, type Position } from '../../src/shared/Position.js';
 import type { WebhookEnvelope } from '../../src/webhooks/envelope.js';
 import type { WebhookEventCollections, WebhookEventDoc } from './webhookEventsProjection.js';
 
+/** Events per page of GET /events: the default and the most. */
+export const DEFAULT_FEED_LIMIT = 100;
+export const MAX_FEED_LIMIT = 1000;
+
 export interface EventFeedParams {
   readonly companyId: string;
   /** The webhook event types to read (at least one, each once). */

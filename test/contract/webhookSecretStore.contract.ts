@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { generateWebhookSecret, type WebhookSecretStore } from '../../src/webhooks/secretStore.js';
+import type { WebhookSecretStore } from '../../src/application/ports/WebhookSecretStore.js';
+import { generateWebhookSecret } from '../../src/shared/webhookSecret.js';
 
 export interface SecretStoreUnderTest {
   readonly store: WebhookSecretStore;

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 import { SqliteWebhookSecretStore } from '../../src/adapters/sqlite/SqliteWebhookSecretStore.js';
-import { generateWebhookSecret } from '../../src/webhooks/secretStore.js';
+import { generateWebhookSecret } from '../../src/shared/webhookSecret.js';
 import { skipLine } from '../support/integration.js';
 import { tempDir } from '../support/tempStore.js';
 import { webhookSecretStoreContract } from './webhookSecretStore.contract.js';

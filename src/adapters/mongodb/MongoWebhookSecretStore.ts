@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import type { WebhookSecretStore } from '../../webhooks/secretStore.js';
+import type { WebhookSecretStore } from '../../application/ports/WebhookSecretStore.js';
 
 /** The collection of webhook secrets, beside the read models (never a read model's name). */
 export const WEBHOOK_SECRETS_COLLECTION = 'webhookSecrets';

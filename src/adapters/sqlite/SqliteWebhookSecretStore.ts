@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import type { WebhookSecretStore } from '../../webhooks/secretStore.js';
+import type { WebhookSecretStore } from '../../application/ports/WebhookSecretStore.js';
 import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
 
 /**

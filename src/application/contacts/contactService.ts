@@ -38,7 +38,8 @@ import { contactDecider, type ContactState } from '../../domain/contacts/contact
 import { ContactEvent, contactStream } from '../../domain/contacts/contactEvents.js';
 import type { CreateContactFields, UpdateContactFields } from '../../domain/contacts/contactInput.js';
 import type { ContactRecord } from '../../domain/contacts/contactRecord.js';
-import { toContactView, type Contact } from '../../domain/contacts/contactView.js';
+import type { Contact } from '../../domain/contacts/contactView.js';
+import { toContactView } from '../../domain/contacts/contactRecord.js';
 import { normalizePhoneNumber } from '../../domain/contacts/phoneNumber.js';
 import type { HolderCheck } from '../../domain/phoneReservation/phoneReservationCommands.js';
 import { phoneReservationDecider } from '../../domain/phoneReservation/phoneReservationDecider.js';
@@ -47,7 +48,6 @@ import {
   phoneReservationStream,
 } from '../../domain/phoneReservation/phoneReservationEvents.js';
 
-export { toContactView, type Contact } from '../../domain/contacts/contactView.js';
 
 export interface ContactServiceDeps {
   readonly eventStore: EventStore;

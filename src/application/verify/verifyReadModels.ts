@@ -3,7 +3,8 @@ import type { DocumentCollection, Projection, ReadModelDocument } from '../ports
 import { comparePositions, type Position } from '../../shared/Position.js';
 import { compareFields } from './compareFields.js';
 import { LogFolds } from './logFolds.js';
-import { READ_MODEL_CHECKS, VERIFIED_AGGREGATES, type Observed, type ReadModelCheck } from './readModelChecks.js';
+import type { Observed, ReadModelCheck } from './ReadModelCheck.js';
+import { VERIFIED_AGGREGATES } from './verifiedAggregates.js';
 
 /** One way in which the log and the read models disagree. */
 export type Difference =
@@ -64,7 +65,8 @@ export interface VerifyDeps {
    * Absent: up to the head.
    */
   readonly readModelsReached?: (head: Position) => Promise<Position | null>;
-  readonly checks?: readonly ReadModelCheck[];
+  /** The read models to check and how (projections/readModelChecks.ts: READ_MODEL_CHECKS). */
+  readonly checks: readonly ReadModelCheck[];
   readonly batchSize?: number;
 }
 
@@ -108,7 +110,7 @@ const minPosition = (a: Position, b: Position | null): Position | null => (b ===
  */
 export const verifyReadModels = async (deps: VerifyDeps): Promise<VerifyReport> => {
   const { eventStore, rebuild } = deps;
-  const checks = deps.checks ?? READ_MODEL_CHECKS;
+  const { checks } = deps;
   const batchSize = deps.batchSize ?? 1000;
   const collections = checks.map((check) => deps.readModels.collection(check.projection));
 

@@ -5,6 +5,7 @@ import { describeDifference, verifyReadModels, type VerifyReport } from '../../a
 import type { Position } from '../../shared/Position.js';
 import type { CliContext, RegisterCommands } from '../CliContext.js';
 import { withStores } from '../withStores.js';
+import { READ_MODEL_CHECKS } from '../../../projections/readModelChecks.js';
 
 /** How long `verify` waits for MongoDB read models to reach the head of the log. */
 const CATCH_UP_WAIT_MS = 10_000;
@@ -50,6 +51,7 @@ export const registerVerify: RegisterCommands = (program, context) => {
         verifyReadModels({
           eventStore,
           readModels,
+          checks: READ_MODEL_CHECKS,
           rebuild: !readModels.durable,
           ...(readModels.durable ? { readModelsReached: (head: Position) => reachedWithin(context, readModels, head) } : {}),
         }),

@@ -7,6 +7,7 @@ interface AgentDescriptionBrand {
 }
 
 /** Control characters other than tab, line feed and carriage return (a description may have lines). */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
 const isDescription = (u: unknown): u is t.Branded<string, AgentDescriptionBrand> =>

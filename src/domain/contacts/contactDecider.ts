@@ -4,7 +4,7 @@ import type { ContactCommand, CreateContact, UpdateContact } from './contactComm
 import type { ContactError } from './contactErrors.js';
 import { OPTIONAL_TEXT_FIELDS, type ContactChanges, type ContactEvent } from './contactEvents.js';
 import { applyContactUpdated, contactFromCreated, type ContactRecord } from './contactRecord.js';
-import { toContactView } from './contactView.js';
+import { toContactView } from './contactRecord.js';
 
 /** No contact yet, or the full contact (including createdAt and updatedAt). */
 export type ContactState = { readonly status: 'none' } | { readonly status: 'active'; readonly contact: ContactRecord };

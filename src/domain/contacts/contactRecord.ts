@@ -1,4 +1,5 @@
 import { OPTIONAL_TEXT_FIELDS, type ContactCreated, type ContactUpdated } from './contactEvents.js';
+import type { Contact } from './contactView.js';
 
 /** A contact as its events define it: the aggregate's state and the source of every view. */
 export interface ContactRecord {
@@ -58,3 +59,21 @@ export const applyContactUpdated = (
   if (changes.tags !== undefined) next.tags = changes.tags;
   return next;
 };
+
+/** The response view of a contact; the service and the read model both use it, so they agree. */
+export const toContactView = (contact: ContactRecord): Contact => ({
+  id: contact.id,
+  name: contact.name,
+  firstName: contact.firstName,
+  lastName: contact.lastName,
+  phoneNumber: contact.phoneNumber,
+  email: contact.email,
+  position: contact.position,
+  currentCompany: contact.currentCompany,
+  industrySector: contact.industrySector,
+  city: contact.city,
+  country: contact.country,
+  tags: [...contact.tags],
+  createdAt: contact.createdAt,
+  updatedAt: contact.updatedAt,
+});

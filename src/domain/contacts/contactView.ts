@@ -1,5 +1,4 @@
 import * as t from 'io-ts';
-import type { ContactRecord } from './contactRecord.js';
 
 const nullableString = t.union([t.string, t.null]);
 
@@ -25,21 +24,3 @@ export const ContactView = t.type({
   updatedAt: t.string,
 });
 export type Contact = t.TypeOf<typeof ContactView>;
-
-/** The response view of a contact; the service and the read model both use it, so they agree. */
-export const toContactView = (contact: ContactRecord): Contact => ({
-  id: contact.id,
-  name: contact.name,
-  firstName: contact.firstName,
-  lastName: contact.lastName,
-  phoneNumber: contact.phoneNumber,
-  email: contact.email,
-  position: contact.position,
-  currentCompany: contact.currentCompany,
-  industrySector: contact.industrySector,
-  city: contact.city,
-  country: contact.country,
-  tags: [...contact.tags],
-  createdAt: contact.createdAt,
-  updatedAt: contact.updatedAt,
-});

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Clock } from '../../shared/Clock.js';
-import type { AuthContext } from '../AuthContext.js';
+import type { AuthContext } from '../../application/apiKeys/AuthContext.js';
 import { HttpError } from '../HttpError.js';
 
 export type KeyVerification =

@@ -6,7 +6,7 @@ import type {
   ReleaseSlot,
 } from '../../application/ports/RateLimitCounters.js';
 import type { Clock } from '../../shared/Clock.js';
-import type { AuthContext } from '../AuthContext.js';
+import type { AuthContext } from '../../application/apiKeys/AuthContext.js';
 import { HttpError } from '../HttpError.js';
 
 /** The six headers of every authenticated response; resets are Unix epoch seconds of the window's end. */

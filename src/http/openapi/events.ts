@@ -1,5 +1,5 @@
 import { WEBHOOK_EVENT_TYPES, readPermissionFor } from '../../domain/webhooks/eventTypes.js';
-import { DEFAULT_FEED_LIMIT, MAX_FEED_LIMIT } from '../routes/events.js';
+import { DEFAULT_FEED_LIMIT, MAX_FEED_LIMIT } from '../../../projections/webhookEvents/webhookEventFeed.js';
 import {
   DECIMAL_POSITION,
   authenticatedPerItem,

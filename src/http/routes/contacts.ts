@@ -13,7 +13,7 @@ import { toHttpError } from '../errorTable.js';
 import { apiMetadata } from '../apiMetadata.js';
 import { CONTACT_HISTORY } from '../../application/audit/entityHistory.js';
 import { entityHistoryRoute } from './entityHistory.js';
-import { contactAsOf } from '../../application/audit/timeTravel.js';
+import { contactAsOf } from '../../../projections/contacts/contactAsOf.js';
 import { decodeAsOf } from '../query/asOfQuery.js';
 
 export interface ContactRoutesDeps {

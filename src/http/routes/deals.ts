@@ -13,7 +13,7 @@ import { toHttpError } from '../errorTable.js';
 import { apiMetadata } from '../apiMetadata.js';
 import { DEAL_HISTORY } from '../../application/audit/entityHistory.js';
 import { entityHistoryRoute } from './entityHistory.js';
-import { dealAsOf } from '../../application/audit/timeTravel.js';
+import { dealAsOf } from '../../../projections/deals/dealAsOf.js';
 import { decodeAsOf } from '../query/asOfQuery.js';
 
 export interface DealRoutesDeps {

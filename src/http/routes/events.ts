@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType, readPermissionFor } from '../../domain/webhooks/eventTypes.js';
 import { isPosition, type Position } from '../../shared/Position.js';
-import { eventFeedItemOf, readEventFeed } from '../../../projections/webhookEvents/webhookEventFeed.js';
+import { DEFAULT_FEED_LIMIT, MAX_FEED_LIMIT, eventFeedItemOf, readEventFeed } from '../../../projections/webhookEvents/webhookEventFeed.js';
 import type { WebhookEventCollections } from '../../../projections/webhookEvents/webhookEventsProjection.js';
 import { authOf, requirePermission } from '../middleware/requirePermission.js';
 import { integerParam, singleParam, validationFailed, type QueryValue } from '../query/listQuery.js';
@@ -13,10 +13,6 @@ export interface EventRoutesDeps {
   /** The last log position every read model has applied, read now (null: none yet). */
   readonly appliedPosition: () => Promise<Position | null>;
 }
-
-export const DEFAULT_FEED_LIMIT = 100;
-export const MAX_FEED_LIMIT = 1000;
-
 
 interface FeedParams {
   readonly after: Position | null;

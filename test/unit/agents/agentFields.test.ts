@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
+import type * as t from 'io-ts';
 import { AgentChannels } from '../../../src/domain/agents/AgentChannel.js';
 import { AgentDescription } from '../../../src/domain/agents/AgentDescription.js';
 import { AgentName } from '../../../src/domain/agents/AgentName.js';
@@ -8,7 +9,7 @@ import { LanguageTag } from '../../../src/domain/agents/LanguageTag.js';
 import { formatValidationErrors } from '../../../src/shared/validationReporter.js';
 import { valid } from '../apiKeys/decode.js';
 
-const messageOf = (decoded: E.Either<import('io-ts').Errors, unknown>): string => {
+const messageOf = (decoded: E.Either<t.Errors, unknown>): string => {
   if (E.isRight(decoded)) return expect.fail(`expected a refusal, got ${JSON.stringify(decoded.right)}`);
   return Object.values(formatValidationErrors(decoded.left))[0] ?? '';
 };

@@ -3,7 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
-import { verifyApiKey } from '../../../src/application/apiKeys/verifyApiKey.js';
+import { verifyApiKey } from '../../../projections/apiKeys/verifyApiKey.js';
 import { bootstrapDemo } from '../../../src/application/bootstrapDemo.js';
 import { ProjectionRunner } from '../../../src/application/ProjectionRunner.js';
 import { silentLogger } from '../../../src/application/ports/Logger.js';

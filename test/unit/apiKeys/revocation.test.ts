@@ -5,7 +5,7 @@ import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadMod
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
 import { issueApiKey } from '../../../src/application/apiKeys/issueApiKey.js';
 import { revokeApiKey } from '../../../src/application/apiKeys/revokeApiKey.js';
-import { verifyApiKey } from '../../../src/application/apiKeys/verifyApiKey.js';
+import { verifyApiKey } from '../../../projections/apiKeys/verifyApiKey.js';
 import { ProjectionRunner } from '../../../src/application/ProjectionRunner.js';
 import { silentLogger } from '../../../src/application/ports/Logger.js';
 import { newId } from '../../../src/shared/ids.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
-import { verifyApiKey } from '../../../src/application/apiKeys/verifyApiKey.js';
+import { verifyApiKey } from '../../../projections/apiKeys/verifyApiKey.js';
 import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
 import type { DocumentCollection } from '../../../src/application/ports/ReadModelStore.js';
 import type { ApiKeyEvent } from '../../../src/domain/apiKeys/events.js';

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
 import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
-import { contactAsOf, dealAsOf, eventsAsOf } from '../../../src/application/audit/timeTravel.js';
+import { eventsAsOf } from '../../../src/application/audit/timeTravel.js';
+import { contactAsOf } from '../../../projections/contacts/contactAsOf.js';
+import { dealAsOf } from '../../../projections/deals/dealAsOf.js';
 import type { DealContactSummary } from '../../../src/domain/deals/dealEvents.js';
 import { dealOf, dealsProjection } from '../../../projections/deals/dealsProjection.js';
 import { StoredHistory } from '../webhooks/derive/storedHistory.js';

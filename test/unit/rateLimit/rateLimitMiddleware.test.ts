@@ -6,7 +6,7 @@ import Router from '@koa/router';
 import { MemoryRateLimitCounters } from '../../../src/adapters/memory/MemoryRateLimitCounters.js';
 import { silentLogger } from '../../../src/application/ports/Logger.js';
 import type { RateLimits } from '../../../src/application/ports/RateLimitCounters.js';
-import type { AuthContext } from '../../../src/http/AuthContext.js';
+import type { AuthContext } from '../../../src/application/apiKeys/AuthContext.js';
 import { errorHandler } from '../../../src/http/middleware/errorHandler.js';
 import { RATE_LIMIT_HEADERS, rateLimit } from '../../../src/http/middleware/rateLimit.js';
 import { requestId } from '../../../src/http/middleware/requestId.js';

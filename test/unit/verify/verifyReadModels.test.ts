@@ -13,6 +13,7 @@ import { contactsProjection } from '../../../projections/contacts/contactsProjec
 import { allProjections } from '../../../projections/index.js';
 import { tempDir } from '../../support/tempStore.js';
 import { writeRealLog, type RealLog } from './realLog.js';
+import { READ_MODEL_CHECKS } from '../../../projections/readModelChecks.js';
 
 /** What `writeRealLog` leaves: 2 contacts, 2 deals, 1 agent, 1 user, 2 keys (in 2 read models), 1 subscription. */
 const DOCUMENTS = 11;
@@ -58,7 +59,7 @@ describe('verifyReadModels', () => {
   });
 
   it('finds the read models the projections build equal to the folds of every stream', async () => {
-    const report = await verifyReadModels({ eventStore, readModels: await builtReadModels(), rebuild: false });
+    const report = await verifyReadModels({ eventStore, checks: READ_MODEL_CHECKS, readModels: await builtReadModels(), rebuild: false });
     expect(report.differences).to.deep.equal([]);
     expect(report).to.include({ documents: DOCUMENTS, streams: STREAMS, skipped: 0, position: await eventStore.headPosition() });
     expect(report.events).to.equal((await eventStore.readAll()).length);
@@ -67,7 +68,7 @@ describe('verifyReadModels', () => {
 
   it('builds empty read models from the very events it folds, and finds them equal', async () => {
     const readModels = new MemoryReadModelStore();
-    const report = await verifyReadModels({ eventStore, readModels, rebuild: true });
+    const report = await verifyReadModels({ eventStore, checks: READ_MODEL_CHECKS, readModels, rebuild: true });
     expect(report.differences).to.deep.equal([]);
     expect(report.documents).to.equal(DOCUMENTS);
     expect(await readModels.collection(contactsProjection).get(log.companyId, log.contactId)).to.have.nested.property('contact.name', 'Ada Lovelace');
@@ -93,7 +94,7 @@ describe('verifyReadModels', () => {
     const agent = { agentId, companyId: log.companyId, name: 'Late', description: null, status: 'active', channels: ['sms'], language: 'en', createdAt: ada.createdAt };
     await eventStore.append(agentStream(agentId), [{ id: newId(), type: 'AgentCreated', data: agent, metadata: { source: 'cli', correlationId: 'c' } }], 'no_stream');
 
-    const report = await verifyReadModels({ eventStore, readModels, rebuild: false });
+    const report = await verifyReadModels({ eventStore, checks: READ_MODEL_CHECKS, readModels, rebuild: false });
     expect(lines(report)).to.deep.equal(
       [
         `contacts ${log.companyId}/${log.contactId}: name: log says "Ada Lovelace", read model says "Eve"`,
@@ -117,7 +118,7 @@ describe('verifyReadModels', () => {
     const contactUpdate = events.find((event) => event.type === 'ContactUpdated')!;
     // Read models that claim to stand just before the contact's rename.
     const before = events[events.indexOf(contactUpdate) - 1]!.position;
-    const report = await verifyReadModels({ eventStore, readModels, rebuild: false, readModelsReached: async () => before });
+    const report = await verifyReadModels({ eventStore, checks: READ_MODEL_CHECKS, readModels, rebuild: false, readModelsReached: async () => before });
     expect(report.differences).to.deep.equal([]);
     expect(report.position).to.equal(before);
     // The renamed contact, its deal (the summary moved with it) and everything created later are left out.
@@ -133,7 +134,7 @@ describe('verifyReadModels', () => {
       [{ id, type: 'ContactUpdated', data: { contactId: log.contactId }, metadata: { source: 'cli', correlationId: 'c' } }],
       'any',
     );
-    const report = await verifyReadModels({ eventStore, readModels, rebuild: false });
+    const report = await verifyReadModels({ eventStore, checks: READ_MODEL_CHECKS, readModels, rebuild: false });
     expect(report.differences).to.have.length(1);
     expect(describeDifference(report.differences[0]!)).to.match(
       new RegExp(`^log ${contactStream(log.contactId)}: event ${id} \\(ContactUpdated\\) at position ${position} does not decode: .*companyId`),

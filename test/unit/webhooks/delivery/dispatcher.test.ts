@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { eventually, sleep } from '../../../support/events.js';
 import { dispatcherHarness } from './support/dispatcherHarness.js';
@@ -164,8 +165,8 @@ describe('Webhook dispatcher', function () {
       const t0 = time.now().getTime();
       const h = start({ clock: time, sleep: time.sleep });
       let answers = [
-        (res: import('node:http').ServerResponse) => res.writeHead(429, { 'retry-after': '120' }).end(),
-        (res: import('node:http').ServerResponse) => res.writeHead(503, { 'retry-after': '86400' }).end(),
+        (res: ServerResponse) => res.writeHead(429, { 'retry-after': '120' }).end(),
+        (res: ServerResponse) => res.writeHead(503, { 'retry-after': '86400' }).end(),
       ];
       receiver.on('/slow', (_request, res) => {
         const answer = answers.shift();

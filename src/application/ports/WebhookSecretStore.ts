@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-
 /**
  * Where the signing secret of each webhook subscription is kept, and nowhere
  * else: never in an event, a read model, a response after the subscribe one, or a
@@ -17,11 +15,3 @@ export interface WebhookSecretStore {
   /** Releases what the store itself opened (a shared connection stays open). */
   close(): Promise<void>;
 }
-
-export const WEBHOOK_SECRET_PREFIX = 'whsec_';
-
-/**
- * A new signing secret: `whsec_` + base64 of 32 random bytes (256 bits), the
- * Standard Webhooks format, so receivers can verify with its libraries as they are.
- */
-export const generateWebhookSecret = (): string => `${WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString('base64')}`;

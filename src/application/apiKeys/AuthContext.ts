@@ -1,4 +1,4 @@
-import type { Permission } from '../shared/permissions.js';
+import type { Permission } from '../../shared/permissions.js';
 
 /** Who is calling: set by the authentication middleware on `ctx.state.auth`. */
 export interface AuthContext {

@@ -1,68 +1,33 @@
-import type { Projection, ReadModelDocument } from '../ports/ReadModelStore.js';
-import type { Position } from '../../shared/Position.js';
-import { agentDecider, type AgentState } from '../../domain/agents/agentDecider.js';
-import { toAgentView } from '../../domain/agents/agentRecord.js';
-import { AgentEvent, agentStream } from '../../domain/agents/events.js';
-import { apiKeyDecider, type ApiKeyState } from '../../domain/apiKeys/apiKeyDecider.js';
-import { ApiKeyEvent, apiKeyStream } from '../../domain/apiKeys/events.js';
-import { contactDecider, type ContactState } from '../../domain/contacts/contactDecider.js';
-import { ContactEvent, contactStream } from '../../domain/contacts/contactEvents.js';
-import { toContactView } from '../../domain/contacts/contactView.js';
-import { contactSummaryOf } from '../../domain/deals/dealContactSummary.js';
-import { dealDecider, type DealState } from '../../domain/deals/dealDecider.js';
-import { DealEvent, dealStream, type DealContactSummary } from '../../domain/deals/dealEvents.js';
-import { toDealView } from '../../domain/deals/dealView.js';
-import { userDecider, type UserState } from '../../domain/users/userDecider.js';
-import { UserEvent, userStream } from '../../domain/users/events.js';
-import { webhookDecider, type WebhookState } from '../../domain/webhooks/webhookDecider.js';
-import { WebhookEvent, webhookStream } from '../../domain/webhooks/webhookEvents.js';
-import { toSubscriptionView } from '../../domain/webhooks/webhookSubscription.js';
-import { agentsProjection, type AgentDoc } from '../../../projections/agents/agentsProjection.js';
-import { apiKeyDirectoryProjection, type ApiKeyDirectoryDoc } from '../../../projections/apiKeys/apiKeyDirectoryProjection.js';
-import { apiKeysProjection, type ApiKeyDoc } from '../../../projections/apiKeys/apiKeysProjection.js';
-import { contactsProjection, type ContactDoc } from '../../../projections/contacts/contactsProjection.js';
-import { dealsProjection, type DealDoc } from '../../../projections/deals/dealsProjection.js';
-import { usersProjection, type UserDoc } from '../../../projections/users/usersProjection.js';
-import { webhooksProjection, type WebhookDoc } from '../../../projections/webhooks/webhooksProjection.js';
-import { aggregateFold, type AggregateFold, type LogFolds } from './logFolds.js';
+import type { ReadModelDocument, Projection } from '../src/application/ports/ReadModelStore.js';
+import { AGENTS, API_KEYS, CONTACTS, DEALS, USERS, WEBHOOKS } from '../src/application/verify/verifiedAggregates.js';
+import type { Expected, Observed, ReadModelCheck } from '../src/application/verify/ReadModelCheck.js';
+import type { AggregateFold, LogFolds } from '../src/application/verify/logFolds.js';
+import type { AgentState } from '../src/domain/agents/agentDecider.js';
+import { toAgentView } from '../src/domain/agents/agentRecord.js';
+import type { ApiKeyState } from '../src/domain/apiKeys/apiKeyDecider.js';
+import type { ContactState } from '../src/domain/contacts/contactDecider.js';
+import { contactStream } from '../src/domain/contacts/contactEvents.js';
+import { toContactView } from '../src/domain/contacts/contactRecord.js';
+import { contactSummaryOf } from '../src/domain/deals/dealContactSummary.js';
+import type { DealState } from '../src/domain/deals/dealDecider.js';
+import type { DealContactSummary } from '../src/domain/deals/dealEvents.js';
+import { toDealView } from '../src/domain/deals/dealView.js';
+import type { UserState } from '../src/domain/users/userDecider.js';
+import type { WebhookState } from '../src/domain/webhooks/webhookDecider.js';
+import { toSubscriptionView } from '../src/domain/webhooks/webhookSubscription.js';
+import { agentsProjection, type AgentDoc } from './agents/agentsProjection.js';
+import { apiKeyDirectoryProjection, type ApiKeyDirectoryDoc } from './apiKeys/apiKeyDirectoryProjection.js';
+import { apiKeysProjection, type ApiKeyDoc } from './apiKeys/apiKeysProjection.js';
+import { contactsProjection, type ContactDoc } from './contacts/contactsProjection.js';
+import { dealsProjection, type DealDoc } from './deals/dealsProjection.js';
+import { usersProjection, type UserDoc } from './users/usersProjection.js';
+import { webhooksProjection, type WebhookDoc } from './webhooks/webhooksProjection.js';
 
-/** The aggregates whose streams back a read model, each folded with its decider's `evolve`. */
-export const CONTACTS = aggregateFold('contact', contactStream(''), ContactEvent, contactDecider);
-export const DEALS = aggregateFold('deal', dealStream(''), DealEvent, dealDecider);
-export const AGENTS = aggregateFold('agent', agentStream(''), AgentEvent, agentDecider);
-export const USERS = aggregateFold('user', userStream(''), UserEvent, userDecider);
-export const API_KEYS = aggregateFold('apikey', apiKeyStream(''), ApiKeyEvent, apiKeyDecider);
-export const WEBHOOKS = aggregateFold('webhook', webhookStream(''), WebhookEvent, webhookDecider);
-
-export const VERIFIED_AGGREGATES: readonly AggregateFold<unknown>[] = [CONTACTS, DEALS, AGENTS, USERS, API_KEYS, WEBHOOKS];
-
-/** What the log says one document should hold. */
-export interface Expected {
-  /** Matches the `key` of the document it describes. */
-  readonly key: string;
-  /** How a difference names the document, e.g. `<companyId>/<id>`. */
-  readonly label: string;
-  readonly stream: string;
-  /** The fields the aggregate's state and the document both carry, as the log has them. */
-  readonly fields: Record<string, unknown>;
-}
-
-/** What one document holds, on the same fields. */
-export interface Observed {
-  readonly key: string;
-  readonly label: string;
-  /** The position of the last event the document applied. */
-  readonly position: Position;
-  readonly fields: Record<string, unknown>;
-}
-
-/** How one read model is checked against the streams it is built from. */
-export interface ReadModelCheck {
-  readonly projection: Projection<ReadModelDocument>;
-  expected(folds: LogFolds): Iterable<Expected>;
-  observed(doc: ReadModelDocument): Observed;
-}
-
+/**
+ * How `chronicle verify` checks each read model against the streams it is built
+ * from: what the aggregates' folded state says a document holds (`expected`) and
+ * what the document holds (`observed`), on the same fields.
+ */
 const check = <D extends ReadModelDocument>(definition: {
   readonly projection: Projection<D>;
   expected(folds: LogFolds): Iterable<Expected>;

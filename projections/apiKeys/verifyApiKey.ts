@@ -1,7 +1,7 @@
-import type { AuthContext } from '../../http/AuthContext.js';
-import { API_KEY_DIRECTORY, type ApiKeyDirectoryDoc } from '../../../projections/apiKeys/apiKeyDirectoryProjection.js';
-import { hashApiKey, isWellFormedApiKey } from '../../shared/apiKeyFormat.js';
-import type { DocumentCollection } from '../ports/ReadModelStore.js';
+import type { AuthContext } from '../../src/application/apiKeys/AuthContext.js';
+import { API_KEY_DIRECTORY, type ApiKeyDirectoryDoc } from './apiKeyDirectoryProjection.js';
+import { hashApiKey, isWellFormedApiKey } from '../../src/shared/apiKeyFormat.js';
+import type { DocumentCollection } from '../../src/application/ports/ReadModelStore.js';
 
 export type ApiKeyVerification =
   /** Not a Chronicle key at all (prefix, length, alphabet or checksum): no lookup was made. */

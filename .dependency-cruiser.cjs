@@ -1,0 +1,120 @@
+/**
+ * The layers of Chronicle, checked by `npm run lint` (dependency-cruiser).
+ * README "Architecture" explains each layer; ../shared/ARCHITECTURE.md gives the rules.
+ *
+ *   src/shared        brands, ids, Decider type, clock, validation reporter
+ *   src/domain        events, commands, deciders, errors: pure
+ *   src/application   ports and use cases (command handling, projection runner, audit, replay, verify)
+ *   projections/      the read side: pure projections and their queries
+ *   src/webhooks      fan-out mapping, dispatcher, signing, target-URL guard
+ *   src/http, src/cli, src/ops   the ways in
+ *   src/adapters      the only code that touches a driver
+ *   src/main.ts       the composition root: the only file that picks adapters
+ */
+const DRIVERS = '^node_modules/(better-sqlite3|@eventstore/db-client|mongodb)/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      severity: 'error',
+      comment: 'src/domain imports only src/shared, io-ts and fp-ts (and itself).',
+      from: { path: '^src/domain/' },
+      to: { pathNot: ['^src/domain/', '^src/shared/', '^node_modules/(io-ts|fp-ts)/'] },
+    },
+    {
+      name: 'shared-is-a-leaf',
+      severity: 'error',
+      comment: 'src/shared is below every layer: it imports no layer of the project.',
+      from: { path: '^src/shared/' },
+      to: { path: '^(src|projections)/', pathNot: '^src/shared/' },
+    },
+    {
+      name: 'application-stays-inside',
+      severity: 'error',
+      comment:
+        'src/application never imports the ways in (http, cli, ops), adapters, the read side, webhooks or the ' +
+        'composition root: what it needs is passed in through its ports.',
+      from: { path: '^src/application/' },
+      to: {
+        path: [
+          '^src/(http|cli|ops|adapters|webhooks)/',
+          '^src/(main|config|logging)\\.ts$',
+          '^projections/',
+        ],
+      },
+    },
+    {
+      name: 'projections-are-the-read-side',
+      severity: 'error',
+      comment: 'projections/ build on the domain, shared, application ports and the webhook-event mapping; never on a way in.',
+      from: { path: '^projections/' },
+      to: {
+        path: ['^src/(http|cli|ops|adapters)/', '^src/(main|config|logging)\\.ts$'],
+      },
+    },
+    {
+      name: 'webhooks-below-the-ways-in',
+      severity: 'error',
+      comment: 'src/webhooks never imports http, cli, ops, an adapter or the composition root.',
+      from: { path: '^src/webhooks/' },
+      to: { path: ['^src/(http|cli|ops|adapters)/', '^src/(main|config)\\.ts$'] },
+    },
+    {
+      name: 'http-never-imports-an-adapter',
+      severity: 'error',
+      comment: 'Routes and middleware work on ports; adapters are picked in src/main.ts.',
+      from: { path: '^src/http/' },
+      to: { path: ['^src/adapters/', '^src/cli/', '^src/main\\.ts$'] },
+    },
+    {
+      name: 'only-main-picks-adapters',
+      severity: 'error',
+      comment: 'Only src/main.ts (and adapters among themselves) import src/adapters.',
+      from: { path: '^(src|projections)/', pathNot: ['^src/main\\.ts$', '^src/adapters/'] },
+      to: { path: '^src/adapters/' },
+    },
+    {
+      name: 'only-adapters-import-drivers',
+      severity: 'error',
+      comment: 'better-sqlite3, @eventstore/db-client and mongodb are imported by src/adapters only.',
+      from: { path: '^(src|projections)/', pathNot: '^src/adapters/' },
+      to: { path: DRIVERS },
+    },
+    {
+      name: 'no-file-cycles',
+      severity: 'error',
+      comment: 'No import cycles between files (type-only imports count too).',
+      from: { path: '^(src|projections)/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-folder-cycles',
+      severity: 'error',
+      scope: 'folder',
+      comment: 'No import cycles between folders.',
+      from: { path: '^(src|projections)/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-unresolvable',
+      severity: 'error',
+      comment: 'Every import resolves.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|node_modules)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.d.ts'],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
