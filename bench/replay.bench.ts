@@ -9,9 +9,9 @@ import type { Decider, DomainEvent } from '../src/shared/Decider.js';
 import { newId } from '../src/shared/ids.js';
 import { embeddedDatabaseFile } from '../src/main.js';
 import { companyDecider } from '../src/domain/companies/companyDecider.js';
-import { companyStream } from '../src/domain/companies/events.js';
+import { companyStream } from '../src/domain/companies/companyEvents.js';
 import { userDecider } from '../src/domain/users/userDecider.js';
-import { userStream } from '../src/domain/users/events.js';
+import { userStream } from '../src/domain/users/userEvents.js';
 import { contactDecider, type ContactState } from '../src/domain/contacts/contactDecider.js';
 import { contactStream } from '../src/domain/contacts/contactEvents.js';
 import { phoneReservationDecider } from '../src/domain/phoneReservation/phoneReservationDecider.js';
@@ -68,10 +68,10 @@ const seed = (file: string, target: number): number => {
     for (let c = 0; c < COMPANIES; c++) {
       const companyId = newId();
       const at = new Date(start + c).toISOString();
-      append(companyStream(companyId), decided(companyDecider, { kind: 'CreateCompany', companyId, name: `Company ${c}`, at: new Date(at) }, companyDecider.initialState), meta(companyId), at);
+      append(companyStream(companyId), decided(companyDecider, { type: 'CreateCompany', companyId, name: `Company ${c}`, at: new Date(at) }, companyDecider.initialState), meta(companyId), at);
       const userId = newId();
       const email = `owner${c}@example.com`;
-      append(userStream(userId), decided(userDecider, { kind: 'CreateUser', userId, companyId, name: `Owner ${c}`, email, at: new Date(at) }, userDecider.initialState), meta(companyId), at);
+      append(userStream(userId), decided(userDecider, { type: 'CreateUser', userId, companyId, name: `Owner ${c}`, email, at: new Date(at) }, userDecider.initialState), meta(companyId), at);
       users.push({ companyId, summary: { id: userId, name: `Owner ${c}`, email } });
     }
     const stages = ['qualification', 'proposal', 'negotiation'];
@@ -84,7 +84,7 @@ const seed = (file: string, target: number): number => {
       const phoneNumber = `+49151${String(i).padStart(8, '0')}`;
       append(
         phoneReservationStream(companyId, phoneNumber),
-        decided(phoneReservationDecider, { kind: 'ReservePhoneNumber', companyId, phoneNumber, contactId, at: at(0) }, phoneReservationDecider.initialState),
+        decided(phoneReservationDecider, { type: 'ReservePhoneNumber', companyId, phoneNumber, contactId, at: new Date(at(0)) }, phoneReservationDecider.initialState),
         metadata,
         at(0),
       );
@@ -99,12 +99,12 @@ const seed = (file: string, target: number): number => {
         country: 'DE',
         tags: i % 2 === 0 ? ['lead'] : ['customer', 'vip'],
       };
-      const created = decided(contactDecider, { kind: 'CreateContact', contactId, companyId, fields, at: at(1) }, contactDecider.initialState);
+      const created = decided(contactDecider, { type: 'CreateContact', contactId, companyId, fields, at: new Date(at(1)) }, contactDecider.initialState);
       append(contactStream(contactId), created, metadata, at(1));
       let contact: ContactState = fold(contactDecider, contactDecider.initialState, created);
       if (i % 3 === 0) {
         const changes = { email: `contact${i}@example.org`, tags: ['customer'] };
-        const updated = decided(contactDecider, { kind: 'UpdateContact', contactId, companyId, changes, at: at(2) }, contact);
+        const updated = decided(contactDecider, { type: 'UpdateContact', contactId, companyId, changes, at: new Date(at(2)) }, contact);
         append(contactStream(contactId), updated, metadata, at(2));
         contact = fold(contactDecider, contact, updated);
       }
@@ -114,20 +114,20 @@ const seed = (file: string, target: number): number => {
         const dealCreated = decided(
           dealDecider,
           {
-            kind: 'CreateDeal',
+            type: 'CreateDeal',
             dealId,
             companyId,
             fields: { title: `Deal ${i}`, value: 1000 + (i % 50) * 250, currency: 'EUR', stage: stages[0]!, source: 'web' },
             contact: summary,
             assignedTo: owner,
-            at: at(3),
+            at: new Date(at(3)),
           },
           dealDecider.initialState,
         );
         append(dealStream(dealId), dealCreated, metadata, at(3));
         let deal: DealState = fold(dealDecider, dealDecider.initialState, dealCreated);
         const change = (step: number, fieldsChanged: { status?: 'won' | 'lost'; stage?: string }) => {
-          const events = decided(dealDecider, { kind: 'ChangeDealStatus', dealId, companyId, change: fieldsChanged, contact: summary, at: at(step) }, deal);
+          const events = decided(dealDecider, { type: 'ChangeDealStatus', dealId, companyId, change: fieldsChanged, contact: summary, at: new Date(at(step)) }, deal);
           append(dealStream(dealId), events, metadata, at(step));
           deal = fold(dealDecider, deal, events);
         };

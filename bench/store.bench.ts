@@ -50,7 +50,7 @@ const rawSingleInserts = (file: string): number => {
  */
 const commandHandlers = async (file: string, concurrency: number): Promise<number> => {
   const store = SqliteEventStore.open(file);
-  const deps = { eventStore: store, newEventId: newId };
+  const deps = { eventStore: store, newId: newId };
   const deadline = performance.now() + APPEND_SECONDS * 1000;
   let count = 0;
   const start = performance.now();
@@ -61,7 +61,7 @@ const commandHandlers = async (file: string, concurrency: number): Promise<numbe
           decider: counterDecider,
           eventCodec: CounterEvent,
           stream: `counter-${newId()}`,
-          command: { kind: 'increment', by: 1, max: 10 },
+          command: { type: 'increment', by: 1, max: 10 },
           metadata,
         });
         if (E.isLeft(result)) throw new Error('unexpected domain error');

@@ -304,13 +304,13 @@ export const startChronicle = async (
           testRoutes(systemClock),
           contactRoutes({
             contacts: readModels.collection(contactsProjection),
-            service: { eventStore, newId, clock: systemClock },
+            commands: { eventStore, newId, clock: systemClock },
             progress: runner,
             readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
           }),
           dealRoutes({
             deals: readModels.collection(dealsProjection),
-            service: { eventStore, newId, clock: systemClock },
+            commands: { eventStore, newId, clock: systemClock },
             progress: runner,
             readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
           }),

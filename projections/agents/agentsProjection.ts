@@ -1,12 +1,9 @@
-import * as E from 'fp-ts/lib/Either.js';
-import { UndecodableEventError } from '../../src/application/handleCommand.js';
-import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
+import { cachedDecoder } from '../../src/application/decodeStoredEvent.js';
 import type { Projection, ReadModelDocument } from '../../src/application/ports/ReadModelStore.js';
 import { agentFromCreated, applyAgentUpdated, toAgentView, type AgentRecord } from '../../src/domain/agents/agentRecord.js';
 import type { Agent } from '../../src/domain/agents/agentView.js';
-import { AGENT_EVENT_TYPES, AgentEvent } from '../../src/domain/agents/events.js';
+import { AGENT_EVENT_TYPES, AgentEvent } from '../../src/domain/agents/agentEvents.js';
 import type { Position } from '../../src/shared/Position.js';
-import { formatValidationErrors } from '../../src/shared/validationReporter.js';
 
 /**
  * An agent in the read model. The response view is nested under `agent` (as
@@ -23,24 +20,8 @@ export interface AgentDoc extends ReadModelDocument {
 /** The response view of a read-model document. */
 export const agentOf = (doc: AgentDoc): Agent => doc.agent;
 
-/** Decoded events by stored event: `targets` and `evolve` see the same event, decoded once. */
-const decodedEvents = new WeakMap<RecordedEvent, AgentEvent>();
-
-/** Decodes with the codec the events are written with; a refusal means the log and the code disagree. */
-const decode = (event: RecordedEvent): AgentEvent => {
-  const cached = decodedEvents.get(event);
-  if (cached) return cached;
-  const candidate = { type: event.type, data: event.data };
-  // The event codecs transform nothing, so a value they accept is its own decoding.
-  if (AgentEvent.is(candidate)) {
-    decodedEvents.set(event, candidate);
-    return candidate;
-  }
-  const decoded = AgentEvent.decode(candidate);
-  if (E.isLeft(decoded)) throw new UndecodableEventError(event, JSON.stringify(formatValidationErrors(decoded.left)));
-  decodedEvents.set(event, decoded.right);
-  return decoded.right;
-};
+/** Decoded once per stored event: `targets` and `evolve` see the same event. */
+const decode = cachedDecoder(AgentEvent);
 
 const toDoc = (record: AgentRecord, position: Position): AgentDoc => ({
   id: record.id,

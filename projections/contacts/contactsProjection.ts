@@ -1,13 +1,10 @@
-import * as E from 'fp-ts/lib/Either.js';
-import { UndecodableEventError } from '../../src/application/handleCommand.js';
-import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
+import { cachedDecoder } from '../../src/application/decodeStoredEvent.js';
 import type { Projection, ReadModelDocument } from '../../src/application/ports/ReadModelStore.js';
 import { CONTACT_EVENT_TYPES, ContactEvent } from '../../src/domain/contacts/contactEvents.js';
 import { applyContactUpdated, contactFromCreated, type ContactRecord } from '../../src/domain/contacts/contactRecord.js';
 import type { Contact } from '../../src/domain/contacts/contactView.js';
 import { toContactView } from '../../src/domain/contacts/contactRecord.js';
 import type { Position } from '../../src/shared/Position.js';
-import { formatValidationErrors } from '../../src/shared/validationReporter.js';
 
 /**
  * A contact in the read model. The response view is nested under `contact`
@@ -25,25 +22,8 @@ export interface ContactDoc extends ReadModelDocument {
 /** The response view of a read-model document. */
 export const contactOf = (doc: ContactDoc): Contact => doc.contact;
 
-/** Decoded events by stored event: `targets` and `evolve` see the same event, decoded once. */
-const decodedEvents = new WeakMap<RecordedEvent, ContactEvent>();
-
-/** Decodes with the codec the events are written with; a refusal means the log and the code disagree. */
-const decode = (event: RecordedEvent): ContactEvent => {
-  const cached = decodedEvents.get(event);
-  if (cached) return cached;
-  const candidate = { type: event.type, data: event.data };
-  // The event codecs transform nothing, so a value they accept (`is`, ~4× faster
-  // than `decode` on a rebuild) is its own decoding; `decode` only explains a refusal.
-  if (ContactEvent.is(candidate)) {
-    decodedEvents.set(event, candidate);
-    return candidate;
-  }
-  const decoded = ContactEvent.decode(candidate);
-  if (E.isLeft(decoded)) throw new UndecodableEventError(event, JSON.stringify(formatValidationErrors(decoded.left)));
-  decodedEvents.set(event, decoded.right);
-  return decoded.right;
-};
+/** Decoded once per stored event: `targets` and `evolve` see the same event. */
+const decode = cachedDecoder(ContactEvent);
 
 const toDoc = (record: ContactRecord, position: Position): ContactDoc => ({
   id: record.id,

@@ -1,7 +1,5 @@
-import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { UndecodableEventError } from '../../src/application/handleCommand.js';
-import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
+import { cachedDecoder } from '../../src/application/decodeStoredEvent.js';
 import type { Projection, ReadModelDocument } from '../../src/application/ports/ReadModelStore.js';
 import { ContactUpdated } from '../../src/domain/contacts/contactEvents.js';
 import { applyContactChanges, changesContactSummary } from '../../src/domain/deals/dealContactSummary.js';
@@ -9,7 +7,6 @@ import { DEAL_EVENT_TYPES, DealContactRefreshed, DealCreated, DealStatusChanged 
 import { applyDealStatusChanged, dealFromCreated, type DealRecord } from '../../src/domain/deals/dealRecord.js';
 import { toDealView, type Deal } from '../../src/domain/deals/dealView.js';
 import type { Position } from '../../src/shared/Position.js';
-import { formatValidationErrors } from '../../src/shared/validationReporter.js';
 
 /**
  * A deal in the read model. The response view is nested under `deal` (as
@@ -31,24 +28,8 @@ export const dealOf = (doc: DealDoc): Deal => doc.deal;
 const DealsProjectionEvent = t.union([DealCreated, DealStatusChanged, DealContactRefreshed, ContactUpdated]);
 type DealsProjectionEvent = t.TypeOf<typeof DealsProjectionEvent>;
 
-/** Decoded events by stored event: `targets` and `evolve` see the same event, decoded once. */
-const decodedEvents = new WeakMap<RecordedEvent, DealsProjectionEvent>();
-
-/** Decodes with the codecs the events are written with; a refusal means the log and the code disagree. */
-const decode = (event: RecordedEvent): DealsProjectionEvent => {
-  const cached = decodedEvents.get(event);
-  if (cached) return cached;
-  const candidate = { type: event.type, data: event.data };
-  // The event codecs transform nothing, so a value they accept (`is`) is its own decoding.
-  if (DealsProjectionEvent.is(candidate)) {
-    decodedEvents.set(event, candidate);
-    return candidate;
-  }
-  const decoded = DealsProjectionEvent.decode(candidate);
-  if (E.isLeft(decoded)) throw new UndecodableEventError(event, JSON.stringify(formatValidationErrors(decoded.left)));
-  decodedEvents.set(event, decoded.right);
-  return decoded.right;
-};
+/** Decoded once per stored event: `targets` and `evolve` see the same event. */
+const decode = cachedDecoder(DealsProjectionEvent);
 
 const toDoc = (record: DealRecord, position: Position): DealDoc => ({
   id: record.id,

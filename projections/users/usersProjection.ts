@@ -1,8 +1,6 @@
-import * as E from 'fp-ts/lib/Either.js';
 import type { Projection, ReadModelDocument } from '../../src/application/ports/ReadModelStore.js';
-import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
-import { UserEvent } from '../../src/domain/users/events.js';
-import { formatValidationErrors } from '../../src/shared/validationReporter.js';
+import { UserEvent } from '../../src/domain/users/userEvents.js';
+import { cachedDecoder } from '../../src/application/decodeStoredEvent.js';
 
 export interface UserDoc extends ReadModelDocument {
   readonly name: string;
@@ -10,13 +8,7 @@ export interface UserDoc extends ReadModelDocument {
   readonly createdAt: string;
 }
 
-const decodeUserEvent = (event: RecordedEvent): UserEvent => {
-  const decoded = UserEvent.decode({ type: event.type, data: event.data });
-  if (E.isLeft(decoded)) {
-    throw new Error(`Event ${event.id} (${event.type}) does not decode: ${JSON.stringify(formatValidationErrors(decoded.left))}`);
-  }
-  return decoded.right;
-};
+const decodeUserEvent = cachedDecoder(UserEvent);
 
 /** `users`: one document per user, under its company, in creation order. */
 export const usersProjection: Projection<UserDoc> = {

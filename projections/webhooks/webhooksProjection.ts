@@ -1,6 +1,4 @@
-import * as E from 'fp-ts/lib/Either.js';
-import { UndecodableEventError } from '../../src/application/handleCommand.js';
-import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
+import { cachedDecoder } from '../../src/application/decodeStoredEvent.js';
 import type { Projection, ReadModelDocument } from '../../src/application/ports/ReadModelStore.js';
 import { WEBHOOK_SUBSCRIPTION_EVENT_TYPES, WebhookEvent } from '../../src/domain/webhooks/webhookEvents.js';
 import {
@@ -9,7 +7,6 @@ import {
   type WebhookSubscriptionView,
 } from '../../src/domain/webhooks/webhookSubscription.js';
 import type { Position } from '../../src/shared/Position.js';
-import { formatValidationErrors } from '../../src/shared/validationReporter.js';
 
 /**
  * A webhook subscription in the read model, active or ended (`isActive` false):
@@ -25,19 +22,8 @@ export interface WebhookDoc extends ReadModelDocument {
 
 export const subscriptionOf = (doc: WebhookDoc): WebhookSubscriptionView => doc.subscription;
 
-/** Decoded events by stored event: `targets` and `evolve` see the same event, decoded once. */
-const decodedEvents = new WeakMap<RecordedEvent, WebhookEvent>();
-
-/** Decodes with the codec the events are written with; a refusal means the log and the code disagree. */
-const decode = (event: RecordedEvent): WebhookEvent => {
-  const cached = decodedEvents.get(event);
-  if (cached) return cached;
-  const candidate = { type: event.type, data: event.data };
-  const decoded = WebhookEvent.decode(candidate);
-  if (E.isLeft(decoded)) throw new UndecodableEventError(event, JSON.stringify(formatValidationErrors(decoded.left)));
-  decodedEvents.set(event, decoded.right);
-  return decoded.right;
-};
+/** Decoded once per stored event: `targets` and `evolve` see the same event. */
+const decode = cachedDecoder(WebhookEvent);
 
 /**
  * The `webhooks` read model: one document per subscription, under its company, in

@@ -1,9 +1,9 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { CompanyName } from '../domain/companies/CompanyName.js';
 import { companyDecider } from '../domain/companies/companyDecider.js';
-import { describeCompanyError } from '../domain/companies/errors.js';
-import { CompanyEvent, companyStream } from '../domain/companies/events.js';
-import { describeApiKeyError } from '../domain/apiKeys/errors.js';
+import { describeCompanyError } from '../domain/companies/companyErrors.js';
+import { CompanyEvent, companyStream } from '../domain/companies/companyEvents.js';
+import { describeApiKeyError } from '../domain/apiKeys/apiKeyErrors.js';
 import type { Clock } from '../shared/Clock.js';
 import { ALL_PERMISSIONS } from '../shared/permissions.js';
 import { issueApiKey } from './apiKeys/issueApiKey.js';
@@ -40,12 +40,12 @@ export const bootstrapDemo = async (deps: BootstrapDemoDeps): Promise<DemoCreden
   const name = CompanyName.decode(DEMO_COMPANY_NAME);
   if (E.isLeft(name)) throw new Error('the demo company name is invalid');
   const company = await handleCommand(
-    { eventStore: deps.eventStore, newEventId: deps.newId },
+    { eventStore: deps.eventStore, newId: deps.newId },
     {
       decider: companyDecider,
       eventCodec: CompanyEvent,
       stream: companyStream(companyId),
-      command: { kind: 'CreateCompany', companyId, name: name.right, at },
+      command: { type: 'CreateCompany', companyId, name: name.right, at },
       metadata: { source: 'system', correlationId, companyId },
     },
   );

@@ -1,19 +1,10 @@
+import type { ContactWriteError } from '../application/contacts/ContactWriteError.js';
+import type { DealWriteError } from '../application/deals/DealWriteError.js';
+import type { InputProblem } from '../shared/InputProblem.js';
 import { HttpError } from './HttpError.js';
 
-/** Input that failed validation, as the domain's validators report it. */
-export type InputProblem =
-  | { readonly kind: 'MissingFields'; readonly fields: readonly string[] }
-  | { readonly kind: 'Invalid'; readonly details: Readonly<Record<string, string>> };
-
-/** Every domain error a route can meet. */
-export type DomainFailure =
-  | InputProblem
-  | { readonly kind: 'ContactNotFound' }
-  | { readonly kind: 'DuplicatePhoneNumber'; readonly existingContactId: string }
-  | { readonly kind: 'DealNotFound' }
-  | { readonly kind: 'ContactNotInCompany' }
-  | { readonly kind: 'UserNotInCompany' }
-  | { readonly kind: 'CloseDateOnOpenDeal' };
+/** Every refusal a route can meet: bad input, or a write the application refused. */
+export type DomainFailure = InputProblem | ContactWriteError | DealWriteError;
 
 /** The one table from domain errors to HTTP statuses and the spec's error bodies. */
 export const toHttpError = (failure: DomainFailure): HttpError => {

@@ -58,7 +58,7 @@ const buildSamples = (): ReadonlyMap<WebhookEventType, WebhookEventData> => {
   const contactStream = `contact-${CONTACT_ID}`;
   const contactCommands: ContactCommand[] = [
     {
-      kind: 'CreateContact',
+      type: 'CreateContact',
       contactId: CONTACT_ID,
       companyId: COMPANY_ID,
       fields: {
@@ -74,14 +74,14 @@ const buildSamples = (): ReadonlyMap<WebhookEventType, WebhookEventData> => {
         country: 'United States',
         tags: ['vip', 'newsletter'],
       },
-      at: '2024-01-15T09:30:00.000Z',
+      at: new Date('2024-01-15T09:30:00.000Z'),
     },
     {
-      kind: 'UpdateContact',
+      type: 'UpdateContact',
       contactId: CONTACT_ID,
       companyId: COMPANY_ID,
       changes: { city: 'Shelbyville', tags: ['vip', 'newsletter', 'partner'] },
-      at: '2024-01-16T14:05:00.000Z',
+      at: new Date('2024-01-16T14:05:00.000Z'),
     },
   ];
   let contactState = contactDecider.initialState;
@@ -97,7 +97,7 @@ const buildSamples = (): ReadonlyMap<WebhookEventType, WebhookEventData> => {
   // A deal of that contact: created, moved to another stage, then (alternatives of one history) won or lost.
   const dealStream = `deal-${DEAL_ID}`;
   const create: DealCommand = {
-    kind: 'CreateDeal',
+    type: 'CreateDeal',
     dealId: DEAL_ID,
     companyId: COMPANY_ID,
     fields: {
@@ -113,15 +113,15 @@ const buildSamples = (): ReadonlyMap<WebhookEventType, WebhookEventData> => {
     },
     contact: contactSummaryOf(contactState.contact),
     assignedTo: { id: USER_ID, name: 'Sam Seller', email: 'sam.seller@example.com' },
-    at: '2024-01-17T10:00:00.000Z',
+    at: new Date('2024-01-17T10:00:00.000Z'),
   };
-  const change = (fields: Extract<DealCommand, { kind: 'ChangeDealStatus' }>['change'], at: string): DealCommand => ({
-    kind: 'ChangeDealStatus',
+  const change = (fields: Extract<DealCommand, { type: 'ChangeDealStatus' }>['change'], at: string): DealCommand => ({
+    type: 'ChangeDealStatus',
     dealId: DEAL_ID,
     companyId: COMPANY_ID,
     change: fields,
     contact: contactSummaryOf(contactState.contact),
-    at,
+    at: new Date(at),
   });
   const apply = (state: DealState, revision: number, command: DealCommand): DealState => {
     let next = state;

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { UndecodableEventError } from '../application/handleCommand.js';
+import { UndecodableEventError } from '../application/UndecodableEventError.js';
 import type { RecordedEvent } from '../application/ports/EventStore.js';
 import { ContactCreated, ContactUpdated } from '../domain/contacts/contactEvents.js';
 import { contactFromCreated } from '../domain/contacts/contactRecord.js';

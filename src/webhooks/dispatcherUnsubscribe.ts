@@ -26,12 +26,12 @@ export const unsubscribeGone =
     const correlationId = deps.newId();
     // A left is an unknown or already ended subscription: nothing more to end.
     await handleCommand(
-      { eventStore: deps.eventStore, newEventId: deps.newId },
+      { eventStore: deps.eventStore, newId: deps.newId },
       {
         decider: webhookDecider,
         eventCodec: WebhookEvent,
         stream: webhookStream(subscriptionId),
-        command: { kind: 'UnsubscribeWebhook', subscriptionId, companyId, reason: 'gone', at: deps.clock.now() },
+        command: { type: 'UnsubscribeWebhook', subscriptionId, companyId, reason: 'gone', at: deps.clock.now() },
         metadata: { source: 'system', correlationId, companyId },
       },
     );

@@ -127,14 +127,14 @@ describe('chronicle CLI: replay and verify', function () {
         const metadata = { source: 'api' as const, correlationId: newId(), companyId };
         const append = (stream: string, events: readonly DomainEvent[], expected: 'no_stream' | number) =>
           store.append(stream, events.map((event) => ({ ...event, id: newId(), metadata })), expected);
-        const created = decided(contactDecider.decide({ kind: 'CreateContact', contactId, companyId, fields: { name: 'Old', phoneNumber: '+4930123' }, at }, contactDecider.initialState));
+        const created = decided(contactDecider.decide({ type: 'CreateContact', contactId, companyId, fields: { name: 'Old', phoneNumber: '+4930123' }, at: new Date(at) }, contactDecider.initialState));
         const before = created.reduce((state, event) => contactDecider.evolve(state, event), contactDecider.initialState);
         if (before.status !== 'active') throw new Error('no contact');
         await append(contactStream(contactId), created, 'no_stream');
-        await append(contactStream(contactId), decided(contactDecider.decide({ kind: 'UpdateContact', contactId, companyId, changes: { name: 'New' }, at }, before)), 0);
+        await append(contactStream(contactId), decided(contactDecider.decide({ type: 'UpdateContact', contactId, companyId, changes: { name: 'New' }, at: new Date(at) }, before)), 0);
         const deal = decided(
           dealDecider.decide(
-            { kind: 'CreateDeal', dealId, companyId, fields: { title: 'Raced', value: 1 }, contact: contactSummaryOf(before.contact), assignedTo: null, at },
+            { type: 'CreateDeal', dealId, companyId, fields: { title: 'Raced', value: 1 }, contact: contactSummaryOf(before.contact), assignedTo: null, at: new Date(at) },
             dealDecider.initialState,
           ),
         );

@@ -6,8 +6,8 @@ import { AgentChannels } from '../../src/domain/agents/AgentChannel.js';
 import { AgentDescription } from '../../src/domain/agents/AgentDescription.js';
 import { AgentName } from '../../src/domain/agents/AgentName.js';
 import type { AgentStatus } from '../../src/domain/agents/AgentStatus.js';
-import type { AgentCommand } from '../../src/domain/agents/commands.js';
-import { AgentEvent, agentStream } from '../../src/domain/agents/events.js';
+import type { AgentCommand } from '../../src/domain/agents/agentCommands.js';
+import { AgentEvent, agentStream } from '../../src/domain/agents/agentEvents.js';
 import { LanguageTag } from '../../src/domain/agents/LanguageTag.js';
 import { newId } from '../../src/shared/ids.js';
 import { ALL_PERMISSIONS } from '../../src/shared/permissions.js';
@@ -38,7 +38,7 @@ describe('HTTP: agents', function () {
   /** Runs an agent command on the harness's event store and waits until the read models have applied it. */
   const run = async (agentId: string, companyId: string, command: AgentCommand): Promise<void> => {
     const outcome = await handleCommand(
-      { eventStore: api.chronicle.stores.eventStore, newEventId: newId },
+      { eventStore: api.chronicle.stores.eventStore, newId: newId },
       {
         decider: agentDecider,
         eventCodec: AgentEvent,
@@ -55,7 +55,7 @@ describe('HTTP: agents', function () {
   const createAgent = async (input: AgentInput, companyId = api.companyId): Promise<string> => {
     const agentId = newId();
     await run(agentId, companyId, {
-      kind: 'CreateAgent',
+      type: 'CreateAgent',
       agentId,
       companyId,
       name: valid(AgentName, input.name),
@@ -93,7 +93,7 @@ describe('HTTP: agents', function () {
       const created = (await api.request('GET', `/agents/${id}`)).body.data;
       expect(created).to.deep.include({ description: null, status: 'active', channels: ['webchat'], language: 'en' });
       await new Promise((resolve) => setTimeout(resolve, 5));
-      await run(id, api.companyId, { kind: 'UpdateAgent', agentId: id, changes: { status: 'paused' }, at: new Date() });
+      await run(id, api.companyId, { type: 'UpdateAgent', agentId: id, changes: { status: 'paused' }, at: new Date() });
       const updated = (await api.request('GET', `/agents/${id}`)).body.data;
       expect(updated).to.deep.include({ status: 'paused', createdAt: created.createdAt });
       expect(updated.updatedAt > created.updatedAt).to.equal(true);

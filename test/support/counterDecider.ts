@@ -10,8 +10,8 @@ export const CounterEvent = t.union([
 export type CounterEvent = t.TypeOf<typeof CounterEvent>;
 
 export type CounterCommand =
-  | { readonly kind: 'increment'; readonly by: number; readonly max: number }
-  | { readonly kind: 'reset' };
+  | { readonly type: 'increment'; readonly by: number; readonly max: number }
+  | { readonly type: 'reset' };
 
 export type CounterError = { readonly kind: 'LimitExceeded'; readonly value: number } | { readonly kind: 'NothingToReset' };
 
@@ -22,7 +22,7 @@ export interface CounterState {
 export const counterDecider: Decider<CounterCommand, CounterEvent, CounterState, CounterError> = {
   initialState: { value: 0 },
   decide(command, state) {
-    switch (command.kind) {
+    switch (command.type) {
       case 'increment':
         return state.value + command.by > command.max
           ? E.left({ kind: 'LimitExceeded', value: state.value })

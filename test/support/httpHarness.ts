@@ -7,11 +7,11 @@ import { handleCommand } from '../../src/application/handleCommand.js';
 import { issueApiKey } from '../../src/application/apiKeys/issueApiKey.js';
 import { revokeApiKey } from '../../src/application/apiKeys/revokeApiKey.js';
 import { companyDecider } from '../../src/domain/companies/companyDecider.js';
-import { CompanyEvent, companyStream } from '../../src/domain/companies/events.js';
+import { CompanyEvent, companyStream } from '../../src/domain/companies/companyEvents.js';
 import { CompanyName } from '../../src/domain/companies/CompanyName.js';
 import { newId } from '../../src/shared/ids.js';
 import { userDecider } from '../../src/domain/users/userDecider.js';
-import { UserEvent, userStream } from '../../src/domain/users/events.js';
+import { UserEvent, userStream } from '../../src/domain/users/userEvents.js';
 import { UserName } from '../../src/domain/users/UserName.js';
 import { Email } from '../../src/domain/users/Email.js';
 import { ALL_PERMISSIONS, type Permission } from '../../src/shared/permissions.js';
@@ -124,12 +124,12 @@ export const startHarness = async (env: NodeJS.ProcessEnv = {}, timeouts?: Serve
       const decodedName = CompanyName.decode(name);
       if (E.isLeft(decodedName)) throw new Error('bad company name');
       const created = await handleCommand(
-        { eventStore, newEventId: newId },
+        { eventStore, newId: newId },
         {
           decider: companyDecider,
           eventCodec: CompanyEvent,
           stream: companyStream(companyId),
-          command: { kind: 'CreateCompany', companyId, name: decodedName.right, at: new Date() },
+          command: { type: 'CreateCompany', companyId, name: decodedName.right, at: new Date() },
           metadata: { source: 'cli', correlationId: newId(), companyId },
         },
       );
@@ -142,12 +142,12 @@ export const startHarness = async (env: NodeJS.ProcessEnv = {}, timeouts?: Serve
       const [decodedName, decodedEmail] = [UserName.decode(name), Email.decode(email)];
       if (E.isLeft(decodedName) || E.isLeft(decodedEmail)) throw new Error('bad user');
       const created = await handleCommand(
-        { eventStore, newEventId: newId },
+        { eventStore, newId: newId },
         {
           decider: userDecider,
           eventCodec: UserEvent,
           stream: userStream(userId),
-          command: { kind: 'CreateUser', userId, companyId, name: decodedName.right, email: decodedEmail.right, at: new Date() },
+          command: { type: 'CreateUser', userId, companyId, name: decodedName.right, email: decodedEmail.right, at: new Date() },
           metadata: { source: 'cli', correlationId: newId(), companyId },
         },
       );

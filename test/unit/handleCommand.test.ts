@@ -5,11 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
-import {
-  ConcurrencyExhaustedError,
-  UndecodableEventError,
-  handleCommand,
-} from '../../src/application/handleCommand.js';
+import { handleCommand } from '../../src/application/handleCommand.js';
+import { UndecodableEventError } from '../../src/application/UndecodableEventError.js';
+import { ConcurrencyExhaustedError } from '../../src/application/ConcurrencyExhaustedError.js';
 import type { EventStore } from '../../src/application/ports/EventStore.js';
 import { CounterEvent, counterDecider, type CounterCommand } from '../support/counterDecider.js';
 import { specFor } from '../support/givenWhenThen.js';
@@ -20,16 +18,16 @@ const spec = specFor(counterDecider);
 
 describe('counter decider (test decider)', () => {
   describe('given a new counter', () => {
-    it('increments', () => spec.given().when({ kind: 'increment', by: 2, max: 10 }).then(incremented(2)));
-    it('emits nothing on reset', () => spec.given().when({ kind: 'reset' }).then());
+    it('increments', () => spec.given().when({ type: 'increment', by: 2, max: 10 }).then(incremented(2)));
+    it('emits nothing on reset', () => spec.given().when({ type: 'reset' }).then());
   });
   describe('given a counter at its ceiling', () => {
     it('refuses to pass it', () =>
       spec
         .given(incremented(4), incremented(6))
-        .when({ kind: 'increment', by: 1, max: 10 })
+        .when({ type: 'increment', by: 1, max: 10 })
         .thenError({ kind: 'LimitExceeded', value: 10 }));
-    it('resets', () => spec.given(incremented(10)).when({ kind: 'reset' }).then({ type: 'Reset', data: {} }));
+    it('resets', () => spec.given(incremented(10)).when({ type: 'reset' }).then({ type: 'Reset', data: {} }));
   });
 });
 
@@ -51,7 +49,7 @@ describe('handleCommand', () => {
 
   const run = (command: CounterCommand, eventStore: EventStore = store, maxAttempts?: number) =>
     handleCommand(
-      { eventStore, newEventId: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, '0')}` },
+      { eventStore, newId: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, '0')}` },
       {
         decider: counterDecider,
         eventCodec: CounterEvent,
@@ -64,7 +62,7 @@ describe('handleCommand', () => {
 
   describe('given an empty stream', () => {
     it('appends the decided events with their metadata and returns the new state and position', async () => {
-      const result = await run({ kind: 'increment', by: 3, max: 10 });
+      const result = await run({ type: 'increment', by: 3, max: 10 });
       if (E.isLeft(result)) return expect.fail('expected success');
       expect(result.right.state).to.deep.equal({ value: 3 });
       expect(result.right.revision).to.equal(0);
@@ -75,7 +73,7 @@ describe('handleCommand', () => {
     });
 
     it('appends nothing and returns no position when the decision is no events', async () => {
-      const result = await run({ kind: 'reset' });
+      const result = await run({ type: 'reset' });
       expect(result).to.deep.equal(E.right({ events: [], state: { value: 0 }, revision: -1, position: null }));
       expect(await store.readStream('counter-1')).to.deep.equal([]);
     });
@@ -83,16 +81,16 @@ describe('handleCommand', () => {
 
   describe('given a stream with events', () => {
     beforeEach(async () => {
-      await run({ kind: 'increment', by: 8, max: 10 });
+      await run({ type: 'increment', by: 8, max: 10 });
     });
 
     it('folds the stream before deciding', async () => {
-      const result = await run({ kind: 'increment', by: 2, max: 10 });
+      const result = await run({ type: 'increment', by: 2, max: 10 });
       expect(E.isRight(result) && result.right.state).to.deep.equal({ value: 10 });
     });
 
     it('returns the domain error and appends nothing', async () => {
-      const result = await run({ kind: 'increment', by: 5, max: 10 });
+      const result = await run({ type: 'increment', by: 5, max: 10 });
       expect(result).to.deep.equal(E.left({ kind: 'LimitExceeded', value: 8 }));
       expect(await store.readStream('counter-1')).to.have.length(1);
     });
@@ -100,7 +98,7 @@ describe('handleCommand', () => {
     it('throws when a stored event does not decode', async () => {
       await store.append('counter-1', [anEvent('Incremented', { by: 'two' })], 'any');
       let error: unknown;
-      await run({ kind: 'increment', by: 1, max: 100 }).catch((e: unknown) => (error = e));
+      await run({ type: 'increment', by: 1, max: 100 }).catch((e: unknown) => (error = e));
       expect(error).to.be.instanceOf(UndecodableEventError);
     });
   });
@@ -120,20 +118,20 @@ describe('handleCommand', () => {
     };
 
     it('reads again, decides again on the new state, and appends', async () => {
-      const result = await run({ kind: 'increment', by: 2, max: 10 }, racingStore(1));
+      const result = await run({ type: 'increment', by: 2, max: 10 }, racingStore(1));
       expect(E.isRight(result) && result.right.state).to.deep.equal({ value: 3 });
       expect((await store.readStream('counter-1')).map((e) => (e.data as { by: number }).by)).to.deep.equal([1, 2]);
     });
 
     it('returns the domain error when the new state no longer allows the command', async () => {
-      await run({ kind: 'increment', by: 8, max: 10 });
-      const result = await run({ kind: 'increment', by: 2, max: 10 }, racingStore(1));
+      await run({ type: 'increment', by: 8, max: 10 });
+      const result = await run({ type: 'increment', by: 2, max: 10 }, racingStore(1));
       expect(result).to.deep.equal(E.left({ kind: 'LimitExceeded', value: 9 }));
     });
 
     it('gives up after the bounded number of attempts', async () => {
       let error: unknown;
-      await run({ kind: 'increment', by: 1, max: 100 }, racingStore(10), 3).catch((e: unknown) => (error = e));
+      await run({ type: 'increment', by: 1, max: 100 }, racingStore(10), 3).catch((e: unknown) => (error = e));
       expect(error).to.be.instanceOf(ConcurrencyExhaustedError);
       expect((error as ConcurrencyExhaustedError).attempts).to.equal(3);
       expect(await store.readStream('counter-1')).to.have.length(3);
@@ -144,8 +142,8 @@ describe('handleCommand', () => {
     const results = await Promise.all(
       Array.from({ length: 5 }, () =>
         handleCommand(
-          { eventStore: store, newEventId: randomUUID },
-          { decider: counterDecider, eventCodec: CounterEvent, stream: 'counter-2', command: { kind: 'increment', by: 1, max: 100 }, metadata },
+          { eventStore: store, newId: randomUUID },
+          { decider: counterDecider, eventCodec: CounterEvent, stream: 'counter-2', command: { type: 'increment', by: 1, max: 100 }, metadata },
         ),
       ),
     );

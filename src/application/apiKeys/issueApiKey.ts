@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { apiKeyDecider } from '../../domain/apiKeys/apiKeyDecider.js';
-import type { ApiKeyError } from '../../domain/apiKeys/errors.js';
-import { ApiKeyEvent, apiKeyStream } from '../../domain/apiKeys/events.js';
+import type { ApiKeyError } from '../../domain/apiKeys/apiKeyErrors.js';
+import { ApiKeyEvent, apiKeyStream } from '../../domain/apiKeys/apiKeyEvents.js';
 import { generateApiKey, hashApiKey, keyHint } from '../../shared/apiKeyFormat.js';
 import type { EventSource } from '../../shared/EventMetadata.js';
 import type { Position } from '../../shared/Position.js';
@@ -47,16 +47,16 @@ export const issueApiKey = async (
   const keyId = deps.newId();
   const key = generateApiKey();
   const outcome = await handleCommand(
-    { eventStore: deps.eventStore, newEventId: deps.newId },
+    { eventStore: deps.eventStore, newId: deps.newId },
     {
       decider: apiKeyDecider,
       eventCodec: ApiKeyEvent,
       stream: apiKeyStream(keyId),
       command: {
-        kind: 'IssueApiKey',
+        type: 'IssueApiKey',
         keyId,
         companyId: input.companyId,
-        type: input.type,
+        keyType: input.type,
         permissions: input.permissions,
         expiresAt: input.expiresAt,
         keyHash: hashApiKey(key),

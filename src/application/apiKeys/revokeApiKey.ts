@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { apiKeyDecider } from '../../domain/apiKeys/apiKeyDecider.js';
-import type { ApiKeyError } from '../../domain/apiKeys/errors.js';
-import { ApiKeyEvent, apiKeyStream } from '../../domain/apiKeys/events.js';
+import type { ApiKeyError } from '../../domain/apiKeys/apiKeyErrors.js';
+import { ApiKeyEvent, apiKeyStream } from '../../domain/apiKeys/apiKeyEvents.js';
 import type { EventSource } from '../../shared/EventMetadata.js';
 import type { Position } from '../../shared/Position.js';
 import { handleCommand } from '../handleCommand.js';
@@ -37,12 +37,12 @@ export const revokeApiKey = async (
   const companyId = issued.right.data.companyId;
 
   const outcome = await handleCommand(
-    { eventStore: deps.eventStore, newEventId: deps.newId },
+    { eventStore: deps.eventStore, newId: deps.newId },
     {
       decider: apiKeyDecider,
       eventCodec: ApiKeyEvent,
       stream,
-      command: { kind: 'RevokeApiKey', keyId: input.keyId, at: input.at },
+      command: { type: 'RevokeApiKey', keyId: input.keyId, at: input.at },
       metadata: { source: input.source, correlationId: input.correlationId, companyId },
     },
   );

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
-import { UndecodableEventError } from '../handleCommand.js';
+import { UndecodableEventError } from '../UndecodableEventError.js';
 import type { EventStore, RecordedEvent } from '../ports/EventStore.js';
 import { ContactEvent, contactStream } from '../../domain/contacts/contactEvents.js';
 import { DealEvent, dealStream } from '../../domain/deals/dealEvents.js';

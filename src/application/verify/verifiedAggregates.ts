@@ -1,13 +1,13 @@
 import { agentDecider } from '../../domain/agents/agentDecider.js';
-import { AgentEvent, agentStream } from '../../domain/agents/events.js';
+import { AgentEvent, agentStream } from '../../domain/agents/agentEvents.js';
 import { apiKeyDecider } from '../../domain/apiKeys/apiKeyDecider.js';
-import { ApiKeyEvent, apiKeyStream } from '../../domain/apiKeys/events.js';
+import { ApiKeyEvent, apiKeyStream } from '../../domain/apiKeys/apiKeyEvents.js';
 import { contactDecider } from '../../domain/contacts/contactDecider.js';
 import { ContactEvent, contactStream } from '../../domain/contacts/contactEvents.js';
 import { dealDecider } from '../../domain/deals/dealDecider.js';
 import { DealEvent, dealStream } from '../../domain/deals/dealEvents.js';
 import { userDecider } from '../../domain/users/userDecider.js';
-import { UserEvent, userStream } from '../../domain/users/events.js';
+import { UserEvent, userStream } from '../../domain/users/userEvents.js';
 import { webhookDecider } from '../../domain/webhooks/webhookDecider.js';
 import { WebhookEvent, webhookStream } from '../../domain/webhooks/webhookEvents.js';
 import { aggregateFold, type AggregateFold } from './logFolds.js';

@@ -9,9 +9,9 @@ import { AgentName } from '../../domain/agents/AgentName.js';
 import { toAgentView, type AgentRecord } from '../../domain/agents/agentRecord.js';
 import { AGENT_STATUSES, AgentStatusInput } from '../../domain/agents/AgentStatus.js';
 import type { Agent } from '../../domain/agents/agentView.js';
-import { AGENT_DEFAULTS, type AgentFieldChanges } from '../../domain/agents/commands.js';
-import { describeAgentError } from '../../domain/agents/errors.js';
-import { AgentEvent, agentStream } from '../../domain/agents/events.js';
+import { AGENT_DEFAULTS, type AgentFieldChanges } from '../../domain/agents/agentCommands.js';
+import { describeAgentError } from '../../domain/agents/agentErrors.js';
+import { AgentEvent, agentStream } from '../../domain/agents/agentEvents.js';
 import { LanguageTag } from '../../domain/agents/LanguageTag.js';
 import { newId } from '../../shared/ids.js';
 import { systemClock } from '../../shared/Clock.js';
@@ -86,12 +86,12 @@ export const registerAgents: RegisterCommands = (program, context) => {
       const outcome = await withStores(context, async ({ eventStore }) => {
         await requireCompany(eventStore, companyId);
         return handleCommand(
-          { eventStore, newEventId: newId },
+          { eventStore, newId: newId },
           {
             decider: agentDecider,
             eventCodec: AgentEvent,
             stream: agentStream(agentId),
-            command: { kind: 'CreateAgent', agentId, companyId, name, ...fields, at: systemClock.now() },
+            command: { type: 'CreateAgent', agentId, companyId, name, ...fields, at: systemClock.now() },
             metadata: { source: 'cli', correlationId: newId(), companyId },
           },
         );
@@ -126,12 +126,12 @@ export const registerAgents: RegisterCommands = (program, context) => {
       const outcome = await withStores(context, async ({ eventStore }) => {
         const { companyId } = await requireAgent(eventStore, agentId);
         return handleCommand(
-          { eventStore, newEventId: newId },
+          { eventStore, newId: newId },
           {
             decider: agentDecider,
             eventCodec: AgentEvent,
             stream: agentStream(agentId),
-            command: { kind: 'UpdateAgent', agentId, changes, at: systemClock.now() },
+            command: { type: 'UpdateAgent', agentId, changes, at: systemClock.now() },
             metadata: { source: 'cli', correlationId: newId(), companyId },
           },
         );

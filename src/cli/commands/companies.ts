@@ -4,8 +4,8 @@ import { handleCommand } from '../../application/handleCommand.js';
 import type { EventStore } from '../../application/ports/EventStore.js';
 import { CompanyName } from '../../domain/companies/CompanyName.js';
 import { companyDecider, type CompanyState } from '../../domain/companies/companyDecider.js';
-import { describeCompanyError } from '../../domain/companies/errors.js';
-import { CompanyEvent, companyStream } from '../../domain/companies/events.js';
+import { describeCompanyError } from '../../domain/companies/companyErrors.js';
+import { CompanyEvent, companyStream } from '../../domain/companies/companyEvents.js';
 import { newId } from '../../shared/ids.js';
 import { systemClock } from '../../shared/Clock.js';
 import { formatValidationErrors } from '../../shared/validationReporter.js';
@@ -43,12 +43,12 @@ export const registerCompanies: RegisterCommands = (program, context) => {
       const companyId = newId();
       const outcome = await withStores(context, ({ eventStore }) =>
         handleCommand(
-          { eventStore, newEventId: newId },
+          { eventStore, newId: newId },
           {
             decider: companyDecider,
             eventCodec: CompanyEvent,
             stream: companyStream(companyId),
-            command: { kind: 'CreateCompany', companyId, name, at: systemClock.now() },
+            command: { type: 'CreateCompany', companyId, name, at: systemClock.now() },
             metadata: { source: 'cli', correlationId: newId(), companyId },
           },
         ),

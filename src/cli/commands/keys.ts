@@ -2,7 +2,7 @@ import { listCompanyDocuments } from '../listCompanyDocuments.js';
 import * as E from 'fp-ts/lib/Either.js';
 import { issueApiKey } from '../../application/apiKeys/issueApiKey.js';
 import { revokeApiKey } from '../../application/apiKeys/revokeApiKey.js';
-import { describeApiKeyError } from '../../domain/apiKeys/errors.js';
+import { describeApiKeyError } from '../../domain/apiKeys/apiKeyErrors.js';
 import { newId } from '../../shared/ids.js';
 import { systemClock } from '../../shared/Clock.js';
 import { ALL_PERMISSIONS, ApiKeyType, Permission } from '../../shared/permissions.js';

@@ -2,8 +2,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import { handleCommand } from '../../application/handleCommand.js';
 import { Email } from '../../domain/users/Email.js';
 import { UserName } from '../../domain/users/UserName.js';
-import { describeUserError } from '../../domain/users/errors.js';
-import { UserEvent, userStream } from '../../domain/users/events.js';
+import { describeUserError } from '../../domain/users/userErrors.js';
+import { UserEvent, userStream } from '../../domain/users/userEvents.js';
 import { userDecider } from '../../domain/users/userDecider.js';
 import { newId } from '../../shared/ids.js';
 import { systemClock } from '../../shared/Clock.js';
@@ -28,12 +28,12 @@ export const registerUsers: RegisterCommands = (program, context) => {
       const outcome = await withStores(context, async ({ eventStore }) => {
         await requireCompany(eventStore, companyId);
         return handleCommand(
-          { eventStore, newEventId: newId },
+          { eventStore, newId: newId },
           {
             decider: userDecider,
             eventCodec: UserEvent,
             stream: userStream(userId),
-            command: { kind: 'CreateUser', userId, companyId, name, email, at: systemClock.now() },
+            command: { type: 'CreateUser', userId, companyId, name, email, at: systemClock.now() },
             metadata: { source: 'cli', correlationId: newId(), companyId },
           },
         );

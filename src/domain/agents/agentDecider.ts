@@ -2,9 +2,9 @@ import * as E from 'fp-ts/lib/Either.js';
 import { toIsoTimestamp } from '../../shared/Clock.js';
 import { assertNever, type Decider } from '../../shared/Decider.js';
 import { sameChannels } from './AgentChannel.js';
-import { AGENT_DEFAULTS, type AgentCommand, type CreateAgent, type UpdateAgent } from './commands.js';
-import type { AgentError } from './errors.js';
-import type { AgentChanges, AgentEvent } from './events.js';
+import { AGENT_DEFAULTS, type AgentCommand, type CreateAgent, type UpdateAgent } from './agentCommands.js';
+import type { AgentError } from './agentErrors.js';
+import type { AgentChanges, AgentEvent } from './agentEvents.js';
 import { agentFromCreated, applyAgentUpdated, type AgentRecord } from './agentRecord.js';
 
 /** No agent yet, or the full agent (including createdAt and updatedAt). */
@@ -53,7 +53,7 @@ const update = (command: UpdateAgent, state: AgentState): E.Either<AgentError, r
 export const agentDecider: Decider<AgentCommand, AgentEvent, AgentState, AgentError> = {
   initialState: { status: 'none' },
   decide(command, state) {
-    switch (command.kind) {
+    switch (command.type) {
       case 'CreateAgent':
         return create(command, state);
       case 'UpdateAgent':

@@ -1,5 +1,5 @@
 import type { Agent } from './agentView.js';
-import type { AgentCreated, AgentUpdated } from './events.js';
+import type { AgentCreated, AgentUpdated } from './agentEvents.js';
 
 /** An agent as its events define it: the aggregate's state and the source of every view. */
 export interface AgentRecord extends Readonly<Agent> {

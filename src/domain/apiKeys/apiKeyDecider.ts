@@ -2,9 +2,9 @@ import * as E from 'fp-ts/lib/Either.js';
 import { toIsoTimestamp } from '../../shared/Clock.js';
 import { assertNever, type Decider } from '../../shared/Decider.js';
 import { ALL_PERMISSIONS, type Permission } from '../../shared/permissions.js';
-import type { ApiKeyCommand } from './commands.js';
-import type { ApiKeyError } from './errors.js';
-import type { ApiKeyEvent } from './events.js';
+import type { ApiKeyCommand } from './apiKeyCommands.js';
+import type { ApiKeyError } from './apiKeyErrors.js';
+import type { ApiKeyEvent } from './apiKeyEvents.js';
 
 export type ApiKeyState =
   | { readonly status: 'none' }
@@ -18,7 +18,7 @@ const canonical = (permissions: readonly Permission[]): Permission[] =>
 export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState, ApiKeyError> = {
   initialState: { status: 'none' },
   decide(command, state) {
-    switch (command.kind) {
+    switch (command.type) {
       case 'IssueApiKey': {
         if (state.status !== 'none') return E.left({ kind: 'ApiKeyAlreadyIssued', keyId: command.keyId });
         const permissions = canonical(command.permissions);
@@ -32,7 +32,7 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState, Api
             data: {
               keyId: command.keyId,
               companyId: command.companyId,
-              type: command.type,
+              type: command.keyType,
               permissions,
               expiresAt: command.expiresAt === null ? null : toIsoTimestamp(command.expiresAt),
               keyHash: command.keyHash,

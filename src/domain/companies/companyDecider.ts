@@ -1,9 +1,9 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { toIsoTimestamp } from '../../shared/Clock.js';
 import { assertNever, type Decider } from '../../shared/Decider.js';
-import type { CompanyCommand } from './commands.js';
-import type { CompanyError } from './errors.js';
-import type { CompanyEvent } from './events.js';
+import type { CompanyCommand } from './companyCommands.js';
+import type { CompanyError } from './companyErrors.js';
+import type { CompanyEvent } from './companyEvents.js';
 
 export type CompanyState =
   | { readonly status: 'none' }
@@ -12,7 +12,7 @@ export type CompanyState =
 export const companyDecider: Decider<CompanyCommand, CompanyEvent, CompanyState, CompanyError> = {
   initialState: { status: 'none' },
   decide(command, state) {
-    switch (command.kind) {
+    switch (command.type) {
       case 'CreateCompany':
         if (state.status !== 'none') return E.left({ kind: 'CompanyAlreadyExists', companyId: command.companyId });
         return E.right([
@@ -22,7 +22,7 @@ export const companyDecider: Decider<CompanyCommand, CompanyEvent, CompanyState,
           },
         ]);
       default:
-        return assertNever(command.kind);
+        return assertNever(command.type);
     }
   },
   evolve(_state, event) {

@@ -2,22 +2,22 @@ import type { CreateContactFields, UpdateContactFields } from './contactInput.js
 
 /** Create a contact with a server-assigned id; `at` (ISO 8601 UTC) becomes createdAt and updatedAt. */
 export interface CreateContact {
-  readonly kind: 'CreateContact';
+  readonly type: 'CreateContact';
   readonly contactId: string;
   readonly companyId: string;
   /** Validated fields (`phoneNumber` normalised). */
   readonly fields: CreateContactFields;
-  readonly at: string;
+  readonly at: Date;
 }
 
 /** Change some fields of a contact of `companyId`; `at` becomes updatedAt when anything changes. */
 export interface UpdateContact {
-  readonly kind: 'UpdateContact';
+  readonly type: 'UpdateContact';
   readonly contactId: string;
   readonly companyId: string;
   /** Validated fields; absent: keep; null: clear (optional fields only). */
   readonly changes: UpdateContactFields;
-  readonly at: string;
+  readonly at: Date;
 }
 
 export type ContactCommand = CreateContact | UpdateContact;

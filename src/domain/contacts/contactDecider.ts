@@ -1,10 +1,10 @@
 import * as E from 'fp-ts/lib/Either.js';
+import { toIsoTimestamp } from '../../shared/Clock.js';
 import { assertNever, type Decider } from '../../shared/Decider.js';
 import type { ContactCommand, CreateContact, UpdateContact } from './contactCommands.js';
 import type { ContactError } from './contactErrors.js';
 import { OPTIONAL_TEXT_FIELDS, type ContactChanges, type ContactEvent } from './contactEvents.js';
-import { applyContactUpdated, contactFromCreated, type ContactRecord } from './contactRecord.js';
-import { toContactView } from './contactRecord.js';
+import { applyContactUpdated, contactFromCreated, toContactView, type ContactRecord } from './contactRecord.js';
 
 /** No contact yet, or the full contact (including createdAt and updatedAt). */
 export type ContactState = { readonly status: 'none' } | { readonly status: 'active'; readonly contact: ContactRecord };
@@ -32,7 +32,7 @@ const create = (command: CreateContact, state: ContactState): E.Either<ContactEr
         phoneNumber: fields.phoneNumber,
         ...optional,
         tags: fields.tags ?? [],
-        createdAt: command.at,
+        createdAt: toIsoTimestamp(command.at),
       },
     },
   ]);
@@ -67,7 +67,7 @@ const update = (command: UpdateContact, state: ContactState): E.Either<ContactEr
   }
   // Values equal to the current ones change nothing: no event, updatedAt stays.
   if (Object.keys(changes).length === 0) return E.right([]);
-  const data = { contactId: current.id, companyId: current.companyId, changes, previous, updatedAt: command.at };
+  const data = { contactId: current.id, companyId: current.companyId, changes, previous, updatedAt: toIsoTimestamp(command.at) };
   // Event-carried state: the whole contact after the change, as the API shows it.
   const contact = toContactView(applyContactUpdated(current, { data }));
   return E.right([{ type: 'ContactUpdated', data: { ...data, contact } }]);
@@ -77,7 +77,7 @@ const update = (command: UpdateContact, state: ContactState): E.Either<ContactEr
 export const contactDecider: Decider<ContactCommand, ContactEvent, ContactState, ContactError> = {
   initialState: none,
   decide(command, state) {
-    switch (command.kind) {
+    switch (command.type) {
       case 'CreateContact':
         return create(command, state);
       case 'UpdateContact':

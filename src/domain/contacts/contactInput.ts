@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
+import type { InputProblem } from '../../shared/InputProblem.js';
 import { optionalText, requiredText } from '../../shared/textCodecs.js';
 import { formatValidationErrors } from '../../shared/validationReporter.js';
 import { MAX_PHONE_DIGITS, MIN_PHONE_DIGITS, parsePhoneNumber } from './phoneNumber.js';
@@ -116,9 +117,6 @@ export type UpdateContactFields = t.TypeOf<typeof UpdateContactBody>;
 /** Every field a client may send, in the order problems are listed. */
 export const CONTACT_FIELDS = Object.keys(UpdateContactBody.type.props) as readonly (keyof UpdateContactFields)[];
 
-export type InputProblem =
-  | { readonly kind: 'MissingFields'; readonly fields: string[] }
-  | { readonly kind: 'Invalid'; readonly details: Record<string, string> };
 
 const isObject = (body: unknown): body is Record<string, unknown> =>
   typeof body === 'object' && body !== null && !Array.isArray(body);

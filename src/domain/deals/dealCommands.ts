@@ -7,14 +7,14 @@ import type { CreateDealFields, DealStatusChangeFields } from './dealInput.js';
  * summaries of the company's contact and user (the decider sees only this stream).
  */
 export interface CreateDeal {
-  readonly kind: 'CreateDeal';
+  readonly type: 'CreateDeal';
   readonly dealId: string;
   readonly companyId: string;
   /** Validated fields; absent currency and priority take their defaults. */
   readonly fields: Omit<CreateDealFields, 'contactId' | 'assignedToId'>;
   readonly contact: DealContactSummary | null;
   readonly assignedTo: DealUserSummary | null;
-  readonly at: string;
+  readonly at: Date;
 }
 
 /**
@@ -23,7 +23,7 @@ export interface CreateDeal {
  * or lost without one.
  */
 export interface ChangeDealStatus {
-  readonly kind: 'ChangeDealStatus';
+  readonly type: 'ChangeDealStatus';
   readonly dealId: string;
   readonly companyId: string;
   /** Validated fields; absent: keep; `stage: null`: clear. */
@@ -34,7 +34,7 @@ export interface ChangeDealStatus {
    * deal has no contact. A summary of another contact than the deal's is ignored.
    */
   readonly contact: DealContactSummary | null;
-  readonly at: string;
+  readonly at: Date;
 }
 
 /**
@@ -43,7 +43,7 @@ export interface ChangeDealStatus {
  * contact or the same summary already.
  */
 export interface RefreshDealContact {
-  readonly kind: 'RefreshDealContact';
+  readonly type: 'RefreshDealContact';
   readonly dealId: string;
   readonly companyId: string;
   readonly contact: DealContactSummary;

@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js';
+import { toIsoTimestamp } from '../../shared/Clock.js';
 import { assertNever, type Decider } from '../../shared/Decider.js';
 import { DEFAULT_CURRENCY } from './currencyCode.js';
 import type { ChangeDealStatus, CreateDeal, DealCommand, RefreshDealContact } from './dealCommands.js';
@@ -33,7 +34,7 @@ const create = (command: CreateDeal, state: DealState): E.Either<DealError, read
         source: fields.source ?? null,
         contact: command.contact,
         assignedTo: command.assignedTo,
-        createdAt: command.at,
+        createdAt: toIsoTimestamp(command.at),
       },
     },
   ]);
@@ -64,14 +65,14 @@ const changeStatus = (command: ChangeDealStatus, state: DealState): E.Either<Dea
   const statusMoves = to !== current.status;
   const stageMoves = change.stage !== undefined && change.stage !== current.stage;
   const actualCloseDate =
-    to === 'open' ? null : (change.actualCloseDate ?? (current.status === 'open' ? command.at : current.actualCloseDate));
+    to === 'open' ? null : (change.actualCloseDate ?? (current.status === 'open' ? toIsoTimestamp(command.at) : current.actualCloseDate));
   if (!statusMoves && !stageMoves && actualCloseDate === current.actualCloseDate) return E.right([]);
 
   const moves: { -readonly [K in keyof Moves]: Moves[K] } = {
     dealId: current.id,
     companyId: current.companyId,
     actualCloseDate,
-    updatedAt: command.at,
+    updatedAt: toIsoTimestamp(command.at),
   };
   if (statusMoves) moves.status = { from: current.status, to };
   if (stageMoves) moves.stage = { from: current.stage, to: change.stage ?? null };
@@ -104,7 +105,7 @@ type Moves = Omit<DealStatusChanged['data'], 'deal'>;
 export const dealDecider: Decider<DealCommand, DealEvent, DealState, DealError> = {
   initialState: none,
   decide(command, state) {
-    switch (command.kind) {
+    switch (command.type) {
       case 'CreateDeal':
         return create(command, state);
       case 'ChangeDealStatus':

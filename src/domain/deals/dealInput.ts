@@ -2,12 +2,11 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { optionalText, requiredText } from '../../shared/textCodecs.js';
 import { formatValidationErrors } from '../../shared/validationReporter.js';
-import type { InputProblem } from '../contacts/contactInput.js';
+import type { InputProblem } from '../../shared/InputProblem.js';
 import { DEFAULT_CURRENCY, parseCurrencyCode } from './currencyCode.js';
 import { DEAL_PRIORITIES, DEAL_STATUSES, type DealPriority, type DealStatus } from './dealEvents.js';
 import { parseInstant } from '../../shared/instant.js';
 
-export type { InputProblem } from '../contacts/contactInput.js';
 
 /**
  * Deal request bodies (POST /deals and PUT /deals/:id/status): io-ts codecs that

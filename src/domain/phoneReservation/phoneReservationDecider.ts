@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js';
+import { toIsoTimestamp } from '../../shared/Clock.js';
 import { assertNever, type Decider } from '../../shared/Decider.js';
 import type { PhoneReservationCommand, ReservePhoneNumber } from './phoneReservationCommands.js';
 import type { PhoneReservationError } from './phoneReservationErrors.js';
@@ -22,7 +23,7 @@ export type PhoneReservationState =
 
 const free: PhoneReservationState = { status: 'free' };
 
-const ageMs = (since: string, at: string): number => Date.parse(at) - Date.parse(since);
+const ageMs = (since: string, at: Date): number => at.getTime() - Date.parse(since);
 
 const reserve = (
   command: ReservePhoneNumber,
@@ -35,7 +36,7 @@ const reserve = (
         companyId: command.companyId,
         phoneNumber: command.phoneNumber,
         contactId: command.contactId,
-        at: command.at,
+        at: toIsoTimestamp(command.at),
         ...(takenOverFrom === undefined ? {} : { takenOverFrom }),
       },
     },
@@ -66,14 +67,14 @@ export const phoneReservationDecider: Decider<
 > = {
   initialState: free,
   decide(command, state) {
-    switch (command.kind) {
+    switch (command.type) {
       case 'ReservePhoneNumber':
         return reserve(command, state);
       case 'ReleasePhoneNumber':
         // Only the holder releases; anything else (already released, taken over) changes nothing.
         return E.right(
           state.status === 'reserved' && state.contactId === command.contactId
-            ? [{ type: 'PhoneNumberReleased', data: { contactId: command.contactId, at: command.at } }]
+            ? [{ type: 'PhoneNumberReleased', data: { contactId: command.contactId, at: toIsoTimestamp(command.at) } }]
             : [],
         );
       default:

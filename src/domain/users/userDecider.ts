@@ -1,9 +1,9 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { toIsoTimestamp } from '../../shared/Clock.js';
 import { assertNever, type Decider } from '../../shared/Decider.js';
-import type { UserCommand } from './commands.js';
-import type { UserError } from './errors.js';
-import type { UserEvent } from './events.js';
+import type { UserCommand } from './userCommands.js';
+import type { UserError } from './userErrors.js';
+import type { UserEvent } from './userEvents.js';
 
 export type UserState =
   | { readonly status: 'none' }
@@ -12,7 +12,7 @@ export type UserState =
 export const userDecider: Decider<UserCommand, UserEvent, UserState, UserError> = {
   initialState: { status: 'none' },
   decide(command, state) {
-    switch (command.kind) {
+    switch (command.type) {
       case 'CreateUser':
         if (state.status !== 'none') return E.left({ kind: 'UserAlreadyExists', userId: command.userId });
         return E.right([
@@ -28,7 +28,7 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState, UserError> 
           },
         ]);
       default:
-        return assertNever(command.kind);
+        return assertNever(command.type);
     }
   },
   evolve(_state, event) {

@@ -1,11 +1,10 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { formatValidationErrors } from '../../shared/validationReporter.js';
-import type { InputProblem } from '../contacts/contactInput.js';
+import type { InputProblem } from '../../shared/InputProblem.js';
 import { isContactEventType, WEBHOOK_EVENT_TYPES, WebhookEventType } from './eventTypes.js';
 import { WebhookFiltersInput } from './webhookFilters.js';
 
-export type { InputProblem } from '../contacts/contactInput.js';
 
 /** Longer target URLs are refused (browsers and proxies commonly stop around 2,000 characters). */
 export const MAX_TARGET_URL_LENGTH = 2048;

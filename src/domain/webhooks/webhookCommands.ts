@@ -7,7 +7,7 @@ import type { WebhookFilters } from './webhookFilters.js';
  * under a server-assigned id. `at` becomes createdAt.
  */
 export interface SubscribeWebhook {
-  readonly kind: 'SubscribeWebhook';
+  readonly type: 'SubscribeWebhook';
   readonly subscriptionId: string;
   readonly companyId: string;
   readonly event: WebhookEventType;
@@ -18,7 +18,7 @@ export interface SubscribeWebhook {
 
 /** End a subscription of `companyId` (another company's subscription is not found). */
 export interface UnsubscribeWebhook {
-  readonly kind: 'UnsubscribeWebhook';
+  readonly type: 'UnsubscribeWebhook';
   readonly subscriptionId: string;
   readonly companyId: string;
   readonly reason: UnsubscribeReason;

@@ -53,7 +53,7 @@ const unsubscribe = (command: UnsubscribeWebhook, state: WebhookState): E.Either
 export const webhookDecider: Decider<WebhookCommand, WebhookEvent, WebhookState, WebhookError> = {
   initialState: { status: 'none' },
   decide(command, state) {
-    switch (command.kind) {
+    switch (command.type) {
       case 'SubscribeWebhook':
         return subscribe(command, state);
       case 'UnsubscribeWebhook':

@@ -2,7 +2,9 @@ import Router from '@koa/router';
 import * as E from 'fp-ts/lib/Either.js';
 import type { DocumentCollection } from '../../application/ports/ReadModelStore.js';
 import type { ReadModelProgress } from '../../application/ReadModelProgress.js';
-import { createContact, updateContact, type ContactServiceDeps } from '../../application/contacts/contactService.js';
+import type { CommandDeps } from '../../application/CommandDeps.js';
+import { createContact } from '../../application/contacts/createContact.js';
+import { updateContact } from '../../application/contacts/updateContact.js';
 import { validateCreateContact, validateUpdateContact } from '../../domain/contacts/contactInput.js';
 import { contactOf, type ContactDoc } from '../../../projections/contacts/contactsProjection.js';
 import { contactListQuery } from '../../../projections/contacts/contactQueries.js';
@@ -18,11 +20,10 @@ import { decodeAsOf } from '../query/asOfQuery.js';
 
 export interface ContactRoutesDeps {
   readonly contacts: DocumentCollection<ContactDoc>;
-  readonly service: ContactServiceDeps;
+  readonly commands: CommandDeps;
   readonly progress: ReadModelProgress;
   readonly readYourWritesTimeoutMs: number;
 }
-
 
 export const contactRoutes = (deps: ContactRoutesDeps): Router => {
   const router = new Router();
@@ -50,7 +51,7 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
     const asOf = decodeAsOf(ctx.query);
     if (asOf !== undefined) {
       // Time travel: folded from the log up to that instant, with the read model's own evolve.
-      const past = await contactAsOf(deps.service.eventStore, { companyId, id: ctx.params.id!, asOf });
+      const past = await contactAsOf(deps.commands.eventStore, { companyId, id: ctx.params.id!, asOf });
       if (!past) throw toHttpError({ kind: 'ContactNotFound' });
       ctx.body = { success: true, data: past };
       return;
@@ -63,14 +64,14 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
   router.get(
     '/contacts/:id/history',
     requirePermission('contacts:read'),
-    entityHistoryRoute(deps.service.eventStore, CONTACT_HISTORY, { kind: 'ContactNotFound' }),
+    entityHistoryRoute(deps.commands.eventStore, CONTACT_HISTORY, { kind: 'ContactNotFound' }),
   );
 
   router.post('/contacts', requirePermission('contacts:write'), async (ctx) => {
     const auth = authOf(ctx.state);
     const fields = validateCreateContact(ctx.request.body);
     if (E.isLeft(fields)) throw toHttpError(fields.left);
-    const result = await createContact(deps.service, {
+    const result = await createContact(deps.commands, {
       companyId: auth.companyId,
       fields: fields.right,
       metadata: apiMetadata(ctx.state),
@@ -85,7 +86,7 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
     const auth = authOf(ctx.state);
     const changes = validateUpdateContact(ctx.request.body);
     if (E.isLeft(changes)) throw toHttpError(changes.left);
-    const result = await updateContact(deps.service, {
+    const result = await updateContact(deps.commands, {
       companyId: auth.companyId,
       contactId: ctx.params.id!,
       changes: changes.right,

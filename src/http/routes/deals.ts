@@ -2,7 +2,9 @@ import Router from '@koa/router';
 import * as E from 'fp-ts/lib/Either.js';
 import type { DocumentCollection } from '../../application/ports/ReadModelStore.js';
 import type { ReadModelProgress } from '../../application/ReadModelProgress.js';
-import { changeDealStatus, createDeal, type DealServiceDeps } from '../../application/deals/dealService.js';
+import type { CommandDeps } from '../../application/CommandDeps.js';
+import { changeDealStatus } from '../../application/deals/changeDealStatus.js';
+import { createDeal } from '../../application/deals/createDeal.js';
 import { validateCreateDeal, validateDealStatusChange } from '../../domain/deals/dealInput.js';
 import { dealOf, type DealDoc } from '../../../projections/deals/dealsProjection.js';
 import { dealListQuery } from '../../../projections/deals/dealQueries.js';
@@ -18,7 +20,7 @@ import { decodeAsOf } from '../query/asOfQuery.js';
 
 export interface DealRoutesDeps {
   readonly deals: DocumentCollection<DealDoc>;
-  readonly service: DealServiceDeps;
+  readonly commands: CommandDeps;
   readonly progress: ReadModelProgress;
   readonly readYourWritesTimeoutMs: number;
 }
@@ -56,7 +58,7 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
     const asOf = decodeAsOf(ctx.query);
     if (asOf !== undefined) {
       // Time travel: folded from the log up to that instant, with the read model's own evolve.
-      const past = await dealAsOf(deps.service.eventStore, { companyId, id: ctx.params.id!, asOf });
+      const past = await dealAsOf(deps.commands.eventStore, { companyId, id: ctx.params.id!, asOf });
       if (!past) throw toHttpError({ kind: 'DealNotFound' });
       ctx.body = { success: true, data: past };
       return;
@@ -69,14 +71,14 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
   router.get(
     '/deals/:id/history',
     requirePermission('deals:read'),
-    entityHistoryRoute(deps.service.eventStore, DEAL_HISTORY, { kind: 'DealNotFound' }),
+    entityHistoryRoute(deps.commands.eventStore, DEAL_HISTORY, { kind: 'DealNotFound' }),
   );
 
   router.post('/deals', requirePermission('deals:write'), async (ctx) => {
     const auth = authOf(ctx.state);
     const fields = validateCreateDeal(ctx.request.body);
     if (E.isLeft(fields)) throw toHttpError(fields.left);
-    const result = await createDeal(deps.service, { companyId: auth.companyId, fields: fields.right, metadata: apiMetadata(ctx.state) });
+    const result = await createDeal(deps.commands, { companyId: auth.companyId, fields: fields.right, metadata: apiMetadata(ctx.state) });
     if (E.isLeft(result)) throw toHttpError(result.left);
     await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
     ctx.status = 201;
@@ -87,7 +89,7 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
     const auth = authOf(ctx.state);
     const change = validateDealStatusChange(ctx.request.body);
     if (E.isLeft(change)) throw toHttpError(change.left);
-    const result = await changeDealStatus(deps.service, {
+    const result = await changeDealStatus(deps.commands, {
       companyId: auth.companyId,
       dealId: ctx.params.id!,
       change: change.right,

@@ -87,13 +87,13 @@ export const webhookRoutes = (deps: WebhookRoutesDeps): Router => {
     // The secret first: a subscription must never exist without one (a secret without a subscription is inert).
     await deps.secrets.put(subscriptionId, secret);
     const result = await handleCommand(
-      { eventStore: deps.eventStore, newEventId: deps.newId },
+      { eventStore: deps.eventStore, newId: deps.newId },
       {
         decider: webhookDecider,
         eventCodec: WebhookEvent,
         stream: webhookStream(subscriptionId),
         command: {
-          kind: 'SubscribeWebhook',
+          type: 'SubscribeWebhook',
           subscriptionId,
           companyId,
           event,
@@ -128,12 +128,12 @@ export const webhookRoutes = (deps: WebhookRoutesDeps): Router => {
     if (!UUID.test(rawId)) throw subscriptionNotFound();
     const subscriptionId = rawId.toLowerCase();
     const result = await handleCommand(
-      { eventStore: deps.eventStore, newEventId: deps.newId },
+      { eventStore: deps.eventStore, newId: deps.newId },
       {
         decider: webhookDecider,
         eventCodec: WebhookEvent,
         stream: webhookStream(subscriptionId),
-        command: { kind: 'UnsubscribeWebhook', subscriptionId, companyId, reason: 'client', at: deps.clock.now() },
+        command: { type: 'UnsubscribeWebhook', subscriptionId, companyId, reason: 'client', at: deps.clock.now() },
         metadata: apiMetadata(ctx.state),
       },
     );

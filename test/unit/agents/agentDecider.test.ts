@@ -2,8 +2,8 @@ import { agentDecider } from '../../../src/domain/agents/agentDecider.js';
 import { AgentChannels } from '../../../src/domain/agents/AgentChannel.js';
 import { AgentDescription } from '../../../src/domain/agents/AgentDescription.js';
 import { AgentName } from '../../../src/domain/agents/AgentName.js';
-import type { AgentFieldChanges, CreateAgent } from '../../../src/domain/agents/commands.js';
-import type { AgentCreated, AgentUpdated } from '../../../src/domain/agents/events.js';
+import type { AgentFieldChanges, CreateAgent } from '../../../src/domain/agents/agentCommands.js';
+import type { AgentCreated, AgentUpdated } from '../../../src/domain/agents/agentEvents.js';
 import { LanguageTag } from '../../../src/domain/agents/LanguageTag.js';
 import { specFor } from '../../support/givenWhenThen.js';
 import { valid } from '../apiKeys/decode.js';
@@ -27,7 +27,7 @@ const created: AgentCreated = {
 };
 
 const create = (fields: Partial<CreateAgent> = {}): CreateAgent => ({
-  kind: 'CreateAgent',
+  type: 'CreateAgent',
   agentId: 'a-1',
   companyId: 'co-1',
   name: valid(AgentName, 'Support bot'),
@@ -35,7 +35,7 @@ const create = (fields: Partial<CreateAgent> = {}): CreateAgent => ({
   ...fields,
 });
 
-const update = (changes: AgentFieldChanges) => ({ kind: 'UpdateAgent', agentId: 'a-1', changes, at: new Date(T1) }) as const;
+const update = (changes: AgentFieldChanges) => ({ type: 'UpdateAgent', agentId: 'a-1', changes, at: new Date(T1) }) as const;
 
 const updated = (changes: AgentUpdated['data']['changes']): AgentUpdated => ({
   type: 'AgentUpdated',

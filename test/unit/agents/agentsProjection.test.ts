@@ -3,15 +3,16 @@ import * as E from 'fp-ts/lib/Either.js';
 import { join } from 'node:path';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
-import { UndecodableEventError, handleCommand } from '../../../src/application/handleCommand.js';
+import { handleCommand } from '../../../src/application/handleCommand.js';
+import { UndecodableEventError } from '../../../src/application/UndecodableEventError.js';
 import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
 import type { DocumentCollection } from '../../../src/application/ports/ReadModelStore.js';
 import { agentDecider } from '../../../src/domain/agents/agentDecider.js';
 import { AgentName } from '../../../src/domain/agents/AgentName.js';
 import { toAgentView } from '../../../src/domain/agents/agentRecord.js';
 import type { Agent } from '../../../src/domain/agents/agentView.js';
-import type { AgentCommand, AgentFieldChanges } from '../../../src/domain/agents/commands.js';
-import { AgentEvent, agentStream } from '../../../src/domain/agents/events.js';
+import type { AgentCommand, AgentFieldChanges } from '../../../src/domain/agents/agentCommands.js';
+import { AgentEvent, agentStream } from '../../../src/domain/agents/agentEvents.js';
 import { newId } from '../../../src/shared/ids.js';
 import { agentListQuery } from '../../../projections/agents/agentQueries.js';
 import { agentOf, agentsProjection, type AgentDoc } from '../../../projections/agents/agentsProjection.js';
@@ -36,7 +37,7 @@ describe('agents projection', () => {
   };
   const run = async (agentId: string, companyId: string, command: AgentCommand): Promise<Agent> => {
     const outcome = await handleCommand(
-      { eventStore: store, newEventId: newId },
+      { eventStore: store, newId: newId },
       {
         decider: agentDecider,
         eventCodec: AgentEvent,
@@ -50,10 +51,10 @@ describe('agents projection', () => {
   };
   const create = (name: string, minute: number, fields: Partial<AgentFieldChanges> = {}, companyId = 'co-1'): Promise<Agent> => {
     const agentId = newId();
-    return run(agentId, companyId, { kind: 'CreateAgent', agentId, companyId, name: valid(AgentName, name), ...fields, at: new Date(iso(minute)) });
+    return run(agentId, companyId, { type: 'CreateAgent', agentId, companyId, name: valid(AgentName, name), ...fields, at: new Date(iso(minute)) });
   };
   const update = (agentId: string, minute: number, changes: AgentFieldChanges): Promise<Agent> =>
-    run(agentId, 'co-1', { kind: 'UpdateAgent', agentId, changes, at: new Date(iso(minute)) });
+    run(agentId, 'co-1', { type: 'UpdateAgent', agentId, changes, at: new Date(iso(minute)) });
   const list = async (params: Partial<Parameters<typeof agentListQuery>[0]> = {}) => {
     const page = await agents.list(agentListQuery({ companyId: 'co-1', page: 1, limit: 50, ...params }));
     return { names: page.items.map((doc) => agentOf(doc).name), total: page.total };

@@ -1,6 +1,6 @@
 import { apiKeyDecider } from '../../../src/domain/apiKeys/apiKeyDecider.js';
-import type { IssueApiKey } from '../../../src/domain/apiKeys/commands.js';
-import type { ApiKeyEvent } from '../../../src/domain/apiKeys/events.js';
+import type { IssueApiKey } from '../../../src/domain/apiKeys/apiKeyCommands.js';
+import type { ApiKeyEvent } from '../../../src/domain/apiKeys/apiKeyEvents.js';
 import { hashApiKey, keyHint } from '../../../src/shared/apiKeyFormat.js';
 import { ALL_PERMISSIONS } from '../../../src/shared/permissions.js';
 import { specFor } from '../../support/givenWhenThen.js';
@@ -11,10 +11,10 @@ const later = new Date('2026-03-02T10:00:00.000Z');
 const KEY = 'chr_0123456789abcdefghijABCDEFGHIJ000000';
 
 const issue: IssueApiKey = {
-  kind: 'IssueApiKey',
+  type: 'IssueApiKey',
   keyId: 'k-1',
   companyId: 'co-1',
-  type: 'zapier',
+  keyType: 'zapier',
   permissions: ['deals:read', 'contacts:read', 'deals:read'],
   expiresAt: new Date('2027-01-01T00:00:00.000Z'),
   keyHash: hashApiKey(KEY),
@@ -35,7 +35,7 @@ const issued: ApiKeyEvent = {
   },
 };
 const revoked: ApiKeyEvent = { type: 'ApiKeyRevoked', data: { keyId: 'k-1', companyId: 'co-1', revokedAt: '2026-03-02T10:00:00.000Z' } };
-const revoke = { kind: 'RevokeApiKey', keyId: 'k-1', at: later } as const;
+const revoke = { type: 'RevokeApiKey', keyId: 'k-1', at: later } as const;
 
 describe('API key decider', () => {
   describe('given no key', () => {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
 import { CompanyName } from '../../../src/domain/companies/CompanyName.js';
 import { companyDecider } from '../../../src/domain/companies/companyDecider.js';
-import type { CompanyEvent } from '../../../src/domain/companies/events.js';
+import type { CompanyEvent } from '../../../src/domain/companies/companyEvents.js';
 import { specFor } from '../../support/givenWhenThen.js';
 import { valid } from './decode.js';
 
@@ -12,7 +12,7 @@ const created: CompanyEvent = {
   type: 'CompanyCreated',
   data: { companyId: 'co-1', name: 'Acme', createdAt: '2026-03-01T10:00:00.000Z' },
 };
-const create = { kind: 'CreateCompany', companyId: 'co-1', name: valid(CompanyName, 'Acme'), at } as const;
+const create = { type: 'CreateCompany', companyId: 'co-1', name: valid(CompanyName, 'Acme'), at } as const;
 
 describe('company decider', () => {
   describe('given no company', () => {

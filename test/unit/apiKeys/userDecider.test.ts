@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
 import { Email } from '../../../src/domain/users/Email.js';
 import { UserName } from '../../../src/domain/users/UserName.js';
-import type { UserEvent } from '../../../src/domain/users/events.js';
+import type { UserEvent } from '../../../src/domain/users/userEvents.js';
 import { userDecider } from '../../../src/domain/users/userDecider.js';
 import { specFor } from '../../support/givenWhenThen.js';
 import { valid } from './decode.js';
@@ -14,7 +14,7 @@ const created: UserEvent = {
   data: { userId: 'u-1', companyId: 'co-1', name: 'Ada Lovelace', email: 'ada@example.com', createdAt: '2026-03-01T10:00:00.000Z' },
 };
 const create = {
-  kind: 'CreateUser',
+  type: 'CreateUser',
   userId: 'u-1',
   companyId: 'co-1',
   name: valid(UserName, 'Ada Lovelace'),

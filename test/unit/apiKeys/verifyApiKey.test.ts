@@ -3,7 +3,7 @@ import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadMod
 import { verifyApiKey } from '../../../projections/apiKeys/verifyApiKey.js';
 import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
 import type { DocumentCollection } from '../../../src/application/ports/ReadModelStore.js';
-import type { ApiKeyEvent } from '../../../src/domain/apiKeys/events.js';
+import type { ApiKeyEvent } from '../../../src/domain/apiKeys/apiKeyEvents.js';
 import { generateApiKey, hashApiKey, keyHint } from '../../../src/shared/apiKeyFormat.js';
 import {
   API_KEY_DIRECTORY,

@@ -12,11 +12,11 @@ describe('entity history', () => {
 
   beforeEach(() => {
     history = new StoredHistory();
-    history.contact({ kind: 'CreateContact', contactId: 'c-1', companyId: 'co-1', fields: { name: 'Ada', phoneNumber: '+441000', tags: [] }, at: '2024-05-01T10:00:00.000Z' });
+    history.contact({ type: 'CreateContact', contactId: 'c-1', companyId: 'co-1', fields: { name: 'Ada', phoneNumber: '+441000', tags: [] }, at: new Date('2024-05-01T10:00:00.000Z') });
     for (let i = 1; i <= 4; i++) {
-      history.contact({ kind: 'UpdateContact', contactId: 'c-1', companyId: 'co-1', changes: { city: `City ${i}` }, at: `2024-05-01T10:0${i}:00.000Z` });
+      history.contact({ type: 'UpdateContact', contactId: 'c-1', companyId: 'co-1', changes: { city: `City ${i}` }, at: new Date(`2024-05-01T10:0${i}:00.000Z`) });
     }
-    history.deal({ kind: 'CreateDeal', dealId: 'd-1', companyId: 'co-1', fields: { title: 'Deal', value: 1 }, contact: null, assignedTo: null, at: '2024-05-01T11:00:00.000Z' });
+    history.deal({ type: 'CreateDeal', dealId: 'd-1', companyId: 'co-1', fields: { title: 'Deal', value: 1 }, contact: null, assignedTo: null, at: new Date('2024-05-01T11:00:00.000Z') });
   });
 
   const read = (id: string, page = 1, limit = 50, companyId = 'co-1') =>

@@ -101,20 +101,20 @@ describe('company event feed', () => {
         if (roll < 0.2 || !contact) {
           const id = `c-${i}`;
           contacts.push({ id, companyId });
-          history.contact({ kind: 'CreateContact', contactId: id, companyId, fields: { name: `C ${i}`, phoneNumber: `+4915${i}000`, tags: [] }, at: at(i) });
+          history.contact({ type: 'CreateContact', contactId: id, companyId, fields: { name: `C ${i}`, phoneNumber: `+4915${i}000`, tags: [] }, at: new Date(at(i)) });
         } else if (roll < 0.35) {
-          history.contact({ kind: 'UpdateContact', contactId: contact.id, companyId: contact.companyId, changes: { city: `City ${i}` }, at: at(i) });
+          history.contact({ type: 'UpdateContact', contactId: contact.id, companyId: contact.companyId, changes: { city: `City ${i}` }, at: new Date(at(i)) });
         } else if (roll < 0.5 || !deal) {
           const id = `d-${i}`;
           deals.push({ id, companyId, status: 'open' });
-          history.deal({ kind: 'CreateDeal', dealId: id, companyId, fields: { title: `D ${i}`, value: i, stage: 'Lead' }, contact: null, assignedTo: null, at: at(i) });
+          history.deal({ type: 'CreateDeal', dealId: id, companyId, fields: { title: `D ${i}`, value: i, stage: 'Lead' }, contact: null, assignedTo: null, at: new Date(at(i)) });
         } else {
           const options: DealStatusChangeFields[] =
             deal.status === 'open'
               ? [{ status: 'won' }, { status: 'lost' }, { status: 'won', stage: `S${i}` }, { stage: `S${i}` }]
               : [{ status: 'open' }, { status: deal.status === 'won' ? 'lost' : 'won' }, { stage: `S${i}` }];
           const change = options[Math.floor(next() * options.length)]!;
-          history.deal({ kind: 'ChangeDealStatus', dealId: deal.id, companyId: deal.companyId, change, contact: null, at: at(i) });
+          history.deal({ type: 'ChangeDealStatus', dealId: deal.id, companyId: deal.companyId, change, contact: null, at: new Date(at(i)) });
           if (change.status) deal.status = change.status;
         }
       }
@@ -168,7 +168,7 @@ describe('company event feed', () => {
 
     it('tells that more follow when a single type has more events than the limit', async () => {
       for (let i = 1; i <= 3; i++) {
-        history.contact({ kind: 'CreateContact', contactId: `c-${i}`, companyId: 'co-1', fields: { name: `C ${i}`, phoneNumber: `+4915${i}000`, tags: [] }, at: '2024-05-01T10:00:00.000Z' });
+        history.contact({ type: 'CreateContact', contactId: `c-${i}`, companyId: 'co-1', fields: { name: `C ${i}`, phoneNumber: `+4915${i}000`, tags: [] }, at: new Date('2024-05-01T10:00:00.000Z') });
       }
       await applyLog();
       const read = (after: string | null) =>
@@ -182,8 +182,8 @@ describe('company event feed', () => {
     });
 
     it('gives each item the webhook envelope and the stored event\'s position', async () => {
-      history.deal({ kind: 'CreateDeal', dealId: 'd-1', companyId: 'co-1', fields: { title: 'Deal', value: 5, stage: 'Lead' }, contact: null, assignedTo: null, at: '2024-05-01T10:00:00.000Z' });
-      const [won] = history.deal({ kind: 'ChangeDealStatus', dealId: 'd-1', companyId: 'co-1', change: { status: 'won' }, contact: null, at: '2024-05-01T11:00:00.000Z' });
+      history.deal({ type: 'CreateDeal', dealId: 'd-1', companyId: 'co-1', fields: { title: 'Deal', value: 5, stage: 'Lead' }, contact: null, assignedTo: null, at: new Date('2024-05-01T10:00:00.000Z') });
+      const [won] = history.deal({ type: 'ChangeDealStatus', dealId: 'd-1', companyId: 'co-1', change: { status: 'won' }, contact: null, at: new Date('2024-05-01T11:00:00.000Z') });
       await applyLog();
       const page = await readEventFeed(collections, { companyId: 'co-1', types: ['deal.won', 'deal.updated'], after: '1', limit: 10, appliedUpTo: '2' });
       const [first, second] = deriveWebhookEvents(won!);

@@ -56,13 +56,13 @@ describe('time travel', () => {
 
     beforeEach(() => {
       history = new StoredHistory();
-      history.contact({ kind: 'CreateContact', contactId: 'c-1', companyId: 'co-1', fields: { name: 'Ada', phoneNumber: '+441000', email: 'ada@example.com', tags: [] }, at: at(0) });
+      history.contact({ type: 'CreateContact', contactId: 'c-1', companyId: 'co-1', fields: { name: 'Ada', phoneNumber: '+441000', email: 'ada@example.com', tags: [] }, at: new Date(at(0)) });
       summary = { id: 'c-1', name: 'Ada', email: 'ada@example.com', phoneNumber: '+441000', currentCompany: null };
-      history.deal({ kind: 'CreateDeal', dealId: 'd-1', companyId: 'co-1', fields: { title: 'Engines', value: 100, stage: 'Lead' }, contact: summary, assignedTo: { id: 'u-1', name: 'Sam', email: 'sam@example.com' }, at: at(10) });
-      history.contact({ kind: 'UpdateContact', contactId: 'c-1', companyId: 'co-1', changes: { name: 'Ada Lovelace', city: 'London' }, at: at(20) });
+      history.deal({ type: 'CreateDeal', dealId: 'd-1', companyId: 'co-1', fields: { title: 'Engines', value: 100, stage: 'Lead' }, contact: summary, assignedTo: { id: 'u-1', name: 'Sam', email: 'sam@example.com' }, at: new Date(at(10)) });
+      history.contact({ type: 'UpdateContact', contactId: 'c-1', companyId: 'co-1', changes: { name: 'Ada Lovelace', city: 'London' }, at: new Date(at(20)) });
       summary = { ...summary, name: 'Ada Lovelace' };
-      history.deal({ kind: 'ChangeDealStatus', dealId: 'd-1', companyId: 'co-1', change: { status: 'won', stage: 'Closed' }, contact: summary, at: at(30) });
-      history.contact({ kind: 'UpdateContact', contactId: 'c-1', companyId: 'co-1', changes: { email: 'ada@lovelace.example' }, at: at(40) });
+      history.deal({ type: 'ChangeDealStatus', dealId: 'd-1', companyId: 'co-1', change: { status: 'won', stage: 'Closed' }, contact: summary, at: new Date(at(30)) });
+      history.contact({ type: 'UpdateContact', contactId: 'c-1', companyId: 'co-1', changes: { email: 'ada@lovelace.example' }, at: new Date(at(40)) });
       log = recorded(history);
     });
 

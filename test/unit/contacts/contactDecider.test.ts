@@ -54,7 +54,7 @@ const updated = (data: Partial<Omit<ContactUpdated['data'], 'contact'>>, after: 
 });
 
 const update = (changes: object, companyId = 'co-1') =>
-  ({ kind: 'UpdateContact', contactId: 'c-1', companyId, changes, at: T1 }) as const;
+  ({ type: 'UpdateContact', contactId: 'c-1', companyId, changes, at: new Date(T1) }) as const;
 
 describe('contact decider', () => {
   describe('given no contact', () => {
@@ -62,11 +62,11 @@ describe('contact decider', () => {
       spec
         .given()
         .when({
-          kind: 'CreateContact',
+          type: 'CreateContact',
           contactId: 'c-1',
           companyId: 'co-1',
           fields: { name: 'Ada', phoneNumber: '+44123', firstName: null, email: 'ada@example.org' },
-          at: T0,
+          at: new Date(T0),
         })
         .then({
           type: 'ContactCreated',
@@ -81,7 +81,7 @@ describe('contact decider', () => {
     it('refuses to create it again', () =>
       spec
         .given(created)
-        .when({ kind: 'CreateContact', contactId: 'c-1', companyId: 'co-1', fields: { name: 'A', phoneNumber: '123' }, at: T1 })
+        .when({ type: 'CreateContact', contactId: 'c-1', companyId: 'co-1', fields: { name: 'A', phoneNumber: '123' }, at: new Date(T1) })
         .thenError({ kind: 'ContactAlreadyExists', contactId: 'c-1' }));
 
     it('records only the fields that changed, with their previous values', () =>

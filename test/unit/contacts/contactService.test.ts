@@ -2,12 +2,10 @@ import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
-import {
-  createContact,
-  updateContact,
-  type ContactServiceDeps,
-  type ContactServiceError,
-} from '../../../src/application/contacts/contactService.js';
+import type { CommandDeps } from '../../../src/application/CommandDeps.js';
+import { createContact } from '../../../src/application/contacts/createContact.js';
+import { updateContact } from '../../../src/application/contacts/updateContact.js';
+import type { ContactWriteError } from '../../../src/application/contacts/ContactWriteError.js';
 import type { EventStore } from '../../../src/application/ports/EventStore.js';
 import type { CreateContactFields, UpdateContactFields } from '../../../src/domain/contacts/contactInput.js';
 import { RESERVATION_GRACE_PERIOD_MS } from '../../../src/domain/phoneReservation/phoneReservationDecider.js';
@@ -22,7 +20,7 @@ describe('contact service (on the embedded event store)', () => {
   let dir: ReturnType<typeof tempDir>;
   let store: SqliteEventStore;
   let now: number;
-  let deps: ContactServiceDeps;
+  let deps: CommandDeps;
 
   beforeEach(() => {
     dir = tempDir('chronicle-contacts-');
@@ -35,9 +33,9 @@ describe('contact service (on the embedded event store)', () => {
     dir.dispose();
   });
 
-  const create = (fields: CreateContactFields, companyId = 'co-1', on: ContactServiceDeps = deps) =>
+  const create = (fields: CreateContactFields, companyId = 'co-1', on: CommandDeps = deps) =>
     createContact(on, { companyId, fields, metadata: { ...metadata, companyId } });
-  const update = (contactId: string, changes: UpdateContactFields, companyId = 'co-1', on: ContactServiceDeps = deps) =>
+  const update = (contactId: string, changes: UpdateContactFields, companyId = 'co-1', on: CommandDeps = deps) =>
     updateContact(on, { companyId, contactId, changes, metadata: { ...metadata, companyId } });
 
   const created = async (fields: CreateContactFields, companyId = 'co-1') => {
@@ -45,7 +43,7 @@ describe('contact service (on the embedded event store)', () => {
     if (E.isLeft(result)) return expect.fail(`expected a contact, got ${JSON.stringify(result.left)}`);
     return result.right;
   };
-  const failure = <A>(result: E.Either<ContactServiceError, A>): ContactServiceError => {
+  const failure = <A>(result: E.Either<ContactWriteError, A>): ContactWriteError => {
     if (E.isRight(result)) return expect.fail(`expected an error, got ${JSON.stringify(result.right)}`);
     return result.left;
   };

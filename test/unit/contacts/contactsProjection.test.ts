@@ -3,8 +3,10 @@ import * as E from 'fp-ts/lib/Either.js';
 import { join } from 'node:path';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
-import { createContact, updateContact, type ContactServiceDeps } from '../../../src/application/contacts/contactService.js';
-import { UndecodableEventError } from '../../../src/application/handleCommand.js';
+import type { CommandDeps } from '../../../src/application/CommandDeps.js';
+import { createContact } from '../../../src/application/contacts/createContact.js';
+import { updateContact } from '../../../src/application/contacts/updateContact.js';
+import { UndecodableEventError } from '../../../src/application/UndecodableEventError.js';
 import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
 import type { DocumentCollection } from '../../../src/application/ports/ReadModelStore.js';
 import type { CreateContactFields, UpdateContactFields } from '../../../src/domain/contacts/contactInput.js';
@@ -22,7 +24,7 @@ describe('contacts projection', () => {
   let dir: ReturnType<typeof tempDir>;
   let store: SqliteEventStore;
   let now: number;
-  let deps: ContactServiceDeps;
+  let deps: CommandDeps;
   let contacts: DocumentCollection<ContactDoc>;
   let applied: RecordedEvent[];
 

@@ -26,18 +26,18 @@ const released = (contactId: string, time: string): PhoneNumberReleased => ({
   data: { contactId, at: time },
 });
 const reserve = (contactId: string, time: string, holderCheck?: ReservePhoneNumber['holderCheck']): ReservePhoneNumber => ({
-  kind: 'ReservePhoneNumber',
+  type: 'ReservePhoneNumber',
   companyId: 'co-1',
   phoneNumber: '+49151000',
   contactId,
-  at: time,
+  at: new Date(time),
   ...(holderCheck ? { holderCheck } : {}),
 });
 
 describe('phone reservation decider', () => {
   describe('given a free number (no stream)', () => {
     it('reserves it', () => spec.given().when(reserve('c-1', at(0))).then(reserved('c-1', at(0))));
-    it('releases nothing', () => spec.given().when({ kind: 'ReleasePhoneNumber', contactId: 'c-1', at: at(0) }).then());
+    it('releases nothing', () => spec.given().when({ type: 'ReleasePhoneNumber', contactId: 'c-1', at: new Date(at(0)) }).then());
   });
 
   describe('given a number reserved within the grace period', () => {
@@ -73,21 +73,21 @@ describe('phone reservation decider', () => {
   describe('given a reserved number', () => {
     const given = spec.given(reserved('c-1', at(0)));
     it('is released by its holder', () =>
-      given.when({ kind: 'ReleasePhoneNumber', contactId: 'c-1', at: at(5) }).then(released('c-1', at(5))));
-    it('is not released by another contact', () => given.when({ kind: 'ReleasePhoneNumber', contactId: 'c-2', at: at(5) }).then());
+      given.when({ type: 'ReleasePhoneNumber', contactId: 'c-1', at: new Date(at(5)) }).then(released('c-1', at(5))));
+    it('is not released by another contact', () => given.when({ type: 'ReleasePhoneNumber', contactId: 'c-2', at: new Date(at(5)) }).then());
   });
 
   describe('given a released number', () => {
     const given = spec.given(reserved('c-1', at(0)), released('c-1', at(5)));
     it('is reserved again by another contact at once', () => given.when(reserve('c-2', at(6))).then(reserved('c-2', at(6))));
     it('is reserved again by its former holder', () => given.when(reserve('c-1', at(6))).then(reserved('c-1', at(6))));
-    it('is not released twice', () => given.when({ kind: 'ReleasePhoneNumber', contactId: 'c-1', at: at(7) }).then());
+    it('is not released twice', () => given.when({ type: 'ReleasePhoneNumber', contactId: 'c-1', at: new Date(at(7)) }).then());
   });
 
   describe('given a number taken over from a stale holder', () => {
     const given = spec.given(reserved('c-1', at(0)), reserved('c-2', at(PAST_GRACE), 'c-1'));
     it('ignores a late release by the former holder', () =>
-      given.when({ kind: 'ReleasePhoneNumber', contactId: 'c-1', at: at(PAST_GRACE + 1) }).then());
+      given.when({ type: 'ReleasePhoneNumber', contactId: 'c-1', at: new Date(at(PAST_GRACE + 1)) }).then());
     it('counts the new reservation', () =>
       given.when(reserve('c-1', at(PAST_GRACE + 1))).thenError({ kind: 'PhoneNumberTaken', contactId: 'c-2' }));
   });

@@ -79,12 +79,12 @@ const change = (
   at = T1,
   contactNow: ChangeDealStatus['contact'] = contact,
 ): ChangeDealStatus => ({
-  kind: 'ChangeDealStatus',
+  type: 'ChangeDealStatus',
   dealId: 'd-1',
   companyId,
   change: fields,
   contact: contactNow,
-  at,
+  at: new Date(at),
 });
 
 const wonMoves: Moves = { status: { from: 'open', to: 'won' }, actualCloseDate: CLOSED };
@@ -105,13 +105,13 @@ describe('deal decider', () => {
       spec
         .given()
         .when({
-          kind: 'CreateDeal',
+          type: 'CreateDeal',
           dealId: 'd-1',
           companyId: 'co-1',
           fields: { title: 'Small', value: 0 },
           contact: null,
           assignedTo: null,
-          at: T0,
+          at: new Date(T0),
         })
         .then({
           type: 'DealCreated',
@@ -137,7 +137,7 @@ describe('deal decider', () => {
       spec
         .given()
         .when({
-          kind: 'CreateDeal',
+          type: 'CreateDeal',
           dealId: 'd-1',
           companyId: 'co-1',
           fields: {
@@ -153,7 +153,7 @@ describe('deal decider', () => {
           },
           contact,
           assignedTo: user,
-          at: T0,
+          at: new Date(T0),
         })
         .then({
           type: 'DealCreated',
@@ -184,13 +184,13 @@ describe('deal decider', () => {
       spec
         .given(created)
         .when({
-          kind: 'CreateDeal',
+          type: 'CreateDeal',
           dealId: 'd-1',
           companyId: 'co-1',
           fields: { title: 'X', value: 1 },
           contact: null,
           assignedTo: null,
-          at: T1,
+          at: new Date(T1),
         })
         .thenError({ kind: 'DealAlreadyExists', dealId: 'd-1' }));
 
@@ -412,7 +412,7 @@ describe('deal decider', () => {
   });
   describe('refreshing the embedded contact', () => {
     const refresh = (summary: typeof contact, companyId = 'co-1') =>
-      ({ kind: 'RefreshDealContact', dealId: 'd-1', companyId, contact: summary }) as const;
+      ({ type: 'RefreshDealContact', dealId: 'd-1', companyId, contact: summary }) as const;
     const renamed = { ...contact, name: 'Ada King' };
 
     it('records a newer summary of the contact the deal embeds', () =>

@@ -2,16 +2,15 @@ import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
-import { createContact, updateContact } from '../../../src/application/contacts/contactService.js';
-import {
-  changeDealStatus,
-  createDeal,
-  type Deal,
-  type DealServiceDeps,
-  type DealServiceError,
-} from '../../../src/application/deals/dealService.js';
+import type { CommandDeps } from '../../../src/application/CommandDeps.js';
+import { createContact } from '../../../src/application/contacts/createContact.js';
+import { updateContact } from '../../../src/application/contacts/updateContact.js';
+import { changeDealStatus } from '../../../src/application/deals/changeDealStatus.js';
+import { createDeal } from '../../../src/application/deals/createDeal.js';
+import type { DealWriteError } from '../../../src/application/deals/DealWriteError.js';
+import type { Deal } from '../../../src/domain/deals/dealView.js';
 import type { CreateDealFields, DealStatusChangeFields } from '../../../src/domain/deals/dealInput.js';
-import { userStream } from '../../../src/domain/users/events.js';
+import { userStream } from '../../../src/domain/users/userEvents.js';
 import { newId } from '../../../src/shared/ids.js';
 import { tempDir } from '../../support/tempStore.js';
 
@@ -23,7 +22,7 @@ describe('deal service (on the embedded event store)', () => {
   let dir: ReturnType<typeof tempDir>;
   let store: SqliteEventStore;
   let now: number;
-  let deps: DealServiceDeps;
+  let deps: CommandDeps;
 
   beforeEach(() => {
     dir = tempDir('chronicle-deals-');
@@ -51,7 +50,7 @@ describe('deal service (on the embedded event store)', () => {
     if (E.isLeft(result)) return expect.fail(`expected a deal, got ${JSON.stringify(result.left)}`);
     return result.right;
   };
-  const failure = <A>(result: E.Either<DealServiceError, A>): DealServiceError => {
+  const failure = <A>(result: E.Either<DealWriteError, A>): DealWriteError => {
     if (E.isRight(result)) return expect.fail(`expected an error, got ${JSON.stringify(result.right)}`);
     return result.left;
   };

@@ -3,9 +3,13 @@ import * as E from 'fp-ts/lib/Either.js';
 import { join } from 'node:path';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
-import { createContact, updateContact } from '../../../src/application/contacts/contactService.js';
-import { changeDealStatus, createDeal, type Deal, type DealServiceDeps } from '../../../src/application/deals/dealService.js';
-import { UndecodableEventError } from '../../../src/application/handleCommand.js';
+import type { CommandDeps } from '../../../src/application/CommandDeps.js';
+import { createContact } from '../../../src/application/contacts/createContact.js';
+import { updateContact } from '../../../src/application/contacts/updateContact.js';
+import { changeDealStatus } from '../../../src/application/deals/changeDealStatus.js';
+import { createDeal } from '../../../src/application/deals/createDeal.js';
+import type { Deal } from '../../../src/domain/deals/dealView.js';
+import { UndecodableEventError } from '../../../src/application/UndecodableEventError.js';
 import type { EventStore, RecordedEvent } from '../../../src/application/ports/EventStore.js';
 import type { DocumentCollection } from '../../../src/application/ports/ReadModelStore.js';
 import type { UpdateContactFields } from '../../../src/domain/contacts/contactInput.js';
@@ -23,7 +27,7 @@ describe('deals projection', () => {
   let dir: ReturnType<typeof tempDir>;
   let store: SqliteEventStore;
   let now: number;
-  let deps: DealServiceDeps;
+  let deps: CommandDeps;
   let deals: DocumentCollection<DealDoc>;
   let applied: RecordedEvent[];
 

@@ -2,17 +2,19 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { EventStore } from '../../../src/application/ports/EventStore.js';
 import { issueApiKey } from '../../../src/application/apiKeys/issueApiKey.js';
 import { revokeApiKey } from '../../../src/application/apiKeys/revokeApiKey.js';
-import { createContact, updateContact } from '../../../src/application/contacts/contactService.js';
-import { changeDealStatus, createDeal } from '../../../src/application/deals/dealService.js';
+import { createContact } from '../../../src/application/contacts/createContact.js';
+import { updateContact } from '../../../src/application/contacts/updateContact.js';
+import { changeDealStatus } from '../../../src/application/deals/changeDealStatus.js';
+import { createDeal } from '../../../src/application/deals/createDeal.js';
 import { handleCommand } from '../../../src/application/handleCommand.js';
 import { AgentChannels } from '../../../src/domain/agents/AgentChannel.js';
 import { agentDecider } from '../../../src/domain/agents/agentDecider.js';
 import { AgentName } from '../../../src/domain/agents/AgentName.js';
-import { AgentEvent, agentStream } from '../../../src/domain/agents/events.js';
+import { AgentEvent, agentStream } from '../../../src/domain/agents/agentEvents.js';
 import { companyDecider } from '../../../src/domain/companies/companyDecider.js';
-import { CompanyEvent, companyStream } from '../../../src/domain/companies/events.js';
+import { CompanyEvent, companyStream } from '../../../src/domain/companies/companyEvents.js';
 import { userDecider } from '../../../src/domain/users/userDecider.js';
-import { UserEvent, userStream } from '../../../src/domain/users/events.js';
+import { UserEvent, userStream } from '../../../src/domain/users/userEvents.js';
 import { webhookDecider } from '../../../src/domain/webhooks/webhookDecider.js';
 import { WebhookEvent, webhookStream } from '../../../src/domain/webhooks/webhookEvents.js';
 import { newId } from '../../../src/shared/ids.js';
@@ -40,7 +42,7 @@ export interface RealLog {
 export const writeRealLog = async (eventStore: EventStore): Promise<RealLog> => {
   const clock = { now: () => new Date() };
   const deps = { eventStore, newId, clock };
-  const handler = { eventStore, newEventId: newId };
+  const handler = { eventStore, newId: newId };
   const meta = (companyId: string) => ({ source: 'api' as const, correlationId: newId(), companyId });
 
   const company = async (name: string): Promise<string> => {
@@ -50,7 +52,7 @@ export const writeRealLog = async (eventStore: EventStore): Promise<RealLog> => 
         decider: companyDecider,
         eventCodec: CompanyEvent,
         stream: companyStream(companyId),
-        command: { kind: 'CreateCompany', companyId, name, at: new Date() },
+        command: { type: 'CreateCompany', companyId, name, at: new Date() },
         metadata: meta(companyId),
       }),
     );
@@ -65,7 +67,7 @@ export const writeRealLog = async (eventStore: EventStore): Promise<RealLog> => 
       decider: userDecider,
       eventCodec: UserEvent,
       stream: userStream(userId),
-      command: { kind: 'CreateUser', userId, companyId, name: 'Grace', email: 'grace@example.com', at: new Date() },
+      command: { type: 'CreateUser', userId, companyId, name: 'Grace', email: 'grace@example.com', at: new Date() },
       metadata: meta(companyId),
     }),
   );
@@ -103,7 +105,7 @@ export const writeRealLog = async (eventStore: EventStore): Promise<RealLog> => 
       decider: agentDecider,
       eventCodec: AgentEvent,
       stream: agentStream(agentId),
-      command: { kind: 'CreateAgent', agentId, companyId, name: right(AgentName.decode('Support bot')), at },
+      command: { type: 'CreateAgent', agentId, companyId, name: right(AgentName.decode('Support bot')), at },
       metadata: meta(companyId),
     }),
   );
@@ -112,7 +114,7 @@ export const writeRealLog = async (eventStore: EventStore): Promise<RealLog> => 
       decider: agentDecider,
       eventCodec: AgentEvent,
       stream: agentStream(agentId),
-      command: { kind: 'UpdateAgent', agentId, changes: { status: 'paused', channels: right(AgentChannels.decode(['sms', 'webchat'])) }, at },
+      command: { type: 'UpdateAgent', agentId, changes: { status: 'paused', channels: right(AgentChannels.decode(['sms', 'webchat'])) }, at },
       metadata: meta(companyId),
     }),
   );
@@ -129,7 +131,7 @@ export const writeRealLog = async (eventStore: EventStore): Promise<RealLog> => 
       decider: webhookDecider,
       eventCodec: WebhookEvent,
       stream: webhookStream(subscriptionId),
-      command: { kind: 'SubscribeWebhook', ...subscription, event: 'contact.created', targetUrl: 'https://hooks.example.com/a', filters: { tags: ['vip'] } },
+      command: { type: 'SubscribeWebhook', ...subscription, event: 'contact.created', targetUrl: 'https://hooks.example.com/a', filters: { tags: ['vip'] } },
       metadata: meta(companyId),
     }),
   );
@@ -138,7 +140,7 @@ export const writeRealLog = async (eventStore: EventStore): Promise<RealLog> => 
       decider: webhookDecider,
       eventCodec: WebhookEvent,
       stream: webhookStream(subscriptionId),
-      command: { kind: 'UnsubscribeWebhook', ...subscription, reason: 'client' },
+      command: { type: 'UnsubscribeWebhook', ...subscription, reason: 'client' },
       metadata: meta(companyId),
     }),
   );

@@ -6,7 +6,7 @@ import { ProjectionRunner } from '../../../src/application/ProjectionRunner.js';
 import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
 import { silentLogger } from '../../../src/application/ports/Logger.js';
 import { describeDifference, verifyReadModels, type VerifyReport } from '../../../src/application/verify/verifyReadModels.js';
-import { agentStream } from '../../../src/domain/agents/events.js';
+import { agentStream } from '../../../src/domain/agents/agentEvents.js';
 import { contactStream } from '../../../src/domain/contacts/contactEvents.js';
 import { newId } from '../../../src/shared/ids.js';
 import { contactsProjection } from '../../../projections/contacts/contactsProjection.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { v5 as uuidv5, validate as isUuid, version as uuidVersion } from 'uuid';
-import { UndecodableEventError } from '../../../../src/application/handleCommand.js';
+import { UndecodableEventError } from '../../../../src/application/UndecodableEventError.js';
 import type { RecordedEvent } from '../../../../src/application/ports/EventStore.js';
 import type { ChangeDealStatus, CreateDeal } from '../../../../src/domain/deals/dealCommands.js';
 import type { Deal } from '../../../../src/domain/deals/dealView.js';
@@ -25,23 +25,23 @@ const contactSummary = {
 const user = { id: 'u-1', name: 'Sam Seller', email: 'sam@example.org' };
 
 const createDeal = (overrides: Partial<CreateDeal> = {}): CreateDeal => ({
-  kind: 'CreateDeal',
+  type: 'CreateDeal',
   dealId: 'd-1',
   companyId: 'co-1',
   fields: { title: 'Engines', value: 1000, currency: 'EUR', stage: 'Lead', probability: 40 },
   contact: contactSummary,
   assignedTo: user,
-  at: T0,
+  at: new Date(T0),
   ...overrides,
 });
 
 const change = (fields: ChangeDealStatus['change'], at = T1, contact: ChangeDealStatus['contact'] = contactSummary): ChangeDealStatus => ({
-  kind: 'ChangeDealStatus',
+  type: 'ChangeDealStatus',
   dealId: 'd-1',
   companyId: 'co-1',
   change: fields,
   contact,
-  at,
+  at: new Date(at),
 });
 
 /** The deal `d-1` as created by `createDeal()`, as the API shows it. */
@@ -73,11 +73,11 @@ describe('deriveWebhookEvents', () => {
   const createdContact = () =>
     history.one(
       history.contact({
-        kind: 'CreateContact',
+        type: 'CreateContact',
         contactId: 'c-1',
         companyId: 'co-1',
         fields: { name: 'Ada Lovelace', phoneNumber: '+442079460000', email: 'ada@example.org', tags: ['vip', 'math'] },
-        at: T0,
+        at: new Date(T0),
       }),
     );
   const openDealEvent = () => history.one(history.deal(createDeal()));
@@ -121,7 +121,7 @@ describe('deriveWebhookEvents', () => {
       createdContact();
       const stored = history.one(
         history.contact(
-          { kind: 'UpdateContact', contactId: 'c-1', companyId: 'co-1', changes: { city: 'London', tags: ['math'] }, at: T1 },
+          { type: 'UpdateContact', contactId: 'c-1', companyId: 'co-1', changes: { city: 'London', tags: ['math'] }, at: new Date(T1) },
           'cli',
         ),
       );
@@ -146,7 +146,7 @@ describe('deriveWebhookEvents', () => {
     it('reaches a subscription filtering on a tag the update removed, and not one on a tag never carried', () => {
       createdContact();
       const stored = history.one(
-        history.contact({ kind: 'UpdateContact', contactId: 'c-1', companyId: 'co-1', changes: { tags: [] }, at: T1 }),
+        history.contact({ type: 'UpdateContact', contactId: 'c-1', companyId: 'co-1', changes: { tags: [] }, at: new Date(T1) }),
       );
       const [derived] = deriveWebhookEvents(stored);
       expect(matchesFilters({ tags: ['vip'] }, derived!)).to.equal(true);
@@ -156,7 +156,7 @@ describe('deriveWebhookEvents', () => {
     it('matches on the tags after the change alone when none was removed', () => {
       createdContact();
       const stored = history.one(
-        history.contact({ kind: 'UpdateContact', contactId: 'c-1', companyId: 'co-1', changes: { city: 'Paris' }, at: T1 }),
+        history.contact({ type: 'UpdateContact', contactId: 'c-1', companyId: 'co-1', changes: { city: 'Paris' }, at: new Date(T1) }),
       );
       expect(deriveWebhookEvents(stored)[0]!.tags).to.deep.equal(['vip', 'math']);
     });

@@ -12,16 +12,16 @@ describe('toEnvelope', () => {
   beforeEach(() => {
     const history = new StoredHistory();
     history.deal({
-      kind: 'CreateDeal',
+      type: 'CreateDeal',
       dealId: 'd-1',
       companyId: 'co-1',
       fields: { title: 'Engines', value: 10 },
       contact,
       assignedTo: null,
-      at: T0,
+      at: new Date(T0),
     });
     const stored = history.deal(
-      { kind: 'ChangeDealStatus', dealId: 'd-1', companyId: 'co-1', change: { status: 'won' }, contact, at: T0 },
+      { type: 'ChangeDealStatus', dealId: 'd-1', companyId: 'co-1', change: { status: 'won' }, contact, at: new Date(T0) },
       'cli',
     );
     won = deriveWebhookEvents(history.one(stored))[0]!;

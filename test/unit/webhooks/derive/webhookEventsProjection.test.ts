@@ -26,24 +26,24 @@ describe('webhook events projection', () => {
   };
   const createContact = (contactId: string, minutes: number, companyId = 'co-1') =>
     history.contact({
-      kind: 'CreateContact',
+      type: 'CreateContact',
       contactId,
       companyId,
       fields: { name: `Contact ${contactId}`, phoneNumber: `+4915100${minutes}`, tags: ['vip'] },
-      at: at(minutes),
+      at: new Date(at(minutes)),
     });
   const createDeal = (dealId: string, minutes: number) =>
     history.deal({
-      kind: 'CreateDeal',
+      type: 'CreateDeal',
       dealId,
       companyId: 'co-1',
       fields: { title: `Deal ${dealId}`, value: 1, stage: 'Lead' },
       contact: null,
       assignedTo: null,
-      at: at(minutes),
+      at: new Date(at(minutes)),
     });
   const changeDeal = (dealId: string, change: ChangeDealStatus['change'], minutes: number) =>
-    history.one(history.deal({ kind: 'ChangeDealStatus', dealId, companyId: 'co-1', change, contact: null, at: at(minutes) }));
+    history.one(history.deal({ type: 'ChangeDealStatus', dealId, companyId: 'co-1', change, contact: null, at: new Date(at(minutes)) }));
   const recentIds = async (params: { type: (typeof WEBHOOK_EVENT_TYPES)[number]; since?: string; limit?: number; companyId?: string }) =>
     (await recentWebhookEvents(collections, { companyId: 'co-1', limit: 100, ...params })).map((doc) => webhookEventDataOf(doc).id);
 

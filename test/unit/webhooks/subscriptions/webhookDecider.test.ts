@@ -10,7 +10,7 @@ const T1 = '2026-03-01T11:00:00.000Z';
 const T2 = '2026-03-01T12:00:00.000Z';
 
 const subscribe = (fields: Partial<SubscribeWebhook> = {}): SubscribeWebhook => ({
-  kind: 'SubscribeWebhook',
+  type: 'SubscribeWebhook',
   subscriptionId: 'w-1',
   companyId: 'co-1',
   event: 'deal.won',
@@ -21,7 +21,7 @@ const subscribe = (fields: Partial<SubscribeWebhook> = {}): SubscribeWebhook => 
 });
 
 const unsubscribe = (fields: Partial<UnsubscribeWebhook> = {}): UnsubscribeWebhook => ({
-  kind: 'UnsubscribeWebhook',
+  type: 'UnsubscribeWebhook',
   subscriptionId: 'w-1',
   companyId: 'co-1',
   reason: 'client',

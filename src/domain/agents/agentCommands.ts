@@ -18,7 +18,7 @@ export const AGENT_DEFAULTS: {
  * sees only this agent's stream). `at` becomes createdAt and updatedAt.
  */
 export interface CreateAgent {
-  readonly kind: 'CreateAgent';
+  readonly type: 'CreateAgent';
   readonly agentId: string;
   readonly companyId: string;
   readonly name: AgentName;
@@ -40,7 +40,7 @@ export interface AgentFieldChanges {
 
 /** Change some fields of an agent; `at` becomes updatedAt when anything changes. */
 export interface UpdateAgent {
-  readonly kind: 'UpdateAgent';
+  readonly type: 'UpdateAgent';
   readonly agentId: string;
   readonly changes: AgentFieldChanges;
   readonly at: Date;

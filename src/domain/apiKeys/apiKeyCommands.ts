@@ -7,10 +7,10 @@ import type { ApiKeyType, Permission } from '../../shared/permissions.js';
  * the key cannot reach an event. The caller has checked that the company exists.
  */
 export interface IssueApiKey {
-  readonly kind: 'IssueApiKey';
+  readonly type: 'IssueApiKey';
   readonly keyId: string;
   readonly companyId: string;
-  readonly type: ApiKeyType;
+  readonly keyType: ApiKeyType;
   readonly permissions: readonly Permission[];
   /** null: never expires. */
   readonly expiresAt: Date | null;
@@ -20,7 +20,7 @@ export interface IssueApiKey {
 }
 
 export interface RevokeApiKey {
-  readonly kind: 'RevokeApiKey';
+  readonly type: 'RevokeApiKey';
   readonly keyId: string;
   readonly at: Date;
 }

@@ -3,7 +3,7 @@ import type { UserName } from './UserName.js';
 
 /** The caller has checked that the company exists (the decider sees only this user's stream). */
 export interface CreateUser {
-  readonly kind: 'CreateUser';
+  readonly type: 'CreateUser';
   readonly userId: string;
   readonly companyId: string;
   readonly name: UserName;

@@ -1,7 +1,7 @@
 import type { CompanyName } from './CompanyName.js';
 
 export interface CreateCompany {
-  readonly kind: 'CreateCompany';
+  readonly type: 'CreateCompany';
   readonly companyId: string;
   readonly name: CompanyName;
   readonly at: Date;

@@ -1,0 +1,5 @@
+/** Why a contact write was refused: what a client can cause, as values (the HTTP error table maps each). */
+export type ContactWriteError =
+  /** No such contact, or it belongs to another company (the two are not told apart). */
+  | { readonly kind: 'ContactNotFound' }
+  | { readonly kind: 'DuplicatePhoneNumber'; readonly existingContactId: string };

@@ -1,0 +1,115 @@
+/**
+ * Phone numbers unique per company: reserving and releasing them.
+ *
+ * Uniqueness protocol. Each (company, normalised number) has a reservation
+ * stream `phone-<companyId>-<number>` (see `phoneReservationDecider`): a state
+ * machine free → reserved(contactId, at) → released → reserved …, appended with
+ * the revision read and never deleted, so of any number of concurrent
+ * reservations exactly one is appended; the others re-read (handleCommand) and
+ * find the number taken.
+ *
+ * - Create: reserve the number for the new contact id, then append
+ *   `ContactCreated` to the new `contact-<id>` stream (`no_stream`).
+ * - Update that changes the number: check the contact (company), reserve the new
+ *   number for it, append `ContactUpdated`, then release the old number (the one
+ *   the appended event replaced).
+ * - A reservation counts only while its holder currently has that number, or while
+ *   it is younger than the grace period (`RESERVATION_GRACE_PERIOD_MS`, 30 s), which
+ *   covers a command still in flight between its two appends. An older reservation
+ *   whose holder does not have the number (a create or update that failed
+ *   part-way, or a release that never happened) is stale and is taken over by the
+ *   next reservation (appended with the revision read, so only one taker wins).
+ *   Re-reserving a number one already holds refreshes its time.
+ * - Releasing is best-effort: if it fails, the leftover reservation is stale by
+ *   the rule above. So a failure at any step never leaves a number held by
+ *   nobody forever, and never lets two contacts of a company share a number
+ *   (unless a command outlives the grace period, or clocks of API instances
+ *   drift by more than it).
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { assertNever } from '../../shared/Decider.js';
+import type { EventMetadata } from '../../shared/EventMetadata.js';
+import type { Position } from '../../shared/Position.js';
+import type { HolderCheck } from '../../domain/phoneReservation/phoneReservationCommands.js';
+import { phoneReservationDecider } from '../../domain/phoneReservation/phoneReservationDecider.js';
+import { PhoneReservationEvent, phoneReservationStream } from '../../domain/phoneReservation/phoneReservationEvents.js';
+import { ConcurrencyExhaustedError } from '../ConcurrencyExhaustedError.js';
+import type { CommandDeps } from '../CommandDeps.js';
+import { handleCommand } from '../handleCommand.js';
+import { loadContact } from './loadContact.js';
+
+/** How many holders a reservation may be checked against before giving up (each check follows a concurrent write). */
+const MAX_HOLDER_CHECKS = 5;
+
+/** One number of one company, for one contact, at one time. */
+export interface PhoneNumberClaim {
+  readonly companyId: string;
+  readonly phoneNumber: string;
+  readonly contactId: string;
+  readonly at: Date;
+  readonly metadata: EventMetadata;
+}
+
+/**
+ * Reserves `phoneNumber` of `companyId` for `contactId`. Right: the position of
+ * the reservation event; Left: the contact whose reservation counts.
+ */
+export const reservePhoneNumber = async (
+  deps: CommandDeps,
+  request: PhoneNumberClaim,
+): Promise<E.Either<{ holder: string }, Position | null>> => {
+  const stream = phoneReservationStream(request.companyId, request.phoneNumber);
+  let holderCheck: HolderCheck | undefined;
+  for (let check = 0; check <= MAX_HOLDER_CHECKS; check++) {
+    const result = await handleCommand(deps, {
+      decider: phoneReservationDecider,
+      eventCodec: PhoneReservationEvent,
+      stream,
+      command: {
+        type: 'ReservePhoneNumber',
+        companyId: request.companyId,
+        phoneNumber: request.phoneNumber,
+        contactId: request.contactId,
+        at: request.at,
+        ...(holderCheck ? { holderCheck } : {}),
+      },
+      metadata: request.metadata,
+    });
+    if (E.isRight(result)) return E.right(result.right.position);
+    const problem = result.left;
+    switch (problem.kind) {
+      case 'PhoneNumberTaken':
+        return E.left({ holder: problem.contactId });
+      case 'HolderUnverified': {
+        const holder = await loadContact(deps.eventStore, problem.contactId);
+        holderCheck = {
+          contactId: problem.contactId,
+          hasNumber: holder !== null && holder.companyId === request.companyId && holder.phoneNumber === request.phoneNumber,
+        };
+        break;
+      }
+      default:
+        return assertNever(problem);
+    }
+  }
+  throw new ConcurrencyExhaustedError(stream, MAX_HOLDER_CHECKS + 1);
+};
+
+/** Best effort: a reservation left behind is stale once its holder no longer has the number. */
+export const releasePhoneNumber = async (
+  deps: CommandDeps,
+  request: PhoneNumberClaim,
+): Promise<Position | null> => {
+  try {
+    const result = await handleCommand(deps, {
+      decider: phoneReservationDecider,
+      eventCodec: PhoneReservationEvent,
+      stream: phoneReservationStream(request.companyId, request.phoneNumber),
+      command: { type: 'ReleasePhoneNumber', contactId: request.contactId, at: request.at },
+      metadata: request.metadata,
+    });
+    return E.isRight(result) ? result.right.position : null;
+  } catch {
+    return null;
+  }
+};
