@@ -328,10 +328,7 @@ export const startChronicle = async (
           }),
           webhookRoutes({
             webhooks: readModels.collection(webhooksProjection),
-            eventStore,
-            secrets: stores.webhookSecrets,
-            newId,
-            clock: systemClock,
+            commands: { eventStore, newId, clock: systemClock, secrets: stores.webhookSecrets },
             targetUrls: { allowPrivate: config.webhooks.allowPrivateTargets, resolve: deps.resolveHost ?? lookupAllAddresses },
             progress: runner,
             readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,

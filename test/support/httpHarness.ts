@@ -17,6 +17,7 @@ import { Email } from '../../src/domain/users/Email.js';
 import { ALL_PERMISSIONS, type Permission } from '../../src/shared/permissions.js';
 import { assertMatchesOpenApi } from './openApi.js';
 import { tempDir } from './tempStore.js';
+import { systemClock } from '../../src/shared/Clock.js';
 
 export interface ApiResponse {
   readonly status: number;
@@ -84,8 +85,8 @@ export const startHarness = async (env: NodeJS.ProcessEnv = {}, timeouts?: Serve
 
   const issueKey: Harness['issueKey'] = async (companyId, permissions, expiresAt = null) => {
     const issued = await issueApiKey(
-      { eventStore, newId },
-      { companyId, type: 'generic', permissions, expiresAt, at: new Date(), source: 'cli', correlationId: newId() },
+      { eventStore, newId, clock: systemClock },
+      { companyId, type: 'generic', permissions, expiresAt, metadata: { source: 'cli', correlationId: newId() } },
     );
     if (E.isLeft(issued)) throw new Error(JSON.stringify(issued.left));
     await settle(issued.right.position);
@@ -156,7 +157,7 @@ export const startHarness = async (env: NodeJS.ProcessEnv = {}, timeouts?: Serve
       return userId;
     },
     async revokeKey(keyId) {
-      const revoked = await revokeApiKey({ eventStore, newId }, { keyId, at: new Date(), source: 'cli', correlationId: newId() });
+      const revoked = await revokeApiKey({ eventStore, newId, clock: systemClock }, { keyId, metadata: { source: 'cli', correlationId: newId() } });
       if (E.isLeft(revoked)) throw new Error(JSON.stringify(revoked.left));
       await settle(revoked.right.position);
     },

@@ -3,27 +3,20 @@ import { apiKeyDecider } from '../../domain/apiKeys/apiKeyDecider.js';
 import type { ApiKeyError } from '../../domain/apiKeys/apiKeyErrors.js';
 import { ApiKeyEvent, apiKeyStream } from '../../domain/apiKeys/apiKeyEvents.js';
 import { generateApiKey, hashApiKey, keyHint } from '../../shared/apiKeyFormat.js';
-import type { EventSource } from '../../shared/EventMetadata.js';
 import type { Position } from '../../shared/Position.js';
 import type { ApiKeyType, Permission } from '../../shared/permissions.js';
+import type { CompanyNotFound } from '../../domain/companies/companyErrors.js';
+import type { CommandDeps } from '../CommandDeps.js';
+import { loadCompany } from '../companies/loadCompany.js';
 import { handleCommand } from '../handleCommand.js';
-import type { EventStore } from '../ports/EventStore.js';
-
-export interface ApiKeyCommandDeps {
-  readonly eventStore: EventStore;
-  /** Ids of new keys and events. */
-  readonly newId: () => string;
-}
+import type { WriteMetadata } from '../WriteMetadata.js';
 
 export interface IssueApiKeyInput {
-  /** An existing company (the caller checks). */
   readonly companyId: string;
   readonly type: ApiKeyType;
   readonly permissions: readonly Permission[];
   readonly expiresAt: Date | null;
-  readonly at: Date;
-  readonly source: EventSource;
-  readonly correlationId: string;
+  readonly metadata: WriteMetadata;
 }
 
 export interface IssuedApiKey {
@@ -39,15 +32,17 @@ export interface IssuedApiKey {
   readonly position: Position | null;
 }
 
-/** Generates a key and records its hash and hint in a new `apikey-<id>` stream. */
+/** Generates a key for an existing company and records its hash and hint in a new `apikey-<id>` stream. */
 export const issueApiKey = async (
-  deps: ApiKeyCommandDeps,
+  deps: CommandDeps,
   input: IssueApiKeyInput,
-): Promise<E.Either<ApiKeyError, IssuedApiKey>> => {
+): Promise<E.Either<ApiKeyError | CompanyNotFound, IssuedApiKey>> => {
+  const { companyId } = input;
+  if ((await loadCompany(deps.eventStore, companyId)) === null) return E.left({ kind: 'CompanyNotFound', companyId });
   const keyId = deps.newId();
   const key = generateApiKey();
   const outcome = await handleCommand(
-    { eventStore: deps.eventStore, newId: deps.newId },
+    deps,
     {
       decider: apiKeyDecider,
       eventCodec: ApiKeyEvent,
@@ -61,9 +56,9 @@ export const issueApiKey = async (
         expiresAt: input.expiresAt,
         keyHash: hashApiKey(key),
         keyHint: keyHint(key),
-        at: input.at,
+        at: deps.clock.now(),
       },
-      metadata: { source: input.source, correlationId: input.correlationId, companyId: input.companyId },
+      metadata: { ...input.metadata, companyId },
     },
   );
   if (E.isLeft(outcome)) return outcome;

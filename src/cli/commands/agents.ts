@@ -1,22 +1,20 @@
 import { listCompanyDocuments } from '../listCompanyDocuments.js';
 import * as E from 'fp-ts/lib/Either.js';
-import { handleCommand } from '../../application/handleCommand.js';
-import type { EventStore } from '../../application/ports/EventStore.js';
+import { createAgent } from '../../application/agents/createAgent.js';
+import { updateAgent } from '../../application/agents/updateAgent.js';
 import { AGENT_CHANNELS, AgentChannels } from '../../domain/agents/AgentChannel.js';
 import { AgentDescription } from '../../domain/agents/AgentDescription.js';
-import { agentDecider, type AgentState } from '../../domain/agents/agentDecider.js';
 import { AgentName } from '../../domain/agents/AgentName.js';
-import { toAgentView, type AgentRecord } from '../../domain/agents/agentRecord.js';
+import { toAgentView } from '../../domain/agents/agentRecord.js';
 import { AGENT_STATUSES, AgentStatusInput } from '../../domain/agents/AgentStatus.js';
 import type { Agent } from '../../domain/agents/agentView.js';
 import { AGENT_DEFAULTS, type AgentFieldChanges } from '../../domain/agents/agentCommands.js';
 import { describeAgentError } from '../../domain/agents/agentErrors.js';
-import { AgentEvent, agentStream } from '../../domain/agents/agentEvents.js';
+import { describeCompanyError } from '../../domain/companies/companyErrors.js';
 import { LanguageTag } from '../../domain/agents/LanguageTag.js';
-import { newId } from '../../shared/ids.js';
-import { systemClock } from '../../shared/Clock.js';
 import { agentOf, agentsProjection } from '../../../projections/agents/agentsProjection.js';
 import { print, type RegisterCommands } from '../CliContext.js';
+import { cliCommandDeps, cliMetadata } from '../cliWrites.js';
 import { withStores } from '../withStores.js';
 import { decodeOption, requireCompany } from './companies.js';
 
@@ -45,17 +43,6 @@ const decodeFields = (options: FieldOptions): AgentFieldChanges => ({
   ...(options.status !== undefined ? { status: decodeOption(AgentStatusInput, '--status', options.status) } : {}),
 });
 
-/** The agent as its stream tells it; throws "Agent … not found" when there is none. */
-const requireAgent = async (eventStore: EventStore, agentId: string): Promise<AgentRecord> => {
-  let state: AgentState = agentDecider.initialState;
-  for (const recorded of await eventStore.readStream(agentStream(agentId))) {
-    const event = AgentEvent.decode({ type: recorded.type, data: recorded.data });
-    if (E.isRight(event)) state = agentDecider.evolve(state, event.right);
-  }
-  if (state.status !== 'created') throw new Error(describeAgentError({ kind: 'AgentNotFound', agentId }));
-  return state.agent;
-};
-
 const summary = (agent: Agent): string => `${agent.status}; channels ${agent.channels.join(',')}; language ${agent.language}`;
 
 const FIELD_HELP = {
@@ -81,30 +68,21 @@ export const registerAgents: RegisterCommands = (program, context) => {
     .action(async (options: FieldOptions & { company: string; name: string }) => {
       const { name, ...fields } = decodeFields(options);
       if (name === undefined) throw new Error('--name is required');
-      const agentId = newId();
       const companyId = options.company;
-      const outcome = await withStores(context, async ({ eventStore }) => {
-        await requireCompany(eventStore, companyId);
-        return handleCommand(
-          { eventStore, newId: newId },
-          {
-            decider: agentDecider,
-            eventCodec: AgentEvent,
-            stream: agentStream(agentId),
-            command: { type: 'CreateAgent', agentId, companyId, name, ...fields, at: systemClock.now() },
-            metadata: { source: 'cli', correlationId: newId(), companyId },
-          },
-        );
-      });
-      if (E.isLeft(outcome)) throw new Error(describeAgentError(outcome.left));
-      const { state } = outcome.right;
-      if (state.status !== 'created') throw new Error('CreateAgent recorded no agent');
-      const { id, ...view } = toAgentView(state.agent);
+      const outcome = await withStores(context, ({ eventStore }) =>
+        createAgent(cliCommandDeps(eventStore), { companyId, fields: { name, ...fields }, metadata: cliMetadata() }),
+      );
+      if (E.isLeft(outcome)) {
+        const error = outcome.left;
+        throw new Error(error.kind === 'CompanyNotFound' ? describeCompanyError(error) : describeAgentError(error));
+      }
+      const { agent } = outcome.right;
+      const { id, ...view } = toAgentView(agent);
       print(
         context,
         options.json === true,
-        { id, companyId: state.agent.companyId, ...view },
-        `Created agent "${view.name}" in company ${companyId} with id ${id} (${summary(state.agent)})`,
+        { id, companyId: agent.companyId, ...view },
+        `Created agent "${view.name}" in company ${companyId} with id ${id} (${summary(agent)})`,
       );
     });
 
@@ -123,31 +101,18 @@ export const registerAgents: RegisterCommands = (program, context) => {
       if (Object.keys(changes).length === 0) {
         throw new Error('give at least one of --name, --description, --channels, --language, --status');
       }
-      const outcome = await withStores(context, async ({ eventStore }) => {
-        const { companyId } = await requireAgent(eventStore, agentId);
-        return handleCommand(
-          { eventStore, newId: newId },
-          {
-            decider: agentDecider,
-            eventCodec: AgentEvent,
-            stream: agentStream(agentId),
-            command: { type: 'UpdateAgent', agentId, changes, at: systemClock.now() },
-            metadata: { source: 'cli', correlationId: newId(), companyId },
-          },
-        );
-      });
+      const outcome = await withStores(context, ({ eventStore }) =>
+        updateAgent(cliCommandDeps(eventStore), { agentId, changes, metadata: cliMetadata() }),
+      );
       if (E.isLeft(outcome)) throw new Error(describeAgentError(outcome.left));
-      const { state, events } = outcome.right;
-      if (state.status !== 'created') throw new Error(describeAgentError({ kind: 'AgentNotFound', agentId }));
-      const [updated] = events;
-      const changed = updated?.type === 'AgentUpdated' ? Object.keys(updated.data.changes).join(', ') : '';
+      const { agent, changed } = outcome.right;
       print(
         context,
         options.json === true,
-        toAgentView(state.agent),
-        changed === ''
-          ? `Agent "${state.agent.name}" (${agentId}) unchanged (${summary(state.agent)})`
-          : `Updated agent "${state.agent.name}" (${agentId}): ${changed} (${summary(state.agent)})`,
+        toAgentView(agent),
+        changed.length === 0
+          ? `Agent "${agent.name}" (${agentId}) unchanged (${summary(agent)})`
+          : `Updated agent "${agent.name}" (${agentId}): ${changed.join(', ')} (${summary(agent)})`,
       );
     });
 

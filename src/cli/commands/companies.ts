@@ -1,15 +1,13 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
-import { handleCommand } from '../../application/handleCommand.js';
+import { createCompany } from '../../application/companies/createCompany.js';
+import { loadCompany } from '../../application/companies/loadCompany.js';
 import type { EventStore } from '../../application/ports/EventStore.js';
 import { CompanyName } from '../../domain/companies/CompanyName.js';
-import { companyDecider, type CompanyState } from '../../domain/companies/companyDecider.js';
 import { describeCompanyError } from '../../domain/companies/companyErrors.js';
-import { CompanyEvent, companyStream } from '../../domain/companies/companyEvents.js';
-import { newId } from '../../shared/ids.js';
-import { systemClock } from '../../shared/Clock.js';
 import { formatValidationErrors } from '../../shared/validationReporter.js';
 import { print, type RegisterCommands } from '../CliContext.js';
+import { cliCommandDeps, cliMetadata } from '../cliWrites.js';
 import { withStores } from '../withStores.js';
 
 /** Decodes a CLI value with a codec, or throws a message naming the option (exit 1). */
@@ -20,15 +18,9 @@ export const decodeOption = <A>(codec: t.Decoder<unknown, A>, option: string, va
   throw new Error(`${option} ${message}`);
 };
 
-/** The company as its stream tells it; throws "Company … not found" when there is none. */
-export const requireCompany = async (eventStore: EventStore, companyId: string): Promise<Extract<CompanyState, { status: 'created' }>> => {
-  let state: CompanyState = companyDecider.initialState;
-  for (const recorded of await eventStore.readStream(companyStream(companyId))) {
-    const event = CompanyEvent.decode({ type: recorded.type, data: recorded.data });
-    if (E.isRight(event)) state = companyDecider.evolve(state, event.right);
-  }
-  if (state.status !== 'created') throw new Error(`Company ${companyId} not found`);
-  return state;
+/** Throws "Company … not found" (exit 1) when the company does not exist. */
+export const requireCompany = async (eventStore: EventStore, companyId: string): Promise<void> => {
+  if ((await loadCompany(eventStore, companyId)) === null) throw new Error(describeCompanyError({ kind: 'CompanyNotFound', companyId }));
 };
 
 export const registerCompanies: RegisterCommands = (program, context) => {
@@ -40,20 +32,9 @@ export const registerCompanies: RegisterCommands = (program, context) => {
     .option('--json', 'print one JSON document')
     .action(async (options: { name: string; json?: boolean }) => {
       const name = decodeOption(CompanyName, '--name', options.name);
-      const companyId = newId();
-      const outcome = await withStores(context, ({ eventStore }) =>
-        handleCommand(
-          { eventStore, newId: newId },
-          {
-            decider: companyDecider,
-            eventCodec: CompanyEvent,
-            stream: companyStream(companyId),
-            command: { type: 'CreateCompany', companyId, name, at: systemClock.now() },
-            metadata: { source: 'cli', correlationId: newId(), companyId },
-          },
-        ),
-      );
+      const outcome = await withStores(context, ({ eventStore }) => createCompany(cliCommandDeps(eventStore), { name, metadata: cliMetadata() }));
       if (E.isLeft(outcome)) throw new Error(describeCompanyError(outcome.left));
-      print(context, options.json === true, { id: companyId, name }, `Created company "${name}" with id ${companyId}`);
+      const { id } = outcome.right;
+      print(context, options.json === true, { id, name }, `Created company "${name}" with id ${id}`);
     });
 };

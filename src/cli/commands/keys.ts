@@ -3,11 +3,11 @@ import * as E from 'fp-ts/lib/Either.js';
 import { issueApiKey } from '../../application/apiKeys/issueApiKey.js';
 import { revokeApiKey } from '../../application/apiKeys/revokeApiKey.js';
 import { describeApiKeyError } from '../../domain/apiKeys/apiKeyErrors.js';
-import { newId } from '../../shared/ids.js';
-import { systemClock } from '../../shared/Clock.js';
+import { describeCompanyError } from '../../domain/companies/companyErrors.js';
 import { ALL_PERMISSIONS, ApiKeyType, Permission } from '../../shared/permissions.js';
 import { apiKeysProjection } from '../../../projections/apiKeys/apiKeysProjection.js';
 import { print, type RegisterCommands } from '../CliContext.js';
+import { cliCommandDeps, cliMetadata } from '../cliWrites.js';
 import { withStores } from '../withStores.js';
 import { requireCompany } from './companies.js';
 
@@ -65,14 +65,13 @@ export const registerKeys: RegisterCommands = (program, context) => {
       const permissions = parsePermissions(options.permissions);
       const type = parseKeyType(options.type);
       const expiresAt = options.expiresAt === undefined ? null : parseDateTime('--expires-at', options.expiresAt);
-      const issued = await withStores(context, async ({ eventStore }) => {
-        await requireCompany(eventStore, options.company);
-        return issueApiKey(
-          { eventStore, newId },
-          { companyId: options.company, type, permissions, expiresAt, at: systemClock.now(), source: 'cli', correlationId: newId() },
-        );
-      });
-      if (E.isLeft(issued)) throw new Error(describeApiKeyError(issued.left));
+      const issued = await withStores(context, ({ eventStore }) =>
+        issueApiKey(cliCommandDeps(eventStore), { companyId: options.company, type, permissions, expiresAt, metadata: cliMetadata() }),
+      );
+      if (E.isLeft(issued)) {
+        const error = issued.left;
+        throw new Error(error.kind === 'CompanyNotFound' ? describeCompanyError(error) : describeApiKeyError(error));
+      }
       const key = issued.right;
       print(
         context,
@@ -90,7 +89,7 @@ export const registerKeys: RegisterCommands = (program, context) => {
     .option('--json', 'print one JSON document')
     .action(async (keyId: string, options: { json?: boolean }) => {
       const revoked = await withStores(context, ({ eventStore }) =>
-        revokeApiKey({ eventStore, newId }, { keyId, at: systemClock.now(), source: 'cli', correlationId: newId() }),
+        revokeApiKey(cliCommandDeps(eventStore), { keyId, metadata: cliMetadata() }),
       );
       if (E.isLeft(revoked)) throw new Error(describeApiKeyError(revoked.left));
       const { revokedAt } = revoked.right;

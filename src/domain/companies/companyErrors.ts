@@ -1,8 +1,13 @@
-export type CompanyError = { readonly kind: 'CompanyAlreadyExists'; readonly companyId: string };
+/** A write names a company that does not exist. */
+export type CompanyNotFound = { readonly kind: 'CompanyNotFound'; readonly companyId: string };
+
+export type CompanyError = { readonly kind: 'CompanyAlreadyExists'; readonly companyId: string } | CompanyNotFound;
 
 export const describeCompanyError = (error: CompanyError): string => {
   switch (error.kind) {
     case 'CompanyAlreadyExists':
       return `Company ${error.companyId} already exists`;
+    case 'CompanyNotFound':
+      return `Company ${error.companyId} not found`;
   }
 };

@@ -1,18 +1,13 @@
 import Router from '@koa/router';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Context } from 'koa';
-import { handleCommand } from '../../application/handleCommand.js';
-import type { EventStore } from '../../application/ports/EventStore.js';
 import type { DocumentCollection } from '../../application/ports/ReadModelStore.js';
 import type { ReadModelProgress } from '../../application/ReadModelProgress.js';
+import { subscribeWebhook, type WebhookCommandDeps } from '../../application/webhooks/subscribeWebhook.js';
+import { unsubscribeWebhook } from '../../application/webhooks/unsubscribeWebhook.js';
 import { readPermissionFor } from '../../domain/webhooks/eventTypes.js';
 import { validateSubscribe, validateUnsubscribe } from '../../domain/webhooks/subscriptionInput.js';
-import { webhookDecider } from '../../domain/webhooks/webhookDecider.js';
-import { describeWebhookError } from '../../domain/webhooks/webhookErrors.js';
-import { WebhookEvent, webhookStream } from '../../domain/webhooks/webhookEvents.js';
 import type { WebhookSubscriptionView } from '../../domain/webhooks/webhookSubscription.js';
-import type { Clock } from '../../shared/Clock.js';
-import type { WebhookSecretStore } from '../../application/ports/WebhookSecretStore.js';
 import { generateWebhookSecret } from '../../shared/webhookSecret.js';
 import { checkTargetUrl, type ResolveHost } from '../../webhooks/targetUrlGuard.js';
 import { subscriptionOf, type WebhookDoc } from '../../../projections/webhooks/webhooksProjection.js';
@@ -25,13 +20,10 @@ import { authOf, requirePermission } from '../middleware/requirePermission.js';
 
 export interface WebhookRoutesDeps {
   readonly webhooks: DocumentCollection<WebhookDoc>;
-  readonly eventStore: EventStore;
-  readonly secrets: WebhookSecretStore;
-  /** Subscription and event ids. */
-  readonly newId: () => string;
+  /** The log, ids, time and the signing-secret store. */
+  readonly commands: WebhookCommandDeps;
   /** New signing secrets; default `generateWebhookSecret`. */
   readonly newSecret?: () => string;
-  readonly clock: Clock;
   /** The target-URL guard's settings: `webhooks.allowPrivateTargets` and the resolver (DNS in production). */
   readonly targetUrls: { readonly allowPrivate: boolean; readonly resolve: ResolveHost };
   readonly progress: ReadModelProgress;
@@ -82,42 +74,24 @@ export const webhookRoutes = (deps: WebhookRoutesDeps): Router => {
     const checked = await checkTargetUrl(fields.right.targetUrl, deps.targetUrls);
     if (!checked.ok) throw toHttpError({ kind: 'Invalid', details: { target_url: `target_url ${checked.reason}` } });
 
-    const subscriptionId = deps.newId();
-    const secret = newSecret();
-    // The secret first: a subscription must never exist without one (a secret without a subscription is inert).
-    await deps.secrets.put(subscriptionId, secret);
-    const result = await handleCommand(
-      { eventStore: deps.eventStore, newId: deps.newId },
-      {
-        decider: webhookDecider,
-        eventCodec: WebhookEvent,
-        stream: webhookStream(subscriptionId),
-        command: {
-          type: 'SubscribeWebhook',
-          subscriptionId,
-          companyId,
-          event,
-          targetUrl: checked.url.href,
-          filters,
-          at: deps.clock.now(),
-        },
-        metadata: apiMetadata(ctx.state),
-      },
-    );
-    // A fresh id never exists; if it did, the ids are broken, not the request.
-    if (E.isLeft(result)) throw new Error(describeWebhookError(result.left));
-    const { state, position } = result.right;
-    if (state.status !== 'active') throw new Error(`Webhook subscription ${subscriptionId} was not created`);
+    const { subscription, secret, position } = await subscribeWebhook(deps.commands, {
+      companyId,
+      event,
+      targetUrl: checked.url.href,
+      filters,
+      secret: newSecret(),
+      metadata: apiMetadata(ctx.state),
+    });
     await afterWrite(ctx, deps.progress, position, deps.readYourWritesTimeoutMs);
     ctx.status = 201;
     ctx.body = {
       success: true,
       data: {
-        id: subscriptionId,
-        subscription_id: subscriptionId,
-        event: state.subscription.event,
-        target_url: state.subscription.targetUrl,
-        created_at: state.subscription.createdAt,
+        id: subscription.id,
+        subscription_id: subscription.id,
+        event: subscription.event,
+        target_url: subscription.targetUrl,
+        created_at: subscription.createdAt,
         secret,
       },
     };
@@ -127,19 +101,9 @@ export const webhookRoutes = (deps: WebhookRoutesDeps): Router => {
     const { companyId } = authOf(ctx.state);
     if (!UUID.test(rawId)) throw subscriptionNotFound();
     const subscriptionId = rawId.toLowerCase();
-    const result = await handleCommand(
-      { eventStore: deps.eventStore, newId: deps.newId },
-      {
-        decider: webhookDecider,
-        eventCodec: WebhookEvent,
-        stream: webhookStream(subscriptionId),
-        command: { type: 'UnsubscribeWebhook', subscriptionId, companyId, reason: 'client', at: deps.clock.now() },
-        metadata: apiMetadata(ctx.state),
-      },
-    );
+    const result = await unsubscribeWebhook(deps.commands, { subscriptionId, companyId, reason: 'client', metadata: apiMetadata(ctx.state) });
     // Unknown, another company's, or already ended: there is no active subscription to remove.
     if (E.isLeft(result)) throw subscriptionNotFound();
-    await deps.secrets.delete(subscriptionId);
     await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
     ctx.body = { success: true, message: `Unsubscribed: webhook subscription ${subscriptionId} receives no more deliveries.` };
   };

@@ -12,6 +12,14 @@ import { newId } from '../../../src/shared/ids.js';
 import { apiKeyDirectoryProjection } from '../../../projections/apiKeys/apiKeyDirectoryProjection.js';
 import { eventually } from '../../support/events.js';
 import { tempDir } from '../../support/tempStore.js';
+import { createCompany } from '../../../src/application/companies/createCompany.js';
+import { CompanyName } from '../../../src/domain/companies/CompanyName.js';
+import { systemClock } from '../../../src/shared/Clock.js';
+
+const right = <A>(result: E.Either<unknown, A>): A => {
+  if (E.isLeft(result)) throw new Error(JSON.stringify(result.left));
+  return result.right;
+};
 
 describe('issuing and revoking keys against a running server', () => {
   let dir: ReturnType<typeof tempDir>;
@@ -39,27 +47,28 @@ describe('issuing and revoking keys against a running server', () => {
     await runner.start();
 
     const meta = { source: 'cli', correlationId: 'corr-1' } as const;
-    const issued = await issueApiKey(
-      { eventStore: cli, newId },
-      { companyId: 'co-1', type: 'generic', permissions: ['contacts:read'], expiresAt: null, at: new Date(), ...meta },
-    );
+    const deps = { eventStore: cli, newId, clock: systemClock };
+    const company = await createCompany(deps, { name: right(CompanyName.decode('Acme')), metadata: meta });
+    if (E.isLeft(company)) throw new Error('no company');
+    const companyId = company.right.id;
+    const issued = await issueApiKey(deps, { companyId, type: 'generic', permissions: ['contacts:read'], expiresAt: null, metadata: meta });
     if (E.isLeft(issued)) throw new Error('not issued');
     const { key, keyId } = issued.right;
     await eventually(async () => (await verifyApiKey(directory, key, new Date())).kind === 'valid', 1000);
 
     const stored = await cli.readStream(`apikey-${keyId}`);
-    expect(stored[0]!.metadata).to.deep.equal({ source: 'cli', correlationId: 'corr-1', companyId: 'co-1' });
+    expect(stored[0]!.metadata).to.deep.equal({ source: 'cli', correlationId: 'corr-1', companyId });
     expect(JSON.stringify(stored)).to.not.contain(key.slice(4, 34));
 
-    const revoked = await revokeApiKey({ eventStore: cli, newId }, { keyId, at: new Date(), ...meta });
+    const revoked = await revokeApiKey(deps, { keyId, metadata: meta });
     expect(E.isRight(revoked)).to.equal(true);
     const revokedAt = Date.now();
     await eventually(async () => (await verifyApiKey(directory, key, new Date())).kind === 'invalid', 1000);
     expect(Date.now() - revokedAt).to.be.below(1000);
-    expect((await cli.readStream(`apikey-${keyId}`))[1]!.metadata).to.include({ companyId: 'co-1', source: 'cli' });
+    expect((await cli.readStream(`apikey-${keyId}`))[1]!.metadata).to.include({ companyId, source: 'cli' });
 
-    expect(await revokeApiKey({ eventStore: cli, newId }, { keyId, at: new Date(), ...meta })).to.deep.include({ _tag: 'Left' });
-    expect(await revokeApiKey({ eventStore: cli, newId }, { keyId: 'nope', at: new Date(), ...meta })).to.deep.equal(
+    expect(await revokeApiKey(deps, { keyId, metadata: meta })).to.deep.include({ _tag: 'Left' });
+    expect(await revokeApiKey(deps, { keyId: 'nope', metadata: meta })).to.deep.equal(
       E.left({ kind: 'ApiKeyNotFound', keyId: 'nope' }),
     );
   });

@@ -18,6 +18,7 @@ import { UserEvent, userStream } from '../../../src/domain/users/userEvents.js';
 import { webhookDecider } from '../../../src/domain/webhooks/webhookDecider.js';
 import { WebhookEvent, webhookStream } from '../../../src/domain/webhooks/webhookEvents.js';
 import { newId } from '../../../src/shared/ids.js';
+import { systemClock } from '../../../src/shared/Clock.js';
 
 const right = <A>(result: E.Either<unknown, A>): A => {
   if (E.isLeft(result)) throw new Error(`expected success, got ${JSON.stringify(result.left)}`);
@@ -119,10 +120,11 @@ export const writeRealLog = async (eventStore: EventStore): Promise<RealLog> => 
     }),
   );
 
-  const keyInput = { companyId, type: 'generic' as const, permissions: ['contacts:read' as const], expiresAt: null, source: 'cli' as const, correlationId: newId() };
-  const revoked = right(await issueApiKey({ eventStore, newId }, { ...keyInput, at: new Date() }));
-  right(await issueApiKey({ eventStore, newId }, { ...keyInput, at: new Date() }));
-  right(await revokeApiKey({ eventStore, newId }, { keyId: revoked.keyId, at: new Date(), source: 'cli', correlationId: newId() }));
+  const keyDeps = { eventStore, newId, clock: systemClock };
+  const keyInput = { companyId, type: 'generic' as const, permissions: ['contacts:read' as const], expiresAt: null, metadata: { source: 'cli' as const, correlationId: newId() } };
+  const revoked = right(await issueApiKey(keyDeps, keyInput));
+  right(await issueApiKey(keyDeps, keyInput));
+  right(await revokeApiKey(keyDeps, { keyId: revoked.keyId, metadata: { source: 'cli', correlationId: newId() } }));
 
   const subscriptionId = newId();
   const subscription = { subscriptionId, companyId, at: new Date() };

@@ -1,0 +1,39 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { AgentFieldChanges } from '../../domain/agents/agentCommands.js';
+import { agentDecider } from '../../domain/agents/agentDecider.js';
+import type { AgentError } from '../../domain/agents/agentErrors.js';
+import { AgentEvent, agentStream } from '../../domain/agents/agentEvents.js';
+import type { AgentRecord } from '../../domain/agents/agentRecord.js';
+import type { Position } from '../../shared/Position.js';
+import type { CommandDeps } from '../CommandDeps.js';
+import { handleCommand } from '../handleCommand.js';
+import type { WriteMetadata } from '../WriteMetadata.js';
+
+export interface UpdatedAgent {
+  readonly agent: AgentRecord;
+  /** The fields that changed (none: nothing was recorded). */
+  readonly changed: readonly string[];
+  readonly position: Position | null;
+}
+
+/** Changes some fields of an agent; the others keep their values. Values equal to the current ones record nothing. */
+export const updateAgent = async (
+  deps: CommandDeps,
+  input: { readonly agentId: string; readonly changes: AgentFieldChanges; readonly metadata: WriteMetadata },
+): Promise<E.Either<AgentError, UpdatedAgent>> => {
+  const { agentId } = input;
+  const outcome = await handleCommand(deps, {
+    decider: agentDecider,
+    eventCodec: AgentEvent,
+    stream: agentStream(agentId),
+    command: { type: 'UpdateAgent', agentId, changes: input.changes, at: deps.clock.now() },
+    // The events belong to the agent's company, which only its stream knows.
+    metadata: (state) => ({ ...input.metadata, ...(state.status === 'created' ? { companyId: state.agent.companyId } : {}) }),
+  });
+  if (E.isLeft(outcome)) return outcome;
+  const { state, events, position } = outcome.right;
+  if (state.status !== 'created') return E.left({ kind: 'AgentNotFound', agentId });
+  const [updated] = events;
+  const changed = updated?.type === 'AgentUpdated' ? Object.keys(updated.data.changes) : [];
+  return E.right({ agent: state.agent, changed, position });
+};

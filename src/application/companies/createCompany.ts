@@ -1,0 +1,31 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { CompanyName } from '../../domain/companies/CompanyName.js';
+import { companyDecider } from '../../domain/companies/companyDecider.js';
+import type { CompanyError } from '../../domain/companies/companyErrors.js';
+import { CompanyEvent, companyStream } from '../../domain/companies/companyEvents.js';
+import type { Position } from '../../shared/Position.js';
+import type { CommandDeps } from '../CommandDeps.js';
+import { handleCommand } from '../handleCommand.js';
+import type { WriteMetadata } from '../WriteMetadata.js';
+
+export interface CreatedCompany {
+  readonly id: string;
+  readonly name: string;
+  readonly position: Position | null;
+}
+
+/** Creates a company with a new id. */
+export const createCompany = async (
+  deps: CommandDeps,
+  input: { readonly name: CompanyName; readonly metadata: WriteMetadata },
+): Promise<E.Either<CompanyError, CreatedCompany>> => {
+  const companyId = deps.newId();
+  const outcome = await handleCommand(deps, {
+    decider: companyDecider,
+    eventCodec: CompanyEvent,
+    stream: companyStream(companyId),
+    command: { type: 'CreateCompany', companyId, name: input.name, at: deps.clock.now() },
+    metadata: { ...input.metadata, companyId },
+  });
+  return E.map(({ position }: { position: Position | null }) => ({ id: companyId, name: input.name, position }))(outcome);
+};
