@@ -1,3 +1,4 @@
+import { ConcurrencyExhaustedError } from '../application/ConcurrencyExhaustedError.js';
 import type { ContactWriteError } from '../application/contacts/ContactWriteError.js';
 import type { DealWriteError } from '../application/deals/DealWriteError.js';
 import type { InputProblem } from '../shared/InputProblem.js';
@@ -32,4 +33,22 @@ export const toHttpError = (failure: DomainFailure): HttpError => {
         details: { actualCloseDate: 'only for won or lost deals' },
       });
   }
+};
+
+/** Seconds a client should wait before retrying a write that met too many concurrent changes. */
+export const BUSY_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Failures that are nobody's fault and pass: the spec's 503 ("temporary
+ * outage"), with `Retry-After`, so clients and their HTTP libraries retry. Null
+ * for anything else (a 500).
+ */
+export const temporaryFailureOf = (error: unknown): HttpError | null => {
+  if (error instanceof ConcurrencyExhaustedError) {
+    return new HttpError(503, 'Service temporarily unavailable', 'This record is being changed by other requests right now; retry in a moment.', {
+      code: 'CONCURRENT_CHANGES',
+      headers: { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) },
+    });
+  }
+  return null;
 };

@@ -4,6 +4,10 @@ import { createServer, type Server } from 'node:http';
 import Router from '@koa/router';
 import { createApp } from '../../src/http/createApp.js';
 import { captureLogger } from '../support/captureLogger.js';
+import { handleCommand } from '../../src/application/handleCommand.js';
+import { WrongExpectedRevisionError, type EventStore } from '../../src/application/ports/EventStore.js';
+import { newId } from '../../src/shared/ids.js';
+import { CounterEvent, counterDecider } from '../support/counterDecider.js';
 
 describe('HTTP errors and request ids', () => {
   let server: Server;
@@ -15,6 +19,26 @@ describe('HTTP errors and request ids', () => {
     const boom = new Router();
     boom.get('/boom', () => {
       throw new Error('database password is hunter2');
+    });
+    // A write whose stream changes under it on every attempt (another writer always wins).
+    boom.post('/busy', async (ctx) => {
+      const alwaysConflicting = {
+        readStream: async () => [],
+        append: async (stream: string) => {
+          throw new WrongExpectedRevisionError(stream, 'no_stream', 0);
+        },
+      } as unknown as EventStore;
+      await handleCommand(
+        { eventStore: alwaysConflicting, newId },
+        {
+          decider: counterDecider,
+          eventCodec: CounterEvent,
+          stream: 'counter-1',
+          command: { type: 'increment', by: 1, max: 10 },
+          metadata: { source: 'api', correlationId: 'c' },
+        },
+      );
+      ctx.body = { success: true };
     });
     const app = createApp({
       publicRouters: [boom],
@@ -57,6 +81,20 @@ describe('HTTP errors and request ids', () => {
     expect(JSON.parse(text)).to.include({ success: false, error: 'Internal server error', requestId: 'req-42' });
     const logged = logger.lines.find((l) => l.msg === 'request failed');
     expect(logged?.obj).to.include({ requestId: 'req-42', path: '/boom' });
+  });
+
+  it('answers a write that met too many concurrent changes with 503, Retry-After and the error body', async () => {
+    const response = await fetch(`${base}/busy`, { method: 'POST' });
+    expect(response.status).to.equal(503);
+    expect(response.headers.get('retry-after')).to.equal('1');
+    expect(await response.json()).to.deep.equal({
+      success: false,
+      error: 'Service temporarily unavailable',
+      message: 'This record is being changed by other requests right now; retry in a moment.',
+      code: 'CONCURRENT_CHANGES',
+      timestamp: '2026-01-01T00:00:00.000Z',
+    });
+    expect(logger.lines.some((l) => l.msg === 'temporary failure; the client may retry')).to.equal(true);
   });
 
   it('carries a request id on every response, keeping a safe one the client sent', async () => {

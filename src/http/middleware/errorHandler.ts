@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { Clock } from '../../shared/Clock.js';
+import { temporaryFailureOf } from '../errorTable.js';
 import { HttpError, errorBody } from '../HttpError.js';
 
 /** Errors a client caused: ours, or Koa's own (which carry a 4xx status and `expose`). */
@@ -13,7 +14,8 @@ const clientErrorOf = (error: unknown): HttpError | null => {
 };
 
 /**
- * The one place that writes error bodies, in the spec's shape. Anything
+ * The one place that writes error bodies, in the spec's shape. A temporary
+ * failure (a record too busy to write) is a 503 with Retry-After; anything
  * unexpected becomes a 500 with no internals, logged with the request id.
  */
 export const errorHandler =
@@ -22,7 +24,9 @@ export const errorHandler =
     try {
       await next();
     } catch (error) {
-      const clientError = clientErrorOf(error);
+      const temporary = temporaryFailureOf(error);
+      if (temporary) logger.warn({ err: error, requestId: ctx.state.requestId, path: ctx.path }, 'temporary failure; the client may retry');
+      const clientError = clientErrorOf(error) ?? temporary;
       if (clientError) {
         ctx.status = clientError.status;
         ctx.body = errorBody(clientError, clock.now());

@@ -146,6 +146,14 @@ export const internalError = (access: Access): ResponseObject =>
     access === 'public' ? 'public' : 'authenticated-maybe-before-limits',
   );
 
+export const temporarilyUnavailable: ResponseObject = jsonResponse(
+  'A temporary outage: the record is being changed by other requests right now (`code` `CONCURRENT_CHANGES`); ' +
+    'nothing was changed. Retry after `Retry-After` seconds.',
+  'TemporarilyUnavailableError',
+  'authenticated',
+  { 'Retry-After': retryAfterHeader },
+);
+
 export const validationFailed = (what: string): ResponseObject =>
   jsonResponse(
     `${what}: \`Validation failed\` with \`details\` mapping each field to a message, ` +
@@ -270,6 +278,7 @@ export const authenticated = (permission: Permission | null, operation: Operatio
     ...(permission ? { '403': forbidden(permission) } : {}),
     '429': tooManyRequests,
     '500': internalError('authenticated'),
+    '503': temporarilyUnavailable,
   },
 });
 
@@ -292,6 +301,7 @@ export const authenticatedPerItem = (permissions: readonly Permission[], operati
     ),
     '429': tooManyRequests,
     '500': internalError('authenticated'),
+    '503': temporarilyUnavailable,
   },
 });
 
@@ -500,6 +510,10 @@ export const schemas: Record<string, JsonSchema> = {
         },
       },
     },
+  ),
+  TemporarilyUnavailableError: errorCase(
+    { const: 'Service temporarily unavailable' },
+    { required: ['message', 'code'], properties: { message: { type: 'string' }, code: { type: 'string', examples: ['CONCURRENT_CHANGES'] } } },
   ),
   InternalError: errorCase(
     { const: 'Internal server error' },
