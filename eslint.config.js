@@ -25,7 +25,7 @@ export default tseslint.config(
   },
   {
     files: ['bin/**/*.js'],
-    languageOptions: { globals: { URL: 'readonly', process: 'readonly', console: 'readonly' } },
+    languageOptions: { globals: { URL: 'readonly', process: 'readonly', console: 'readonly', setTimeout: 'readonly' } },
   },
   {
     files: ['**/*.cjs'],

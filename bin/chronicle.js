@@ -15,3 +15,5 @@ const code = await runCli(process.argv.slice(2), {
 });
 // `serve` keeps running; every other command ends here.
 if (code !== 0 || process.argv[2] !== 'serve') process.exitCode = code;
+// A failed command has closed what it opened, so the process ends by itself; this bound makes sure it does.
+if (code !== 0) setTimeout(() => process.exit(code), 10_000).unref();

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { Stores } from '../main.js';
+import type { Stores } from '../server/Stores.js';
 import type { Projection, ReadModelDocument } from '../application/ports/ReadModelStore.js';
 import { ProjectionRunner, READ_MODELS_CHECKPOINT } from '../application/ProjectionRunner.js';
 import { CheckpointProgress } from '../application/ReadModelProgress.js';

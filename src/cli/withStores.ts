@@ -1,11 +1,12 @@
 import { loadConfig, type Config } from '../config.js';
-import { openStores, type Stores } from '../main.js';
+import { openStores } from '../main.js';
+import { closeStores, type Stores } from '../server/Stores.js';
 import type { CliContext } from './CliContext.js';
 
 /**
  * Opens the stores the server uses (same environment: DATA_DIR, EVENTSTORE_URL,
- * MONGODB_URL), runs `use`, and always closes them. The embedded SQLite file may
- * be open in a running server at the same time (WAL, busy timeout).
+ * MONGODB_URL), runs `use`, and always closes every one of them. The embedded
+ * SQLite file may be open in a running server at the same time (WAL, busy timeout).
  */
 export const withStores = async <T>(context: CliContext, use: (stores: Stores, config: Config) => Promise<T>): Promise<T> => {
   const config = loadConfig(context.env);
@@ -13,10 +14,6 @@ export const withStores = async <T>(context: CliContext, use: (stores: Stores, c
   try {
     return await use(stores, config);
   } finally {
-    try {
-      await stores.readModels.close();
-    } finally {
-      await stores.eventStore.close();
-    }
+    await closeStores(stores);
   }
 };

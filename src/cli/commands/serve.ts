@@ -2,6 +2,7 @@ import { loadConfig } from '../../config.js';
 import { createLogger } from '../../logging.js';
 import { startChronicle } from '../../main.js';
 import type { RegisterCommands } from '../CliContext.js';
+import { exitOnCrash } from '../exitOnCrash.js';
 
 export const registerServe: RegisterCommands = (program, context) => {
   program
@@ -10,6 +11,8 @@ export const registerServe: RegisterCommands = (program, context) => {
     .action(async () => {
       const config = loadConfig(context.env);
       const logger = createLogger(config.logLevel);
+      exitOnCrash(process, logger, (code) => process.exit(code));
+      // A failed start has already stopped what it started; the error reaches the CLI (exit 1).
       const chronicle = await startChronicle(config, logger);
       const scheme = config.tls ? 'https' : 'http';
       if (chronicle.demo) {

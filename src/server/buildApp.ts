@@ -1,0 +1,119 @@
+import type Koa from 'koa';
+import { READ_MODELS_CHECKPOINT } from '../application/ProjectionRunner.js';
+import type { Logger } from '../application/ports/Logger.js';
+import type { Config } from '../config.js';
+import { rateLimit } from '../http/middleware/rateLimit.js';
+import { createApp } from '../http/createApp.js';
+import { agentRoutes } from '../http/routes/agents.js';
+import { contactRoutes } from '../http/routes/contacts.js';
+import { dealRoutes } from '../http/routes/deals.js';
+import { eventRoutes } from '../http/routes/events.js';
+import { openApiRoutes } from '../http/routes/openapi.js';
+import { testRoutes } from '../http/routes/test.js';
+import { triggerRoutes } from '../http/routes/triggers.js';
+import { webhookDeliveryRoutes } from '../http/routes/webhookDeliveries.js';
+import { webhookRoutes } from '../http/routes/webhooks.js';
+import type { ChronicleMetrics } from '../ops/ChronicleMetrics.js';
+import { checkReadiness } from '../ops/readiness.js';
+import { systemClock } from '../shared/Clock.js';
+import { newId } from '../shared/ids.js';
+import { lookupAllAddresses, type ResolveHost } from '../webhooks/targetUrlGuard.js';
+import { agentsProjection } from '../../projections/agents/agentsProjection.js';
+import { apiKeyDirectoryProjection } from '../../projections/apiKeys/apiKeyDirectoryProjection.js';
+import { verifyApiKey } from '../../projections/apiKeys/verifyApiKey.js';
+import { contactsProjection } from '../../projections/contacts/contactsProjection.js';
+import { dealsProjection } from '../../projections/deals/dealsProjection.js';
+import { webhookEventCollections } from '../../projections/webhookEvents/webhookEventsProjection.js';
+import { webhooksProjection } from '../../projections/webhooks/webhooksProjection.js';
+import type { ReadSide } from './startReadSide.js';
+import type { ChronicleWebhooks } from './startWebhooks.js';
+import type { Stores } from './Stores.js';
+
+export interface AppParts {
+  readonly config: Config;
+  readonly stores: Stores;
+  readonly readSide: ReadSide;
+  readonly webhooks: ChronicleWebhooks | null;
+  readonly metrics: ChronicleMetrics;
+  readonly logger: Logger;
+  /** True once a graceful stop began: /ready fails and responses carry `Connection: close`. */
+  readonly stopping: () => boolean;
+  /** Resolves webhook target hosts at subscribe; default: the system resolver. */
+  readonly resolveHost?: ResolveHost;
+}
+
+/**
+ * The Koa application: /health, /ready and /metrics in every process, whatever
+ * its roles (so each can be probed and scraped); the resource routes with RUN_API.
+ */
+export const buildApp = (parts: AppParts): Koa => {
+  const { config, stores, readSide, metrics, logger } = parts;
+  const { eventStore, readModels } = stores;
+  const lag = readSide.lag;
+  if (lag) metrics.trackSubscription(READ_MODELS_CHECKPOINT, lag);
+  const readinessLogger = logger.child({ role: 'readiness' });
+  const ops = {
+    clock: systemClock,
+    basePath: config.basePath,
+    trustProxy: config.trustProxy,
+    health: {
+      eventStoreKind: eventStore.kind,
+      readModelsKind: readModels.kind,
+      headPosition: () => eventStore.headPosition(),
+      ...(lag ? { projectionLag: lag } : {}),
+    },
+    ready: () =>
+      checkReadiness({
+        eventStore: () => eventStore.headPosition(),
+        readModels: () => readModels.checkpoints.load(READ_MODELS_CHECKPOINT),
+        // The lag bound applies where this process serves reads.
+        ...(config.roles.api && lag ? { projectionLag: lag } : {}),
+        maxLagMs: config.readyMaxLagMs,
+        stopping: parts.stopping,
+        logger: readinessLogger,
+      }),
+    metrics: {
+      render: () => metrics.render(),
+      contentType: metrics.contentType,
+      token: config.metricsToken,
+      observe: (method: string, route: string, status: number, seconds: number) => metrics.observeRequest(method, route, status, seconds),
+    },
+    draining: parts.stopping,
+  };
+  if (!config.roles.api || !readSide.progress) return createApp({ ...ops, logger: logger.child({ role: 'ops' }) });
+  return createApp({ ...ops, logger: logger.child({ role: 'api' }), publicRouters: [openApiRoutes(config.basePath)], api: apiRoutes(parts, readSide.progress) });
+};
+
+/** The resource routes, each with the stores and settings it needs. */
+const apiRoutes = (parts: AppParts, progress: NonNullable<ReadSide['progress']>) => {
+  const { config, stores, readSide, webhooks } = parts;
+  const { eventStore, readModels } = stores;
+  const commands = { eventStore, newId, clock: systemClock };
+  const readYourWrites = { progress, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs };
+  const directory = readModels.collection(apiKeyDirectoryProjection);
+  return {
+    verifyApiKey: (key: string, now: Date) => verifyApiKey(directory, key, now),
+    rateLimit: rateLimit(stores.rateLimits, systemClock),
+    ...readYourWrites,
+    routers: [
+      testRoutes(systemClock),
+      contactRoutes({ contacts: readModels.collection(contactsProjection), commands, ...readYourWrites }),
+      dealRoutes({ deals: readModels.collection(dealsProjection), commands, ...readYourWrites }),
+      agentRoutes({ agents: readModels.collection(agentsProjection) }),
+      triggerRoutes({ webhookEvents: webhookEventCollections(readModels) }),
+      eventRoutes({ webhookEvents: webhookEventCollections(readModels), appliedPosition: () => readSide.appliedPosition() }),
+      webhookDeliveryRoutes({
+        webhooks: readModels.collection(webhooksProjection),
+        outbox: stores.webhookOutbox,
+        clock: systemClock,
+        ...(webhooks ? { wake: () => webhooks.dispatcher.wake() } : {}),
+      }),
+      webhookRoutes({
+        webhooks: readModels.collection(webhooksProjection),
+        commands: { ...commands, secrets: stores.webhookSecrets },
+        targetUrls: { allowPrivate: config.webhooks.allowPrivateTargets, resolve: parts.resolveHost ?? lookupAllAddresses },
+        ...readYourWrites,
+      }),
+    ],
+  };
+};

@@ -1,0 +1,54 @@
+import { ProjectionRunner, READ_MODELS_CHECKPOINT, measureLag, type ProjectionLag } from '../application/ProjectionRunner.js';
+import { CheckpointProgress, type ReadModelProgress } from '../application/ReadModelProgress.js';
+import type { Logger } from '../application/ports/Logger.js';
+import type { Config } from '../config.js';
+import { allProjections } from '../../projections/index.js';
+import type { Stores } from './Stores.js';
+
+/** How this process sees the read models: it runs the projections, follows the projector's checkpoint, or neither. */
+export interface ReadSide {
+  /** The projections this process runs (RUN_PROJECTIONS), else null. */
+  readonly projections: ProjectionRunner | null;
+  /** For read-your-writes: the projections run here, or the projector's checkpoint followed; null without RUN_API. */
+  readonly progress: ReadModelProgress | null;
+  /** The last position every read model applied, as of now. */
+  appliedPosition(): Promise<string | null>;
+  /** How far the read models are behind the log; null when this process neither runs nor follows them. */
+  readonly lag: (() => Promise<ProjectionLag>) | null;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the projections (RUN_PROJECTIONS) and resolves once they have applied the
+ * log as it was; an API without them (RUN_PROJECTIONS=false) follows the
+ * projector's checkpoint instead.
+ */
+export const startReadSide = async (config: Config, stores: Stores, logger: Logger): Promise<ReadSide> => {
+  const { eventStore, readModels } = stores;
+  if (config.roles.projections && !config.roles.api && !readModels.durable) {
+    logger.warn({ readModels: readModels.kind }, 'RUN_PROJECTIONS without RUN_API on in-memory read models: nothing will read them');
+  }
+  // Every read model's collection is handed out before init, so its indexes exist whichever roles run here.
+  const collections = allProjections.map((projection) => readModels.collection(projection));
+  await readModels.init();
+  if (config.roles.projections) {
+    const runner = new ProjectionRunner({ eventStore, readModels, collections, logger: logger.child({ role: 'projections' }) });
+    await runner.start();
+    return {
+      projections: runner,
+      progress: runner,
+      appliedPosition: async () => runner.position,
+      lag: () => runner.lag(),
+      stop: () => runner.stop(),
+    };
+  }
+  if (!config.roles.api) return { projections: null, progress: null, appliedPosition: async () => null, lag: null, stop: async () => undefined };
+  const followed = new CheckpointProgress(() => readModels.checkpoints.load(READ_MODELS_CHECKPOINT));
+  return {
+    projections: null,
+    progress: followed,
+    appliedPosition: () => followed.refresh(),
+    lag: async () => measureLag(eventStore, await followed.refresh()),
+    stop: async () => followed.stop(),
+  };
+};

@@ -1,0 +1,108 @@
+import { isIPv6 } from 'node:net';
+import { measureLag } from '../application/ProjectionRunner.js';
+import type { Logger } from '../application/ports/Logger.js';
+import type { Config } from '../config.js';
+import type { ChronicleMetrics } from '../ops/ChronicleMetrics.js';
+import { systemClock } from '../shared/Clock.js';
+import { newId } from '../shared/ids.js';
+import { createDeliveryAgent } from '../webhooks/deliveryAgent.js';
+import type { DerivedWebhookEvent } from '../webhooks/derivedWebhookEvent.js';
+import { deriveWebhookEvents } from '../webhooks/deriveWebhookEvents.js';
+import { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import { unsubscribeGone } from '../webhooks/dispatcherUnsubscribe.js';
+import { toEnvelope } from '../webhooks/envelope.js';
+import { WEBHOOK_FAN_OUT_CHECKPOINT, WebhookFanOut, type FanOutEventSource } from '../webhooks/fanOut.js';
+import { matchesFilters } from '../webhooks/filters.js';
+import { isRefusedAddress, type ResolveHost } from '../webhooks/targetUrlGuard.js';
+import type { Stores } from './Stores.js';
+
+/** Deliveries in flight at once (different subscriptions; each subscription has at most one). */
+const DISPATCH_CONCURRENCY = 16;
+
+/** A host resolver as the delivery agent's `lookup` wants it. */
+const asLookup = (resolve: ResolveHost) => async (host: string) =>
+  (await resolve(host)).map((address) => ({ address, family: isIPv6(address) ? 6 : 4 }));
+
+export interface ChronicleWebhooks {
+  readonly fanOut: WebhookFanOut<DerivedWebhookEvent>;
+  readonly dispatcher: WebhookDispatcher;
+  /**
+   * Stops the fan-out (its last batch and checkpoint stored), then gives delivery
+   * attempts in flight `graceMs`; true when none had to be aborted.
+   */
+  stop(graceMs: number): Promise<boolean>;
+}
+
+export interface WebhookSource {
+  /** Where the fan-out reads the log (EventStoreDB: a persistent subscription); absent: the event store's own subscription. */
+  readonly source?: FanOutEventSource;
+  readonly closeSource?: () => Promise<void>;
+}
+
+/**
+ * The fan-out follows the log from its own checkpoint (apart from the read
+ * models, so a rebuild never sends anything) into the outbox; the dispatcher
+ * signs and delivers what the outbox holds.
+ */
+export const startWebhooks = async (
+  config: Config,
+  stores: Stores,
+  metrics: ChronicleMetrics,
+  logger: Logger,
+  options: WebhookSource & { readonly resolveHost?: ResolveHost },
+): Promise<ChronicleWebhooks> => {
+  const { eventStore, webhookOutbox: outbox, webhookSecrets: secrets } = stores;
+  const agent = createDeliveryAgent({
+    allowPrivateTargets: config.webhooks.allowPrivateTargets,
+    // As many idle keep-alive sockets as deliveries in flight: with Node's default
+    // of 4, a burst to one receiver reconnected for most deliveries.
+    maxFreeSockets: DISPATCH_CONCURRENCY,
+    isRefusedAddress,
+    ...(options.resolveHost ? { resolve: asLookup(options.resolveHost) } : {}),
+  });
+  const dispatcher = new WebhookDispatcher({
+    outbox,
+    send: agent.send,
+    secrets,
+    unsubscribe: unsubscribeGone({ eventStore, newId, clock: systemClock, secrets }),
+    timeoutMs: config.webhooks.timeoutMs,
+    retryDelaysMs: config.webhooks.retryDelaysMs,
+    concurrency: DISPATCH_CONCURRENCY,
+    logger: logger.child({ role: 'webhooks' }),
+    onAttempt: (outcome, latencyMs) => metrics.observeAttempt(outcome, latencyMs),
+  });
+  const fanOut = new WebhookFanOut<DerivedWebhookEvent>({
+    eventStore,
+    ...(options.source ? { source: options.source } : {}),
+    outbox,
+    derive: deriveWebhookEvents,
+    matches: matchesFilters,
+    toEnvelope,
+    logger: logger.child({ role: 'webhook-fan-out' }),
+    onEnqueued: () => dispatcher.wake(),
+  });
+  dispatcher.start();
+  try {
+    await fanOut.start();
+  } catch (error) {
+    await dispatcher.stop(0);
+    await options.closeSource?.();
+    agent.close();
+    throw error;
+  }
+  metrics.trackWebhooks(() => outbox.depthByState());
+  metrics.trackSubscription(WEBHOOK_FAN_OUT_CHECKPOINT, () => measureLag(eventStore, fanOut.position));
+
+  return {
+    fanOut,
+    dispatcher,
+    async stop(graceMs) {
+      const started = Date.now();
+      await fanOut.stop();
+      await options.closeSource?.();
+      const finished = await dispatcher.stop(Math.max(0, graceMs - (Date.now() - started)));
+      agent.close();
+      return finished;
+    },
+  };
+};
