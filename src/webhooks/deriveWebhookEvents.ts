@@ -1,6 +1,5 @@
-import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { UndecodableEventError } from '../application/UndecodableEventError.js';
+import { cachedDecoder } from '../application/decodeStoredEvent.js';
 import type { RecordedEvent } from '../application/ports/EventStore.js';
 import { ContactCreated, ContactUpdated } from '../domain/contacts/contactEvents.js';
 import { contactFromCreated } from '../domain/contacts/contactRecord.js';
@@ -10,7 +9,6 @@ import { DealCreated, DealStatusChanged } from '../domain/deals/dealEvents.js';
 import { dealFromCreated } from '../domain/deals/dealRecord.js';
 import { toDealView, type Deal } from '../domain/deals/dealView.js';
 import type { WebhookEventType } from '../domain/webhooks/eventTypes.js';
-import { formatValidationErrors } from '../shared/validationReporter.js';
 import { webhookEventId, type DealWonData, type DerivedWebhookEvent } from './derivedWebhookEvent.js';
 
 /** The stored event types that derive webhook events (every other type derives none). */
@@ -111,11 +109,4 @@ const SourceEvent = t.union([ContactCreated, ContactUpdated, DealCreated, DealSt
 type SourceEvent = t.TypeOf<typeof SourceEvent>;
 
 /** Decodes with the codecs the events are written with; a refusal means the log and the code disagree. */
-const decode = (event: RecordedEvent): SourceEvent => {
-  const candidate = { type: event.type, data: event.data };
-  // The event codecs transform nothing, so a value they accept (`is`) is its own decoding.
-  if (SourceEvent.is(candidate)) return candidate;
-  const decoded = SourceEvent.decode(candidate);
-  if (E.isLeft(decoded)) throw new UndecodableEventError(event, JSON.stringify(formatValidationErrors(decoded.left)));
-  return decoded.right;
-};
+const decode = cachedDecoder(SourceEvent);

@@ -1,12 +1,10 @@
-import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
-import { UndecodableEventError } from '../UndecodableEventError.js';
+import { decodeStoredEvent } from '../decodeStoredEvent.js';
 import type { EventStore, RecordedEvent } from '../ports/EventStore.js';
 import { ContactEvent, contactStream } from '../../domain/contacts/contactEvents.js';
 import { DealEvent, dealStream } from '../../domain/deals/dealEvents.js';
 import type { EventSource } from '../../shared/EventMetadata.js';
 import type { Position } from '../../shared/Position.js';
-import { formatValidationErrors } from '../../shared/validationReporter.js';
 
 /**
  * One stored event of an entity's history, as an auditor sees it: what happened
@@ -61,9 +59,7 @@ export interface HistorySource {
 const companyFrom =
   (codec: t.Decoder<unknown, { readonly data: { readonly companyId: string } }>) =>
   (event: RecordedEvent): string => {
-    const decoded = codec.decode({ type: event.type, data: event.data });
-    if (E.isLeft(decoded)) throw new UndecodableEventError(event, JSON.stringify(formatValidationErrors(decoded.left)));
-    return decoded.right.data.companyId;
+    return decodeStoredEvent(codec, event).data.companyId;
   };
 
 export const CONTACT_HISTORY: HistorySource = { streamOf: contactStream, companyOf: companyFrom(ContactEvent) };

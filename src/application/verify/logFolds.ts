@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import type { RecordedEvent } from '../ports/EventStore.js';
 import type { DomainEvent } from '../../shared/Decider.js';
-import { formatValidationErrors } from '../../shared/validationReporter.js';
+import { tryDecodeStoredEvent } from '../decodeStoredEvent.js';
 
 /** One kind of aggregate folded from its streams, with its own codec and `evolve`. */
 export interface AggregateFold<State> {
@@ -26,12 +26,10 @@ export const aggregateFold = <Event extends DomainEvent, State>(
   name,
   streamPrefix,
   step(state, event) {
-    const candidate = { type: event.type, data: event.data };
+    const candidate: unknown = { type: event.type, data: event.data };
     // The event codecs transform nothing, so a value they accept (`is`) is its own decoding.
-    if (codec.is(candidate)) return E.right(decider.evolve(state ?? decider.initialState, candidate));
-    const decoded = codec.decode(candidate);
-    if (E.isLeft(decoded)) return E.left(JSON.stringify(formatValidationErrors(decoded.left)));
-    return E.right(decider.evolve(state ?? decider.initialState, decoded.right));
+    const decoded = codec.is(candidate) ? E.right(candidate) : tryDecodeStoredEvent(codec, event);
+    return E.map((decodedEvent: Event) => decider.evolve(state ?? decider.initialState, decodedEvent))(decoded);
   },
 });
 
