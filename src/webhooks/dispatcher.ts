@@ -8,8 +8,9 @@ import type {
   WebhookOutbox,
 } from '../application/ports/WebhookOutbox.js';
 import { systemClock, type Clock } from '../shared/Clock.js';
+import { assertNever } from '../shared/Decider.js';
 import type { SendDelivery } from './deliveryAgent.js';
-import { nextRetryDelayMs } from './dispatcherRetryPolicy.js';
+import { decideAttempt, type AttemptDecision } from './dispatcherRetryPolicy.js';
 import { webhookSigner, type WebhookSigner } from './signing.js';
 
 /** Where the dispatcher gets each subscription's signing secret (`WebhookSecretStore`). */
@@ -88,6 +89,12 @@ class AttemptTimeoutError extends Error {
   constructor(ms: number) {
     super(`No complete response within ${ms} ms`);
   }
+}
+
+/** An attempt as it will be recorded, and the receiver's `Retry-After` (or null). */
+interface SentAttempt {
+  readonly attempt: DeliveryAttempt;
+  readonly retryAfter: string | null;
 }
 
 /** How one turn signs its attempts, or why it cannot (each attempt then fails without a request). */
@@ -306,92 +313,106 @@ export class WebhookDispatcher {
    * One attempt at the head, recorded. True when the queue may go on to its next row
    * at once: the head was recorded delivered, or failed after its last retry.
    */
+  /**
+   * One attempt at the head of a queue: send it, decide what the answer means,
+   * record that. True when the queue may go on with its next row.
+   */
   private async attempt(queue: DeliveryQueue, head: Delivery, signing: TurnSigning): Promise<boolean> {
-    const { outbox, logger } = this.deps;
-    const { subscriptionId, companyId } = queue;
-    const log = { subscriptionId, eventId: head.eventId, eventType: head.eventType };
-
-    const startedAt = this.clock.now();
-    const started = performance.now();
-    let statusCode: number | null = null;
-    let retryAfter: string | null = null;
-    let error: string | null = null;
-    if (signing.error !== undefined) {
-      error = signing.error;
-    } else {
-      const controller = new AbortController();
-      if (this.stopping.signal.aborted) controller.abort(this.stopping.signal.reason);
-      this.inFlight.add(controller);
-      const timer = setTimeout(() => controller.abort(new AttemptTimeoutError(this.deps.timeoutMs)), this.deps.timeoutMs);
-      try {
-        const headers = signing.sign(head.eventId, startedAt, head.envelope);
-        const response = await this.deps.send({ url: queue.targetUrl, headers, body: head.envelope }, controller.signal);
-        statusCode = response.status;
-        retryAfter = response.retryAfter;
-      } catch (cause) {
-        error = describeError(cause);
-      } finally {
-        clearTimeout(timer);
-        this.inFlight.delete(controller);
-      }
-      // Cut short by stop(): not an attempt of the receiver's; it is made again after a restart.
-      if (this.stopping.signal.aborted && statusCode === null) return false;
-    }
-    const attempt: DeliveryAttempt = {
-      at: startedAt.toISOString(),
-      statusCode,
-      error,
-      latencyMs: Math.round(performance.now() - started),
-    };
+    const sent = await this.send(queue, head, signing);
+    // Cut short by stop(): not an attempt of the receiver's; it is made again after a restart.
+    if (sent === null) return false;
     const now = this.clock.now();
-    const number = head.roundAttempts + 1;
-
-    if (statusCode === 200) {
-      const recorded = await outbox.recordAttempt(subscriptionId, head.eventId, attempt, { state: 'delivered' });
-      this.deps.onAttempt?.('delivered', attempt.latencyMs);
-      if (logger.isLevelEnabled('debug')) logger.debug({ ...log, latencyMs: attempt.latencyMs }, 'webhook delivered');
-      // Not recorded: the row stopped being pending meanwhile; the next turn reads the queue again.
-      return recorded;
-    }
-
-    const delay = nextRetryDelayMs({
-      attempt: number,
+    const decision = decideAttempt({
+      attempt: head.roundAttempts + 1,
       retryDelaysMs: this.deps.retryDelaysMs,
-      statusCode,
-      retryAfter,
+      statusCode: sent.attempt.statusCode,
+      retryAfter: sent.retryAfter,
       now,
       random: this.random,
       ...(this.deps.maxRetryAfterMs !== undefined ? { maxRetryAfterMs: this.deps.maxRetryAfterMs } : {}),
     });
-
-    if (statusCode === 410) {
-      let unsubscribed = false;
-      try {
-        await this.deps.unsubscribe(subscriptionId, companyId);
-        unsubscribed = true;
-      } catch (cause) {
-        logger.error({ ...log, err: cause }, 'webhook receiver is gone (410) but the unsubscription failed; will try again');
-      }
-      if (unsubscribed || delay === null) {
-        await outbox.recordAttempt(subscriptionId, head.eventId, attempt, { state: 'failed', reason: 'gone' });
-        await outbox.stopSubscription(subscriptionId, now);
-        this.deps.onAttempt?.('gone', attempt.latencyMs);
-        logger.warn(log, 'webhook receiver answered 410 Gone: subscription ended, its queue stopped');
-        return false;
-      }
-    }
-
-    const outcome: AttemptOutcome =
-      delay === null
-        ? { state: 'failed', reason: 'retries_exhausted' }
-        : { state: 'pending', nextAttemptAt: new Date(now.getTime() + delay) };
-    const recorded = await outbox.recordAttempt(subscriptionId, head.eventId, attempt, outcome);
-    this.deps.onAttempt?.(delay === null ? 'failed' : 'retry', attempt.latencyMs);
-    logger.warn(
-      { ...log, attempt: number, statusCode, error, ...(delay === null ? {} : { retryInMs: delay }) },
-      delay === null ? 'webhook delivery failed after its last retry; the queue moves on' : 'webhook attempt failed; will retry',
-    );
-    // After the last retry the queue goes on with its next row; before it, the head waits.
-    return delay === null && recorded;
+    return this.record(queue, head, sent.attempt, decision, now);
   }
+
+  /**
+   * POSTs the signed envelope within `timeoutMs`, abortable by stop(). Null when
+   * stop() cut it short before any answer; else the attempt as it will be recorded.
+   */
+  private async send(queue: DeliveryQueue, head: Delivery, signing: TurnSigning): Promise<SentAttempt | null> {
+    const startedAt = this.clock.now();
+    const started = performance.now();
+    const result = (statusCode: number | null, error: string | null, retryAfter: string | null): SentAttempt => ({
+      attempt: { at: startedAt.toISOString(), statusCode, error, latencyMs: Math.round(performance.now() - started) },
+      retryAfter,
+    });
+    if (signing.error !== undefined) return result(null, signing.error, null);
+    const controller = new AbortController();
+    if (this.stopping.signal.aborted) controller.abort(this.stopping.signal.reason);
+    this.inFlight.add(controller);
+    const timer = setTimeout(() => controller.abort(new AttemptTimeoutError(this.deps.timeoutMs)), this.deps.timeoutMs);
+    try {
+      const headers = signing.sign(head.eventId, startedAt, head.envelope);
+      const response = await this.deps.send({ url: queue.targetUrl, headers, body: head.envelope }, controller.signal);
+      return result(response.status, null, response.retryAfter);
+    } catch (cause) {
+      return this.stopping.signal.aborted ? null : result(null, describeError(cause), null);
+    } finally {
+      clearTimeout(timer);
+      this.inFlight.delete(controller);
+    }
+  }
+
+  /** Stores the attempt and what it decided, tells the metrics, logs; true when the queue may go on. */
+  private async record(queue: DeliveryQueue, head: Delivery, attempt: DeliveryAttempt, decision: AttemptDecision, now: Date): Promise<boolean> {
+    const { outbox, logger } = this.deps;
+    const { subscriptionId } = queue;
+    const log = { subscriptionId, eventId: head.eventId, eventType: head.eventType };
+    switch (decision.kind) {
+      case 'delivered': {
+        const recorded = await outbox.recordAttempt(subscriptionId, head.eventId, attempt, { state: 'delivered' });
+        this.deps.onAttempt?.('delivered', attempt.latencyMs);
+        if (logger.isLevelEnabled('debug')) logger.debug({ ...log, latencyMs: attempt.latencyMs }, 'webhook delivered');
+        // Not recorded: the row stopped being pending meanwhile; the next turn reads the queue again.
+        return recorded;
+      }
+      case 'gone':
+        if ((await this.endSubscription(queue, log)) || decision.retryInMs === null) {
+          await outbox.recordAttempt(subscriptionId, head.eventId, attempt, { state: 'failed', reason: 'gone' });
+          await outbox.stopSubscription(subscriptionId, now);
+          this.deps.onAttempt?.('gone', attempt.latencyMs);
+          logger.warn(log, 'webhook receiver answered 410 Gone: subscription ended, its queue stopped');
+          return false;
+        }
+        // Not ended yet: the 410 is retried like any failure, and ends it next time.
+        return this.record(queue, head, attempt, { kind: 'retry', retryInMs: decision.retryInMs }, now);
+      case 'retry':
+      case 'failed': {
+        const retryInMs = decision.kind === 'retry' ? decision.retryInMs : null;
+        const outcome: AttemptOutcome =
+          retryInMs === null ? { state: 'failed', reason: 'retries_exhausted' } : { state: 'pending', nextAttemptAt: new Date(now.getTime() + retryInMs) };
+        const recorded = await outbox.recordAttempt(subscriptionId, head.eventId, attempt, outcome);
+        this.deps.onAttempt?.(decision.kind, attempt.latencyMs);
+        logger.warn(
+          { ...log, attempt: head.roundAttempts + 1, statusCode: attempt.statusCode, error: attempt.error, ...(retryInMs === null ? {} : { retryInMs }) },
+          retryInMs === null ? 'webhook delivery failed after its last retry; the queue moves on' : 'webhook attempt failed; will retry',
+        );
+        // After the last retry the queue goes on with its next row; before it, the head waits.
+        return retryInMs === null && recorded;
+      }
+      default:
+        return assertNever(decision);
+    }
+  }
+
+  /** Ends a subscription whose receiver answered 410; false (logged) when that failed for now. */
+  private async endSubscription(queue: DeliveryQueue, log: object): Promise<boolean> {
+    try {
+      await this.deps.unsubscribe(queue.subscriptionId, queue.companyId);
+      return true;
+    } catch (cause) {
+      this.deps.logger.error({ ...log, err: cause }, 'webhook receiver is gone (410) but the unsubscription failed; will try again');
+      return false;
+    }
+  }
+
 }

@@ -49,3 +49,24 @@ export const nextRetryDelayMs = (input: RetryInput): number | null => {
   if (asked === null) return jittered;
   return Math.max(jittered, Math.min(asked, input.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS));
 };
+
+/**
+ * What the receiver's answer (or its absence) means for the row, decided from the
+ * answer and the retry policy alone:
+ * - `delivered`: a 200, and only a 200;
+ * - `gone`: a 410, which ends the subscription; `retryInMs` is the retry to fall
+ *   back on when the subscription cannot be ended right now (null: that was the last);
+ * - `retry` in `retryInMs`, or `failed` once the retries are used up.
+ */
+export type AttemptDecision =
+  | { readonly kind: 'delivered' }
+  | { readonly kind: 'gone'; readonly retryInMs: number | null }
+  | { readonly kind: 'retry'; readonly retryInMs: number }
+  | { readonly kind: 'failed' };
+
+export const decideAttempt = (input: RetryInput): AttemptDecision => {
+  if (input.statusCode === 200) return { kind: 'delivered' };
+  const retryInMs = nextRetryDelayMs(input);
+  if (input.statusCode === 410) return { kind: 'gone', retryInMs };
+  return retryInMs === null ? { kind: 'failed' } : { kind: 'retry', retryInMs };
+};
