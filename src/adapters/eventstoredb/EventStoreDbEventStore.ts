@@ -150,8 +150,15 @@ const collect = async <T>(read: AsyncIterable<T>): Promise<T[]> => {
   return out;
 };
 
-/** Page size of the $all reads behind readAll and headPosition. */
+/** Largest page of the $all reads behind readAll and headPosition. */
 const READ_PAGE = 1000;
+/**
+ * Smallest page of a forward $all read. The 6.x client's readAll takes no server-side
+ * filter, and $all holds system events between ours (the server's `$stats-…` every
+ * 30 s by default, metadata, links): a page sized to exactly what is asked for (2
+ * for `maxCount: 1`) made one round trip per system event after a quiet spell.
+ */
+const MIN_READ_PAGE = 64;
 /** How long an idle subscription sleeps before it looks at its driver stream again (it is woken on data). */
 const IDLE_RECHECK_MS = 30_000;
 
@@ -253,8 +260,10 @@ export class EventStoreDbEventStore implements EventStore {
     // A $all read's fromPosition is inclusive, so the event at `after` comes back first and is dropped.
     let from: ReadPosition = options.after == null ? START : decodeEsdbPosition(options.after);
     let exclude: Position | null = options.after ?? null;
+    // Each page that was full but short of what is asked for (system events) grows the next one.
+    let floor = MIN_READ_PAGE;
     for (;;) {
-      const want = Math.min(READ_PAGE, limit - out.length + (exclude === null ? 0 : 1));
+      const want = Math.min(READ_PAGE, Math.max(floor, limit - out.length + (exclude === null ? 0 : 1)));
       const page: AllStreamResolvedEvent[] = await collect(
         this.client.readAll({ direction: FORWARDS, fromPosition: from, maxCount: want }),
       );
@@ -273,6 +282,7 @@ export class EventStoreDbEventStore implements EventStore {
       if (page.length < want || last === null) return out;
       from = last;
       exclude = encodeEsdbPosition(last);
+      floor = Math.min(floor * 4, READ_PAGE);
     }
   }
 
