@@ -21,7 +21,7 @@ describe('configuration from the environment', () => {
       mongoUrl: undefined,
       mongoDb: 'chronicle',
       rateLimit: { hourly: 1000, daily: 10000, concurrent: 10 },
-      webhooks: { timeoutMs: 30000, retryDelaysMs: [5000, 30000, 120000], allowPrivateTargets: false },
+      webhooks: { timeoutMs: 30000, retryDelaysMs: [5000, 30000, 120000], allowPrivateTargets: false, logRetentionDays: 30 },
       logLevel: 'info',
       basePath: '',
       tls: undefined,
@@ -47,6 +47,7 @@ describe('configuration from the environment', () => {
       WEBHOOK_TIMEOUT_MS: '1000',
       WEBHOOK_RETRY_DELAYS_MS: '10, 20,30',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_LOG_RETENTION_DAYS: '7',
       LOG_LEVEL: 'debug',
       BASE_PATH: '/api/external',
       TLS_CERT_FILE: 'cert.pem',
@@ -66,7 +67,7 @@ describe('configuration from the environment', () => {
       eventStoreUrl: 'esdb://localhost:2113?tls=false',
       mongoDb: 'prod',
       rateLimit: { hourly: 50, daily: 500, concurrent: 2 },
-      webhooks: { timeoutMs: 1000, retryDelaysMs: [10, 20, 30], allowPrivateTargets: true },
+      webhooks: { timeoutMs: 1000, retryDelaysMs: [10, 20, 30], allowPrivateTargets: true, logRetentionDays: 7 },
       logLevel: 'debug',
       basePath: '/api/external',
       tls: { certFile: 'cert.pem', keyFile: 'key.pem' },
@@ -114,6 +115,11 @@ describe('configuration from the environment', () => {
     expect(problemsOf({ SHUTDOWN_TIMEOUT_MS: '50' })[0]).to.match(/^SHUTDOWN_TIMEOUT_MS="50" must be a whole number from 100 to 600000/);
     expect(problemsOf({ READY_MAX_LAG_MS: '-1' })[0]).to.match(/^READY_MAX_LAG_MS="-1"/);
     expect(loadConfig({ READY_MAX_LAG_MS: '0' }).readyMaxLagMs).to.equal(0);
+  });
+
+  it('keeps the webhook delivery log at least a day', () => {
+    expect(problemsOf({ WEBHOOK_LOG_RETENTION_DAYS: '0' })[0]).to.match(/^WEBHOOK_LOG_RETENTION_DAYS="0" must be a whole number from 1 to 36500/);
+    expect(loadConfig({ WEBHOOK_LOG_RETENTION_DAYS: '90' }).webhooks.logRetentionDays).to.equal(90);
   });
 
   it('needs both TLS files or neither', () => {
