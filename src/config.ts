@@ -190,6 +190,15 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   if (c.WEBHOOK_RETRY_DELAYS_MS && c.WEBHOOK_RETRY_DELAYS_MS.length === 0) {
     problems.push('WEBHOOK_RETRY_DELAYS_MS must list at least one delay');
   }
+  if (c.EVENTSTORE_URL !== undefined && c.MONGODB_URL === undefined) {
+    // The outbox, webhook secrets and fan-out checkpoint would otherwise live in DATA_DIR's SQLite
+    // file beside a remote log: inside a container without a volume they vanish at every
+    // redeploy (secrets lost, the fan-out group ahead of an empty outbox), and no other instance sees them.
+    problems.push(
+      'EVENTSTORE_URL needs MONGODB_URL: the webhook outbox and webhook secrets must live beside the read models in MongoDB, ' +
+        'not in a SQLite file in DATA_DIR (lost with a container, not shared between instances)',
+    );
+  }
   if (c.MONGODB_URL === undefined && c.RUN_API && !c.RUN_PROJECTIONS) {
     problems.push('RUN_PROJECTIONS=false needs MONGODB_URL: in-memory read models live inside the API process');
   }

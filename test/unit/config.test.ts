@@ -126,6 +126,13 @@ describe('configuration from the environment', () => {
     expect(problemsOf({ TLS_CERT_FILE: 'cert.pem' })).to.deep.equal(['TLS_CERT_FILE and TLS_KEY_FILE must be set together']);
   });
 
+  it('refuses EventStoreDB without MongoDB: the outbox and webhook secrets would sit in a local SQLite file', () => {
+    const problems = problemsOf({ EVENTSTORE_URL: 'esdb://eventstore:2113?tls=false' });
+    expect(problems).to.have.length(1);
+    expect(problems[0]).to.match(/^EVENTSTORE_URL needs MONGODB_URL/);
+    expect(() => loadConfig({ EVENTSTORE_URL: 'esdb://eventstore:2113?tls=false', MONGODB_URL: 'mongodb://db' })).not.to.throw();
+  });
+
   it('refuses an API without projections when the read models are in memory', () => {
     expect(problemsOf({ RUN_PROJECTIONS: 'false' })[0]).to.contain('RUN_PROJECTIONS=false needs MONGODB_URL');
     expect(() => loadConfig({ RUN_PROJECTIONS: 'false', MONGODB_URL: 'mongodb://db' })).not.to.throw();

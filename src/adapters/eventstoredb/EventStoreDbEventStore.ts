@@ -22,6 +22,7 @@ import {
 } from '@eventstore/db-client';
 import {
   WrongExpectedRevisionError,
+  notify,
   type AppendResult,
   type EventStore,
   type EventToAppend,
@@ -397,6 +398,7 @@ class AllSubscription implements Subscription {
         if (this.stopped) break;
         drops += 1;
         tell(this.onDropped, error, drops);
+        notify(this.options.onDropped, error, drops);
         await this.backoffAlarm.sleep(backoffMs(drops));
       } finally {
         if (driver) await release(driver);
@@ -418,6 +420,9 @@ class AllSubscription implements Subscription {
       state.ended = true;
       this.streamAlarm.wake();
     });
+    // The server accepted the subscription. (The backoff restarts only once a batch is delivered,
+    // so a server that accepts and drops at once is not hammered.)
+    driver.on('confirmation', () => notify(this.options.onConnected));
 
     while (!this.stopped) {
       const batch: RecordedEvent[] = [];
@@ -431,7 +436,11 @@ class AllSubscription implements Subscription {
         if (resolved.event && !isSystemEvent(resolved.event)) batch.push(toRecordedEvent(resolved.event));
       }
       if (batch.length > 0) {
-        if (await this.deliver(batch)) onDelivered();
+        if (await this.deliver(batch)) {
+          onDelivered();
+          // Events flow: connected, even from a server that sent no confirmation.
+          notify(this.options.onConnected);
+        }
         continue;
       }
       if (!drained) continue;

@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import {
   DuplicateEventIdError,
   WrongExpectedRevisionError,
+  notify,
   type AppendResult,
   type EventStore,
   type EventToAppend,
@@ -221,6 +222,8 @@ export class SqliteEventStore implements EventStore {
     this.alarms.add(alarm);
 
     const run = async (): Promise<void> => {
+      // A local file: nothing to connect to.
+      notify(options.onConnected);
       while (!stopped) {
         const batch = this.closed ? [] : this.readAllSync(position, maxBatchSize);
         if (batch.length === 0) {
