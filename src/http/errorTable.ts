@@ -1,4 +1,5 @@
 import { HttpError } from './HttpError.js';
+import { StoreUnavailableError } from '../application/ports/StoreUnavailableError.js';
 
 /** Input that failed validation, as the domain's validators report it. */
 export type InputProblem =
@@ -41,4 +42,23 @@ export const toHttpError = (failure: DomainFailure): HttpError => {
         details: { actualCloseDate: 'only for won or lost deals' },
       });
   }
+};
+
+/**
+ * The one table from the ports' own errors (thrown, not returned) to HTTP: a store
+ * that cannot take the write now is a 503 with `Retry-After` (nothing was stored,
+ * so the client may send the same request again). Null for anything else.
+ */
+export const fromPortError = (error: unknown): HttpError | null => {
+  if (error instanceof StoreUnavailableError) {
+    return new HttpError(
+      503,
+      'Service unavailable',
+      error.reason === 'storage_full'
+        ? 'The service cannot store changes right now (storage full). Nothing was changed; try again later.'
+        : 'The service is busy right now. Nothing was changed; try again shortly.',
+      { headers: { 'Retry-After': String(error.retryAfterSeconds) } },
+    );
+  }
+  return null;
 };

@@ -17,6 +17,7 @@ import { Email } from '../../src/domain/users/Email.js';
 import { ALL_PERMISSIONS, type Permission } from '../../src/shared/permissions.js';
 import { assertMatchesOpenApi } from './openApi.js';
 import { tempDir } from './tempStore.js';
+import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 
 export interface ApiResponse {
   readonly status: number;
@@ -60,6 +61,12 @@ export interface Harness {
   issueKey(companyId: string, permissions: readonly Permission[], expiresAt?: Date | null): Promise<{ key: string; keyId: string }>;
   revokeKey(keyId: string): Promise<void>;
   createUser(companyId: string, name: string, email: string): Promise<string>;
+  /**
+   * Test-only: caps the embedded SQLite file at its current size plus `extraPages`
+   * pages (SQLite's `PRAGMA max_page_count`: a write that needs a page beyond it
+   * fails with SQLITE_FULL, as on a full disk), or lifts the cap (`null`).
+   */
+  limitStorage(extraPages: number | null): void;
   close(): Promise<void>;
 }
 
@@ -159,6 +166,12 @@ export const startHarness = async (env: NodeJS.ProcessEnv = {}, timeouts?: Serve
       const revoked = await revokeApiKey({ eventStore, newId }, { keyId, at: new Date(), source: 'cli', correlationId: newId() });
       if (E.isLeft(revoked)) throw new Error(JSON.stringify(revoked.left));
       await settle(revoked.right.position);
+    },
+    limitStorage(extraPages) {
+      if (!(eventStore instanceof SqliteEventStore)) throw new Error('limitStorage needs the embedded SQLite store');
+      const pages =
+        extraPages === null ? 4_294_967_294 : (eventStore.db.pragma('page_count', { simple: true }) as number) + extraPages;
+      eventStore.db.pragma(`max_page_count = ${pages}`);
     },
     async close() {
       await chronicle.close();

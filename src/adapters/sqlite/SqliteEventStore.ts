@@ -16,6 +16,7 @@ import {
 import type { Position } from '../../shared/Position.js';
 import { Alarm, backoffMs } from '../../application/Alarm.js';
 import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
+import { translateSqliteError } from './sqliteErrors.js';
 
 interface Row {
   position: number;
@@ -181,7 +182,8 @@ export class SqliteEventStore implements EventStore {
       results = this.appendBatch(batch);
     } catch (error) {
       // The whole transaction failed (disk full, lock timeout): nothing was written.
-      batch.forEach((request) => request.reject(error));
+      const failure = translateSqliteError(error);
+      batch.forEach((request) => request.reject(failure));
       return;
     }
     batch.forEach((request, i) => {

@@ -21,6 +21,7 @@ import {
   type WebhookOutbox,
 } from '../../application/ports/WebhookOutbox.js';
 import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
+import { translatingSqliteErrors } from './sqliteErrors.js';
 
 interface DeliveryRow {
   subscription_id: string;
@@ -472,12 +473,12 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async redeliver(subscriptionId: string, eventId: string, now: Date): Promise<RedeliverResult> {
-    return this.redeliverTransaction.immediate(subscriptionId, eventId, now.toISOString());
+    return translatingSqliteErrors(() => this.redeliverTransaction.immediate(subscriptionId, eventId, now.toISOString()));
   }
 
   async redeliverFailedSince(subscriptionId: string, since: Date, now: Date): Promise<number> {
     if (!this.isActive(subscriptionId)) return 0;
-    return this.s.requeueFailedSince.run(now.toISOString(), subscriptionId, since.toISOString()).changes;
+    return translatingSqliteErrors(() => this.s.requeueFailedSince.run(now.toISOString(), subscriptionId, since.toISOString()).changes);
   }
 
   private isActive(subscriptionId: string): boolean {

@@ -41,7 +41,7 @@ import type { ContactRecord } from '../../domain/contacts/contactRecord.js';
 import { toContactView, type Contact } from '../../domain/contacts/contactView.js';
 import { normalizePhoneNumber } from '../../domain/contacts/phoneNumber.js';
 import type { HolderCheck } from '../../domain/phoneReservation/phoneReservationCommands.js';
-import { phoneReservationDecider } from '../../domain/phoneReservation/phoneReservationDecider.js';
+import { RESERVATION_GRACE_PERIOD_MS, phoneReservationDecider } from '../../domain/phoneReservation/phoneReservationDecider.js';
 import {
   PhoneReservationEvent,
   phoneReservationStream,
@@ -138,6 +138,54 @@ const releasePhoneNumber = async (
   }
 };
 
+/** How often a reservation left by a failed command is offered back, while its store refuses writes. */
+const ABANDONED_RELEASE_RETRY_MS = 1000;
+
+/**
+ * Gives back a number reserved for a command whose next append failed (the store
+ * refused the write: storage full, a lost connection), so that nothing of the
+ * failed command stays in effect: the client may send it again at once. Tried now;
+ * if the store still refuses, tried again every second in the background until
+ * the reservation's grace period is over, when it no longer counts anyway.
+ * Releasing only ever releases this command's own reservation.
+ */
+const releaseAbandonedReservation = async (
+  deps: ContactServiceDeps,
+  request: { companyId: string; phoneNumber: string; contactId: string; at: string; metadata: EventMetadata },
+): Promise<void> => {
+  const giveUpAt = Date.parse(request.at) + RESERVATION_GRACE_PERIOD_MS;
+  const attempt = async (): Promise<boolean> => {
+    try {
+      const result = await handleCommand(handlerDeps(deps), {
+        decider: phoneReservationDecider,
+        eventCodec: PhoneReservationEvent,
+        stream: phoneReservationStream(request.companyId, request.phoneNumber),
+        command: { kind: 'ReleasePhoneNumber', contactId: request.contactId, at: toIsoTimestamp(deps.clock.now()) },
+        metadata: request.metadata,
+      });
+      return E.isRight(result);
+    } catch {
+      return false;
+    }
+  };
+  if (await attempt()) return;
+  const retry = (): void => {
+    if (deps.clock.now().getTime() >= giveUpAt) return;
+    setTimeout(() => void attempt().then((done) => (done ? undefined : retry())), ABANDONED_RELEASE_RETRY_MS).unref();
+  };
+  retry();
+};
+
+/** Runs `work`; when it throws, runs `release` before passing the error on. */
+const orElseRelease = async <T>(work: () => Promise<T>, release: () => Promise<void>): Promise<T> => {
+  try {
+    return await work();
+  } catch (error) {
+    await release();
+    throw error;
+  }
+};
+
 /** Creates a contact with a new id; its (normalised) phone number must be free in the company. */
 export const createContact = async (
   deps: ContactServiceDeps,
@@ -151,13 +199,18 @@ export const createContact = async (
   const reserved = await reservePhoneNumber(deps, { companyId, phoneNumber: fields.phoneNumber, contactId, at, metadata });
   if (E.isLeft(reserved)) return E.left({ kind: 'DuplicatePhoneNumber', existingContactId: reserved.left.holder });
 
-  const created = await handleCommand(handlerDeps(deps), {
-    decider: contactDecider,
-    eventCodec: ContactEvent,
-    stream: contactStream(contactId),
-    command: { kind: 'CreateContact', contactId, companyId, fields, at },
-    metadata,
-  });
+  // If the contact is not stored, neither may its reservation stay.
+  const created = await orElseRelease(
+    () =>
+      handleCommand(handlerDeps(deps), {
+        decider: contactDecider,
+        eventCodec: ContactEvent,
+        stream: contactStream(contactId),
+        command: { kind: 'CreateContact', contactId, companyId, fields, at },
+        metadata,
+      }),
+    () => releaseAbandonedReservation(deps, { companyId, phoneNumber: fields.phoneNumber, contactId, at, metadata }),
+  );
   // A fresh id never exists; if it did, the ids are broken, not the request.
   if (E.isLeft(created)) throw new Error(`Contact ${contactId} already exists`);
   const { state, position } = created.right;
@@ -189,13 +242,19 @@ export const updateContact = async (
     if (E.isLeft(reserved)) return E.left({ kind: 'DuplicatePhoneNumber', existingContactId: reserved.left.holder });
   }
 
-  const updated = await handleCommand(handlerDeps(deps), {
-    decider: contactDecider,
-    eventCodec: ContactEvent,
-    stream: contactStream(contactId),
-    command: { kind: 'UpdateContact', contactId, companyId, changes, at },
-    metadata,
-  });
+  const updated = await orElseRelease(
+    () =>
+      handleCommand(handlerDeps(deps), {
+        decider: contactDecider,
+        eventCodec: ContactEvent,
+        stream: contactStream(contactId),
+        command: { kind: 'UpdateContact', contactId, companyId, changes, at },
+        metadata,
+      }),
+    async () => {
+      if (newNumber !== null) await releaseAbandonedReservation(deps, { companyId, phoneNumber: newNumber, contactId, at, metadata });
+    },
+  );
   if (E.isLeft(updated)) {
     if (newNumber !== null) await releasePhoneNumber(deps, { companyId, phoneNumber: newNumber, contactId, at, metadata });
     return E.left({ kind: 'ContactNotFound' });

@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { Clock } from '../../shared/Clock.js';
 import { HttpError, errorBody } from '../HttpError.js';
+import { fromPortError } from '../errorTable.js';
 
 /** Errors a client caused: ours, or Koa's own (which carry a 4xx status and `expose`). */
 const clientErrorOf = (error: unknown): HttpError | null => {
@@ -30,6 +31,15 @@ export const errorHandler =
         return;
       }
       const requestId = String(ctx.state.requestId ?? '');
+      const unavailable = fromPortError(error);
+      if (unavailable) {
+        // The operator must hear of it (a full disk); the client gets 503 and when to retry.
+        logger.error({ err: error, requestId, method: ctx.method, path: ctx.path }, 'request refused: a store cannot take writes');
+        ctx.status = unavailable.status;
+        ctx.body = errorBody(unavailable, clock.now());
+        for (const [name, value] of Object.entries(unavailable.options.headers ?? {})) ctx.set(name, value);
+        return;
+      }
       logger.error({ err: error, requestId, method: ctx.method, path: ctx.path }, 'request failed');
       ctx.status = 500;
       ctx.body = errorBody(

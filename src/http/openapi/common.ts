@@ -139,6 +139,15 @@ export const tooManyRequests: ResponseObject = jsonResponse(
   { 'Retry-After': retryAfterHeader },
 );
 
+/** A write the store cannot take now (storage full, lock busy): nothing was stored; retry after `Retry-After`. */
+export const serviceUnavailable: ResponseObject = jsonResponse(
+  'Temporary outage: the store cannot take the change right now (storage full, or busy). Nothing was stored; send the ' +
+    'same request again after `Retry-After` seconds.',
+  'ServiceUnavailableError',
+  'authenticated-maybe-before-limits',
+  { 'Retry-After': retryAfterHeader },
+);
+
 export const internalError = (access: Access): ResponseObject =>
   jsonResponse(
     'Unexpected failure. No internals are shown; quote `requestId` to support.',
@@ -500,6 +509,10 @@ export const schemas: Record<string, JsonSchema> = {
         },
       },
     },
+  ),
+  ServiceUnavailableError: errorCase(
+    { const: 'Service unavailable' },
+    { required: ['message'], properties: { message: { type: 'string', description: 'What is unavailable, and that nothing was changed.' } } },
   ),
   InternalError: errorCase(
     { const: 'Internal server error' },
