@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import * as E from 'fp-ts/lib/Either.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logging.js';
-import { startChronicle, type Chronicle, type ServerTimeouts } from '../../src/main.js';
+import { startChronicle, type Chronicle, type ChronicleDeps, type ServerTimeouts } from '../../src/main.js';
 import { handleCommand } from '../../src/application/handleCommand.js';
 import { issueApiKey } from '../../src/application/apiKeys/issueApiKey.js';
 import { revokeApiKey } from '../../src/application/apiKeys/revokeApiKey.js';
@@ -74,13 +74,13 @@ export interface Harness {
  * A whole Chronicle (embedded storage in a temporary folder) on 127.0.0.1, with a
  * client that checks every response against the OpenAPI document.
  */
-export const startHarness = async (env: NodeJS.ProcessEnv = {}, timeouts?: ServerTimeouts): Promise<Harness> => {
+export const startHarness = async (env: NodeJS.ProcessEnv = {}, timeouts?: ServerTimeouts, deps?: ChronicleDeps): Promise<Harness> => {
   const dir = tempDir('chronicle-http-');
   const logStream = new PassThrough();
   let logs = '';
   logStream.on('data', (chunk: Buffer) => (logs += chunk.toString()));
   const config = loadConfig({ DATA_DIR: dir.path, PORT: '0', ...env });
-  const chronicle = await startChronicle(config, createLogger('debug', logStream), timeouts);
+  const chronicle = await startChronicle(config, createLogger('debug', logStream), timeouts, deps);
   if (!chronicle.demo || chronicle.port === null) throw new Error('expected a demo key on an empty store');
   const baseUrl = `http://127.0.0.1:${chronicle.port}${config.basePath}`;
   const { eventStore } = chronicle.stores;

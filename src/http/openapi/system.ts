@@ -1,11 +1,13 @@
 import {
   authenticated,
+  badMinLogPosition,
   DECIMAL_POSITION,
   errorCase,
   headersOf,
   internalError,
   json,
   jsonResponse,
+  minLogPosition,
   schemaRef,
   type ApiModule,
 } from './common.js';
@@ -131,7 +133,9 @@ export const system: ApiModule = {
         tags: ['Authentication'],
         summary: 'Check an API key',
         description: 'Confirms that the key is valid, and shows its company and permissions.',
-        responses: { '200': jsonResponse('The key is valid.', 'TestResult', 'authenticated') },
+        // Like every authenticated GET, it honours X-Min-Log-Position (and refuses a malformed one).
+        parameters: [minLogPosition],
+        responses: { '200': jsonResponse('The key is valid.', 'TestResult', 'authenticated'), '400': badMinLogPosition() },
       }),
     },
   },
