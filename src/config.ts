@@ -102,6 +102,7 @@ const variables = {
   WEBHOOK_TIMEOUT_MS: { codec: intFromString('milliseconds', 1), default: '30000' },
   WEBHOOK_RETRY_DELAYS_MS: { codec: delaysFromString, default: '5000,30000,120000' },
   WEBHOOK_ALLOW_PRIVATE_TARGETS: { codec: booleanFromString, default: 'false' },
+  WEBHOOK_LOG_RETENTION_DAYS: { codec: intFromString('days', 1, 36_500), default: '30' },
   LOG_LEVEL: { codec: logLevel, default: 'info' },
   BASE_PATH: { codec: basePath, default: undefined },
   TLS_CERT_FILE: { codec: nonEmpty, default: undefined },
@@ -136,6 +137,8 @@ export interface Config {
     readonly timeoutMs: number;
     readonly retryDelaysMs: readonly number[];
     readonly allowPrivateTargets: boolean;
+    /** Delivered and failed outbox rows are pruned this many days after they became final. */
+    readonly logRetentionDays: number;
   };
   readonly logLevel: t.TypeOf<typeof logLevel>;
   readonly basePath: string;
@@ -187,6 +190,15 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   if (c.WEBHOOK_RETRY_DELAYS_MS && c.WEBHOOK_RETRY_DELAYS_MS.length === 0) {
     problems.push('WEBHOOK_RETRY_DELAYS_MS must list at least one delay');
   }
+  if (c.EVENTSTORE_URL !== undefined && c.MONGODB_URL === undefined) {
+    // The outbox, webhook secrets and fan-out checkpoint would otherwise live in DATA_DIR's SQLite
+    // file beside a remote log: inside a container without a volume they vanish at every
+    // redeploy (secrets lost, the fan-out group ahead of an empty outbox), and no other instance sees them.
+    problems.push(
+      'EVENTSTORE_URL needs MONGODB_URL: the webhook outbox and webhook secrets must live beside the read models in MongoDB, ' +
+        'not in a SQLite file in DATA_DIR (lost with a container, not shared between instances)',
+    );
+  }
   if (c.MONGODB_URL === undefined && c.RUN_API && !c.RUN_PROJECTIONS) {
     problems.push('RUN_PROJECTIONS=false needs MONGODB_URL: in-memory read models live inside the API process');
   }
@@ -203,6 +215,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       timeoutMs: c.WEBHOOK_TIMEOUT_MS,
       retryDelaysMs: c.WEBHOOK_RETRY_DELAYS_MS,
       allowPrivateTargets: c.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      logRetentionDays: c.WEBHOOK_LOG_RETENTION_DAYS,
     },
     logLevel: c.LOG_LEVEL,
     basePath: c.BASE_PATH ?? '',

@@ -44,34 +44,44 @@ export const embeddedDatabaseFile = (dataDir: string): string => join(dataDir, '
  */
 export const openStores = async (config: Config): Promise<Stores> => {
   const eventStore: EventStore = config.eventStoreUrl
-    ? (await import('./adapters/eventstoredb/EventStoreDbEventStore.js')).EventStoreDbEventStore.connect(
-        config.eventStoreUrl,
-      )
+    ? (await import('./adapters/eventstoredb/EventStoreDbEventStore.js')).EventStoreDbEventStore.connect(config.eventStoreUrl)
     : SqliteEventStore.open(embeddedDatabaseFile(config.dataDir));
-  if (config.mongoUrl) {
-    const { MongoReadModelStore } = await import('./adapters/mongodb/MongoReadModelStore.js');
-    const { MongoRateLimitCounters } = await import('./adapters/mongodb/MongoRateLimitCounters.js');
-    const readModels = await MongoReadModelStore.connect(config.mongoUrl, config.mongoDb);
-    const { MongoWebhookSecretStore } = await import('./adapters/mongodb/MongoWebhookSecretStore.js');
-    const { MongoWebhookOutbox } = await import('./adapters/mongodb/MongoWebhookOutbox.js');
+  try {
+    if (config.mongoUrl) return { eventStore, ...(await openMongoStores(config.mongoUrl, config)) };
+    // config.ts refuses EVENTSTORE_URL without MONGODB_URL: embedded, the secrets and the
+    // outbox share the event log's SQLite connection.
+    if (!(eventStore instanceof SqliteEventStore)) throw new Error('EVENTSTORE_URL needs MONGODB_URL');
     return {
       eventStore,
+      readModels: new MemoryReadModelStore(),
+      rateLimits: new MemoryRateLimitCounters(config.rateLimit),
+      webhookSecrets: new SqliteWebhookSecretStore(eventStore.db),
+      webhookOutbox: new SqliteWebhookOutbox(eventStore.db),
+    };
+  } catch (error) {
+    await eventStore.close();
+    throw error;
+  }
+};
+
+/** Read models, rate-limit counters, webhook secrets and outbox in one MongoDB database. */
+const openMongoStores = async (url: string, config: Config): Promise<Omit<Stores, 'eventStore'>> => {
+  const { MongoReadModelStore } = await import('./adapters/mongodb/MongoReadModelStore.js');
+  const { MongoRateLimitCounters } = await import('./adapters/mongodb/MongoRateLimitCounters.js');
+  const { MongoWebhookSecretStore } = await import('./adapters/mongodb/MongoWebhookSecretStore.js');
+  const { MongoWebhookOutbox } = await import('./adapters/mongodb/MongoWebhookOutbox.js');
+  const readModels = await MongoReadModelStore.connect(url, config.mongoDb);
+  try {
+    return {
       readModels,
       rateLimits: await MongoRateLimitCounters.create(readModels.database, config.rateLimit),
       webhookSecrets: new MongoWebhookSecretStore(readModels.database),
       webhookOutbox: await MongoWebhookOutbox.create(readModels.database),
     };
+  } catch (error) {
+    await readModels.close();
+    throw error;
   }
-  // Embedded: secrets and outbox in the SQLite file (sharing the event store's connection when it is SQLite).
-  const sqlite = eventStore instanceof SqliteEventStore;
-  const file = embeddedDatabaseFile(config.dataDir);
-  return {
-    eventStore,
-    readModels: new MemoryReadModelStore(),
-    rateLimits: new MemoryRateLimitCounters(config.rateLimit),
-    webhookSecrets: sqlite ? new SqliteWebhookSecretStore(eventStore.db) : SqliteWebhookSecretStore.open(file),
-    webhookOutbox: sqlite ? new SqliteWebhookOutbox(eventStore.db) : SqliteWebhookOutbox.open(file),
-  };
 };
 
 /**
@@ -85,6 +95,21 @@ const openWebhookSource = async (config: Config, logger: Logger): Promise<Webhoo
   const { EsdbPersistentFanOutSource } = await import('./adapters/eventstoredb/EsdbPersistentFanOutSource.js');
   const source = EsdbPersistentFanOutSource.connect(config.eventStoreUrl, { logger: logger.child({ role: 'webhook-fan-out' }) });
   return { source, closeSource: () => source.close() };
+};
+
+/**
+ * Deletes the EventStoreDB persistent subscription group of the webhook fan-out
+ * (`chronicle webhooks reset-fan-out`): the next start recreates it at the
+ * outbox's position. Answers the group's name and whether it existed.
+ */
+export const resetWebhookFanOutGroup = async (eventStoreUrl: string): Promise<{ readonly group: string; readonly deleted: boolean }> => {
+  const { EsdbPersistentFanOutSource } = await import('./adapters/eventstoredb/EsdbPersistentFanOutSource.js');
+  const source = EsdbPersistentFanOutSource.connect(eventStoreUrl);
+  try {
+    return { group: source.group, deleted: await source.deleteGroup() };
+  } finally {
+    await source.close();
+  }
 };
 
 export interface Chronicle {

@@ -3,6 +3,7 @@ import type { DocumentCollection, ReadModelDocument, ReadModelStore } from './po
 import type { Logger } from './ports/Logger.js';
 import { compareNullablePositions, type Position } from '../shared/Position.js';
 import { PositionWaiters, type ReadModelProgress } from './ReadModelProgress.js';
+import { SubscriptionStatus, type SubscriptionStatusSnapshot } from './SubscriptionStatus.js';
 
 /** The checkpoint name of the read models' subscription. */
 export const READ_MODELS_CHECKPOINT = 'read-models';
@@ -47,13 +48,20 @@ export class ProjectionRunner implements ReadModelProgress {
   private current: Position | null = null;
   private readonly waiters = new PositionWaiters();
   private readonly name: string;
+  private readonly subscriptionStatus: SubscriptionStatus;
 
   constructor(private readonly deps: ProjectionRunnerDeps) {
     this.name = deps.name ?? READ_MODELS_CHECKPOINT;
+    this.subscriptionStatus = new SubscriptionStatus(this.name, deps.logger, 'the event store to accept the subscription');
   }
 
   get position(): Position | null {
     return this.current;
+  }
+
+  /** Where the read models' subscription stands, and what it waits for (for /health and /ready). */
+  get status(): SubscriptionStatusSnapshot {
+    return this.subscriptionStatus.snapshot();
   }
 
   /** Starts the subscription and resolves once the log as it was at the start has been applied. */
@@ -69,6 +77,8 @@ export class ProjectionRunner implements ReadModelProgress {
     const catchingUp = compareNullablePositions(from, head) < 0;
     if (catchingUp) logger.info({ from, head, readModels: readModels.kind }, 'applying the log to the read models');
 
+    /** Until the log as it was at the start is applied: the start waits for this subscription. */
+    let starting = true;
     let resolveCaughtUp!: () => void;
     const caughtUp = new Promise<void>((resolve) => (resolveCaughtUp = resolve));
     if (!catchingUp) resolveCaughtUp();
@@ -99,8 +109,15 @@ export class ProjectionRunner implements ReadModelProgress {
       },
       onError: (error, attempt) =>
         logger.error({ err: error, attempt, position: this.current }, 'read-model batch failed; retrying'),
+      onConnected: () => this.subscriptionStatus.connected(),
+      onDropped: (error) =>
+        this.subscriptionStatus.dropped(
+          error,
+          starting ? 'the event store, to apply the log before the start completes' : 'the event store to accept the subscription again',
+        ),
     });
     await caughtUp;
+    starting = false;
   }
 
   private async applyBatch(batch: readonly RecordedEvent[]): Promise<void> {
@@ -125,5 +142,6 @@ export class ProjectionRunner implements ReadModelProgress {
     await this.subscription?.stop();
     this.subscription = null;
     this.waiters.abandon();
+    this.subscriptionStatus.stopped();
   }
 }

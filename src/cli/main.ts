@@ -9,6 +9,7 @@ import { registerReplay } from './commands/replay.js';
 import { registerServe } from './commands/serve.js';
 import { registerUsers } from './commands/users.js';
 import { registerVerify } from './commands/verify.js';
+import { registerWebhooks } from './commands/webhooks.js';
 
 const commands: readonly RegisterCommands[] = [
   registerServe,
@@ -19,6 +20,7 @@ const commands: readonly RegisterCommands[] = [
   registerReplay,
   registerVerify,
   registerEvents,
+  registerWebhooks,
 ];
 
 /** Builds the `chronicle` program; every command module plugs in here. */

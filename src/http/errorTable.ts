@@ -3,6 +3,7 @@ import type { ContactWriteError } from '../application/contacts/ContactWriteErro
 import type { DealWriteError } from '../application/deals/DealWriteError.js';
 import type { InputProblem } from '../shared/InputProblem.js';
 import { HttpError } from './HttpError.js';
+import { StoreUnavailableError } from '../application/ports/StoreUnavailableError.js';
 
 /** Every refusal a route can meet: bad input, or a write the application refused. */
 export type DomainFailure = InputProblem | ContactWriteError | DealWriteError;
@@ -40,15 +41,29 @@ export const BUSY_RETRY_AFTER_SECONDS = 1;
 
 /**
  * Failures that are nobody's fault and pass: the spec's 503 ("temporary
- * outage"), with `Retry-After`, so clients and their HTTP libraries retry. Null
- * for anything else (a 500).
+ * outage"), with `Retry-After`, so clients and their HTTP libraries retry; nothing
+ * of the write was stored, so sending the same request again is safe. `code` says
+ * which: a record that kept changing under the write (`CONCURRENT_CHANGES`), a
+ * store that is full (`STORAGE_FULL`) or whose lock was not free in time
+ * (`STORE_BUSY`). Null for anything else (a 500).
  */
 export const temporaryFailureOf = (error: unknown): HttpError | null => {
   if (error instanceof ConcurrencyExhaustedError) {
-    return new HttpError(503, 'Service temporarily unavailable', 'This record is being changed by other requests right now; retry in a moment.', {
+    return new HttpError(503, 'Service unavailable', 'This record is being changed by other requests right now. Nothing was changed; retry in a moment.', {
       code: 'CONCURRENT_CHANGES',
       headers: { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) },
     });
+  }
+  if (error instanceof StoreUnavailableError) {
+    const full = error.reason === 'storage_full';
+    return new HttpError(
+      503,
+      'Service unavailable',
+      full
+        ? 'The service cannot store changes right now (storage full). Nothing was changed; try again later.'
+        : 'The service is busy right now. Nothing was changed; try again shortly.',
+      { code: full ? 'STORAGE_FULL' : 'STORE_BUSY', headers: { 'Retry-After': String(error.retryAfterSeconds) } },
+    );
   }
   return null;
 };

@@ -24,6 +24,7 @@ interface WebhookMetrics {
   readonly attempts: Counter<'outcome'>;
   readonly attemptDuration: Histogram<'outcome'>;
   readonly outboxRows: Gauge<'state'>;
+  readonly pruned: Counter;
   readonly depth: () => Promise<Record<DeliveryState, number>>;
 }
 
@@ -103,7 +104,8 @@ export class ChronicleMetrics {
 
   /**
    * Adds the webhook metrics (only where the dispatcher runs): attempts by
-   * outcome, their latency, and the outbox rows by state, read at every scrape.
+   * outcome, their latency, rows pruned, and the outbox rows by state, read at
+   * every scrape from the outbox's counters.
    */
   trackWebhooks(depth: () => Promise<Record<DeliveryState, number>>): void {
     if (this.webhooks) return;
@@ -127,12 +129,17 @@ export class ChronicleMetrics {
       labelNames: ['state'],
       registers,
     });
+    const pruned = new Counter({
+      name: 'chronicle_webhook_outbox_pruned_total',
+      help: 'Delivered and failed rows pruned from the webhook outbox by the retention (WEBHOOK_LOG_RETENTION_DAYS).',
+      registers,
+    });
     // Every outcome from zero, so that rate() and increase() see the first one.
     for (const outcome of ATTEMPT_OUTCOMES) {
       attempts.inc({ outcome }, 0);
       attemptDuration.zero({ outcome });
     }
-    this.webhooks = { attempts, attemptDuration, outboxRows, depth };
+    this.webhooks = { attempts, attemptDuration, outboxRows, pruned, depth };
   }
 
   /** One answered request. `route` is a template or `unmatched`. */
@@ -147,6 +154,11 @@ export class ChronicleMetrics {
     if (!this.webhooks) return;
     this.webhooks.attempts.inc({ outcome });
     this.webhooks.attemptDuration.observe({ outcome }, latencyMs / 1000);
+  }
+
+  /** Rows the delivery log's retention pruned (its `onPruned`). */
+  observePruned(rows: number): void {
+    if (rows > 0) this.webhooks?.pruned.inc(rows);
   }
 
   get contentType(): string {

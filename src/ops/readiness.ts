@@ -1,5 +1,6 @@
 import type { Logger } from '../application/ports/Logger.js';
 import type { ProjectionLag } from '../application/ProjectionRunner.js';
+import { isWorking, type SubscriptionStatusSnapshot } from '../application/SubscriptionStatus.js';
 import { TimeoutError, withTimeout } from './withTimeout.js';
 
 /** How long one readiness check may take before it counts as failed. */
@@ -10,12 +11,14 @@ export const READY_CHECK_TIMEOUT_MS = 2000;
  * time); `lagging` (the read models are too far behind the log); `stopping` (the
  * process is shutting down and wants no new traffic).
  */
-export type CheckStatus = 'ok' | 'failed' | 'timeout' | 'lagging' | 'stopping';
+export type CheckStatus = 'ok' | 'failed' | 'timeout' | 'lagging' | 'stopping' | 'waiting';
 
 export interface CheckResult {
   readonly status: CheckStatus;
   /** Projections only: age of the oldest event not applied yet. */
   readonly lagMs?: number;
+  /** Subscriptions only, when `waiting`: what each subscription that is not connected waits for. */
+  readonly waitingFor?: Readonly<Record<string, string>>;
 }
 
 export interface ReadinessDeps {
@@ -27,6 +30,11 @@ export interface ReadinessDeps {
   readonly projectionLag?: () => Promise<ProjectionLag>;
   readonly maxLagMs: number;
   readonly checkTimeoutMs?: number;
+  /**
+   * The subscriptions this process runs (`read-models`, `webhook-fan-out`): the
+   * `subscriptions` check is `waiting` while one is neither connected nor a healthy standby.
+   */
+  readonly subscriptions?: () => Readonly<Record<string, SubscriptionStatusSnapshot>>;
   /** True once a graceful shutdown began. */
   readonly stopping: () => boolean;
   readonly logger: Logger;
@@ -64,6 +72,18 @@ export const checkReadiness = async (deps: ReadinessDeps): Promise<Readiness> =>
       run('projections', async () => {
         const { lagMs } = await projectionLag();
         return { status: lagMs <= deps.maxLagMs ? 'ok' : 'lagging', lagMs };
+      }),
+    );
+  }
+  const { subscriptions } = deps;
+  if (subscriptions) {
+    pending.push(
+      run('subscriptions', async () => {
+        const waitingFor: Record<string, string> = {};
+        for (const [name, status] of Object.entries(subscriptions())) {
+          if (status.state !== 'stopped' && !isWorking(status.state)) waitingFor[name] = status.waitingFor ?? status.state;
+        }
+        return Object.keys(waitingFor).length === 0 ? { status: 'ok' } : { status: 'waiting', waitingFor };
       }),
     );
   }

@@ -52,6 +52,11 @@ export const buildApp = (parts: AppParts): Koa => {
   const lag = readSide.lag;
   if (lag) metrics.trackSubscription(READ_MODELS_CHECKPOINT, lag);
   const readinessLogger = logger.child({ role: 'readiness' });
+  // What each subscription this process runs is doing (connected, waiting for what, dropped), read as it is.
+  const subscriptions = () => ({
+    ...(readSide.projections ? { 'read-models': readSide.projections.status } : {}),
+    ...(parts.webhooks ? { 'webhook-fan-out': parts.webhooks.fanOut.status } : {}),
+  });
   const ops = {
     clock: systemClock,
     basePath: config.basePath,
@@ -61,6 +66,7 @@ export const buildApp = (parts: AppParts): Koa => {
       readModelsKind: readModels.kind,
       headPosition: () => eventStore.headPosition(),
       ...(lag ? { projectionLag: lag } : {}),
+      subscriptions,
     },
     ready: () =>
       checkReadiness({
@@ -69,6 +75,7 @@ export const buildApp = (parts: AppParts): Koa => {
         // The lag bound applies where this process serves reads.
         ...(config.roles.api && lag ? { projectionLag: lag } : {}),
         maxLagMs: config.readyMaxLagMs,
+        subscriptions,
         stopping: parts.stopping,
         logger: readinessLogger,
       }),

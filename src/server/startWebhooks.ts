@@ -13,6 +13,7 @@ import { unsubscribeGone } from '../webhooks/dispatcherUnsubscribe.js';
 import { toEnvelope } from '../webhooks/envelope.js';
 import { WEBHOOK_FAN_OUT_CHECKPOINT, WebhookFanOut, type FanOutEventSource } from '../webhooks/fanOut.js';
 import { matchesFilters } from '../webhooks/filters.js';
+import { OutboxRetention } from '../webhooks/outboxRetention.js';
 import { isRefusedAddress, type ResolveHost } from '../webhooks/targetUrlGuard.js';
 import type { Stores } from './Stores.js';
 
@@ -42,7 +43,7 @@ export interface WebhookSource {
 /**
  * The fan-out follows the log from its own checkpoint (apart from the read
  * models, so a rebuild never sends anything) into the outbox; the dispatcher
- * signs and delivers what the outbox holds.
+ * signs and delivers what the outbox holds; the retention prunes the delivery log.
  */
 export const startWebhooks = async (
   config: Config,
@@ -90,6 +91,14 @@ export const startWebhooks = async (
     agent.close();
     throw error;
   }
+  // Delivered and failed rows older than WEBHOOK_LOG_RETENTION_DAYS go, in bounded batches.
+  const retention = new OutboxRetention({
+    outbox,
+    retentionDays: config.webhooks.logRetentionDays,
+    logger: logger.child({ role: 'webhook-retention' }),
+    onPruned: (rows) => metrics.observePruned(rows),
+  });
+  retention.start();
   metrics.trackWebhooks(() => outbox.depthByState());
   metrics.trackSubscription(WEBHOOK_FAN_OUT_CHECKPOINT, () => measureLag(eventStore, fanOut.position));
 
@@ -98,6 +107,7 @@ export const startWebhooks = async (
     dispatcher,
     async stop(graceMs) {
       const started = Date.now();
+      await retention.stop();
       await fanOut.stop();
       await options.closeSource?.();
       const finished = await dispatcher.stop(Math.max(0, graceMs - (Date.now() - started)));

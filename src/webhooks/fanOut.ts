@@ -10,6 +10,7 @@ import type {
 } from '../application/ports/WebhookOutbox.js';
 import { WebhookSubscribed, WebhookUnsubscribed } from '../domain/webhooks/webhookEvents.js';
 import { systemClock, type Clock } from '../shared/Clock.js';
+import { SubscriptionStatus, type SubscriptionStatusSnapshot } from '../application/SubscriptionStatus.js';
 import { comparePositions, type Position } from '../shared/Position.js';
 
 /** The fan-out's checkpoint name, in the outbox's store (never the read models'). */
@@ -31,7 +32,23 @@ export interface FanOutDerivedEvent {
  * It is given the fan-out's stored position as `after` and must hand over batches
  * in log order after it, retrying a failing batch rather than skipping it.
  */
-export type FanOutEventSource = Pick<EventStore, 'subscribeToAll'>;
+export type FanOutEventSource = Pick<EventStore, 'subscribeToAll'> & {
+  /**
+   * Called once at start, before `subscribeToAll`, with the fan-out's stored
+   * position: sets the source up so that it resumes no later than that position
+   * (the EventStoreDB group's gap check). It may wait (telling `onWaiting` what
+   * for, `onFailure` each failure) until `signal` aborts, and may refuse to start
+   * by throwing.
+   */
+  prepare?(
+    after: Position | null,
+    hooks: {
+      readonly signal: AbortSignal;
+      readonly onWaiting: (what: string) => void;
+      readonly onFailure: (error: unknown, attempt: number) => void;
+    },
+  ): Promise<void>;
+};
 
 export interface WebhookFanOutDeps<D extends FanOutDerivedEvent> {
   readonly eventStore: Pick<EventStore, 'subscribeToAll'>;
@@ -96,10 +113,14 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
   private current: Position | null = null;
   /** The memory may hold a batch that was not stored: reload before the next one. */
   private stale = false;
+  /** Aborts a start still preparing its source (stop() during the wait). */
+  private readonly stopping = new AbortController();
+  private readonly subscriptionStatus: SubscriptionStatus;
 
   constructor(private readonly deps: WebhookFanOutDeps<D>) {
     this.name = deps.name ?? WEBHOOK_FAN_OUT_CHECKPOINT;
     this.clock = deps.clock ?? systemClock;
+    this.subscriptionStatus = new SubscriptionStatus(this.name, deps.logger, 'the webhook outbox to load the fan-out checkpoint', this.clock);
   }
 
   /** Position of the last batch stored. */
@@ -107,7 +128,16 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
     return this.current;
   }
 
-  /** Loads the checkpoint and the view, and starts following the log from there. */
+  /** Where the fan-out's subscription stands, and what it waits for (for /health and /ready). */
+  get status(): SubscriptionStatusSnapshot {
+    return this.subscriptionStatus.snapshot();
+  }
+
+  /**
+   * Loads the checkpoint and the view, prepares the source (on EventStoreDB:
+   * the group's gap check, which waits while the server cannot be reached and
+   * may refuse to start), and starts following the log from there.
+   */
   async start(): Promise<void> {
     if (this.subscription) return;
     const state = await this.deps.outbox.loadFanOut(this.name);
@@ -115,18 +145,42 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
     this.deps.logger.info({ from: state.position, subscriptions: this.byId.size }, 'webhook fan-out started');
     // An injected source (deps.source) is followed in place of the event store's catch-up subscription.
     const source: FanOutEventSource = this.deps.source ?? this.deps.eventStore;
+    const status = this.subscriptionStatus;
+    if (source.prepare) {
+      let waitingFor = 'the event source';
+      try {
+        await source.prepare(state.position, {
+          signal: this.stopping.signal,
+          onWaiting: (what) => {
+            waitingFor = what;
+            status.waiting(what);
+          },
+          onFailure: (error) => status.dropped(error, waitingFor),
+        });
+      } catch (error) {
+        if (this.stopping.signal.aborted) return; // stopped while waiting: not a failure
+        throw error;
+      }
+    }
+    if (this.stopping.signal.aborted) return;
+    status.waiting('the event store to accept the subscription');
     this.subscription = source.subscribeToAll({
       after: state.position,
       handle: (batch) => this.handle(batch),
       onError: (error, attempt) =>
         this.deps.logger.error({ err: error, attempt, position: this.current }, 'webhook fan-out batch failed; retrying'),
+      onConnected: () => status.connected(),
+      onDropped: (error) => status.dropped(error, 'the event store to accept the subscription again'),
+      onWaiting: (what) => status.standby(what),
       ...(this.deps.maxBatchSize !== undefined ? { maxBatchSize: this.deps.maxBatchSize } : {}),
     });
   }
 
   async stop(): Promise<void> {
+    this.stopping.abort();
     await this.subscription?.stop();
     this.subscription = null;
+    this.subscriptionStatus.stopped();
   }
 
   private load(state: FanOutState): void {

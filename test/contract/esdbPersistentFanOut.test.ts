@@ -52,7 +52,12 @@ if (eventStoreUrl) {
         toEnvelope,
         logger,
       });
-      await fanOut.start();
+      try {
+        await fanOut.start();
+      } catch (error) {
+        await source.close();
+        throw error;
+      }
       const entry = { fanOut, source };
       running.push(entry);
       return entry;
@@ -139,6 +144,92 @@ if (eventStoreUrl) {
       expect(failures).to.equal(0);
       expect(logger.lines.filter((line) => line.msg === 'webhook fan-out batch failed; retrying')).to.have.length(2);
       expect(await names(subscriptionId)).to.deep.equal(['one', 'two']);
+    });
+
+    /** Waits until the server has written the group's checkpoint at or past `position` (it does so within ~1 s of the ack). */
+    const checkpointReaches = async (position: string) => {
+      const { EventStoreDBClient } = await import('@eventstore/db-client');
+      const { encodeEsdbPosition } = await import('../../src/adapters/eventstoredb/EventStoreDbEventStore.js');
+      const client = EventStoreDBClient.connectionString(url);
+      try {
+        await eventually(
+          async () => {
+            const checkpoint = (await client.getPersistentSubscriptionToAllInfo(group)).stats.lastCheckpointedEventPosition;
+            return checkpoint !== undefined && compareNullablePositions(encodeEsdbPosition(checkpoint), position) >= 0;
+          },
+          20_000,
+          200,
+        );
+      } finally {
+        await client.dispose();
+      }
+    };
+
+    it('recreates a group that is ahead of a restored outbox, so the events in between are fanned out', async () => {
+      const company = `company-${randomUUID()}`;
+      const subscriptionId = randomUUID();
+      const first = await startFanOut();
+      await append('webhook', webhookSubscribed(subscriptionId, company, 'https://receiver.example/hook'));
+      const { position: adaAt } = await append('contact', contactCreated(company, 'Ada'));
+      await eventually(() => reached(first.fanOut, adaAt), 20_000, 50);
+      // The backup: the outbox as it is now (Ada).
+      const backup = join(dir.path, 'backup.sqlite');
+      db.exec(`VACUUM INTO '${backup}'`);
+      await append('contact', contactCreated(company, 'Bob'));
+      const { position: cyAt } = await append('contact', contactCreated(company, 'Cy'));
+      await eventually(() => reached(first.fanOut, cyAt), 20_000, 50);
+      await stopFanOut(first);
+      await checkpointReaches(cyAt);
+
+      // Restored from the backup: the outbox is behind the group's checkpoint.
+      const restoredDb = openSqliteDatabase(backup);
+      try {
+        const restored = new SqliteWebhookOutbox(restoredDb);
+        const second = await startFanOut(restored);
+        await eventually(() => reached(second.fanOut, cyAt), 20_000, 50);
+        const restoredNames = (await restored.listDeliveries(subscriptionId, { page: 1, limit: 10 })).items
+          .map((row) => (JSON.parse(row.envelope) as { data: { name: string } }).data.name)
+          .reverse();
+        expect(restoredNames).to.deep.equal(['Ada', 'Bob', 'Cy']);
+        expect(logger.lines.some((line) => /group is ahead of the outbox/.test(line.msg ?? ""))).to.equal(true);
+        await stopFanOut(second);
+      } finally {
+        restoredDb.close();
+      }
+    });
+
+    it('refuses to start on an empty outbox behind the group; after the reset it fans the log out again', async () => {
+      const { FanOutGroupAheadError } = await import('../../src/adapters/eventstoredb/EsdbPersistentFanOutSource.js');
+      const company = `company-${randomUUID()}`;
+      const subscriptionId = randomUUID();
+      const first = await startFanOut();
+      await append('webhook', webhookSubscribed(subscriptionId, company, 'https://receiver.example/hook'));
+      const { position: adaAt } = await append('contact', contactCreated(company, 'Ada'));
+      await eventually(() => reached(first.fanOut, adaAt), 20_000, 50);
+      await stopFanOut(first);
+      await checkpointReaches(adaAt);
+
+      // Another (empty) outbox: a changed MONGODB_DB, an emptied outbox.
+      const emptyDb = openSqliteDatabase(join(dir.path, 'empty.sqlite'));
+      try {
+        const empty = new SqliteWebhookOutbox(emptyDb);
+        const refused = await startFanOut(empty).then(
+          () => null,
+          (error: unknown) => error,
+        );
+        expect(refused).to.be.instanceOf(FanOutGroupAheadError);
+        // What `chronicle webhooks reset-fan-out` does, then a start.
+        const { EsdbPersistentFanOutSource } = await import('../../src/adapters/eventstoredb/EsdbPersistentFanOutSource.js');
+        const cli = EsdbPersistentFanOutSource.connect(url, { group });
+        expect(await cli.deleteGroup()).to.equal(true);
+        await cli.close();
+        const again = await startFanOut(empty);
+        await eventually(() => reached(again.fanOut, adaAt), 20_000, 50);
+        expect((await empty.listDeliveries(subscriptionId, { page: 1, limit: 10 })).total).to.equal(1);
+        await stopFanOut(again);
+      } finally {
+        emptyDb.close();
+      }
     });
 
     it('lets one consumer in at a time: a second instance stands by', async () => {

@@ -356,6 +356,77 @@ export const webhookOutboxContract = (name: string, make: () => Promise<OutboxUn
       });
     });
 
+    describe('counts by state through every change', () => {
+      it('moves the counts with enqueue (duplicates left out), attempts, redeliveries, stops, unsubscriptions and pruning', async () => {
+        const start = await outbox.depthByState();
+        const delta = async () => {
+          const now = await outbox.depthByState();
+          return { pending: now.pending - start.pending, delivered: now.delivered - start.delivered, failed: now.failed - start.failed };
+        };
+        const sub = aSubscription();
+        const gone = aSubscription();
+        const ended = aSubscription();
+        const rows = ['1', '2', '3', '4'].map((p) => aDelivery(sub, p));
+        await commit('4', [sub, gone, ended], [...rows, aDelivery(gone, '2'), aDelivery(gone, '3'), aDelivery(ended, '3')]);
+        expect(await outbox.enqueue([rows[0]!], T0)).to.equal(0);
+        expect(await delta()).to.deep.equal({ pending: 7, delivered: 0, failed: 0 });
+
+        await outbox.recordAttempt(sub.subscriptionId, rows[0]!.eventId, anAttempt(200), { state: 'delivered' });
+        await outbox.recordAttempt(sub.subscriptionId, rows[1]!.eventId, anAttempt(500), { state: 'pending', nextAttemptAt: at(5) });
+        await outbox.recordAttempt(sub.subscriptionId, rows[2]!.eventId, anAttempt(500), { state: 'failed', reason: 'retries_exhausted' });
+        // Not pending any more: nothing recorded, nothing counted.
+        expect(await outbox.recordAttempt(sub.subscriptionId, rows[0]!.eventId, anAttempt(200), { state: 'delivered' })).to.equal(false);
+        expect(await delta()).to.deep.equal({ pending: 5, delivered: 1, failed: 1 });
+
+        await outbox.stopSubscription(gone.subscriptionId, at(10));
+        await commit('5', [{ ...ended, unsubscribedAt: '5' }], [], at(10));
+        expect(await delta()).to.deep.equal({ pending: 2, delivered: 1, failed: 4 });
+
+        expect(await outbox.redeliver(sub.subscriptionId, rows[0]!.eventId, at(20))).to.equal('requeued');
+        expect(await outbox.redeliverFailedSince(sub.subscriptionId, new Date(0), at(20))).to.equal(1);
+        expect(await delta()).to.deep.equal({ pending: 4, delivered: 0, failed: 3 });
+
+        expect(await outbox.pruneCompleted(at(1_000_000), 100)).to.equal(3);
+        expect(await delta()).to.deep.equal({ pending: 4, delivered: 0, failed: 0 });
+      });
+    });
+
+    describe('retention', () => {
+      const DAY = 86_400_000;
+      it('prunes delivered and failed rows that became final before the cutoff, oldest first, at most `limit` at a time', async () => {
+        const sub = aSubscription();
+        const rows = ['1', '2', '3', '4', '5', '6'].map((p) => aDelivery(sub, p));
+        await commit('6', [sub], rows);
+        // Final on days 0, 1, 2 (delivered, failed, delivered) and day 40; one still pending, one waiting for a retry.
+        await outbox.recordAttempt(sub.subscriptionId, rows[0]!.eventId, anAttempt(200, at(0)), { state: 'delivered' });
+        await outbox.recordAttempt(sub.subscriptionId, rows[1]!.eventId, anAttempt(500, at(DAY)), { state: 'failed', reason: 'retries_exhausted' });
+        await outbox.recordAttempt(sub.subscriptionId, rows[2]!.eventId, anAttempt(200, at(2 * DAY)), { state: 'delivered' });
+        await outbox.recordAttempt(sub.subscriptionId, rows[3]!.eventId, anAttempt(200, at(40 * DAY)), { state: 'delivered' });
+        await outbox.recordAttempt(sub.subscriptionId, rows[4]!.eventId, anAttempt(500, at(DAY)), { state: 'pending', nextAttemptAt: at(2 * DAY) });
+        const cutoff = at(30 * DAY);
+
+        expect(await outbox.pruneCompleted(cutoff, 2)).to.equal(2);
+        const left = async () => (await outbox.listDeliveries(sub.subscriptionId, { page: 1, limit: 10 })).items.map((d) => d.position);
+        // The two oldest of the final rows are gone (one delivered, one failed), whatever their state.
+        expect(await left()).to.deep.equal(['6', '5', '4', '3']);
+        expect(await outbox.pruneCompleted(cutoff, 2)).to.equal(1);
+        expect(await outbox.pruneCompleted(cutoff, 2)).to.equal(0);
+        // Pending rows stay, however old; so do final rows newer than the cutoff.
+        expect(await left()).to.deep.equal(['6', '5', '4']);
+        expect(await outbox.get(sub.subscriptionId, rows[2]!.eventId)).to.equal(null);
+        expect(await outbox.redeliver(sub.subscriptionId, rows[2]!.eventId, at(50 * DAY))).to.equal('not_found');
+      });
+
+      it('prunes nothing with a limit of 0', async () => {
+        const sub = aSubscription();
+        const row = aDelivery(sub, '1');
+        await commit('1', [sub], [row]);
+        await outbox.recordAttempt(sub.subscriptionId, row.eventId, anAttempt(200), { state: 'delivered' });
+        expect(await outbox.pruneCompleted(at(100 * DAY), 0)).to.equal(0);
+        expect(await outbox.get(sub.subscriptionId, row.eventId)).to.include({ state: 'delivered' });
+      });
+    });
+
     describe('listing deliveries', () => {
       it('lists a subscription’s rows newest first, by page, with the total', async () => {
         const sub = aSubscription();

@@ -89,8 +89,8 @@ describe('HTTP errors and request ids', () => {
     expect(response.headers.get('retry-after')).to.equal('1');
     expect(await response.json()).to.deep.equal({
       success: false,
-      error: 'Service temporarily unavailable',
-      message: 'This record is being changed by other requests right now; retry in a moment.',
+      error: 'Service unavailable',
+      message: 'This record is being changed by other requests right now. Nothing was changed; retry in a moment.',
       code: 'CONCURRENT_CHANGES',
       timestamp: '2026-01-01T00:00:00.000Z',
     });

@@ -66,7 +66,7 @@ describe('HTTP: readiness, metrics, CORS and client addresses', function () {
     expect(res.status).to.equal(200);
     expect(res.body.data).to.deep.equal({
       status: 'ready',
-      checks: { eventStore: { status: 'ok' }, readModels: { status: 'ok' }, projections: { status: 'ok', lagMs: 0 } },
+      checks: { eventStore: { status: 'ok' }, readModels: { status: 'ok' }, projections: { status: 'ok', lagMs: 0 }, subscriptions: { status: 'ok' } },
     });
   });
 
@@ -325,7 +325,7 @@ describe('roles (RUN_API, RUN_PROJECTIONS, RUN_WEBHOOKS)', function () {
       expect(ready.status).to.equal(200);
       const readyBody = JSON.parse(ready.text);
       assertMatchesOpenApi({ method: 'GET', path: '/ready', status: 200, body: readyBody, headers: ready.headers });
-      expect(Object.keys(readyBody.data.checks)).to.deep.equal(['eventStore', 'readModels']);
+      expect(Object.keys(readyBody.data.checks)).to.deep.equal(['eventStore', 'readModels', 'subscriptions']);
       const { status, text } = await scrape(baseUrl);
       expect(status).to.equal(200);
       expect(text).to.contain('chronicle_projection_caught_up{subscription="read-models"} 1');

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import * as E from 'fp-ts/lib/Either.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logging.js';
-import { startChronicle, type Chronicle, type ServerTimeouts } from '../../src/main.js';
+import { startChronicle, type Chronicle, type ChronicleDeps, type ServerTimeouts } from '../../src/main.js';
 import { handleCommand } from '../../src/application/handleCommand.js';
 import { issueApiKey } from '../../src/application/apiKeys/issueApiKey.js';
 import { revokeApiKey } from '../../src/application/apiKeys/revokeApiKey.js';
@@ -18,6 +18,7 @@ import { ALL_PERMISSIONS, type Permission } from '../../src/shared/permissions.j
 import { assertMatchesOpenApi } from './openApi.js';
 import { tempDir } from './tempStore.js';
 import { systemClock } from '../../src/shared/Clock.js';
+import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 
 export interface ApiResponse {
   readonly status: number;
@@ -61,6 +62,12 @@ export interface Harness {
   issueKey(companyId: string, permissions: readonly Permission[], expiresAt?: Date | null): Promise<{ key: string; keyId: string }>;
   revokeKey(keyId: string): Promise<void>;
   createUser(companyId: string, name: string, email: string): Promise<string>;
+  /**
+   * Test-only: caps the embedded SQLite file at its current size plus `extraPages`
+   * pages (SQLite's `PRAGMA max_page_count`: a write that needs a page beyond it
+   * fails with SQLITE_FULL, as on a full disk), or lifts the cap (`null`).
+   */
+  limitStorage(extraPages: number | null): void;
   close(): Promise<void>;
 }
 
@@ -68,13 +75,13 @@ export interface Harness {
  * A whole Chronicle (embedded storage in a temporary folder) on 127.0.0.1, with a
  * client that checks every response against the OpenAPI document.
  */
-export const startHarness = async (env: NodeJS.ProcessEnv = {}, timeouts?: ServerTimeouts): Promise<Harness> => {
+export const startHarness = async (env: NodeJS.ProcessEnv = {}, timeouts?: ServerTimeouts, deps?: ChronicleDeps): Promise<Harness> => {
   const dir = tempDir('chronicle-http-');
   const logStream = new PassThrough();
   let logs = '';
   logStream.on('data', (chunk: Buffer) => (logs += chunk.toString()));
   const config = loadConfig({ DATA_DIR: dir.path, PORT: '0', ...env });
-  const chronicle = await startChronicle(config, createLogger('debug', logStream), timeouts);
+  const chronicle = await startChronicle(config, createLogger('debug', logStream), timeouts, deps);
   if (!chronicle.demo || chronicle.port === null) throw new Error('expected a demo key on an empty store');
   const baseUrl = `http://127.0.0.1:${chronicle.port}${config.basePath}`;
   const { eventStore } = chronicle.stores;
@@ -160,6 +167,12 @@ export const startHarness = async (env: NodeJS.ProcessEnv = {}, timeouts?: Serve
       const revoked = await revokeApiKey({ eventStore, newId, clock: systemClock }, { keyId, metadata: { source: 'cli', correlationId: newId() } });
       if (E.isLeft(revoked)) throw new Error(JSON.stringify(revoked.left));
       await settle(revoked.right.position);
+    },
+    limitStorage(extraPages) {
+      if (!(eventStore instanceof SqliteEventStore)) throw new Error('limitStorage needs the embedded SQLite store');
+      const pages =
+        extraPages === null ? 4_294_967_294 : (eventStore.db.pragma('page_count', { simple: true }) as number) + extraPages;
+      eventStore.db.pragma(`max_page_count = ${pages}`);
     },
     async close() {
       await chronicle.close();

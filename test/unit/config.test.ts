@@ -21,7 +21,7 @@ describe('configuration from the environment', () => {
       mongoUrl: undefined,
       mongoDb: 'chronicle',
       rateLimit: { hourly: 1000, daily: 10000, concurrent: 10 },
-      webhooks: { timeoutMs: 30000, retryDelaysMs: [5000, 30000, 120000], allowPrivateTargets: false },
+      webhooks: { timeoutMs: 30000, retryDelaysMs: [5000, 30000, 120000], allowPrivateTargets: false, logRetentionDays: 30 },
       logLevel: 'info',
       basePath: '',
       tls: undefined,
@@ -47,6 +47,7 @@ describe('configuration from the environment', () => {
       WEBHOOK_TIMEOUT_MS: '1000',
       WEBHOOK_RETRY_DELAYS_MS: '10, 20,30',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_LOG_RETENTION_DAYS: '7',
       LOG_LEVEL: 'debug',
       BASE_PATH: '/api/external',
       TLS_CERT_FILE: 'cert.pem',
@@ -66,7 +67,7 @@ describe('configuration from the environment', () => {
       eventStoreUrl: 'esdb://localhost:2113?tls=false',
       mongoDb: 'prod',
       rateLimit: { hourly: 50, daily: 500, concurrent: 2 },
-      webhooks: { timeoutMs: 1000, retryDelaysMs: [10, 20, 30], allowPrivateTargets: true },
+      webhooks: { timeoutMs: 1000, retryDelaysMs: [10, 20, 30], allowPrivateTargets: true, logRetentionDays: 7 },
       logLevel: 'debug',
       basePath: '/api/external',
       tls: { certFile: 'cert.pem', keyFile: 'key.pem' },
@@ -116,8 +117,20 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ READY_MAX_LAG_MS: '0' }).readyMaxLagMs).to.equal(0);
   });
 
+  it('keeps the webhook delivery log at least a day', () => {
+    expect(problemsOf({ WEBHOOK_LOG_RETENTION_DAYS: '0' })[0]).to.match(/^WEBHOOK_LOG_RETENTION_DAYS="0" must be a whole number from 1 to 36500/);
+    expect(loadConfig({ WEBHOOK_LOG_RETENTION_DAYS: '90' }).webhooks.logRetentionDays).to.equal(90);
+  });
+
   it('needs both TLS files or neither', () => {
     expect(problemsOf({ TLS_CERT_FILE: 'cert.pem' })).to.deep.equal(['TLS_CERT_FILE and TLS_KEY_FILE must be set together']);
+  });
+
+  it('refuses EventStoreDB without MongoDB: the outbox and webhook secrets would sit in a local SQLite file', () => {
+    const problems = problemsOf({ EVENTSTORE_URL: 'esdb://eventstore:2113?tls=false' });
+    expect(problems).to.have.length(1);
+    expect(problems[0]).to.match(/^EVENTSTORE_URL needs MONGODB_URL/);
+    expect(() => loadConfig({ EVENTSTORE_URL: 'esdb://eventstore:2113?tls=false', MONGODB_URL: 'mongodb://db' })).not.to.throw();
   });
 
   it('refuses an API without projections when the read models are in memory', () => {

@@ -7,15 +7,29 @@ import {
   START,
   excludeSystemEvents,
   persistentSubscriptionToAllSettingsFromDefaults,
+  END,
   type PersistentSubscriptionToAll,
+  type PersistentSubscriptionToAllInfo,
   type PersistentSubscriptionToAllResolvedEvent,
   type PersistentSubscriptionToAllSettings,
 } from '@eventstore/db-client';
-import type { EventStore, RecordedEvent, SubscribeOptions, Subscription } from '../../application/ports/EventStore.js';
+import {
+  notify,
+  type EventStore,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+} from '../../application/ports/EventStore.js';
 import { silentLogger, type Logger } from '../../application/ports/Logger.js';
 import { Alarm, backoffMs } from '../../application/Alarm.js';
 import { comparePositions, type Position } from '../../shared/Position.js';
-import { decodeEsdbPosition, isSystemEvent, toRecordedEvent } from './EventStoreDbEventStore.js';
+import {
+  EventStoreDbEventStore,
+  decodeEsdbPosition,
+  encodeEsdbPosition,
+  isSystemEvent,
+  toRecordedEvent,
+} from './EventStoreDbEventStore.js';
 
 /** The persistent subscription group (to $all) that feeds the webhook fan-out. */
 export const WEBHOOK_FAN_OUT_GROUP = 'chronicle-webhook-fan-out';
@@ -88,10 +102,86 @@ export const fanOutGroupSettings = (startFrom: Position | null): PersistentSubsc
     historyBufferSize: 500,
   });
 
+/** The CLI command that deletes the group, so that the next start recreates it from the outbox's position. */
+export const RESET_FAN_OUT_COMMAND = 'chronicle webhooks reset-fan-out';
+
+/**
+ * The group has consumed events that the outbox does not hold, and the outbox is
+ * empty: most likely not the outbox the group fed (MONGODB_URL or MONGODB_DB
+ * changed, the outbox emptied). Starting would never deliver those events, and
+ * subscriptions made among them would never receive anything; fanning the whole
+ * log out again is the operator's call (`chronicle webhooks reset-fan-out`).
+ */
+export class FanOutGroupAheadError extends Error {
+  override readonly name = 'FanOutGroupAheadError';
+  constructor(
+    readonly group: string,
+    /** Where the group resumes (its checkpoint, else where it was created to start). */
+    readonly groupPosition: string,
+    /** The first event of ours after the outbox's position that the group would skip. */
+    readonly firstMissed: Position,
+  ) {
+    super(
+      `Webhook fan-out: the webhook outbox is empty, but the EventStoreDB persistent subscription group "${group}" ` +
+        `has already consumed the log up to ${groupPosition} (the first event the outbox lacks is at ${firstMissed}). ` +
+        'This outbox is not the one the group fed: check MONGODB_URL and MONGODB_DB. To fan the whole log out into ' +
+        'this outbox (every event is sent again; receivers de-duplicate by metadata.eventId), stop the dispatchers ' +
+        `and run \`${RESET_FAN_OUT_COMMAND}\`, then start again.`,
+    );
+  }
+}
+
+/**
+ * Where a group resumes, from its info: after its checkpoint (exclusive), else
+ * from where it was created to start (inclusive); the start of the log, or its
+ * end (`END`: from whatever was last when the server loaded the group).
+ */
+export type GroupResumePoint =
+  | { readonly kind: 'after'; readonly position: Position }
+  | { readonly kind: 'from'; readonly position: Position }
+  | { readonly kind: 'start' }
+  | { readonly kind: 'end' };
+
+export const groupResumePoint = (info: Pick<PersistentSubscriptionToAllInfo, 'settings' | 'stats'>): GroupResumePoint => {
+  const checkpoint = info.stats.lastCheckpointedEventPosition;
+  if (checkpoint && (checkpoint.commit > 0n || checkpoint.prepare > 0n)) {
+    return { kind: 'after', position: encodeEsdbPosition(checkpoint) };
+  }
+  const from = info.settings.startFrom;
+  if (from === START || from === undefined) return { kind: 'start' };
+  if (from === END) return { kind: 'end' };
+  return from.commit === 0n && from.prepare === 0n ? { kind: 'start' } : { kind: 'from', position: encodeEsdbPosition(from) };
+};
+
+/**
+ * Whether a group resuming at `resume` would skip `next`, the first event of ours
+ * after what the outbox holds (null: there is none, so nothing can be skipped).
+ */
+export const groupSkips = (resume: GroupResumePoint, next: Position | null): boolean => {
+  if (next === null) return false;
+  switch (resume.kind) {
+    case 'start':
+      return false;
+    case 'end':
+      return true;
+    case 'after':
+      return comparePositions(next, resume.position) <= 0;
+    case 'from':
+      return comparePositions(next, resume.position) < 0;
+  }
+};
+
+const describeResume = (resume: GroupResumePoint): string =>
+  resume.kind === 'after' ? `its checkpoint ${resume.position}` : resume.kind === 'from' ? `its start ${resume.position}` : `the log's ${resume.kind}`;
+
 export interface EsdbPersistentFanOutSourceOptions {
   /** Group name; default `chronicle-webhook-fan-out`. */
   readonly group?: string;
-  /** Where a newly created group starts: null (default) is the beginning of the log. */
+  /**
+   * Where a group created for an empty outbox starts: null (default) is the
+   * beginning of the log (tests start at its head). A group for an outbox that
+   * holds a position is created at that position.
+   */
   readonly startFrom?: Position | null;
   /**
    * How many unacknowledged events the server lets this consumer hold (the
@@ -119,6 +209,8 @@ export class EsdbPersistentFanOutSource implements Pick<EventStore, 'subscribeTo
   readonly group: string;
   private readonly subscriptions = new Set<Subscription>();
   private readonly logger: Logger;
+  /** Reads $all for the gap check (on the same client; never closed on its own). */
+  private readonly log: EventStoreDbEventStore;
   private closed = false;
 
   /** A source with its own client (gRPC channel), closed by `close()`. */
@@ -133,6 +225,45 @@ export class EsdbPersistentFanOutSource implements Pick<EventStore, 'subscribeTo
   ) {
     this.group = options.group ?? WEBHOOK_FAN_OUT_GROUP;
     this.logger = options.logger ?? silentLogger;
+    this.log = new EventStoreDbEventStore(client);
+  }
+
+  /**
+   * Called by the fan-out at start, before it subscribes, with the outbox's
+   * position: makes sure the group exists and resumes no later than that
+   * position (see `ensureGroup`). Waits, retrying with backoff, while EventStoreDB
+   * cannot be reached (`onWaiting` is told what it waits for, `onFailure` each
+   * failure), until `signal` aborts. Refuses (FanOutGroupAheadError) a group that
+   * is ahead of an empty outbox.
+   */
+  async prepare(
+    after: Position | null,
+    hooks: {
+      readonly signal?: AbortSignal;
+      readonly onWaiting?: (what: string) => void;
+      readonly onFailure?: (error: unknown, attempt: number) => void;
+    } = {},
+  ): Promise<void> {
+    if (after !== null) decodeEsdbPosition(after); // fail fast on a malformed position
+    const alarm = new Alarm();
+    const wake = () => alarm.wake();
+    hooks.signal?.addEventListener('abort', wake, { once: true });
+    try {
+      notify(hooks.onWaiting, `EventStoreDB to check the persistent subscription group ${this.group}`);
+      for (let attempt = 1; ; attempt++) {
+        if (hooks.signal?.aborted) throw hooks.signal.reason ?? new Error('aborted');
+        try {
+          await this.ensureGroup(after);
+          return;
+        } catch (error) {
+          if (error instanceof FanOutGroupAheadError || hooks.signal?.aborted) throw error;
+          notify(hooks.onFailure, error, attempt);
+          await alarm.sleep(backoffMs(attempt));
+        }
+      }
+    } finally {
+      hooks.signal?.removeEventListener('abort', wake);
+    }
   }
 
   subscribeToAll(options: SubscribeOptions): Subscription {
@@ -140,7 +271,7 @@ export class EsdbPersistentFanOutSource implements Pick<EventStore, 'subscribeTo
     const subscription = new PersistentFanOutSubscription(
       this.client,
       this.group,
-      () => this.ensureGroup(),
+      (after) => this.ensureGroup(after),
       options,
       Math.max(1, Math.floor(this.options.bufferSize ?? 100)),
       this.logger,
@@ -151,32 +282,67 @@ export class EsdbPersistentFanOutSource implements Pick<EventStore, 'subscribeTo
   }
 
   /**
-   * Creates the group if it does not exist. An existing group keeps its
-   * checkpoint and settings; those that ordering depends on are checked.
+   * Creates the group if it does not exist, at `after` (the outbox's position;
+   * for an empty outbox, `startFrom`). An existing group keeps its checkpoint and
+   * settings; those that ordering depends on are checked, and so is where it
+   * resumes: a group ahead of the outbox (a MongoDB restored from a backup, an
+   * outbox emptied or swapped) would skip the events in between, and the
+   * subscriptions made among them. Such a group is recreated at the outbox's
+   * position; when the outbox is empty, FanOutGroupAheadError is thrown instead.
    */
-  async ensureGroup(): Promise<void> {
+  async ensureGroup(after: Position | null): Promise<void> {
+    const floor = after ?? this.options.startFrom ?? null;
+    if (await this.createGroup(floor)) return;
+    const info = await this.readGroupInfo();
+    if (info === null) return;
+    this.checkSettings(info.settings);
+    const resume = groupResumePoint(info);
+    // The first event of ours the outbox lacks: the group must not resume after it.
+    const [next] = await this.log.readAll({ after: floor, maxCount: 1 });
+    if (!groupSkips(resume, next?.position ?? null)) return;
+    if (after === null) {
+      throw new FanOutGroupAheadError(this.group, resume.kind === 'after' || resume.kind === 'from' ? resume.position : resume.kind, next!.position);
+    }
+    this.logger.warn(
+      { group: this.group, groupResumes: describeResume(resume), outboxPosition: after, firstMissed: next!.position },
+      'webhook fan-out: the persistent subscription group is ahead of the outbox (restored or replaced outbox); ' +
+        'recreating it at the outbox position, so that the events in between are fanned out',
+    );
+    await this.deleteGroup();
+    if (!(await this.createGroup(floor))) {
+      // Another instance recreated it meanwhile: check again from the top on the next attempt.
+      throw new Error(`Persistent subscription group ${this.group} was recreated by another instance; checking it again`);
+    }
+  }
+
+  /** Creates the group at `from` (null: the start of the log); false when it exists already. */
+  private async createGroup(from: Position | null): Promise<boolean> {
     try {
-      await this.client.createPersistentSubscriptionToAll(this.group, fanOutGroupSettings(this.options.startFrom ?? null), {
+      await this.client.createPersistentSubscriptionToAll(this.group, fanOutGroupSettings(from), {
         // Server-side filter on event type ^[^$]; stream names are checked again on receipt.
         filter: excludeSystemEvents(),
       });
-      this.logger.info({ group: this.group }, 'webhook fan-out: persistent subscription group created');
+      this.logger.info({ group: this.group, from: from ?? 'start' }, 'webhook fan-out: persistent subscription group created');
+      return true;
     } catch (error) {
-      if (!(error instanceof PersistentSubscriptionExistsError)) throw error;
-      await this.checkExistingGroup();
+      if (error instanceof PersistentSubscriptionExistsError) return false;
+      throw error;
+    }
+  }
+
+  /** The group's settings and statistics, or null when the server cannot tell (the group is then used as it is). */
+  private async readGroupInfo(): Promise<PersistentSubscriptionToAllInfo | null> {
+    try {
+      return await this.client.getPersistentSubscriptionToAllInfo(this.group);
+    } catch (error) {
+      // An older server (this read needs 21.10.1) or a refused read: the group is used as it is.
+      this.logger.warn({ err: error, group: this.group }, 'webhook fan-out: cannot read the group settings to check them');
+      return null;
     }
   }
 
   /** Refuses a group whose settings would break log order (created by hand or by another version). */
-  private async checkExistingGroup(): Promise<void> {
-    let settings: PersistentSubscriptionToAllSettings;
-    try {
-      ({ settings } = await this.client.getPersistentSubscriptionToAllInfo(this.group));
-    } catch (error) {
-      // An older server (this read needs 21.10.1) or a refused read: the group is used as it is.
-      this.logger.warn({ err: error, group: this.group }, 'webhook fan-out: cannot read the group settings to check them');
-      return;
-    }
+  private checkSettings(settings: PersistentSubscriptionToAllSettings): void {
     const wrong: string[] = [];
     if (settings.consumerStrategyName !== DISPATCH_TO_SINGLE) wrong.push(`consumer strategy ${settings.consumerStrategyName}`);
     if (settings.maxSubscriberCount !== 1) wrong.push(`max subscriber count ${String(settings.maxSubscriberCount)}`);
@@ -200,11 +366,13 @@ export class EsdbPersistentFanOutSource implements Pick<EventStore, 'subscribeTo
    * Deletes the group (its server checkpoint and parked events). For operators
    * resetting the fan-out (an emptied outbox needs the log again) and for tests.
    */
-  async deleteGroup(): Promise<void> {
+  async deleteGroup(): Promise<boolean> {
     try {
       await this.client.deletePersistentSubscriptionToAll(this.group);
+      return true;
     } catch (error) {
       if (!(error instanceof PersistentSubscriptionDoesNotExistError)) throw error;
+      return false;
     }
   }
 
@@ -241,7 +409,7 @@ class PersistentFanOutSubscription implements Subscription {
   constructor(
     private readonly client: EventStoreDBClient,
     private readonly group: string,
-    private readonly ensureGroup: () => Promise<void>,
+    private readonly ensureGroup: (after: Position | null) => Promise<void>,
     private readonly options: SubscribeOptions,
     private readonly bufferSize: number,
     private readonly logger: Logger,
@@ -271,7 +439,7 @@ class PersistentFanOutSubscription implements Subscription {
       let driver: PersistentSubscriptionToAll | null = null;
       try {
         if (!this.groupReady) {
-          await this.ensureGroup();
+          await this.ensureGroup(this.handled);
           this.groupReady = true;
         }
         if (this.stopped) break;
@@ -283,6 +451,7 @@ class PersistentFanOutSubscription implements Subscription {
         await this.follow(driver, () => {
           this.logger.info({ group: this.group }, 'webhook fan-out: consuming the persistent subscription group');
           drops = 0;
+          notify(this.options.onConnected);
         });
       } catch (error) {
         if (this.stopped) break;
@@ -301,9 +470,12 @@ class PersistentFanOutSubscription implements Subscription {
     if (error instanceof PersistentSubscriptionMaximumSubscribersReachedError) {
       // Another instance is the consumer: this one waits, polling at the backoff's pace.
       if (attempt === 1) this.logger.info({ group: this.group }, 'webhook fan-out: another instance consumes the group; standing by');
+      notify(this.options.onWaiting, `the other instance consuming the persistent subscription group ${this.group} to stop`);
       return;
     }
-    this.logger.warn({ err: error, attempt, group: this.group }, 'webhook fan-out: persistent subscription dropped; resubscribing');
+    // The subscriber's own status logs the drop when it listens; otherwise it is logged here.
+    if (this.options.onDropped) notify(this.options.onDropped, error, attempt);
+    else this.logger.warn({ err: error, attempt, group: this.group }, 'webhook fan-out: persistent subscription dropped; resubscribing');
   }
 
   /** Reads, hands over and acks until stopped (returns) or the driver stream fails or ends (throws). */

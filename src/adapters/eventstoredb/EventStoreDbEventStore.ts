@@ -22,6 +22,7 @@ import {
 } from '@eventstore/db-client';
 import {
   WrongExpectedRevisionError,
+  notify,
   type AppendResult,
   type EventStore,
   type EventToAppend,
@@ -150,8 +151,15 @@ const collect = async <T>(read: AsyncIterable<T>): Promise<T[]> => {
   return out;
 };
 
-/** Page size of the $all reads behind readAll and headPosition. */
+/** Largest page of the $all reads behind readAll and headPosition. */
 const READ_PAGE = 1000;
+/**
+ * Smallest page of a forward $all read. The 6.x client's readAll takes no server-side
+ * filter, and $all holds system events between ours (the server's `$stats-…` every
+ * 30 s by default, metadata, links): a page sized to exactly what is asked for (2
+ * for `maxCount: 1`) made one round trip per system event after a quiet spell.
+ */
+const MIN_READ_PAGE = 64;
 /** How long an idle subscription sleeps before it looks at its driver stream again (it is woken on data). */
 const IDLE_RECHECK_MS = 30_000;
 
@@ -253,8 +261,10 @@ export class EventStoreDbEventStore implements EventStore {
     // A $all read's fromPosition is inclusive, so the event at `after` comes back first and is dropped.
     let from: ReadPosition = options.after == null ? START : decodeEsdbPosition(options.after);
     let exclude: Position | null = options.after ?? null;
+    // Each page that was full but short of what is asked for (system events) grows the next one.
+    let floor = MIN_READ_PAGE;
     for (;;) {
-      const want = Math.min(READ_PAGE, limit - out.length + (exclude === null ? 0 : 1));
+      const want = Math.min(READ_PAGE, Math.max(floor, limit - out.length + (exclude === null ? 0 : 1)));
       const page: AllStreamResolvedEvent[] = await collect(
         this.client.readAll({ direction: FORWARDS, fromPosition: from, maxCount: want }),
       );
@@ -273,6 +283,7 @@ export class EventStoreDbEventStore implements EventStore {
       if (page.length < want || last === null) return out;
       from = last;
       exclude = encodeEsdbPosition(last);
+      floor = Math.min(floor * 4, READ_PAGE);
     }
   }
 
@@ -387,6 +398,7 @@ class AllSubscription implements Subscription {
         if (this.stopped) break;
         drops += 1;
         tell(this.onDropped, error, drops);
+        notify(this.options.onDropped, error, drops);
         await this.backoffAlarm.sleep(backoffMs(drops));
       } finally {
         if (driver) await release(driver);
@@ -408,6 +420,9 @@ class AllSubscription implements Subscription {
       state.ended = true;
       this.streamAlarm.wake();
     });
+    // The server accepted the subscription. (The backoff restarts only once a batch is delivered,
+    // so a server that accepts and drops at once is not hammered.)
+    driver.on('confirmation', () => notify(this.options.onConnected));
 
     while (!this.stopped) {
       const batch: RecordedEvent[] = [];
@@ -421,7 +436,11 @@ class AllSubscription implements Subscription {
         if (resolved.event && !isSystemEvent(resolved.event)) batch.push(toRecordedEvent(resolved.event));
       }
       if (batch.length > 0) {
-        if (await this.deliver(batch)) onDelivered();
+        if (await this.deliver(batch)) {
+          onDelivered();
+          // Events flow: connected, even from a server that sent no confirmation.
+          notify(this.options.onConnected);
+        }
         continue;
       }
       if (!drained) continue;

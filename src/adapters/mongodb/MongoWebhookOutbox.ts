@@ -24,6 +24,8 @@ import {
 /** Collections beside the read models. */
 export const WEBHOOK_OUTBOX_COLLECTION = 'webhookOutbox';
 export const WEBHOOK_FAN_OUT_SUBSCRIPTIONS_COLLECTION = 'webhookFanOutSubscriptions';
+/** Rows per state (`{_id: state, total}`), kept as rows are written, for metrics. */
+export const WEBHOOK_OUTBOX_COUNTS_COLLECTION = 'webhookOutboxCounts';
 /** The checkpoints collection the read models use too (`{_id: name, position}`). */
 const CHECKPOINTS = 'checkpoints';
 /** Largest bulk write sent at once. */
@@ -62,6 +64,16 @@ interface SubscriptionDocument {
   unsubscribedAt: string | null;
   stoppedAt: string | null;
 }
+
+interface CountDocument {
+  _id: DeliveryState;
+  total: number;
+}
+
+const STATES: readonly DeliveryState[] = ['pending', 'delivered', 'failed'];
+
+/** Changes to the per-state counts: a row moved, arrived or left. */
+type CountChanges = Partial<Record<DeliveryState, number>>;
 
 interface CheckpointDocument {
   _id: string;
@@ -133,8 +145,10 @@ export class MongoWebhookOutbox implements WebhookOutbox {
   private readonly outbox: Collection<OutboxDocument>;
   private readonly subscriptions: Collection<SubscriptionDocument>;
   private readonly checkpoints: Collection<CheckpointDocument>;
+  private readonly counts: Collection<CountDocument>;
 
   private constructor(db: Db) {
+    this.counts = db.collection<CountDocument>(WEBHOOK_OUTBOX_COUNTS_COLLECTION);
     this.outbox = db.collection<OutboxDocument>(WEBHOOK_OUTBOX_COLLECTION);
     this.subscriptions = db.collection<SubscriptionDocument>(WEBHOOK_FAN_OUT_SUBSCRIPTIONS_COLLECTION);
     this.checkpoints = db.collection<CheckpointDocument>(CHECKPOINTS);
@@ -148,8 +162,37 @@ export class MongoWebhookOutbox implements WebhookOutbox {
       // Heads of the queues, and listing newest first.
       { key: { state: 1, subscriptionId: 1, queueKey: 1 }, name: 'state_queue' },
       { key: { subscriptionId: 1, queueKey: 1 }, name: 'queue' },
+      // Retention: final rows of one state by completion time.
+      { key: { state: 1, completedAt: 1 }, name: 'state_completed' },
     ]);
+    await outbox.initCounts();
     return outbox;
+  }
+
+  /**
+   * The per-state counts start from one count of the rows, once (a database written
+   * before the counts existed); from then on every write moves them. Each count is an
+   * index-only count on `state`.
+   */
+  private async initCounts(): Promise<void> {
+    const present = new Set((await this.counts.find({}, { projection: { _id: 1 } }).toArray()).map((doc) => doc._id));
+    for (const state of STATES.filter((s) => !present.has(s))) {
+      const total = await this.outbox.countDocuments({ state });
+      // Another process may have created it meanwhile: theirs stands.
+      await this.counts.updateOne({ _id: state }, { $setOnInsert: { total } }, { upsert: true });
+    }
+  }
+
+  /**
+   * Moves the per-state counts after a write, by what the write reported. Not in the
+   * write's transaction (the outbox uses none): a process that dies between the two
+   * leaves the figure off by that one write's rows (README, "Metrics").
+   */
+  private async count(changes: CountChanges): Promise<void> {
+    const operations = STATES.filter((state) => (changes[state] ?? 0) !== 0).map((state) => ({
+      updateOne: { filter: { _id: state }, update: { $inc: { total: changes[state]! } }, upsert: true },
+    }));
+    if (operations.length > 0) await this.counts.bulkWrite(operations, { ordered: false });
   }
 
   async loadFanOut(name: string): Promise<FanOutState> {
@@ -215,15 +258,17 @@ export class MongoWebhookOutbox implements WebhookOutbox {
       // Unordered: each row is independent. An upsert on the unique key is retried by the server on a race.
       const result = await this.outbox.bulkWrite(operations, { ordered: false });
       inserted += result.upsertedCount;
+      await this.count({ pending: result.upsertedCount });
     }
     return inserted;
   }
 
   private async cancelPending(subscriptionId: string, reason: DeliveryFailureReason, at: string): Promise<void> {
-    await this.outbox.updateMany(
+    const result = await this.outbox.updateMany(
       { subscriptionId, state: 'pending' },
       { $set: { state: 'failed', failureReason: reason, completedAt: at, nextAttemptAt: null } },
     );
+    await this.count({ pending: -result.modifiedCount, failed: result.modifiedCount });
   }
 
   async head(subscriptionId: string): Promise<Delivery | null> {
@@ -298,7 +343,9 @@ export class MongoWebhookOutbox implements WebhookOutbox {
         },
       },
     );
-    return result.modifiedCount === 1;
+    const recorded = result.modifiedCount === 1;
+    if (recorded && final) await this.count({ pending: -1, [outcome.state]: 1 });
+    return recorded;
   }
 
   async stopSubscription(subscriptionId: string, at: Date): Promise<void> {
@@ -326,11 +373,15 @@ export class MongoWebhookOutbox implements WebhookOutbox {
     const row = await this.outbox.findOne({ subscriptionId, eventId }, { projection: { state: 1 } });
     if (!row) return 'not_found';
     if (!(await this.isActive(subscriptionId))) return 'inactive';
-    const result = await this.outbox.updateOne(
+    // The row as it was, to move the count of the state it leaves.
+    const before = await this.outbox.findOneAndUpdate(
       { subscriptionId, eventId, state: { $ne: 'pending' } },
       { $set: requeued(now) },
+      { returnDocument: 'before', projection: { state: 1 } },
     );
-    return result.modifiedCount === 1 ? 'requeued' : 'pending';
+    if (before === null) return 'pending';
+    await this.count({ [before.state]: -1, pending: 1 });
+    return 'requeued';
   }
 
   async redeliverFailedSince(subscriptionId: string, since: Date, now: Date): Promise<number> {
@@ -339,16 +390,38 @@ export class MongoWebhookOutbox implements WebhookOutbox {
       { subscriptionId, state: 'failed', occurredAt: { $gte: since.toISOString() } },
       { $set: requeued(now) },
     );
+    await this.count({ failed: -result.modifiedCount, pending: result.modifiedCount });
     return result.modifiedCount;
   }
 
   async depthByState(): Promise<Record<DeliveryState, number>> {
     const depth: Record<DeliveryState, number> = { pending: 0, delivered: 0, failed: 0 };
-    const groups = await this.outbox
-      .aggregate<{ _id: DeliveryState; total: number }>([{ $group: { _id: '$state', total: { $sum: 1 } } }])
-      .toArray();
-    for (const group of groups) depth[group._id] = group.total;
+    for (const doc of await this.counts.find({}).toArray()) {
+      if (STATES.includes(doc._id)) depth[doc._id] = Math.max(0, doc.total);
+    }
     return depth;
+  }
+
+  async pruneCompleted(before: Date, limit: number): Promise<number> {
+    let left = Math.max(0, Math.floor(limit));
+    let pruned = 0;
+    const cutoff = before.toISOString();
+    // One state at a time, through the (state, completedAt) index: oldest first, at most `limit` in all.
+    for (const state of ['delivered', 'failed'] as const) {
+      if (left === 0) break;
+      const ids = (
+        await this.outbox
+          .find({ state, completedAt: { $lt: cutoff } }, { sort: { completedAt: 1 }, limit: left, projection: { _id: 1 } })
+          .toArray()
+      ).map((doc) => doc._id);
+      if (ids.length === 0) continue;
+      // The state in the filter: a row redelivered meanwhile (pending again) stays.
+      const { deletedCount } = await this.outbox.deleteMany({ _id: { $in: ids }, state });
+      await this.count({ [state]: -deletedCount });
+      pruned += deletedCount;
+      left -= ids.length;
+    }
+    return pruned;
   }
 
   /** The client belongs to the read-model store, which closes it. */

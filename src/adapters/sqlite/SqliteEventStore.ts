@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import {
   DuplicateEventIdError,
   WrongExpectedRevisionError,
+  notify,
   type AppendResult,
   type EventStore,
   type EventToAppend,
@@ -15,6 +16,7 @@ import {
 import type { Position } from '../../shared/Position.js';
 import { Alarm, backoffMs } from '../../application/Alarm.js';
 import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
+import { translateSqliteError } from './sqliteErrors.js';
 
 interface Row {
   position: number;
@@ -180,7 +182,8 @@ export class SqliteEventStore implements EventStore {
       results = this.appendBatch(batch);
     } catch (error) {
       // The whole transaction failed (disk full, lock timeout): nothing was written.
-      batch.forEach((request) => request.reject(error));
+      const failure = translateSqliteError(error);
+      batch.forEach((request) => request.reject(failure));
       return;
     }
     batch.forEach((request, i) => {
@@ -221,6 +224,8 @@ export class SqliteEventStore implements EventStore {
     this.alarms.add(alarm);
 
     const run = async (): Promise<void> => {
+      // A local file: nothing to connect to.
+      notify(options.onConnected);
       while (!stopped) {
         const batch = this.closed ? [] : this.readAllSync(position, maxBatchSize);
         if (batch.length === 0) {

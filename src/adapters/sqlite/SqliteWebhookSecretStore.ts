@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { WebhookSecretStore } from '../../application/ports/WebhookSecretStore.js';
 import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
+import { translatingSqliteErrors } from './sqliteErrors.js';
 
 /**
  * Webhook secrets in the embedded SQLite file, in a table of their own
@@ -33,7 +34,7 @@ export class SqliteWebhookSecretStore implements WebhookSecretStore {
   }
 
   async put(subscriptionId: string, secret: string): Promise<void> {
-    this.statements.put.run(subscriptionId, secret);
+    translatingSqliteErrors(() => this.statements.put.run(subscriptionId, secret));
   }
 
   async get(subscriptionId: string): Promise<string | null> {
@@ -41,7 +42,7 @@ export class SqliteWebhookSecretStore implements WebhookSecretStore {
   }
 
   async delete(subscriptionId: string): Promise<void> {
-    this.statements.delete.run(subscriptionId);
+    translatingSqliteErrors(() => this.statements.delete.run(subscriptionId));
   }
 
   async close(): Promise<void> {

@@ -59,6 +59,28 @@ const MIGRATIONS: readonly string[] = [
      subscription_id TEXT PRIMARY KEY,
      secret          TEXT NOT NULL
    );`,
+  // Outbox retention and metrics: rows per state kept by triggers in the writing transaction
+  // (metrics read three rows instead of grouping the table), and an index of the final rows
+  // by completion time for pruning (WEBHOOK_LOG_RETENTION_DAYS).
+  `CREATE TABLE webhook_outbox_counts (
+     state TEXT PRIMARY KEY CHECK (state IN ('pending', 'delivered', 'failed')),
+     total INTEGER NOT NULL
+   );
+   INSERT INTO webhook_outbox_counts (state, total)
+     SELECT s.state, (SELECT COUNT(*) FROM webhook_outbox o WHERE o.state = s.state)
+     FROM (SELECT 'pending' AS state UNION ALL SELECT 'delivered' UNION ALL SELECT 'failed') s;
+   CREATE TRIGGER webhook_outbox_counts_insert AFTER INSERT ON webhook_outbox BEGIN
+     UPDATE webhook_outbox_counts SET total = total + 1 WHERE state = NEW.state;
+   END;
+   CREATE TRIGGER webhook_outbox_counts_delete AFTER DELETE ON webhook_outbox BEGIN
+     UPDATE webhook_outbox_counts SET total = total - 1 WHERE state = OLD.state;
+   END;
+   CREATE TRIGGER webhook_outbox_counts_update AFTER UPDATE OF state ON webhook_outbox
+   WHEN OLD.state <> NEW.state BEGIN
+     UPDATE webhook_outbox_counts SET total = total - 1 WHERE state = OLD.state;
+     UPDATE webhook_outbox_counts SET total = total + 1 WHERE state = NEW.state;
+   END;
+   CREATE INDEX webhook_outbox_completed ON webhook_outbox (completed_at) WHERE state <> 'pending';`,
 ];
 
 /**

@@ -8,7 +8,7 @@ import type { Contact } from '../../domain/contacts/contactView.js';
 import { normalizePhoneNumber } from '../../domain/contacts/phoneNumber.js';
 import type { CommandDeps } from '../CommandDeps.js';
 import { handleCommand } from '../handleCommand.js';
-import { reservePhoneNumber } from './phoneNumberReservations.js';
+import { orElseRelease, releaseAbandonedReservation, reservePhoneNumber } from './phoneNumberReservations.js';
 import type { ContactWriteError } from './ContactWriteError.js';
 import type { CreateContactFields } from '../../domain/contacts/contactInput.js';
 
@@ -25,13 +25,18 @@ export const createContact = async (
   const reserved = await reservePhoneNumber(deps, { companyId, phoneNumber: fields.phoneNumber, contactId, at, metadata });
   if (E.isLeft(reserved)) return E.left({ kind: 'DuplicatePhoneNumber', existingContactId: reserved.left.holder });
 
-  const created = await handleCommand(deps, {
-    decider: contactDecider,
-    eventCodec: ContactEvent,
-    stream: contactStream(contactId),
-    command: { type: 'CreateContact', contactId, companyId, fields, at },
-    metadata,
-  });
+  // If the contact is not stored, neither may its reservation stay.
+  const created = await orElseRelease(
+    () =>
+      handleCommand(deps, {
+        decider: contactDecider,
+        eventCodec: ContactEvent,
+        stream: contactStream(contactId),
+        command: { type: 'CreateContact', contactId, companyId, fields, at },
+        metadata,
+      }),
+    () => releaseAbandonedReservation(deps, { companyId, phoneNumber: fields.phoneNumber, contactId, at, metadata }),
+  );
   // A fresh id never exists; if it did, the ids are broken, not the request.
   if (E.isLeft(created)) throw new Error(`Contact ${contactId} already exists`);
   const { state, position } = created.right;

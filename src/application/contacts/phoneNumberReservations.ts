@@ -31,7 +31,7 @@ import { assertNever } from '../../shared/Decider.js';
 import type { EventMetadata } from '../../shared/EventMetadata.js';
 import type { Position } from '../../shared/Position.js';
 import type { HolderCheck } from '../../domain/phoneReservation/phoneReservationCommands.js';
-import { phoneReservationDecider } from '../../domain/phoneReservation/phoneReservationDecider.js';
+import { RESERVATION_GRACE_PERIOD_MS, phoneReservationDecider } from '../../domain/phoneReservation/phoneReservationDecider.js';
 import { PhoneReservationEvent, phoneReservationStream } from '../../domain/phoneReservation/phoneReservationEvents.js';
 import { ConcurrencyExhaustedError } from '../ConcurrencyExhaustedError.js';
 import type { CommandDeps } from '../CommandDeps.js';
@@ -111,5 +111,50 @@ export const releasePhoneNumber = async (
     return E.isRight(result) ? result.right.position : null;
   } catch {
     return null;
+  }
+};
+
+/** How often a reservation left by a failed command is offered back, while its store refuses writes. */
+const ABANDONED_RELEASE_RETRY_MS = 1000;
+
+/**
+ * Gives back a number reserved for a command whose next append failed (the store
+ * refused the write: storage full, a lost connection), so that nothing of the
+ * failed command stays in effect: the client may send it again at once. Tried now;
+ * if the store still refuses, tried again every second in the background until
+ * the reservation's grace period is over, when it no longer counts anyway.
+ * Releasing only ever releases this command's own reservation.
+ */
+export const releaseAbandonedReservation = async (deps: CommandDeps, claim: PhoneNumberClaim): Promise<void> => {
+  const giveUpAt = claim.at.getTime() + RESERVATION_GRACE_PERIOD_MS;
+  const attempt = async (): Promise<boolean> => {
+    try {
+      const result = await handleCommand(deps, {
+        decider: phoneReservationDecider,
+        eventCodec: PhoneReservationEvent,
+        stream: phoneReservationStream(claim.companyId, claim.phoneNumber),
+        command: { type: 'ReleasePhoneNumber', contactId: claim.contactId, at: deps.clock.now() },
+        metadata: claim.metadata,
+      });
+      return E.isRight(result);
+    } catch {
+      return false;
+    }
+  };
+  if (await attempt()) return;
+  const retry = (): void => {
+    if (deps.clock.now().getTime() >= giveUpAt) return;
+    setTimeout(() => void attempt().then((done) => (done ? undefined : retry())), ABANDONED_RELEASE_RETRY_MS).unref();
+  };
+  retry();
+};
+
+/** Runs `work`; when it throws, runs `release` before passing the error on. */
+export const orElseRelease = async <T>(work: () => Promise<T>, release: () => Promise<void>): Promise<T> => {
+  try {
+    return await work();
+  } catch (error) {
+    await release();
+    throw error;
   }
 };

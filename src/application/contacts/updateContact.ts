@@ -9,7 +9,7 @@ import { normalizePhoneNumber } from '../../domain/contacts/phoneNumber.js';
 import type { CommandDeps } from '../CommandDeps.js';
 import { handleCommand } from '../handleCommand.js';
 import { loadContact } from './loadContact.js';
-import { releasePhoneNumber, reservePhoneNumber } from './phoneNumberReservations.js';
+import { orElseRelease, releaseAbandonedReservation, releasePhoneNumber, reservePhoneNumber } from './phoneNumberReservations.js';
 import type { ContactWriteError } from './ContactWriteError.js';
 import type { UpdateContactFields } from '../../domain/contacts/contactInput.js';
 
@@ -37,13 +37,19 @@ export const updateContact = async (
     if (E.isLeft(reserved)) return E.left({ kind: 'DuplicatePhoneNumber', existingContactId: reserved.left.holder });
   }
 
-  const updated = await handleCommand(deps, {
-    decider: contactDecider,
-    eventCodec: ContactEvent,
-    stream: contactStream(contactId),
-    command: { type: 'UpdateContact', contactId, companyId, changes, at },
-    metadata,
-  });
+  const updated = await orElseRelease(
+    () =>
+      handleCommand(deps, {
+        decider: contactDecider,
+        eventCodec: ContactEvent,
+        stream: contactStream(contactId),
+        command: { type: 'UpdateContact', contactId, companyId, changes, at },
+        metadata,
+      }),
+    async () => {
+      if (newNumber !== null) await releaseAbandonedReservation(deps, { companyId, phoneNumber: newNumber, contactId, at, metadata });
+    },
+  );
   if (E.isLeft(updated)) {
     if (newNumber !== null) await releasePhoneNumber(deps, { companyId, phoneNumber: newNumber, contactId, at, metadata });
     return E.left({ kind: 'ContactNotFound' });

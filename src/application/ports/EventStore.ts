@@ -87,7 +87,33 @@ export interface SubscribeOptions {
   /** Told of each handler failure before the retry. */
   readonly onError?: (error: unknown, attempt: number) => void;
   readonly maxBatchSize?: number;
+  /**
+   * Told each time the store has accepted the subscription (at first, and after
+   * every reconnect). A local store (SQLite) tells it once, at once.
+   */
+  readonly onConnected?: () => void;
+  /**
+   * Told when the connection behind the subscription fails or cannot be made
+   * (`attempt` counts since it was last connected); the subscription resubscribes
+   * by itself, with backoff, from its last handled position.
+   */
+  readonly onDropped?: (error: unknown, attempt: number) => void;
+  /**
+   * Told when the subscription is healthy but waits for something other than a
+   * failure to pass (`what`, in words): another instance consumes a persistent
+   * subscription group, and this one stands by.
+   */
+  readonly onWaiting?: (what: string) => void;
 }
+
+/** Calls an observer hook of `SubscribeOptions`; a throwing observer must not break a subscription's loop. */
+export const notify = <A extends unknown[]>(hook: ((...args: A) => void) | undefined, ...args: A): void => {
+  try {
+    hook?.(...args);
+  } catch {
+    // an observer's failure is its own
+  }
+};
 
 export interface Subscription {
   /** Position of the last event whose batch was handled. */

@@ -186,8 +186,17 @@ export interface WebhookOutbox {
    * after `since`. Answers how many; 0 for an ended subscription.
    */
   redeliverFailedSince(subscriptionId: string, since: Date, now: Date): Promise<number>;
-  /** How many rows are in each state, over every subscription (for metrics). */
+  /**
+   * How many rows are in each state, over every subscription (for metrics): read
+   * from counters the outbox keeps as rows are written, never by scanning the rows.
+   */
   depthByState(): Promise<Record<DeliveryState, number>>;
+  /**
+   * Retention: deletes at most `limit` `delivered` or `failed` rows that became
+   * final before `before` (oldest first). Pending rows are never pruned. Answers
+   * how many were deleted (fewer than `limit`: nothing older is left).
+   */
+  pruneCompleted(before: Date, limit: number): Promise<number>;
   /** Releases what the outbox itself opened (a shared connection stays open). */
   close(): Promise<void>;
 }

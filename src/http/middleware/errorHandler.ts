@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { Clock } from '../../shared/Clock.js';
+import { StoreUnavailableError } from '../../application/ports/StoreUnavailableError.js';
 import { temporaryFailureOf } from '../errorTable.js';
 import { HttpError, errorBody } from '../HttpError.js';
 
@@ -25,7 +26,13 @@ export const errorHandler =
       await next();
     } catch (error) {
       const temporary = temporaryFailureOf(error);
-      if (temporary) logger.warn({ err: error, requestId: ctx.state.requestId, path: ctx.path }, 'temporary failure; the client may retry');
+      if (temporary) {
+        // A full store needs the operator; a busy record or lock only the client's retry.
+        const needsOperator = error instanceof StoreUnavailableError && error.reason === 'storage_full';
+        const line = { err: error, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path };
+        if (needsOperator) logger.error(line, 'request refused: a store cannot take writes');
+        else logger.warn(line, 'temporary failure; the client may retry');
+      }
       const clientError = clientErrorOf(error) ?? temporary;
       if (clientError) {
         ctx.status = clientError.status;

@@ -139,20 +139,22 @@ export const tooManyRequests: ResponseObject = jsonResponse(
   { 'Retry-After': retryAfterHeader },
 );
 
+/** A write that cannot be taken now (a record changing under it, storage full, a busy lock): nothing was stored. */
+export const serviceUnavailable: ResponseObject = jsonResponse(
+  'Temporary outage: the change cannot be taken right now. `code` says why: `CONCURRENT_CHANGES` (the record kept ' +
+    'changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after ' +
+    '`Retry-After` seconds.',
+  'ServiceUnavailableError',
+  'authenticated-maybe-before-limits',
+  { 'Retry-After': retryAfterHeader },
+);
+
 export const internalError = (access: Access): ResponseObject =>
   jsonResponse(
     'Unexpected failure. No internals are shown; quote `requestId` to support.',
     'InternalError',
     access === 'public' ? 'public' : 'authenticated-maybe-before-limits',
   );
-
-export const temporarilyUnavailable: ResponseObject = jsonResponse(
-  'A temporary outage: the record is being changed by other requests right now (`code` `CONCURRENT_CHANGES`); ' +
-    'nothing was changed. Retry after `Retry-After` seconds.',
-  'TemporarilyUnavailableError',
-  'authenticated',
-  { 'Retry-After': retryAfterHeader },
-);
 
 export const validationFailed = (what: string): ResponseObject =>
   jsonResponse(
@@ -278,7 +280,6 @@ export const authenticated = (permission: Permission | null, operation: Operatio
     ...(permission ? { '403': forbidden(permission) } : {}),
     '429': tooManyRequests,
     '500': internalError('authenticated'),
-    '503': temporarilyUnavailable,
   },
 });
 
@@ -301,7 +302,6 @@ export const authenticatedPerItem = (permissions: readonly Permission[], operati
     ),
     '429': tooManyRequests,
     '500': internalError('authenticated'),
-    '503': temporarilyUnavailable,
   },
 });
 
@@ -511,9 +511,15 @@ export const schemas: Record<string, JsonSchema> = {
       },
     },
   ),
-  TemporarilyUnavailableError: errorCase(
-    { const: 'Service temporarily unavailable' },
-    { required: ['message', 'code'], properties: { message: { type: 'string' }, code: { type: 'string', examples: ['CONCURRENT_CHANGES'] } } },
+  ServiceUnavailableError: errorCase(
+    { const: 'Service unavailable' },
+    {
+      required: ['message', 'code'],
+      properties: {
+        message: { type: 'string', description: 'What is unavailable, and that nothing was changed.' },
+        code: { enum: ['CONCURRENT_CHANGES', 'STORAGE_FULL', 'STORE_BUSY'] },
+      },
+    },
   ),
   InternalError: errorCase(
     { const: 'Internal server error' },

@@ -1,4 +1,4 @@
-import { componentResponses, schemas as commonSchemas, securitySchemes, type ApiModule } from './common.js';
+import { componentResponses, schemas as commonSchemas, securitySchemes, serviceUnavailable, type ApiModule } from './common.js';
 import { agents } from './agents.js';
 import { contacts } from './contacts.js';
 import { deals } from './deals.js';
@@ -31,7 +31,24 @@ const merge = <T>(what: string, parts: readonly Readonly<Record<string, T>>[]): 
   return merged;
 };
 
-const paths: Record<string, PathItemObject> = merge('path', MODULES.map((m) => m.paths));
+/** Methods whose operations write: each may meet a store that cannot take the write now (503). */
+const WRITE_METHODS = ['post', 'put', 'patch', 'delete'] as const;
+
+/** Adds the 503 of a store that cannot take writes (storage full) to every authenticated write operation. */
+const withWriteOutage = (item: PathItemObject): PathItemObject => {
+  const out: PathItemObject = { ...item };
+  for (const method of WRITE_METHODS) {
+    const operation = item[method];
+    if (operation?.security && operation.security.length > 0) {
+      out[method] = { ...operation, responses: { ...operation.responses, '503': serviceUnavailable } };
+    }
+  }
+  return out;
+};
+
+const paths: Record<string, PathItemObject> = Object.fromEntries(
+  Object.entries(merge('path', MODULES.map((m) => m.paths))).map(([path, item]) => [path, withWriteOutage(item)]),
+);
 const schemas: Record<string, JsonSchema> = merge('schema', [commonSchemas, ...MODULES.map((m) => m.schemas)]);
 const tags = MODULES.flatMap((m) => m.tags);
 

@@ -1,11 +1,13 @@
 import {
   authenticated,
+  badMinLogPosition,
   DECIMAL_POSITION,
   errorCase,
   headersOf,
   internalError,
   json,
   jsonResponse,
+  minLogPosition,
   schemaRef,
   type ApiModule,
 } from './common.js';
@@ -131,7 +133,9 @@ export const system: ApiModule = {
         tags: ['Authentication'],
         summary: 'Check an API key',
         description: 'Confirms that the key is valid, and shows its company and permissions.',
-        responses: { '200': jsonResponse('The key is valid.', 'TestResult', 'authenticated') },
+        // Like every authenticated GET, it honours X-Min-Log-Position (and refuses a malformed one).
+        parameters: [minLogPosition],
+        responses: { '200': jsonResponse('The key is valid.', 'TestResult', 'authenticated'), '400': badMinLogPosition() },
       }),
     },
   },
@@ -155,6 +159,13 @@ export const system: ApiModule = {
               pattern: DECIMAL_POSITION,
               description: 'Position of the newest event in the log; null while the log is empty, or when the store did not answer within 1 s.',
             },
+            subscriptions: {
+              type: 'object',
+              description:
+                'The subscriptions to the log this process runs (`read-models`, `webhook-fan-out`), by name: whether each is ' +
+                'connected, and what it waits for while it is not (also while the start waits for it).',
+              additionalProperties: schemaRef('SubscriptionStatus'),
+            },
             projections: {
               type: ['object', 'null'],
               description:
@@ -171,16 +182,40 @@ export const system: ApiModule = {
         },
       },
     },
+    SubscriptionStatus: {
+      type: 'object',
+      required: ['state', 'waitingFor', 'since', 'failures', 'lastError'],
+      additionalProperties: false,
+      properties: {
+        state: {
+          enum: ['starting', 'connected', 'reconnecting', 'standby', 'stopped'],
+          description:
+            '`starting`: not subscribed yet; `reconnecting`: the connection failed and it resubscribes with backoff; ' +
+            '`standby`: healthy but idle (another instance consumes the EventStoreDB persistent subscription group).',
+        },
+        waitingFor: { type: ['string', 'null'], description: 'What it waits for, in words; null when connected.' },
+        since: schemaRef('Timestamp'),
+        failures: { type: 'integer', minimum: 0, description: 'Failed attempts since it was last connected.' },
+        lastError: { type: ['string', 'null'], description: 'The last failure, in words.' },
+      },
+    },
     ReadinessCheck: {
       type: 'object',
       required: ['status'],
       additionalProperties: false,
       properties: {
         status: {
-          enum: ['ok', 'failed', 'timeout', 'lagging', 'stopping'],
-          description: '`failed`: the store answered with an error; `timeout`: no answer within 2 s; `lagging`: further behind than `READY_MAX_LAG_MS`.',
+          enum: ['ok', 'failed', 'timeout', 'lagging', 'stopping', 'waiting'],
+          description:
+            '`failed`: the store answered with an error; `timeout`: no answer within 2 s; `lagging`: further behind than ' +
+            '`READY_MAX_LAG_MS`; `waiting`: a subscription to the log is not connected (`waitingFor` says for what).',
         },
         lagMs: { type: 'integer', minimum: 0, description: 'Projections only: age of the oldest event not applied yet.' },
+        waitingFor: {
+          type: 'object',
+          additionalProperties: { type: 'string' },
+          description: 'Subscriptions only: what each subscription that is not connected waits for, by name.',
+        },
       },
     },
     ReadinessChecks: {
@@ -191,6 +226,9 @@ export const system: ApiModule = {
         eventStore: readinessCheck('The event store answers.'),
         readModels: readinessCheck('The read-model store answers.'),
         projections: readinessCheck('Processes serving the API only: the read models are within `READY_MAX_LAG_MS` of the log.'),
+        subscriptions: readinessCheck(
+          'The subscriptions to the log this process runs are connected (or a healthy standby); `waiting` names what each other one waits for.',
+        ),
         shutdown: readinessCheck('Present only while the process is shutting down (`stopping`).'),
       },
     },

@@ -146,7 +146,8 @@ export const webhooks: ApiModule = {
         description:
           'Every delivery of the subscription, newest first: the event, its state (`pending`, `delivered`, `failed`), ' +
           'each attempt with its status code or error and latency, the next retry and why it failed. Ended subscriptions ' +
-          'keep their history.',
+          'keep their history. The log goes back `WEBHOOK_LOG_RETENTION_DAYS` (the server\'s setting, default 30) days: a ' +
+          'delivered or failed delivery is pruned that long after it became final; pending deliveries are always listed.',
         parameters: [idParameter('subscription'), pageParameter, limitParameter, minLogPosition],
         responses: {
           '200': jsonResponse('The deliveries, newest first.', listEnvelope('WebhookDelivery'), 'authenticated'),
@@ -164,7 +165,8 @@ export const webhooks: ApiModule = {
         description:
           'Queues one delivered or failed event again (`eventId`), or every failed one whose event occurred at or after ' +
           '`failedSince`. Redeliveries keep their event ids (`webhook-id`) and bodies, and take their place in the ' +
-          "subscription's order. A delivery that is already queued is left as it is (`requeued: 0`).",
+          "subscription's order. A delivery that is already queued is left as it is (`requeued: 0`). Only deliveries " +
+          'still in the delivery log (see `GET /webhooks/{id}/deliveries`) can be sent again.',
         parameters: [idParameter('subscription')],
         requestBody: { required: true, content: json(schemaRef('WebhookRedeliverRequest')) },
         responses: {

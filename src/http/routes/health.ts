@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { ProjectionLag } from '../../application/ProjectionRunner.js';
 import type { Position } from '../../shared/Position.js';
 import type { Readiness } from '../../ops/readiness.js';
+import type { SubscriptionStatusSnapshot } from '../../application/SubscriptionStatus.js';
 import { HttpError } from '../HttpError.js';
 import { withTimeout } from '../../ops/withTimeout.js';
 
@@ -11,6 +12,8 @@ export interface HealthDeps {
   readonly headPosition: () => Promise<Position | null>;
   /** Absent when this process runs no projections. */
   readonly projectionLag?: () => Promise<ProjectionLag>;
+  /** The subscriptions this process runs, and what each waits for (answered as they are, without reading a store). */
+  readonly subscriptions?: () => Readonly<Record<string, SubscriptionStatusSnapshot>>;
 }
 
 /** How long /health waits for the stores' figures before answering without them. */
@@ -42,6 +45,7 @@ export const healthRoutes = (deps: HealthDeps): Router => {
         readModels: deps.readModelsKind,
         lastPosition,
         projections: lag ? { position: lag.position, caughtUp: lag.caughtUp, lagMs: lag.lagMs } : null,
+        ...(deps.subscriptions ? { subscriptions: deps.subscriptions() } : {}),
       },
     };
   });

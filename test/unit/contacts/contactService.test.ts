@@ -12,6 +12,8 @@ import { RESERVATION_GRACE_PERIOD_MS } from '../../../src/domain/phoneReservatio
 import { phoneReservationStream } from '../../../src/domain/phoneReservation/phoneReservationEvents.js';
 import { newId } from '../../../src/shared/ids.js';
 import { tempDir } from '../../support/tempStore.js';
+import { eventually } from '../../support/events.js';
+import { StoreUnavailableError } from '../../../src/application/ports/StoreUnavailableError.js';
 
 const metadata = { source: 'api' as const, correlationId: 'req-1', companyId: 'co-1', keyId: 'key-1' };
 const T0 = Date.parse('2024-05-01T10:00:00.000Z');
@@ -302,6 +304,60 @@ describe('contact service (on the embedded event store)', () => {
       now += RESERVATION_GRACE_PERIOD_MS;
       const bob = await created({ name: 'Bob', phoneNumber: '+49151000' });
       expect(bob.contact.phoneNumber).to.equal('+49151000');
+    });
+  });
+
+  describe('given a store that refuses the contact event (storage full) after the number was reserved', () => {
+    /** Refuses appends to contact streams while `full`, and PhoneNumberReleased while `releasesFull`. */
+    let full = true;
+    let releasesFull = false;
+    const fullStore = (): EventStore =>
+      Object.assign(Object.create(store) as EventStore, {
+        append: (...args: Parameters<EventStore['append']>) =>
+          (full && args[0].startsWith('contact-')) || (releasesFull && args[1].some((e) => e.type === 'PhoneNumberReleased'))
+            ? Promise.reject(new StoreUnavailableError('storage_full', 30))
+            : store.append(...args),
+      });
+    beforeEach(() => {
+      full = true;
+      releasesFull = false;
+    });
+
+    it('gives the number back, so the same create succeeds as soon as the store takes writes again', async () => {
+      const failed = await create({ name: 'Ada', phoneNumber: '+49151000' }, 'co-1', { ...deps, eventStore: fullStore() }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(failed).to.be.instanceOf(StoreUnavailableError);
+      expect((await eventsOfType('PhoneNumberReserved')).length).to.equal(1);
+      expect((await eventsOfType('PhoneNumberReleased')).length).to.equal(1);
+      full = false;
+      const ada = await created({ name: 'Ada', phoneNumber: '+49151000' });
+      expect(ada.contact.phoneNumber).to.equal('+49151000');
+    });
+
+    it('keeps offering the number back while the release is refused too, and succeeds once the store takes writes', async () => {
+      releasesFull = true;
+      const on = { ...deps, eventStore: fullStore() };
+      await create({ name: 'Ada', phoneNumber: '+49151000' }, 'co-1', on).catch(() => undefined);
+      expect(await eventsOfType('PhoneNumberReleased')).to.have.length(0);
+      full = false;
+      releasesFull = false;
+      await eventually(async () => (await eventsOfType('PhoneNumberReleased')).length === 1, 5000, 20);
+      const ada = await created({ name: 'Ada', phoneNumber: '+49151000' });
+      expect(ada.contact.phoneNumber).to.equal('+49151000');
+    });
+
+    it('gives back the new number of an update whose contact event is refused', async () => {
+      const ada = (await created({ name: 'Ada', phoneNumber: '+49151000' })).contact.id;
+      const failed = await update(ada, { phoneNumber: '+3312345' }, 'co-1', { ...deps, eventStore: fullStore() }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(failed).to.be.instanceOf(StoreUnavailableError);
+      full = false;
+      const bob = await created({ name: 'Bob', phoneNumber: '+3312345' });
+      expect(bob.contact.phoneNumber).to.equal('+3312345');
     });
   });
 });

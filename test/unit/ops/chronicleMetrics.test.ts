@@ -72,6 +72,18 @@ describe('ChronicleMetrics', () => {
     ]);
   });
 
+  it('counts the rows the delivery log’s retention pruned, where webhooks are tracked', async () => {
+    const metrics = new ChronicleMetrics({ logger: captureLogger(), headPosition: async () => null });
+    metrics.observePruned(3);
+    expect(valueOf(await metrics.render(), 'chronicle_webhook_outbox_pruned_total')).to.equal(undefined);
+    metrics.trackWebhooks(async () => ({ pending: 0, delivered: 0, failed: 0 }));
+    expect(valueOf(await metrics.render(), 'chronicle_webhook_outbox_pruned_total')).to.equal(0);
+    metrics.observePruned(3);
+    metrics.observePruned(0);
+    metrics.observePruned(4);
+    expect(valueOf(await metrics.render(), 'chronicle_webhook_outbox_pruned_total')).to.equal(7);
+  });
+
   it('counts delivery attempts by outcome from zero, with their latency, only where webhooks are tracked', async () => {
     const metrics = new ChronicleMetrics({ logger: captureLogger(), headPosition: async () => null });
     metrics.observeAttempt('delivered', 10);

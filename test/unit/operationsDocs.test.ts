@@ -1,0 +1,40 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+
+/** What operators copy from the repository's own files must work as written. */
+const repoFile = (name: string): string => readFileSync(new URL(`../../../${name}`, import.meta.url), 'utf8');
+
+describe('operations files', () => {
+  it('.env.example names a MongoDB URL the host can reach (the README’s, with directConnection)', () => {
+    const example = /^#?\s*MONGODB_URL=(\S+)$/m.exec(repoFile('.env.example'))?.[1];
+    const readme = /MONGODB_URL='([^']+)'/.exec(repoFile('README.md'))?.[1];
+    expect(readme).to.be.a('string');
+    expect(example).to.equal(readme);
+    expect(new URL(example!).searchParams.get('directConnection')).to.equal('true');
+  });
+
+  it('docker-compose.yml promises no MongoDB feature the code does not use', () => {
+    const compose = repoFile('docker-compose.yml');
+    expect(compose).not.to.match(/so that transactions|change streams are available/i);
+  });
+});
+
+describe('the hosted-CI integration workflow', () => {
+  const workflow = () => repoFile('.github/workflows/integration.yml');
+  const imagesOf = (text: string) => [...text.matchAll(/^\s*image:\s*(\S+)/gm)].map((m) => m[1]);
+
+  it('runs the integration suites against real servers', () => {
+    const text = workflow();
+    expect(text).to.match(/run:\s*npm run test:integration/);
+    expect(text).to.match(/EVENTSTORE_URL:\s*esdb:\/\/localhost:2113\?tls=false/);
+    expect(text).to.match(/MONGODB_URL:\s*mongodb:\/\/localhost:27017\/\?directConnection=true/);
+  });
+
+  it('uses the images docker-compose.yml runs', () => {
+    const compose = imagesOf(repoFile('docker-compose.yml')).filter((image) => !image!.startsWith('chronicle'));
+    const text = workflow();
+    const used = [...imagesOf(text), ...[...text.matchAll(/docker run [^\n]*?\s(mongo:\S+)/g)].map((m) => m[1])];
+    expect([...used].sort()).to.deep.equal([...compose].sort());
+    expect(compose).to.have.members(['eventstore/eventstore:24.10', 'mongo:8.0']);
+  });
+});
