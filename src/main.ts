@@ -26,8 +26,8 @@ import { SqliteWebhookOutbox } from './adapters/sqlite/SqliteWebhookOutbox.js';
 import { createDeliveryAgent } from './webhooks/deliveryAgent.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { unsubscribeGone } from './webhooks/dispatcherUnsubscribe.js';
-import { WebhookFanOut } from './webhooks/fanOut.js';
-import type { EsdbPersistentFanOutSource } from './adapters/eventstoredb/EsdbPersistentFanOutSource.js';
+import { WebhookFanOut, type FanOutEventSource } from './webhooks/fanOut.js';
+import { upcastingSource, withUpcasting } from './application/versioning/UpcastingEventStore.js';
 import { deriveWebhookEvents } from './webhooks/deriveWebhookEvents.js';
 import type { DerivedWebhookEvent } from './webhooks/derivedWebhookEvent.js';
 import { matchesFilters } from './webhooks/filters.js';
@@ -75,11 +75,13 @@ export interface Stores {
  * real-server drivers are loaded only when used.
  */
 export const openStores = async (config: Config): Promise<Stores> => {
-  const eventStore: EventStore = config.eventStoreUrl
+  const adapter: EventStore = config.eventStoreUrl
     ? (await import('./adapters/eventstoredb/EventStoreDbEventStore.js')).EventStoreDbEventStore.connect(
         config.eventStoreUrl,
       )
     : SqliteEventStore.open(embeddedDatabaseFile(config.dataDir));
+  // Whichever adapter: appends record their schema version, every read path upcasts to current shapes.
+  const eventStore = withUpcasting(adapter);
   if (config.mongoUrl) {
     const { MongoReadModelStore } = await import('./adapters/mongodb/MongoReadModelStore.js');
     const { MongoRateLimitCounters } = await import('./adapters/mongodb/MongoRateLimitCounters.js');
@@ -95,14 +97,14 @@ export const openStores = async (config: Config): Promise<Stores> => {
     };
   }
   // Embedded: secrets and outbox in the SQLite file (sharing the event store's connection when it is SQLite).
-  const sqlite = eventStore instanceof SqliteEventStore;
+  const sqlite = adapter instanceof SqliteEventStore;
   const file = embeddedDatabaseFile(config.dataDir);
   return {
     eventStore,
     readModels: new MemoryReadModelStore(),
     rateLimits: new MemoryRateLimitCounters(config.rateLimit),
-    webhookSecrets: sqlite ? new SqliteWebhookSecretStore(eventStore.db) : SqliteWebhookSecretStore.open(file),
-    webhookOutbox: sqlite ? new SqliteWebhookOutbox(eventStore.db) : SqliteWebhookOutbox.open(file),
+    webhookSecrets: sqlite ? new SqliteWebhookSecretStore(adapter.db) : SqliteWebhookSecretStore.open(file),
+    webhookOutbox: sqlite ? new SqliteWebhookOutbox(adapter.db) : SqliteWebhookOutbox.open(file),
   };
 };
 
@@ -217,12 +219,12 @@ export const startChronicle = async (
     // On EventStoreDB the fan-out reads a persistent subscription group to $all (one
     // active consumer across instances, acked after each outbox write, never nacked);
     // embedded, the event store's checkpointed catch-up subscription (the default).
-    let source: EsdbPersistentFanOutSource | undefined;
+    let source: FanOutEventSource | undefined;
     if (config.eventStoreUrl) {
       const { EsdbPersistentFanOutSource } = await import('./adapters/eventstoredb/EsdbPersistentFanOutSource.js');
       const esdbSource = EsdbPersistentFanOutSource.connect(config.eventStoreUrl, { logger: fanOutLogger });
       closeFanOutSource = () => esdbSource.close();
-      source = esdbSource;
+      source = upcastingSource(esdbSource, eventStore);
     }
     const fanOut = new WebhookFanOut<DerivedWebhookEvent>({
       eventStore,
