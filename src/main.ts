@@ -277,6 +277,8 @@ export const startChronicle = async (
         ...(config.roles.api && lag ? { projectionLag: lag } : {}),
         maxLagMs: config.readyMaxLagMs,
         stopping: () => stopping,
+        // A subscription stopped at an event this release cannot read: not ready, naming the event.
+        stoppedAt: { projections: () => projector?.failure ?? null, webhookFanOut: () => webhooks?.fanOut.failure ?? null },
         logger: readinessLogger,
       }),
     metrics: {

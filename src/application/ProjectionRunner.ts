@@ -3,6 +3,7 @@ import type { DocumentCollection, ReadModelDocument, ReadModelStore } from './po
 import type { Logger } from './ports/Logger.js';
 import { compareNullablePositions, type Position } from '../shared/Position.js';
 import { PositionWaiters, type ReadModelProgress } from './ReadModelProgress.js';
+import { UndecodableEventError } from './UndecodableEventError.js';
 
 /** The checkpoint name of the read models' subscription. */
 export const READ_MODELS_CHECKPOINT = 'read-models';
@@ -41,12 +42,21 @@ export const measureLag = async (eventStore: EventStore, position: Position | nu
  * (MongoDB) resume from their checkpoint; in-memory ones are rebuilt from the
  * start of the log. Each batch is applied to every collection, then the
  * checkpoint is saved, then waiters on those positions are released.
+ *
+ * A batch that fails is offered again with backoff (a store that is down comes
+ * back), except for an event that cannot be read (`UndecodableEventError`: no
+ * codec or upcaster of this release reads it), which no retry can change: the
+ * runner stops right before it, logs it once and keeps it as `failure` (for
+ * `/ready`), and `start()` returns, so the process still answers probes.
  */
 export class ProjectionRunner implements ReadModelProgress {
   private subscription: Subscription | null = null;
   private current: Position | null = null;
   private readonly waiters = new PositionWaiters();
   private readonly name: string;
+  private stoppedBy: UndecodableEventError | null = null;
+  private stopOnStart = false;
+  private endCatchUp: () => void = () => undefined;
 
   constructor(private readonly deps: ProjectionRunnerDeps) {
     this.name = deps.name ?? READ_MODELS_CHECKPOINT;
@@ -54,6 +64,11 @@ export class ProjectionRunner implements ReadModelProgress {
 
   get position(): Position | null {
     return this.current;
+  }
+
+  /** The event that stopped the read models (they hold everything before it), or null while they follow the log. */
+  get failure(): UndecodableEventError | null {
+    return this.stoppedBy;
   }
 
   /** Starts the subscription and resolves once the log as it was at the start has been applied. */
@@ -71,6 +86,7 @@ export class ProjectionRunner implements ReadModelProgress {
 
     let resolveCaughtUp!: () => void;
     const caughtUp = new Promise<void>((resolve) => (resolveCaughtUp = resolve));
+    this.endCatchUp = resolveCaughtUp;
     if (!catchingUp) resolveCaughtUp();
 
     this.subscription = eventStore.subscribeToAll({
@@ -97,10 +113,27 @@ export class ProjectionRunner implements ReadModelProgress {
           resolveCaughtUp();
         }
       },
-      onError: (error, attempt) =>
-        logger.error({ err: error, attempt, position: this.current }, 'read-model batch failed; retrying'),
+      onError: (error, attempt) => {
+        if (error instanceof UndecodableEventError) this.fail(error);
+        else logger.error({ err: error, attempt, position: this.current }, 'read-model batch failed; retrying');
+      },
     });
+    if (this.stopOnStart) void this.subscription.stop();
     await caughtUp;
+  }
+
+  /** Stops at an event no retry can read: once, logged once, kept for `/ready`. */
+  private fail(error: UndecodableEventError): void {
+    if (this.stoppedBy) return;
+    this.stoppedBy = error;
+    this.deps.logger.error(
+      { err: error, event: error.event, reason: error.reason, position: this.current },
+      'read models stopped: an event of the log cannot be read (add an upcaster for its version, or correct the event), then restart',
+    );
+    this.endCatchUp();
+    // Not awaited: this runs inside the subscription's retry loop, which ends once told to stop.
+    if (this.subscription) void this.subscription.stop();
+    else this.stopOnStart = true;
   }
 
   private async applyBatch(batch: readonly RecordedEvent[]): Promise<void> {
@@ -117,8 +150,12 @@ export class ProjectionRunner implements ReadModelProgress {
     return this.waiters.add(position, timeoutMs);
   }
 
-  lag(): Promise<ProjectionLag> {
-    return measureLag(this.deps.eventStore, this.current);
+  async lag(): Promise<ProjectionLag> {
+    const stoppedBy = this.stoppedBy;
+    if (!stoppedBy) return measureLag(this.deps.eventStore, this.current);
+    // Stopped: the oldest event not applied is the one that cannot be read (reading it again would only fail).
+    const head = await this.deps.eventStore.headPosition();
+    return { position: this.current, head, caughtUp: false, lagMs: Math.max(0, Date.now() - Date.parse(stoppedBy.recordedAt)) };
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { EventStore, RecordedEvent, Subscription } from '../application/ports/EventStore.js';
+import { UndecodableEventError } from '../application/UndecodableEventError.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type {
   FanOutState,
@@ -96,6 +97,7 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
   private current: Position | null = null;
   /** The memory may hold a batch that was not stored: reload before the next one. */
   private stale = false;
+  private stoppedBy: UndecodableEventError | null = null;
 
   constructor(private readonly deps: WebhookFanOutDeps<D>) {
     this.name = deps.name ?? WEBHOOK_FAN_OUT_CHECKPOINT;
@@ -107,6 +109,15 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
     return this.current;
   }
 
+  /**
+   * The event that stopped the fan-out (an event of the log this release cannot
+   * read: retrying would never pass it, skipping it would lose its webhooks), or
+   * null while it follows the log. Everything before it is stored.
+   */
+  get failure(): UndecodableEventError | null {
+    return this.stoppedBy;
+  }
+
   /** Loads the checkpoint and the view, and starts following the log from there. */
   async start(): Promise<void> {
     if (this.subscription) return;
@@ -115,13 +126,28 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
     this.deps.logger.info({ from: state.position, subscriptions: this.byId.size }, 'webhook fan-out started');
     // An injected source (deps.source) is followed in place of the event store's catch-up subscription.
     const source: FanOutEventSource = this.deps.source ?? this.deps.eventStore;
-    this.subscription = source.subscribeToAll({
+    const subscription = source.subscribeToAll({
       after: state.position,
       handle: (batch) => this.handle(batch),
-      onError: (error, attempt) =>
-        this.deps.logger.error({ err: error, attempt, position: this.current }, 'webhook fan-out batch failed; retrying'),
+      onError: (error, attempt) => {
+        if (error instanceof UndecodableEventError) return this.fail(error);
+        this.deps.logger.error({ err: error, attempt, position: this.current }, 'webhook fan-out batch failed; retrying');
+      },
       ...(this.deps.maxBatchSize !== undefined ? { maxBatchSize: this.deps.maxBatchSize } : {}),
     });
+    this.subscription = subscription;
+    if (this.stoppedBy) void subscription.stop();
+  }
+
+  /** Stops at an event no retry can read: once, logged once. Not awaited: this runs inside the source's retry loop. */
+  private fail(error: UndecodableEventError): void {
+    if (this.stoppedBy) return;
+    this.stoppedBy = error;
+    this.deps.logger.error(
+      { err: error, event: error.event, reason: error.reason, position: this.current },
+      'webhook fan-out stopped: an event of the log cannot be read (add an upcaster for its version, or correct the event), then restart',
+    );
+    void this.subscription?.stop();
   }
 
   async stop(): Promise<void> {
