@@ -3,7 +3,7 @@ import type * as t from 'io-ts';
 import type { DomainEvent } from '../../shared/Decider.js';
 import { comparePositions, type Position } from '../../shared/Position.js';
 import { formatValidationErrors } from '../../shared/validationReporter.js';
-import type { EventStore, EventToAppend, RecordedEvent } from '../ports/EventStore.js';
+import type { EventStore, EventToAppend, RecordedEvent, RecordedEventVersion } from '../ports/EventStore.js';
 import { UndecodableEventError } from '../UndecodableEventError.js';
 import { STORED_EVENT_TYPES, type StoredEventType, type StreamFolding, type UpcastLog } from './storedEventTypes.js';
 
@@ -16,6 +16,19 @@ interface Pending {
 }
 
 const isPending = (value: RecordedEvent | Pending): value is Pending => 'pending' in value;
+
+/** The event with `data` in its current shape and its versions (a literal of fixed shape: cheaper than a spread, on every event read). */
+const withVersion = (event: RecordedEvent, data: unknown, version: RecordedEventVersion): RecordedEvent => ({
+  id: event.id,
+  stream: event.stream,
+  revision: event.revision,
+  position: event.position,
+  type: event.type,
+  data,
+  metadata: event.metadata,
+  recordedAt: event.recordedAt,
+  version,
+});
 
 /** Why `codec` refuses the event, or null when it accepts it (`is` first: the codecs transform nothing). */
 const refusal = (codec: t.Mixed, event: { readonly type: string; readonly data: unknown }): string | null => {
@@ -182,7 +195,7 @@ export class EventUpcaster {
     }
     const refused = refusal(type.versions[stored - 1]!, event);
     if (refused !== null) throw new UndecodableEventError(event, `version ${stored} of ${event.type} refuses it: ${refused}`, stored);
-    if (stored === current) return { ...event, version: { current, stored, recorded } };
+    if (stored === current) return withVersion(event, event.data, { current, stored, recorded });
     return { pending: event, type, stored, recorded };
   }
 
@@ -201,7 +214,7 @@ export class EventUpcaster {
       }
       data = next.right;
     }
-    return { ...event, data, version: { current, stored, recorded } };
+    return withVersion(event, data, { current, stored, recorded });
   }
 
   /**
