@@ -27,13 +27,24 @@ export interface ProjectionLag {
   readonly lagMs: number;
 }
 
-/** How far `position` is behind the head of the log. */
+/**
+ * How far `position` is behind the head of the log. The oldest event not applied
+ * may be one that cannot be read (a subscription stopped at it): its time is
+ * taken from the error, which names it.
+ */
 export const measureLag = async (eventStore: EventStore, position: Position | null): Promise<ProjectionLag> => {
   const head = await eventStore.headPosition();
   const caughtUp = compareNullablePositions(head, position) <= 0;
   if (caughtUp) return { position, head, caughtUp, lagMs: 0 };
-  const [oldest] = await eventStore.readAll({ after: position, maxCount: 1 });
-  const lagMs = oldest ? Math.max(0, Date.now() - Date.parse(oldest.recordedAt)) : 0;
+  let recordedAt: string | undefined;
+  try {
+    const [oldest] = await eventStore.readAll({ after: position, maxCount: 1 });
+    recordedAt = oldest?.recordedAt;
+  } catch (error) {
+    if (!(error instanceof UndecodableEventError)) throw error;
+    recordedAt = error.recordedAt;
+  }
+  const lagMs = recordedAt === undefined ? 0 : Math.max(0, Date.now() - Date.parse(recordedAt));
   return { position, head, caughtUp, lagMs };
 };
 
@@ -150,12 +161,8 @@ export class ProjectionRunner implements ReadModelProgress {
     return this.waiters.add(position, timeoutMs);
   }
 
-  async lag(): Promise<ProjectionLag> {
-    const stoppedBy = this.stoppedBy;
-    if (!stoppedBy) return measureLag(this.deps.eventStore, this.current);
-    // Stopped: the oldest event not applied is the one that cannot be read (reading it again would only fail).
-    const head = await this.deps.eventStore.headPosition();
-    return { position: this.current, head, caughtUp: false, lagMs: Math.max(0, Date.now() - Date.parse(stoppedBy.recordedAt)) };
+  lag(): Promise<ProjectionLag> {
+    return measureLag(this.deps.eventStore, this.current);
   }
 
   async stop(): Promise<void> {

@@ -170,9 +170,11 @@ describe('ProjectionRunner', () => {
       expect(stopped[0]!.obj).to.deep.include({ event: { eventId: runner.failure!.eventId, stream: 'contact-c-1', type: 'ContactUpdated', position: bad, version: 7 } });
       expect(logger.lines.some((l) => l.msg === 'read-model batch failed; retrying')).to.equal(false);
 
+      // The lag is that of the event it stopped at (measured without reading it: it cannot be read).
       const lag = await runner.lag();
       expect(lag).to.include({ position: before, caughtUp: false });
       expect(lag.head).to.equal(await eventStore.headPosition());
+      expect(lag.lagMs).to.be.at.least(300).and.below(60_000);
     });
 
     it('stops at it when it is appended while running', async () => {
