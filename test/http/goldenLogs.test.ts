@@ -102,6 +102,37 @@ describe('Golden logs: today\'s server on the logs of earlier releases', functio
         expect(report.differences).to.deep.equal([]);
         expect(report.events).to.be.greaterThan(50);
       });
+
+      // Last: it writes.
+      it('takes writes on the old log; history shows the stored versions of old and new events', async () => {
+        const { key, ids } = log.credentials;
+        const send = async (method: string, path: string, body: unknown) => {
+          const response = await fetch(`http://127.0.0.1:${server.chronicle.port}${path}`, {
+            method,
+            headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+          return { status: response.status, body: (await response.json()) as { data: Record<string, unknown> } };
+        };
+        const ada = ids.contacts.ada as string;
+        const updated = await send('PUT', `/contacts/${ada}`, { city: 'Paris' });
+        expect(updated.status).to.equal(200);
+        expect(updated.body.data).to.include({ city: 'Paris' });
+        const engine = ids.deals.engine as string;
+        expect((await send('PUT', `/deals/${engine}/status`, { stage: 'renewal' })).status).to.equal(200);
+
+        for (const path of [`/contacts/${ada}/history?limit=200`, `/deals/${engine}/history?limit=200`]) {
+          const history = await server.request('GET', path, key);
+          const items = (history.body as { data: { type: string; schema: Record<string, unknown> }[] }).data;
+          const last = items.at(-1)!;
+          // The event just written records its version; the release's own events were inferred.
+          expect(last.schema).to.deep.equal({ version: 2, storedVersion: 2, versionRecorded: true });
+          for (const item of items.slice(1, -1)) expect(item.schema).to.include({ version: 2, versionRecorded: false });
+          expect(items[0]!.schema).to.deep.equal({ version: 1, storedVersion: 1, versionRecorded: false });
+          const old = items.slice(1, -1).map((item) => item.schema.storedVersion);
+          expect(new Set(old)).to.deep.equal(new Set([release === '92d4d5c' ? 1 : 2]));
+        }
+      });
     });
   }
 
