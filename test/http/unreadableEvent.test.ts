@@ -103,4 +103,10 @@ describe('HTTP: an event of the log that this release cannot read', function () 
     expect(run.stderr).to.contain(`Event ${eventId} (ContactUpdated, version 3) at position ${position} in ${adaStream} does not decode`);
     expect(run.stdout.trim().split('\n')).to.have.length(Number(position) - 1);
   });
+
+  it('makes chronicle keys list fail naming it rather than list what comes before it', async () => {
+    const run = await runCli(['keys', 'list', '--company', golden.credentials.companyId as string], { DATA_DIR: server.dataDir });
+    expect(run.code).to.equal(1);
+    expect(run.stderr).to.contain(`Event ${eventId} (ContactUpdated, version 3) at position ${position}`);
+  });
 });
