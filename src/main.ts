@@ -9,6 +9,7 @@ import { MemoryReadModelStore } from './adapters/memory/MemoryReadModelStore.js'
 import { SqliteEventStore } from './adapters/sqlite/SqliteEventStore.js';
 import { SqliteWebhookOutbox } from './adapters/sqlite/SqliteWebhookOutbox.js';
 import { SqliteWebhookSecretStore } from './adapters/sqlite/SqliteWebhookSecretStore.js';
+import { upcastingSource, withUpcasting } from './application/versioning/UpcastingEventStore.js';
 import type { Config } from './config.js';
 import { ChronicleMetrics } from './ops/ChronicleMetrics.js';
 import { loadTlsFiles } from './ops/tlsFiles.js';
@@ -43,20 +44,22 @@ export const embeddedDatabaseFile = (dataDir: string): string => join(dataDir, '
  * real-server drivers are loaded only when used.
  */
 export const openStores = async (config: Config): Promise<Stores> => {
-  const eventStore: EventStore = config.eventStoreUrl
+  const adapter: EventStore = config.eventStoreUrl
     ? (await import('./adapters/eventstoredb/EventStoreDbEventStore.js')).EventStoreDbEventStore.connect(config.eventStoreUrl)
     : SqliteEventStore.open(embeddedDatabaseFile(config.dataDir));
+  // Whichever adapter: appends record their schema version, every read path upcasts to current shapes.
+  const eventStore = withUpcasting(adapter);
   try {
     if (config.mongoUrl) return { eventStore, ...(await openMongoStores(config.mongoUrl, config)) };
     // config.ts refuses EVENTSTORE_URL without MONGODB_URL: embedded, the secrets and the
     // outbox share the event log's SQLite connection.
-    if (!(eventStore instanceof SqliteEventStore)) throw new Error('EVENTSTORE_URL needs MONGODB_URL');
+    if (!(adapter instanceof SqliteEventStore)) throw new Error('EVENTSTORE_URL needs MONGODB_URL');
     return {
       eventStore,
       readModels: new MemoryReadModelStore(),
       rateLimits: new MemoryRateLimitCounters(config.rateLimit),
-      webhookSecrets: new SqliteWebhookSecretStore(eventStore.db),
-      webhookOutbox: new SqliteWebhookOutbox(eventStore.db),
+      webhookSecrets: new SqliteWebhookSecretStore(adapter.db),
+      webhookOutbox: new SqliteWebhookOutbox(adapter.db),
     };
   } catch (error) {
     await eventStore.close();
@@ -90,11 +93,12 @@ const openMongoStores = async (url: string, config: Config): Promise<Omit<Stores
  * each outbox write, never nacked); embedded, the event store's checkpointed
  * catch-up subscription (the default).
  */
-const openWebhookSource = async (config: Config, logger: Logger): Promise<WebhookSource> => {
+const openWebhookSource = async (config: Config, eventStore: EventStore, logger: Logger): Promise<WebhookSource> => {
   if (!config.eventStoreUrl) return {};
   const { EsdbPersistentFanOutSource } = await import('./adapters/eventstoredb/EsdbPersistentFanOutSource.js');
-  const source = EsdbPersistentFanOutSource.connect(config.eventStoreUrl, { logger: logger.child({ role: 'webhook-fan-out' }) });
-  return { source, closeSource: () => source.close() };
+  const esdbSource = EsdbPersistentFanOutSource.connect(config.eventStoreUrl, { logger: logger.child({ role: 'webhook-fan-out' }) });
+  // Upcast like every other read path, with the (upcasting) event store for the streams' earlier events.
+  return { source: upcastingSource(esdbSource, eventStore), closeSource: () => esdbSource.close() };
 };
 
 /**
@@ -164,7 +168,7 @@ export const startChronicle = async (
     const webhooks = config.roles.webhooks
       ? rollback.add(
           'webhooks',
-          await startWebhooks(config, stores, metrics, logger, { ...(await openWebhookSource(config, logger)), ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}) }),
+          await startWebhooks(config, stores, metrics, logger, { ...(await openWebhookSource(config, eventStore, logger)), ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}) }),
           (started) => started.stop(0),
         )
       : null;

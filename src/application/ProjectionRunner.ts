@@ -4,6 +4,7 @@ import type { Logger } from './ports/Logger.js';
 import { compareNullablePositions, type Position } from '../shared/Position.js';
 import { PositionWaiters, type ReadModelProgress } from './ReadModelProgress.js';
 import { SubscriptionStatus, type SubscriptionStatusSnapshot } from './SubscriptionStatus.js';
+import { UndecodableEventError } from './UndecodableEventError.js';
 
 /** The checkpoint name of the read models' subscription. */
 export const READ_MODELS_CHECKPOINT = 'read-models';
@@ -27,13 +28,24 @@ export interface ProjectionLag {
   readonly lagMs: number;
 }
 
-/** How far `position` is behind the head of the log. */
+/**
+ * How far `position` is behind the head of the log. The oldest event not applied
+ * may be one that cannot be read (a subscription stopped at it): its time is
+ * taken from the error, which names it.
+ */
 export const measureLag = async (eventStore: EventStore, position: Position | null): Promise<ProjectionLag> => {
   const head = await eventStore.headPosition();
   const caughtUp = compareNullablePositions(head, position) <= 0;
   if (caughtUp) return { position, head, caughtUp, lagMs: 0 };
-  const [oldest] = await eventStore.readAll({ after: position, maxCount: 1 });
-  const lagMs = oldest ? Math.max(0, Date.now() - Date.parse(oldest.recordedAt)) : 0;
+  let recordedAt: string | undefined;
+  try {
+    const [oldest] = await eventStore.readAll({ after: position, maxCount: 1 });
+    recordedAt = oldest?.recordedAt;
+  } catch (error) {
+    if (!(error instanceof UndecodableEventError)) throw error;
+    recordedAt = error.recordedAt;
+  }
+  const lagMs = recordedAt === undefined ? 0 : Math.max(0, Date.now() - Date.parse(recordedAt));
   return { position, head, caughtUp, lagMs };
 };
 
@@ -42,6 +54,12 @@ export const measureLag = async (eventStore: EventStore, position: Position | nu
  * (MongoDB) resume from their checkpoint; in-memory ones are rebuilt from the
  * start of the log. Each batch is applied to every collection, then the
  * checkpoint is saved, then waiters on those positions are released.
+ *
+ * A batch that fails is offered again with backoff (a store that is down comes
+ * back), except for an event that cannot be read (`UndecodableEventError`: no
+ * codec or upcaster of this release reads it), which no retry can change: the
+ * runner stops right before it, logs it once and keeps it as `failure` (for
+ * `/ready`), and `start()` returns, so the process still answers probes.
  */
 export class ProjectionRunner implements ReadModelProgress {
   private subscription: Subscription | null = null;
@@ -49,6 +67,9 @@ export class ProjectionRunner implements ReadModelProgress {
   private readonly waiters = new PositionWaiters();
   private readonly name: string;
   private readonly subscriptionStatus: SubscriptionStatus;
+  private stoppedBy: UndecodableEventError | null = null;
+  private stopOnStart = false;
+  private endCatchUp: () => void = () => undefined;
 
   constructor(private readonly deps: ProjectionRunnerDeps) {
     this.name = deps.name ?? READ_MODELS_CHECKPOINT;
@@ -62,6 +83,11 @@ export class ProjectionRunner implements ReadModelProgress {
   /** Where the read models' subscription stands, and what it waits for (for /health and /ready). */
   get status(): SubscriptionStatusSnapshot {
     return this.subscriptionStatus.snapshot();
+  }
+
+  /** The event that stopped the read models (they hold everything before it), or null while they follow the log. */
+  get failure(): UndecodableEventError | null {
+    return this.stoppedBy;
   }
 
   /** Starts the subscription and resolves once the log as it was at the start has been applied. */
@@ -81,6 +107,7 @@ export class ProjectionRunner implements ReadModelProgress {
     let starting = true;
     let resolveCaughtUp!: () => void;
     const caughtUp = new Promise<void>((resolve) => (resolveCaughtUp = resolve));
+    this.endCatchUp = resolveCaughtUp;
     if (!catchingUp) resolveCaughtUp();
 
     this.subscription = eventStore.subscribeToAll({
@@ -107,8 +134,10 @@ export class ProjectionRunner implements ReadModelProgress {
           resolveCaughtUp();
         }
       },
-      onError: (error, attempt) =>
-        logger.error({ err: error, attempt, position: this.current }, 'read-model batch failed; retrying'),
+      onError: (error, attempt) => {
+        if (error instanceof UndecodableEventError) this.fail(error);
+        else logger.error({ err: error, attempt, position: this.current }, 'read-model batch failed; retrying');
+      },
       onConnected: () => this.subscriptionStatus.connected(),
       onDropped: (error) =>
         this.subscriptionStatus.dropped(
@@ -116,8 +145,23 @@ export class ProjectionRunner implements ReadModelProgress {
           starting ? 'the event store, to apply the log before the start completes' : 'the event store to accept the subscription again',
         ),
     });
+    if (this.stopOnStart) void this.subscription.stop();
     await caughtUp;
     starting = false;
+  }
+
+  /** Stops at an event no retry can read: once, logged once, kept for `/ready`. */
+  private fail(error: UndecodableEventError): void {
+    if (this.stoppedBy) return;
+    this.stoppedBy = error;
+    this.deps.logger.error(
+      { err: error, event: error.event, reason: error.reason, position: this.current },
+      'read models stopped: an event of the log cannot be read (add an upcaster for its version, or correct the event), then restart',
+    );
+    this.endCatchUp();
+    // Not awaited: this runs inside the subscription's retry loop, which ends once told to stop.
+    if (this.subscription) void this.subscription.stop();
+    else this.stopOnStart = true;
   }
 
   private async applyBatch(batch: readonly RecordedEvent[]): Promise<void> {

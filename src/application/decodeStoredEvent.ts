@@ -14,7 +14,9 @@ export const tryDecodeStoredEvent = <Event>(codec: t.Decoder<unknown, Event>, ev
  * A stored event decoded with the codec it is written with; a refusal is an
  * `UndecodableEventError` naming the event. Every reader of stored events
  * (command handling, projections, history, verify, the webhook mapping) decodes
- * through here or `tryDecodeStoredEvent`.
+ * through here or `tryDecodeStoredEvent`. Events read through the event store
+ * (`UpcastingEventStore`) come in their current shapes, already accepted by
+ * their version's codec: this types them.
  */
 export const decodeStoredEvent = <Event>(codec: t.Decoder<unknown, Event>, event: RecordedEvent): Event => {
   const decoded = tryDecodeStoredEvent(codec, event);

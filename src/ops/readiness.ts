@@ -1,4 +1,5 @@
 import type { Logger } from '../application/ports/Logger.js';
+import type { UnreadableEvent } from '../application/UndecodableEventError.js';
 import type { ProjectionLag } from '../application/ProjectionRunner.js';
 import { isWorking, type SubscriptionStatusSnapshot } from '../application/SubscriptionStatus.js';
 import { TimeoutError, withTimeout } from './withTimeout.js';
@@ -9,9 +10,10 @@ export const READY_CHECK_TIMEOUT_MS = 2000;
 /**
  * `ok`; `failed` (the store answered with an error); `timeout` (no answer in
  * time); `lagging` (the read models are too far behind the log); `stopping` (the
- * process is shutting down and wants no new traffic).
+ * process is shutting down and wants no new traffic); `stopped` (a subscription
+ * stopped at an event of the log that this release cannot read).
  */
-export type CheckStatus = 'ok' | 'failed' | 'timeout' | 'lagging' | 'stopping' | 'waiting';
+export type CheckStatus = 'ok' | 'failed' | 'timeout' | 'lagging' | 'stopping' | 'waiting' | 'stopped';
 
 export interface CheckResult {
   readonly status: CheckStatus;
@@ -19,6 +21,13 @@ export interface CheckResult {
   readonly lagMs?: number;
   /** Subscriptions only, when `waiting`: what each subscription that is not connected waits for. */
   readonly waitingFor?: Readonly<Record<string, string>>;
+  /** `stopped` only: the event that cannot be read. */
+  readonly event?: UnreadableEvent;
+}
+
+/** A subscription that stops at an unreadable event (the projection runner, the webhook fan-out): what stopped it, or null. */
+export interface StoppedBy {
+  readonly event: UnreadableEvent;
 }
 
 export interface ReadinessDeps {
@@ -37,6 +46,12 @@ export interface ReadinessDeps {
   readonly subscriptions?: () => Readonly<Record<string, SubscriptionStatusSnapshot>>;
   /** True once a graceful shutdown began. */
   readonly stopping: () => boolean;
+  /**
+   * Subscriptions of this process by check name (`projections`, `webhookFanOut`):
+   * the event each stopped at, or null while it runs. A stopped one fails the
+   * check with `stopped` and the event (no retry can read it).
+   */
+  readonly stoppedAt?: Readonly<Record<string, () => StoppedBy | null>>;
   readonly logger: Logger;
 }
 
@@ -88,6 +103,21 @@ export const checkReadiness = async (deps: ReadinessDeps): Promise<Readiness> =>
     );
   }
   const checks: Record<string, CheckResult> = Object.fromEntries(await Promise.all(pending));
+  for (const [name, stoppedBy] of Object.entries(deps.stoppedAt ?? {})) {
+    const stopped = stoppedBy();
+    if (stopped) checks[name] = { status: 'stopped', event: stopped.event };
+  }
   if (deps.stopping()) checks.shutdown = { status: 'stopping' };
   return { ready: Object.values(checks).every((check) => check.status === 'ok'), checks };
+};
+
+/** A failing check as `/ready`'s message names it, e.g. `projections lagging`, or for a stopped one the event and why. */
+export const describeCheck = (name: string, result: CheckResult): string => {
+  const { event } = result;
+  if (result.status !== 'stopped' || !event) return `${name} ${result.status}`;
+  const version = event.version === null ? '' : `, version ${event.version}`;
+  return (
+    `${name} stopped at event ${event.eventId} (${event.type}${version}) at position ${event.position} in ${event.stream}, ` +
+    'which this release cannot read'
+  );
 };

@@ -76,6 +76,11 @@ export const buildApp = (parts: AppParts): Koa => {
         ...(config.roles.api && lag ? { projectionLag: lag } : {}),
         maxLagMs: config.readyMaxLagMs,
         subscriptions,
+        // A subscription stopped at an event this release cannot read fails /ready, naming the event.
+        stoppedAt: {
+          projections: () => readSide.projections?.failure ?? null,
+          webhookFanOut: () => parts.webhooks?.fanOut.failure ?? null,
+        },
         stopping: parts.stopping,
         logger: readinessLogger,
       }),

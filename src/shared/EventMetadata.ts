@@ -5,8 +5,11 @@ export const EventSource = t.keyof({ api: null, cli: null, system: null });
 export type EventSource = t.TypeOf<typeof EventSource>;
 
 /**
- * Metadata recorded with every stored event: who caused it and in which request.
- * Never carries a secret (no API key, no webhook secret).
+ * Metadata recorded with every stored event: who caused it and in which request,
+ * and the version of the event type's schema its data was written in
+ * (`schemaVersion`, set by the event store's versioning decorator on append;
+ * absent on events written before versions were recorded). Never carries a
+ * secret (no API key, no webhook secret).
  */
 export const EventMetadata = t.intersection([
   t.type({
@@ -18,6 +21,7 @@ export const EventMetadata = t.intersection([
     keyId: t.string,
     userId: t.string,
     causationId: t.string,
+    schemaVersion: t.number,
   }),
 ]);
 export type EventMetadata = t.TypeOf<typeof EventMetadata>;

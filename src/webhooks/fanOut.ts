@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { EventStore, RecordedEvent, Subscription } from '../application/ports/EventStore.js';
+import { UndecodableEventError } from '../application/UndecodableEventError.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type {
   FanOutState,
@@ -116,6 +117,7 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
   /** Aborts a start still preparing its source (stop() during the wait). */
   private readonly stopping = new AbortController();
   private readonly subscriptionStatus: SubscriptionStatus;
+  private stoppedBy: UndecodableEventError | null = null;
 
   constructor(private readonly deps: WebhookFanOutDeps<D>) {
     this.name = deps.name ?? WEBHOOK_FAN_OUT_CHECKPOINT;
@@ -131,6 +133,15 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
   /** Where the fan-out's subscription stands, and what it waits for (for /health and /ready). */
   get status(): SubscriptionStatusSnapshot {
     return this.subscriptionStatus.snapshot();
+  }
+
+  /**
+   * The event that stopped the fan-out (an event of the log this release cannot
+   * read: retrying would never pass it, skipping it would lose its webhooks), or
+   * null while it follows the log. Everything before it is stored.
+   */
+  get failure(): UndecodableEventError | null {
+    return this.stoppedBy;
   }
 
   /**
@@ -164,16 +175,31 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
     }
     if (this.stopping.signal.aborted) return;
     status.waiting('the event store to accept the subscription');
-    this.subscription = source.subscribeToAll({
+    const subscription = source.subscribeToAll({
       after: state.position,
       handle: (batch) => this.handle(batch),
-      onError: (error, attempt) =>
-        this.deps.logger.error({ err: error, attempt, position: this.current }, 'webhook fan-out batch failed; retrying'),
+      onError: (error, attempt) => {
+        if (error instanceof UndecodableEventError) return this.fail(error);
+        this.deps.logger.error({ err: error, attempt, position: this.current }, 'webhook fan-out batch failed; retrying');
+      },
       onConnected: () => status.connected(),
       onDropped: (error) => status.dropped(error, 'the event store to accept the subscription again'),
       onWaiting: (what) => status.standby(what),
       ...(this.deps.maxBatchSize !== undefined ? { maxBatchSize: this.deps.maxBatchSize } : {}),
     });
+    this.subscription = subscription;
+    if (this.stoppedBy) void subscription.stop();
+  }
+
+  /** Stops at an event no retry can read: once, logged once. Not awaited: this runs inside the source's retry loop. */
+  private fail(error: UndecodableEventError): void {
+    if (this.stoppedBy) return;
+    this.stoppedBy = error;
+    this.deps.logger.error(
+      { err: error, event: error.event, reason: error.reason, position: this.current },
+      'webhook fan-out stopped: an event of the log cannot be read (add an upcaster for its version, or correct the event), then restart',
+    );
+    void this.subscription?.stop();
   }
 
   async stop(): Promise<void> {

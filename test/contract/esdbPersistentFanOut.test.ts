@@ -18,6 +18,8 @@ import { skipLine } from '../support/integration.js';
 import { compareNullablePositions } from '../../src/shared/Position.js';
 import { tempDir } from '../support/tempStore.js';
 import { contactCreated, webhookSubscribed } from '../unit/webhooks/delivery/support/events.js';
+import { contactCreated as legacyContactCreated, contactUpdatedV1 } from '../support/legacyEvents.js';
+import { upcastingSource, withUpcasting } from '../../src/application/versioning/UpcastingEventStore.js';
 
 /**
  * The webhook fan-out fed by the EventStoreDB persistent subscription group
@@ -39,13 +41,13 @@ if (eventStoreUrl) {
     const running: { fanOut: WebhookFanOut<DerivedWebhookEvent>; source: EsdbPersistentFanOutSource }[] = [];
     const logger = captureLogger();
 
-    /** A fan-out reading a new source (its own client) on the test's group. */
+    /** A fan-out reading a new source (its own client) on the test's group, upcast as the composition root wires it. */
     const startFanOut = async (over: WebhookOutbox = outbox) => {
       const { EsdbPersistentFanOutSource } = await import('../../src/adapters/eventstoredb/EsdbPersistentFanOutSource.js');
       const source = EsdbPersistentFanOutSource.connect(url, { group, startFrom, bufferSize: 16, logger });
       const fanOut = new WebhookFanOut<DerivedWebhookEvent>({
         eventStore: store,
-        source,
+        source: upcastingSource(source, withUpcasting(store)),
         outbox: over,
         derive: deriveWebhookEvents,
         matches: matchesFilters,
@@ -230,6 +232,22 @@ if (eventStoreUrl) {
       } finally {
         emptyDb.close();
       }
+    });
+
+    it('upcasts what the group delivers: a ContactUpdated stored in version 1 goes out with the contact after the change', async () => {
+      const company = `company-${randomUUID()}`;
+      const subscriptionId = randomUUID();
+      const contactId = randomUUID();
+      const entry = await startFanOut();
+      await append('webhook', webhookSubscribed(subscriptionId, company, 'https://receiver.example/hook', 'contact.updated'));
+      await store.append(`contact-${contactId}`, [legacyContactCreated(contactId, company, 'Ada')], 'no_stream');
+      const { position } = await store.append(
+        `contact-${contactId}`,
+        [contactUpdatedV1(contactId, company, { name: 'Ada L' }, { name: 'Ada' }, '2026-01-01T10:05:00.000Z')],
+        0,
+      );
+      await eventually(() => reached(entry.fanOut, position), 20_000, 50);
+      expect(await names(subscriptionId)).to.deep.equal(['Ada L']);
     });
 
     it('lets one consumer in at a time: a second instance stands by', async () => {

@@ -19,6 +19,7 @@ import { assertMatchesOpenApi } from './openApi.js';
 import { tempDir } from './tempStore.js';
 import { systemClock } from '../../src/shared/Clock.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
+import { UpcastingEventStore } from '../../src/application/versioning/UpcastingEventStore.js';
 
 export interface ApiResponse {
   readonly status: number;
@@ -169,10 +170,10 @@ export const startHarness = async (env: NodeJS.ProcessEnv = {}, timeouts?: Serve
       await settle(revoked.right.position);
     },
     limitStorage(extraPages) {
-      if (!(eventStore instanceof SqliteEventStore)) throw new Error('limitStorage needs the embedded SQLite store');
-      const pages =
-        extraPages === null ? 4_294_967_294 : (eventStore.db.pragma('page_count', { simple: true }) as number) + extraPages;
-      eventStore.db.pragma(`max_page_count = ${pages}`);
+      const log = eventStore instanceof UpcastingEventStore ? eventStore.inner : eventStore;
+      if (!(log instanceof SqliteEventStore)) throw new Error('limitStorage needs the embedded SQLite store');
+      const pages = extraPages === null ? 4_294_967_294 : (log.db.pragma('page_count', { simple: true }) as number) + extraPages;
+      log.db.pragma(`max_page_count = ${pages}`);
     },
     async close() {
       await chronicle.close();

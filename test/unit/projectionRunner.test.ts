@@ -8,6 +8,8 @@ import { taskProjection, type TaskCreatedData, type TaskDoc } from '../support/t
 import { anEvent, eventually } from '../support/events.js';
 import { captureLogger } from '../support/captureLogger.js';
 import { tempDir } from '../support/tempStore.js';
+import { UpcastingEventStore } from '../../src/application/versioning/UpcastingEventStore.js';
+import { sleep } from '../support/events.js';
 
 const COMPANY = 'co-1';
 const taskCreated = (id: string, title = 'Task') =>
@@ -141,5 +143,48 @@ describe('ProjectionRunner', () => {
     await runner.start();
     await eventually(() => runner.position === position);
     expect(seen).to.deep.equal(['t2']);
+  });
+
+  describe('given an event of the log that this release cannot read', () => {
+    const unreadable = () => ({
+      ...anEvent('ContactUpdated', { contactId: 'c-1', written: 'by a newer release' }, COMPANY),
+      metadata: { source: 'api' as const, correlationId: 'c', companyId: COMPANY, schemaVersion: 7 },
+    });
+
+    it('applies everything before it, then stops once with the event named, never retrying it; start() returns', async () => {
+      await eventStore.append('task-1', [taskCreated('t1')], 'no_stream');
+      const { position: before } = await eventStore.append('task-2', [taskCreated('t2')], 'no_stream');
+      const { position: bad } = await eventStore.append('contact-c-1', [unreadable()], 'no_stream');
+      await eventStore.append('task-3', [taskCreated('t3')], 'no_stream');
+      runner = new ProjectionRunner({ eventStore: new UpcastingEventStore(eventStore), readModels, collections: [tasks as never], logger });
+      await runner.start();
+
+      expect(runner.failure).to.include({ stream: 'contact-c-1', type: 'ContactUpdated', position: bad, version: 7 });
+      expect(runner.position).to.equal(before);
+      expect(await tasks.get(COMPANY, 't2')).to.not.equal(null);
+      expect(await tasks.get(COMPANY, 't3')).to.equal(null);
+      await sleep(300); // a retry would come within 50 ms, and again
+      const stopped = logger.lines.filter((l) => l.level === 'error');
+      expect(stopped).to.have.length(1);
+      expect(stopped[0]!.msg).to.match(/read models stopped: an event of the log cannot be read/);
+      expect(stopped[0]!.obj).to.deep.include({ event: { eventId: runner.failure!.eventId, stream: 'contact-c-1', type: 'ContactUpdated', position: bad, version: 7 } });
+      expect(logger.lines.some((l) => l.msg === 'read-model batch failed; retrying')).to.equal(false);
+
+      // The lag is that of the event it stopped at (measured without reading it: it cannot be read).
+      const lag = await runner.lag();
+      expect(lag).to.include({ position: before, caughtUp: false });
+      expect(lag.head).to.equal(await eventStore.headPosition());
+      expect(lag.lagMs).to.be.at.least(300).and.below(60_000);
+    });
+
+    it('stops at it when it is appended while running', async () => {
+      runner = new ProjectionRunner({ eventStore: new UpcastingEventStore(eventStore), readModels, collections: [tasks as never], logger });
+      await runner.start();
+      await eventStore.append('task-1', [taskCreated('t1')], 'no_stream');
+      await eventStore.append('contact-c-1', [unreadable()], 'no_stream');
+      await eventually(() => runner.failure !== null);
+      expect(await tasks.get(COMPANY, 't1')).to.not.equal(null);
+      expect(runner.failure!.version).to.equal(7);
+    });
   });
 });

@@ -20,6 +20,20 @@ export interface EventToAppend {
   readonly metadata: EventMetadata;
 }
 
+/** Which schema version a recorded event was stored in, and which one its `data` is in now. */
+export interface RecordedEventVersion {
+  /** The version of `data` as handed up: the event type's current version. */
+  readonly current: number;
+  /** The version the event was stored in. */
+  readonly stored: number;
+  /**
+   * True when the stored event names its version (`metadata.schemaVersion`);
+   * false for events written before versions were recorded, whose stored
+   * version is inferred from their shape.
+   */
+  readonly recorded: boolean;
+}
+
 export interface RecordedEvent {
   readonly id: string;
   readonly stream: string;
@@ -32,6 +46,13 @@ export interface RecordedEvent {
   readonly metadata: EventMetadata;
   /** When the store recorded the event (ISO 8601 UTC). */
   readonly recordedAt: string;
+  /**
+   * Set by the versioning decorator (`UpcastingEventStore`) on every event of a
+   * type this code declares: `data` is then in the current version's shape,
+   * whatever version it was stored in. Absent on an adapter's own reads (data
+   * exactly as stored) and on types the code does not declare.
+   */
+  readonly version?: RecordedEventVersion;
 }
 
 export interface AppendResult {

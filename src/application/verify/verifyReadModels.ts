@@ -1,4 +1,5 @@
 import type { EventStore, RecordedEvent } from '../ports/EventStore.js';
+import { UndecodableEventError } from '../UndecodableEventError.js';
 import type { DocumentCollection, Projection, ReadModelDocument } from '../ports/ReadModelStore.js';
 import { comparePositions, type Position } from '../../shared/Position.js';
 import { compareFields } from './compareFields.js';
@@ -24,13 +25,15 @@ export type Difference =
   | { readonly kind: 'missing-stream'; readonly readModel: string; readonly document: string }
   /** Two documents of one read model stand for the same stream. */
   | { readonly kind: 'duplicate-document'; readonly readModel: string; readonly document: string }
-  /** A stored event its aggregate's codec refuses. */
+  /** A stored event this release cannot read (no codec or upcaster of its version reads it), or its aggregate's codec refuses. */
   | {
       readonly kind: 'undecodable-event';
       readonly stream: string;
       readonly eventId: string;
       readonly type: string;
       readonly position: Position;
+      /** The schema version it is stored in (recorded or inferred), when known. */
+      readonly version: number | null;
       readonly reason: string;
     };
 
@@ -86,16 +89,51 @@ export const describeDifference = (difference: Difference): string => {
       return `${difference.readModel} ${difference.document}: document without a stream in the log`;
     case 'duplicate-document':
       return `${difference.readModel} ${difference.document}: more than one document`;
-    case 'undecodable-event':
+    case 'undecodable-event': {
+      const version = difference.version === null ? '' : `, version ${difference.version}`;
       return (
-        `log ${difference.stream}: event ${difference.eventId} (${difference.type}) at position ${difference.position} ` +
+        `log ${difference.stream}: event ${difference.eventId} (${difference.type}${version}) at position ${difference.position} ` +
         `does not decode: ${difference.reason}`
       );
+    }
     default: {
       const unknown: never = difference;
       return unknown;
     }
   }
+};
+
+/**
+ * A batch of the log after `after`; when an event in it cannot be read (the
+ * event store's read paths refuse it), the events before it, read one at a
+ * time, and its error, so that verify can list it and go on after it.
+ */
+const readAllListing = async (
+  eventStore: Pick<EventStore, 'readAll'>,
+  after: Position | null,
+  batchSize: number,
+): Promise<{ events: RecordedEvent[]; failure: UndecodableEventError | null }> => {
+  try {
+    return { events: await eventStore.readAll({ after, maxCount: batchSize }), failure: null };
+  } catch (error) {
+    if (!(error instanceof UndecodableEventError)) throw error;
+  }
+  const events: RecordedEvent[] = [];
+  let cursor = after;
+  // Bounded by the batch that failed: at most batchSize reads reach the event it failed on.
+  for (let i = 0; i <= batchSize; i++) {
+    try {
+      const [next] = await eventStore.readAll({ after: cursor, maxCount: 1 });
+      if (!next) break;
+      events.push(next);
+      cursor = next.position;
+    } catch (error) {
+      if (!(error instanceof UndecodableEventError)) throw error;
+      if (cursor !== null && comparePositions(error.position, cursor) <= 0) throw error; // it must be the next event
+      return { events, failure: error };
+    }
+  }
+  return { events, failure: null };
 };
 
 const minPosition = (a: Position, b: Position | null): Position | null => (b === null ? null : comparePositions(a, b) <= 0 ? a : b);
@@ -118,25 +156,44 @@ export const verifyReadModels = async (deps: VerifyDeps): Promise<VerifyReport> 
   const upTo = head === null || rebuild || !deps.readModelsReached ? head : minPosition(head, await deps.readModelsReached(head));
 
   const folds = new LogFolds(VERIFIED_AGGREGATES);
+  const unreadable: UndecodableEventError[] = [];
   let after: Position | null = null;
   // Bounded: every batch moves `after` forward, and the loop ends at `upTo`.
   while (upTo !== null && (after === null || comparePositions(after, upTo) < 0)) {
-    const read: RecordedEvent[] = await eventStore.readAll({ after, maxCount: batchSize });
+    const { events: read, failure } = await readAllListing(eventStore, after, batchSize);
     const batch = read.filter((event) => comparePositions(event.position, upTo) <= 0);
-    if (batch.length === 0) break;
-    folds.apply(batch);
-    if (rebuild) for (const collection of collections) await collection.apply(batch);
-    after = batch[batch.length - 1]!.position;
+    if (batch.length > 0) {
+      folds.apply(batch);
+      if (rebuild) for (const collection of collections) await collection.apply(batch);
+      after = batch[batch.length - 1]!.position;
+    }
+    // An event that cannot be read is listed and passed: the events after it are checked as usual.
+    if (failure && comparePositions(failure.position, upTo) <= 0) {
+      unreadable.push(failure);
+      after = failure.position;
+    } else if (batch.length === 0) break;
   }
 
-  const differences: Difference[] = folds.undecodable.map(({ event, reason }) => ({
-    kind: 'undecodable-event' as const,
-    stream: event.stream,
-    eventId: event.id,
-    type: event.type,
-    position: event.position,
-    reason,
-  }));
+  const differences: Difference[] = [
+    ...unreadable.map((error) => ({
+      kind: 'undecodable-event' as const,
+      stream: error.stream,
+      eventId: error.eventId,
+      type: error.type,
+      position: error.position,
+      version: error.version,
+      reason: error.reason,
+    })),
+    ...folds.undecodable.map(({ event, reason }) => ({
+      kind: 'undecodable-event' as const,
+      stream: event.stream,
+      eventId: event.id,
+      type: event.type,
+      position: event.position,
+      version: event.version?.stored ?? null,
+      reason,
+    })),
+  ];
   let documents = 0;
   let skipped = 0;
   const changedSince = (observed: Observed): boolean => upTo === null || comparePositions(observed.position, upTo) > 0;

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../../application/ports/EventStore.js';
+import { UndecodableEventError } from '../../application/UndecodableEventError.js';
 import type { CliContext, RegisterCommands } from '../CliContext.js';
 import { withStores } from '../withStores.js';
 
@@ -100,15 +101,22 @@ export const registerEvents: RegisterCommands = (program, context: CliContext) =
       const interrupted = untilInterrupted();
       await withStores(context, async ({ eventStore }) => {
         const after = options.fromStart === true ? null : await eventStore.headPosition();
+        // An event this release cannot read ends the tail (exit 1) instead of being retried forever.
+        let unreadable!: (error: UndecodableEventError) => void;
+        const stopped = new Promise<UndecodableEventError>((resolve) => (unreadable = resolve));
         const subscription = eventStore.subscribeToAll({
           after,
           handle: async (batch) => {
             for (const event of batch) if (matchesTail(filter, event)) context.out(format(event));
           },
+          onError: (error) => {
+            if (error instanceof UndecodableEventError) unreadable(error);
+          },
         });
         context.err(`Following ${describeFilter(filter)} after position ${after ?? '(start of the log)'}; Ctrl-C stops`);
-        await interrupted;
+        const ended = await Promise.race([interrupted, stopped]);
         await subscription.stop();
+        if (ended instanceof UndecodableEventError) throw ended;
       });
     });
 };

@@ -364,14 +364,20 @@ export const listEnvelope = (schema: string): JsonSchema => ({
 export const historyEvent = (description: string, cases: Readonly<Record<string, JsonSchema>>): JsonSchema => ({
   type: 'object',
   description,
-  required: ['type', 'revision', 'position', 'timestamp', 'data', 'metadata'],
+  required: ['type', 'revision', 'position', 'timestamp', 'schema', 'data', 'metadata'],
   additionalProperties: false,
   properties: {
     type: { type: 'string', enum: Object.keys(cases) },
     revision: { type: 'integer', minimum: 0, description: '0-based revision of the event in the entity\'s stream.' },
     position: { ...schemaRef('LogPosition'), description: 'The event\'s position in the whole log.' },
     timestamp: { ...schemaRef('Timestamp'), description: 'When the event was recorded.' },
-    data: { type: 'object', description: 'The event exactly as stored (its shape per `type`).' },
+    schema: schemaRef('HistorySchema'),
+    data: {
+      type: 'object',
+      description:
+        'The event\'s data in the current version of its type (shape per `type`): as stored when it was stored in that ' +
+        'version, otherwise upcast from the version it was stored in (`schema.storedVersion`).',
+    },
     metadata: schemaRef('HistoryMetadata'),
   },
   oneOf: Object.entries(cases).map(([type, data]) => ({ type: 'object', properties: { type: { const: type }, data } })),
@@ -405,6 +411,23 @@ export const schemas: Record<string, JsonSchema> = {
     pattern: DECIMAL_POSITION,
     description: 'A position in the event log: a non-negative integer as a decimal string (it may exceed 2^53).',
     examples: ['4711'],
+  },
+  HistorySchema: {
+    type: 'object',
+    description:
+      'Which schema version of its type the event was stored in, and which one `data` is shown in. An event stored in ' +
+      'an older version is upcast to the current one (`storedVersion` < `version`); events written before versions ' +
+      'were recorded (`versionRecorded: false`) have their stored version inferred from their shape.',
+    required: ['version', 'storedVersion', 'versionRecorded'],
+    additionalProperties: false,
+    properties: {
+      version: { type: 'integer', minimum: 1, description: 'The version `data` is shown in: the type\'s current one.' },
+      storedVersion: { type: 'integer', minimum: 1, description: 'The version the event was stored in.' },
+      versionRecorded: {
+        type: 'boolean',
+        description: 'True when the stored event names its version; false when it was written before versions were recorded.',
+      },
+    },
   },
   HistoryMetadata: {
     type: 'object',

@@ -128,8 +128,9 @@ export const contacts: ApiModule = {
         tags: ['Contacts'],
         summary: 'The stored events of a contact',
         description:
-          'Every event of the contact, oldest first: type, revision, log position, when it was recorded, its data as ' +
-          'stored, and who caused it. Read from the event log itself, so it includes a write as soon as the write ' +
+          'Every event of the contact, oldest first: type, revision, log position, when it was recorded, which schema ' +
+          'version it was stored in (`schema`), its data in the current version of its type (upcast when it was ' +
+          'stored in an older one), and who caused it. Read from the event log itself, so it includes a write as soon as the write ' +
           'has answered. Paginated like the lists; `meta.total` counts the contact\'s events.',
         parameters: [contactId, ...historyParameters, minLogPosition],
         responses: {

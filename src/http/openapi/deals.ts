@@ -143,8 +143,9 @@ export const deals: ApiModule = {
         tags: ['Deals'],
         summary: 'The stored events of a deal',
         description:
-          'Every event of the deal, oldest first: type, revision, log position, when it was recorded, its data as ' +
-          'stored, and who caused it. Read from the event log itself, so it includes a write as soon as the write ' +
+          'Every event of the deal, oldest first: type, revision, log position, when it was recorded, which schema ' +
+          'version it was stored in (`schema`), its data in the current version of its type (upcast when it was ' +
+          'stored in an older one), and who caused it. Read from the event log itself, so it includes a write as soon as the write ' +
           'has answered. Paginated like the lists; `meta.total` counts the deal\'s events. (Changes of the ' +
           'embedded contact are in the contact\'s history.)',
         parameters: [dealId, ...historyParameters, minLogPosition],

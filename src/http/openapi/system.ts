@@ -205,16 +205,34 @@ export const system: ApiModule = {
       additionalProperties: false,
       properties: {
         status: {
-          enum: ['ok', 'failed', 'timeout', 'lagging', 'stopping', 'waiting'],
+          enum: ['ok', 'failed', 'timeout', 'lagging', 'stopping', 'waiting', 'stopped'],
           description:
             '`failed`: the store answered with an error; `timeout`: no answer within 2 s; `lagging`: further behind than ' +
-            '`READY_MAX_LAG_MS`; `waiting`: a subscription to the log is not connected (`waitingFor` says for what).',
+            '`READY_MAX_LAG_MS`; `waiting`: a subscription to the log is not connected (`waitingFor` says for what); ' +
+            '`stopped`: the subscription stopped at an event of the log that this release cannot read (`event`), and ' +
+            'stays stopped until the code or the event is corrected and the process restarted.',
         },
         lagMs: { type: 'integer', minimum: 0, description: 'Projections only: age of the oldest event not applied yet.' },
         waitingFor: {
           type: 'object',
           additionalProperties: { type: 'string' },
           description: 'Subscriptions only: what each subscription that is not connected waits for, by name.',
+        },
+        event: {
+          type: 'object',
+          description: '`stopped` only: the stored event that cannot be read (everything before it is applied).',
+          required: ['eventId', 'stream', 'type', 'position', 'version'],
+          additionalProperties: false,
+          properties: {
+            eventId: { type: 'string' },
+            stream: { type: 'string' },
+            type: { type: 'string' },
+            position: { type: 'string', pattern: DECIMAL_POSITION },
+            version: {
+              type: ['integer', 'null'],
+              description: 'The schema version it is stored in (recorded, or inferred for events written before versions were recorded); null when it names none.',
+            },
+          },
         },
       },
     },
@@ -225,7 +243,11 @@ export const system: ApiModule = {
       properties: {
         eventStore: readinessCheck('The event store answers.'),
         readModels: readinessCheck('The read-model store answers.'),
-        projections: readinessCheck('Processes serving the API only: the read models are within `READY_MAX_LAG_MS` of the log.'),
+        projections: readinessCheck(
+          'Processes serving the API: the read models are within `READY_MAX_LAG_MS` of the log. Processes running the ' +
+            'projections: `stopped` when they stopped at an event they cannot read.',
+        ),
+        webhookFanOut: readinessCheck('Processes running the webhooks: present only when the fan-out stopped at an event it cannot read (`stopped`).'),
         subscriptions: readinessCheck(
           'The subscriptions to the log this process runs are connected (or a healthy standby); `waiting` names what each other one waits for.',
         ),
@@ -251,7 +273,12 @@ export const system: ApiModule = {
       {
         required: ['message', 'details'],
         properties: {
-          message: { type: 'string', description: 'The failing checks, e.g. `Not ready: projections lagging.`' },
+          message: {
+            type: 'string',
+            description:
+              'The failing checks, e.g. `Not ready: projections lagging.`, or for a stopped subscription the event: ' +
+              '`Not ready: projections stopped at event <id> (ContactUpdated, version 3) at position 42 in contact-<id>, which this release cannot read.`',
+          },
           details: {
             type: 'object',
             required: ['checks'],

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { ProjectionLag } from '../../application/ProjectionRunner.js';
 import type { Position } from '../../shared/Position.js';
-import type { Readiness } from '../../ops/readiness.js';
+import { describeCheck, type Readiness } from '../../ops/readiness.js';
 import type { SubscriptionStatusSnapshot } from '../../application/SubscriptionStatus.js';
 import { HttpError } from '../HttpError.js';
 import { withTimeout } from '../../ops/withTimeout.js';
@@ -65,7 +65,7 @@ export const readinessRoutes = (check: () => Promise<Readiness>): Router => {
     if (!ready) {
       const failing = Object.entries(checks)
         .filter(([, result]) => result.status !== 'ok')
-        .map(([name, result]) => `${name} ${result.status}`);
+        .map(([name, result]) => describeCheck(name, result));
       throw new HttpError(503, 'Service unavailable', `Not ready: ${failing.join(', ')}.`, { details: { checks } });
     }
     ctx.body = { success: true, data: { status: 'ready', checks } };

@@ -1,11 +1,15 @@
 import { expect } from 'chai';
 import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
 import { CONTACT_HISTORY, DEAL_HISTORY, historyEntryOf, readEntityHistory } from '../../../src/application/audit/entityHistory.js';
+import { EventUpcaster } from '../../../src/application/versioning/EventUpcaster.js';
 import { StoredHistory } from '../webhooks/derive/storedHistory.js';
 
-const storeOf = (events: readonly RecordedEvent[]) => ({
-  readStream: async (stream: string) => events.filter((event) => event.stream === stream),
-});
+/** A stream reader over `events`, through the versioning decorator's upcaster as the server's event store reads. */
+const storeOf = (events: readonly RecordedEvent[]) => {
+  const raw = { readStream: async (stream: string) => events.filter((event) => event.stream === stream) };
+  const upcaster = new EventUpcaster(raw);
+  return { readStream: async (stream: string) => upcaster.upcastStream(stream, await raw.readStream(stream)) };
+};
 
 describe('entity history', () => {
   let history: StoredHistory;
@@ -41,17 +45,19 @@ describe('entity history', () => {
     expect(await deal('co-2')).to.equal(null);
   });
 
-  it('shows type, revision, position, recorded time, data as stored, and who caused it (never the company or anything else)', () => {
+  it('shows type, revision, position, recorded time, versions, data, and who caused it (never the company or anything else)', () => {
     const stored: RecordedEvent = {
       ...history.events[1]!,
-      metadata: { source: 'api', correlationId: 'req-7', companyId: 'co-1', keyId: 'key-9', causationId: 'cause' },
+      metadata: { source: 'api', correlationId: 'req-7', companyId: 'co-1', keyId: 'key-9', causationId: 'cause', schemaVersion: 2 },
       recordedAt: '2024-05-01T10:01:00.004Z',
+      version: { current: 2, stored: 2, recorded: true },
     };
     expect(historyEntryOf(stored)).to.deep.equal({
       type: 'ContactUpdated',
       revision: 1,
       position: '2',
       timestamp: '2024-05-01T10:01:00.004Z',
+      schema: { version: 2, storedVersion: 2, versionRecorded: true },
       data: stored.data,
       metadata: { source: 'api', keyId: 'key-9', correlationId: 'req-7' },
     });
@@ -60,5 +66,22 @@ describe('entity history', () => {
       userId: 'u-1',
       correlationId: 'x',
     });
+  });
+
+  it('shows an event stored in an older version upcast to the current one, saying which version was stored', async () => {
+    // As release 92d4d5c stored it: no `contact` snapshot, no version recorded.
+    const updated = history.events[1]!;
+    const { contact: _snapshot, ...v1 } = updated.data as Record<string, unknown>;
+    const store = storeOf([history.events[0]!, { ...updated, data: v1 }]);
+    const page = await readEntityHistory(store, CONTACT_HISTORY, { companyId: 'co-1', id: 'c-1', page: 1, limit: 50 });
+    expect(page!.entries.map((entry) => entry.schema)).to.deep.equal([
+      { version: 1, storedVersion: 1, versionRecorded: false },
+      { version: 2, storedVersion: 1, versionRecorded: false },
+    ]);
+    expect(page!.entries[1]!.data).to.deep.equal(updated.data);
+  });
+
+  it('refuses an event that did not come through the versioning decorator (its version would be a guess)', () => {
+    expect(() => historyEntryOf(history.events[0]!)).to.throw(/versioning decorator/);
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { ProjectionLag } from '../../../src/application/ProjectionRunner.js';
-import { checkReadiness, type ReadinessDeps } from '../../../src/ops/readiness.js';
+import { checkReadiness, describeCheck, type ReadinessDeps } from '../../../src/ops/readiness.js';
 import { captureLogger } from '../../support/captureLogger.js';
 
 const caughtUp: ProjectionLag = { position: '7', head: '7', caughtUp: true, lagMs: 0 };
@@ -67,5 +67,19 @@ describe('readiness checks', () => {
     const { ready, checks } = await checkReadiness(deps({ stopping: () => true }));
     expect(ready).to.equal(false);
     expect(checks.shutdown).to.deep.equal({ status: 'stopping' });
+  });
+
+  it('is not ready while a subscription stopped at an event it cannot read, naming the event', async () => {
+    const event = { eventId: 'e-1', stream: 'contact-1', type: 'ContactUpdated', position: '42', version: 3 };
+    const { ready, checks } = await checkReadiness(
+      deps({ stoppedAt: { projections: () => ({ event }), webhookFanOut: () => null } }),
+    );
+    expect(ready).to.equal(false);
+    expect(checks.projections).to.deep.equal({ status: 'stopped', event });
+    expect(checks).not.to.have.property('webhookFanOut');
+    expect(describeCheck('projections', checks.projections!)).to.equal(
+      'projections stopped at event e-1 (ContactUpdated, version 3) at position 42 in contact-1, which this release cannot read',
+    );
+    expect(describeCheck('projections', { status: 'lagging', lagMs: 9 })).to.equal('projections lagging');
   });
 });

@@ -9,6 +9,7 @@ import { describeDifference, verifyReadModels, type VerifyReport } from '../../.
 import { agentStream } from '../../../src/domain/agents/agentEvents.js';
 import { contactStream } from '../../../src/domain/contacts/contactEvents.js';
 import { newId } from '../../../src/shared/ids.js';
+import { UpcastingEventStore } from '../../../src/application/versioning/UpcastingEventStore.js';
 import { contactsProjection } from '../../../projections/contacts/contactsProjection.js';
 import { allProjections } from '../../../projections/index.js';
 import { tempDir } from '../../support/tempStore.js';
@@ -139,5 +140,36 @@ describe('verifyReadModels', () => {
     expect(describeDifference(report.differences[0]!)).to.match(
       new RegExp(`^log ${contactStream(log.contactId)}: event ${id} \\(ContactUpdated\\) at position ${position} does not decode: .*companyId`),
     );
+  });
+
+  it('lists an event this release cannot read (a newer version), with its version, and verifies the rest of the log', async () => {
+    const id = newId();
+    const { position } = await eventStore.append(
+      contactStream(log.contactId),
+      [{ id, type: 'ContactUpdated', data: { contactId: log.contactId }, metadata: { source: 'cli', correlationId: 'c', schemaVersion: 9 } }],
+      'any',
+    );
+    const later = newId();
+    const createdAt = new Date().toISOString();
+    await eventStore.append(
+      contactStream(later),
+      [{ id: newId(), type: 'ContactCreated', data: { contactId: later, companyId: log.companyId, name: 'Later', phoneNumber: '+449999', tags: [], createdAt }, metadata: { source: 'cli', correlationId: 'c' } }],
+      'no_stream',
+    );
+    const report = await verifyReadModels({
+      eventStore: new UpcastingEventStore(eventStore),
+      checks: READ_MODEL_CHECKS,
+      readModels: new MemoryReadModelStore(),
+      rebuild: true,
+      batchSize: 4,
+    });
+    expect(report.differences).to.have.length(1);
+    expect(report.differences[0]).to.include({ kind: 'undecodable-event', eventId: id, type: 'ContactUpdated', position, version: 9 });
+    expect(describeDifference(report.differences[0]!)).to.match(
+      new RegExp(`^log ${contactStream(log.contactId)}: event ${id} \\(ContactUpdated, version 9\\) at position ${position} does not decode: .*newer release`),
+    );
+    // The contact created after it is verified like the rest.
+    expect(report.documents).to.equal(DOCUMENTS + 1);
+    expect(report.position).to.equal(await eventStore.headPosition());
   });
 });

@@ -1,0 +1,102 @@
+import type {
+  AppendResult,
+  EventStore,
+  EventToAppend,
+  ExpectedRevision,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeOptions,
+  Subscription,
+} from '../ports/EventStore.js';
+import type { Position } from '../../shared/Position.js';
+import { EventUpcaster, type EventUpcasterOptions } from './EventUpcaster.js';
+
+/** Something that hands over the log in batches, shaped like `EventStore.subscribeToAll`. */
+export type LogSource = Pick<EventStore, 'subscribeToAll'>;
+
+/**
+ * Follows `source` with every batch upcast before `options.handle` sees it. A
+ * batch with an event that cannot be read hands over the events before it, then
+ * fails with the `UndecodableEventError` (which the source offers again, as any
+ * failed batch: the subscriber decides to stop, see ProjectionRunner).
+ */
+export const subscribeUpcast = (source: LogSource, upcaster: EventUpcaster, options: SubscribeOptions): Subscription =>
+  source.subscribeToAll({
+    ...options,
+    handle: async (batch) => {
+      const { events, failure } = await upcaster.upcastLog(batch);
+      if (events.length > 0) await options.handle(events);
+      if (failure) throw failure;
+    },
+  });
+
+/**
+ * The versioning decorator of the EventStore port, wrapped by the composition
+ * root around whichever adapter it picks (SQLite or EventStoreDB): every event
+ * appended through it records its type's current schema version
+ * (`metadata.schemaVersion`), and every read path (`readStream`, `readAll`,
+ * `subscribeToAll`) hands up events in their current shapes, upcast in this one
+ * place (`EventUpcaster`), so nothing above the event store sees an old shape.
+ */
+export class UpcastingEventStore implements EventStore {
+  readonly kind: EventStore['kind'];
+  readonly upcaster: EventUpcaster;
+
+  constructor(
+    readonly inner: EventStore,
+    options: EventUpcasterOptions = {},
+  ) {
+    this.kind = inner.kind;
+    this.upcaster = new EventUpcaster(inner, options);
+  }
+
+  append(stream: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+    return this.inner.append(stream, events.map((event) => this.upcaster.stamp(event)), expected);
+  }
+
+  async readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
+    return this.upcaster.upcastStream(stream, await this.inner.readStream(stream, options));
+  }
+
+  /** Throws the `UndecodableEventError` of the first event in the range that cannot be read. */
+  async readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
+    const { events, failure } = await this.upcaster.upcastLog(await this.inner.readAll(options));
+    if (failure) throw failure;
+    return events;
+  }
+
+  headPosition(): Promise<Position | null> {
+    return this.inner.headPosition();
+  }
+
+  subscribeToAll(options: SubscribeOptions): Subscription {
+    return subscribeUpcast(this.inner, this.upcaster, options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+/** The event store with versions recorded on append and upcasting on every read path (idempotent). */
+export const withUpcasting = (store: EventStore): UpcastingEventStore =>
+  store instanceof UpcastingEventStore ? store : new UpcastingEventStore(store);
+
+/**
+ * Another source of the log (the EventStoreDB persistent subscription that feeds
+ * the webhook fan-out) with its batches upcast like the event store's own, by
+ * the event store's upcaster when it is an `UpcastingEventStore`.
+ */
+export const upcastingSource = <S extends LogSource>(source: S, eventStore: Pick<EventStore, 'readStream'>): S => {
+  const upcaster = eventStore instanceof UpcastingEventStore ? eventStore.upcaster : new EventUpcaster(eventStore);
+  const subscribeToAll: LogSource['subscribeToAll'] = (options) => subscribeUpcast(source, upcaster, options);
+  // Everything else the source offers (preparing it, its group) stays as it is, bound to the source.
+  return new Proxy(source, {
+    get(target, key) {
+      if (key === 'subscribeToAll') return subscribeToAll;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+};
