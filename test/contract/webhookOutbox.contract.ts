@@ -234,6 +234,26 @@ export const webhookOutboxContract = (name: string, make: () => Promise<OutboxUn
         });
       });
 
+      it('the 410 that ended a subscription is recorded even when the unsubscription cancelled its row first', async () => {
+        const sub = aSubscription();
+        const [gone, other] = [aDelivery(sub, '1'), aDelivery(sub, '2')];
+        await commit('2', [sub], [gone, other]);
+        await commit('3', [{ ...sub, unsubscribedAt: '3' }], []);
+        expect(await outbox.recordAttempt(sub.subscriptionId, gone.eventId, anAttempt(410, at(5)), { state: 'failed', reason: 'gone' })).to.equal(
+          true,
+        );
+        expect(await outbox.get(sub.subscriptionId, gone.eventId)).to.deep.include({
+          state: 'failed',
+          failureReason: 'gone',
+          attempts: [anAttempt(410, at(5))],
+        });
+        // Any other outcome on a cancelled row is refused: the row stays as the unsubscription left it.
+        expect(await outbox.recordAttempt(sub.subscriptionId, other.eventId, anAttempt(500, at(6)), { state: 'pending', nextAttemptAt: at(100) })).to.equal(
+          false,
+        );
+        expect(await outbox.get(sub.subscriptionId, other.eventId)).to.deep.include({ state: 'failed', failureReason: 'unsubscribed', attempts: [] });
+      });
+
       it('a failure: pending until the next attempt, each attempt kept in order with status or error', async () => {
         const sub = aSubscription();
         const row = aDelivery(sub, '1');

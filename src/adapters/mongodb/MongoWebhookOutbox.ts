@@ -330,22 +330,25 @@ export class MongoWebhookOutbox implements WebhookOutbox {
     outcome: AttemptOutcome,
   ): Promise<boolean> {
     const final = outcome.state !== 'pending';
-    const result = await this.outbox.updateOne(
-      { subscriptionId, eventId, state: 'pending' },
-      {
-        $push: { attempts: { $each: [attempt], $slice: -MAX_KEPT_ATTEMPTS } },
-        $inc: { roundAttempts: 1 },
-        $set: {
-          state: outcome.state,
-          nextAttemptAt: outcome.state === 'pending' ? outcome.nextAttemptAt.toISOString() : null,
-          completedAt: final ? attempt.at : null,
-          failureReason: outcome.state === 'failed' ? outcome.reason : null,
-        },
+    const update = {
+      $push: { attempts: { $each: [attempt], $slice: -MAX_KEPT_ATTEMPTS } },
+      $inc: { roundAttempts: 1 },
+      $set: {
+        state: outcome.state,
+        nextAttemptAt: outcome.state === 'pending' ? outcome.nextAttemptAt.toISOString() : null,
+        completedAt: final ? attempt.at : null,
+        failureReason: outcome.state === 'failed' ? outcome.reason : null,
       },
-    );
-    const recorded = result.modifiedCount === 1;
-    if (recorded && final) await this.count({ pending: -1, [outcome.state]: 1 });
-    return recorded;
+    };
+    const result = await this.outbox.updateOne({ subscriptionId, eventId, state: 'pending' }, update);
+    if (result.modifiedCount === 1) {
+      if (final) await this.count({ pending: -1, [outcome.state]: 1 });
+      return true;
+    }
+    // The 410 that ended the subscription: its own unsubscription may have cancelled the row first (failed stays failed).
+    if (outcome.state !== 'failed' || outcome.reason !== 'gone') return false;
+    const gone = await this.outbox.updateOne({ subscriptionId, eventId, state: 'failed', failureReason: 'unsubscribed' }, update);
+    return gone.modifiedCount === 1;
   }
 
   async stopSubscription(subscriptionId: string, at: Date): Promise<void> {

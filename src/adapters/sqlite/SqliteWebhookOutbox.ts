@@ -1,4 +1,4 @@
-import type { Statement, Transaction } from 'better-sqlite3';
+import type { Transaction } from 'better-sqlite3';
 import {
   MAX_KEPT_ATTEMPTS,
   fromPositionKey,
@@ -7,7 +7,6 @@ import {
   type AttemptOutcome,
   type Delivery,
   type DeliveryAttempt,
-  type DeliveryFailureReason,
   type DeliveryPage,
   type DeliveryQueue,
   type DeliveryState,
@@ -22,35 +21,7 @@ import {
 } from '../../application/ports/WebhookOutbox.js';
 import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
 import { translatingSqliteErrors } from './sqliteErrors.js';
-
-interface DeliveryRow {
-  subscription_id: string;
-  event_id: string;
-  company_id: string;
-  position: string;
-  ordinal: number;
-  event_type: string;
-  occurred_at: string;
-  envelope: string;
-  state: DeliveryState;
-  attempts: string;
-  round_attempts: number;
-  next_attempt_at: string | null;
-  completed_at: string | null;
-  failure_reason: DeliveryFailureReason | null;
-  created_at: string;
-}
-
-interface SubscriptionRow {
-  subscription_id: string;
-  company_id: string;
-  event: string;
-  target_url: string;
-  filters: string | null;
-  subscribed_at: string;
-  unsubscribed_at: string | null;
-  stopped_at: string | null;
-}
+import { prepareOutboxStatements, type DeliveryRow, type OutboxStatements, type SubscriptionRow } from './webhookOutboxSql.js';
 
 const toDelivery = (row: DeliveryRow): Delivery => ({
   subscriptionId: row.subscription_id,
@@ -80,29 +51,6 @@ const toSubscription = (row: SubscriptionRow): FannedOutSubscription => ({
   unsubscribedAt: row.unsubscribed_at === null ? null : fromPositionKey(row.unsubscribed_at),
 });
 
-/** A queue's head, as `dueQueues` reads it: no row body, only when it is due. */
-interface QueueHeadRow {
-  subscription_id: string;
-  company_id: string;
-  target_url: string;
-  next_attempt_at: string | null;
-}
-
-/** The `record` statement's parameters, in order. */
-type RecordParameters = [
-  state: DeliveryState,
-  maxKept: number,
-  at: string,
-  statusCode: number | null,
-  error: string | null,
-  latencyMs: number,
-  nextAttemptAt: string | null,
-  completedAt: string | null,
-  failureReason: string | null,
-  subscriptionId: string,
-  eventId: string,
-];
-
 interface PendingAttempt {
   readonly subscriptionId: string;
   readonly eventId: string;
@@ -124,35 +72,17 @@ interface PendingAttempt {
  */
 export class SqliteWebhookOutbox implements WebhookOutbox {
   readonly kind = 'sqlite' as const;
-  private readonly s: {
-    insert: Statement<[string, string, string, string, string, number, string, string, string, string, string]>;
-    upsertSubscription: Statement<[string, string, string, string, string | null, string, string | null]>;
-    cancelPending: Statement<[string, string, string]>;
-    saveCheckpoint: Statement<[string, string]>;
-    loadCheckpoint: Statement<[string], { position: string }>;
-    loadSubscriptions: Statement<[string], SubscriptionRow>;
-    head: Statement<[string], DeliveryRow>;
-    pending: Statement<[string, number], DeliveryRow>;
-    get: Statement<[string, string], DeliveryRow>;
-    heads: Statement<[], QueueHeadRow>;
-    record: Statement<RecordParameters>;
-    stop: Statement<[string, string]>;
-    list: Statement<[string, number, number], DeliveryRow>;
-    count: Statement<[string], { total: number }>;
-    depth: Statement<[], { state: DeliveryState; total: number }>;
-    prune: Statement<[string, number]>;
-    subscription: Statement<[string], SubscriptionRow>;
-    requeue: Statement<[string, string, string]>;
-    requeueFailedSince: Statement<[string, string, string]>;
+  private readonly s: OutboxStatements;
+  private readonly transactions: {
+    readonly enqueue: Transaction<(deliveries: readonly NewDelivery[], now: string) => number>;
+    readonly commit: Transaction<(name: string, commit: FanOutCommit, now: string) => void>;
+    readonly redeliver: Transaction<(subscriptionId: string, eventId: string, now: string) => RedeliverResult>;
+    readonly recordBatch: Transaction<(batch: readonly PendingAttempt[]) => Array<{ ok: boolean } | { error: unknown }>>;
+    readonly stop: Transaction<(subscriptionId: string, at: string) => void>;
   };
-  private readonly commitTransaction: Transaction<(name: string, commit: FanOutCommit, now: string) => void>;
-  private readonly enqueueTransaction: Transaction<(deliveries: readonly NewDelivery[], now: string) => number>;
-  private readonly stopTransaction: Transaction<(subscriptionId: string, at: string) => void>;
   /** Attempts recorded during one turn of the event loop, committed together (group commit). */
   private pendingAttempts: PendingAttempt[] = [];
   private attemptsFlushScheduled = false;
-  private readonly recordBatchTransaction: Transaction<(batch: readonly PendingAttempt[]) => Array<{ ok: boolean } | { error: unknown }>>;
-  private readonly redeliverTransaction: Transaction<(subscriptionId: string, eventId: string, now: string) => RedeliverResult>;
 
   /**
    * On an open (migrated) database, usually the event store's (`SqliteEventStore.db`);
@@ -162,189 +92,96 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     private readonly db: SqliteDatabase,
     private readonly ownsDatabase = false,
   ) {
-    const deliveryColumns = `o.subscription_id, o.event_id, o.company_id, o.position, o.ordinal, o.event_type,
-      o.occurred_at, o.envelope, o.state, o.attempts, o.round_attempts, o.next_attempt_at, o.completed_at,
-      o.failure_reason, o.created_at`;
-    this.s = {
-      insert: db.prepare(
-        `INSERT INTO webhook_outbox (subscription_id, event_id, company_id, queue_key, position, ordinal, event_type,
-           occurred_at, envelope, state, next_attempt_at, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
-         ON CONFLICT (subscription_id, event_id) DO NOTHING`,
-      ),
-      upsertSubscription: db.prepare(
-        `INSERT INTO webhook_fan_out_subscriptions
-           (subscription_id, company_id, event, target_url, filters, subscribed_at, unsubscribed_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (subscription_id) DO UPDATE SET unsubscribed_at = COALESCE(unsubscribed_at, excluded.unsubscribed_at)`,
-      ),
-      cancelPending: db.prepare(
-        `UPDATE webhook_outbox SET state = 'failed', failure_reason = ?, completed_at = ?, next_attempt_at = NULL
-         WHERE subscription_id = ? AND state = 'pending'`,
-      ),
-      saveCheckpoint: db.prepare(
-        'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position',
-      ),
-      loadCheckpoint: db.prepare('SELECT position FROM checkpoints WHERE name = ?'),
-      loadSubscriptions: db.prepare(
-        `SELECT * FROM webhook_fan_out_subscriptions WHERE unsubscribed_at IS NULL OR unsubscribed_at > ?`,
-      ),
-      head: db.prepare(
-        `SELECT ${deliveryColumns} FROM webhook_outbox o
-         WHERE o.subscription_id = ? AND o.state = 'pending' ORDER BY o.queue_key LIMIT 1`,
-      ),
-      pending: db.prepare(
-        `SELECT ${deliveryColumns} FROM webhook_outbox o
-         WHERE o.subscription_id = ? AND o.state = 'pending' ORDER BY o.queue_key LIMIT ?`,
-      ),
-      get: db.prepare(`SELECT ${deliveryColumns} FROM webhook_outbox o WHERE o.subscription_id = ? AND o.event_id = ?`),
-      // One head per active subscription, through the partial index of pending rows: only
-      // when it is due, not the row itself (the dispatcher reads a turn's rows with `pending`).
-      heads: db.prepare(
-        `SELECT s.subscription_id, s.company_id, s.target_url, o.next_attempt_at FROM webhook_fan_out_subscriptions s
-         JOIN webhook_outbox o ON o.id = (
-           SELECT p.id FROM webhook_outbox p
-           WHERE p.subscription_id = s.subscription_id AND p.state = 'pending'
-           ORDER BY p.queue_key LIMIT 1)
-         WHERE s.unsubscribed_at IS NULL AND s.stopped_at IS NULL`,
-      ),
-      // One statement per attempt: the pending check, the outcome and the attempt appended
-      // to the JSON list in SQL (the oldest dropped beyond the kept number), so recording
-      // neither reads the row nor parses and rewrites its attempts in JavaScript.
-      record: db.prepare(
-        `UPDATE webhook_outbox SET
-           state = ?,
-           attempts = json_insert(
-             CASE WHEN json_array_length(attempts) >= ? THEN json_remove(attempts, '$[0]') ELSE attempts END,
-             '$[#]',
-             json_object('at', ?, 'statusCode', CAST(? AS INTEGER), 'error', ?, 'latencyMs', CAST(? AS INTEGER))),
-           round_attempts = round_attempts + 1,
-           next_attempt_at = ?,
-           completed_at = ?,
-           failure_reason = ?
-         WHERE subscription_id = ? AND event_id = ? AND state = 'pending'`,
-      ),
-      stop: db.prepare(
-        'UPDATE webhook_fan_out_subscriptions SET stopped_at = ? WHERE subscription_id = ? AND stopped_at IS NULL',
-      ),
-      list: db.prepare(
-        `SELECT ${deliveryColumns} FROM webhook_outbox o WHERE o.subscription_id = ?
-         ORDER BY o.queue_key DESC LIMIT ? OFFSET ?`,
-      ),
-      count: db.prepare('SELECT COUNT(*) AS total FROM webhook_outbox WHERE subscription_id = ?'),
-      // Kept by triggers (see the migrations), so a scrape reads three rows, not the table.
-      depth: db.prepare('SELECT state, total FROM webhook_outbox_counts'),
-      // Through the partial index of final rows by completion time; the triggers keep the counts.
-      prune: db.prepare(
-        `DELETE FROM webhook_outbox WHERE id IN (
-           SELECT id FROM webhook_outbox WHERE state <> 'pending' AND completed_at < ? ORDER BY completed_at LIMIT ?)`,
-      ),
-      subscription: db.prepare('SELECT * FROM webhook_fan_out_subscriptions WHERE subscription_id = ?'),
-      requeue: db.prepare(
-        `UPDATE webhook_outbox SET state = 'pending', round_attempts = 0, next_attempt_at = ?, completed_at = NULL,
-           failure_reason = NULL
-         WHERE subscription_id = ? AND event_id = ? AND state <> 'pending'`,
-      ),
-      requeueFailedSince: db.prepare(
-        `UPDATE webhook_outbox SET state = 'pending', round_attempts = 0, next_attempt_at = ?, completed_at = NULL,
-           failure_reason = NULL
-         WHERE subscription_id = ? AND state = 'failed' AND occurred_at >= ?`,
-      ),
-    };
-
-    const insertAll = (deliveries: readonly NewDelivery[], now: string): number => {
-      let inserted = 0;
-      // A stored event's webhook event goes to every matching subscription: consecutive rows
-      // mostly share their queue key, computed once for them.
-      let key = '';
-      let keyOf: NewDelivery | null = null;
-      for (const d of deliveries) {
-        if (keyOf === null || d.position !== keyOf.position || d.ordinal !== keyOf.ordinal) {
-          key = queueKey(d.position, d.ordinal);
-          keyOf = d;
-        }
-        const info = this.s.insert.run(
-          d.subscriptionId,
-          d.eventId,
-          d.companyId,
-          key,
-          d.position,
-          d.ordinal,
-          d.eventType,
-          d.occurredAt,
-          d.envelope,
-          now,
-          now,
-        );
-        inserted += info.changes;
-      }
-      return inserted;
-    };
-
-    this.enqueueTransaction = db.transaction(insertAll);
-
-    this.commitTransaction = db.transaction((name: string, commit: FanOutCommit, now: string) => {
-      insertAll(commit.deliveries, now);
-      for (const sub of commit.subscriptions) {
-        this.s.upsertSubscription.run(
-          sub.subscriptionId,
-          sub.companyId,
-          sub.event,
-          sub.targetUrl,
-          sub.filters === null ? null : JSON.stringify(sub.filters),
-          positionKey(sub.subscribedAt),
-          sub.unsubscribedAt === null ? null : positionKey(sub.unsubscribedAt),
-        );
-        if (sub.unsubscribedAt !== null) this.s.cancelPending.run('unsubscribed', now, sub.subscriptionId);
-      }
-      this.s.saveCheckpoint.run(name, commit.position);
-    });
-
-    this.redeliverTransaction = db.transaction((subscriptionId: string, eventId: string, now: string): RedeliverResult => {
-      const row = this.s.get.get(subscriptionId, eventId);
-      if (!row) return 'not_found';
-      if (!this.isActive(subscriptionId)) return 'inactive';
-      if (row.state === 'pending') return 'pending';
-      this.s.requeue.run(now, subscriptionId, eventId);
-      return 'requeued';
-    });
-
-    // Each record is one statement, which SQLite applies whole or not at all: one that fails
-    // leaves the others of the batch in place. An error that ended the transaction itself
-    // (disk, I/O) fails the whole batch rather than letting the rest run outside it.
-    this.recordBatchTransaction = db.transaction((batch: readonly PendingAttempt[]) =>
-      batch.map((p) => {
-        try {
-          return { ok: this.record(p) };
-        } catch (error) {
-          if (!db.inTransaction) throw error;
-          return { error };
-        }
+    this.s = prepareOutboxStatements(db);
+    this.transactions = {
+      enqueue: db.transaction((deliveries: readonly NewDelivery[], now: string) => this.insertAll(deliveries, now)),
+      commit: db.transaction((name: string, commit: FanOutCommit, now: string) => this.storeFanOutBatch(name, commit, now)),
+      redeliver: db.transaction((subscriptionId: string, eventId: string, now: string) => this.requeueOne(subscriptionId, eventId, now)),
+      recordBatch: db.transaction((batch: readonly PendingAttempt[]) => this.recordEach(batch)),
+      stop: db.transaction((subscriptionId: string, at: string) => {
+        this.s.stop.run({ at, subscriptionId });
+        this.s.cancelPending.run({ reason: 'gone', at, subscriptionId });
       }),
-    );
-    this.stopTransaction = db.transaction((subscriptionId: string, at: string) => {
-      this.s.stop.run(at, subscriptionId);
-      this.s.cancelPending.run('gone', at, subscriptionId);
+    };
+  }
+
+  /** Inserts the rows not stored yet; answers how many were new. */
+  private insertAll(deliveries: readonly NewDelivery[], now: string): number {
+    let inserted = 0;
+    // A stored event's webhook event goes to every matching subscription: consecutive rows
+    // mostly share their queue key, computed once for them.
+    let key = '';
+    let keyOf: NewDelivery | null = null;
+    for (const d of deliveries) {
+      if (keyOf === null || d.position !== keyOf.position || d.ordinal !== keyOf.ordinal) {
+        key = queueKey(d.position, d.ordinal);
+        keyOf = d;
+      }
+      const { subscriptionId, eventId, companyId, position, ordinal, eventType, occurredAt, envelope } = d;
+      inserted += this.s.insert.run({ subscriptionId, eventId, companyId, queueKey: key, position, ordinal, eventType, occurredAt, envelope, now }).changes;
+    }
+    return inserted;
+  }
+
+  /** A fan-out batch: its rows, the subscriptions it changed (cancelling an ended one's rows) and the checkpoint. */
+  private storeFanOutBatch(name: string, commit: FanOutCommit, now: string): void {
+    this.insertAll(commit.deliveries, now);
+    for (const sub of commit.subscriptions) {
+      this.s.upsertSubscription.run({
+        subscriptionId: sub.subscriptionId,
+        companyId: sub.companyId,
+        event: sub.event,
+        targetUrl: sub.targetUrl,
+        filters: sub.filters === null ? null : JSON.stringify(sub.filters),
+        subscribedAt: positionKey(sub.subscribedAt),
+        unsubscribedAt: sub.unsubscribedAt === null ? null : positionKey(sub.unsubscribedAt),
+      });
+      if (sub.unsubscribedAt !== null) this.s.cancelPending.run({ reason: 'unsubscribed', at: now, subscriptionId: sub.subscriptionId });
+    }
+    this.s.saveCheckpoint.run({ name, position: commit.position });
+  }
+
+  private requeueOne(subscriptionId: string, eventId: string, now: string): RedeliverResult {
+    const row = this.s.get.get({ subscriptionId, eventId });
+    if (!row) return 'not_found';
+    if (!this.isActive(subscriptionId)) return 'inactive';
+    if (row.state === 'pending') return 'pending';
+    this.s.requeue.run({ now, subscriptionId, eventId });
+    return 'requeued';
+  }
+
+  /**
+   * Each record is one statement, which SQLite applies whole or not at all: one that
+   * fails leaves the others of the batch in place. An error that ended the transaction
+   * itself (disk, I/O) fails the whole batch rather than letting the rest run outside it.
+   */
+  private recordEach(batch: readonly PendingAttempt[]): Array<{ ok: boolean } | { error: unknown }> {
+    return batch.map((pending) => {
+      try {
+        return { ok: this.record(pending) };
+      } catch (error) {
+        if (!this.db.inTransaction) throw error;
+        return { error };
+      }
     });
   }
 
   /** Records one attempt (in the batch's transaction); false when the row is not pending. */
   private record({ subscriptionId, eventId, attempt, outcome }: PendingAttempt): boolean {
-    return (
-      this.s.record.run(
-        outcome.state,
-        MAX_KEPT_ATTEMPTS,
-        attempt.at,
-        attempt.statusCode,
-        attempt.error,
-        attempt.latencyMs,
-        outcome.state === 'pending' ? outcome.nextAttemptAt.toISOString() : null,
-        outcome.state === 'pending' ? null : attempt.at,
-        outcome.state === 'failed' ? outcome.reason : null,
-        subscriptionId,
-        eventId,
-      ).changes === 1
-    );
+    const recorded = this.s.record.run({
+      subscriptionId,
+      eventId,
+      state: outcome.state,
+      maxKept: MAX_KEPT_ATTEMPTS,
+      at: attempt.at,
+      statusCode: attempt.statusCode,
+      error: attempt.error,
+      latencyMs: attempt.latencyMs,
+      nextAttemptAt: outcome.state === 'pending' ? outcome.nextAttemptAt.toISOString() : null,
+      completedAt: outcome.state === 'pending' ? null : attempt.at,
+      failureReason: outcome.state === 'failed' ? outcome.reason : null,
+    });
+    return recorded.changes === 1;
   }
 
   private flushAttempts(): void {
@@ -354,7 +191,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     if (batch.length === 0) return;
     let results: Array<{ ok: boolean } | { error: unknown }>;
     try {
-      results = this.recordBatchTransaction.immediate(batch);
+      results = this.transactions.recordBatch.immediate(batch);
     } catch (error) {
       // The whole transaction failed (disk, lock): nothing was written.
       batch.forEach((pending) => pending.reject(error));
@@ -378,33 +215,33 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async loadFanOut(name: string): Promise<FanOutState> {
-    const position = this.s.loadCheckpoint.get(name)?.position ?? null;
+    const position = this.s.loadCheckpoint.get({ name })?.position ?? null;
     // Every stored position key is greater than '' (and so than the start of the log).
-    const rows = this.s.loadSubscriptions.all(position === null ? '' : positionKey(position));
+    const rows = this.s.loadSubscriptions.all({ after: position === null ? '' : positionKey(position) });
     return { position, subscriptions: rows.map(toSubscription) };
   }
 
   async commitFanOut(name: string, commit: FanOutCommit, now: Date): Promise<void> {
     // IMMEDIATE: take the write lock before reading anything, as the event store's appends do.
-    this.commitTransaction.immediate(name, commit, now.toISOString());
+    this.transactions.commit.immediate(name, commit, now.toISOString());
   }
 
   async enqueue(deliveries: readonly NewDelivery[], now: Date): Promise<number> {
-    return this.enqueueTransaction.immediate(deliveries, now.toISOString());
+    return this.transactions.enqueue.immediate(deliveries, now.toISOString());
   }
 
   async head(subscriptionId: string): Promise<Delivery | null> {
-    const row = this.s.head.get(subscriptionId);
+    const row = this.s.head.get({ subscriptionId });
     return row ? toDelivery(row) : null;
   }
 
   async pendingRows(subscriptionId: string, limit: number): Promise<readonly Delivery[]> {
     const size = Math.max(0, Math.floor(limit));
-    return size === 0 ? [] : this.s.pending.all(subscriptionId, size).map(toDelivery);
+    return size === 0 ? [] : this.s.pending.all({ subscriptionId, limit: size }).map(toDelivery);
   }
 
   async get(subscriptionId: string, eventId: string): Promise<Delivery | null> {
-    const row = this.s.get.get(subscriptionId, eventId);
+    const row = this.s.get.get({ subscriptionId, eventId });
     return row ? toDelivery(row) : null;
   }
 
@@ -446,7 +283,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async stopSubscription(subscriptionId: string, at: Date): Promise<void> {
-    this.stopTransaction.immediate(subscriptionId, at.toISOString());
+    this.transactions.stop.immediate(subscriptionId, at.toISOString());
   }
 
   async listDeliveries(
@@ -455,8 +292,8 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   ): Promise<DeliveryPage> {
     const size = Math.max(0, Math.floor(limit));
     const offset = Math.max(0, (Math.floor(page) - 1) * size);
-    const items = size === 0 ? [] : this.s.list.all(subscriptionId, size, offset).map(toDelivery);
-    return { items, total: this.s.count.get(subscriptionId)!.total };
+    const items = size === 0 ? [] : this.s.list.all({ subscriptionId, limit: size, offset }).map(toDelivery);
+    return { items, total: this.s.count.get({ subscriptionId })!.total };
   }
 
   async depthByState(): Promise<Record<DeliveryState, number>> {
@@ -469,20 +306,20 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     const size = Math.max(0, Math.floor(limit));
     if (size === 0) return 0;
     // One statement: its own (implicit) transaction, taking the write lock for one bounded batch.
-    return this.s.prune.run(before.toISOString(), size).changes;
+    return this.s.prune.run({ before: before.toISOString(), limit: size }).changes;
   }
 
   async redeliver(subscriptionId: string, eventId: string, now: Date): Promise<RedeliverResult> {
-    return translatingSqliteErrors(() => this.redeliverTransaction.immediate(subscriptionId, eventId, now.toISOString()));
+    return translatingSqliteErrors(() => this.transactions.redeliver.immediate(subscriptionId, eventId, now.toISOString()));
   }
 
   async redeliverFailedSince(subscriptionId: string, since: Date, now: Date): Promise<number> {
     if (!this.isActive(subscriptionId)) return 0;
-    return translatingSqliteErrors(() => this.s.requeueFailedSince.run(now.toISOString(), subscriptionId, since.toISOString()).changes);
+    return translatingSqliteErrors(() => this.s.requeueFailedSince.run({ now: now.toISOString(), subscriptionId, since: since.toISOString() }).changes);
   }
 
   private isActive(subscriptionId: string): boolean {
-    const sub = this.s.subscription.get(subscriptionId);
+    const sub = this.s.subscription.get({ subscriptionId });
     return sub !== undefined && sub.unsubscribed_at === null && sub.stopped_at === null;
   }
 }
