@@ -7,6 +7,7 @@ import { bootstrapDemo, type DemoCredentials } from './application/bootstrapDemo
 import { MemoryRateLimitCounters } from './adapters/memory/MemoryRateLimitCounters.js';
 import { MemoryReadModelStore } from './adapters/memory/MemoryReadModelStore.js';
 import { SqliteEventStore } from './adapters/sqlite/SqliteEventStore.js';
+import { SqliteIdempotencyStore } from './adapters/sqlite/SqliteIdempotencyStore.js';
 import { SqliteWebhookOutbox } from './adapters/sqlite/SqliteWebhookOutbox.js';
 import { SqliteWebhookSecretStore } from './adapters/sqlite/SqliteWebhookSecretStore.js';
 import type { Config } from './config.js';
@@ -54,15 +55,17 @@ export const openStores = async (config: Config): Promise<Stores> => {
     const readModels = await MongoReadModelStore.connect(config.mongoUrl, config.mongoDb);
     const { MongoWebhookSecretStore } = await import('./adapters/mongodb/MongoWebhookSecretStore.js');
     const { MongoWebhookOutbox } = await import('./adapters/mongodb/MongoWebhookOutbox.js');
+    const { MongoIdempotencyStore } = await import('./adapters/mongodb/MongoIdempotencyStore.js');
     return {
       eventStore,
       readModels,
       rateLimits: await MongoRateLimitCounters.create(readModels.database, config.rateLimit),
       webhookSecrets: new MongoWebhookSecretStore(readModels.database),
       webhookOutbox: await MongoWebhookOutbox.create(readModels.database),
+      idempotency: await MongoIdempotencyStore.create(readModels.database),
     };
   }
-  // Embedded: secrets and outbox in the SQLite file (sharing the event store's connection when it is SQLite).
+  // Embedded: secrets, outbox and idempotency keys in the SQLite file (sharing the event store's connection when it is SQLite).
   const sqlite = eventStore instanceof SqliteEventStore;
   const file = embeddedDatabaseFile(config.dataDir);
   return {
@@ -71,6 +74,7 @@ export const openStores = async (config: Config): Promise<Stores> => {
     rateLimits: new MemoryRateLimitCounters(config.rateLimit),
     webhookSecrets: sqlite ? new SqliteWebhookSecretStore(eventStore.db) : SqliteWebhookSecretStore.open(file),
     webhookOutbox: sqlite ? new SqliteWebhookOutbox(eventStore.db) : SqliteWebhookOutbox.open(file),
+    idempotency: sqlite ? new SqliteIdempotencyStore(eventStore.db) : SqliteIdempotencyStore.open(file),
   };
 };
 

@@ -24,6 +24,7 @@ import {
   type ApiModule,
 } from './common.js';
 import type { JsonSchema } from './types.js';
+import { withIdempotency } from './idempotency.js';
 
 /** `/contacts`: the people a company talks to. */
 
@@ -109,7 +110,7 @@ export const contacts: ApiModule = {
           '422': validationFailed('A query parameter is out of bounds or malformed'),
         },
       }),
-      post: authenticated('contacts:write', {
+      post: withIdempotency(authenticated('contacts:write', {
         operationId: 'createContact',
         tags: ['Contacts'],
         summary: 'Create a contact',
@@ -120,7 +121,7 @@ export const contacts: ApiModule = {
           '409': jsonResponse('A contact with this phone number already exists (`existingContactId`).', 'ConflictError', 'authenticated'),
           '422': validationFailed('The body is invalid'),
         },
-      }),
+      })),
     },
     '/contacts/{id}/history': {
       get: authenticated('contacts:read', {

@@ -1,3 +1,4 @@
+import { withIdempotency } from './idempotency.js';
 import {
   asOfParameter,
   authenticated,
@@ -96,7 +97,7 @@ export const deals: ApiModule = {
           '422': validationFailed('A query parameter is out of bounds or malformed'),
         },
       }),
-      post: authenticated('deals:write', {
+      post: withIdempotency(authenticated('deals:write', {
         operationId: 'createDeal',
         tags: ['Deals'],
         summary: 'Create a deal',
@@ -114,7 +115,7 @@ export const deals: ApiModule = {
           ),
           '422': validationFailed('The body is invalid'),
         },
-      }),
+      })),
     },
     '/deals/{id}': {
       get: authenticated('deals:read', {

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type { Middleware } from 'koa';
 import * as E from 'fp-ts/lib/Either.js';
 import type { DocumentCollection } from '../../application/ports/ReadModelStore.js';
 import type { ReadModelProgress } from '../../application/ReadModelProgress.js';
@@ -23,7 +24,11 @@ export interface ContactRoutesDeps {
   readonly commands: CommandDeps;
   readonly progress: ReadModelProgress;
   readonly readYourWritesTimeoutMs: number;
+  /** `Idempotency-Key` on POST /contacts (see `idempotency`); absent: the header is ignored. */
+  readonly idempotency?: Middleware;
 }
+
+const passThrough: Middleware = (_ctx, next) => next();
 
 export const contactRoutes = (deps: ContactRoutesDeps): Router => {
   const router = new Router();
@@ -67,7 +72,7 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
     entityHistoryRoute(deps.commands.eventStore, CONTACT_HISTORY, { kind: 'ContactNotFound' }),
   );
 
-  router.post('/contacts', requirePermission('contacts:write'), async (ctx) => {
+  router.post('/contacts', requirePermission('contacts:write'), deps.idempotency ?? passThrough, async (ctx) => {
     const auth = authOf(ctx.state);
     const fields = validateCreateContact(ctx.request.body);
     if (E.isLeft(fields)) throw toHttpError(fields.left);

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type { Middleware } from 'koa';
 import * as E from 'fp-ts/lib/Either.js';
 import type { DocumentCollection } from '../../application/ports/ReadModelStore.js';
 import type { ReadModelProgress } from '../../application/ReadModelProgress.js';
@@ -23,7 +24,11 @@ export interface DealRoutesDeps {
   readonly commands: CommandDeps;
   readonly progress: ReadModelProgress;
   readonly readYourWritesTimeoutMs: number;
+  /** `Idempotency-Key` on POST /deals (see `idempotency`); absent: the header is ignored. */
+  readonly idempotency?: Middleware;
 }
+
+const passThrough: Middleware = (_ctx, next) => next();
 
 const STATUSES = ['open', 'won', 'lost'] as const;
 
@@ -74,7 +79,7 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
     entityHistoryRoute(deps.commands.eventStore, DEAL_HISTORY, { kind: 'DealNotFound' }),
   );
 
-  router.post('/deals', requirePermission('deals:write'), async (ctx) => {
+  router.post('/deals', requirePermission('deals:write'), deps.idempotency ?? passThrough, async (ctx) => {
     const auth = authOf(ctx.state);
     const fields = validateCreateDeal(ctx.request.body);
     if (E.isLeft(fields)) throw toHttpError(fields.left);
