@@ -25,6 +25,7 @@ import {
 } from './common.js';
 import type { JsonSchema } from './types.js';
 import { withIdempotency } from './idempotency.js';
+import { withEntityTag, withIfMatch } from './conditional.js';
 
 /** `/contacts`: the people a company talks to. */
 
@@ -142,7 +143,7 @@ export const contacts: ApiModule = {
       }),
     },
     '/contacts/{id}': {
-      get: authenticated('contacts:read', {
+      get: withEntityTag('contact', authenticated('contacts:read', {
         operationId: 'getContact',
         tags: ['Contacts'],
         summary: 'Get a contact',
@@ -160,8 +161,8 @@ export const contacts: ApiModule = {
           ),
           '422': validationFailed('`asOf` is malformed'),
         },
-      }),
-      put: authenticated('contacts:write', {
+      })),
+      put: withIfMatch('contact', 'Every change of the contact moves its revision.', authenticated('contacts:write', {
         operationId: 'updateContact',
         tags: ['Contacts'],
         summary: 'Update a contact',
@@ -175,7 +176,7 @@ export const contacts: ApiModule = {
           '409': jsonResponse('Another contact has this phone number (`existingContactId`).', 'ConflictError', 'authenticated'),
           '422': validationFailed('The body is invalid'),
         },
-      }),
+      })),
     },
   },
   schemas: {

@@ -18,6 +18,7 @@ import { CONTACT_HISTORY } from '../../application/audit/entityHistory.js';
 import { entityHistoryRoute } from './entityHistory.js';
 import { contactAsOf } from '../../../projections/contacts/contactAsOf.js';
 import { decodeAsOf } from '../query/asOfQuery.js';
+import { answerWithEntityTag, ifMatchPrecondition, setEntityTagAfterWrite } from '../conditionalRequests.js';
 
 export interface ContactRoutesDeps {
   readonly contacts: DocumentCollection<ContactDoc>;
@@ -29,6 +30,8 @@ export interface ContactRoutesDeps {
 }
 
 const passThrough: Middleware = (_ctx, next) => next();
+
+const withPrecondition = <P>(precondition: P | undefined): { precondition?: P } => (precondition ? { precondition } : {});
 
 export const contactRoutes = (deps: ContactRoutesDeps): Router => {
   const router = new Router();
@@ -63,7 +66,7 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
     }
     const doc = await deps.contacts.get(companyId, ctx.params.id!);
     if (!doc) throw toHttpError({ kind: 'ContactNotFound' });
-    ctx.body = { success: true, data: contactOf(doc) };
+    answerWithEntityTag(ctx, doc, { success: true, data: contactOf(doc) });
   });
 
   router.get(
@@ -96,9 +99,11 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
       contactId: ctx.params.id!,
       changes: changes.right,
       metadata: apiMetadata(ctx.state),
+      ...withPrecondition(ifMatchPrecondition(ctx)),
     });
     if (E.isLeft(result)) throw toHttpError(result.left);
     await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
+    setEntityTagAfterWrite(ctx, await deps.contacts.get(auth.companyId, ctx.params.id!), result.right.revision);
     ctx.body = { success: true, data: result.right.contact };
   });
 

@@ -18,6 +18,7 @@ import { DEAL_HISTORY } from '../../application/audit/entityHistory.js';
 import { entityHistoryRoute } from './entityHistory.js';
 import { dealAsOf } from '../../../projections/deals/dealAsOf.js';
 import { decodeAsOf } from '../query/asOfQuery.js';
+import { answerWithEntityTag, ifMatchPrecondition, setEntityTagAfterWrite } from '../conditionalRequests.js';
 
 export interface DealRoutesDeps {
   readonly deals: DocumentCollection<DealDoc>;
@@ -29,6 +30,8 @@ export interface DealRoutesDeps {
 }
 
 const passThrough: Middleware = (_ctx, next) => next();
+
+const withPrecondition = <P>(precondition: P | undefined): { precondition?: P } => (precondition ? { precondition } : {});
 
 const STATUSES = ['open', 'won', 'lost'] as const;
 
@@ -70,7 +73,7 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
     }
     const doc = await deps.deals.get(companyId, ctx.params.id!);
     if (!doc) throw toHttpError({ kind: 'DealNotFound' });
-    ctx.body = { success: true, data: dealOf(doc) };
+    answerWithEntityTag(ctx, doc, { success: true, data: dealOf(doc) });
   });
 
   router.get(
@@ -99,9 +102,11 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
       dealId: ctx.params.id!,
       change: change.right,
       metadata: apiMetadata(ctx.state),
+      ...withPrecondition(ifMatchPrecondition(ctx)),
     });
     if (E.isLeft(result)) throw toHttpError(result.left);
     await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
+    setEntityTagAfterWrite(ctx, await deps.deals.get(auth.companyId, ctx.params.id!), result.right.revision);
     ctx.body = { success: true, data: result.right.deal };
   });
 
