@@ -28,6 +28,20 @@ export default tseslint.config(
     languageOptions: { globals: { URL: 'readonly', process: 'readonly', console: 'readonly', setTimeout: 'readonly' } },
   },
   {
+    // The Zapier integration: CommonJS for Node, as the platform runs it; its tests use mocha.
+    files: ['integrations/zapier/**/*.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: Object.fromEntries(
+        ['require', 'module', 'process', 'console', '__dirname', 'Buffer', 'fetch', 'setTimeout', 'describe', 'it', 'before', 'after'].map((name) => [
+          name,
+          name === 'module' ? 'writable' : 'readonly',
+        ]),
+      ),
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
