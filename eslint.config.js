@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'integrations/*/node_modules/', 'clients/*/node_modules/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'integrations/*/node_modules/', 'clients/*/node_modules/', 'clients/*/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -40,6 +40,11 @@ export default tseslint.config(
       ),
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // The typed client's generator: an ES module script for Node.
+    files: ['clients/typescript/scripts/*.mjs'],
+    languageOptions: { globals: { console: 'readonly', process: 'readonly', structuredClone: 'readonly' } },
   },
   {
     files: ['**/*.cjs'],
