@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'integrations/*/node_modules/', 'clients/*/node_modules/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'integrations/*/node_modules/', 'clients/*/node_modules/', 'clients/*/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -26,6 +26,25 @@ export default tseslint.config(
   {
     files: ['bin/**/*.js'],
     languageOptions: { globals: { URL: 'readonly', process: 'readonly', console: 'readonly', setTimeout: 'readonly' } },
+  },
+  {
+    // The Zapier integration: CommonJS for Node, as the platform runs it; its tests use mocha.
+    files: ['integrations/zapier/**/*.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: Object.fromEntries(
+        ['require', 'module', 'process', 'console', '__dirname', 'Buffer', 'fetch', 'setTimeout', 'describe', 'it', 'before', 'after'].map((name) => [
+          name,
+          name === 'module' ? 'writable' : 'readonly',
+        ]),
+      ),
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // The typed client's generator: an ES module script for Node.
+    files: ['clients/typescript/scripts/*.mjs'],
+    languageOptions: { globals: { console: 'readonly', process: 'readonly', structuredClone: 'readonly' } },
   },
   {
     files: ['**/*.cjs'],

@@ -7,6 +7,7 @@ import { bootstrapDemo, type DemoCredentials } from './application/bootstrapDemo
 import { MemoryRateLimitCounters } from './adapters/memory/MemoryRateLimitCounters.js';
 import { MemoryReadModelStore } from './adapters/memory/MemoryReadModelStore.js';
 import { SqliteEventStore } from './adapters/sqlite/SqliteEventStore.js';
+import { SqliteIdempotencyStore } from './adapters/sqlite/SqliteIdempotencyStore.js';
 import { SqliteWebhookOutbox } from './adapters/sqlite/SqliteWebhookOutbox.js';
 import { SqliteWebhookSecretStore } from './adapters/sqlite/SqliteWebhookSecretStore.js';
 import { upcastingSource, withUpcasting } from './application/versioning/UpcastingEventStore.js';
@@ -51,8 +52,8 @@ export const openStores = async (config: Config): Promise<Stores> => {
   const eventStore = withUpcasting(adapter);
   try {
     if (config.mongoUrl) return { eventStore, ...(await openMongoStores(config.mongoUrl, config)) };
-    // config.ts refuses EVENTSTORE_URL without MONGODB_URL: embedded, the secrets and the
-    // outbox share the event log's SQLite connection.
+    // config.ts refuses EVENTSTORE_URL without MONGODB_URL: embedded, the secrets, the
+    // outbox and the idempotency keys share the event log's SQLite connection.
     if (!(adapter instanceof SqliteEventStore)) throw new Error('EVENTSTORE_URL needs MONGODB_URL');
     return {
       eventStore,
@@ -60,6 +61,7 @@ export const openStores = async (config: Config): Promise<Stores> => {
       rateLimits: new MemoryRateLimitCounters(config.rateLimit),
       webhookSecrets: new SqliteWebhookSecretStore(adapter.db),
       webhookOutbox: new SqliteWebhookOutbox(adapter.db),
+      idempotency: new SqliteIdempotencyStore(adapter.db),
     };
   } catch (error) {
     await eventStore.close();
@@ -67,12 +69,13 @@ export const openStores = async (config: Config): Promise<Stores> => {
   }
 };
 
-/** Read models, rate-limit counters, webhook secrets and outbox in one MongoDB database. */
+/** Read models, rate-limit counters, webhook secrets, outbox and idempotency keys in one MongoDB database. */
 const openMongoStores = async (url: string, config: Config): Promise<Omit<Stores, 'eventStore'>> => {
   const { MongoReadModelStore } = await import('./adapters/mongodb/MongoReadModelStore.js');
   const { MongoRateLimitCounters } = await import('./adapters/mongodb/MongoRateLimitCounters.js');
   const { MongoWebhookSecretStore } = await import('./adapters/mongodb/MongoWebhookSecretStore.js');
   const { MongoWebhookOutbox } = await import('./adapters/mongodb/MongoWebhookOutbox.js');
+  const { MongoIdempotencyStore } = await import('./adapters/mongodb/MongoIdempotencyStore.js');
   const readModels = await MongoReadModelStore.connect(url, config.mongoDb);
   try {
     return {
@@ -80,6 +83,7 @@ const openMongoStores = async (url: string, config: Config): Promise<Omit<Stores
       rateLimits: await MongoRateLimitCounters.create(readModels.database, config.rateLimit),
       webhookSecrets: new MongoWebhookSecretStore(readModels.database),
       webhookOutbox: await MongoWebhookOutbox.create(readModels.database),
+      idempotency: await MongoIdempotencyStore.create(readModels.database),
     };
   } catch (error) {
     await readModels.close();

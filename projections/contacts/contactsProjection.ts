@@ -1,4 +1,5 @@
 import { cachedDecoder } from '../../src/application/decodeStoredEvent.js';
+import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
 import type { Projection, ReadModelDocument } from '../../src/application/ports/ReadModelStore.js';
 import { CONTACT_EVENT_TYPES, ContactEvent } from '../../src/domain/contacts/contactEvents.js';
 import { applyContactUpdated, contactFromCreated, type ContactRecord } from '../../src/domain/contacts/contactRecord.js';
@@ -16,6 +17,12 @@ export interface ContactDoc extends ReadModelDocument {
   readonly id: string;
   readonly companyId: string;
   readonly position: Position;
+  /**
+   * Revision of the contact's stream at the last event applied: with `position`,
+   * the ETag of GET /contacts/:id, and what `If-Match` carries to the append.
+   * Absent in documents projected before it existed (MongoDB, until replayed).
+   */
+  readonly revision?: number;
   readonly contact: Contact;
 }
 
@@ -25,10 +32,11 @@ export const contactOf = (doc: ContactDoc): Contact => doc.contact;
 /** Decoded once per stored event: `targets` and `evolve` see the same event. */
 const decode = cachedDecoder(ContactEvent);
 
-const toDoc = (record: ContactRecord, position: Position): ContactDoc => ({
+const toDoc = (record: ContactRecord, event: RecordedEvent): ContactDoc => ({
   id: record.id,
   companyId: record.companyId,
-  position,
+  position: event.position,
+  revision: event.revision,
   contact: toContactView(record),
 });
 
@@ -51,9 +59,9 @@ export const contactsProjection: Projection<ContactDoc> = {
     const decoded = decode(event);
     switch (decoded.type) {
       case 'ContactCreated':
-        return doc ?? toDoc(contactFromCreated(decoded), event.position);
+        return doc ?? toDoc(contactFromCreated(decoded), event);
       case 'ContactUpdated':
-        return doc && toDoc(applyContactUpdated(toRecord(doc), decoded), event.position);
+        return doc && toDoc(applyContactUpdated(toRecord(doc), decoded), event);
       default: {
         const unknown: never = decoded;
         return unknown;

@@ -1,5 +1,6 @@
 import * as t from 'io-ts';
 import { cachedDecoder } from '../../src/application/decodeStoredEvent.js';
+import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
 import type { Projection, ReadModelDocument } from '../../src/application/ports/ReadModelStore.js';
 import { ContactUpdated } from '../../src/domain/contacts/contactEvents.js';
 import { applyContactChanges, changesContactSummary } from '../../src/domain/deals/dealContactSummary.js';
@@ -18,6 +19,14 @@ export interface DealDoc extends ReadModelDocument {
   readonly id: string;
   readonly companyId: string;
   readonly position: Position;
+  /**
+   * Revision of the deal's own stream at its last deal event applied. A contact
+   * change that shows in the embedded summary moves `position` but not this: the
+   * ETag of GET /deals/:id is both (it changes whenever the representation
+   * does), and `If-Match` guards this revision, the deal's own fields. Absent in
+   * documents projected before it existed (MongoDB, until replayed).
+   */
+  readonly revision?: number;
   readonly deal: Deal;
 }
 
@@ -31,10 +40,11 @@ type DealsProjectionEvent = t.TypeOf<typeof DealsProjectionEvent>;
 /** Decoded once per stored event: `targets` and `evolve` see the same event. */
 const decode = cachedDecoder(DealsProjectionEvent);
 
-const toDoc = (record: DealRecord, position: Position): DealDoc => ({
+const toDoc = (record: DealRecord, event: RecordedEvent): DealDoc => ({
   id: record.id,
   companyId: record.companyId,
-  position,
+  position: event.position,
+  revision: event.revision,
   deal: toDealView(record),
 });
 
@@ -82,15 +92,15 @@ export const dealsProjection: Projection<DealDoc> = {
     const decoded = decode(event);
     switch (decoded.type) {
       case 'DealCreated':
-        return doc ?? toDoc(dealFromCreated(decoded), event.position);
+        return doc ?? toDoc(dealFromCreated(decoded), event);
       case 'DealStatusChanged':
-        return doc && toDoc(applyDealStatusChanged(toRecord(doc), decoded), event.position);
+        return doc && toDoc(applyDealStatusChanged(toRecord(doc), decoded), event);
       case 'DealContactRefreshed': {
         // A ContactUpdated after the refresh may already be applied only if it came later in the log, and the
         // runner applies in log order: the refreshed summary is the newest this document has seen.
         const { contact } = decoded.data;
         if (!doc || doc.deal.contact?.id !== contact.id) return doc;
-        return { ...doc, position: event.position, deal: { ...doc.deal, contact } };
+        return { ...doc, position: event.position, revision: event.revision, deal: { ...doc.deal, contact } };
       }
       case 'ContactUpdated': {
         const summary = doc?.deal.contact;

@@ -3,6 +3,7 @@ import type { Decider, DomainEvent } from '../shared/Decider.js';
 import type { EventMetadata } from '../shared/EventMetadata.js';
 import type { Position } from '../shared/Position.js';
 import { ConcurrencyExhaustedError } from './ConcurrencyExhaustedError.js';
+import { PreconditionFailedError, type RevisionPrecondition } from './PreconditionFailedError.js';
 import type { CommandDeps } from './CommandDeps.js';
 import { loadAggregate, type AggregateFolding } from './loadAggregate.js';
 import { WrongExpectedRevisionError } from './ports/EventStore.js';
@@ -19,6 +20,15 @@ export interface CommandSpec<Command, Event extends DomainEvent, State, DomainEr
   readonly metadata: FromState<State, EventMetadata>;
   /** How many times to decide again after a concurrent write; default 5. */
   readonly maxAttempts?: number;
+  /**
+   * A conditional write (`If-Match`): the revision read must satisfy it, else
+   * `PreconditionFailedError` and nothing is written. That revision is the one the
+   * append expects, so no write can come in between; after a conflict the stream
+   * is read again and checked again (a moved stream fails it, unless the caller
+   * accepts its new revision too). An empty stream is not checked: the decider
+   * answers for an entity that does not exist (a 404 before any 412).
+   */
+  readonly precondition?: RevisionPrecondition;
 }
 
 export interface CommandOutcome<Event, State> {
@@ -47,6 +57,7 @@ export const handleCommand = async <Command, Event extends DomainEvent, State, D
   const maxAttempts = spec.maxAttempts ?? 5;
   for (let attempt = 1; ; attempt++) {
     const { state, revision } = await loadAggregate(deps.eventStore, spec.stream, spec);
+    if (spec.precondition && revision !== -1 && !spec.precondition(revision)) throw new PreconditionFailedError(spec.stream, revision);
     const decision = decider.decide(resolve(spec.command, state), state);
     if (E.isLeft(decision)) return decision;
     const events = decision.right;

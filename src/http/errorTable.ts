@@ -29,6 +29,10 @@ export const toHttpError = (failure: DomainFailure): HttpError => {
       return new HttpError(400, 'Contact not found or does not belong to your company', 'contactId must name a contact of your company.');
     case 'UserNotInCompany':
       return new HttpError(400, 'User not found or does not belong to your company', 'assignedToId must name a user of your company.');
+    case 'PreconditionFailed':
+      return new HttpError(412, 'Precondition failed', 'The record changed since the ETag sent in If-Match; read it again and retry with its new ETag.', {
+        code: 'PRECONDITION_FAILED',
+      });
     case 'CloseDateOnOpenDeal':
       return new HttpError(422, 'Validation failed', 'One or more fields are invalid.', {
         details: { actualCloseDate: 'only for won or lost deals' },

@@ -1,4 +1,5 @@
 import type { EventStore } from '../application/ports/EventStore.js';
+import type { IdempotencyStore } from '../application/ports/IdempotencyStore.js';
 import type { RateLimitCounters } from '../application/ports/RateLimitCounters.js';
 import type { ReadModelStore } from '../application/ports/ReadModelStore.js';
 import type { WebhookOutbox } from '../application/ports/WebhookOutbox.js';
@@ -14,6 +15,8 @@ export interface Stores {
   readonly webhookSecrets: WebhookSecretStore;
   /** Deliveries waiting or done: in the SQLite file, or in MongoDB beside the read models. */
   readonly webhookOutbox: WebhookOutbox;
+  /** Idempotency keys of creating requests: in the SQLite file, or in MongoDB, shared by every process. */
+  readonly idempotency: IdempotencyStore;
 }
 
 /**
@@ -21,7 +24,7 @@ export interface Stores {
  * is closed even when one before it fails; the first failure is thrown after.
  */
 export const closeStores = async (stores: Stores): Promise<void> => {
-  const closers = [stores.webhookSecrets, stores.webhookOutbox, stores.readModels, stores.eventStore];
+  const closers = [stores.idempotency, stores.webhookSecrets, stores.webhookOutbox, stores.readModels, stores.eventStore];
   const failures: unknown[] = [];
   for (const store of closers) {
     try {

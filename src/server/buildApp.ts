@@ -12,7 +12,8 @@ import { openApiRoutes } from '../http/routes/openapi.js';
 import { testRoutes } from '../http/routes/test.js';
 import { triggerRoutes } from '../http/routes/triggers.js';
 import { webhookDeliveryRoutes } from '../http/routes/webhookDeliveries.js';
-import { webhookRoutes } from '../http/routes/webhooks.js';
+import { subscribeResponseCodec, webhookRoutes } from '../http/routes/webhooks.js';
+import { idempotency } from '../http/middleware/idempotency.js';
 import type { ChronicleMetrics } from '../ops/ChronicleMetrics.js';
 import { checkReadiness } from '../ops/readiness.js';
 import { systemClock } from '../shared/Clock.js';
@@ -103,14 +104,15 @@ const apiRoutes = (parts: AppParts, progress: NonNullable<ReadSide['progress']>)
   const commands = { eventStore, newId, clock: systemClock };
   const readYourWrites = { progress, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs };
   const directory = readModels.collection(apiKeyDirectoryProjection);
+  const keys = { store: stores.idempotency, clock: systemClock, ...readYourWrites };
   return {
     verifyApiKey: (key: string, now: Date) => verifyApiKey(directory, key, now),
     rateLimit: rateLimit(stores.rateLimits, systemClock),
     ...readYourWrites,
     routers: [
       testRoutes(systemClock),
-      contactRoutes({ contacts: readModels.collection(contactsProjection), commands, ...readYourWrites }),
-      dealRoutes({ deals: readModels.collection(dealsProjection), commands, ...readYourWrites }),
+      contactRoutes({ contacts: readModels.collection(contactsProjection), commands, ...readYourWrites, idempotency: idempotency(keys, 'POST /contacts') }),
+      dealRoutes({ deals: readModels.collection(dealsProjection), commands, ...readYourWrites, idempotency: idempotency(keys, 'POST /deals') }),
       agentRoutes({ agents: readModels.collection(agentsProjection) }),
       triggerRoutes({ webhookEvents: webhookEventCollections(readModels) }),
       eventRoutes({ webhookEvents: webhookEventCollections(readModels), appliedPosition: () => readSide.appliedPosition() }),
@@ -125,6 +127,7 @@ const apiRoutes = (parts: AppParts, progress: NonNullable<ReadSide['progress']>)
         commands: { ...commands, secrets: stores.webhookSecrets },
         targetUrls: { allowPrivate: config.webhooks.allowPrivateTargets, resolve: parts.resolveHost ?? lookupAllAddresses },
         ...readYourWrites,
+        idempotency: idempotency(keys, 'POST /webhooks/subscribe', subscribeResponseCodec(stores.webhookSecrets)),
       }),
     ],
   };

@@ -45,12 +45,17 @@ const recorded = (sequence: number, stream: string, revision: number, event: Dom
   recordedAt: '2024-01-15T09:30:00.000Z',
 });
 
-const buildSamples = (): ReadonlyMap<WebhookEventType, WebhookEventData> => {
-  const samples = new Map<WebhookEventType, WebhookEventData>();
+interface Sample {
+  readonly data: WebhookEventData;
+  readonly eventId: string;
+}
+
+const buildSamples = (): ReadonlyMap<WebhookEventType, Sample> => {
+  const samples = new Map<WebhookEventType, Sample>();
   let sequence = 0;
   const keep = (stream: string, revision: number, event: DomainEvent): void => {
     for (const derived of deriveWebhookEvents(recorded(++sequence, stream, revision, event))) {
-      if (!samples.has(derived.type)) samples.set(derived.type, derived.data);
+      if (!samples.has(derived.type)) samples.set(derived.type, { data: derived.data, eventId: derived.eventId });
     }
   };
 
@@ -138,12 +143,17 @@ const buildSamples = (): ReadonlyMap<WebhookEventType, WebhookEventData> => {
   return samples;
 };
 
-let samples: ReadonlyMap<WebhookEventType, WebhookEventData> | null = null;
+let samples: ReadonlyMap<WebhookEventType, Sample> | null = null;
 
-/** The example `data` of a webhook event type (a fresh copy each time). */
-export const deriveSampleData = (type: WebhookEventType): WebhookEventData => {
+const sampleOf = (type: WebhookEventType): Sample => {
   samples ??= buildSamples();
   const sample = samples.get(type);
   if (sample === undefined) throw new Error(`no sample for ${type}`);
-  return structuredClone(sample);
+  return sample;
 };
+
+/** The example `data` of a webhook event type (a fresh copy each time). */
+export const deriveSampleData = (type: WebhookEventType): WebhookEventData => structuredClone(sampleOf(type).data);
+
+/** The (made-up, fixed) event id of the example of a webhook event type. */
+export const sampleEventId = (type: WebhookEventType): string => sampleOf(type).eventId;

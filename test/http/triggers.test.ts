@@ -2,6 +2,17 @@ import { expect } from 'chai';
 import { deriveSampleData } from '../../src/webhooks/deriveSampleData.js';
 import { startHarness, type Harness } from '../support/httpHarness.js';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** A trigger record without its `eventId` (checked to be a UUID first): the event's data, as the record shapes are. */
+const withoutEventId = (record: Record<string, unknown>): Record<string, unknown> => {
+  const { eventId, ...data } = record;
+  expect(eventId).to.match(UUID);
+  return data;
+};
+const withoutEventIds = (body: unknown): unknown =>
+  Array.isArray(body) ? body.map(withoutEventId) : withoutEventId(body as Record<string, unknown>);
+
 let phoneSeq = 0;
 const phone = () => `+3362000${String(++phoneSeq).padStart(4, '0')}`;
 
@@ -14,8 +25,10 @@ describe('HTTP: triggers', function () {
   /** A company of its own (so "no record yet" holds), with a full-permission key. */
   const freshCompany = async () => {
     const { key } = await api.newCompany('Trigger company');
-    const request = (method: string, path: string, body?: unknown) =>
-      api.request(method, path, { key, ...(body !== undefined ? { body } : {}) });
+    const request = async (method: string, path: string, body?: unknown) => {
+      const res = await api.request(method, path, { key, ...(body !== undefined ? { body } : {}) });
+      return path.startsWith('/triggers/') && res.status === 200 ? { ...res, body: withoutEventIds(res.body) } : res;
+    };
     const createContact = async (name: string, extra: Record<string, unknown> = {}) => {
       const res = await request('POST', '/contacts', { name, phoneNumber: phone(), ...extra });
       expect(res.status).to.equal(201);
@@ -143,7 +156,29 @@ describe('HTTP: triggers', function () {
       const created = await request('POST', '/contacts', { name: 'Fresh', phoneNumber: phone() });
       const position = created.headers.get('x-log-position')!;
       const res = await api.request('GET', '/triggers/contact.created/recent', { key, headers: { 'X-Min-Log-Position': position } });
-      expect(res.body).to.deep.equal([created.body.data]);
+      expect(withoutEventIds(res.body)).to.deep.equal([created.body.data]);
+    });
+
+    it('tells every change of one record apart by `eventId` (its `id` is the record\'s), as deliveries do', async () => {
+      const { request, key } = await freshCompany();
+      const deal = (await request('POST', '/deals', { title: 'Moving', value: 1, stage: 'Lead' })).body.data;
+      for (const stage of ['Qualified', 'Proposal', 'Negotiation']) {
+        expect((await request('PUT', `/deals/${deal.id}/status`, { stage })).status).to.equal(200);
+      }
+      // Won, corrected to lost, won again: two deal.won records of one deal.
+      for (const status of ['won', 'lost', 'won']) await request('PUT', `/deals/${deal.id}/status`, { status });
+      const stageChanges = (await api.request('GET', '/triggers/deal.stage_changed/recent', { key })).body;
+      expect(stageChanges.map((r: { id: string }) => r.id)).to.deep.equal([deal.id, deal.id, deal.id]);
+      expect(stageChanges.map((r: { stage: string }) => r.stage)).to.deep.equal(['Negotiation', 'Proposal', 'Qualified']);
+      expect(new Set(stageChanges.map((r: { eventId: string }) => r.eventId)).size).to.equal(3);
+      const wins = (await api.request('GET', '/triggers/deal.won/recent', { key })).body;
+      expect(wins).to.have.length(2);
+      expect(wins[0].eventId).to.not.equal(wins[1].eventId);
+      // The same ids as the event feed (and deliveries) carry.
+      const feed = (await api.request('GET', '/events?types=deal.won', { key })).body.data;
+      expect(feed.map((e: { metadata: { eventId: string } }) => e.metadata.eventId).reverse()).to.deep.equal(
+        wins.map((r: { eventId: string }) => r.eventId),
+      );
     });
 
     it('answers 422 naming `limit` or `since` when out of bounds or malformed', async () => {

@@ -2,4 +2,6 @@
 export type ContactWriteError =
   /** No such contact, or it belongs to another company (the two are not told apart). */
   | { readonly kind: 'ContactNotFound' }
-  | { readonly kind: 'DuplicatePhoneNumber'; readonly existingContactId: string };
+  | { readonly kind: 'DuplicatePhoneNumber'; readonly existingContactId: string }
+  /** A conditional update (`If-Match`) found the contact changed since the caller read it. */
+  | { readonly kind: 'PreconditionFailed' };

@@ -8,8 +8,10 @@ import type { Contact } from '../../domain/contacts/contactView.js';
 import { normalizePhoneNumber } from '../../domain/contacts/phoneNumber.js';
 import type { CommandDeps } from '../CommandDeps.js';
 import { handleCommand } from '../handleCommand.js';
+import { ConcurrencyExhaustedError } from '../ConcurrencyExhaustedError.js';
+import { PreconditionFailedError, type RevisionPrecondition } from '../PreconditionFailedError.js';
 import { loadContact } from './loadContact.js';
-import { orElseRelease, releaseAbandonedReservation, releasePhoneNumber, reservePhoneNumber } from './phoneNumberReservations.js';
+import { releaseAbandonedReservation, releasePhoneNumber, reservePhoneNumber } from './phoneNumberReservations.js';
 import type { ContactWriteError } from './ContactWriteError.js';
 import type { UpdateContactFields } from '../../domain/contacts/contactInput.js';
 
@@ -19,8 +21,15 @@ import type { UpdateContactFields } from '../../domain/contacts/contactInput.js'
  */
 export const updateContact = async (
   deps: CommandDeps,
-  input: { companyId: string; contactId: string; changes: UpdateContactFields; metadata: EventMetadata },
-): Promise<E.Either<ContactWriteError, { contact: Contact; position: Position | null }>> => {
+  input: {
+    companyId: string;
+    contactId: string;
+    changes: UpdateContactFields;
+    metadata: EventMetadata;
+    /** Only when the contact's stream is at a revision it accepts (`If-Match`); see `handleCommand`. */
+    precondition?: RevisionPrecondition;
+  },
+): Promise<E.Either<ContactWriteError, { contact: Contact; position: Position | null; revision: number }>> => {
   const { companyId, contactId, metadata } = input;
   const changes =
     input.changes.phoneNumber === undefined
@@ -37,21 +46,22 @@ export const updateContact = async (
     if (E.isLeft(reserved)) return E.left({ kind: 'DuplicatePhoneNumber', existingContactId: reserved.left.holder });
   }
 
-  const updated = await orElseRelease(
-    () =>
-      handleCommand(deps, {
-        decider: contactDecider,
-        eventCodec: ContactEvent,
-        stream: contactStream(contactId),
-        command: { type: 'UpdateContact', contactId, companyId, changes, at },
-        metadata,
-      }),
-    async () => {
-      if (newNumber !== null) await releaseAbandonedReservation(deps, { companyId, phoneNumber: newNumber, contactId, at, metadata });
-    },
-  );
-  if (E.isLeft(updated)) {
+  const releaseReserved = async (): Promise<void> => {
     if (newNumber !== null) await releasePhoneNumber(deps, { companyId, phoneNumber: newNumber, contactId, at, metadata });
+  };
+  let updated: Awaited<ReturnType<typeof handleContactUpdate>>;
+  try {
+    updated = await handleContactUpdate(deps, { contactId, companyId, changes, at, metadata, precondition: input.precondition });
+  } catch (error) {
+    // The contact's event was refused and nothing written: the number reserved for it goes back,
+    // at once, or (the store refusing writes) in the background until its grace period ends.
+    if (error instanceof PreconditionFailedError || error instanceof ConcurrencyExhaustedError) await releaseReserved();
+    else if (newNumber !== null) await releaseAbandonedReservation(deps, { companyId, phoneNumber: newNumber, contactId, at, metadata });
+    if (error instanceof PreconditionFailedError) return E.left({ kind: 'PreconditionFailed' });
+    throw error;
+  }
+  if (E.isLeft(updated)) {
+    await releaseReserved();
     return E.left({ kind: 'ContactNotFound' });
   }
   const { state, events } = updated.right;
@@ -67,5 +77,25 @@ export const updateContact = async (
       if (released !== null) position = released;
     }
   }
-  return E.right({ contact: toContactView(state.contact), position });
+  return E.right({ contact: toContactView(state.contact), position, revision: updated.right.revision });
 };
+
+const handleContactUpdate = (
+  deps: CommandDeps,
+  input: {
+    contactId: string;
+    companyId: string;
+    changes: UpdateContactFields;
+    at: Date;
+    metadata: EventMetadata;
+    precondition: RevisionPrecondition | undefined;
+  },
+) =>
+  handleCommand(deps, {
+    decider: contactDecider,
+    eventCodec: ContactEvent,
+    stream: contactStream(input.contactId),
+    command: { type: 'UpdateContact', contactId: input.contactId, companyId: input.companyId, changes: input.changes, at: input.at },
+    metadata: input.metadata,
+    ...(input.precondition ? { precondition: input.precondition } : {}),
+  });

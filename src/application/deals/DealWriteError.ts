@@ -7,7 +7,9 @@ export type DealWriteError =
   | { readonly kind: 'DealNotFound' }
   | { readonly kind: 'ContactNotInCompany' }
   | { readonly kind: 'UserNotInCompany' }
-  | { readonly kind: 'CloseDateOnOpenDeal' };
+  | { readonly kind: 'CloseDateOnOpenDeal' }
+  /** A conditional change (`If-Match`) found the deal changed since the caller read it. */
+  | { readonly kind: 'PreconditionFailed' };
 
 /** The write error a deal decider's refusal means to a client. */
 export const dealWriteError = (error: DealError): DealWriteError => {

@@ -6,6 +6,7 @@ import { DealEvent, dealStream } from '../../domain/deals/dealEvents.js';
 import { toDealView, type Deal } from '../../domain/deals/dealView.js';
 import type { CommandDeps } from '../CommandDeps.js';
 import { handleCommand } from '../handleCommand.js';
+import { PreconditionFailedError, type RevisionPrecondition } from '../PreconditionFailedError.js';
 import { dealWriteError, type DealWriteError } from './DealWriteError.js';
 import type { DealStatusChangeFields } from '../../domain/deals/dealInput.js';
 import { loadAggregate } from '../loadAggregate.js';
@@ -23,25 +24,42 @@ import { currentView, loadContactSummary } from './dealParties.js';
  */
 export const changeDealStatus = async (
   deps: CommandDeps,
-  input: { companyId: string; dealId: string; change: DealStatusChangeFields; metadata: EventMetadata },
-): Promise<E.Either<DealWriteError, { deal: Deal; position: Position | null }>> => {
-  const { companyId, dealId, change, metadata } = input;
+  input: {
+    companyId: string;
+    dealId: string;
+    change: DealStatusChangeFields;
+    metadata: EventMetadata;
+    /** Only when the deal's stream is at a revision it accepts (`If-Match`); see `handleCommand`. */
+    precondition?: RevisionPrecondition;
+  },
+): Promise<E.Either<DealWriteError, { deal: Deal; position: Position | null; revision: number }>> => {
+  const { companyId, dealId, change, metadata, precondition } = input;
   const { state: before } = await loadAggregate(deps.eventStore, dealStream(dealId), { eventCodec: DealEvent, decider: dealDecider });
-  const linked = before.status === 'active' && before.deal.companyId === companyId ? before.deal.contact : null;
+  const ours = before.status === 'active' && before.deal.companyId === companyId;
+  // Another company's deal is not found, whatever the precondition says (a 412 would tell that it exists).
+  if (!ours && precondition) return E.left({ kind: 'DealNotFound' });
+  const linked = ours ? before.deal.contact : null;
   const contact = linked && ((await loadContactSummary(deps.eventStore, companyId, linked.id)) ?? linked);
-  const changed = await handleCommand(deps, {
-    decider: dealDecider,
-    eventCodec: DealEvent,
-    stream: dealStream(dealId),
-    command: { type: 'ChangeDealStatus', dealId, companyId, change, contact, at: deps.clock.now() },
-    metadata,
-  });
+  let changed;
+  try {
+    changed = await handleCommand(deps, {
+      decider: dealDecider,
+      eventCodec: DealEvent,
+      stream: dealStream(dealId),
+      command: { type: 'ChangeDealStatus', dealId, companyId, change, contact, at: deps.clock.now() },
+      metadata,
+      ...(precondition ? { precondition } : {}),
+    });
+  } catch (error) {
+    if (error instanceof PreconditionFailedError) return E.left({ kind: 'PreconditionFailed' });
+    throw error;
+  }
   if (E.isLeft(changed)) return E.left(dealWriteError(changed.left));
-  const { state, position, events } = changed.right;
+  const { state, position, events, revision } = changed.right;
   if (state.status !== 'active') throw new Error(`Deal ${dealId} vanished`);
   // The response is what the event records (what webhooks carry); unchanged: the deal with its contact as read.
   const recorded = events.at(-1);
-  if (recorded?.type === 'DealStatusChanged') return E.right({ deal: recorded.data.deal, position });
+  if (recorded?.type === 'DealStatusChanged') return E.right({ deal: recorded.data.deal, position, revision });
   const view = contact !== null && state.deal.contact?.id === contact.id ? toDealView({ ...state.deal, contact }) : null;
-  return E.right({ deal: view ?? (await currentView(deps.eventStore, state.deal)), position });
+  return E.right({ deal: view ?? (await currentView(deps.eventStore, state.deal)), position, revision });
 };

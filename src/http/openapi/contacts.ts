@@ -24,6 +24,8 @@ import {
   type ApiModule,
 } from './common.js';
 import type { JsonSchema } from './types.js';
+import { withIdempotency } from './idempotency.js';
+import { withEntityTag, withIfMatch } from './conditional.js';
 
 /** `/contacts`: the people a company talks to. */
 
@@ -109,7 +111,7 @@ export const contacts: ApiModule = {
           '422': validationFailed('A query parameter is out of bounds or malformed'),
         },
       }),
-      post: authenticated('contacts:write', {
+      post: withIdempotency(authenticated('contacts:write', {
         operationId: 'createContact',
         tags: ['Contacts'],
         summary: 'Create a contact',
@@ -120,7 +122,7 @@ export const contacts: ApiModule = {
           '409': jsonResponse('A contact with this phone number already exists (`existingContactId`).', 'ConflictError', 'authenticated'),
           '422': validationFailed('The body is invalid'),
         },
-      }),
+      })),
     },
     '/contacts/{id}/history': {
       get: authenticated('contacts:read', {
@@ -142,7 +144,7 @@ export const contacts: ApiModule = {
       }),
     },
     '/contacts/{id}': {
-      get: authenticated('contacts:read', {
+      get: withEntityTag('contact', authenticated('contacts:read', {
         operationId: 'getContact',
         tags: ['Contacts'],
         summary: 'Get a contact',
@@ -160,8 +162,8 @@ export const contacts: ApiModule = {
           ),
           '422': validationFailed('`asOf` is malformed'),
         },
-      }),
-      put: authenticated('contacts:write', {
+      })),
+      put: withIfMatch('contact', 'Every change of the contact moves its revision.', authenticated('contacts:write', {
         operationId: 'updateContact',
         tags: ['Contacts'],
         summary: 'Update a contact',
@@ -175,7 +177,7 @@ export const contacts: ApiModule = {
           '409': jsonResponse('Another contact has this phone number (`existingContactId`).', 'ConflictError', 'authenticated'),
           '422': validationFailed('The body is invalid'),
         },
-      }),
+      })),
     },
   },
   schemas: {

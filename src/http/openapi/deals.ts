@@ -1,3 +1,5 @@
+import { withIdempotency } from './idempotency.js';
+import { withEntityTag, withIfMatch } from './conditional.js';
 import {
   asOfParameter,
   authenticated,
@@ -96,7 +98,7 @@ export const deals: ApiModule = {
           '422': validationFailed('A query parameter is out of bounds or malformed'),
         },
       }),
-      post: authenticated('deals:write', {
+      post: withIdempotency(authenticated('deals:write', {
         operationId: 'createDeal',
         tags: ['Deals'],
         summary: 'Create a deal',
@@ -114,10 +116,10 @@ export const deals: ApiModule = {
           ),
           '422': validationFailed('The body is invalid'),
         },
-      }),
+      })),
     },
     '/deals/{id}': {
-      get: authenticated('deals:read', {
+      get: withEntityTag('deal', authenticated('deals:read', {
         operationId: 'getDeal',
         tags: ['Deals'],
         summary: 'Get a deal',
@@ -135,7 +137,7 @@ export const deals: ApiModule = {
           ),
           '422': validationFailed('`asOf` is malformed'),
         },
-      }),
+      })),
     },
     '/deals/{id}/history': {
       get: authenticated('deals:read', {
@@ -158,23 +160,28 @@ export const deals: ApiModule = {
       }),
     },
     '/deals/{id}/status': {
-      put: authenticated('deals:write', {
-        operationId: 'changeDealStatus',
-        tags: ['Deals'],
-        summary: 'Change the status, stage or close date of a deal',
-        description: STATUS_CHANGE_DESCRIPTION,
-        parameters: [dealId],
-        requestBody: { required: true, content: json(schemaRef('DealStatusChange')) },
-        responses: {
-          '200': jsonResponse('The deal after the change.', 'DealResponse', 'authenticated', writePositionHeaders(false)),
-          ...bodyErrors,
-          '404': dealNotFound,
-          '422': validationFailed(
-            'The body is invalid: empty, a field other than `status`, `stage` and `actualCloseDate`, a bad value, ' +
-              'or an `actualCloseDate` for a deal that is open after the change',
-          ),
-        },
-      }),
+      put: withIfMatch(
+        'deal',
+        'It guards the deal\'s own fields (its stream\'s revision): a change of the embedded contact alone moves the ' +
+          'ETag\'s position but does not fail `If-Match`, since this write cannot change the contact.',
+        authenticated('deals:write', {
+          operationId: 'changeDealStatus',
+          tags: ['Deals'],
+          summary: 'Change the status, stage or close date of a deal',
+          description: STATUS_CHANGE_DESCRIPTION,
+          parameters: [dealId],
+          requestBody: { required: true, content: json(schemaRef('DealStatusChange')) },
+          responses: {
+            '200': jsonResponse('The deal after the change.', 'DealResponse', 'authenticated', writePositionHeaders(false)),
+            ...bodyErrors,
+            '404': dealNotFound,
+            '422': validationFailed(
+              'The body is invalid: empty, a field other than `status`, `stage` and `actualCloseDate`, a bad value, ' +
+                'or an `actualCloseDate` for a deal that is open after the change',
+            ),
+          },
+        }),
+      ),
     },
   },
   schemas: {

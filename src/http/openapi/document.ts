@@ -6,6 +6,8 @@ import { events } from './events.js';
 import { system } from './system.js';
 import { triggers } from './triggers.js';
 import { webhooks } from './webhooks.js';
+import { idempotencyModule } from './idempotency.js';
+import { conditionalModule } from './conditional.js';
 import type { JsonSchema, OpenApiDocument, PathItemObject } from './types.js';
 
 /**
@@ -17,7 +19,7 @@ import type { JsonSchema, OpenApiDocument, PathItemObject } from './types.js';
  * shared building blocks and schemas live in `common.ts`.
  */
 
-const MODULES: readonly ApiModule[] = [system, contacts, deals, agents, webhooks, triggers, events];
+const MODULES: readonly ApiModule[] = [system, contacts, deals, agents, webhooks, triggers, events, idempotencyModule, conditionalModule];
 
 /** Merges records, refusing a name two parts both define (one would silently hide the other). */
 const merge = <T>(what: string, parts: readonly Readonly<Record<string, T>>[]): Record<string, T> => {

@@ -1,5 +1,8 @@
 import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/eventTypes.js';
-import { deriveSampleData } from '../../webhooks/deriveSampleData.js';
+import { deriveSampleData, sampleEventId } from '../../webhooks/deriveSampleData.js';
+import type { WebhookEventType } from '../../domain/webhooks/eventTypes.js';
+import { contacts } from './contacts.js';
+import { deals } from './deals.js';
 import {
   authenticated,
   badMinLogPosition,
@@ -14,7 +17,29 @@ import {
   validationFailed,
   type ApiModule,
 } from './common.js';
-import type { ParameterObject, ResponseObject } from './types.js';
+import type { JsonSchema, ParameterObject, ResponseObject } from './types.js';
+
+/** A record as a trigger returns it: the event's data and its `eventId`. */
+const sampleRecord = (type: WebhookEventType) => ({ ...deriveSampleData(type), eventId: sampleEventId(type) });
+
+const eventIdProperty: JsonSchema = {
+  type: 'string',
+  format: 'uuid',
+  description:
+    'The id of the event this record comes from (a delivery\'s `metadata.eventId`): different for every change, where ' +
+    '`id` is the contact\'s or deal\'s and the same for all its changes. The key to de-duplicate polled records on.',
+};
+
+/** A closed object schema of a record, with `eventId` added. */
+const withEventId = (schema: JsonSchema | undefined, name: string): JsonSchema => {
+  if (!schema?.properties || !schema.required) throw new Error(`OpenAPI: schema ${name} is not a closed object`);
+  return {
+    ...schema,
+    description: `${schema.description ? `${schema.description} ` : ''}As a trigger record: with \`eventId\`.`,
+    required: [...schema.required, 'eventId'],
+    properties: { ...schema.properties, eventId: eventIdProperty },
+  };
+};
 
 /** `/triggers`: polling triggers for Zapier and Make (bare records, not wrapped in `success`/`data`). */
 
@@ -34,6 +59,13 @@ change), \`DealWon\` for \`deal.won\`, and a Deal for the other \`deal.*\` types
 deal right after the change, its contact as it was then). One change of a deal can
 be several events: a win that moves the stage is a \`deal.won\`, a
 \`deal.stage_changed\` and a \`deal.updated\`.
+
+**Telling changes apart.** Each record also carries \`eventId\`, the id of the
+event it comes from (as a delivery's \`metadata.eventId\`). \`id\` stays the
+contact's or deal's, so every change of one record has the same \`id\`: a poller
+that de-duplicates must do it on \`eventId\` (the shipped Zapier integration
+marks it as the primary key; in Make, use it as the key of a data store or of the
+de-duplication filter).
 `.trim();
 
 const eventTypeParameter: ParameterObject = {
@@ -74,6 +106,31 @@ const records = (description: string, schema: string, example: unknown): Respons
   content: { 'application/json': { ...json(schemaRef(schema))['application/json'], example } },
 });
 
+const DEAL_WON: JsonSchema = {
+  type: 'object',
+  description: 'The record of a `deal.won` event (the specification\'s fields).',
+  required: ['id', 'title', 'value', 'currency', 'stage', 'status', 'wonAt', 'contact'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string' },
+    title: { type: 'string', minLength: 1, maxLength: 255 },
+    value: { type: 'number', minimum: 0 },
+    currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+    stage: { type: ['string', 'null'], maxLength: 100 },
+    status: { const: 'won' },
+    wonAt: { ...schemaRef('Timestamp'), description: 'When the deal was won: its `actualCloseDate`.' },
+    contact: {
+      ...nullable({
+        type: 'object',
+        required: ['id', 'name', 'email'],
+        additionalProperties: false,
+        properties: { id: { type: 'string' }, name: { type: 'string' }, email: { type: ['string', 'null'] } },
+      }),
+      description: 'The deal\'s contact when it was won; null when none.',
+    },
+  },
+};
+
 export const triggers: ApiModule = {
   tags: [
     {
@@ -96,7 +153,7 @@ export const triggers: ApiModule = {
         ].join('\n\n'),
         parameters: [eventTypeParameter, minLogPosition],
         responses: {
-          '200': records('The record.', 'TriggerRecord', deriveSampleData('deal.won')),
+          '200': records('The record.', 'TriggerRecord', sampleRecord('deal.won')),
           '400': badMinLogPosition(),
           '404': unknownEventType,
         },
@@ -116,7 +173,7 @@ export const triggers: ApiModule = {
         ].join('\n\n'),
         parameters: [eventTypeParameter, limitParameter, sinceParameter, minLogPosition],
         responses: {
-          '200': records('The records, newest first.', 'TriggerRecordList', [deriveSampleData('contact.created')]),
+          '200': records('The records, newest first.', 'TriggerRecordList', [sampleRecord('contact.created')]),
           '400': badMinLogPosition(),
           '404': unknownEventType,
           '422': validationFailed('`limit` or `since` is out of bounds or malformed'),
@@ -125,33 +182,13 @@ export const triggers: ApiModule = {
     },
   },
   schemas: {
-    DealWon: {
-      type: 'object',
-      description: 'The record of a `deal.won` event (the specification\'s fields).',
-      required: ['id', 'title', 'value', 'currency', 'stage', 'status', 'wonAt', 'contact'],
-      additionalProperties: false,
-      properties: {
-        id: { type: 'string' },
-        title: { type: 'string', minLength: 1, maxLength: 255 },
-        value: { type: 'number', minimum: 0 },
-        currency: { type: 'string', pattern: '^[A-Z]{3}$' },
-        stage: { type: ['string', 'null'], maxLength: 100 },
-        status: { const: 'won' },
-        wonAt: { ...schemaRef('Timestamp'), description: 'When the deal was won: its `actualCloseDate`.' },
-        contact: {
-          ...nullable({
-            type: 'object',
-            required: ['id', 'name', 'email'],
-            additionalProperties: false,
-            properties: { id: { type: 'string' }, name: { type: 'string' }, email: { type: ['string', 'null'] } },
-          }),
-          description: 'The deal\'s contact when it was won; null when none.',
-        },
-      },
-    },
+    DealWon: DEAL_WON,
+    TriggerContact: withEventId(contacts.schemas.Contact, 'Contact'),
+    TriggerDeal: withEventId(deals.schemas.Deal, 'Deal'),
+    TriggerDealWon: withEventId(DEAL_WON, 'DealWon'),
     TriggerRecord: {
-      description: 'A Contact (`contact.*`), a `DealWon` (`deal.won`) or a Deal (other `deal.*`).',
-      oneOf: [schemaRef('Contact'), schemaRef('DealWon'), schemaRef('Deal')],
+      description: 'A Contact (`contact.*`), a `DealWon` (`deal.won`) or a Deal (other `deal.*`), each with `eventId`.',
+      oneOf: [schemaRef('TriggerContact'), schemaRef('TriggerDealWon'), schemaRef('TriggerDeal')],
     },
     TriggerRecordList: { type: 'array', items: schemaRef('TriggerRecord') },
     UnknownEventTypeError: errorCase({ const: 'Unknown event type' }),

@@ -1,3 +1,4 @@
+import { withIdempotency } from './idempotency.js';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/eventTypes.js';
 import { MAX_FILTER_TAGS, MAX_FILTER_TAG_LENGTH } from '../../domain/webhooks/webhookFilters.js';
 import { MAX_TARGET_URL_LENGTH } from '../../domain/webhooks/subscriptionInput.js';
@@ -100,7 +101,7 @@ export const webhooks: ApiModule = {
       }),
     },
     '/webhooks/subscribe': {
-      post: withResourcePermission(
+      post: withIdempotency(withResourcePermission(
         authenticated('webhooks:write', {
           operationId: 'subscribeWebhook',
           tags: ['Webhooks'],
@@ -121,7 +122,7 @@ export const webhooks: ApiModule = {
             ),
           },
         }),
-      ),
+      )),
     },
     '/webhooks/unsubscribe': {
       delete: authenticated('webhooks:write', {
@@ -234,11 +235,12 @@ export const webhooks: ApiModule = {
         target_url: { type: 'string', format: 'uri', description: 'The target URL in canonical form.' },
         created_at: schemaRef('Timestamp'),
         secret: {
-          type: 'string',
+          type: ['string', 'null'],
           pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
           description:
-            'The signing secret of this subscription: `whsec_` + base64 of 32 random bytes. Returned only in this response, ' +
-            'once; deliveries are signed with it.',
+            'The signing secret of this subscription: `whsec_` + base64 of 32 random bytes. Returned only in this response ' +
+            '(and in its replays for the same `Idempotency-Key`, read back from the secret store); deliveries are signed ' +
+            'with it. Null only in a replay after the subscription ended (its secret is deleted then).',
         },
       },
     },

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type { Middleware } from 'koa';
 import * as E from 'fp-ts/lib/Either.js';
 import type { DocumentCollection } from '../../application/ports/ReadModelStore.js';
 import type { ReadModelProgress } from '../../application/ReadModelProgress.js';
@@ -17,13 +18,20 @@ import { CONTACT_HISTORY } from '../../application/audit/entityHistory.js';
 import { entityHistoryRoute } from './entityHistory.js';
 import { contactAsOf } from '../../../projections/contacts/contactAsOf.js';
 import { decodeAsOf } from '../query/asOfQuery.js';
+import { answerWithEntityTag, ifMatchPrecondition, setEntityTagAfterWrite } from '../conditionalRequests.js';
 
 export interface ContactRoutesDeps {
   readonly contacts: DocumentCollection<ContactDoc>;
   readonly commands: CommandDeps;
   readonly progress: ReadModelProgress;
   readonly readYourWritesTimeoutMs: number;
+  /** `Idempotency-Key` on POST /contacts (see `idempotency`); absent: the header is ignored. */
+  readonly idempotency?: Middleware;
 }
+
+const passThrough: Middleware = (_ctx, next) => next();
+
+const withPrecondition = <P>(precondition: P | undefined): { precondition?: P } => (precondition ? { precondition } : {});
 
 export const contactRoutes = (deps: ContactRoutesDeps): Router => {
   const router = new Router();
@@ -58,7 +66,7 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
     }
     const doc = await deps.contacts.get(companyId, ctx.params.id!);
     if (!doc) throw toHttpError({ kind: 'ContactNotFound' });
-    ctx.body = { success: true, data: contactOf(doc) };
+    answerWithEntityTag(ctx, doc, { success: true, data: contactOf(doc) });
   });
 
   router.get(
@@ -67,7 +75,7 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
     entityHistoryRoute(deps.commands.eventStore, CONTACT_HISTORY, { kind: 'ContactNotFound' }),
   );
 
-  router.post('/contacts', requirePermission('contacts:write'), async (ctx) => {
+  router.post('/contacts', requirePermission('contacts:write'), deps.idempotency ?? passThrough, async (ctx) => {
     const auth = authOf(ctx.state);
     const fields = validateCreateContact(ctx.request.body);
     if (E.isLeft(fields)) throw toHttpError(fields.left);
@@ -91,9 +99,11 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
       contactId: ctx.params.id!,
       changes: changes.right,
       metadata: apiMetadata(ctx.state),
+      ...withPrecondition(ifMatchPrecondition(ctx)),
     });
     if (E.isLeft(result)) throw toHttpError(result.left);
     await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
+    setEntityTagAfterWrite(ctx, await deps.contacts.get(auth.companyId, ctx.params.id!), result.right.revision);
     ctx.body = { success: true, data: result.right.contact };
   });
 

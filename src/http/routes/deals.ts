@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type { Middleware } from 'koa';
 import * as E from 'fp-ts/lib/Either.js';
 import type { DocumentCollection } from '../../application/ports/ReadModelStore.js';
 import type { ReadModelProgress } from '../../application/ReadModelProgress.js';
@@ -17,13 +18,20 @@ import { DEAL_HISTORY } from '../../application/audit/entityHistory.js';
 import { entityHistoryRoute } from './entityHistory.js';
 import { dealAsOf } from '../../../projections/deals/dealAsOf.js';
 import { decodeAsOf } from '../query/asOfQuery.js';
+import { answerWithEntityTag, ifMatchPrecondition, setEntityTagAfterWrite } from '../conditionalRequests.js';
 
 export interface DealRoutesDeps {
   readonly deals: DocumentCollection<DealDoc>;
   readonly commands: CommandDeps;
   readonly progress: ReadModelProgress;
   readonly readYourWritesTimeoutMs: number;
+  /** `Idempotency-Key` on POST /deals (see `idempotency`); absent: the header is ignored. */
+  readonly idempotency?: Middleware;
 }
+
+const passThrough: Middleware = (_ctx, next) => next();
+
+const withPrecondition = <P>(precondition: P | undefined): { precondition?: P } => (precondition ? { precondition } : {});
 
 const STATUSES = ['open', 'won', 'lost'] as const;
 
@@ -65,7 +73,7 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
     }
     const doc = await deps.deals.get(companyId, ctx.params.id!);
     if (!doc) throw toHttpError({ kind: 'DealNotFound' });
-    ctx.body = { success: true, data: dealOf(doc) };
+    answerWithEntityTag(ctx, doc, { success: true, data: dealOf(doc) });
   });
 
   router.get(
@@ -74,7 +82,7 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
     entityHistoryRoute(deps.commands.eventStore, DEAL_HISTORY, { kind: 'DealNotFound' }),
   );
 
-  router.post('/deals', requirePermission('deals:write'), async (ctx) => {
+  router.post('/deals', requirePermission('deals:write'), deps.idempotency ?? passThrough, async (ctx) => {
     const auth = authOf(ctx.state);
     const fields = validateCreateDeal(ctx.request.body);
     if (E.isLeft(fields)) throw toHttpError(fields.left);
@@ -94,9 +102,11 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
       dealId: ctx.params.id!,
       change: change.right,
       metadata: apiMetadata(ctx.state),
+      ...withPrecondition(ifMatchPrecondition(ctx)),
     });
     if (E.isLeft(result)) throw toHttpError(result.left);
     await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
+    setEntityTagAfterWrite(ctx, await deps.deals.get(auth.companyId, ctx.params.id!), result.right.revision);
     ctx.body = { success: true, data: result.right.deal };
   });
 

@@ -2,8 +2,9 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType, readPermissionFor } from '../../domain/webhooks/eventTypes.js';
 import { parseInstant } from '../../shared/instant.js';
-import { deriveSampleData } from '../../webhooks/deriveSampleData.js';
-import { webhookEventDataOf, type WebhookEventCollections } from '../../../projections/webhookEvents/webhookEventsProjection.js';
+import { deriveSampleData, sampleEventId } from '../../webhooks/deriveSampleData.js';
+import type { WebhookEventData } from '../../webhooks/derivedWebhookEvent.js';
+import { webhookEventDataOf, type WebhookEventCollections, type WebhookEventDoc } from '../../../projections/webhookEvents/webhookEventsProjection.js';
 import { recentWebhookEvents } from '../../../projections/webhookEvents/webhookEventQueries.js';
 import { HttpError } from '../HttpError.js';
 import { authOf, requirePermission } from '../middleware/requirePermission.js';
@@ -33,6 +34,16 @@ const eventTypeOf = async (ctx: Context): Promise<WebhookEventType> => {
 };
 
 
+/**
+ * A polling record: the event's `data` in the specification's shape (`id` is the
+ * contact's or deal's), plus `eventId`, the webhook event's id (as in a delivery's
+ * `metadata.eventId`). Zapier and Make de-duplicate polled records on a key; `id`
+ * is the same for every change of one record, `eventId` differs for each.
+ */
+export type TriggerRecord = WebhookEventData & { readonly eventId: string };
+
+const triggerRecordOf = (doc: WebhookEventDoc): TriggerRecord => ({ ...webhookEventDataOf(doc), eventId: doc.event.eventId });
+
 /** `limit` (1–100, default 25) and `since` (an ISO 8601 instant); each problem is a 422 naming the parameter. */
 const decodeRecentParams = (query: Record<string, QueryValue>): { limit: number; since?: string } => {
   const problems: Record<string, string> = {};
@@ -61,7 +72,7 @@ export const triggerRoutes = (deps: TriggerRoutesDeps): Router => {
     const { companyId } = authOf(ctx.state);
     const type = await eventTypeOf(ctx);
     const [latest] = await recentWebhookEvents(deps.webhookEvents, { companyId, type, limit: 1 });
-    ctx.body = latest ? webhookEventDataOf(latest) : deriveSampleData(type);
+    ctx.body = latest ? triggerRecordOf(latest) : { ...deriveSampleData(type), eventId: sampleEventId(type) };
   });
 
   router.get('/triggers/:event_type/recent', requirePermission('webhooks:read'), async (ctx) => {
@@ -69,7 +80,7 @@ export const triggerRoutes = (deps: TriggerRoutesDeps): Router => {
     const type = await eventTypeOf(ctx);
     const params = decodeRecentParams(ctx.query);
     const docs = await recentWebhookEvents(deps.webhookEvents, { companyId, type, ...params });
-    ctx.body = docs.map(webhookEventDataOf);
+    ctx.body = docs.map(triggerRecordOf);
   });
 
   return router;

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import * as E from 'fp-ts/lib/Either.js';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { DocumentCollection } from '../../application/ports/ReadModelStore.js';
 import type { ReadModelProgress } from '../../application/ReadModelProgress.js';
 import { subscribeWebhook, type WebhookCommandDeps } from '../../application/webhooks/subscribeWebhook.js';
@@ -9,6 +9,8 @@ import { readPermissionFor } from '../../domain/webhooks/eventTypes.js';
 import { validateSubscribe, validateUnsubscribe } from '../../domain/webhooks/subscriptionInput.js';
 import type { WebhookSubscriptionView } from '../../domain/webhooks/webhookSubscription.js';
 import { generateWebhookSecret } from '../../shared/webhookSecret.js';
+import type { WebhookSecretStore } from '../../application/ports/WebhookSecretStore.js';
+import type { StoredBodyCodec } from '../middleware/idempotency.js';
 import { checkTargetUrl, type ResolveHost } from '../../webhooks/targetUrlGuard.js';
 import { subscriptionOf, type WebhookDoc } from '../../../projections/webhooks/webhooksProjection.js';
 import { activeSubscriptions } from '../../../projections/webhooks/webhookQueries.js';
@@ -28,7 +30,28 @@ export interface WebhookRoutesDeps {
   readonly targetUrls: { readonly allowPrivate: boolean; readonly resolve: ResolveHost };
   readonly progress: ReadModelProgress;
   readonly readYourWritesTimeoutMs: number;
+  /** `Idempotency-Key` on POST /webhooks/subscribe (see `idempotency`, with `subscribeResponseCodec`); absent: ignored. */
+  readonly idempotency?: Middleware;
 }
+
+const passThrough: Middleware = (_ctx, next) => next();
+
+/**
+ * How a subscribe response is kept for idempotent replays: without its signing
+ * secret (a secret lives only in the secret store), which a replay reads back from
+ * there; null once the subscription has ended (its secret is deleted then).
+ */
+export const subscribeResponseCodec = (secrets: Pick<WebhookSecretStore, 'get'>): StoredBodyCodec => ({
+  store(body) {
+    const { data } = body as { data: Record<string, unknown> };
+    const { secret: _secret, ...rest } = data;
+    return { ...(body as object), data: rest };
+  },
+  async replay(stored) {
+    const { data } = stored as { data: { id: string } };
+    return { ...(stored as object), data: { ...data, secret: await secrets.get(data.id) } };
+  },
+});
 
 const subscriptionNotFound = (): HttpError =>
   new HttpError(404, 'Webhook subscription not found', 'No active webhook subscription with this id exists in your company.');
@@ -63,7 +86,7 @@ export const webhookRoutes = (deps: WebhookRoutesDeps): Router => {
     ctx.body = { success: true, data: docs.map((doc) => toListItem(subscriptionOf(doc))) };
   });
 
-  router.post('/webhooks/subscribe', requirePermission('webhooks:write'), async (ctx) => {
+  router.post('/webhooks/subscribe', requirePermission('webhooks:write'), deps.idempotency ?? passThrough, async (ctx) => {
     const { companyId } = authOf(ctx.state);
     const fields = validateSubscribe(ctx.request.body);
     if (E.isLeft(fields)) throw toHttpError(fields.left);

@@ -68,7 +68,7 @@ describe('contacts projection', () => {
       const contact = await create({ name: 'Ada', phoneNumber: '+49151000', email: 'ada@example.org', position: 'CTO', tags: ['vip'] });
       const event = (await sync()).find((e) => e.type === 'ContactCreated');
       const doc = await contacts.get('co-1', contact.id);
-      expect(doc).to.deep.equal({ id: contact.id, companyId: 'co-1', position: event!.position, contact });
+      expect(doc).to.deep.equal({ id: contact.id, companyId: 'co-1', position: event!.position, revision: event!.revision, contact });
       expect(contactOf(doc!).position).to.equal('CTO');
     });
 
@@ -90,7 +90,7 @@ describe('contacts projection', () => {
       const events = await sync();
       const lastContactEvent = events.filter((e) => e.type === 'ContactUpdated').at(-1)!;
       const doc = await contacts.get('co-1', id);
-      expect(doc).to.deep.equal({ id, companyId: 'co-1', position: lastContactEvent.position, contact: last });
+      expect(doc).to.deep.equal({ id, companyId: 'co-1', position: lastContactEvent.position, revision: lastContactEvent.revision, contact: last });
       expect(last).to.include({ city: null, lastName: 'King', phoneNumber: '+3312345', createdAt: iso(0), updatedAt: iso(2) });
     });
 

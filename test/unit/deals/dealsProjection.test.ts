@@ -135,7 +135,7 @@ describe('deals projection', () => {
     it('holds the same view the command answered, with the company and the position of its event', async () => {
       const deal = await create({ title: 'Engines', value: 1000, currency: 'USD', expectedCloseDate: '2027-03-31T00:00:00.000Z' });
       const event = (await sync()).find((e) => e.type === 'DealCreated');
-      expect(await deals.get('co-1', deal.id)).to.deep.equal({ id: deal.id, companyId: 'co-1', position: event!.position, deal });
+      expect(await deals.get('co-1', deal.id)).to.deep.equal({ id: deal.id, companyId: 'co-1', position: event!.position, revision: event!.revision, deal });
     });
 
     it('is not found for another company', async () => {
@@ -155,7 +155,7 @@ describe('deals projection', () => {
       const last = await changeStatus(id, { status: 'lost', actualCloseDate: '2024-04-30T00:00:00.000Z' });
       const events = await sync();
       const doc = await deals.get('co-1', id);
-      expect(doc).to.deep.equal({ id, companyId: 'co-1', position: events.at(-1)!.position, deal: last });
+      expect(doc).to.deep.equal({ id, companyId: 'co-1', position: events.at(-1)!.position, revision: events.at(-1)!.revision, deal: last });
       expect(last).to.include({ status: 'lost', stage: 'Closed', actualCloseDate: '2024-04-30T00:00:00.000Z', updatedAt: iso(2) });
     });
 
