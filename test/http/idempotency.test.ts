@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
-import type { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
+import { sqliteOf } from '../support/sqliteOf.js';
 import { loadConfig } from '../../src/config.js';
 import { requestFingerprint } from '../../src/http/middleware/idempotency.js';
 import { createLogger } from '../../src/logging.js';
@@ -192,7 +192,7 @@ describe('HTTP: Idempotency-Key', function () {
       expect(again.body).to.deep.equal(first.body);
       expect((await api.request('GET', '/webhooks')).body.data.filter((w: { id: string }) => w.id === first.body.data.id)).to.have.length(1);
 
-      const db = (api.chronicle.stores.eventStore as SqliteEventStore).db;
+      const db = sqliteOf(api.chronicle.stores.eventStore).db;
       const rows = db.prepare('SELECT response FROM idempotency_keys WHERE key = ?').all(key) as { response: string }[];
       expect(rows).to.have.length(1);
       expect(rows[0]!.response).to.include(first.body.data.id);
@@ -214,7 +214,7 @@ describe('HTTP: Idempotency-Key', function () {
       const first = await post('/contacts', body, key);
       expect(first.status).to.equal(201);
 
-      const dataDir = (api.chronicle.stores.eventStore as SqliteEventStore & { file?: string }).db.name.replace(/\/chronicle\.sqlite$/, '');
+      const dataDir = sqliteOf(api.chronicle.stores.eventStore).db.name.replace(/\/chronicle\.sqlite$/, '');
       const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', RUN_WEBHOOKS: 'false' });
       const second = await startChronicle(config, createLogger('silent', new PassThrough()));
       try {

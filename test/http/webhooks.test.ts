@@ -1,7 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
-import type { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
-import type { UpcastingEventStore } from '../../src/application/versioning/UpcastingEventStore.js';
+import { sqliteOf } from '../support/sqliteOf.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logging.js';
 import { startChronicle, type Chronicle } from '../../src/main.js';
@@ -71,7 +70,7 @@ describe('HTTP: webhooks', function () {
       });
       expect(JSON.stringify(list.body)).not.to.contain(data.secret.slice(6));
       // Not in the event log, byte for byte as stored (the secrets table of the same file holds it).
-      const db = ((api.chronicle.stores.eventStore as UpcastingEventStore).inner as SqliteEventStore).db;
+      const db = sqliteOf(api.chronicle.stores.eventStore).db;
       const rows = JSON.stringify(db.prepare('SELECT * FROM events').all());
       expect(rows).to.contain(data.id).and.contain('WebhookSubscribed');
       expect(rows).not.to.contain(data.secret.slice(6));

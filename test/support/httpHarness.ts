@@ -17,9 +17,8 @@ import { Email } from '../../src/domain/users/Email.js';
 import { ALL_PERMISSIONS, type Permission } from '../../src/shared/permissions.js';
 import { assertMatchesOpenApi } from './openApi.js';
 import { tempDir } from './tempStore.js';
+import { sqliteOf } from './sqliteOf.js';
 import { systemClock } from '../../src/shared/Clock.js';
-import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
-import { UpcastingEventStore } from '../../src/application/versioning/UpcastingEventStore.js';
 
 export interface ApiResponse {
   readonly status: number;
@@ -170,8 +169,7 @@ export const startHarness = async (env: NodeJS.ProcessEnv = {}, timeouts?: Serve
       await settle(revoked.right.position);
     },
     limitStorage(extraPages) {
-      const log = eventStore instanceof UpcastingEventStore ? eventStore.inner : eventStore;
-      if (!(log instanceof SqliteEventStore)) throw new Error('limitStorage needs the embedded SQLite store');
+      const log = sqliteOf(eventStore);
       const pages = extraPages === null ? 4_294_967_294 : (log.db.pragma('page_count', { simple: true }) as number) + extraPages;
       log.db.pragma(`max_page_count = ${pages}`);
     },
