@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Server } from 'node:http';
 import type { EventStore } from './application/ports/EventStore.js';
 import type { Logger } from './application/ports/Logger.js';
+import { LoopHealth } from './application/LoopHealth.js';
 import type { ProjectionRunner } from './application/ProjectionRunner.js';
 import { bootstrapDemo, type DemoCredentials } from './application/bootstrapDemo.js';
 import { MemoryRateLimitCounters } from './adapters/memory/MemoryRateLimitCounters.js';
@@ -160,26 +161,28 @@ export const startChronicle = async (
     // Stores.
     const stores = rollback.add('stores', await openStores(config), closeStores);
     const { eventStore } = stores;
+    // Background loops tell of store errors here (they keep retrying); /ready shows them.
+    const health = new LoopHealth();
     const metrics = new ChronicleMetrics({ logger: logger.child({ role: 'metrics' }), headPosition: () => eventStore.headPosition() });
 
     // Write side: an empty log gets a demo company and key, so a newcomer can call the API at once.
     const demo = config.roles.api ? await bootstrapDemo({ eventStore, newId, clock: systemClock }) : null;
 
     // Read side: the projections, or the projector's checkpoint followed.
-    const readSide = rollback.add('read side', await startReadSide(config, stores, logger), (side) => side.stop());
+    const readSide = rollback.add('read side', await startReadSide(config, stores, logger, health), (side) => side.stop());
 
     // Webhooks: fan-out into the outbox, and the dispatcher.
     const webhooks = config.roles.webhooks
       ? rollback.add(
           'webhooks',
-          await startWebhooks(config, stores, metrics, logger, { ...(await openWebhookSource(config, eventStore, logger)), ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}) }),
+          await startWebhooks(config, stores, metrics, logger, { ...(await openWebhookSource(config, eventStore, logger)), health, ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}) }),
           (started) => started.stop(0),
         )
       : null;
 
     // HTTP.
     let stopping = false;
-    const app = buildApp({ config, stores, readSide, webhooks, metrics, logger, stopping: () => stopping, ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}) });
+    const app = buildApp({ config, stores, readSide, webhooks, metrics, logger, health, stopping: () => stopping, ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}) });
     const { server, port } = await listen(app, { port: config.port, tls, timeouts });
     logger.info(
       { port, tls: Boolean(tls), basePath: config.basePath, roles: config.roles },

@@ -1,4 +1,6 @@
 import { comparePositions, type Position } from '../shared/Position.js';
+import type { LoopHealth } from './LoopHealth.js';
+import type { Logger } from './ports/Logger.js';
 
 /** How far the read models have applied the log; gives read-your-writes. */
 export interface ReadModelProgress {
@@ -59,19 +61,31 @@ export class PositionWaiters {
   }
 }
 
+/** Where a follower tells of its checkpoint reads failing and recovering. */
+export interface FollowerReports {
+  readonly health?: LoopHealth;
+  readonly logger?: Logger;
+}
+
+/** The longest pause between checkpoint reads while they fail. */
+const MAX_POLL_BACKOFF_MS = 2000;
+
 /**
  * Progress of read models kept by another process (an API instance beside one
- * projector, on MongoDB): follows the projector's checkpoint, polled only while
- * someone waits.
+ * projector): follows the projector's checkpoint, polled only while someone
+ * waits. A failing read (a store's network error, an election) is logged, shown
+ * in `/ready` and retried with backoff; it never ends the process.
  */
 export class CheckpointProgress implements ReadModelProgress {
   private current: Position | null = null;
   private readonly waiters = new PositionWaiters();
   private polling: NodeJS.Timeout | null = null;
+  private failures = 0;
 
   constructor(
     private readonly load: () => Promise<Position | null>,
     private readonly everyMs = 20,
+    private readonly reports: FollowerReports = {},
   ) {}
 
   get position(): Position | null {
@@ -97,14 +111,30 @@ export class CheckpointProgress implements ReadModelProgress {
 
   private poll(): void {
     if (this.polling) return;
-    this.polling = setTimeout(async () => {
+    const delayMs = this.failures === 0 ? this.everyMs : Math.min(MAX_POLL_BACKOFF_MS, this.everyMs * 2 ** this.failures);
+    this.polling = setTimeout(() => {
       this.polling = null;
-      try {
-        await this.refresh();
-      } finally {
-        if (this.waiters.size > 0) this.poll();
-      }
-    }, this.everyMs);
+      void this.refresh()
+        .then(
+          () => this.recovered(),
+          (error: unknown) => this.failed(error),
+        )
+        .finally(() => {
+          if (this.waiters.size > 0) this.poll();
+        });
+    }, delayMs);
+  }
+
+  private failed(error: unknown): void {
+    this.failures += 1;
+    const failure = this.reports.health?.failed(FOLLOWER_LOOP);
+    this.reports.logger?.warn({ err: error, failures: failure?.failures ?? this.failures }, "cannot read the projector's checkpoint; retrying");
+  }
+
+  private recovered(): void {
+    if (this.failures > 0) this.reports.logger?.info({ failures: this.failures }, "reading the projector's checkpoint again");
+    this.failures = 0;
+    this.reports.health?.succeeded(FOLLOWER_LOOP);
   }
 
   stop(): void {
@@ -113,3 +143,6 @@ export class CheckpointProgress implements ReadModelProgress {
     this.waiters.abandon();
   }
 }
+
+/** The loop name under which a follower's failures show in `/ready`. */
+export const FOLLOWER_LOOP = 'read-model-checkpoint';

@@ -1,4 +1,5 @@
 import type { Logger } from '../application/ports/Logger.js';
+import type { LoopFailure } from '../application/LoopHealth.js';
 import type { UnreadableEvent } from '../application/UndecodableEventError.js';
 import type { ProjectionLag } from '../application/ProjectionRunner.js';
 import { isWorking, type SubscriptionStatusSnapshot } from '../application/SubscriptionStatus.js';
@@ -21,6 +22,8 @@ export interface CheckResult {
   readonly lagMs?: number;
   /** Subscriptions only, when `waiting`: what each subscription that is not connected waits for. */
   readonly waitingFor?: Readonly<Record<string, string>>;
+  /** `failed` background loops only: each loop whose store calls fail now: since when, how many times. */
+  readonly failing?: Readonly<Record<string, LoopFailure>>;
   /** `stopped` only: the event that cannot be read. */
   readonly event?: UnreadableEvent;
 }
@@ -52,6 +55,11 @@ export interface ReadinessDeps {
    * check with `stopped` and the event (no retry can read it).
    */
   readonly stoppedAt?: Readonly<Record<string, () => StoppedBy | null>>;
+  /**
+   * The background loops whose store calls fail right now (they keep retrying): a
+   * `backgroundLoops` check, present only while one fails, names them.
+   */
+  readonly loops?: () => Readonly<Record<string, LoopFailure>>;
   readonly logger: Logger;
 }
 
@@ -107,6 +115,8 @@ export const checkReadiness = async (deps: ReadinessDeps): Promise<Readiness> =>
     const stopped = stoppedBy();
     if (stopped) checks[name] = { status: 'stopped', event: stopped.event };
   }
+  const failing = deps.loops?.() ?? {};
+  if (Object.keys(failing).length > 0) checks.backgroundLoops = { status: 'failed', failing };
   if (deps.stopping()) checks.shutdown = { status: 'stopping' };
   return { ready: Object.values(checks).every((check) => check.status === 'ok'), checks };
 };

@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import { READ_MODELS_CHECKPOINT } from '../application/ProjectionRunner.js';
+import type { LoopHealth } from '../application/LoopHealth.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { Config } from '../config.js';
 import { rateLimit } from '../http/middleware/rateLimit.js';
@@ -41,6 +42,8 @@ export interface AppParts {
   readonly stopping: () => boolean;
   /** Resolves webhook target hosts at subscribe; default: the system resolver. */
   readonly resolveHost?: ResolveHost;
+  /** The background loops meeting store errors right now, for /ready. */
+  readonly health: LoopHealth;
 }
 
 /**
@@ -78,6 +81,7 @@ export const buildApp = (parts: AppParts): Koa => {
         maxLagMs: config.readyMaxLagMs,
         subscriptions,
         // A subscription stopped at an event this release cannot read fails /ready, naming the event.
+        loops: () => parts.health.snapshot(),
         stoppedAt: {
           projections: () => readSide.projections?.failure ?? null,
           webhookFanOut: () => parts.webhooks?.fanOut.failure ?? null,
@@ -107,7 +111,7 @@ const apiRoutes = (parts: AppParts, progress: NonNullable<ReadSide['progress']>)
   const keys = { store: stores.idempotency, clock: systemClock, ...readYourWrites };
   return {
     verifyApiKey: (key: string, now: Date) => verifyApiKey(directory, key, now),
-    rateLimit: rateLimit(stores.rateLimits, systemClock),
+    rateLimit: rateLimit(stores.rateLimits, systemClock, { health: parts.health, logger: parts.logger.child({ role: 'rate-limits' }) }),
     ...readYourWrites,
     routers: [
       testRoutes(systemClock),

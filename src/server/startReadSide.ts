@@ -1,5 +1,6 @@
 import { ProjectionRunner, READ_MODELS_CHECKPOINT, measureLag, type ProjectionLag } from '../application/ProjectionRunner.js';
 import { CheckpointProgress, type ReadModelProgress } from '../application/ReadModelProgress.js';
+import type { LoopHealth } from '../application/LoopHealth.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { Config } from '../config.js';
 import { allProjections } from '../../projections/index.js';
@@ -23,7 +24,7 @@ export interface ReadSide {
  * log as it was; an API without them (RUN_PROJECTIONS=false) follows the
  * projector's checkpoint instead.
  */
-export const startReadSide = async (config: Config, stores: Stores, logger: Logger): Promise<ReadSide> => {
+export const startReadSide = async (config: Config, stores: Stores, logger: Logger, health: LoopHealth): Promise<ReadSide> => {
   const { eventStore, readModels } = stores;
   if (config.roles.projections && !config.roles.api && !readModels.durable) {
     logger.warn({ readModels: readModels.kind }, 'RUN_PROJECTIONS without RUN_API on in-memory read models: nothing will read them');
@@ -43,7 +44,10 @@ export const startReadSide = async (config: Config, stores: Stores, logger: Logg
     };
   }
   if (!config.roles.api) return { projections: null, progress: null, appliedPosition: async () => null, lag: null, stop: async () => undefined };
-  const followed = new CheckpointProgress(() => readModels.checkpoints.load(READ_MODELS_CHECKPOINT));
+  const followed = new CheckpointProgress(() => readModels.checkpoints.load(READ_MODELS_CHECKPOINT), undefined, {
+    health,
+    logger: logger.child({ role: 'read-models-follower' }),
+  });
   return {
     projections: null,
     progress: followed,

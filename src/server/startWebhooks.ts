@@ -1,5 +1,6 @@
 import { isIPv6 } from 'node:net';
 import { measureLag } from '../application/ProjectionRunner.js';
+import type { LoopHealth } from '../application/LoopHealth.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { Config } from '../config.js';
 import type { ChronicleMetrics } from '../ops/ChronicleMetrics.js';
@@ -50,7 +51,7 @@ export const startWebhooks = async (
   stores: Stores,
   metrics: ChronicleMetrics,
   logger: Logger,
-  options: WebhookSource & { readonly resolveHost?: ResolveHost },
+  options: WebhookSource & { readonly resolveHost?: ResolveHost; readonly health?: LoopHealth },
 ): Promise<ChronicleWebhooks> => {
   const { eventStore, webhookOutbox: outbox, webhookSecrets: secrets } = stores;
   const agent = createDeliveryAgent({
@@ -71,6 +72,7 @@ export const startWebhooks = async (
     concurrency: DISPATCH_CONCURRENCY,
     logger: logger.child({ role: 'webhooks' }),
     onAttempt: (outcome, latencyMs) => metrics.observeAttempt(outcome, latencyMs),
+    ...(options.health ? { health: options.health } : {}),
   });
   const fanOut = new WebhookFanOut<DerivedWebhookEvent>({
     eventStore,
@@ -97,6 +99,7 @@ export const startWebhooks = async (
     retentionDays: config.webhooks.logRetentionDays,
     logger: logger.child({ role: 'webhook-retention' }),
     onPruned: (rows) => metrics.observePruned(rows),
+    ...(options.health ? { health: options.health } : {}),
   });
   retention.start();
   metrics.trackWebhooks(() => outbox.depthByState());

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { LoopHealth } from '../application/LoopHealth.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type {
   AttemptOutcome,
@@ -64,6 +65,8 @@ export interface WebhookDispatcherDeps {
   readonly turnSize?: number;
   /** Told of every recorded attempt (metrics). */
   readonly onAttempt?: (outcome: AttemptResult, latencyMs: number) => void;
+  /** Told when reading the outbox fails and recovers, for `/ready` (loop `webhook-dispatcher`). */
+  readonly health?: LoopHealth;
 }
 
 /**
@@ -80,6 +83,9 @@ const describeError = (error: unknown): string => {
   }
   return String(error);
 };
+
+/** The loop name under which failing outbox reads show in `/ready`. */
+export const DISPATCHER_LOOP = 'webhook-dispatcher';
 
 /** Pause of a queue whose work failed (outbox or secret store unavailable). */
 const ERROR_PAUSE_MS = 1000;
@@ -235,9 +241,11 @@ export class WebhookDispatcher {
           if (nextDueAt) waitMs = Math.min(waitMs, Math.max(0, nextDueAt.getTime() - now.getTime()));
         }
         failures = 0;
+        this.deps.health?.succeeded(DISPATCHER_LOOP);
       } catch (error) {
         this.stale = true;
         failures += 1;
+        this.deps.health?.failed(DISPATCHER_LOOP);
         waitMs = Math.min(30_000, 100 * 2 ** Math.min(failures, 9));
         this.deps.logger.error({ err: error, failures }, 'webhook dispatcher: cannot read the outbox; retrying');
       }

@@ -1,3 +1,4 @@
+import type { LoopHealth } from '../application/LoopHealth.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { WebhookOutbox } from '../application/ports/WebhookOutbox.js';
 import { systemClock, type Clock } from '../shared/Clock.js';
@@ -19,6 +20,8 @@ export interface OutboxRetentionDeps {
   readonly firstRunAfterMs?: number;
   /** Told how many rows each run pruned (metrics). */
   readonly onPruned?: (rows: number) => void;
+  /** Told of failing and succeeding runs, for `/ready` (loop `webhook-retention`). */
+  readonly health?: LoopHealth;
 }
 
 /**
@@ -28,6 +31,9 @@ export interface OutboxRetentionDeps {
  * `maxBatchesPerRun` per run), yielding to other work between batches. Pending
  * rows are never pruned. Several processes running it at once only share the work.
  */
+/** The loop name under which failing runs show in `/ready`. */
+export const RETENTION_LOOP = 'webhook-retention';
+
 export class OutboxRetention {
   private readonly clock: Clock;
   private readonly batchSize: number;
@@ -81,7 +87,13 @@ export class OutboxRetention {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.runOnce()
-        .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'webhook delivery log: pruning failed; retried at the next run'))
+        .then(
+          () => this.deps.health?.succeeded(RETENTION_LOOP),
+          (error: unknown) => {
+            this.deps.health?.failed(RETENTION_LOOP);
+            this.deps.logger.warn({ err: error }, 'webhook delivery log: pruning failed; retried at the next run');
+          },
+        )
         .finally(() => this.schedule(this.deps.intervalMs ?? 600_000));
     }, delayMs);
     this.timer.unref();

@@ -1,7 +1,43 @@
 import { expect } from 'chai';
-import { CheckpointProgress } from '../../src/application/ReadModelProgress.js';
+import { LoopHealth } from '../../src/application/LoopHealth.js';
+import { CheckpointProgress, FOLLOWER_LOOP } from '../../src/application/ReadModelProgress.js';
+import { captureLogger } from '../support/captureLogger.js';
+import { eventually } from '../support/events.js';
 
 describe('CheckpointProgress (an API instance following another process’s projector)', () => {
+  describe('given a store that fails for a while (a network error, an election)', () => {
+    it('logs, shows the failure and retries with backoff, never rejecting anything, then follows again', async () => {
+      let failuresLeft = 3;
+      const health = new LoopHealth();
+      const logger = captureLogger();
+      const progress = new CheckpointProgress(
+        async () => {
+          if (failuresLeft-- > 0) throw new Error('server selection timed out');
+          return '42';
+        },
+        5,
+        { health, logger },
+      );
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      try {
+        const waiting = progress.waitFor('42', 3000);
+        await eventually(() => FOLLOWER_LOOP in health.snapshot(), 1000, 2);
+        expect(health.snapshot()[FOLLOWER_LOOP]!.failures).to.be.at.least(1);
+        expect(await waiting).to.equal(true);
+        expect(health.snapshot()).to.deep.equal({});
+        expect(logger.lines.filter((line) => line.msg === "cannot read the projector's checkpoint; retrying")).to.have.length(3);
+        expect(logger.lines.some((line) => line.msg === "reading the projector's checkpoint again")).to.equal(true);
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(unhandled).to.deep.equal([]);
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+        progress.stop();
+      }
+    });
+  });
+
   describe('given a checkpoint that advances', () => {
     it('releases a wait once the checkpoint reaches the position', async () => {
       let checkpoint: string | null = null;

@@ -829,6 +829,14 @@ export interface components {
             waitingFor?: {
                 [key: string]: string;
             };
+            /** @description `backgroundLoops` only: each background loop whose store calls fail right now (it keeps retrying with backoff), since when and how many times in a row (the errors are logged, never answered). */
+            failing?: {
+                [key: string]: {
+                    /** Format: date-time */
+                    since: string;
+                    failures: number;
+                };
+            };
             /** @description `stopped` only: the stored event that cannot be read (everything before it is applied). */
             event?: {
                 eventId: string;
@@ -850,6 +858,8 @@ export interface components {
             webhookFanOut?: components["schemas"]["ReadinessCheck"];
             /** @description The subscriptions to the log this process runs are connected (or a healthy standby); `waiting` names what each other one waits for. */
             subscriptions?: components["schemas"]["ReadinessCheck"];
+            /** @description Present only while a background loop (`read-model-checkpoint`, `webhook-dispatcher`, `webhook-retention`, `rate-limit-leases`) meets store errors (`failed`, with `failing`): it keeps retrying, and the process keeps running. */
+            backgroundLoops?: components["schemas"]["ReadinessCheck"];
             /** @description Present only while the process is shutting down (`stopping`). */
             shutdown?: components["schemas"]["ReadinessCheck"];
         };

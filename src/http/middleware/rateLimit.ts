@@ -7,6 +7,8 @@ import type {
 } from '../../application/ports/RateLimitCounters.js';
 import type { Clock } from '../../shared/Clock.js';
 import type { AuthContext } from '../../application/apiKeys/AuthContext.js';
+import type { LoopHealth } from '../../application/LoopHealth.js';
+import type { Logger } from '../../application/ports/Logger.js';
 import { HttpError } from '../HttpError.js';
 
 /** The six headers of every authenticated response; resets are Unix epoch seconds of the window's end. */
@@ -57,9 +59,26 @@ const overLimitMessage = (decision: RateLimitDecision): string => {
  * or with all concurrency slots taken, the answer is 429 with `Retry-After`. The
  * slot is given back when the request ends, however it ends.
  */
+/** The loop name under which failing lease releases show in `/ready`. */
+export const LEASES_LOOP = 'rate-limit-leases';
+
+/** Where a failed release of a concurrency lease is told (it expires by itself; the answer is not changed). */
+export interface LeaseReports {
+  readonly logger?: Logger;
+  readonly health?: LoopHealth;
+}
+
 export const rateLimit =
-  (counters: RateLimitCounters, clock: Clock): Middleware =>
+  (counters: RateLimitCounters, clock: Clock, reports: LeaseReports = {}): Middleware =>
   async (ctx, next) => {
+    const releasing = (release: ReleaseSlot) =>
+      release().then(
+        () => reports.health?.succeeded(LEASES_LOOP),
+        (error: unknown) => {
+          reports.health?.failed(LEASES_LOOP);
+          reports.logger?.warn({ err: error }, 'rate limits: a concurrency lease could not be released; it expires by itself');
+        },
+      );
     const auth = ctx.state.auth as AuthContext | undefined;
     if (!auth) {
       await next();
@@ -68,14 +87,14 @@ export const rateLimit =
     // Both at once: one round trip fewer against a shared store.
     const [decided, acquired] = await Promise.allSettled([counters.consume(auth.keyId, clock.now()), counters.acquire(auth.keyId)]);
     if (decided.status === 'rejected' || acquired.status === 'rejected') {
-      if (acquired.status === 'fulfilled') await acquired.value?.().catch(() => undefined);
+      if (acquired.status === 'fulfilled' && acquired.value) await releasing(acquired.value);
       throw decided.status === 'rejected' ? decided.reason : (acquired as PromiseRejectedResult).reason;
     }
     const decision = decided.value;
     const release: ReleaseSlot | null = acquired.value;
     ctx.set(rateLimitHeaders(decision));
     if (!decision.allowed) {
-      await release?.().catch(() => undefined);
+      if (release) await releasing(release);
       throw tooManyRequests(overLimitMessage(decision), decision.retryAfterSeconds, decision);
     }
     if (!release) {
@@ -89,6 +108,6 @@ export const rateLimit =
       await next();
     } finally {
       // A store failure here must not turn the answer into an error: the lease expires anyway.
-      await release().catch(() => undefined);
+      await releasing(release);
     }
   };

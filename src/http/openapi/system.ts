@@ -218,6 +218,18 @@ export const system: ApiModule = {
           additionalProperties: { type: 'string' },
           description: 'Subscriptions only: what each subscription that is not connected waits for, by name.',
         },
+        failing: {
+          type: 'object',
+          description:
+            '`backgroundLoops` only: each background loop whose store calls fail right now (it keeps retrying with backoff), ' +
+            'since when and how many times in a row (the errors are logged, never answered).',
+          additionalProperties: {
+            type: 'object',
+            required: ['since', 'failures'],
+            additionalProperties: false,
+            properties: { since: { type: 'string', format: 'date-time' }, failures: { type: 'integer', minimum: 1 } },
+          },
+        },
         event: {
           type: 'object',
           description: '`stopped` only: the stored event that cannot be read (everything before it is applied).',
@@ -250,6 +262,10 @@ export const system: ApiModule = {
         webhookFanOut: readinessCheck('Processes running the webhooks: present only when the fan-out stopped at an event it cannot read (`stopped`).'),
         subscriptions: readinessCheck(
           'The subscriptions to the log this process runs are connected (or a healthy standby); `waiting` names what each other one waits for.',
+        ),
+        backgroundLoops: readinessCheck(
+          'Present only while a background loop (`read-model-checkpoint`, `webhook-dispatcher`, `webhook-retention`, ' +
+            '`rate-limit-leases`) meets store errors (`failed`, with `failing`): it keeps retrying, and the process keeps running.',
         ),
         shutdown: readinessCheck('Present only while the process is shutting down (`stopping`).'),
       },

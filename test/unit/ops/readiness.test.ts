@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { ProjectionLag } from '../../../src/application/ProjectionRunner.js';
+import { LoopHealth } from '../../../src/application/LoopHealth.js';
 import { checkReadiness, describeCheck, type ReadinessDeps } from '../../../src/ops/readiness.js';
 import { captureLogger } from '../../support/captureLogger.js';
 
@@ -24,6 +25,22 @@ describe('readiness checks', () => {
       ready: true,
       checks: { eventStore: { status: 'ok' }, readModels: { status: 'ok' }, projections: { status: 'ok', lagMs: 5000 } },
     });
+  });
+
+  it('names the background loops meeting store errors (not the errors), and is not ready while they do', async () => {
+    const health = new LoopHealth(() => new Date('2026-01-01T00:00:00.000Z'));
+    health.failed('webhook-dispatcher');
+    health.failed('webhook-dispatcher');
+    const failing = await checkReadiness(deps({ loops: () => health.snapshot() }));
+    expect(failing.ready).to.equal(false);
+    expect(failing.checks.backgroundLoops).to.deep.equal({
+      status: 'failed',
+      failing: { 'webhook-dispatcher': { since: '2026-01-01T00:00:00.000Z', failures: 2 } },
+    });
+    health.succeeded('webhook-dispatcher');
+    const recovered = await checkReadiness(deps({ loops: () => health.snapshot() }));
+    expect(recovered.ready).to.equal(true);
+    expect(recovered.checks).to.not.have.property('backgroundLoops');
   });
 
   it('is not ready when the read models are further behind than the bound', async () => {

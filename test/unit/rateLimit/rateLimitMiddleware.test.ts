@@ -8,7 +8,9 @@ import { silentLogger } from '../../../src/application/ports/Logger.js';
 import type { RateLimits } from '../../../src/application/ports/RateLimitCounters.js';
 import type { AuthContext } from '../../../src/application/apiKeys/AuthContext.js';
 import { errorHandler } from '../../../src/http/middleware/errorHandler.js';
-import { RATE_LIMIT_HEADERS, rateLimit } from '../../../src/http/middleware/rateLimit.js';
+import { LEASES_LOOP, RATE_LIMIT_HEADERS, rateLimit } from '../../../src/http/middleware/rateLimit.js';
+import { LoopHealth } from '../../../src/application/LoopHealth.js';
+import { captureLogger } from '../../support/captureLogger.js';
 import { requestId } from '../../../src/http/middleware/requestId.js';
 import { pointer, validatorAt } from '../../support/openApi.js';
 
@@ -197,5 +199,43 @@ describe('rateLimit middleware', () => {
     expect(app.inside()).to.equal(10);
     app.release();
     expect(await Promise.all(again.map(async (response) => (await response).status))).to.deep.equal(Array(10).fill(200));
+  });
+});
+
+describe('rateLimit middleware, given a store that cannot release a concurrency lease', () => {
+  it('answers as usual, logs it, and shows the leases loop failing until a release succeeds', async () => {
+    const counters = new MemoryRateLimitCounters({ hourly: 100, daily: 100, concurrent: 10 });
+    let failRelease = true;
+    const flaky = Object.assign(Object.create(counters) as MemoryRateLimitCounters, {
+      acquire: async (keyId: string) => {
+        const release = await counters.acquire(keyId);
+        return release && (async () => (failRelease ? Promise.reject(new Error('connection reset')) : release()));
+      },
+    });
+    const health = new LoopHealth();
+    const logger = captureLogger();
+    const app = new Koa();
+    app.silent = true;
+    app.use(async (ctx, next) => {
+      ctx.state.auth = { keyId: 'key-a', companyId: 'company-1', permissions: [] } satisfies AuthContext;
+      await next();
+    });
+    app.use(rateLimit(flaky, { now: () => new Date() }, { health, logger }));
+    app.use((ctx) => {
+      ctx.body = { success: true };
+    });
+    const server: Server = createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      expect((await fetch(url)).status).to.equal(200);
+      expect(health.snapshot()[LEASES_LOOP]?.failures).to.equal(1);
+      expect(logger.lines.some((line) => /lease could not be released/.test(line.msg ?? ''))).to.equal(true);
+      failRelease = false;
+      expect((await fetch(url)).status).to.equal(200);
+      expect(health.snapshot()).to.deep.equal({});
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
