@@ -168,7 +168,7 @@ export const startChronicle = async (
     // Write side: an empty log gets a demo company and key, so a newcomer can call the API at once.
     const demo = config.roles.api ? await bootstrapDemo({ eventStore, newId, clock: systemClock }) : null;
 
-    // Read side: the projections, or the projector's checkpoint followed.
+    // Read side: the projections, or the projector's checkpoint followed (catching up in the background).
     const readSide = rollback.add('read side', await startReadSide(config, stores, logger, health), (side) => side.stop());
 
     // Webhooks: fan-out into the outbox, and the dispatcher.
@@ -180,10 +180,28 @@ export const startChronicle = async (
         )
       : null;
 
-    // HTTP.
+    // HTTP: listening while the read side catches up, so /health and /ready answer (and say what
+    // the start waits for); resource routes answer 503 STARTING until it is done.
     let stopping = false;
-    const app = buildApp({ config, stores, readSide, webhooks, metrics, logger, health, stopping: () => stopping, ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}) });
-    const { server, port } = await listen(app, { port: config.port, tls, timeouts });
+    let starting = true;
+    const app = buildApp({
+      config,
+      stores,
+      readSide,
+      webhooks,
+      metrics,
+      logger,
+      health,
+      stopping: () => stopping,
+      starting: () => starting,
+      ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
+    });
+    const { server, port } = rollback.add('HTTP server', await listen(app, { port: config.port, tls, timeouts }), ({ server: started }) => {
+      started.closeAllConnections();
+      return new Promise<void>((resolve) => started.close(() => resolve()));
+    });
+    await Promise.all([readSide.started, webhooks?.started]);
+    starting = false;
     logger.info(
       { port, tls: Boolean(tls), basePath: config.basePath, roles: config.roles },
       config.roles.api ? 'API listening' : 'listening (health, readiness and metrics only)',

@@ -24,6 +24,8 @@ export interface ApiDeps {
   readonly routers: readonly Router[];
   /** Honours X-Min-Log-Position on reads. */
   readonly progress?: ReadModelProgress;
+  /** True while the process is still starting (read models catching up): resource routes answer 503 `STARTING`. */
+  readonly starting?: () => boolean;
   readonly readYourWritesTimeoutMs?: number;
 }
 
@@ -43,6 +45,22 @@ export interface AppDeps {
   readonly publicRouters?: readonly Router[];
   readonly api?: ApiDeps;
 }
+
+/**
+ * Until the start completes the read models may not hold even the API keys: a
+ * resource route answers 503 `STARTING` with `Retry-After`, never a wrong 401 or 404.
+ */
+const whileStarting =
+  (starting: () => boolean): Middleware =>
+  async (_ctx, next) => {
+    if (starting()) {
+      throw new HttpError(503, 'Service unavailable', 'Chronicle is starting: its read models are catching up with the log. Retry in a moment.', {
+        code: 'STARTING',
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    await next();
+  };
 
 /**
  * The Koa application. Order: request id → request metrics → request log → error
@@ -71,6 +89,7 @@ export const createApp = (deps: AppDeps): Koa => {
     // Composed once: the router would otherwise recompose each layer on every request.
     api.use(
       compose([
+        ...(deps.api.starting ? [whileStarting(deps.api.starting)] : []),
         authenticate(deps.api.verifyApiKey, deps.clock),
         ...(deps.api.rateLimit ? [deps.api.rateLimit] : []),
         jsonBody(),

@@ -40,6 +40,8 @@ export interface AppParts {
   readonly logger: Logger;
   /** True once a graceful stop began: /ready fails and responses carry `Connection: close`. */
   readonly stopping: () => boolean;
+  /** True until the read side and the webhooks have started: resource routes answer 503 `STARTING`. */
+  readonly starting: () => boolean;
   /** Resolves webhook target hosts at subscribe; default: the system resolver. */
   readonly resolveHost?: ResolveHost;
   /** The background loops meeting store errors right now, for /ready. */
@@ -111,6 +113,7 @@ const apiRoutes = (parts: AppParts, progress: NonNullable<ReadSide['progress']>)
   const keys = { store: stores.idempotency, clock: systemClock, ...readYourWrites };
   return {
     verifyApiKey: (key: string, now: Date) => verifyApiKey(directory, key, now),
+    starting: parts.starting,
     rateLimit: rateLimit(stores.rateLimits, systemClock, { health: parts.health, logger: parts.logger.child({ role: 'rate-limits' }) }),
     ...readYourWrites,
     routers: [

@@ -16,13 +16,15 @@ export interface ReadSide {
   appliedPosition(): Promise<string | null>;
   /** How far the read models are behind the log; null when this process neither runs nor follows them. */
   readonly lag: (() => Promise<ProjectionLag>) | null;
+  /** Resolves once the projections run here have applied the log as it was at the start. */
+  readonly started: Promise<void>;
   stop(): Promise<void>;
 }
 
 /**
- * Starts the projections (RUN_PROJECTIONS) and resolves once they have applied the
- * log as it was; an API without them (RUN_PROJECTIONS=false) follows the
- * projector's checkpoint instead.
+ * Starts the projections (RUN_PROJECTIONS); `started` resolves once they have
+ * applied the log as it was. An API without them (RUN_PROJECTIONS=false) follows
+ * the projector's checkpoint instead.
  */
 export const startReadSide = async (config: Config, stores: Stores, logger: Logger, health: LoopHealth): Promise<ReadSide> => {
   const { eventStore, readModels } = stores;
@@ -34,8 +36,11 @@ export const startReadSide = async (config: Config, stores: Stores, logger: Logg
   await readModels.init();
   if (config.roles.projections) {
     const runner = new ProjectionRunner({ eventStore, readModels, collections, logger: logger.child({ role: 'projections' }) });
-    await runner.start();
+    const started = runner.start();
+    // Awaited by the start after it begins listening; marked handled here so a failure meanwhile is not an unhandled rejection.
+    started.catch(() => undefined);
     return {
+      started,
       projections: runner,
       progress: runner,
       appliedPosition: async () => runner.position,
@@ -43,12 +48,13 @@ export const startReadSide = async (config: Config, stores: Stores, logger: Logg
       stop: () => runner.stop(),
     };
   }
-  if (!config.roles.api) return { projections: null, progress: null, appliedPosition: async () => null, lag: null, stop: async () => undefined };
+  if (!config.roles.api) return { started: Promise.resolve(), projections: null, progress: null, appliedPosition: async () => null, lag: null, stop: async () => undefined };
   const followed = new CheckpointProgress(() => readModels.checkpoints.load(READ_MODELS_CHECKPOINT), undefined, {
     health,
     logger: logger.child({ role: 'read-models-follower' }),
   });
   return {
+    started: Promise.resolve(),
     projections: null,
     progress: followed,
     appliedPosition: () => followed.refresh(),

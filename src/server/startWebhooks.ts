@@ -28,6 +28,8 @@ const asLookup = (resolve: ResolveHost) => async (host: string) =>
 export interface ChronicleWebhooks {
   readonly fanOut: WebhookFanOut<DerivedWebhookEvent>;
   readonly dispatcher: WebhookDispatcher;
+  /** Resolves once the fan-out follows the log (on EventStoreDB: after the group check, which may wait or refuse). */
+  readonly started: Promise<void>;
   /**
    * Stops the fan-out (its last batch and checkpoint stored), then gives delivery
    * attempts in flight `graceMs`; true when none had to be aborted.
@@ -85,14 +87,9 @@ export const startWebhooks = async (
     onEnqueued: () => dispatcher.wake(),
   });
   dispatcher.start();
-  try {
-    await fanOut.start();
-  } catch (error) {
-    await dispatcher.stop(0);
-    await options.closeSource?.();
-    agent.close();
-    throw error;
-  }
+  const started = fanOut.start();
+  // Awaited by the start after it begins listening; marked handled here so a failure meanwhile is not an unhandled rejection.
+  started.catch(() => undefined);
   // Delivered and failed rows older than WEBHOOK_LOG_RETENTION_DAYS go, in bounded batches.
   const retention = new OutboxRetention({
     outbox,
@@ -108,6 +105,7 @@ export const startWebhooks = async (
   return {
     fanOut,
     dispatcher,
+    started,
     async stop(graceMs) {
       const started = Date.now();
       await retention.stop();

@@ -236,6 +236,9 @@ export class SqliteEventStore implements EventStore {
           try {
             await options.handle(batch);
             position = batch[batch.length - 1]!.position;
+            // Reading and folding are synchronous: give I/O (requests to /health, /ready) a turn
+            // between batches, so a long catch-up never starves the server.
+            await new Promise<void>((resolve) => setImmediate(resolve));
             break;
           } catch (error) {
             options.onError?.(error, attempt);

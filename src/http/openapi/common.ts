@@ -141,9 +141,9 @@ export const tooManyRequests: ResponseObject = jsonResponse(
 
 /** A write that cannot be taken now (a record changing under it, storage full, a busy lock): nothing was stored. */
 export const serviceUnavailable: ResponseObject = jsonResponse(
-  'Temporary outage: the change cannot be taken right now. `code` says why: `CONCURRENT_CHANGES` (the record kept ' +
-    'changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after ' +
-    '`Retry-After` seconds.',
+  'Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any ' +
+    'request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the ' +
+    'write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds.',
   'ServiceUnavailableError',
   'authenticated-maybe-before-limits',
   { 'Retry-After': retryAfterHeader },
@@ -540,7 +540,7 @@ export const schemas: Record<string, JsonSchema> = {
       required: ['message', 'code'],
       properties: {
         message: { type: 'string', description: 'What is unavailable, and that nothing was changed.' },
-        code: { enum: ['CONCURRENT_CHANGES', 'STORAGE_FULL', 'STORE_BUSY'] },
+        code: { enum: ['STARTING', 'CONCURRENT_CHANGES', 'STORAGE_FULL', 'STORE_BUSY'] },
       },
     },
   ),

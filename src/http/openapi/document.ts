@@ -33,13 +33,17 @@ const merge = <T>(what: string, parts: readonly Readonly<Record<string, T>>[]): 
   return merged;
 };
 
-/** Methods whose operations write: each may meet a store that cannot take the write now (503). */
-const WRITE_METHODS = ['post', 'put', 'patch', 'delete'] as const;
+/** Methods of the operations: each authenticated one may meet a temporary outage (503). */
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
-/** Adds the 503 of a store that cannot take writes (storage full) to every authenticated write operation. */
-const withWriteOutage = (item: PathItemObject): PathItemObject => {
+/**
+ * Adds the 503 of a temporary outage to every authenticated operation: a process
+ * still starting (every operation), or a write that cannot be taken now (storage
+ * full, a busy store, a record changing under it).
+ */
+const withOutage = (item: PathItemObject): PathItemObject => {
   const out: PathItemObject = { ...item };
-  for (const method of WRITE_METHODS) {
+  for (const method of METHODS) {
     const operation = item[method];
     if (operation?.security && operation.security.length > 0) {
       out[method] = { ...operation, responses: { ...operation.responses, '503': serviceUnavailable } };
@@ -49,7 +53,7 @@ const withWriteOutage = (item: PathItemObject): PathItemObject => {
 };
 
 const paths: Record<string, PathItemObject> = Object.fromEntries(
-  Object.entries(merge('path', MODULES.map((m) => m.paths))).map(([path, item]) => [path, withWriteOutage(item)]),
+  Object.entries(merge('path', MODULES.map((m) => m.paths))).map(([path, item]) => [path, withOutage(item)]),
 );
 const schemas: Record<string, JsonSchema> = merge('schema', [commonSchemas, ...MODULES.map((m) => m.schemas)]);
 const tags = MODULES.flatMap((m) => m.tags);

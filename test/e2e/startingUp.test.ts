@@ -1,0 +1,105 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import * as E from 'fp-ts/lib/Either.js';
+import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
+import { issueApiKey } from '../../src/application/apiKeys/issueApiKey.js';
+import { createCompany } from '../../src/application/companies/createCompany.js';
+import { CompanyName } from '../../src/domain/companies/CompanyName.js';
+import { ALL_PERMISSIONS } from '../../src/shared/permissions.js';
+import { systemClock } from '../../src/shared/Clock.js';
+import { newId } from '../../src/shared/ids.js';
+import { embeddedDatabaseFile } from '../../src/main.js';
+import { contactCreated } from '../support/legacyEvents.js';
+import { CLI } from '../support/runCli.js';
+import { tempDir } from '../support/tempStore.js';
+
+const CONTACTS = 40_000;
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+
+/** A log with a company, a key, and many contacts written straight into the file (no fsync per event). */
+const seedLog = async (dataDir: string): Promise<string> => {
+  const store = SqliteEventStore.open(embeddedDatabaseFile(dataDir));
+  try {
+    const deps = { eventStore: store, newId, clock: systemClock };
+    const metadata = { source: 'cli', correlationId: newId() } as const;
+    const name = CompanyName.decode('Acme');
+    if (E.isLeft(name)) throw new Error('bad name');
+    const company = await createCompany(deps, { name: name.right, metadata });
+    if (E.isLeft(company)) throw new Error('no company');
+    const key = await issueApiKey(deps, { companyId: company.right.id, type: 'generic', permissions: ALL_PERMISSIONS, expiresAt: null, metadata });
+    if (E.isLeft(key)) throw new Error('no key');
+    const insert = store.db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, 0, ?, ?, ?, ?)');
+    store.db.transaction(() => {
+      for (let i = 0; i < CONTACTS; i++) {
+        const contactId = newId();
+        const event = contactCreated(contactId, company.right.id, `Contact ${i}`);
+        insert.run(event.id, `contact-${contactId}`, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), '2026-01-01T10:00:00.000Z');
+      }
+    })();
+    return key.right.key;
+  } finally {
+    await store.close();
+  }
+};
+
+/**
+ * While a start catches up with a long log, the process already listens:
+ * /health answers, /ready says what it waits for, and resource routes answer
+ * 503 STARTING (never a wrong 401: the API keys may not be in the read models yet).
+ */
+describe('a start catching up with a long log', function () {
+  this.timeout(120_000);
+  const dir = tempDir();
+  after(() => dir.dispose());
+
+  it('answers /health and /ready at once, resource routes 503 STARTING until the read models caught up', async () => {
+    const key = await seedLog(dir.path);
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...process.env, DATA_DIR: dir.path, PORT: String(port), LOG_LEVEL: 'warn' } });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const seen: string[] = [];
+    try {
+      const deadline = Date.now() + 90_000;
+      let served = false;
+      // Bounded in time: polls until the API serves, or the deadline.
+      while (!served && Date.now() < deadline) {
+        const health = await fetch(`${base}/health`).catch(() => null);
+        if (health?.status === 200) {
+          const ready = await fetch(`${base}/ready`);
+          const contacts = await fetch(`${base}/contacts?limit=1`, { headers: { Authorization: `Bearer ${key}` } });
+          const body = (await contacts.json()) as { code?: string; meta?: { total: number } };
+          seen.push(`${ready.status}/${contacts.status}${body.code ? `:${body.code}` : ''}`);
+          if (contacts.status === 200) {
+            expect(ready.status).to.equal(200);
+            expect(body.meta?.total).to.equal(CONTACTS);
+            served = true;
+          } else {
+            expect(contacts.status, JSON.stringify(body)).to.equal(503);
+            expect(body.code).to.equal('STARTING');
+            expect(contacts.headers.get('retry-after')).to.equal('1');
+            expect(ready.status).to.equal(503);
+          }
+        } else {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+      expect(served, seen.join(' ')).to.equal(true);
+      // Listening began before the catch-up ended: at least one answer came while starting.
+      expect(seen[0], seen.join(' ')).to.equal('503/503:STARTING');
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+});
