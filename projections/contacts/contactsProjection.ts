@@ -7,6 +7,7 @@ import { applyContactUpdated, contactFromCreated, type ContactRecord } from '../
 import { toContactView, type Contact } from '../../src/domain/contacts/contactView.js';
 import type { Position } from '../../src/shared/Position.js';
 import { formatValidationErrors } from '../../src/shared/validationReporter.js';
+import { CONTACT_SEARCH_FIELDS } from './contactQueries.js';
 
 /**
  * A contact in the read model. The response view is nested under `contact`
@@ -62,6 +63,7 @@ export const contactsProjection: Projection<ContactDoc> = {
   name: 'contacts',
   eventTypes: CONTACT_EVENT_TYPES,
   indexes: [['contact.createdAt'], ['contact.updatedAt']],
+  search: CONTACT_SEARCH_FIELDS,
   targets(event) {
     const { data } = decode(event);
     return [{ kind: 'id', companyId: data.companyId, id: data.contactId }];
