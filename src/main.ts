@@ -46,7 +46,7 @@ import { SqliteWebhookSecretStore } from './adapters/sqlite/SqliteWebhookSecretS
 import type { WebhookSecretStore } from './webhooks/secretStore.js';
 import { isRefusedAddress, lookupAllAddresses, type ResolveHost } from './webhooks/targetUrlGuard.js';
 import { isIPv6 } from 'node:net';
-import { MemoryReadModelStore } from './adapters/memory/MemoryReadModelStore.js';
+import { SqliteReadModelStore } from './adapters/sqlite/SqliteReadModelStore.js';
 import { createApp } from './http/createApp.js';
 import { systemClock } from './shared/Clock.js';
 import { allProjections } from '../projections/index.js';
@@ -57,6 +57,9 @@ import { WEBHOOK_FAN_OUT_CHECKPOINT } from './webhooks/fanOut.js';
 
 /** File of the embedded event store inside DATA_DIR. */
 export const embeddedDatabaseFile = (dataDir: string): string => join(dataDir, 'chronicle.sqlite');
+
+/** File of the embedded read models (and their checkpoint) inside DATA_DIR, apart from the log. */
+export const embeddedReadModelsFile = (dataDir: string): string => join(dataDir, 'read-models.sqlite');
 
 export interface Stores {
   readonly eventStore: EventStore;
@@ -71,8 +74,9 @@ export interface Stores {
 
 /**
  * The only place that picks adapters: EventStoreDB when EVENTSTORE_URL is set,
- * else SQLite in DATA_DIR; MongoDB when MONGODB_URL is set, else memory. The
- * real-server drivers are loaded only when used.
+ * else SQLite in DATA_DIR; read models in MongoDB when MONGODB_URL is set, else
+ * in their own SQLite file in DATA_DIR. The real-server drivers are loaded only
+ * when used.
  */
 export const openStores = async (config: Config): Promise<Stores> => {
   const eventStore: EventStore = config.eventStoreUrl
@@ -99,7 +103,7 @@ export const openStores = async (config: Config): Promise<Stores> => {
   const file = embeddedDatabaseFile(config.dataDir);
   return {
     eventStore,
-    readModels: new MemoryReadModelStore(),
+    readModels: SqliteReadModelStore.open(embeddedReadModelsFile(config.dataDir)),
     rateLimits: new MemoryRateLimitCounters(config.rateLimit),
     webhookSecrets: sqlite ? new SqliteWebhookSecretStore(eventStore.db) : SqliteWebhookSecretStore.open(file),
     webhookOutbox: sqlite ? new SqliteWebhookOutbox(eventStore.db) : SqliteWebhookOutbox.open(file),

@@ -5,6 +5,7 @@ import { describeDifference, verifyReadModels, type VerifyReport } from '../../a
 import type { Position } from '../../shared/Position.js';
 import type { CliContext, RegisterCommands } from '../CliContext.js';
 import { withStores } from '../withStores.js';
+import { catchUpReadModels } from '../catchUpReadModels.js';
 
 /** How long `verify` waits for MongoDB read models to reach the head of the log. */
 const CATCH_UP_WAIT_MS = 10_000;
@@ -45,13 +46,17 @@ export const registerVerify: RegisterCommands = (program, context) => {
     .option('--json', 'print one JSON document: the summary with every difference')
     .action(async (options: { json?: boolean }) => {
       const report = await withStores(context, async ({ eventStore, readModels }) =>
-        // Embedded: the read models live in the server's memory, so they are built here from
-        // the same events as the folds. MongoDB: the live collections the servers read.
+        // SQLite (embedded): the read models' file, brought up to the log here first. MongoDB: the
+        // live collections the servers read. Memory: built here from the same events as the folds.
         verifyReadModels({
           eventStore,
           readModels,
           rebuild: !readModels.durable,
-          ...(readModels.durable ? { readModelsReached: (head: Position) => reachedWithin(context, readModels, head) } : {}),
+          ...(readModels.kind === 'sqlite'
+            ? { readModelsReached: () => catchUpReadModels({ eventStore, readModels }) }
+            : readModels.durable
+              ? { readModelsReached: (head: Position) => reachedWithin(context, readModels, head) }
+              : {}),
         }),
       );
       if (options.json === true) {
