@@ -222,6 +222,16 @@ export const readModelStoreContract = (name: string, open: () => Promise<ReadMod
         expect(beyond.total).to.equal(12);
       });
 
+      it('may leave the total out when the query asks for none, never the items', async () => {
+        const page = await tasks.list(query({ order: 'desc', limit: 3, withTotal: false }));
+        expect(page.items.map((d) => d.id)).to.deep.equal(['t12', 't11', 't10']);
+        expect(page.total).to.be.within(3, 12);
+        const second = await tasks.list(query({ page: 2, limit: 5, withTotal: false, filters: [{ op: 'eq', field: 'status', value: 'open' }] }));
+        // The last page: everything up to its end is the whole.
+        expect(second.items.map((d) => d.id)).to.deep.equal(['t08', 't10', 't11']);
+        expect(second.total).to.equal(8);
+      });
+
       it('filters by equality and combines filters', async () => {
         const done = await tasks.list(query({ filters: [{ op: 'eq', field: 'status', value: 'done' }] }));
         expect(done.items.map((d) => d.id)).to.deep.equal(['t03', 't06', 't09', 't12']);

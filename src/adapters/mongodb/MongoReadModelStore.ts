@@ -144,9 +144,9 @@ class MongoDocumentCollection<D extends ReadModelDocument> implements DocumentCo
             })
             .toArray()
         : Promise.resolve([]),
-      this.documents.countDocuments(filter),
+      query.withTotal === false ? Promise.resolve(null) : this.documents.countDocuments(filter),
     ]);
-    return { items: items as unknown as D[], total };
+    return { items: items as unknown as D[], total: total ?? skip + items.length };
   }
 
   async listCreatedAfter(companyId: string, after: Position | null, limit: number): Promise<D[]> {

@@ -128,7 +128,11 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
     const read = this.db.transaction(() => {
       const rows = limit > 0 ? (statements.page.all(...filter.params, limit, offset) as { doc: string; n?: number }[]) : [];
       const total =
-        filter.fullText && rows.length > 0 ? rows[0]!.n! : (statements.count.get(...filter.params) as { n: number }).n;
+        query.withTotal === false
+          ? offset + rows.length
+          : filter.fullText && rows.length > 0
+            ? rows[0]!.n!
+            : (statements.count.get(...filter.params) as { n: number }).n;
       return { items: rows.map((row) => JSON.parse(row.doc) as D), total };
     });
     return read();

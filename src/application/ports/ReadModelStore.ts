@@ -55,6 +55,12 @@ export interface ListQuery {
   readonly limit: number;
   /** Creation order (the position of the event that created the document). */
   readonly order: 'asc' | 'desc';
+  /**
+   * False when the caller reads no `total` (a trigger's newest events): an adapter
+   * may then skip counting, and `total` is only a lower bound (the documents up to
+   * the end of this page). Default true.
+   */
+  readonly withTotal?: boolean;
 }
 
 export interface Page<D> {
