@@ -40,6 +40,8 @@ export class ReadModelCompanies {
 
   /** Runs `work` in one write transaction (BEGIN IMMEDIATE), keeping the keys it used once it commits. */
   write<T>(work: () => T): T {
+    // Inside a transaction already: the outermost write keeps the keys when it commits.
+    if (this.db.inTransaction) return work();
     try {
       const result = this.db.transaction(work).immediate();
       for (const [companyId, cid] of this.pending) this.committed.set(companyId, cid);
