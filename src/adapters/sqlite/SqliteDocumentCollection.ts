@@ -18,7 +18,7 @@ import {
   type ReadModelLayout,
   type SearchTexts,
 } from './readModelLayout.js';
-import { fieldValue, toSqliteFilter, type SqliteFilter } from './toSqliteFilter.js';
+import { fieldValue, toSqliteFilter, type SqliteFilter, type TextStatistics } from './toSqliteFilter.js';
 import type { ReadModelCompanies } from './ReadModelCompanies.js';
 
 interface StoredRow {
@@ -68,6 +68,12 @@ export const searchTextsOf =
 
 const sameTexts = (a: SearchTexts | null, b: SearchTexts): boolean => a !== null && a.every((text, i) => text === b[i]);
 
+/** How long a search plan's estimates are kept, and how many at most. */
+const STATISTICS_TTL_MS = 30_000;
+const STATISTICS_KEPT = 20_000;
+/** Suffix of the per-connection (temp) fts5vocab table over a read model's full-text table. */
+const VOCABULARY_SUFFIX = '__vocab';
+
 /** Rows read per statement while scanning (a scan never keeps a statement open across an await). */
 const SCAN_PAGE = 500;
 
@@ -80,6 +86,9 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
   private readonly name: string;
   private readonly statements = new Map<string, Statement>();
   private readonly texts: (doc: object) => SearchTexts;
+  private readonly trigramDocuments = new Map<string, { n: number; at: number }>();
+  private readonly companyDocuments = new Map<number, { n: number; at: number }>();
+  private vocabularyStatement: Statement<[string], { doc: number }> | null = null;
 
   constructor(
     readonly projection: Projection<D>,
@@ -119,7 +128,7 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
   async list(query: ListQuery): Promise<Page<D>> {
     const company = this.companies.find(query.companyId);
     if (company === null) return { items: [], total: 0 };
-    const filter = toSqliteFilter(this.table, this.layout, company, query.filters);
+    const filter = toSqliteFilter(this.table, this.layout, company, query.filters, this.statistics(company));
     if (filter === null) return { items: [], total: 0 };
     const limit = Math.max(0, Math.floor(query.limit));
     const offset = Math.max(0, (Math.floor(query.page) - 1) * limit);
@@ -154,12 +163,47 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
   /** What SQLite does for a list query: the plan of its page and of its total (operators, tests). */
   explain(query: ListQuery): { page: string[]; count: string[] } {
     const company = this.companies.find(query.companyId) ?? 0;
-    const filter = toSqliteFilter(this.table, this.layout, company, query.filters);
+    const filter = toSqliteFilter(this.table, this.layout, company, query.filters, this.statistics(company));
     if (filter === null) return { page: [], count: [] };
     const { page, count } = this.listStatements(filter, query.order);
     const plan = (statement: Statement, params: readonly unknown[]) =>
       (this.db.prepare(`EXPLAIN QUERY PLAN ${statement.source}`).all(...params) as { detail: string }[]).map((row) => row.detail);
     return { page: plan(page, [...filter.params, query.limit, 0]), count: plan(count, filter.params) };
+  }
+
+  /**
+   * Estimates for search plans, kept STATISTICS_TTL_MS: how many documents hold a
+   * trigram (FTS5's vocabulary of the full-text table, through a per-connection
+   * fts5vocab table), and how many the company has.
+   */
+  private statistics(company: number): TextStatistics {
+    const now = Date.now();
+    const remembered = <K>(cache: Map<K, { n: number; at: number }>, key: K, measure: () => number): number => {
+      const known = cache.get(key);
+      if (known && now - known.at < STATISTICS_TTL_MS) return known.n;
+      if (cache.size >= STATISTICS_KEPT) cache.clear();
+      const n = measure();
+      cache.set(key, { n, at: now });
+      return n;
+    };
+    return {
+      documentsWith: (trigram) => remembered(this.trigramDocuments, trigram, () => this.vocabulary().get(trigram)?.doc ?? 0),
+      companyDocuments: () =>
+        remembered(this.companyDocuments, company, () => {
+          const row = this.statement(`SELECT count(*) AS n FROM ${this.name} WHERE company = ?`).get(company) as { n: number };
+          return row.n;
+        }),
+    };
+  }
+
+  private vocabulary(): Statement<[string], { doc: number }> {
+    if (!this.vocabularyStatement) {
+      const vocabulary = quoteName(this.table + VOCABULARY_SUFFIX);
+      const fts = `'${this.table + FTS_SUFFIX}'`;
+      this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${vocabulary} USING fts5vocab(main, ${fts}, row)`);
+      this.vocabularyStatement = this.db.prepare(`SELECT doc FROM temp.${vocabulary} WHERE term = ?`);
+    }
+    return this.vocabularyStatement;
   }
 
   async listCreatedAfter(companyId: string, after: Position | null, limit: number): Promise<D[]> {
