@@ -295,8 +295,7 @@ describe('SqliteReadModelStore', () => {
     it('finds a search of 3 or more characters through its rarest trigrams, and a shorter or common one in the covering index', () => {
       // `t17` is in one title of 30: its trigram list is short.
       const rare = plan([{ op: 'contains', fields: ['title'], text: 'K T17' }]);
-      expect(rare.page[1]).to.equal('CO-ROUTINE (subquery-3)');
-      expect(rare.page[2]).to.match(/^SCAN x VIRTUAL TABLE INDEX/);
+      expect(rare.page[1]).to.match(/^SCAN x VIRTUAL TABLE INDEX/);
       expect(rare.count.join(' ')).to.contain('VIRTUAL TABLE INDEX');
       // Every title holds `tas` and `ask`: reading the company's 30 texts costs less than 30 lookups.
       for (const text of ['task', 'ta']) {

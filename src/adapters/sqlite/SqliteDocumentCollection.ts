@@ -68,11 +68,9 @@ export const searchTextsOf =
 
 const sameTexts = (a: SearchTexts | null, b: SearchTexts): boolean => a !== null && a.every((text, i) => text === b[i]);
 
-/** How long a search plan's estimates are kept, and how many at most. */
-const STATISTICS_TTL_MS = 30_000;
+/** How long a search plan's estimates are kept (they only choose plans), and how many at most. */
+const STATISTICS_TTL_MS = 5 * 60_000;
 const STATISTICS_KEPT = 20_000;
-/** Suffix of the per-connection (temp) fts5vocab table over a read model's full-text table. */
-const VOCABULARY_SUFFIX = '__vocab';
 
 /** Rows read per statement while scanning (a scan never keeps a statement open across an await). */
 const SCAN_PAGE = 500;
@@ -86,9 +84,8 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
   private readonly name: string;
   private readonly statements = new Map<string, Statement>();
   private readonly texts: (doc: object) => SearchTexts;
-  private readonly trigramDocuments = new Map<string, { n: number; at: number }>();
+  private readonly trigramDocuments = new Map<string, { n: number; atMost: number; at: number }>();
   private readonly companyDocuments = new Map<number, { n: number; at: number }>();
-  private vocabularyStatement: Statement<[string], { doc: number }> | null = null;
 
   constructor(
     readonly projection: Projection<D>,
@@ -119,11 +116,11 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
   }
 
   /**
-   * A page and the total. From the indexes: the page's keys in index order (the
-   * scan stops at the page), its documents, and a count over the same index range.
-   * From the full-text matches, which come in no useful order: one pass that sorts
-   * the matches' keys and counts them (`count(*) OVER ()`), instead of finding
-   * them twice.
+   * A page and the total: the page's keys (in index order, the scan stopping at the
+   * page; or the full-text matches' keys, of which a sorter keeps the page's), then
+   * only the page's documents; and a count over the same index range or matches.
+   * (Counting the matches in the same pass, with `count(*) OVER ()`, made SQLite
+   * sort them all: slower than finding them twice.)
    */
   async list(query: ListQuery): Promise<Page<D>> {
     const company = this.companies.find(query.companyId);
@@ -135,13 +132,9 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
     const statements = this.listStatements(filter, query.order);
     // One read transaction: the page and the total see the same snapshot.
     const read = this.db.transaction(() => {
-      const rows = limit > 0 ? (statements.page.all(...filter.params, limit, offset) as { doc: string; n?: number }[]) : [];
+      const rows = limit > 0 ? (statements.page.all(...filter.params, limit, offset) as { doc: string }[]) : [];
       const total =
-        query.withTotal === false
-          ? offset + rows.length
-          : filter.fullText && rows.length > 0
-            ? rows[0]!.n!
-            : (statements.count.get(...filter.params) as { n: number }).n;
+        query.withTotal === false ? offset + rows.length : (statements.count.get(...filter.params) as { n: number }).n;
       return { items: rows.map((row) => JSON.parse(row.doc) as D), total };
     });
     return read();
@@ -149,10 +142,9 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
 
   private listStatements(filter: SqliteFilter, direction: ListQuery['order']): { page: Statement; count: Statement } {
     const order = direction === 'asc' ? 'ASC' : 'DESC';
-    const keys = filter.fullText ? 't.seq, t.created, count(*) OVER () AS n' : 't.seq, t.created';
     // The page's keys first, then only its documents (never carried through a sort).
     const page = this.statement(
-      `SELECT d.doc${filter.fullText ? ', p.n' : ''} FROM (SELECT ${keys} FROM ${filter.from} WHERE ${filter.where} ` +
+      `SELECT d.doc FROM (SELECT t.seq, t.created FROM ${filter.from} WHERE ${filter.where} ` +
         `ORDER BY t.created ${order}, t.seq ${order} LIMIT ? OFFSET ?) AS p ` +
         `CROSS JOIN ${this.name} AS d ON d.seq = p.seq ORDER BY p.created ${order}, p.seq ${order}`,
     );
@@ -173,37 +165,34 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
 
   /**
    * Estimates for search plans, kept STATISTICS_TTL_MS: how many documents hold a
-   * trigram (FTS5's vocabulary of the full-text table, through a per-connection
-   * fts5vocab table), and how many the company has.
+   * trigram (its full-text matches counted, up to the number that matters), and
+   * how many the company has.
    */
   private statistics(company: number): TextStatistics {
     const now = Date.now();
-    const remembered = <K>(cache: Map<K, { n: number; at: number }>, key: K, measure: () => number): number => {
-      const known = cache.get(key);
-      if (known && now - known.at < STATISTICS_TTL_MS) return known.n;
+    const fresh = (at: number) => now - at < STATISTICS_TTL_MS;
+    const keep = <K, V>(cache: Map<K, V>, key: K, value: V): void => {
       if (cache.size >= STATISTICS_KEPT) cache.clear();
-      const n = measure();
-      cache.set(key, { n, at: now });
-      return n;
+      cache.set(key, value);
     };
     return {
-      documentsWith: (trigram) => remembered(this.trigramDocuments, trigram, () => this.vocabulary().get(trigram)?.doc ?? 0),
-      companyDocuments: () =>
-        remembered(this.companyDocuments, company, () => {
-          const row = this.statement(`SELECT count(*) AS n FROM ${this.name} WHERE company = ?`).get(company) as { n: number };
-          return row.n;
-        }),
+      documentsWith: (trigram, atMost) => {
+        const known = this.trigramDocuments.get(trigram);
+        // A count that stopped at its limit says only "at least": good for a limit no higher.
+        if (known && fresh(known.at) && (known.n < known.atMost || atMost <= known.atMost)) return Math.min(known.n, atMost);
+        const counted = this.statement(`SELECT count(*) AS n FROM (SELECT 1 FROM ${quoteName(this.table + FTS_SUFFIX)}(?) LIMIT ?)`);
+        const { n } = counted.get(`"${trigram.replace(/"/g, '""')}"`, atMost) as { n: number };
+        keep(this.trigramDocuments, trigram, { n, atMost, at: now });
+        return n;
+      },
+      companyDocuments: () => {
+        const known = this.companyDocuments.get(company);
+        if (known && fresh(known.at)) return known.n;
+        const { n } = this.statement(`SELECT count(*) AS n FROM ${this.name} WHERE company = ?`).get(company) as { n: number };
+        keep(this.companyDocuments, company, { n, at: now });
+        return n;
+      },
     };
-  }
-
-  private vocabulary(): Statement<[string], { doc: number }> {
-    if (!this.vocabularyStatement) {
-      const vocabulary = quoteName(this.table + VOCABULARY_SUFFIX);
-      const fts = `'${this.table + FTS_SUFFIX}'`;
-      this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${vocabulary} USING fts5vocab(main, ${fts}, row)`);
-      this.vocabularyStatement = this.db.prepare(`SELECT doc FROM temp.${vocabulary} WHERE term = ?`);
-    }
-    return this.vocabularyStatement;
   }
 
   async listCreatedAfter(companyId: string, after: Position | null, limit: number): Promise<D[]> {
