@@ -15,6 +15,7 @@ import {
   beyondCreationKeys,
   creationKey,
   quoteName,
+  textIndexOf,
   type ReadModelLayout,
   type SearchTexts,
 } from './readModelLayout.js';
@@ -86,6 +87,7 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
   private readonly texts: (doc: object) => SearchTexts;
   private readonly trigramDocuments = new Map<string, { n: number; atMost: number; at: number }>();
   private readonly companyDocuments = new Map<number, { n: number; at: number }>();
+  private textIndexName: string | null | undefined = undefined;
 
   constructor(
     readonly projection: Projection<D>,
@@ -125,19 +127,41 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
   async list(query: ListQuery): Promise<Page<D>> {
     const company = this.companies.find(query.companyId);
     if (company === null) return { items: [], total: 0 };
-    const filter = toSqliteFilter(this.table, this.layout, company, query.filters, this.statistics(company));
-    if (filter === null) return { items: [], total: 0 };
     const limit = Math.max(0, Math.floor(query.limit));
     const offset = Math.max(0, (Math.floor(query.page) - 1) * limit);
-    const statements = this.listStatements(filter, query.order);
-    // One read transaction: the page and the total see the same snapshot.
-    const read = this.db.transaction(() => {
-      const rows = limit > 0 ? (statements.page.all(...filter.params, limit, offset) as { doc: string }[]) : [];
-      const total =
-        query.withTotal === false ? offset + rows.length : (statements.count.get(...filter.params) as { n: number }).n;
-      return { items: rows.map((row) => JSON.parse(row.doc) as D), total };
-    });
-    return read();
+    const run = (): Page<D> => {
+      const filter = toSqliteFilter(this.table, this.layout, company, query.filters, this.statistics(company), this.textIndex());
+      if (filter === null) return { items: [], total: 0 };
+      const statements = this.listStatements(filter, query.order);
+      // One read transaction: the page and the total see the same snapshot.
+      const read = this.db.transaction(() => {
+        const rows = limit > 0 ? (statements.page.all(...filter.params, limit, offset) as { doc: string }[]) : [];
+        const total =
+          query.withTotal === false ? offset + rows.length : (statements.count.get(...filter.params) as { n: number }).n;
+        return { items: rows.map((row) => JSON.parse(row.doc) as D), total };
+      });
+      return read();
+    };
+    try {
+      return run();
+    } catch (error) {
+      // A replay swapped the table in (here or in another process): its index of texts has another name.
+      if (!(error instanceof Error) || !error.message.startsWith('no such index')) throw error;
+      this.forgetTextIndex();
+      return run();
+    }
+  }
+
+  /** The name of the table's index of texts by `seq`, looked up once (and again after a swap). */
+  private textIndex(): string | null {
+    if (this.layout.search.length === 0) return null;
+    if (this.textIndexName === undefined) this.textIndexName = textIndexOf(this.db, this.table);
+    return this.textIndexName;
+  }
+
+  private forgetTextIndex(): void {
+    this.textIndexName = undefined;
+    this.statements.clear();
   }
 
   private listStatements(filter: SqliteFilter, direction: ListQuery['order']): { page: Statement; count: Statement } {
@@ -155,7 +179,8 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
   /** What SQLite does for a list query: the plan of its page and of its total (operators, tests). */
   explain(query: ListQuery): { page: string[]; count: string[] } {
     const company = this.companies.find(query.companyId) ?? 0;
-    const filter = toSqliteFilter(this.table, this.layout, company, query.filters, this.statistics(company));
+    this.forgetTextIndex();
+    const filter = toSqliteFilter(this.table, this.layout, company, query.filters, this.statistics(company), this.textIndex());
     if (filter === null) return { page: [], count: [] };
     const { page, count } = this.listStatements(filter, query.order);
     const plan = (statement: Statement, params: readonly unknown[]) =>

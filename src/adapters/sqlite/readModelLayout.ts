@@ -29,6 +29,8 @@ export const STAGING_SUFFIX = '__replay';
 export const RETIRED_SUFFIX = '__old';
 /** Suffix of the table a new layout is copied into. */
 const RELAYOUT_SUFFIX = '__relayout';
+/** Suffix of the name of a table's index of its searched texts by `seq` (the name begins with a random token). */
+export const TEXT_INDEX_SUFFIX = '_texts';
 /** Tables of the adapter itself, beside the read models. */
 export const RESERVED_TABLES = new Set(['checkpoints', 'read_model_tables']);
 
@@ -129,6 +131,12 @@ export const createReadModelTable = (db: SqliteDatabase, table: string, layout: 
   // answer) reads this index alone.
   const base = ['company', 'created', 'seq', ...layout.search.map((_, i) => `s${i}`)];
   db.exec(`CREATE INDEX "rm_${token}_0" ON ${name} (${base.join(', ')})`);
+  if (layout.search.length > 0) {
+    // The same columns by `seq`: a full-text candidate is checked (company, texts, creation key)
+    // in this narrow index instead of the table's row with its document, about twice as fast.
+    const narrow = ['seq', 'company', 'created', ...layout.search.map((_, i) => `s${i}`)];
+    db.exec(`CREATE INDEX "rm_${token}${TEXT_INDEX_SUFFIX}" ON ${name} (${narrow.join(', ')})`);
+  }
   const seen = new Set<string>();
   layout.indexes.forEach((fields, i) => {
     const key = ['company', ...fields.map((field) => `f${layout.fields.indexOf(field)}`), 'created'].join(', ');
@@ -235,6 +243,14 @@ const copyDocuments = (
     after = rows[rows.length - 1]!.seq;
   }
 };
+
+/** The name of a table's index of its searched texts by `seq` (null: it searches nothing). */
+export const textIndexOf = (db: SqliteDatabase, table: string): string | null =>
+  db
+    .prepare<[string], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?")
+    .all(table)
+    .map((row) => row.name)
+    .find((name) => name.startsWith('rm_') && name.endsWith(TEXT_INDEX_SUFFIX)) ?? null;
 
 /** Every table of the file whose name ends in `suffix` (a read model's own table, not its full-text one). */
 export const tablesEndingIn = (db: SqliteDatabase, suffix: string): string[] =>

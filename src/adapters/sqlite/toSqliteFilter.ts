@@ -83,6 +83,8 @@ export const toSqliteFilter = (
   filters: readonly Filter[],
   /** Absent: a search's whole text is looked up in the full-text table, as one phrase. */
   statistics?: TextStatistics,
+  /** The table's index of its searched texts by `seq`, through which full-text candidates are checked. */
+  textIndex?: string | null,
 ): SqliteFilter | null => {
   const where: string[] = ['t.company = ?'];
   const params: unknown[] = [company];
@@ -170,9 +172,11 @@ export const toSqliteFilter = (
 
   const name = quoteName(table);
   if (driver === null) return { from: `${name} AS t`, where: where.join(' AND '), params };
-  // CROSS JOIN keeps the full-text matches as the outer loop: each candidate is one rowid lookup.
+  // CROSS JOIN keeps the full-text matches as the outer loop: each candidate is one lookup, in the
+  // narrow index of the texts by `seq` (SQLite would look up the table's row, with its document).
+  const narrow = textIndex ? ` INDEXED BY ${quoteName(textIndex)}` : '';
   return {
-    from: `${quoteName(table + FTS_SUFFIX)}(?) AS x CROSS JOIN ${name} AS t ON t.seq = x.rowid`,
+    from: `${quoteName(table + FTS_SUFFIX)}(?) AS x CROSS JOIN ${name} AS t${narrow} ON t.seq = x.rowid`,
     where: where.join(' AND '),
     params: [driver.match, ...params],
   };
