@@ -6,9 +6,9 @@ import { LoopHealth } from './application/LoopHealth.js';
 import type { ProjectionRunner } from './application/ProjectionRunner.js';
 import { bootstrapDemo, type DemoCredentials } from './application/bootstrapDemo.js';
 import { MemoryRateLimitCounters } from './adapters/memory/MemoryRateLimitCounters.js';
-import { MemoryReadModelStore } from './adapters/memory/MemoryReadModelStore.js';
 import { SqliteEventStore } from './adapters/sqlite/SqliteEventStore.js';
 import { SqliteIdempotencyStore } from './adapters/sqlite/SqliteIdempotencyStore.js';
+import { SqliteReadModelStore } from './adapters/sqlite/SqliteReadModelStore.js';
 import { SqliteWebhookOutbox } from './adapters/sqlite/SqliteWebhookOutbox.js';
 import { SqliteWebhookSecretStore } from './adapters/sqlite/SqliteWebhookSecretStore.js';
 import { upcastingSource, withUpcasting } from './application/versioning/UpcastingEventStore.js';
@@ -40,9 +40,12 @@ export { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './server/listen.js
 /** File of the embedded event store inside DATA_DIR. */
 export const embeddedDatabaseFile = (dataDir: string): string => join(dataDir, 'chronicle.sqlite');
 
+/** File of the embedded read models inside DATA_DIR (beside the log, never in it: they can always be rebuilt). */
+export const embeddedReadModelsFile = (dataDir: string): string => join(dataDir, 'read-models.sqlite');
+
 /**
  * The only place that picks adapters: EventStoreDB when EVENTSTORE_URL is set,
- * else SQLite in DATA_DIR; MongoDB when MONGODB_URL is set, else memory. The
+ * else SQLite in DATA_DIR; MongoDB when MONGODB_URL is set, else SQLite read models in their own file. The
  * real-server drivers are loaded only when used.
  */
 export const openStores = async (config: Config): Promise<Stores> => {
@@ -58,7 +61,7 @@ export const openStores = async (config: Config): Promise<Stores> => {
     if (!(adapter instanceof SqliteEventStore)) throw new Error('EVENTSTORE_URL needs MONGODB_URL');
     return {
       eventStore,
-      readModels: new MemoryReadModelStore(),
+      readModels: SqliteReadModelStore.open(embeddedReadModelsFile(config.dataDir)),
       rateLimits: new MemoryRateLimitCounters(config.rateLimit),
       webhookSecrets: new SqliteWebhookSecretStore(adapter.db),
       webhookOutbox: new SqliteWebhookOutbox(adapter.db),

@@ -6,6 +6,7 @@ import { applyContactUpdated, contactFromCreated, type ContactRecord } from '../
 import type { Contact } from '../../src/domain/contacts/contactView.js';
 import { toContactView } from '../../src/domain/contacts/contactRecord.js';
 import type { Position } from '../../src/shared/Position.js';
+import { CONTACT_SEARCH_FIELDS } from './contactQueries.js';
 
 /**
  * A contact in the read model. The response view is nested under `contact`
@@ -51,6 +52,7 @@ export const contactsProjection: Projection<ContactDoc> = {
   name: 'contacts',
   eventTypes: CONTACT_EVENT_TYPES,
   indexes: [['contact.createdAt'], ['contact.updatedAt']],
+  search: CONTACT_SEARCH_FIELDS,
   targets(event) {
     const { data } = decode(event);
     return [{ kind: 'id', companyId: data.companyId, id: data.contactId }];

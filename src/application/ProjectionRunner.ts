@@ -51,9 +51,10 @@ export const measureLag = async (eventStore: EventStore, position: Position | nu
 
 /**
  * Feeds every read model from one checkpointed subscription. Durable read models
- * (MongoDB) resume from their checkpoint; in-memory ones are rebuilt from the
- * start of the log. Each batch is applied to every collection, then the
- * checkpoint is saved, then waiters on those positions are released.
+ * (SQLite, MongoDB) resume from their checkpoint; in-memory ones are rebuilt from
+ * the start of the log. Each batch is applied to every collection together with
+ * its checkpoint (`ReadModelStore.applyBatch`), then waiters on those positions
+ * are released.
  *
  * A batch that fails is offered again with backoff (a store that is down comes
  * back), except for an event that cannot be read (`UndecodableEventError`: no
@@ -70,6 +71,7 @@ export class ProjectionRunner implements ReadModelProgress {
   private stoppedBy: UndecodableEventError | null = null;
   private stopOnStart = false;
   private endCatchUp: () => void = () => undefined;
+  private applied = 0;
 
   constructor(private readonly deps: ProjectionRunnerDeps) {
     this.name = deps.name ?? READ_MODELS_CHECKPOINT;
@@ -90,6 +92,11 @@ export class ProjectionRunner implements ReadModelProgress {
     return this.stoppedBy;
   }
 
+  /** Events this runner has applied since it started (0 after a restart that resumed at the head). */
+  get eventsApplied(): number {
+    return this.applied;
+  }
+
   /** Starts the subscription and resolves once the log as it was at the start has been applied. */
   async start(): Promise<void> {
     const { eventStore, readModels, logger } = this.deps;
@@ -102,6 +109,7 @@ export class ProjectionRunner implements ReadModelProgress {
     const progressEveryMs = this.deps.progressEveryMs ?? 2000;
     const catchingUp = compareNullablePositions(from, head) < 0;
     if (catchingUp) logger.info({ from, head, readModels: readModels.kind }, 'applying the log to the read models');
+    else if (from !== null) logger.info({ from, head, readModels: readModels.kind }, 'read models resumed at the head of the log');
 
     /** Until the log as it was at the start is applied: the start waits for this subscription. */
     let starting = true;
@@ -166,9 +174,10 @@ export class ProjectionRunner implements ReadModelProgress {
 
   private async applyBatch(batch: readonly RecordedEvent[]): Promise<void> {
     const { collections, readModels } = this.deps;
-    for (const collection of collections) await collection.apply(batch);
+    // Durable stores commit the documents with the checkpoint (SQLite: one transaction).
+    await readModels.applyBatch(collections, batch, this.name);
     const last = batch[batch.length - 1]!.position;
-    if (readModels.durable) await readModels.checkpoints.save(this.name, last);
+    this.applied += batch.length;
     this.current = last;
     this.waiters.release(last);
   }

@@ -5,15 +5,17 @@ import { ProjectionRunner, READ_MODELS_CHECKPOINT } from '../application/Project
 import { CheckpointProgress } from '../application/ReadModelProgress.js';
 import { silentLogger } from '../application/ports/Logger.js';
 import type { CliContext } from './CliContext.js';
+import { catchUpReadModels } from './catchUpReadModels.js';
 
 const PAGE = 200;
 
 /**
  * Every document of a company in one read model, in creation order, for a CLI
- * listing. Durable read models (MongoDB) are kept by the server: wait (bounded)
- * until they have applied the log as it is now, so what was just created is
- * listed. In-memory read models live inside the server process: rebuild just
- * this one from the log.
+ * listing. Embedded read models (SQLite) are first brought up to the log as it
+ * is now, here. MongoDB read models are kept by the server: wait (bounded) until
+ * they have applied the log as it is now, so what was just created is listed.
+ * In-memory read models live inside the server process: rebuild just this one
+ * from the log.
  */
 export const listCompanyDocuments = async <D extends ReadModelDocument>(
   context: CliContext,
@@ -23,7 +25,12 @@ export const listCompanyDocuments = async <D extends ReadModelDocument>(
   companyId: string,
 ): Promise<D[]> => {
   const collection = readModels.collection(projection);
-  if (readModels.durable) {
+  if (readModels.kind === 'sqlite') {
+    // Embedded read models are a file: bring them up to the log here, whether or not a server runs.
+    const { stoppedBy } = await catchUpReadModels({ eventStore, readModels });
+    // Stopped at an event this release cannot read: a list without what follows it would mislead.
+    if (stoppedBy) throw stoppedBy;
+  } else if (readModels.durable) {
     const head = await eventStore.headPosition();
     const progress = new CheckpointProgress(() => readModels.checkpoints.load(READ_MODELS_CHECKPOINT), 50);
     if (head !== null && !(await progress.waitFor(head, config.readYourWritesTimeoutMs))) {

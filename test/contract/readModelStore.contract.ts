@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
-import type { DocumentCollection, ListQuery, ReadModelStore } from '../../src/application/ports/ReadModelStore.js';
+import type { DocumentCollection, ListQuery, Projection, ReadModelStore } from '../../src/application/ports/ReadModelStore.js';
 import { taskProjection, type TaskCreatedData, type TaskDoc } from '../support/taskProjection.js';
 
 export interface ReadModelStoreFixture {
@@ -36,6 +36,18 @@ const created = (over: Partial<TaskCreatedData> & { id: string }): TaskCreatedDa
   at: '2026-01-01T00:00:00.000Z',
   ...over,
 });
+
+/** A second read model with the same documents. */
+const notesProjection: Projection<TaskDoc> = { ...taskProjection, name: 'test_notes' };
+
+/** A read model whose projection fails on every event. */
+const failingProjection: Projection<TaskDoc> = {
+  ...taskProjection,
+  name: 'test_failing',
+  evolve: () => {
+    throw new Error('projection failed');
+  },
+};
 
 /** The ReadModelStore port's contract, run unchanged for every adapter. */
 export const readModelStoreContract = (name: string, open: () => Promise<ReadModelStoreFixture>): void => {
@@ -208,6 +220,16 @@ export const readModelStoreContract = (name: string, open: () => Promise<ReadMod
         const beyond = await tasks.list(query({ page: 4, limit: 5 }));
         expect(beyond.items).to.deep.equal([]);
         expect(beyond.total).to.equal(12);
+      });
+
+      it('may leave the total out when the query asks for none, never the items', async () => {
+        const page = await tasks.list(query({ order: 'desc', limit: 3, withTotal: false }));
+        expect(page.items.map((d) => d.id)).to.deep.equal(['t12', 't11', 't10']);
+        expect(page.total).to.be.within(3, 12);
+        const second = await tasks.list(query({ page: 2, limit: 5, withTotal: false, filters: [{ op: 'eq', field: 'status', value: 'open' }] }));
+        // The last page: everything up to its end is the whole.
+        expect(second.items.map((d) => d.id)).to.deep.equal(['t08', 't10', 't11']);
+        expect(second.total).to.equal(8);
       });
 
       it('filters by equality and combines filters', async () => {
@@ -388,6 +410,23 @@ export const readModelStoreContract = (name: string, open: () => Promise<ReadMod
         expect(await tasks.get(companyA, 'n2')).to.include({ title: 'After' });
       });
 
+      it('swaps every staged read model, with the checkpoint', async () => {
+        const notes = fixture.store.collection(notesProjection);
+        await fixture.store.init();
+        await fixture.store.applyBatch([tasks as never, notes as never], [log('TaskCreated', created({ id: 'old' }), companyA)], 'x');
+        const staging = await fixture.store.staging();
+        const staged = [staging.collection(taskProjection), staging.collection(notesProjection)];
+        await staging.init();
+        const rebuilt = [log('TaskCreated', created({ id: 'new' }), companyA), log('TaskCreated', created({ id: 'newer' }), companyA)];
+        await staging.applyBatch(staged as never[], rebuilt);
+        for (const collection of staged) expect(await ids(collection)).to.deep.equal(['new', 'newer']);
+        for (const collection of [tasks, notes]) expect(await ids(collection)).to.deep.equal(['old']);
+        const name = `replay-${randomUUID()}`;
+        await staging.swap({ name, position: rebuilt[1]!.position });
+        for (const collection of [tasks, notes]) expect(await ids(collection)).to.deep.equal(['new', 'newer']);
+        expect(await fixture.store.checkpoints.load(name)).to.equal(rebuilt[1]!.position);
+      });
+
       it('swaps in an empty rebuild (an empty log) and forgets the checkpoint', async () => {
         await tasks.apply([log('TaskCreated', created({ id: 'old' }), companyA)]);
         const name = `replay-${randomUUID()}`;
@@ -412,6 +451,44 @@ export const readModelStoreContract = (name: string, open: () => Promise<ReadMod
         expect(await ids(staged)).to.deep.equal([]);
         await next.discard();
         expect(await ids(tasks)).to.deep.equal(['old']);
+      });
+    });
+
+    describe('applyBatch (a runner\'s batch with its checkpoint)', () => {
+      it('folds the batch into every collection and saves the checkpoint at its last position', async () => {
+        const notes = fixture.store.collection(notesProjection);
+        await fixture.store.init();
+        const name = `runner-${randomUUID()}`;
+        const batch = [
+          log('TaskCreated', created({ id: 't1', title: 'One' }), companyA),
+          log('TaskRenamed', { id: 't1', title: 'Uno', at: '2026-01-02T00:00:00.000Z' }, companyA),
+          log('TaskCreated', created({ id: 't2' }), companyA),
+        ];
+        await fixture.store.applyBatch([tasks as never, notes as never], batch, name);
+        for (const collection of [tasks, notes]) {
+          expect(await collection.get(companyA, 't1')).to.include({ title: 'Uno', position: batch[1]!.position });
+          expect((await collection.list(query())).total).to.equal(2);
+        }
+        expect(await fixture.store.checkpoints.load(name)).to.equal(batch[2]!.position);
+        // The same batch again (a restart from an older checkpoint) changes nothing.
+        await fixture.store.applyBatch([tasks as never, notes as never], batch, name);
+        expect(await tasks.get(companyA, 't1')).to.include({ title: 'Uno' });
+        expect(await fixture.store.checkpoints.load(name)).to.equal(batch[2]!.position);
+      });
+
+      it('leaves the checkpoint where it was when a projection fails', async () => {
+        const failing = fixture.store.collection(failingProjection);
+        await fixture.store.init();
+        const name = `runner-${randomUUID()}`;
+        const first = log('TaskCreated', created({ id: 't1' }), companyA);
+        await fixture.store.applyBatch([tasks as never], [first], name);
+        const batch = [log('TaskCreated', created({ id: 't2' }), companyA)];
+        const error = await fixture.store.applyBatch([tasks as never, failing as never], batch, name).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(error).to.be.instanceOf(Error);
+        expect(await fixture.store.checkpoints.load(name)).to.equal(first.position);
       });
     });
 

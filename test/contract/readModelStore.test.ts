@@ -1,16 +1,36 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { MemoryReadModelStore } from '../../src/adapters/memory/MemoryReadModelStore.js';
+import { SqliteReadModelStore } from '../../src/adapters/sqlite/SqliteReadModelStore.js';
+import { tempDir } from '../support/tempStore.js';
 import { readModelStoreContract } from './readModelStore.contract.js';
+import { readModelSearchContract } from './readModelSearch.contract.js';
 import { skipLine } from '../support/integration.js';
 
-readModelStoreContract('memory (embedded)', async () => {
+const memory = async () => {
   const store = new MemoryReadModelStore();
   return { store, dispose: () => store.close() };
-});
+};
+readModelStoreContract('memory', memory);
+readModelSearchContract('memory', memory, { specialCasing: true });
+
+const sqlite = async () => {
+  const dir = tempDir('chronicle-read-models-');
+  const store = SqliteReadModelStore.open(join(dir.path, 'read-models.sqlite'));
+  return {
+    store,
+    dispose: async () => {
+      await store.close();
+      dir.dispose();
+    },
+  };
+};
+readModelStoreContract('SQLite (embedded)', sqlite);
+readModelSearchContract('SQLite (embedded)', sqlite, { specialCasing: true });
 
 const mongoUrl = process.env.MONGODB_URL;
 if (mongoUrl) {
-  readModelStoreContract('MongoDB', async () => {
+  const mongo = async () => {
     // A database of its own per test, dropped afterwards.
     const { MongoReadModelStore } = await import('../../src/adapters/mongodb/MongoReadModelStore.js');
     const store = await MongoReadModelStore.connect(mongoUrl, `chronicle_test_${randomUUID().slice(0, 8)}`);
@@ -21,7 +41,10 @@ if (mongoUrl) {
         await store.close();
       },
     };
-  });
+  };
+  readModelStoreContract('MongoDB', mongo);
+  // A regular expression's case folding differs from JavaScript's toLowerCase on a few letters (README, Decisions).
+  readModelSearchContract('MongoDB', mongo, { specialCasing: false });
 } else {
   skipLine('ReadModelStore contract: MongoDB', 'MONGODB_URL');
 }

@@ -34,7 +34,7 @@ describe('chronicle CLI', function () {
       expect(response.status).to.equal(200);
       const body = (await response.json()) as { success: boolean; data: Record<string, unknown> };
       expect(body.success).to.equal(true);
-      expect(body.data).to.include({ status: 'ok', eventStore: 'sqlite', readModels: 'memory' });
+      expect(body.data).to.include({ status: 'ok', eventStore: 'sqlite', readModels: 'sqlite' });
       expect(body.data.projections).to.include({ caughtUp: true, lagMs: 0 });
     } finally {
       expect(await server.stop()).to.equal(0);

@@ -95,7 +95,9 @@ describe('chronicle CLI: replay and verify', function () {
       const { events } = await logLength();
       const run = await cli('replay');
       expect(run.code, run.stderr).to.equal(0);
-      expect(run.stdout).to.match(new RegExp(`^Replayed ${events} events into 14 read models in .+ \\(\\d+ events/s\\), in this process`));
+      expect(run.stdout).to.match(
+        new RegExp(`^Replayed ${events} events into 14 read models in .+ \\(\\d+ events/s\\); swapped into the live SQLite read models in one transaction, checkpoint at position \\d+$`, 'm'),
+      );
       expect(run.stdout.trimEnd().split('\n')).to.have.length(1);
     });
   });

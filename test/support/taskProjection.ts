@@ -28,6 +28,8 @@ export const taskProjection: Projection<TaskDoc> = {
   name: 'test_tasks',
   eventTypes: new Set(['TaskCreated', 'TaskRenamed', 'TaskDeleted', 'OwnerRenamed']),
   indexes: [['status'], ['createdAt']],
+  // Searches of `title` alone use a full-text index where an adapter keeps one; of other fields, a scan.
+  search: ['title'],
   targets(event) {
     const data = event.data as Record<string, string>;
     if (event.type === 'OwnerRenamed') {

@@ -301,6 +301,10 @@ class MemoryStaging implements StagingReadModels {
 
   async init(): Promise<void> {}
 
+  async applyBatch(collections: readonly DocumentCollection<ReadModelDocument>[], events: readonly RecordedEvent[]): Promise<void> {
+    for (const collection of collections) await collection.apply(events);
+  }
+
   async swap(checkpoint: ReplayedCheckpoint): Promise<void> {
     if (this.done) throw new Error('This staging was already swapped in or discarded');
     this.done = true;
@@ -340,6 +344,17 @@ export class MemoryReadModelStore implements ReadModelStore {
   }
 
   async init(): Promise<void> {}
+
+  /** Applies the batch to each collection, then keeps the checkpoint (both in memory, so nothing to make atomic). */
+  async applyBatch(
+    collections: readonly DocumentCollection<ReadModelDocument>[],
+    events: readonly RecordedEvent[],
+    checkpoint: string,
+  ): Promise<void> {
+    for (const collection of collections) await collection.apply(events);
+    const last = events[events.length - 1];
+    if (last) await this.checkpoints.save(checkpoint, last.position);
+  }
 
   async staging(): Promise<StagingReadModels> {
     return new MemoryStaging(this.collections, this.checkpoints);

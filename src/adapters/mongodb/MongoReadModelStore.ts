@@ -144,9 +144,9 @@ class MongoDocumentCollection<D extends ReadModelDocument> implements DocumentCo
             })
             .toArray()
         : Promise.resolve([]),
-      this.documents.countDocuments(filter),
+      query.withTotal === false ? Promise.resolve(null) : this.documents.countDocuments(filter),
     ]);
-    return { items: items as unknown as D[], total };
+    return { items: items as unknown as D[], total: total ?? skip + items.length };
   }
 
   async listCreatedAfter(companyId: string, after: Position | null, limit: number): Promise<D[]> {
@@ -411,6 +411,10 @@ class MongoStaging implements StagingReadModels {
     );
   }
 
+  async applyBatch(collections: readonly DocumentCollection<ReadModelDocument>[], events: readonly RecordedEvent[]): Promise<void> {
+    for (const collection of collections) await collection.apply(events);
+  }
+
   async swap(checkpoint: ReplayedCheckpoint): Promise<void> {
     if (this.done) throw new Error('This staging was already swapped in or discarded');
     this.done = true;
@@ -478,6 +482,22 @@ export class MongoReadModelStore implements ReadModelStore {
         this.db.collection(collection.projection.name).createIndexes(collection.indexes()),
       ),
     );
+  }
+
+  /**
+   * Writes the batch's documents, collection by collection, then the checkpoint: not
+   * one transaction, but safe to repeat, since each document keeps the position it
+   * applied and skips events at or before it. A batch cut off half-way is applied
+   * again from the older checkpoint.
+   */
+  async applyBatch(
+    collections: readonly DocumentCollection<ReadModelDocument>[],
+    events: readonly RecordedEvent[],
+    checkpoint: string,
+  ): Promise<void> {
+    for (const collection of collections) await collection.apply(events);
+    const last = events[events.length - 1];
+    if (last) await this.checkpoints.save(checkpoint, last.position);
   }
 
   async staging(): Promise<StagingReadModels> {

@@ -30,6 +30,12 @@ export interface Projection<D extends ReadModelDocument> {
   evolve(doc: D | null, event: RecordedEvent): D | null;
   /** Fields a list query filters on, for adapters that build indexes (after companyId). */
   readonly indexes: readonly (readonly string[])[];
+  /**
+   * Fields that `contains` filters search, in any combination, for adapters that
+   * index text (SQLite: a trigram full-text index). A search of other fields still
+   * answers the same, by a scan of the company's documents.
+   */
+  readonly search?: readonly string[];
 }
 
 /** A filter of a typed list query. Field names are dotted paths into the document. */
@@ -49,6 +55,12 @@ export interface ListQuery {
   readonly limit: number;
   /** Creation order (the position of the event that created the document). */
   readonly order: 'asc' | 'desc';
+  /**
+   * False when the caller reads no `total` (a trigger's newest events): an adapter
+   * may then skip counting, and `total` is only a lower bound (the documents up to
+   * the end of this page). Default true.
+   */
+  readonly withTotal?: boolean;
 }
 
 export interface Page<D> {
@@ -80,6 +92,25 @@ export interface ReplayedCheckpoint {
   readonly name: string;
   /** Last log position the rebuilt collections applied (null: the log was empty). */
   readonly position: Position | null;
+  /**
+   * The checkpoint as the rebuild found it, when known. A store that can read it in
+   * the same transaction as the swap (SQLite) refuses to swap, with
+   * `CheckpointMovedError`, when it is no longer this: a projector applied events to
+   * the live collections meanwhile.
+   */
+  readonly expected?: Position | null;
+}
+
+/** A swap refused because the live checkpoint moved while the staged collections were built. */
+export class CheckpointMovedError extends Error {
+  override readonly name = 'CheckpointMovedError';
+  constructor(
+    readonly checkpoint: string,
+    readonly expected: Position | null,
+    readonly actual: Position | null,
+  ) {
+    super(`checkpoint ${checkpoint} moved from ${expected ?? 'the start'} to ${actual ?? 'the start'}`);
+  }
 }
 
 /**
@@ -91,6 +122,8 @@ export interface StagingReadModels {
   collection<D extends ReadModelDocument>(projection: Projection<D>): DocumentCollection<D>;
   /** Creates the indexes of every staged collection handed out so far. */
   init(): Promise<void>;
+  /** Folds a batch of events (in log order) into every one of `collections`, handed out by this staging (SQLite: in one transaction). */
+  applyBatch(collections: readonly DocumentCollection<ReadModelDocument>[], events: readonly RecordedEvent[]): Promise<void>;
   /**
    * Replaces each live collection of a staged projection with its staged one (the
    * old documents are dropped), then saves `checkpoint`, so a runner that resumes
@@ -103,12 +136,26 @@ export interface StagingReadModels {
 }
 
 export interface ReadModelStore {
-  readonly kind: 'memory' | 'mongodb';
+  readonly kind: 'memory' | 'mongodb' | 'sqlite';
   /** True when documents survive a restart (so the projection checkpoint may be kept). */
   readonly durable: boolean;
   collection<D extends ReadModelDocument>(projection: Projection<D>): DocumentCollection<D>;
   /** Checkpoints kept beside the documents, so both move together. */
   readonly checkpoints: CheckpointStore;
+  /**
+   * Folds a batch of events (in log order) into every one of `collections` (handed
+   * out by this store) and saves checkpoint `checkpoint` at the batch's last
+   * position. SQLite commits the documents and the checkpoint in one transaction,
+   * and skips the events at or before the checkpoint it finds there (another
+   * process applied them), so a restart resumes exactly where the documents are.
+   * MongoDB writes the documents, then the checkpoint (a batch applied again
+   * changes nothing). Memory applies, then keeps the checkpoint in memory.
+   */
+  applyBatch(
+    collections: readonly DocumentCollection<ReadModelDocument>[],
+    events: readonly RecordedEvent[],
+    checkpoint: string,
+  ): Promise<void>;
   /** Creates indexes for every collection handed out so far. */
   init(): Promise<void>;
   /** Fresh, empty staging collections for a rebuild (any left over by an earlier one are dropped first). */

@@ -1,5 +1,5 @@
 import type { EventStore, RecordedEvent } from '../ports/EventStore.js';
-import type { Projection, ReadModelDocument, ReadModelStore } from '../ports/ReadModelStore.js';
+import { CheckpointMovedError, type Projection, type ReadModelDocument, type ReadModelStore } from '../ports/ReadModelStore.js';
 import { READ_MODELS_CHECKPOINT } from '../ProjectionRunner.js';
 import { comparePositions, type Position } from '../../shared/Position.js';
 
@@ -74,9 +74,9 @@ export const eventsPerSecond = (events: number, ms: number): number => (ms > 0 ?
  * the live read models keep serving as they were; a replay that fails drops its
  * staging and changes nothing.
  *
- * On durable read models (MongoDB) the swap is refused when the read models'
- * checkpoint moved during the replay: a projector applied events to the old
- * collections that the new ones might not have.
+ * On durable read models (SQLite, MongoDB) the swap is refused when the read
+ * models' checkpoint moved during the replay: a projector applied events to the
+ * old collections that the new ones might not have.
  */
 export const replayReadModels = async (deps: ReplayDeps): Promise<ReplaySummary> => {
   const { eventStore, readModels, projections, onProgress } = deps;
@@ -96,7 +96,7 @@ export const replayReadModels = async (deps: ReplayDeps): Promise<ReplaySummary>
       const read: RecordedEvent[] = await eventStore.readAll({ after: position, maxCount: batchSize });
       const batch = read.filter((event) => comparePositions(event.position, head) <= 0);
       if (batch.length === 0) break;
-      for (const collection of collections) await collection.apply(batch);
+      await staging.applyBatch(collections, batch);
       events += batch.length;
       position = batch[batch.length - 1]!.position;
       onProgress?.({ events, position, head, elapsedMs: performance.now() - startedAt });
@@ -105,7 +105,13 @@ export const replayReadModels = async (deps: ReplayDeps): Promise<ReplaySummary>
       const now = await readModels.checkpoints.load(checkpoint);
       if (now !== before) throw new ReplayConflictError(checkpoint, before, now);
     }
-    await staging.swap({ name: checkpoint, position });
+    try {
+      await staging.swap({ name: checkpoint, position, ...(readModels.durable ? { expected: before } : {}) });
+    } catch (error) {
+      // SQLite checks the checkpoint again inside the swap's transaction, which closes the gap left by the check above.
+      if (error instanceof CheckpointMovedError) throw new ReplayConflictError(checkpoint, error.expected, error.actual);
+      throw error;
+    }
     const ms = Math.round(performance.now() - startedAt);
     return { events, ms, eventsPerSecond: eventsPerSecond(events, ms), collections: collections.length, position };
   } catch (error) {

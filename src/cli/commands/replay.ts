@@ -8,6 +8,7 @@ import {
   type ReplaySummary,
 } from '../../application/replay/replayReadModels.js';
 import { allProjections } from '../../../projections/index.js';
+import type { ReadModelStore } from '../../application/ports/ReadModelStore.js';
 import { print, type CliContext, type RegisterCommands } from '../CliContext.js';
 import { withStores } from '../withStores.js';
 
@@ -97,24 +98,34 @@ export const lineDisplay = (context: CliContext): ProgressDisplay => {
   };
 };
 
-const summaryLine = (summary: ReplaySummary, durable: boolean): string => {
+const summaryLine = (summary: ReplaySummary, kind: ReadModelStore['kind']): string => {
   const what =
     `Replayed ${summary.events} event${summary.events === 1 ? '' : 's'} into ${summary.collections} read models in ${formatDuration(summary.ms)} ` +
     `(${summary.eventsPerSecond} events/s)`;
-  return durable
-    ? `${what}; swapped into the live MongoDB collections, checkpoint at position ${summary.position ?? 'start (empty log)'}`
-    : `${what}, in this process (the server rebuilds its in-memory read models the same way at every start)`;
+  const checkpoint = `checkpoint at position ${summary.position ?? 'start (empty log)'}`;
+  switch (kind) {
+    case 'sqlite':
+      return `${what}; swapped into the live SQLite read models in one transaction, ${checkpoint}`;
+    case 'mongodb':
+      return `${what}; swapped into the live MongoDB collections, ${checkpoint}`;
+    case 'memory':
+      return `${what}, in this process (in-memory read models)`;
+    default: {
+      const unknown: never = kind;
+      return unknown;
+    }
+  }
 };
 
 export const registerReplay: RegisterCommands = (program, context) => {
   program
     .command('replay')
     .description(
-      'rebuild every read model from the log (MongoDB: into fresh collections, then swapped in; stop the projector first)',
+      'rebuild every read model from the log into fresh tables or collections, then swap them in (stop the projector first)',
     )
     .option('--json', 'print one JSON document: {events, ms, eventsPerSecond, collections, position}')
     .action(async (options: { json?: boolean }) => {
-      const { summary, durable } = await withStores(context, async ({ eventStore, readModels }) => {
+      const { summary, kind } = await withStores(context, async ({ eventStore, readModels }) => {
         // The bar goes to the terminal itself; anything else gets plain lines, stdout stays the result.
         const display = process.stderr.isTTY ? barDisplay(process.stderr) : lineDisplay(context);
         try {
@@ -124,11 +135,11 @@ export const registerReplay: RegisterCommands = (program, context) => {
             projections: allProjections,
             onProgress: (progress) => display.update(progress),
           });
-          return { summary: replayed, durable: readModels.durable };
+          return { summary: replayed, kind: readModels.kind };
         } finally {
           display.stop();
         }
       });
-      print(context, options.json === true, summary, summaryLine(summary, durable));
+      print(context, options.json === true, summary, summaryLine(summary, kind));
     });
 };

@@ -6,6 +6,7 @@ import type { Position } from '../../shared/Position.js';
 import type { CliContext, RegisterCommands } from '../CliContext.js';
 import { withStores } from '../withStores.js';
 import { READ_MODEL_CHECKS } from '../../../projections/readModelChecks.js';
+import { catchUpReadModels } from '../catchUpReadModels.js';
 
 /** How long `verify` waits for MongoDB read models to reach the head of the log. */
 const CATCH_UP_WAIT_MS = 10_000;
@@ -46,14 +47,24 @@ export const registerVerify: RegisterCommands = (program, context) => {
     .option('--json', 'print one JSON document: the summary with every difference')
     .action(async (options: { json?: boolean }) => {
       const report = await withStores(context, async ({ eventStore, readModels }) =>
-        // Embedded: the read models live in the server's memory, so they are built here from
-        // the same events as the folds. MongoDB: the live collections the servers read.
+        // SQLite (embedded): the read models' file, brought up to the log here first. MongoDB: the
+        // live collections the servers read. Memory: built here from the same events as the folds.
         verifyReadModels({
           eventStore,
           readModels,
           checks: READ_MODEL_CHECKS,
           rebuild: !readModels.durable,
-          ...(readModels.durable ? { readModelsReached: (head: Position) => reachedWithin(context, readModels, head) } : {}),
+          ...(readModels.kind === 'sqlite'
+            ? {
+                // Stopped at an event no code reads: compare the whole log, where verify names that event.
+                readModelsReached: async (head: Position) => {
+                  const { reached, stoppedBy } = await catchUpReadModels({ eventStore, readModels });
+                  return stoppedBy ? head : reached;
+                },
+              }
+            : readModels.durable
+              ? { readModelsReached: (head: Position) => reachedWithin(context, readModels, head) }
+              : {}),
         }),
       );
       if (options.json === true) {

@@ -153,7 +153,7 @@ export const system: ApiModule = {
           properties: {
             status: { const: 'ok' },
             eventStore: { type: 'string', description: 'Event store kind: `sqlite` or `eventstoredb`.' },
-            readModels: { type: 'string', description: 'Read-model store kind: `memory` or `mongodb`.' },
+            readModels: { type: 'string', description: 'Read-model store kind: `sqlite` (embedded), `mongodb` or `memory`.' },
             lastPosition: {
               type: ['string', 'null'],
               pattern: DECIMAL_POSITION,

@@ -139,7 +139,7 @@ describe('webhook events projection', () => {
       expect(await recentIds({ type: 'contact.created', since: '2024-05-01' })).to.deep.equal(['c-3', 'c-2', 'c-1']);
     });
 
-    it('is a typed query: the type, `since` in canonical form, newest first, one page', () => {
+    it('is a typed query: the type, `since` in canonical form, newest first, one page, no total', () => {
       const query = recentWebhookEventsQuery({ companyId: 'co-1', type: 'deal.won', since: '2024-05-01T12:00:00+02:00', limit: 7 });
       expect(query).to.deep.equal({
         companyId: 'co-1',
@@ -150,6 +150,7 @@ describe('webhook events projection', () => {
         page: 1,
         limit: 7,
         order: 'desc',
+        withTotal: false,
       });
     });
   });

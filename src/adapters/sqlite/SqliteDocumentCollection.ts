@@ -1,0 +1,389 @@
+import type { Statement } from 'better-sqlite3';
+import type { RecordedEvent } from '../../application/ports/EventStore.js';
+import type {
+  DocumentCollection,
+  ListQuery,
+  Page,
+  Projection,
+  ProjectionTarget,
+  ReadModelDocument,
+} from '../../application/ports/ReadModelStore.js';
+import { comparePositions, type Position } from '../../shared/Position.js';
+import type { SqliteDatabase } from './openSqliteDatabase.js';
+import {
+  FTS_SUFFIX,
+  beyondCreationKeys,
+  creationKey,
+  quoteName,
+  textIndexOf,
+  type ReadModelLayout,
+  type SearchTexts,
+} from './readModelLayout.js';
+import { fieldValue, toSqliteFilter, type SqliteFilter, type TextStatistics } from './toSqliteFilter.js';
+import type { ReadModelCompanies } from './ReadModelCompanies.js';
+
+interface StoredRow {
+  seq: number;
+  id: string;
+  created: string;
+  doc: string;
+  [searched: `s${number}`]: string | null;
+}
+
+/** One document while a batch is folded: as stored, and as it is now. */
+interface Slot<D> {
+  readonly companyId: string;
+  /** The company's key in `read_model_companies`. */
+  readonly company: number;
+  readonly id: string;
+  /** Its row (null: not stored). */
+  readonly seq: number | null;
+  /** Searched texts as stored. */
+  readonly storedTexts: SearchTexts | null;
+  doc: D | null;
+  /** Creation key of `doc`. */
+  created: string | null;
+  /** Order of creation within the batch (documents created in it are inserted in this order). */
+  createdOrder: number;
+  changed: boolean;
+}
+
+/** Value at a dotted path, through plain objects only (as the memory adapter reads it). */
+const valueAt = (doc: object, path: string): unknown => {
+  let value: unknown = doc;
+  for (const part of path.split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+};
+
+/** The lower-cased text of each searched field (JavaScript's `toLowerCase`, as the memory adapter). */
+export const searchTextsOf =
+  (layout: ReadModelLayout) =>
+  (doc: object): SearchTexts =>
+    layout.search.map((field) => {
+      const value = valueAt(doc, field);
+      return typeof value === 'string' ? value.toLowerCase() : null;
+    });
+
+const sameTexts = (a: SearchTexts | null, b: SearchTexts): boolean => a !== null && a.every((text, i) => text === b[i]);
+
+/** How long a search plan's estimates are kept (they only choose plans), and how many at most. */
+const STATISTICS_TTL_MS = 5 * 60_000;
+const STATISTICS_KEPT = 20_000;
+
+/** Rows read per statement while scanning (a scan never keeps a statement open across an await). */
+const SCAN_PAGE = 500;
+
+/**
+ * One read model in one SQLite table (see `readModelLayout.ts`). Reads are plain
+ * statements; writes happen only inside a transaction the store opens
+ * (`applyInTransaction`), so documents and the checkpoint commit together.
+ */
+export class SqliteDocumentCollection<D extends ReadModelDocument> implements DocumentCollection<D> {
+  private readonly name: string;
+  private readonly statements = new Map<string, Statement>();
+  private readonly texts: (doc: object) => SearchTexts;
+  private readonly trigramDocuments = new Map<string, { n: number; atMost: number; at: number }>();
+  private readonly companyDocuments = new Map<number, { n: number; at: number }>();
+  private textIndexName: string | null | undefined = undefined;
+
+  constructor(
+    readonly projection: Projection<D>,
+    readonly db: SqliteDatabase,
+    private readonly companies: ReadModelCompanies,
+    /** The table: the projection's name, or its staging table. */
+    readonly table: string,
+    readonly layout: ReadModelLayout,
+  ) {
+    this.name = quoteName(table);
+    this.texts = searchTextsOf(layout);
+  }
+
+  /** A prepared statement, cached per SQL text (one per query shape). */
+  private statement(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)));
+    return statement;
+  }
+
+  async get(companyId: string, id: string): Promise<D | null> {
+    const company = this.companies.find(companyId);
+    if (company === null) return null;
+    const row = this.statement(`SELECT doc FROM ${this.name} WHERE company = ? AND id = ?`).get(company, id) as
+      | { doc: string }
+      | undefined;
+    return row ? (JSON.parse(row.doc) as D) : null;
+  }
+
+  /**
+   * A page and the total: the page's keys (in index order, the scan stopping at the
+   * page; or the full-text matches' keys, of which a sorter keeps the page's), then
+   * only the page's documents; and a count over the same index range or matches.
+   * (Counting the matches in the same pass, with `count(*) OVER ()`, made SQLite
+   * sort them all: slower than finding them twice.)
+   */
+  async list(query: ListQuery): Promise<Page<D>> {
+    const company = this.companies.find(query.companyId);
+    if (company === null) return { items: [], total: 0 };
+    const limit = Math.max(0, Math.floor(query.limit));
+    const offset = Math.max(0, (Math.floor(query.page) - 1) * limit);
+    const run = (): Page<D> => {
+      const filter = toSqliteFilter(this.table, this.layout, company, query.filters, this.statistics(company), this.textIndex());
+      if (filter === null) return { items: [], total: 0 };
+      const statements = this.listStatements(filter, query.order);
+      // One read transaction: the page and the total see the same snapshot.
+      const read = this.db.transaction(() => {
+        const rows = limit > 0 ? (statements.page.all(...filter.params, limit, offset) as { doc: string }[]) : [];
+        const total =
+          query.withTotal === false ? offset + rows.length : (statements.count.get(...filter.params) as { n: number }).n;
+        return { items: rows.map((row) => JSON.parse(row.doc) as D), total };
+      });
+      return read();
+    };
+    try {
+      return run();
+    } catch (error) {
+      // A replay swapped the table in (here or in another process): its index of texts has another name.
+      if (!(error instanceof Error) || !error.message.startsWith('no such index')) throw error;
+      this.forgetTextIndex();
+      return run();
+    }
+  }
+
+  /** The name of the table's index of texts by `seq`, looked up once (and again after a swap). */
+  private textIndex(): string | null {
+    if (this.layout.search.length === 0) return null;
+    if (this.textIndexName === undefined) this.textIndexName = textIndexOf(this.db, this.table);
+    return this.textIndexName;
+  }
+
+  private forgetTextIndex(): void {
+    this.textIndexName = undefined;
+    this.statements.clear();
+  }
+
+  private listStatements(filter: SqliteFilter, direction: ListQuery['order']): { page: Statement; count: Statement } {
+    const order = direction === 'asc' ? 'ASC' : 'DESC';
+    // The page's keys first, then only its documents (never carried through a sort).
+    const page = this.statement(
+      `SELECT d.doc FROM (SELECT t.seq, t.created FROM ${filter.from} WHERE ${filter.where} ` +
+        `ORDER BY t.created ${order}, t.seq ${order} LIMIT ? OFFSET ?) AS p ` +
+        `CROSS JOIN ${this.name} AS d ON d.seq = p.seq ORDER BY p.created ${order}, p.seq ${order}`,
+    );
+    const count = this.statement(`SELECT count(*) AS n FROM ${filter.from} WHERE ${filter.where}`);
+    return { page, count };
+  }
+
+  /** What SQLite does for a list query: the plan of its page and of its total (operators, tests). */
+  explain(query: ListQuery): { page: string[]; count: string[] } {
+    const company = this.companies.find(query.companyId) ?? 0;
+    this.forgetTextIndex();
+    const filter = toSqliteFilter(this.table, this.layout, company, query.filters, this.statistics(company), this.textIndex());
+    if (filter === null) return { page: [], count: [] };
+    const { page, count } = this.listStatements(filter, query.order);
+    const plan = (statement: Statement, params: readonly unknown[]) =>
+      (this.db.prepare(`EXPLAIN QUERY PLAN ${statement.source}`).all(...params) as { detail: string }[]).map((row) => row.detail);
+    return { page: plan(page, [...filter.params, query.limit, 0]), count: plan(count, filter.params) };
+  }
+
+  /**
+   * Estimates for search plans, kept STATISTICS_TTL_MS: how many documents hold a
+   * trigram (its full-text matches counted, up to the number that matters), and
+   * how many the company has.
+   */
+  private statistics(company: number): TextStatistics {
+    const now = Date.now();
+    const fresh = (at: number) => now - at < STATISTICS_TTL_MS;
+    const keep = <K, V>(cache: Map<K, V>, key: K, value: V): void => {
+      if (cache.size >= STATISTICS_KEPT) cache.clear();
+      cache.set(key, value);
+    };
+    return {
+      documentsWith: (trigram, atMost) => {
+        const known = this.trigramDocuments.get(trigram);
+        // A count that stopped at its limit says only "at least": good for a limit no higher.
+        if (known && fresh(known.at) && (known.n < known.atMost || atMost <= known.atMost)) return Math.min(known.n, atMost);
+        const counted = this.statement(`SELECT count(*) AS n FROM (SELECT 1 FROM ${quoteName(this.table + FTS_SUFFIX)}(?) LIMIT ?)`);
+        const { n } = counted.get(`"${trigram.replace(/"/g, '""')}"`, atMost) as { n: number };
+        keep(this.trigramDocuments, trigram, { n, atMost, at: now });
+        return n;
+      },
+      companyDocuments: () => {
+        const known = this.companyDocuments.get(company);
+        if (known && fresh(known.at)) return known.n;
+        const { n } = this.statement(`SELECT count(*) AS n FROM ${this.name} WHERE company = ?`).get(company) as { n: number };
+        keep(this.companyDocuments, company, { n, at: now });
+        return n;
+      },
+    };
+  }
+
+  async listCreatedAfter(companyId: string, after: Position | null, limit: number): Promise<D[]> {
+    const n = Math.floor(limit);
+    if (n <= 0) return [];
+    if (after !== null && beyondCreationKeys(after)) return [];
+    const company = this.companies.find(companyId);
+    if (company === null) return [];
+    // Every document created by the event at `after` has exactly its key: `>` leaves them out.
+    const rows = this.statement(
+      `SELECT doc FROM ${this.name} WHERE company = ? AND created > ? ORDER BY created, seq LIMIT ?`,
+    ).all(company, after === null ? '' : creationKey(after), n) as { doc: string }[];
+    return rows.map((row) => JSON.parse(row.doc) as D);
+  }
+
+  /** Folds the batch in its own write transaction (outside a runner's batch: tests, rebuilds). */
+  async apply(events: readonly RecordedEvent[]): Promise<void> {
+    this.companies.write(() => this.applyInTransaction(events));
+  }
+
+  /**
+   * Folds a batch, in log order, in memory over the documents it touches (loaded
+   * once each), then writes each changed document once. Must run inside a write
+   * transaction. A where-target sees the documents as they are at that point of
+   * the batch: those stored with the value (through the field's index), and those
+   * the batch has touched so far.
+   */
+  applyInTransaction(events: readonly RecordedEvent[]): void {
+    const { projection } = this;
+    const slots = new Map<string, Slot<D>>();
+    const touchedByCompany = new Map<string, Slot<D>[]>();
+    let creations = 0;
+
+    const remember = (slot: Slot<D>): Slot<D> => {
+      slots.set(`${slot.companyId}\u0000${slot.id}`, slot);
+      let touched = touchedByCompany.get(slot.companyId);
+      if (!touched) touchedByCompany.set(slot.companyId, (touched = []));
+      touched.push(slot);
+      return slot;
+    };
+    const fromRow = (companyId: string, company: number, row: StoredRow): Slot<D> =>
+      remember({
+        companyId,
+        company,
+        id: row.id,
+        seq: row.seq,
+        storedTexts: this.layout.search.map((_, i) => row[`s${i}`] ?? null),
+        doc: JSON.parse(row.doc) as D,
+        created: row.created,
+        createdOrder: -1,
+        changed: false,
+      });
+    const slotFor = (companyId: string, id: string): Slot<D> => {
+      const known = slots.get(`${companyId}\u0000${id}`);
+      if (known) return known;
+      const company = this.companies.key(companyId);
+      const row = this.statement(`SELECT ${this.rowColumns()} FROM ${this.name} WHERE company = ? AND id = ?`).get(company, id) as
+        | StoredRow
+        | undefined;
+      if (row) return fromRow(companyId, company, row);
+      return remember({ companyId, company, id, seq: null, storedTexts: null, doc: null, created: null, createdOrder: -1, changed: false });
+    };
+    const whereSlots = (target: Extract<ProjectionTarget, { kind: 'where' }>): Slot<D>[] => {
+      const company = this.companies.key(target.companyId);
+      const rows = this.statement(
+        `SELECT ${this.rowColumns('t.')} FROM ${this.name} AS t WHERE t.company = ? AND ${fieldValue(this.layout, target.field)} = ?`,
+      ).all(company, target.value) as StoredRow[];
+      for (const row of rows) if (!slots.has(`${target.companyId}\u0000${row.id}`)) fromRow(target.companyId, company, row);
+      return (touchedByCompany.get(target.companyId) ?? []).filter(
+        (slot) => slot.doc !== null && valueAt(slot.doc, target.field) === target.value,
+      );
+    };
+    const fold = (slot: Slot<D>, event: RecordedEvent): void => {
+      const doc = slot.doc;
+      if (doc !== null && comparePositions(doc.position, event.position) >= 0) return;
+      const next = projection.evolve(doc, event);
+      if (next === doc) return;
+      if (next !== null && (next.id !== slot.id || next.companyId !== slot.companyId)) {
+        throw new Error(`Projection ${projection.name} moved document ${slot.companyId}/${slot.id} to ${next.companyId}/${next.id}`);
+      }
+      if (doc === null && next !== null) {
+        slot.created = creationKey(event.position);
+        slot.createdOrder = creations++;
+      }
+      slot.doc = next;
+      slot.changed = true;
+    };
+
+    for (const event of events) {
+      if (!projection.eventTypes.has(event.type)) continue;
+      const applied = new Set<Slot<D>>();
+      for (const target of projection.targets(event)) {
+        const matched = target.kind === 'id' ? [slotFor(target.companyId, target.id)] : whereSlots(target);
+        for (const slot of matched) {
+          // An event is folded at most once into a document, whatever number of its targets match.
+          if (applied.has(slot)) continue;
+          applied.add(slot);
+          fold(slot, event);
+        }
+      }
+    }
+    this.write([...slots.values()].filter((slot) => slot.changed));
+  }
+
+  private rowColumns(prefix = ''): string {
+    return ['seq', 'id', 'created', 'doc', ...this.layout.search.map((_, i) => `s${i}`)].map((c) => prefix + c).join(', ');
+  }
+
+  /** Deletes, updates, then inserts (in creation order, so `seq` breaks ties between documents of one event). */
+  private write(changed: readonly Slot<D>[]): void {
+    const searched = this.layout.search.map((_, i) => `s${i}`);
+    const fts = this.layout.search.length > 0 ? quoteName(this.table + FTS_SUFFIX) : null;
+    const unindex = fts ? this.statement(`DELETE FROM ${fts} WHERE rowid = ?`) : null;
+    const index = fts
+      ? this.statement(`INSERT INTO ${fts} (rowid${searched.map((_, i) => `, c${i}`).join('')}) VALUES (?${searched.map(() => ', ?').join('')})`)
+      : null;
+    const inserts: Slot<D>[] = [];
+    for (const slot of changed) {
+      if (slot.doc === null) {
+        if (slot.seq === null) continue;
+        this.statement(`DELETE FROM ${this.name} WHERE seq = ?`).run(slot.seq);
+        unindex?.run(slot.seq);
+        continue;
+      }
+      if (slot.seq === null) {
+        inserts.push(slot);
+        continue;
+      }
+      const texts = this.texts(slot.doc);
+      this.statement(
+        `UPDATE ${this.name} SET created = ?, doc = ?${searched.map((s) => `, ${s} = ?`).join('')} WHERE seq = ?`,
+      ).run(slot.created, JSON.stringify(slot.doc), ...texts, slot.seq);
+      if (index && !sameTexts(slot.storedTexts, texts)) {
+        unindex!.run(slot.seq);
+        index.run(slot.seq, ...texts);
+      }
+    }
+    inserts.sort((a, b) => a.createdOrder - b.createdOrder);
+    const insert = this.statement(
+      `INSERT INTO ${this.name} (company, id, created, doc${searched.map((s) => `, ${s}`).join('')}) ` +
+        `VALUES (?, ?, ?, ?${searched.map(() => ', ?').join('')})`,
+    );
+    for (const slot of inserts) {
+      const texts = this.texts(slot.doc!);
+      const { lastInsertRowid } = insert.run(slot.company, slot.id, slot.created, JSON.stringify(slot.doc), ...texts);
+      index?.run(lastInsertRowid, ...texts);
+    }
+  }
+
+  async clear(): Promise<void> {
+    this.companies.write(() => {
+      this.db.exec(`DELETE FROM ${this.name}`);
+      if (this.layout.search.length > 0) {
+        const fts = quoteName(this.table + FTS_SUFFIX);
+        this.db.exec(`INSERT INTO ${fts} (${fts}) VALUES ('delete-all')`);
+      }
+    });
+  }
+
+  async *scan(): AsyncIterable<D> {
+    const page = this.statement(`SELECT seq, doc FROM ${this.name} WHERE seq > ? ORDER BY seq LIMIT ?`);
+    for (let after = 0; ; ) {
+      const rows = page.all(after, SCAN_PAGE) as { seq: number; doc: string }[];
+      for (const row of rows) yield JSON.parse(row.doc) as D;
+      if (rows.length < SCAN_PAGE) return;
+      after = rows[rows.length - 1]!.seq;
+    }
+  }
+}

@@ -1,0 +1,289 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { CheckpointStore } from '../../application/ports/CheckpointStore.js';
+import type { RecordedEvent } from '../../application/ports/EventStore.js';
+import {
+  CheckpointMovedError,
+  type DocumentCollection,
+  type Projection,
+  type ReadModelDocument,
+  type ReadModelStore,
+  type ReplayedCheckpoint,
+  type StagingReadModels,
+} from '../../application/ports/ReadModelStore.js';
+import { comparePositions, type Position } from '../../shared/Position.js';
+import type { SqliteDatabase } from './openSqliteDatabase.js';
+import { SqliteDocumentCollection, searchTextsOf } from './SqliteDocumentCollection.js';
+import { ReadModelCompanies } from './ReadModelCompanies.js';
+import {
+  RETIRED_SUFFIX,
+  STAGING_SUFFIX,
+  checkReadModelName,
+  createReadModelTable,
+  dropReadModelTable,
+  ensureReadModelTable,
+  layoutOf,
+  renameReadModelTable,
+  tableExists,
+  tablesEndingIn,
+} from './readModelLayout.js';
+import { LOWER_FUNCTION } from './toSqliteFilter.js';
+
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE checkpoints (
+     name     TEXT PRIMARY KEY,
+     position TEXT NOT NULL
+   );
+   CREATE TABLE read_model_tables (
+     name   TEXT PRIMARY KEY,
+     layout TEXT NOT NULL
+   );
+   CREATE TABLE read_model_companies (
+     cid        INTEGER PRIMARY KEY,
+     company_id TEXT NOT NULL UNIQUE
+   );`,
+];
+
+/**
+ * Opens (and migrates) the read models' own SQLite file. WAL, so that other
+ * processes read while one writes; `synchronous=NORMAL`: a commit is safe from a
+ * crash of the process, and after a power loss the last commits may be gone, but
+ * documents and checkpoint go together, so the runner applies them again from the
+ * log (which is `synchronous=FULL`). Registers the lower-casing function searches
+ * of fields without a stored text use.
+ */
+export const openReadModelDatabase = (file: string): SqliteDatabase => {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('busy_timeout = 10000');
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  // Checkpoint the WAL every 40 MB instead of 4 MB: a rebuild writes a lot, and each checkpoint syncs.
+  db.pragma('wal_autocheckpoint = 10000');
+  // 64 MiB of page cache (the default is 2 MiB): the indexes of a large company's lists stay in memory.
+  db.pragma('cache_size = -65536');
+  db.pragma('temp_store = MEMORY');
+  db.function(LOWER_FUNCTION, { deterministic: true }, (value: unknown) =>
+    typeof value === 'string' ? value.toLowerCase() : null,
+  );
+  const migrate = db.transaction(() => {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    MIGRATIONS.slice(version).forEach((sql) => db.exec(sql));
+    db.pragma(`user_version = ${MIGRATIONS.length}`);
+  });
+  migrate.immediate();
+  return db;
+};
+
+type AnyCollection = SqliteDocumentCollection<ReadModelDocument>;
+
+/** The read models' checkpoints, in their file; the `…Now` forms run inside a caller's transaction. */
+class ReadModelCheckpoints implements CheckpointStore {
+  private readonly loadStatement;
+  private readonly saveStatement;
+  private readonly resetStatement;
+
+  constructor(db: SqliteDatabase) {
+    this.loadStatement = db.prepare<[string], { position: string }>('SELECT position FROM checkpoints WHERE name = ?');
+    this.saveStatement = db.prepare<[string, string]>(
+      'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position',
+    );
+    this.resetStatement = db.prepare<[string]>('DELETE FROM checkpoints WHERE name = ?');
+  }
+
+  loadNow(name: string): Position | null {
+    return this.loadStatement.get(name)?.position ?? null;
+  }
+
+  saveNow(name: string, position: Position): void {
+    this.saveStatement.run(name, position);
+  }
+
+  resetNow(name: string): void {
+    this.resetStatement.run(name);
+  }
+
+  async load(name: string): Promise<Position | null> {
+    return this.loadNow(name);
+  }
+
+  async save(name: string, position: Position): Promise<void> {
+    this.saveNow(name, position);
+  }
+
+  async reset(name: string): Promise<void> {
+    this.resetNow(name);
+  }
+}
+
+/** Collections bound to projections, each in its own table (`<name>` or `<name>__replay`). */
+class Collections {
+  readonly byName = new Map<string, AnyCollection>();
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly companies: ReadModelCompanies,
+    private readonly suffix: string,
+  ) {}
+
+  collection<D extends ReadModelDocument>(projection: Projection<D>): SqliteDocumentCollection<D> {
+    checkReadModelName(projection.name);
+    const existing = this.byName.get(projection.name);
+    if (existing) {
+      if (existing.projection !== (projection as unknown)) {
+        throw new Error(`Collection ${projection.name} is already bound to another projection`);
+      }
+      return existing as unknown as SqliteDocumentCollection<D>;
+    }
+    const layout = layoutOf(projection as unknown as Projection<ReadModelDocument>);
+    const table = projection.name + this.suffix;
+    if (this.suffix === '') {
+      ensureReadModelTable(this.db, table, layout, searchTextsOf(layout));
+    } else {
+      // A staged table always starts empty.
+      const create = this.db.transaction(() => {
+        dropReadModelTable(this.db, table);
+        createReadModelTable(this.db, table, layout);
+      });
+      create.immediate();
+    }
+    const created = new SqliteDocumentCollection(projection, this.db, this.companies, table, layout);
+    this.byName.set(projection.name, created as unknown as AnyCollection);
+    return created;
+  }
+}
+
+/**
+ * A replay's tables, `<name>__replay` beside each live `<name>`, built while the
+ * live ones serve. `swap` renames them over the live ones and saves the checkpoint
+ * in one transaction: readers (in any process) see either every old read model or
+ * every rebuilt one, never a mix.
+ */
+class SqliteStaging implements StagingReadModels {
+  private readonly staged: Collections;
+  private done = false;
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly companies: ReadModelCompanies,
+    private readonly checkpoints: ReadModelCheckpoints,
+  ) {
+    this.staged = new Collections(db, companies, STAGING_SUFFIX);
+  }
+
+  collection<D extends ReadModelDocument>(projection: Projection<D>): DocumentCollection<D> {
+    if (this.done) throw new Error('This staging was already swapped in or discarded');
+    return this.staged.collection(projection);
+  }
+
+  /** The tables are created as collections are handed out. */
+  async init(): Promise<void> {}
+
+  async applyBatch(collections: readonly DocumentCollection<ReadModelDocument>[], events: readonly RecordedEvent[]): Promise<void> {
+    const own = ownCollections(this.db, collections);
+    this.companies.write(() => own.forEach((collection) => collection.applyInTransaction(events)));
+  }
+
+  async swap(checkpoint: ReplayedCheckpoint): Promise<void> {
+    if (this.done) throw new Error('This staging was already swapped in or discarded');
+    const names = [...this.staged.byName.keys()];
+    // Renames only (the old tables become `<name>__old`), so the write lock is held for moments.
+    const swap = this.db.transaction(() => {
+      if (checkpoint.expected !== undefined) {
+        const now = this.checkpoints.loadNow(checkpoint.name);
+        if (now !== checkpoint.expected) throw new CheckpointMovedError(checkpoint.name, checkpoint.expected, now);
+      }
+      for (const name of names) {
+        dropReadModelTable(this.db, name + RETIRED_SUFFIX);
+        if (tableExists(this.db, name)) renameReadModelTable(this.db, name, name + RETIRED_SUFFIX);
+        renameReadModelTable(this.db, name + STAGING_SUFFIX, name);
+      }
+      if (checkpoint.position === null) this.checkpoints.resetNow(checkpoint.name);
+      else this.checkpoints.saveNow(checkpoint.name, checkpoint.position);
+    });
+    swap.immediate();
+    this.done = true;
+    // Dropping large tables takes a while: after the swap, one at a time, each in a short transaction of its own.
+    for (const name of names) dropInItsOwnTransaction(this.db, name + RETIRED_SUFFIX);
+  }
+
+  async discard(): Promise<void> {
+    this.done = true;
+    for (const name of this.staged.byName.keys()) dropInItsOwnTransaction(this.db, name + STAGING_SUFFIX);
+  }
+}
+
+const dropInItsOwnTransaction = (db: SqliteDatabase, table: string): void => {
+  db.transaction(() => dropReadModelTable(db, table)).immediate();
+};
+
+/** The collections as this adapter's own (a batch is applied inside its transaction). */
+const ownCollections = (db: SqliteDatabase, collections: readonly DocumentCollection<ReadModelDocument>[]): AnyCollection[] =>
+  collections.map((collection) => {
+    if (!(collection instanceof SqliteDocumentCollection) || collection.db !== db) {
+      throw new Error(`Collection ${collection.projection.name} does not belong to this store`);
+    }
+    return collection as AnyCollection;
+  });
+
+/**
+ * Read models in their own SQLite file (embedded mode): one table per read model,
+ * indexed as its projection declares, searched through an FTS5 trigram index, and
+ * the read models' checkpoint in the same file, committed with the documents. A
+ * restart resumes from the checkpoint; other processes on the same `DATA_DIR`
+ * read the file while one writes (WAL).
+ */
+export class SqliteReadModelStore implements ReadModelStore {
+  readonly kind = 'sqlite' as const;
+  readonly durable = true;
+  readonly checkpoints: ReadModelCheckpoints;
+  private readonly companies: ReadModelCompanies;
+  private readonly collections: Collections;
+
+  constructor(readonly db: SqliteDatabase) {
+    this.checkpoints = new ReadModelCheckpoints(db);
+    this.companies = new ReadModelCompanies(db);
+    this.collections = new Collections(db, this.companies, '');
+  }
+
+  static open(file: string): SqliteReadModelStore {
+    return new SqliteReadModelStore(openReadModelDatabase(file));
+  }
+
+  /** Binds a projection to its table, creating it (or laying it out again) right away. */
+  collection<D extends ReadModelDocument>(projection: Projection<D>): DocumentCollection<D> {
+    return this.collections.collection(projection);
+  }
+
+  async init(): Promise<void> {}
+
+  async applyBatch(
+    collections: readonly DocumentCollection<ReadModelDocument>[],
+    events: readonly RecordedEvent[],
+    checkpoint: string,
+  ): Promise<void> {
+    const own = ownCollections(this.db, collections);
+    this.companies.write(() => {
+      // Events at or before the stored checkpoint were applied by another process (or a replay swapped
+      // in past them): skipping them keeps the checkpoint from moving back.
+      const stored = this.checkpoints.loadNow(checkpoint);
+      const fresh = stored === null ? events : events.filter((event) => comparePositions(event.position, stored) > 0);
+      if (fresh.length === 0) return;
+      for (const collection of own) collection.applyInTransaction(fresh);
+      this.checkpoints.saveNow(checkpoint, fresh[fresh.length - 1]!.position);
+    });
+  }
+
+  /** Drops what an interrupted replay or swap left, then hands out fresh staging tables. */
+  async staging(): Promise<StagingReadModels> {
+    for (const table of [...tablesEndingIn(this.db, STAGING_SUFFIX), ...tablesEndingIn(this.db, RETIRED_SUFFIX)]) {
+      dropInItsOwnTransaction(this.db, table);
+    }
+    return new SqliteStaging(this.db, this.companies, this.checkpoints);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
