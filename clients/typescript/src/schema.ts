@@ -786,7 +786,7 @@ export interface components {
                 status: "ok";
                 /** @description Event store kind: `sqlite` or `eventstoredb`. */
                 eventStore: string;
-                /** @description Read-model store kind: `memory` or `mongodb`. */
+                /** @description Read-model store kind: `sqlite` (embedded), `mongodb` or `memory`. */
                 readModels: string;
                 /** @description Position of the newest event in the log; null while the log is empty, or when the store did not answer within 1 s. */
                 lastPosition: string | null;
