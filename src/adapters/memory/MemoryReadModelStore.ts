@@ -135,6 +135,59 @@ class Bucket<D> {
   }
 }
 
+/**
+ * How a list query reads a bucket: where its candidates come from (the shortest
+ * equality posting list, else the first search's matches, else every document in
+ * creation order) and the check every candidate must pass (every filter). The
+ * source only decides how many documents are looked at, never the answer.
+ */
+interface QueryPlan<D> {
+  readonly source:
+    | { readonly kind: 'postings'; readonly list: readonly number[] }
+    | { readonly kind: 'search'; readonly index: SubstringIndex; readonly needle: string }
+    | { readonly kind: 'all' };
+  accepts(i: number, doc: D): boolean;
+}
+
+/** The plan of `filters` on `bucket`; null when nothing can match (a search for the field separator). */
+const planQuery = <D extends object>(bucket: Bucket<D>, filters: readonly Filter[]): QueryPlan<D> | null => {
+  // `contains` filters are answered by the bucket's substring indexes; the rest by one predicate.
+  const searches: { index: SubstringIndex; needle: string }[] = [];
+  const others: Filter[] = [];
+  for (const filter of filters) {
+    if (filter.op !== 'contains') others.push(filter);
+    else if (filter.text.includes(SEPARATOR)) return null;
+    else if (filter.text !== '') searches.push({ index: bucket.indexFor(filter.fields), needle: filter.text.toLowerCase() });
+  }
+  let postings: number[] | null = null;
+  for (const filter of others) {
+    if (filter.op !== 'eq') continue;
+    const list = bucket.equalityFor(filter.field).candidates(filter.value);
+    if (postings === null || list.length < postings.length) postings = list;
+  }
+  const [first, ...rest] = searches;
+  const source: QueryPlan<D>['source'] =
+    postings !== null ? { kind: 'postings', list: postings } : first ? { kind: 'search', ...first } : { kind: 'all' };
+  const checked = source.kind === 'search' ? rest : searches;
+  const matches = others.length > 0 ? compileFilters(others) : null;
+  return {
+    source,
+    accepts: (i, doc) => checked.every((search) => search.index.contains(i, search.needle)) && (matches === null || matches(doc)),
+  };
+};
+
+/** The candidates' indexes in the bucket's creation order, ascending or descending. */
+function* candidatesOf<D>(plan: QueryPlan<D>, count: number, ascending: boolean): Generator<number> {
+  const { source } = plan;
+  if (source.kind === 'search') {
+    yield* source.index.matches(source.needle, ascending);
+    return;
+  }
+  const length = source.kind === 'postings' ? source.list.length : count;
+  const at = source.kind === 'postings' ? (k: number) => source.list[k]! : (k: number) => k;
+  for (let n = 0; n < length; n++) yield at(ascending ? n : length - 1 - n);
+}
+
 class MemoryCollection<D extends ReadModelDocument> implements DocumentCollection<D> {
   private buckets = new Map<string, Bucket<D>>();
 
@@ -152,46 +205,18 @@ class MemoryCollection<D extends ReadModelDocument> implements DocumentCollectio
 
   async list(query: ListQuery): Promise<Page<D>> {
     const bucket = this.buckets.get(query.companyId);
-    if (!bucket) return { items: [], total: 0 };
-    // `contains` filters are answered by the bucket's substring indexes; the rest by one predicate.
-    const searches: { index: SubstringIndex; needle: string }[] = [];
-    const others: Filter[] = [];
-    for (const filter of query.filters) {
-      if (filter.op !== 'contains') others.push(filter);
-      else if (filter.text.includes(SEPARATOR)) return { items: [], total: 0 };
-      else if (filter.text !== '') searches.push({ index: bucket.indexFor(filter.fields), needle: filter.text.toLowerCase() });
-    }
-    const matches = others.length > 0 ? compileFilters(others) : null;
-    const ascending = query.order === 'asc';
-    const order = bucket.order;
+    const plan = bucket && planQuery(bucket, query.filters);
+    if (!bucket || !plan) return { items: [], total: 0 };
     const from = (query.page - 1) * query.limit;
     const to = from + query.limit;
     const items: D[] = [];
     let total = 0;
-    // Candidates: the shortest equality posting list, else the first search's matches, else
-    // every document. Each candidate is checked against every filter, so the source only
-    // decides how many documents are looked at, never the answer.
-    let narrowest: number[] | null = null;
-    for (const filter of others) {
-      if (filter.op !== 'eq') continue;
-      const list = bucket.equalityFor(filter.field).candidates(filter.value);
-      if (narrowest === null || list.length < narrowest.length) narrowest = list;
-    }
-    const [first, ...more] = narrowest === null ? searches : [undefined, ...searches];
-    const visit = (i: number): void => {
-      const entry = order[i]!;
-      if (entry.deleted) return;
-      if (more.length > 0 && !more.every((search) => search!.index.contains(i, search!.needle))) return;
-      if (matches !== null && !matches(entry.doc)) return;
+    for (const i of candidatesOf(plan, bucket.order.length, query.order === 'asc')) {
+      const entry = bucket.order[i]!;
+      if (entry.deleted || !plan.accepts(i, entry.doc)) continue;
       if (total >= from && total < to) items.push(entry.doc);
       total++;
-    };
-    if (narrowest !== null) {
-      if (ascending) for (let k = 0; k < narrowest.length; k++) visit(narrowest[k]!);
-      else for (let k = narrowest.length - 1; k >= 0; k--) visit(narrowest[k]!);
-    } else if (first) for (const i of first.index.matches(first.needle, ascending)) visit(i);
-    else if (ascending) for (let i = 0; i < order.length; i++) visit(i);
-    else for (let i = order.length - 1; i >= 0; i--) visit(i);
+    }
     return { items, total };
   }
 
