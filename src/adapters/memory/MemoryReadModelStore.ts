@@ -1,3 +1,4 @@
+import { applyThenCheckpoint } from '../../application/applyThenCheckpoint.js';
 import type { CheckpointStore } from '../../application/ports/CheckpointStore.js';
 import type { RecordedEvent } from '../../application/ports/EventStore.js';
 import type {
@@ -376,9 +377,7 @@ export class MemoryReadModelStore implements ReadModelStore {
     events: readonly RecordedEvent[],
     checkpoint: string,
   ): Promise<void> {
-    for (const collection of collections) await collection.apply(events);
-    const last = events[events.length - 1];
-    if (last) await this.checkpoints.save(checkpoint, last.position);
+    await applyThenCheckpoint(this.checkpoints, collections, events, checkpoint);
   }
 
   async staging(): Promise<StagingReadModels> {

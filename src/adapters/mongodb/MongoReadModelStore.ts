@@ -1,3 +1,4 @@
+import { applyThenCheckpoint } from '../../application/applyThenCheckpoint.js';
 import {
   MongoBulkWriteError,
   MongoClient,
@@ -495,9 +496,7 @@ export class MongoReadModelStore implements ReadModelStore {
     events: readonly RecordedEvent[],
     checkpoint: string,
   ): Promise<void> {
-    for (const collection of collections) await collection.apply(events);
-    const last = events[events.length - 1];
-    if (last) await this.checkpoints.save(checkpoint, last.position);
+    await applyThenCheckpoint(this.checkpoints, collections, events, checkpoint);
   }
 
   async staging(): Promise<StagingReadModels> {
