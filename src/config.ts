@@ -199,9 +199,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
         'not in a SQLite file in DATA_DIR (lost with a container, not shared between instances)',
     );
   }
-  if (c.MONGODB_URL === undefined && c.RUN_API && !c.RUN_PROJECTIONS) {
-    problems.push('RUN_PROJECTIONS=false needs MONGODB_URL: in-memory read models live inside the API process');
-  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
