@@ -27,6 +27,7 @@ describe('configuration from the environment', () => {
       tls: undefined,
       trustProxy: false,
       roles: { api: true, projections: true, webhooks: true },
+      apiWorkers: 1,
       readYourWritesTimeoutMs: 5000,
       readyMaxLagMs: 5000,
       metricsToken: undefined,
