@@ -13,9 +13,10 @@ export const registerServe: RegisterCommands = (program, context) => {
     )
     .action(async () => {
       const config = loadConfig(context.env);
-      const logger = createLogger(config.logLevel);
-      exitOnCrash(process, logger, (code) => process.exit(code));
       const supervised = supervisedRole(context.env);
+      // Processes of one supervisor write to one output: each line says which process it came from.
+      const logger = supervised === null ? createLogger(config.logLevel) : createLogger(config.logLevel).child({ pid: process.pid, process: supervised });
+      exitOnCrash(process, logger, (code) => process.exit(code));
       // API_WORKERS above 1: this process only starts, watches and stops the others.
       if (config.apiWorkers > 1 && supervised === null) return superviseWorkers(config, logger, context);
       // A failed start has already stopped what it started; the error reaches the CLI (exit 1).
