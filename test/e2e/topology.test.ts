@@ -9,7 +9,7 @@ import { systemClock } from '../../src/shared/Clock.js';
 import { newId } from '../../src/shared/ids.js';
 import { embeddedDatabaseFile } from '../../src/main.js';
 import { eventually } from '../support/events.js';
-import { startServer, type ServerProcess } from '../support/runCli.js';
+import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
 
 /** A company with two full-permission keys, written into the log before any process starts. */
@@ -169,12 +169,30 @@ describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside
       for (const id of ids) {
         expect((await call(server.baseUrl, key, 'GET', `/contacts/${id}`, undefined, { connection: 'close' })).status).to.equal(200);
       }
+
+      // A worker that dies is started again; the port keeps answering meanwhile.
+      const [victim] = [...served];
+      process.kill(victim!, 'SIGKILL');
+      await eventually(() => server.output().includes('process started again'), 10_000, 50);
+      for (let i = 0; i < 4; i += 1) expect((await call(server.baseUrl, key, 'GET', '/test', undefined, { connection: 'close' })).status).to.equal(200);
     } finally {
       const code = await server.stop();
       const left = server.output();
       dir.dispose();
       expect(code, left).to.equal(0);
       expect(left.match(/"msg":"stopped"/g) ?? [], 'three processes stopped gracefully').to.have.length(3);
+    }
+  });
+
+  it('a start that fails exits non-zero and leaves nothing running', async () => {
+    const dir = tempDir('chronicle-workers-');
+    try {
+      // Every process fails to read the TLS files; `close` comes only once every process holding the output has exited.
+      const run = await runCli(['serve'], { DATA_DIR: dir.path, PORT: '0', API_WORKERS: '2', TLS_CERT_FILE: `${dir.path}/none.pem`, TLS_KEY_FILE: `${dir.path}/none.key` });
+      expect(run.code).to.equal(1);
+      expect(run.stderr).to.contain('before it listened');
+    } finally {
+      dir.dispose();
     }
   });
 });
