@@ -111,6 +111,7 @@ const variables = {
   RUN_API: { codec: booleanFromString, default: 'true' },
   RUN_PROJECTIONS: { codec: booleanFromString, default: 'true' },
   RUN_WEBHOOKS: { codec: booleanFromString, default: 'true' },
+  API_WORKERS: { codec: intFromString('count', 1, 256), default: '1' },
   READ_YOUR_WRITES_TIMEOUT_MS: { codec: intFromString('milliseconds', 0, 60_000), default: '5000' },
   READY_MAX_LAG_MS: { codec: intFromString('milliseconds', 0), default: '5000' },
   METRICS_TOKEN: { codec: bearerToken, default: undefined },
@@ -145,6 +146,11 @@ export interface Config {
   readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
   readonly trustProxy: boolean;
   readonly roles: { readonly api: boolean; readonly projections: boolean; readonly webhooks: boolean };
+  /**
+   * API worker processes `chronicle serve` forks on this machine (node:cluster, sharing PORT); above 1 the
+   * projections and the webhooks run in one more process of their own. 1: everything in this process.
+   */
+  readonly apiWorkers: number;
   /** Bounded wait of a write for its own read models (read-your-writes). */
   readonly readYourWritesTimeoutMs: number;
   /** `/ready` fails when the read models this process serves are further behind the log than this. */
@@ -199,8 +205,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
         'not in a SQLite file in DATA_DIR (lost with a container, not shared between instances)',
     );
   }
-  if (c.MONGODB_URL === undefined && c.RUN_API && !c.RUN_PROJECTIONS) {
-    problems.push('RUN_PROJECTIONS=false needs MONGODB_URL: in-memory read models live inside the API process');
+  if (c.API_WORKERS > 1 && !c.RUN_API) {
+    problems.push('API_WORKERS above 1 needs RUN_API: it is the number of API processes to run');
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -222,6 +228,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : undefined,
     trustProxy: c.TRUST_PROXY,
     roles: { api: c.RUN_API, projections: c.RUN_PROJECTIONS, webhooks: c.RUN_WEBHOOKS },
+    apiWorkers: c.API_WORKERS,
     readYourWritesTimeoutMs: c.READ_YOUR_WRITES_TIMEOUT_MS,
     readyMaxLagMs: c.READY_MAX_LAG_MS,
     metricsToken: c.METRICS_TOKEN,

@@ -5,9 +5,9 @@ import type { Logger } from './application/ports/Logger.js';
 import { LoopHealth } from './application/LoopHealth.js';
 import type { ProjectionRunner } from './application/ProjectionRunner.js';
 import { bootstrapDemo, type DemoCredentials } from './application/bootstrapDemo.js';
-import { MemoryRateLimitCounters } from './adapters/memory/MemoryRateLimitCounters.js';
 import { SqliteEventStore } from './adapters/sqlite/SqliteEventStore.js';
 import { SqliteIdempotencyStore } from './adapters/sqlite/SqliteIdempotencyStore.js';
+import { SqliteRateLimitCounters } from './adapters/sqlite/SqliteRateLimitCounters.js';
 import { SqliteReadModelStore } from './adapters/sqlite/SqliteReadModelStore.js';
 import { SqliteWebhookOutbox } from './adapters/sqlite/SqliteWebhookOutbox.js';
 import { SqliteWebhookSecretStore } from './adapters/sqlite/SqliteWebhookSecretStore.js';
@@ -43,9 +43,13 @@ export const embeddedDatabaseFile = (dataDir: string): string => join(dataDir, '
 /** File of the embedded read models inside DATA_DIR (beside the log, never in it: they can always be rebuilt). */
 export const embeddedReadModelsFile = (dataDir: string): string => join(dataDir, 'read-models.sqlite');
 
+/** File of the embedded rate-limit counters inside DATA_DIR, shared by every process on it. */
+export const embeddedRateLimitsFile = (dataDir: string): string => join(dataDir, 'rate-limits.sqlite');
+
 /**
  * The only place that picks adapters: EventStoreDB when EVENTSTORE_URL is set,
- * else SQLite in DATA_DIR; MongoDB when MONGODB_URL is set, else SQLite read models in their own file. The
+ * else SQLite in DATA_DIR; MongoDB when MONGODB_URL is set, else SQLite read models and rate-limit counters in
+ * files of their own in DATA_DIR (every process on one DATA_DIR shares them). The
  * real-server drivers are loaded only when used.
  */
 export const openStores = async (config: Config): Promise<Stores> => {
@@ -59,10 +63,18 @@ export const openStores = async (config: Config): Promise<Stores> => {
     // config.ts refuses EVENTSTORE_URL without MONGODB_URL: embedded, the secrets, the
     // outbox and the idempotency keys share the event log's SQLite connection.
     if (!(adapter instanceof SqliteEventStore)) throw new Error('EVENTSTORE_URL needs MONGODB_URL');
+    const readModels = SqliteReadModelStore.open(embeddedReadModelsFile(config.dataDir));
+    let rateLimits: SqliteRateLimitCounters;
+    try {
+      rateLimits = SqliteRateLimitCounters.open(embeddedRateLimitsFile(config.dataDir), config.rateLimit);
+    } catch (error) {
+      await readModels.close();
+      throw error;
+    }
     return {
       eventStore,
-      readModels: SqliteReadModelStore.open(embeddedReadModelsFile(config.dataDir)),
-      rateLimits: new MemoryRateLimitCounters(config.rateLimit),
+      readModels,
+      rateLimits,
       webhookSecrets: new SqliteWebhookSecretStore(adapter.db),
       webhookOutbox: new SqliteWebhookOutbox(adapter.db),
       idempotency: new SqliteIdempotencyStore(adapter.db),

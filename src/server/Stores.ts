@@ -9,7 +9,7 @@ import type { WebhookSecretStore } from '../application/ports/WebhookSecretStore
 export interface Stores {
   readonly eventStore: EventStore;
   readonly readModels: ReadModelStore;
-  /** Beside the read models: in memory, or in MongoDB so that API instances count together. */
+  /** Shared by every API process: in DATA_DIR's `rate-limits.sqlite`, or in MongoDB beside the read models. */
   readonly rateLimits: RateLimitCounters;
   /** Webhook signing secrets: in the SQLite file (on the event store's connection when it is SQLite), or in MongoDB. */
   readonly webhookSecrets: WebhookSecretStore;
@@ -24,11 +24,11 @@ export interface Stores {
  * is closed even when one before it fails; the first failure is thrown after.
  */
 export const closeStores = async (stores: Stores): Promise<void> => {
-  const closers = [stores.idempotency, stores.webhookSecrets, stores.webhookOutbox, stores.readModels, stores.eventStore];
+  const closers = [stores.rateLimits, stores.idempotency, stores.webhookSecrets, stores.webhookOutbox, stores.readModels, stores.eventStore];
   const failures: unknown[] = [];
   for (const store of closers) {
     try {
-      await store.close();
+      await store.close?.();
     } catch (error) {
       failures.push(error);
     }

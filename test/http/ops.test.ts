@@ -11,7 +11,6 @@ import { startChronicle, type Chronicle } from '../../src/main.js';
 import { anEvent, eventually } from '../support/events.js';
 import { startHarness, type Harness } from '../support/httpHarness.js';
 import { assertMatchesOpenApi } from '../support/openApi.js';
-import { runCli } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
 import { startReceiver, type Receiver } from '../unit/webhooks/delivery/support/receiver.js';
 
@@ -359,14 +358,37 @@ describe('roles (RUN_API, RUN_PROJECTIONS, RUN_WEBHOOKS)', function () {
     }
   });
 
-  it('RUN_PROJECTIONS=false beside the API on in-memory read models stops start-up with exit code 2', async () => {
+  it('RUN_PROJECTIONS=false on the embedded store: an API process that follows the projector beside it', async () => {
     const dir = tempDir('chronicle-ops-');
+    const projector = await startChronicle(
+      loadConfig({ DATA_DIR: dir.path, PORT: '0', RUN_API: 'false', RUN_WEBHOOKS: 'false' }),
+      createLogger('silent'),
+    );
     try {
-      const run = await runCli(['serve'], { DATA_DIR: dir.path, RUN_PROJECTIONS: 'false' });
-      expect(run.code).to.equal(2);
-      expect(run.stderr).to.contain('RUN_PROJECTIONS=false needs MONGODB_URL');
-      expect(run.stderr).not.to.match(/\n\s+at /);
+      const api = await startChronicle(
+        loadConfig({ DATA_DIR: dir.path, PORT: '0', RUN_PROJECTIONS: 'false', RUN_WEBHOOKS: 'false' }),
+        createLogger('silent'),
+      );
+      try {
+        expect(api.projections).to.equal(null);
+        expect(api.demo, 'the API process bootstraps the demo on an empty log').not.to.equal(null);
+        const auth = { authorization: `Bearer ${api.demo!.key}` };
+        // The key is known once the projector has applied its issue (the API process follows, it does not project).
+        await eventually(async () => (await fetch(`http://127.0.0.1:${api.port}/test`, { headers: auth })).status === 200, 5000, 20);
+        const res = await fetch(`http://127.0.0.1:${api.port}/contacts`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'Ada', phoneNumber: '+44 20 7946 0000' }),
+        });
+        expect(res.status).to.equal(201);
+        const { data } = (await res.json()) as { data: { id: string } };
+        const read = await fetch(`http://127.0.0.1:${api.port}/contacts/${data.id}`, { headers: auth });
+        expect(read.status, 'read-your-writes through the projector').to.equal(200);
+      } finally {
+        await api.close();
+      }
     } finally {
+      await projector.close();
       dir.dispose();
     }
   });

@@ -27,6 +27,7 @@ describe('configuration from the environment', () => {
       tls: undefined,
       trustProxy: false,
       roles: { api: true, projections: true, webhooks: true },
+      apiWorkers: 1,
       readYourWritesTimeoutMs: 5000,
       readyMaxLagMs: 5000,
       metricsToken: undefined,
@@ -133,8 +134,8 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ EVENTSTORE_URL: 'esdb://eventstore:2113?tls=false', MONGODB_URL: 'mongodb://db' })).not.to.throw();
   });
 
-  it('refuses an API without projections when the read models are in memory', () => {
-    expect(problemsOf({ RUN_PROJECTIONS: 'false' })[0]).to.contain('RUN_PROJECTIONS=false needs MONGODB_URL');
+  it('takes an API without projections in either mode: the SQLite read models are a file other processes share', () => {
+    expect(loadConfig({ RUN_PROJECTIONS: 'false' }).roles).to.deep.equal({ api: true, projections: false, webhooks: true });
     expect(() => loadConfig({ RUN_PROJECTIONS: 'false', MONGODB_URL: 'mongodb://db' })).not.to.throw();
   });
 

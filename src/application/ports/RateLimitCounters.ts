@@ -48,6 +48,8 @@ export interface RateLimitCounters {
    * that dies mid-request does not keep it forever.
    */
   acquire(keyId: string): Promise<ReleaseSlot | null>;
+  /** Closes what the counters hold of their own (a file); counters on another store's connection have none. */
+  close?(): Promise<void>;
 }
 
 export interface UtcWindow {

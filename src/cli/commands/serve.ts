@@ -3,15 +3,22 @@ import { createLogger } from '../../logging.js';
 import { startChronicle } from '../../main.js';
 import type { RegisterCommands } from '../CliContext.js';
 import { exitOnCrash } from '../exitOnCrash.js';
+import { superviseWorkers, supervisedRole, type ReadyMessage } from '../superviseWorkers.js';
 
 export const registerServe: RegisterCommands = (program, context) => {
   program
     .command('serve')
-    .description('run the API, the projections and the webhook dispatcher (what `npm start` runs; RUN_* pick the roles)')
+    .description(
+      'run the API, the projections and the webhook dispatcher (what `npm start` runs; RUN_* pick the roles, API_WORKERS the API processes)',
+    )
     .action(async () => {
       const config = loadConfig(context.env);
-      const logger = createLogger(config.logLevel);
+      const supervised = supervisedRole(context.env);
+      // Processes of one supervisor write to one output: each line says which process it came from.
+      const logger = supervised === null ? createLogger(config.logLevel) : createLogger(config.logLevel).child({ pid: process.pid, process: supervised });
       exitOnCrash(process, logger, (code) => process.exit(code));
+      // API_WORKERS above 1: this process only starts, watches and stops the others.
+      if (config.apiWorkers > 1 && supervised === null) return superviseWorkers(config, logger, context);
       // A failed start has already stopped what it started; the error reaches the CLI (exit 1).
       const chronicle = await startChronicle(config, logger);
       const scheme = config.tls ? 'https' : 'http';
@@ -26,8 +33,14 @@ export const registerServe: RegisterCommands = (program, context) => {
           ].join('\n'),
         );
       }
-      const serves = config.roles.api ? '' : ' (health, readiness and metrics only: RUN_API=false)';
-      context.err(`Chronicle is listening on ${scheme}://localhost:${chronicle.port}${config.basePath}${serves}`);
+      if (supervised !== null) {
+        // The supervisor prints one line once every process listens.
+        const ready: ReadyMessage = { type: 'chronicle:ready', port: chronicle.port };
+        process.send?.(ready);
+      } else {
+        const serves = config.roles.api ? '' : ' (health, readiness and metrics only: RUN_API=false)';
+        context.err(`Chronicle is listening on ${scheme}://localhost:${chronicle.port}${config.basePath}${serves}`);
+      }
 
       // One bound on the whole stop (SHUTDOWN_TIMEOUT_MS): exit 0 when everything in
       // flight finished within it, 1 when something had to be cut off or the stop
@@ -54,6 +67,14 @@ export const registerServe: RegisterCommands = (program, context) => {
         );
       };
       process.on('SIGTERM', shutdown);
-      process.on('SIGINT', shutdown);
+      if (supervised === null) process.on('SIGINT', shutdown);
+      else {
+        // Ctrl-C reaches the whole process group: the supervisor relays it as SIGTERM, in order.
+        process.on('SIGINT', () => undefined);
+        // The supervisor is gone (killed): stop rather than run on unwatched.
+        process.on('disconnect', () => {
+          if (!signalled) shutdown('SIGTERM');
+        });
+      }
     });
 };

@@ -1,0 +1,198 @@
+import { expect } from 'chai';
+import * as E from 'fp-ts/lib/Either.js';
+import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
+import { issueApiKey } from '../../src/application/apiKeys/issueApiKey.js';
+import { createCompany } from '../../src/application/companies/createCompany.js';
+import { CompanyName } from '../../src/domain/companies/CompanyName.js';
+import { ALL_PERMISSIONS } from '../../src/shared/permissions.js';
+import { systemClock } from '../../src/shared/Clock.js';
+import { newId } from '../../src/shared/ids.js';
+import { embeddedDatabaseFile } from '../../src/main.js';
+import { eventually } from '../support/events.js';
+import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
+import { tempDir } from '../support/tempStore.js';
+
+/** A company with two full-permission keys, written into the log before any process starts. */
+const seedKeys = async (dataDir: string): Promise<[string, string]> => {
+  const store = SqliteEventStore.open(embeddedDatabaseFile(dataDir));
+  try {
+    const deps = { eventStore: store, newId, clock: systemClock };
+    const metadata = { source: 'cli', correlationId: newId() } as const;
+    const name = CompanyName.decode('Acme');
+    if (E.isLeft(name)) throw new Error('bad name');
+    const company = await createCompany(deps, { name: name.right, metadata });
+    if (E.isLeft(company)) throw new Error('no company');
+    const keys: string[] = [];
+    for (let i = 0; i < 2; i += 1) {
+      const key = await issueApiKey(deps, { companyId: company.right.id, type: 'generic', permissions: ALL_PERMISSIONS, expiresAt: null, metadata });
+      if (E.isLeft(key)) throw new Error('no key');
+      keys.push(key.right.key);
+    }
+    return [keys[0]!, keys[1]!];
+  } finally {
+    await store.close();
+  }
+};
+
+const call = (baseUrl: string, key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(5000),
+  });
+
+const ready = async (baseUrl: string): Promise<number> => (await fetch(`${baseUrl}/ready`, { signal: AbortSignal.timeout(5000) })).status;
+
+const READ_YOUR_WRITES_TIMEOUT_MS = 400;
+const READY_MAX_LAG_MS = 600;
+const HOURLY_LIMIT = 400;
+
+/**
+ * The production topology on one machine: one projector, one dispatcher and two
+ * API processes (RUN_PROJECTIONS=false) on one DATA_DIR, each a real
+ * `chronicle serve`.
+ */
+describe('topology on one machine: projector, dispatcher and two API processes on one DATA_DIR', function () {
+  this.timeout(60_000);
+  const dir = tempDir('chronicle-topology-');
+  const common = { DATA_DIR: dir.path, READ_YOUR_WRITES_TIMEOUT_MS: String(READ_YOUR_WRITES_TIMEOUT_MS), READY_MAX_LAG_MS: String(READY_MAX_LAG_MS) };
+  const projectorEnv = { ...common, RUN_API: 'false', RUN_WEBHOOKS: 'false' };
+  const apiEnv = { ...common, RUN_PROJECTIONS: 'false', RUN_WEBHOOKS: 'false', RATE_LIMIT_HOURLY: String(HOURLY_LIMIT) };
+  let key: string;
+  let limitedKey: string;
+  let projector: ServerProcess;
+  let dispatcher: ServerProcess;
+  let a: ServerProcess;
+  let b: ServerProcess;
+
+  before(async () => {
+    [key, limitedKey] = await seedKeys(dir.path);
+    projector = await startServer(projectorEnv);
+    dispatcher = await startServer({ ...common, RUN_API: 'false', RUN_PROJECTIONS: 'false' });
+    a = await startServer(apiEnv);
+    b = await startServer(apiEnv);
+    // The keys are known to both API processes once the projector has applied the seeded log.
+    await eventually(async () => (await call(a.baseUrl, key, 'GET', '/test')).status === 200 && (await call(b.baseUrl, key, 'GET', '/test')).status === 200, 10_000, 50);
+  });
+
+  after(async () => {
+    const codes = await Promise.all([a, b, dispatcher, projector].filter(Boolean).map((p) => p.stop()));
+    dir.dispose();
+    expect(codes, 'every process stops cleanly on SIGTERM').to.deep.equal([0, 0, 0, 0]);
+  });
+
+  it('a contact created through one API process is read through the other', async () => {
+    const created = await call(a.baseUrl, key, 'POST', '/contacts', { name: 'Ada', phoneNumber: '+44 20 7946 0000' });
+    expect(created.status).to.equal(201);
+    const position = created.headers.get('x-log-position');
+    expect(position).to.be.a('string');
+    const { data } = (await created.json()) as { data: { id: string } };
+    // The write was answered once the projector's checkpoint had passed it: readable at once, here and there.
+    expect((await call(a.baseUrl, key, 'GET', `/contacts/${data.id}`)).status).to.equal(200);
+    const there = await call(b.baseUrl, key, 'GET', `/contacts/${data.id}`, undefined, { 'X-Min-Log-Position': position! });
+    expect(there.status).to.equal(200);
+    expect(((await there.json()) as { data: { name: string } }).data.name).to.equal('Ada');
+  });
+
+  it("shares a key's hourly limit between the API processes", async () => {
+    const remaining = async (p: ServerProcess) => {
+      const res = await call(p.baseUrl, limitedKey, 'GET', '/test');
+      return { status: res.status, remaining: Number(res.headers.get('x-ratelimit-hourly-remaining')) };
+    };
+    const first = await remaining(a);
+    expect(first.status).to.equal(200);
+    const second = await remaining(b);
+    expect(second.remaining, 'B counts on from A').to.equal(first.remaining - 1);
+    // Use up the hour alternately through both (bounded: the limit plus a few).
+    let refusedAt = -1;
+    for (let i = 0; i < HOURLY_LIMIT + 5 && refusedAt < 0; i += 1) {
+      const { status } = await remaining(i % 2 === 0 ? a : b);
+      if (status === 429) refusedAt = i;
+    }
+    expect(refusedAt, 'refused once the shared count passed the limit').to.equal(second.remaining);
+    expect((await remaining(a)).status).to.equal(429);
+    expect((await remaining(b)).status).to.equal(429);
+  });
+
+  it('with the projector stopped, writes answer within READ_YOUR_WRITES_TIMEOUT_MS and /ready fails within the lag bound; both recover when it restarts', async () => {
+    expect(await projector.stop()).to.equal(0);
+    const started = Date.now();
+    const created = await call(a.baseUrl, key, 'POST', '/contacts', { name: 'Grace', phoneNumber: '+1 555 0100' });
+    const tookMs = Date.now() - started;
+    expect(created.status).to.equal(201);
+    expect(tookMs, 'the write waits for the read models no longer than the bound').to.be.below(READ_YOUR_WRITES_TIMEOUT_MS + 1_500);
+    expect(tookMs).to.be.at.least(READ_YOUR_WRITES_TIMEOUT_MS - 50);
+    const { data } = (await created.json()) as { data: { id: string } };
+    // The write is the oldest unapplied event: /ready fails on both API processes once it is older than the bound.
+    await eventually(async () => (await ready(a.baseUrl)) === 503 && (await ready(b.baseUrl)) === 503, READY_MAX_LAG_MS + 3_000, 50);
+    expect((await call(b.baseUrl, key, 'GET', `/contacts/${data.id}`)).status, 'not projected yet').to.equal(404);
+
+    projector = await startServer(projectorEnv);
+    await eventually(async () => (await ready(a.baseUrl)) === 200 && (await ready(b.baseUrl)) === 200, 10_000, 50);
+    expect((await call(b.baseUrl, key, 'GET', `/contacts/${data.id}`)).status).to.equal(200);
+    const again = Date.now();
+    const next = await call(b.baseUrl, key, 'POST', '/contacts', { name: 'Linus', phoneNumber: '+358 9 1234567' });
+    expect(next.status).to.equal(201);
+    expect(Date.now() - again, 'writes are answered as soon as they are projected again').to.be.below(READ_YOUR_WRITES_TIMEOUT_MS);
+    const { data: linus } = (await next.json()) as { data: { id: string } };
+    expect((await call(a.baseUrl, key, 'GET', `/contacts/${linus.id}`, undefined, { 'X-Min-Log-Position': next.headers.get('x-log-position')! })).status).to.equal(200);
+  });
+});
+
+describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside one projector and dispatcher', function () {
+  this.timeout(60_000);
+
+  it('two workers answer on one port; a contact written through one is read through the other; SIGTERM stops them all', async () => {
+    const dir = tempDir('chronicle-workers-');
+    const [key] = await seedKeys(dir.path);
+    const server = await startServer({ DATA_DIR: dir.path, API_WORKERS: '2', LOG_LEVEL: 'info' });
+    try {
+      expect(server.output()).to.match(/\(2 API workers; projections and webhooks in process \d+/);
+      await eventually(async () => (await call(server.baseUrl, key, 'GET', '/test')).status === 200, 10_000, 50);
+      // Each request on a new connection: the primary hands connections to the workers in turn.
+      const served = new Set<number>();
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i += 1) {
+        const res = await call(server.baseUrl, key, 'POST', '/contacts', { name: `C${i}`, phoneNumber: `+1 555 010${i}` }, { connection: 'close' });
+        expect(res.status).to.equal(201);
+        ids.push(((await res.json()) as { data: { id: string } }).data.id);
+      }
+      // Which worker answered each request, from the request logs (pid per line).
+      for (const line of server.output().split('\n')) {
+        if (!line.includes('"msg":"request"')) continue;
+        const { pid } = JSON.parse(line) as { pid: number };
+        served.add(pid);
+      }
+      expect(served.size, 'both workers answered').to.equal(2);
+      // Every contact, whichever worker wrote it, is read by both (round-robin spreads these reads over both).
+      for (const id of ids) {
+        expect((await call(server.baseUrl, key, 'GET', `/contacts/${id}`, undefined, { connection: 'close' })).status).to.equal(200);
+      }
+
+      // A worker that dies is started again; the port keeps answering meanwhile.
+      const [victim] = [...served];
+      process.kill(victim!, 'SIGKILL');
+      await eventually(() => server.output().includes('process started again'), 10_000, 50);
+      for (let i = 0; i < 4; i += 1) expect((await call(server.baseUrl, key, 'GET', '/test', undefined, { connection: 'close' })).status).to.equal(200);
+    } finally {
+      const code = await server.stop();
+      const left = server.output();
+      dir.dispose();
+      expect(code, left).to.equal(0);
+      expect(left.match(/"msg":"stopped"/g) ?? [], 'three processes stopped gracefully').to.have.length(3);
+    }
+  });
+
+  it('a start that fails exits non-zero and leaves nothing running', async () => {
+    const dir = tempDir('chronicle-workers-');
+    try {
+      // Every process fails to read the TLS files; `close` comes only once every process holding the output has exited.
+      const run = await runCli(['serve'], { DATA_DIR: dir.path, PORT: '0', API_WORKERS: '2', TLS_CERT_FILE: `${dir.path}/none.pem`, TLS_KEY_FILE: `${dir.path}/none.key` });
+      expect(run.code).to.equal(1);
+      expect(run.stderr).to.contain('before it listened');
+    } finally {
+      dir.dispose();
+    }
+  });
+});
