@@ -98,21 +98,31 @@ describe('topology on one machine: projector, dispatcher and two API processes o
   it("shares a key's hourly limit between the API processes", async () => {
     const remaining = async (p: ServerProcess) => {
       const res = await call(p.baseUrl, limitedKey, 'GET', '/test');
-      return { status: res.status, remaining: Number(res.headers.get('x-ratelimit-hourly-remaining')) };
+      return {
+        status: res.status,
+        remaining: Number(res.headers.get('x-ratelimit-hourly-remaining')),
+        window: res.headers.get('x-ratelimit-hourly-reset'),
+      };
     };
-    const first = await remaining(a);
-    expect(first.status).to.equal(200);
-    const second = await remaining(b);
-    expect(second.remaining, 'B counts on from A').to.equal(first.remaining - 1);
-    // Use up the hour alternately through both (bounded: the limit plus a few).
-    let refusedAt = -1;
-    for (let i = 0; i < HOURLY_LIMIT + 5 && refusedAt < 0; i += 1) {
-      const { status } = await remaining(i % 2 === 0 ? a : b);
-      if (status === 429) refusedAt = i;
+    // At most twice: a run that crosses the top of a UTC hour (the count restarts) is run again in the new hour.
+    for (let run = 1; run <= 2; run += 1) {
+      const first = await remaining(a);
+      const second = await remaining(b);
+      // Use up the hour alternately through both (bounded: the limit plus a few).
+      let refusedAt = -1;
+      for (let i = 0; i < HOURLY_LIMIT + 5 && refusedAt < 0; i += 1) {
+        const { status } = await remaining(i % 2 === 0 ? a : b);
+        if (status === 429) refusedAt = i;
+      }
+      const [lastA, lastB] = [await remaining(a), await remaining(b)];
+      if (run === 1 && lastB.window !== first.window) continue;
+      expect(first.status).to.equal(200);
+      expect(second.remaining, 'B counts on from A').to.equal(first.remaining - 1);
+      expect(refusedAt, 'refused once the shared count passed the limit').to.equal(second.remaining);
+      expect(lastA.status).to.equal(429);
+      expect(lastB.status).to.equal(429);
+      return;
     }
-    expect(refusedAt, 'refused once the shared count passed the limit').to.equal(second.remaining);
-    expect((await remaining(a)).status).to.equal(429);
-    expect((await remaining(b)).status).to.equal(429);
   });
 
   it('with the projector stopped, writes answer within READ_YOUR_WRITES_TIMEOUT_MS and /ready fails within the lag bound; both recover when it restarts', async () => {
