@@ -1,26 +1,13 @@
 // npm run bench:read-models — the embedded read models: SQLite beside memory, on one log, in one run.
-import type { CompanyName } from '../src/domain/companies/CompanyName.js';
 // Not a test: it prints figures. Every loop is bounded by a count.
 import { existsSync, statSync } from 'node:fs';
-import * as E from 'fp-ts/lib/Either.js';
-import { openSqliteDatabase } from '../src/adapters/sqlite/openSqliteDatabase.js';
 import { SqliteEventStore } from '../src/adapters/sqlite/SqliteEventStore.js';
 import { SqliteReadModelStore } from '../src/adapters/sqlite/SqliteReadModelStore.js';
 import { MemoryReadModelStore } from '../src/adapters/memory/MemoryReadModelStore.js';
 import type { ListQuery, ReadModelDocument, ReadModelStore } from '../src/application/ports/ReadModelStore.js';
+import { openSqliteDatabase } from '../src/adapters/sqlite/openSqliteDatabase.js';
 import type { EventMetadata } from '../src/shared/EventMetadata.js';
-import type { Decider, DomainEvent } from '../src/shared/Decider.js';
-import { newId } from '../src/shared/ids.js';
 import { embeddedDatabaseFile, embeddedReadModelsFile } from '../src/main.js';
-import { companyDecider } from '../src/domain/companies/companyDecider.js';
-import { companyStream } from '../src/domain/companies/companyEvents.js';
-import { contactDecider, type ContactState } from '../src/domain/contacts/contactDecider.js';
-import { contactStream } from '../src/domain/contacts/contactEvents.js';
-import { phoneReservationDecider } from '../src/domain/phoneReservation/phoneReservationDecider.js';
-import { phoneReservationStream } from '../src/domain/phoneReservation/phoneReservationEvents.js';
-import { contactSummaryOf } from '../src/domain/deals/dealContactSummary.js';
-import { dealDecider, type DealState } from '../src/domain/deals/dealDecider.js';
-import { dealStream } from '../src/domain/deals/dealEvents.js';
 import { allProjections } from '../projections/index.js';
 import { contactsProjection } from '../projections/contacts/contactsProjection.js';
 import { dealsProjection } from '../projections/deals/dealsProjection.js';
@@ -28,84 +15,10 @@ import { contactListQuery } from '../projections/contacts/contactQueries.js';
 import { dealListQuery } from '../projections/deals/dealQueries.js';
 import { READ_MODELS_CHECKPOINT } from '../src/application/ProjectionRunner.js';
 import { tempDir } from '../test/support/tempStore.js';
+import { seedScaleLog } from './support/seedScaleLog.js';
 
 const CONTACTS = Number(process.env.BENCH_RM_CONTACTS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_RM_ROUNDS ?? 50);
-
-const decided = <C, Ev extends DomainEvent, S, Err>(decider: Decider<C, Ev, S, Err>, command: C, state: S): readonly Ev[] => {
-  const result = decider.decide(command, state);
-  if (E.isLeft(result)) throw new Error(`seed command refused: ${JSON.stringify(result.left)}`);
-  return result.right;
-};
-
-const fold = <C, Ev extends DomainEvent, S, Err>(decider: Decider<C, Ev, S, Err>, state: S, events: readonly Ev[]): S =>
-  events.reduce((s, e) => decider.evolve(s, e), state);
-
-/**
- * The issue's log, scaled: one company; per contact a phone reservation,
- * `ContactCreated`, a `ContactUpdated`, and a deal that moves to a stage and is
- * won (three in four; the rest lost). Written straight into the SQLite file.
- */
-const seed = (file: string, contacts: number): { events: number; companyId: string } => {
-  const db = openSqliteDatabase(file);
-  const insert = db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
-  const revisions = new Map<string, number>();
-  const start = Date.parse('2026-01-01T00:00:00.000Z');
-  let written = 0;
-  const append = (stream: string, events: readonly DomainEvent[], metadata: EventMetadata, at: string): void => {
-    for (const event of events) {
-      const revision = revisions.get(stream) ?? 0;
-      revisions.set(stream, revision + 1);
-      insert.run(newId(), stream, revision, event.type, JSON.stringify(event.data), JSON.stringify(metadata), at);
-      written++;
-    }
-  };
-  const companyId = newId();
-  const metadata: EventMetadata = { source: 'api', correlationId: newId(), companyId, keyId: 'key' };
-  db.transaction(() => {
-    const at0 = new Date(start).toISOString();
-    append(companyStream(companyId), decided(companyDecider, { type: 'CreateCompany', companyId, name: 'Bench' as CompanyName, at: new Date(at0) }, companyDecider.initialState), metadata, at0);
-    const stages = ['qualification', 'proposal', 'negotiation'];
-    for (let i = 0; i < contacts; i++) {
-      const at = (step: number) => new Date(start + 1000 * i + step).toISOString();
-      const contactId = newId();
-      const phoneNumber = `+49151${String(i).padStart(8, '0')}`;
-      append(
-        phoneReservationStream(companyId, phoneNumber),
-        decided(phoneReservationDecider, { type: 'ReservePhoneNumber', companyId, phoneNumber, contactId, at: new Date(at(0)) }, phoneReservationDecider.initialState),
-        metadata,
-        at(0),
-      );
-      const fields = { name: `Contact ${i}`, phoneNumber, email: `contact${i}@example.com`, city: 'Berlin', tags: ['lead'] };
-      const created = decided(contactDecider, { type: 'CreateContact', contactId, companyId, fields, at: new Date(at(1)) }, contactDecider.initialState);
-      append(contactStream(contactId), created, metadata, at(1));
-      let contact: ContactState = fold(contactDecider, contactDecider.initialState, created);
-      const updated = decided(contactDecider, { type: 'UpdateContact', contactId, companyId, changes: { email: `contact${i}@example.org` }, at: new Date(at(2)) }, contact);
-      append(contactStream(contactId), updated, metadata, at(2));
-      contact = fold(contactDecider, contact, updated);
-      if (contact.status !== 'active') throw new Error('no contact');
-      const dealId = newId();
-      const summary = contactSummaryOf(contact.contact);
-      const dealCreated = decided(
-        dealDecider,
-        { type: 'CreateDeal', dealId, companyId, fields: { title: `Deal ${i}`, value: 1000, currency: 'EUR', stage: stages[0]! }, contact: summary, assignedTo: null, at: new Date(at(3)) },
-        dealDecider.initialState,
-      );
-      append(dealStream(dealId), dealCreated, metadata, at(3));
-      let deal: DealState = fold(dealDecider, dealDecider.initialState, dealCreated);
-      for (const [step, change] of [
-        [4, { stage: stages[1]! }],
-        [5, { status: i % 4 === 3 ? ('lost' as const) : ('won' as const) }],
-      ] as const) {
-        const events = decided(dealDecider, { type: 'ChangeDealStatus', dealId, companyId, change, contact: summary, at: new Date(at(step)) }, deal);
-        append(dealStream(dealId), events, metadata, at(step));
-        deal = fold(dealDecider, deal, events);
-      }
-    }
-  })();
-  db.close();
-  return { events: written, companyId };
-};
 
 /** Applies the whole log in batches of 1,000, as the runner does, and answers events/s. */
 const applyLog = async (eventStore: SqliteEventStore, store: ReadModelStore): Promise<{ events: number; ms: number }> => {
@@ -176,7 +89,7 @@ const main = async (): Promise<void> => {
     const logFile = embeddedDatabaseFile(dir.path);
     const rmFile = embeddedReadModelsFile(dir.path);
     // A kept log is measured again as it is (a second seed would add a company); kept read models too.
-    const { events, companyId } = KEEP !== undefined && existsSync(logFile) ? keptLog(logFile) : seed(logFile, CONTACTS);
+    const { events, companyId } = KEEP !== undefined && existsSync(logFile) ? keptLog(logFile) : seedScaleLog(logFile, CONTACTS);
     const kept = KEEP !== undefined && existsSync(rmFile);
     console.log(`Read-model benchmark: ${events} events, one company with ${CONTACTS} contacts and deals; ${ROUNDS} rounds per query\n`);
     const eventStore = SqliteEventStore.open(logFile);
