@@ -2,7 +2,7 @@ import type { CheckpointStore } from '../../application/ports/CheckpointStore.js
 import type { Position } from '../../shared/Position.js';
 import type { SqliteDatabase } from './openSqliteDatabase.js';
 
-/** Checkpoints in the embedded SQLite file (beside the events they point into). */
+/** Checkpoints in an embedded SQLite file, beside what they describe (the events, or the read models). */
 export class SqliteCheckpointStore implements CheckpointStore {
   private readonly loadStatement;
   private readonly saveStatement;
@@ -16,15 +16,28 @@ export class SqliteCheckpointStore implements CheckpointStore {
     this.resetStatement = db.prepare<[string]>('DELETE FROM checkpoints WHERE name = ?');
   }
 
-  async load(name: string): Promise<Position | null> {
+  /** The synchronous forms run inside a caller's transaction (the read models commit documents and checkpoint together). */
+  loadNow(name: string): Position | null {
     return this.loadStatement.get(name)?.position ?? null;
   }
 
-  async save(name: string, position: Position): Promise<void> {
+  saveNow(name: string, position: Position): void {
     this.saveStatement.run(name, position);
   }
 
-  async reset(name: string): Promise<void> {
+  resetNow(name: string): void {
     this.resetStatement.run(name);
+  }
+
+  async load(name: string): Promise<Position | null> {
+    return this.loadNow(name);
+  }
+
+  async save(name: string, position: Position): Promise<void> {
+    this.saveNow(name, position);
+  }
+
+  async reset(name: string): Promise<void> {
+    this.resetNow(name);
   }
 }

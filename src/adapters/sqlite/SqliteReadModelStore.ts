@@ -1,7 +1,6 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { CheckpointStore } from '../../application/ports/CheckpointStore.js';
 import type { RecordedEvent } from '../../application/ports/EventStore.js';
 import {
   CheckpointMovedError,
@@ -12,7 +11,8 @@ import {
   type ReplayedCheckpoint,
   type StagingReadModels,
 } from '../../application/ports/ReadModelStore.js';
-import { comparePositions, type Position } from '../../shared/Position.js';
+import { comparePositions } from '../../shared/Position.js';
+import { SqliteCheckpointStore } from './SqliteCheckpointStore.js';
 import type { SqliteDatabase } from './openSqliteDatabase.js';
 import { SqliteDocumentCollection, searchTextsOf } from './SqliteDocumentCollection.js';
 import { ReadModelCompanies } from './ReadModelCompanies.js';
@@ -78,45 +78,6 @@ export const openReadModelDatabase = (file: string): SqliteDatabase => {
 
 type AnyCollection = SqliteDocumentCollection<ReadModelDocument>;
 
-/** The read models' checkpoints, in their file; the `…Now` forms run inside a caller's transaction. */
-class ReadModelCheckpoints implements CheckpointStore {
-  private readonly loadStatement;
-  private readonly saveStatement;
-  private readonly resetStatement;
-
-  constructor(db: SqliteDatabase) {
-    this.loadStatement = db.prepare<[string], { position: string }>('SELECT position FROM checkpoints WHERE name = ?');
-    this.saveStatement = db.prepare<[string, string]>(
-      'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position',
-    );
-    this.resetStatement = db.prepare<[string]>('DELETE FROM checkpoints WHERE name = ?');
-  }
-
-  loadNow(name: string): Position | null {
-    return this.loadStatement.get(name)?.position ?? null;
-  }
-
-  saveNow(name: string, position: Position): void {
-    this.saveStatement.run(name, position);
-  }
-
-  resetNow(name: string): void {
-    this.resetStatement.run(name);
-  }
-
-  async load(name: string): Promise<Position | null> {
-    return this.loadNow(name);
-  }
-
-  async save(name: string, position: Position): Promise<void> {
-    this.saveNow(name, position);
-  }
-
-  async reset(name: string): Promise<void> {
-    this.resetNow(name);
-  }
-}
-
 /** Collections bound to projections, each in its own table (`<name>` or `<name>__replay`). */
 class Collections {
   readonly byName = new Map<string, AnyCollection>();
@@ -167,7 +128,7 @@ class SqliteStaging implements StagingReadModels {
   constructor(
     private readonly db: SqliteDatabase,
     private readonly companies: ReadModelCompanies,
-    private readonly checkpoints: ReadModelCheckpoints,
+    private readonly checkpoints: SqliteCheckpointStore,
   ) {
     this.staged = new Collections(db, companies, STAGING_SUFFIX);
   }
@@ -237,12 +198,12 @@ const ownCollections = (db: SqliteDatabase, collections: readonly DocumentCollec
 export class SqliteReadModelStore implements ReadModelStore {
   readonly kind = 'sqlite' as const;
   readonly durable = true;
-  readonly checkpoints: ReadModelCheckpoints;
+  readonly checkpoints: SqliteCheckpointStore;
   private readonly companies: ReadModelCompanies;
   private readonly collections: Collections;
 
   constructor(readonly db: SqliteDatabase) {
-    this.checkpoints = new ReadModelCheckpoints(db);
+    this.checkpoints = new SqliteCheckpointStore(db);
     this.companies = new ReadModelCompanies(db);
     this.collections = new Collections(db, this.companies, '');
   }
