@@ -3,7 +3,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import * as E from 'fp-ts/lib/Either.js';
-import { openSqliteDatabase } from '../src/adapters/sqlite/openSqliteDatabase.js';
 import type { EventMetadata } from '../src/shared/EventMetadata.js';
 import type { Decider, DomainEvent } from '../src/shared/Decider.js';
 import { newId } from '../src/shared/ids.js';
@@ -22,6 +21,7 @@ import { dealStream } from '../src/domain/deals/dealEvents.js';
 import type { ReplaySummary } from '../src/application/replay/replayReadModels.js';
 import { tempDir } from '../test/support/tempStore.js';
 import { rawReadParse, readAllBatches } from './logReadRates.js';
+import { rawLogWriter } from './support/rawLogWriter.js';
 
 const EVENTS = Number(process.env.BENCH_REPLAY_EVENTS ?? 100_000);
 const COMPANIES = 20;
@@ -46,21 +46,8 @@ const fold = <C, Ev extends DomainEvent, S, Err>(decider: Decider<C, Ev, S, Err>
  * are exactly what the API writes.
  */
 const seed = (file: string, target: number): number => {
-  const db = openSqliteDatabase(file);
-  const insert = db.prepare(
-    'INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  );
-  const revisions = new Map<string, number>();
+  const { db, append, written } = rawLogWriter(file);
   const start = Date.parse('2026-01-01T00:00:00.000Z');
-  let written = 0;
-  const append = (stream: string, events: readonly DomainEvent[], metadata: EventMetadata, at: string): void => {
-    for (const event of events) {
-      const revision = revisions.get(stream) ?? 0;
-      revisions.set(stream, revision + 1);
-      insert.run(newId(), stream, revision, event.type, JSON.stringify(event.data), JSON.stringify(metadata), at);
-      written++;
-    }
-  };
   const meta = (companyId: string): EventMetadata => ({ source: 'api', correlationId: newId(), companyId, keyId: `key-${companyId}` });
 
   db.transaction(() => {
@@ -76,7 +63,7 @@ const seed = (file: string, target: number): number => {
     }
     const stages = ['qualification', 'proposal', 'negotiation'];
     // Bounded: every turn writes at least two events.
-    for (let i = 0; written < target; i++) {
+    for (let i = 0; written() < target; i++) {
       const { companyId, summary: owner } = users[i % COMPANIES]!;
       const metadata = meta(companyId);
       const at = (step: number) => new Date(start + 1000 * i + step).toISOString();
@@ -137,7 +124,7 @@ const seed = (file: string, target: number): number => {
     }
   })();
   db.close();
-  return written;
+  return written();
 };
 
 /** `chronicle replay --json` on the data folder, as an operator runs it. */

@@ -1,5 +1,4 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { openSqliteDatabase } from '../../src/adapters/sqlite/openSqliteDatabase.js';
 import type { CompanyName } from '../../src/domain/companies/CompanyName.js';
 import { companyDecider } from '../../src/domain/companies/companyDecider.js';
 import { companyStream } from '../../src/domain/companies/companyEvents.js';
@@ -13,6 +12,7 @@ import { phoneReservationStream } from '../../src/domain/phoneReservation/phoneR
 import type { Decider, DomainEvent } from '../../src/shared/Decider.js';
 import type { EventMetadata } from '../../src/shared/EventMetadata.js';
 import { newId } from '../../src/shared/ids.js';
+import { rawLogWriter } from './rawLogWriter.js';
 
 const decided = <C, Ev extends DomainEvent, S, Err>(decider: Decider<C, Ev, S, Err>, command: C, state: S): readonly Ev[] => {
   const result = decider.decide(command, state);
@@ -29,19 +29,8 @@ const fold = <C, Ev extends DomainEvent, S, Err>(decider: Decider<C, Ev, S, Err>
  * won (three in four; the rest lost). Written straight into the SQLite file.
  */
 export const seedScaleLog = (file: string, contacts: number): { events: number; companyId: string } => {
-  const db = openSqliteDatabase(file);
-  const insert = db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
-  const revisions = new Map<string, number>();
+  const { db, append, written } = rawLogWriter(file);
   const start = Date.parse('2026-01-01T00:00:00.000Z');
-  let written = 0;
-  const append = (stream: string, events: readonly DomainEvent[], metadata: EventMetadata, at: string): void => {
-    for (const event of events) {
-      const revision = revisions.get(stream) ?? 0;
-      revisions.set(stream, revision + 1);
-      insert.run(newId(), stream, revision, event.type, JSON.stringify(event.data), JSON.stringify(metadata), at);
-      written++;
-    }
-  };
   const companyId = newId();
   const metadata: EventMetadata = { source: 'api', correlationId: newId(), companyId, keyId: 'key' };
   db.transaction(() => {
@@ -86,5 +75,5 @@ export const seedScaleLog = (file: string, contacts: number): { events: number; 
     }
   })();
   db.close();
-  return { events: written, companyId };
+  return { events: written(), companyId };
 };
