@@ -71,6 +71,7 @@ export const dealsProjection: Projection<DealDoc> = {
     ['deal.createdAt'],
     ['deal.updatedAt'],
   ],
+  totals: [['deal.status'], ['deal.stage'], ['deal.status', 'deal.stage']],
   targets(event) {
     const decoded = decode(event);
     switch (decoded.type) {

@@ -26,8 +26,10 @@ const companyOf = (event: RecordedEvent): string => event.metadata.companyId ?? 
 
 export const taskProjection: Projection<TaskDoc> = {
   name: 'test_tasks',
-  eventTypes: new Set(['TaskCreated', 'TaskRenamed', 'TaskDeleted', 'OwnerRenamed']),
+  eventTypes: new Set(['TaskCreated', 'TaskRenamed', 'TaskMoved', 'TaskDeleted', 'OwnerRenamed']),
   indexes: [['status'], ['createdAt']],
+  // Totals an adapter may keep: by status, and by status and owner (null when none).
+  totals: [['status'], ['status', 'owner.id']],
   // Searches of `title` alone use a full-text index where an adapter keeps one; of other fields, a scan.
   search: ['title'],
   targets(event) {
@@ -59,6 +61,11 @@ export const taskProjection: Projection<TaskDoc> = {
         if (!doc) return null;
         const d = event.data as { title: string; at: string };
         return { ...doc, title: d.title, updatedAt: d.at, position: event.position };
+      }
+      case 'TaskMoved': {
+        if (!doc) return null;
+        const d = event.data as { status: string; owner: { id: string; name: string } | null; at: string };
+        return { ...doc, status: d.status, owner: d.owner, updatedAt: d.at, position: event.position };
       }
       case 'TaskDeleted':
         return null;

@@ -166,6 +166,57 @@ describe('SqliteReadModelStore', () => {
     });
   });
 
+  describe('totals kept in counts', () => {
+    const done = { op: 'eq' as const, field: 'status', value: 'done' };
+    const seed = async (store: SqliteReadModelStore) =>
+      store.collection(taskProjection).apply(Array.from({ length: 9 }, (_, i) => at(i + 1, 'TaskCreated', created(`t${i}`, { status: i % 3 === 0 ? 'done' : 'open' }))));
+
+    it('counts a table laid out before totals existed once when it opens, keeping its rows and indexes', async () => {
+      const before = openStore();
+      await seed(before);
+      const indexes = () => before.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'test_tasks'").all();
+      const kept = indexes();
+      // As a release before counts left it: no counts table, a layout without totals.
+      before.db.exec('DROP TABLE test_tasks__counts');
+      before.db.exec("UPDATE read_model_tables SET layout = json_remove(layout, '$.totals') WHERE name = 'test_tasks'");
+      await before.close();
+      const after = openStore();
+      const tasks = after.collection(taskProjection);
+      expect((await tasks.list(all({ filters: [done] }))).total).to.equal(3);
+      expect((await tasks.list(all())).total).to.equal(9);
+      expect(after.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'test_tasks'").all()).to.deep.equal(kept);
+      await tasks.apply([at(10, 'TaskDeleted', { id: 't0' })]);
+      expect((await tasks.list(all({ filters: [done] }))).total).to.equal(2);
+    });
+
+    it('counts a search again in one connection after another changed the company’s documents', async () => {
+      const writer = openStore();
+      await seed(writer);
+      const reader = openStore().collection(taskProjection);
+      const search = all({ filters: [{ op: 'contains', fields: ['title'], text: 'task t' }], limit: 1 });
+      expect((await reader.list(search)).total).to.equal(9);
+      expect((await reader.list({ ...search, page: 2 })).total).to.equal(9);
+      await writer.collection(taskProjection).apply([at(10, 'TaskCreated', created('t9')), at(11, 'TaskCreated', created('t10'))]);
+      expect((await reader.list(search)).total).to.equal(11);
+      // Another company's change leaves this one's count as it was (and right).
+      await writer.collection(taskProjection).apply([at(12, 'TaskCreated', created('x'), 'co-2')]);
+      expect((await reader.list(search)).total).to.equal(11);
+    });
+
+    it('swaps a replay’s counts in with its tables', async () => {
+      const store = openStore();
+      await seed(store);
+      const staging = await store.staging();
+      const staged = staging.collection(taskProjection);
+      await staging.applyBatch([staged as never], [at(20, 'TaskCreated', created('only', { status: 'done' }))]);
+      const live = store.collection(taskProjection);
+      expect((await live.list(all({ filters: [done] }))).total).to.equal(3);
+      await staging.swap({ name: 'read-models', position: '20' });
+      expect((await live.list(all({ filters: [done] }))).total).to.equal(1);
+      expect((await live.list(all())).total).to.equal(1);
+    });
+  });
+
   describe('replay staging', () => {
     const seedLive = async (store: SqliteReadModelStore) => {
       const live = [store.collection(taskProjection), store.collection(notesProjection)];
@@ -191,7 +242,7 @@ describe('SqliteReadModelStore', () => {
       }
       expect(await elsewhere.checkpoints.load('read-models')).to.equal('5');
       const tables = store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'test%'").all();
-      expect(tables.map((row) => (row as { name: string }).name).sort()).to.deep.equal(['test_notes', 'test_tasks', 'test_tasks__fts', 'test_notes__fts'].sort().concat(
+      expect(tables.map((row) => (row as { name: string }).name).sort()).to.deep.equal(['test_notes', 'test_tasks', 'test_tasks__fts', 'test_notes__fts', 'test_tasks__counts', 'test_notes__counts'].sort().concat(
         ['test_notes__fts_config', 'test_notes__fts_data', 'test_notes__fts_docsize', 'test_notes__fts_idx', 'test_tasks__fts_config', 'test_tasks__fts_data', 'test_tasks__fts_docsize', 'test_tasks__fts_idx'],
       ).sort());
       // The swapped-in tables take the live ones' place for good: written to and searched as before.
@@ -294,20 +345,32 @@ describe('SqliteReadModelStore', () => {
     });
     const plan = (filters: ListQuery['filters']) => tasks.explain(all({ filters }));
 
-    it('lists and counts a company in creation order from an index alone', () => {
+    it('lists a company in creation order from an index alone, and reads its total from the counts', () => {
       const { page, count } = plan([]);
       expect(page.join(' ')).to.match(/SEARCH t USING COVERING INDEX rm_\w+ \(company=\?\)/);
       expect(page.join(' ')).to.not.contain('TEMP B-TREE');
-      expect(count.join(' ')).to.match(/COVERING INDEX/);
+      expect(count.join(' ')).to.match(/SEARCH test_tasks__counts USING PRIMARY KEY \(company=\? AND key=\?\)/);
+    });
+
+    it('reads the total of a kept combination of equality filters from the counts, and counts any other', () => {
+      const status = { op: 'eq' as const, field: 'status', value: 'done' };
+      const owner = { op: 'eq' as const, field: 'owner.id', value: null };
+      for (const filters of [[status], [owner, status]]) expect(plan(filters).count.join(' ')).to.contain('test_tasks__counts');
+      for (const filters of [[owner], [status, { op: 'gt' as const, field: 'points', value: 1 }]]) {
+        expect(plan(filters).count.join(' ')).to.not.contain('__counts');
+      }
     });
 
     it('filters on an indexed field through its index, in order', () => {
       const { page, count } = plan([{ op: 'eq', field: 'status', value: 'done' }]);
       // Not reported as covering (the field is a generated column), but SQLite only seeks a
-      // table row when it reads one of its columns: the count reads the index alone.
+      // table row when it reads one of its columns.
       expect(page.join(' ')).to.match(/USING (COVERING )?INDEX rm_\w+ \(company=\? AND f\d=\?\)/);
       expect(page.join(' ')).to.not.contain('TEMP B-TREE');
-      expect(count.join(' ')).to.match(/USING (COVERING )?INDEX rm_\w+ \(company=\? AND f\d=\?\)/);
+      expect(count.join(' ')).to.contain('test_tasks__counts');
+      // A total not kept is counted through the same index, reading the index alone.
+      const counted = plan([{ op: 'eq', field: 'status', value: 'done' }, { op: 'hasAll', field: 'tags', values: [] }]).count;
+      expect(counted.join(' ')).to.match(/USING (COVERING )?INDEX rm_\w+ \(company=\? AND f\d=\?\)/);
     });
 
     it('finds a search of 3 or more characters through its rarest trigrams, and a shorter or common one in the covering index', () => {

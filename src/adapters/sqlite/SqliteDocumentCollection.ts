@@ -11,11 +11,17 @@ import type {
 import { comparePositions, type Position } from '../../shared/Position.js';
 import type { SqliteDatabase } from './openSqliteDatabase.js';
 import {
+  CHANGES_KEY,
+  COUNTS_SUFFIX,
   FTS_SUFFIX,
   beyondCreationKeys,
+  changeToken,
+  countKeyOf,
+  countKeysOf,
   creationKey,
   quoteName,
   textIndexOf,
+  valueAt,
   type ReadModelLayout,
   type SearchTexts,
 } from './readModelLayout.js';
@@ -40,6 +46,8 @@ interface Slot<D> {
   readonly seq: number | null;
   /** Searched texts as stored. */
   readonly storedTexts: SearchTexts | null;
+  /** Keys it is counted under as stored (see `countKeysOf`). */
+  readonly storedCounts: readonly string[] | null;
   doc: D | null;
   /** Creation key of `doc`. */
   created: string | null;
@@ -47,16 +55,6 @@ interface Slot<D> {
   createdOrder: number;
   changed: boolean;
 }
-
-/** Value at a dotted path, through plain objects only (as the memory adapter reads it). */
-const valueAt = (doc: object, path: string): unknown => {
-  let value: unknown = doc;
-  for (const part of path.split('.')) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<string, unknown>)[part];
-  }
-  return value;
-};
 
 /** The lower-cased text of each searched field (JavaScript's `toLowerCase`, as the memory adapter). */
 export const searchTextsOf =
@@ -73,6 +71,9 @@ const sameTexts = (a: SearchTexts | null, b: SearchTexts): boolean => a !== null
 const STATISTICS_TTL_MS = 5 * 60_000;
 const STATISTICS_KEPT = 20_000;
 
+/** Totals kept by `countedTotal` at most (per read model and process). */
+const TOTALS_KEPT = 1_000;
+
 /** Rows read per statement while scanning (a scan never keeps a statement open across an await). */
 const SCAN_PAGE = 500;
 
@@ -84,9 +85,12 @@ const SCAN_PAGE = 500;
 export class SqliteDocumentCollection<D extends ReadModelDocument> implements DocumentCollection<D> {
   private readonly name: string;
   private readonly statements = new Map<string, Statement>();
+  private readonly counts: string;
   private readonly texts: (doc: object) => SearchTexts;
+  private readonly countKeys: (doc: object) => string[];
   private readonly trigramDocuments = new Map<string, { n: number; atMost: number; at: number }>();
-  private readonly companyDocuments = new Map<number, { n: number; at: number }>();
+  /** Totals counted by queries, with the change token of their company they hold for (see `countedTotal`). */
+  private readonly totals = new Map<string, { n: number; token: number }>();
   private textIndexName: string | null | undefined = undefined;
 
   constructor(
@@ -98,7 +102,21 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
     readonly layout: ReadModelLayout,
   ) {
     this.name = quoteName(table);
+    this.counts = quoteName(table + COUNTS_SUFFIX);
     this.texts = searchTextsOf(layout);
+    this.countKeys = countKeysOf(layout);
+  }
+
+  /** A stored document, parsed, with the keys it is counted under. */
+  private parsed(doc: string): { doc: D; storedCounts: string[] } {
+    const parsed = JSON.parse(doc) as D;
+    return { doc: parsed, storedCounts: this.countKeys(parsed) };
+  }
+
+  /** The company's count under a key of the counts (0: none). */
+  private counted(company: number, key: string): number {
+    const row = this.statement(`SELECT n FROM ${this.counts} WHERE company = ? AND key = ?`).get(company, key) as { n: number } | undefined;
+    return row?.n ?? 0;
   }
 
   /** A prepared statement, cached per SQL text (one per query shape). */
@@ -120,15 +138,18 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
   /**
    * A page and the total: the page's keys (in index order, the scan stopping at the
    * page; or the full-text matches' keys, of which a sorter keeps the page's), then
-   * only the page's documents; and a count over the same index range or matches.
-   * (Counting the matches in the same pass, with `count(*) OVER ()`, made SQLite
-   * sort them all: slower than finding them twice.)
+   * only the page's documents. The total: read from the counts when the filters are
+   * `eq` on a kept combination (or none); else counted over the same index range or
+   * matches, once per state of the company's documents (`countedTotal`). (Counting
+   * the matches in the same pass, with `count(*) OVER ()`, made SQLite sort them
+   * all: slower than finding them twice.)
    */
   async list(query: ListQuery): Promise<Page<D>> {
     const company = this.companies.find(query.companyId);
     if (company === null) return { items: [], total: 0 };
     const limit = Math.max(0, Math.floor(query.limit));
     const offset = Math.max(0, (Math.floor(query.page) - 1) * limit);
+    const countKey = query.withTotal === false ? null : countKeyOf(this.layout, query.filters);
     const run = (): Page<D> => {
       const filter = toSqliteFilter(this.table, this.layout, company, query.filters, this.statistics(company), this.textIndex());
       if (filter === null) return { items: [], total: 0 };
@@ -137,7 +158,11 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
       const read = this.db.transaction(() => {
         const rows = limit > 0 ? (statements.page.all(...filter.params, limit, offset) as { doc: string }[]) : [];
         const total =
-          query.withTotal === false ? offset + rows.length : (statements.count.get(...filter.params) as { n: number }).n;
+          query.withTotal === false
+            ? offset + rows.length
+            : countKey !== null
+              ? this.counted(company, countKey)
+              : this.countedTotal(company, statements.count, filter.params);
         return { items: rows.map((row) => JSON.parse(row.doc) as D), total };
       });
       return read();
@@ -150,6 +175,26 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
       this.forgetTextIndex();
       return run();
     }
+  }
+
+  /**
+   * A total SQLite counts (a search, a range): counted once per state of the
+   * company's documents, then read again while the company's change token is the
+   * one it was counted with (a client paging through a search asks the same total
+   * on every page; a poller asks it again and again). Inside the list's read
+   * transaction, so the token and the count are of one snapshot.
+   */
+  private countedTotal(company: number, count: Statement, params: readonly unknown[]): number {
+    const token = this.counted(company, CHANGES_KEY);
+    const key = `${company}\u0000${count.source}\u0000${JSON.stringify(params)}`;
+    const known = this.totals.get(key);
+    if (known && token !== 0 && known.token === token) return known.n;
+    const { n } = count.get(...params) as { n: number };
+    if (token !== 0) {
+      if (this.totals.size >= TOTALS_KEPT) this.totals.clear();
+      this.totals.set(key, { n, token });
+    }
+    return n;
   }
 
   /** The name of the table's index of texts by `seq`, looked up once (and again after a swap). */
@@ -185,13 +230,18 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
     const { page, count } = this.listStatements(filter, query.order);
     const plan = (statement: Statement, params: readonly unknown[]) =>
       (this.db.prepare(`EXPLAIN QUERY PLAN ${statement.source}`).all(...params) as { detail: string }[]).map((row) => row.detail);
-    return { page: plan(page, [...filter.params, query.limit, 0]), count: plan(count, filter.params) };
+    const countKey = countKeyOf(this.layout, query.filters);
+    const counted = this.statement(`SELECT n FROM ${this.counts} WHERE company = ? AND key = ?`);
+    return {
+      page: plan(page, [...filter.params, query.limit, 0]),
+      count: countKey === null ? plan(count, filter.params) : plan(counted, [company, countKey]),
+    };
   }
 
   /**
    * Estimates for search plans, kept STATISTICS_TTL_MS: how many documents hold a
-   * trigram (its full-text matches counted, up to the number that matters), and
-   * how many the company has.
+   * trigram (its full-text matches counted, up to the number that matters); and
+   * how many the company has (from the counts).
    */
   private statistics(company: number): TextStatistics {
     const now = Date.now();
@@ -210,13 +260,7 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
         keep(this.trigramDocuments, trigram, { n, atMost, at: now });
         return n;
       },
-      companyDocuments: () => {
-        const known = this.companyDocuments.get(company);
-        if (known && fresh(known.at)) return known.n;
-        const { n } = this.statement(`SELECT count(*) AS n FROM ${this.name} WHERE company = ?`).get(company) as { n: number };
-        keep(this.companyDocuments, company, { n, at: now });
-        return n;
-      },
+      companyDocuments: () => this.counted(company, countKeyOf(this.layout, [])!),
     };
   }
 
@@ -265,7 +309,7 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
         id: row.id,
         seq: row.seq,
         storedTexts: this.layout.search.map((_, i) => row[`s${i}`] ?? null),
-        doc: JSON.parse(row.doc) as D,
+        ...this.parsed(row.doc),
         created: row.created,
         createdOrder: -1,
         changed: false,
@@ -278,7 +322,18 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
         | StoredRow
         | undefined;
       if (row) return fromRow(companyId, company, row);
-      return remember({ companyId, company, id, seq: null, storedTexts: null, doc: null, created: null, createdOrder: -1, changed: false });
+      return remember({
+        companyId,
+        company,
+        id,
+        seq: null,
+        storedTexts: null,
+        storedCounts: null,
+        doc: null,
+        created: null,
+        createdOrder: -1,
+        changed: false,
+      });
     };
     const whereSlots = (target: Extract<ProjectionTarget, { kind: 'where' }>): Slot<D>[] => {
       const company = this.companies.key(target.companyId);
@@ -335,6 +390,7 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
       ? this.statement(`INSERT INTO ${fts} (rowid${searched.map((_, i) => `, c${i}`).join('')}) VALUES (?${searched.map(() => ', ?').join('')})`)
       : null;
     const inserts: Slot<D>[] = [];
+    this.recount(changed);
     for (const slot of changed) {
       if (slot.doc === null) {
         if (slot.seq === null) continue;
@@ -367,9 +423,36 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
     }
   }
 
+  /** Moves the counts by what the changed documents were counted under, and gives their companies new change tokens. */
+  private recount(changed: readonly Slot<D>[]): void {
+    const deltas = new Map<number, Map<string, number>>();
+    for (const slot of changed) {
+      let byKey = deltas.get(slot.company);
+      if (!byKey) deltas.set(slot.company, (byKey = new Map()));
+      for (const key of slot.storedCounts ?? []) byKey.set(key, (byKey.get(key) ?? 0) - 1);
+      if (slot.doc !== null) for (const key of this.countKeys(slot.doc)) byKey.set(key, (byKey.get(key) ?? 0) + 1);
+    }
+    const move = this.statement(
+      `INSERT INTO ${this.counts} (company, key, n) VALUES (?, ?, ?) ON CONFLICT (company, key) DO UPDATE SET n = n + excluded.n`,
+    );
+    const dropEmpty = this.statement(`DELETE FROM ${this.counts} WHERE company = ? AND key = ? AND n = 0`);
+    const token = this.statement(
+      `INSERT INTO ${this.counts} (company, key, n) VALUES (?, '${CHANGES_KEY}', ?) ON CONFLICT (company, key) DO UPDATE SET n = excluded.n`,
+    );
+    for (const [company, byKey] of deltas) {
+      for (const [key, delta] of byKey) {
+        if (delta === 0) continue;
+        move.run(company, key, delta);
+        if (delta < 0) dropEmpty.run(company, key);
+      }
+      token.run(company, changeToken());
+    }
+  }
+
   async clear(): Promise<void> {
     this.companies.write(() => {
       this.db.exec(`DELETE FROM ${this.name}`);
+      this.db.exec(`DELETE FROM ${this.counts}`);
       if (this.layout.search.length > 0) {
         const fts = quoteName(this.table + FTS_SUFFIX);
         this.db.exec(`INSERT INTO ${fts} (${fts}) VALUES ('delete-all')`);

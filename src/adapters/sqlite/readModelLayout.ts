@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import type { Projection, ReadModelDocument } from '../../application/ports/ReadModelStore.js';
+import { randomBytes, randomInt } from 'node:crypto';
+import type { Filter, Projection, ReadModelDocument } from '../../application/ports/ReadModelStore.js';
 import { isPosition, type Position } from '../../shared/Position.js';
 import type { SqliteDatabase } from './openSqliteDatabase.js';
 
@@ -17,12 +17,25 @@ export interface ReadModelLayout {
   readonly indexes: readonly (readonly string[])[];
   /** Searched fields: lower-cased text in `s0`, `s1`, …, and the full-text columns `c0`, `c1`, … */
   readonly search: readonly string[];
+  /**
+   * Field combinations whose totals are kept in the table's counts (see
+   * `countKeysOf`): the company's total (`[]`) first, then the projection's `totals`.
+   */
+  readonly totals: readonly (readonly string[])[];
 }
 
 export const LAYOUT_VERSION = 1;
 
 /** Suffix of the full-text table of a read model's table. */
 export const FTS_SUFFIX = '__fts';
+/** Suffix of the table of counts of a read model's table (see `countKeysOf`). */
+export const COUNTS_SUFFIX = '__counts';
+/**
+ * The key, in a table of counts, of a company's change token: a random number
+ * written with every transaction that changes one of the company's documents, so
+ * that a reader knows whether what it counted before still holds.
+ */
+export const CHANGES_KEY = 'changes';
 /** Suffix of the tables a replay builds. */
 export const STAGING_SUFFIX = '__replay';
 /** Suffix a live table takes during a swap, until it is dropped after the commit. */
@@ -70,15 +83,69 @@ export const layoutOf = (projection: Projection<ReadModelDocument>): ReadModelLa
   for (const index of projection.indexes) for (const field of index) if (!fields.includes(field)) fields.push(field);
   const search: string[] = [];
   for (const field of projection.search ?? []) if (!search.includes(field)) search.push(field);
-  for (const field of [...fields, ...search]) jsonPath(field);
-  return { version: LAYOUT_VERSION, fields, indexes: projection.indexes.map((index) => [...index]), search };
+  const totals: string[][] = [[]];
+  for (const combination of projection.totals ?? []) {
+    const distinct = [...new Set(combination)];
+    if (!totals.some((kept) => kept.length === distinct.length && kept.every((field) => distinct.includes(field)))) {
+      totals.push(distinct);
+    }
+  }
+  for (const field of [...fields, ...search, ...totals.flat()]) jsonPath(field);
+  return { version: LAYOUT_VERSION, fields, indexes: projection.indexes.map((index) => [...index]), search, totals };
 };
+
+/** Value at a dotted path, through plain objects only (as the memory adapter reads it). */
+export const valueAt = (doc: object, path: string): unknown => {
+  let value: unknown = doc;
+  for (const part of path.split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+};
+
+/**
+ * A value as a key of counts: what an `eq` filter compares (null and missing
+ * are one; an object or array equals no filter value, so it is kept apart as `{}`).
+ */
+const countedValue = (value: unknown): unknown => (value == null ? null : typeof value === 'object' ? {} : value);
+
+const countKey = (combination: number, values: readonly unknown[]): string => `${combination}:${JSON.stringify(values.map(countedValue))}`;
+
+/**
+ * The keys under which a document is counted in its table's counts: one per kept
+ * combination, `<combination>:<JSON array of its values>` (the company's total is
+ * `0:[]`). A list whose filters are exactly `eq` on one combination's fields reads
+ * its total under one key (`countKeyOf`) instead of counting its matches.
+ */
+export const countKeysOf =
+  (layout: ReadModelLayout) =>
+  (doc: object): string[] =>
+    layout.totals.map((fields, i) => countKey(i, fields.map((field) => valueAt(doc, field))));
+
+/** The key of a list's total in the counts, when its filters are `eq` on exactly a kept combination (else null). */
+export const countKeyOf = (layout: ReadModelLayout, filters: readonly Filter[]): string | null => {
+  const equal = new Map<string, unknown>();
+  for (const filter of filters) {
+    // An empty search is no filter (see `toSqliteFilter`).
+    if (filter.op === 'contains' && filter.text === '') continue;
+    if (filter.op !== 'eq') return null;
+    const known = equal.get(filter.field);
+    if (equal.has(filter.field) && JSON.stringify(countedValue(known)) !== JSON.stringify(countedValue(filter.value))) return null;
+    equal.set(filter.field, filter.value);
+  }
+  const i = layout.totals.findIndex((fields) => fields.length === equal.size && fields.every((field) => equal.has(field)));
+  return i < 0 ? null : countKey(i, layout.totals[i]!.map((field) => equal.get(field)));
+};
+
+/** A new change token (see `CHANGES_KEY`). */
+export const changeToken = (): number => randomInt(1, 2 ** 47);
 
 /** Refuses names the adapter keeps for itself or builds from read-model names. */
 export const checkReadModelName = (name: string): void => {
   quoteName(name);
   if (name === '' || RESERVED_TABLES.has(name) || name.startsWith('sqlite_')) throw new Error(`A read model cannot be named ${JSON.stringify(name)}`);
-  for (const suffix of [FTS_SUFFIX, STAGING_SUFFIX, RETIRED_SUFFIX, RELAYOUT_SUFFIX]) {
+  for (const suffix of [FTS_SUFFIX, COUNTS_SUFFIX, STAGING_SUFFIX, RETIRED_SUFFIX, RELAYOUT_SUFFIX]) {
     if (name.endsWith(suffix)) throw new Error(`A read model's name cannot end in ${suffix}`);
   }
 };
@@ -144,6 +211,7 @@ export const createReadModelTable = (db: SqliteDatabase, table: string, layout: 
     seen.add(key);
     db.exec(`CREATE INDEX "rm_${token}_${i + 1}" ON ${name} (${key})`);
   });
+  createCountsTable(db, table);
   if (layout.search.length > 0) {
     const fts = quoteName(table + FTS_SUFFIX);
     db.exec(`DROP TABLE IF EXISTS ${fts}`);
@@ -158,17 +226,78 @@ export const createReadModelTable = (db: SqliteDatabase, table: string, layout: 
   );
 };
 
-/** Drops a read model's table, its full-text table and its layout. */
+/**
+ * The counts of a read model's table, per company: its documents under each key
+ * of `countKeysOf`, and its change token (`CHANGES_KEY`). Kept by every write in
+ * the same transaction as the documents.
+ */
+const createCountsTable = (db: SqliteDatabase, table: string): void => {
+  const counts = quoteName(table + COUNTS_SUFFIX);
+  db.exec(`DROP TABLE IF EXISTS ${counts}`);
+  db.exec(`CREATE TABLE ${counts} (company INTEGER NOT NULL, key TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (company, key)) WITHOUT ROWID`);
+};
+
+/** Counts gathered while documents are copied, written at the end with a change token per company. */
+class CountsTally {
+  private readonly byCompany = new Map<number, Map<string, number>>();
+  private readonly keys: (doc: object) => string[];
+
+  constructor(layout: ReadModelLayout) {
+    this.keys = countKeysOf(layout);
+  }
+
+  add(company: number, doc: object): void {
+    let counts = this.byCompany.get(company);
+    if (!counts) this.byCompany.set(company, (counts = new Map()));
+    for (const key of this.keys(doc)) counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+
+  write(db: SqliteDatabase, table: string): void {
+    const insert = db.prepare(`INSERT INTO ${quoteName(table + COUNTS_SUFFIX)} (company, key, n) VALUES (?, ?, ?)`);
+    for (const [company, counts] of this.byCompany) {
+      for (const [key, n] of counts) insert.run(company, key, n);
+      insert.run(company, CHANGES_KEY, changeToken());
+    }
+  }
+}
+
+/** Counts a table's documents again into fresh counts (its totals changed, or it had none). */
+const recount = (db: SqliteDatabase, table: string, layout: ReadModelLayout): void => {
+  createCountsTable(db, table);
+  if (layout.totals.length === 1) {
+    // The company's total alone: SQLite counts it from an index.
+    const counts = quoteName(table + COUNTS_SUFFIX);
+    db.exec(`INSERT INTO ${counts} (company, key, n) SELECT company, '${countKey(0, [])}', count(*) FROM ${quoteName(table)} GROUP BY company`);
+    const token = db.prepare(`INSERT INTO ${counts} (company, key, n) VALUES (?, '${CHANGES_KEY}', ?)`);
+    for (const { company } of db.prepare<[], { company: number }>(`SELECT company FROM ${counts}`).all()) token.run(company, changeToken());
+    return;
+  }
+  const tally = new CountsTally(layout);
+  const read = db.prepare<[number, number], { seq: number; company: number; doc: string }>(
+    `SELECT seq, company, doc FROM ${quoteName(table)} WHERE seq > ? ORDER BY seq LIMIT ?`,
+  );
+  for (let after = 0; ; ) {
+    const rows = read.all(after, COPY_PAGE);
+    for (const row of rows) tally.add(row.company, JSON.parse(row.doc) as object);
+    if (rows.length < COPY_PAGE) break;
+    after = rows[rows.length - 1]!.seq;
+  }
+  tally.write(db, table);
+};
+
+/** Drops a read model's table, its full-text table, its counts and its layout. */
 export const dropReadModelTable = (db: SqliteDatabase, table: string): void => {
   db.exec(`DROP TABLE IF EXISTS ${quoteName(table)}`);
   db.exec(`DROP TABLE IF EXISTS ${quoteName(table + FTS_SUFFIX)}`);
+  db.exec(`DROP TABLE IF EXISTS ${quoteName(table + COUNTS_SUFFIX)}`);
   db.prepare('DELETE FROM read_model_tables WHERE name = ?').run(table);
 };
 
-/** Renames a read model's table with its full-text table and layout (indexes keep their names). */
+/** Renames a read model's table with its full-text table, counts and layout (indexes keep their names). */
 export const renameReadModelTable = (db: SqliteDatabase, from: string, to: string): void => {
   db.exec(`ALTER TABLE ${quoteName(from)} RENAME TO ${quoteName(to)}`);
   if (tableExists(db, from + FTS_SUFFIX)) db.exec(`ALTER TABLE ${quoteName(from + FTS_SUFFIX)} RENAME TO ${quoteName(to + FTS_SUFFIX)}`);
+  if (tableExists(db, from + COUNTS_SUFFIX)) db.exec(`ALTER TABLE ${quoteName(from + COUNTS_SUFFIX)} RENAME TO ${quoteName(to + COUNTS_SUFFIX)}`);
   db.prepare('DELETE FROM read_model_tables WHERE name = ?').run(to);
   db.prepare('UPDATE read_model_tables SET name = ? WHERE name = ?').run(to, from);
 };
@@ -193,6 +322,12 @@ export const ensureReadModelTable = (
     const stored = db.prepare<[string], { layout: string }>('SELECT layout FROM read_model_tables WHERE name = ?').get(table);
     const exists = tableExists(db, table);
     if (exists && stored?.layout === wanted) return;
+    if (exists && stored !== undefined && sameButTotals(stored.layout, layout)) {
+      // Only the kept totals changed (or a table of a release before counts): count the documents again.
+      recount(db, table, layout);
+      db.prepare('UPDATE read_model_tables SET layout = ? WHERE name = ?').run(wanted, table);
+      return;
+    }
     if (!exists) {
       dropReadModelTable(db, table);
       createReadModelTable(db, table, layout);
@@ -209,6 +344,13 @@ export const ensureReadModelTable = (
 };
 
 const COPY_PAGE = 1000;
+
+/** Whether a stored layout is `layout` but for its totals (a layout stored before totals existed has none). */
+const sameButTotals = (stored: string, layout: ReadModelLayout): boolean => {
+  const { totals: _stored, ...rest } = JSON.parse(stored) as Partial<ReadModelLayout>;
+  const { totals: _wanted, ...wanted } = layout;
+  return JSON.stringify(rest) === JSON.stringify(wanted);
+};
 
 const copyDocuments = (
   db: SqliteDatabase,
@@ -232,16 +374,20 @@ const copyDocuments = (
             `VALUES (?${layout.search.map(() => ', ?').join('')})`,
         )
       : null;
+  const tally = new CountsTally(layout);
   for (let after = 0; ; ) {
     const rows = read.all(after, COPY_PAGE);
     for (const row of rows) {
-      const texts = searchTexts(JSON.parse(row.doc) as object);
+      const doc = JSON.parse(row.doc) as object;
+      const texts = searchTexts(doc);
       insert.run(row.seq, row.company, row.id, row.created, row.doc, ...texts);
       indexText?.run(row.seq, ...texts);
+      tally.add(row.company, doc);
     }
-    if (rows.length < COPY_PAGE) return;
+    if (rows.length < COPY_PAGE) break;
     after = rows[rows.length - 1]!.seq;
   }
+  tally.write(db, to);
 };
 
 /** The name of a table's index of its searched texts by `seq` (null: it searches nothing). */

@@ -36,6 +36,14 @@ export interface Projection<D extends ReadModelDocument> {
    * answers the same, by a scan of the company's documents.
    */
   readonly search?: readonly string[];
+  /**
+   * Combinations of fields that lists filter on with `eq` (exactly these fields),
+   * whose totals adapters may keep up to date as documents change, so that such a
+   * list reads its total instead of counting its matches (SQLite: a table of counts
+   * per read model; the company's total, no filter, is always kept there). A list
+   * filtered otherwise still answers the same, counted.
+   */
+  readonly totals?: readonly (readonly string[])[];
 }
 
 /** A filter of a typed list query. Field names are dotted paths into the document. */
