@@ -6,8 +6,8 @@ import { tempDir } from '../support/tempStore.js';
 import { skipLine } from '../support/integration.js';
 import { rateLimitCountersContract } from './rateLimitCounters.contract.js';
 
-rateLimitCountersContract('memory (embedded)', async (limits, options) => ({
-  counters: new MemoryRateLimitCounters(limits, options),
+rateLimitCountersContract('memory (embedded)', async (limits) => ({
+  counters: new MemoryRateLimitCounters(limits),
   dispose: async () => undefined,
 }), { leases: false });
 

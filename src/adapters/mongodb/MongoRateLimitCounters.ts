@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import { RateLimiterMongo } from 'rate-limiter-flexible';
 import type { RateLimits } from '../../application/ports/RateLimitCounters.js';
-import { FlexibleRateLimitCounters, type RateLimitCounterOptions } from '../memory/MemoryRateLimitCounters.js';
+import { FlexibleRateLimitCounters, type RateLimitCounterOptions } from '../rateLimiterFlexible/FlexibleRateLimitCounters.js';
 
 /** The collection of every rate-limit counter, beside the read models. */
 export const RATE_LIMIT_COLLECTION = 'rateLimits';

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { RateLimiterSQLite } from 'rate-limiter-flexible';
 import type { RateLimits } from '../../application/ports/RateLimitCounters.js';
-import { FlexibleRateLimitCounters, type RateLimitCounterOptions } from '../memory/MemoryRateLimitCounters.js';
+import { FlexibleRateLimitCounters, type RateLimitCounterOptions } from '../rateLimiterFlexible/FlexibleRateLimitCounters.js';
 import type { SqliteDatabase } from './openSqliteDatabase.js';
 
 /** The table of every rate-limit counter (rate-limiter-flexible's layout: key, points, expire in ms). */
