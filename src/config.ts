@@ -80,6 +80,9 @@ const bearerToken = new t.Type<string, string, unknown>(
   String,
 );
 
+/** Where embedded read models live: their SQLite file (the default) or this process's memory. */
+const readModelsKind = t.keyof({ sqlite: null, memory: null });
+
 const logLevel = t.keyof({ fatal: null, error: null, warn: null, info: null, debug: null, trace: null, silent: null });
 
 const nonEmpty = new t.Type<string, string, unknown>(
@@ -112,6 +115,7 @@ const variables = {
   RUN_PROJECTIONS: { codec: booleanFromString, default: 'true' },
   RUN_WEBHOOKS: { codec: booleanFromString, default: 'true' },
   API_WORKERS: { codec: intFromString('count', 1, 256), default: '1' },
+  READ_MODELS: { codec: readModelsKind, default: 'sqlite' },
   READ_YOUR_WRITES_TIMEOUT_MS: { codec: intFromString('milliseconds', 0, 60_000), default: '5000' },
   READY_MAX_LAG_MS: { codec: intFromString('milliseconds', 0), default: '5000' },
   METRICS_TOKEN: { codec: bearerToken, default: undefined },
@@ -151,6 +155,12 @@ export interface Config {
    * projections and the webhooks run in one more process of their own. 1: everything in this process.
    */
   readonly apiWorkers: number;
+  /**
+   * Embedded read models: `sqlite` (DATA_DIR/read-models.sqlite, kept across restarts,
+   * shared by the processes on DATA_DIR) or `memory` (built from the whole log at every
+   * start, for one process; for tests and comparisons).
+   */
+  readonly readModels: 'sqlite' | 'memory';
   /** Bounded wait of a write for its own read models (read-your-writes). */
   readonly readYourWritesTimeoutMs: number;
   /** `/ready` fails when the read models this process serves are further behind the log than this. */
@@ -205,6 +215,12 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
         'not in a SQLite file in DATA_DIR (lost with a container, not shared between instances)',
     );
   }
+  if (c.READ_MODELS === 'memory') {
+    // Read models in one process's memory serve that process alone, and are built by it.
+    if (c.MONGODB_URL !== undefined) problems.push('READ_MODELS=memory is for the embedded mode: with MONGODB_URL the read models are in MongoDB');
+    if (!c.RUN_PROJECTIONS || !c.RUN_API) problems.push('READ_MODELS=memory needs RUN_API and RUN_PROJECTIONS in the same process: no other process can read them');
+    if (c.API_WORKERS > 1) problems.push('READ_MODELS=memory needs API_WORKERS=1: no other process can read them');
+  }
   if (c.API_WORKERS > 1 && !c.RUN_API) {
     problems.push('API_WORKERS above 1 needs RUN_API: it is the number of API processes to run');
   }
@@ -229,6 +245,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     trustProxy: c.TRUST_PROXY,
     roles: { api: c.RUN_API, projections: c.RUN_PROJECTIONS, webhooks: c.RUN_WEBHOOKS },
     apiWorkers: c.API_WORKERS,
+    readModels: c.READ_MODELS,
     readYourWritesTimeoutMs: c.READ_YOUR_WRITES_TIMEOUT_MS,
     readyMaxLagMs: c.READY_MAX_LAG_MS,
     metricsToken: c.METRICS_TOKEN,

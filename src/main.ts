@@ -11,6 +11,7 @@ import { SqliteEventStore } from './adapters/sqlite/SqliteEventStore.js';
 import { SqliteIdempotencyStore } from './adapters/sqlite/SqliteIdempotencyStore.js';
 import { SqliteRateLimitCounters } from './adapters/sqlite/SqliteRateLimitCounters.js';
 import { SqliteReadModelStore } from './adapters/sqlite/SqliteReadModelStore.js';
+import { MemoryReadModelStore } from './adapters/memory/MemoryReadModelStore.js';
 import { SqliteWebhookOutbox } from './adapters/sqlite/SqliteWebhookOutbox.js';
 import { SqliteWebhookSecretStore } from './adapters/sqlite/SqliteWebhookSecretStore.js';
 import { upcastingSource, withUpcasting } from './application/versioning/UpcastingEventStore.js';
@@ -65,7 +66,7 @@ export const openStores = async (config: Config): Promise<Stores> => {
     // config.ts refuses EVENTSTORE_URL without MONGODB_URL: embedded, the secrets, the
     // outbox and the idempotency keys share the event log's SQLite connection.
     if (!(adapter instanceof SqliteEventStore)) throw new Error('EVENTSTORE_URL needs MONGODB_URL');
-    const readModels = SqliteReadModelStore.open(embeddedReadModelsFile(config.dataDir));
+    const readModels = config.readModels === 'memory' ? new MemoryReadModelStore() : SqliteReadModelStore.open(embeddedReadModelsFile(config.dataDir));
     let rateLimits: RateLimitCounters;
     try {
       // One process running the API and the projections (`npm start`) is the only API process on its

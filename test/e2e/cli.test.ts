@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { runCli, startServer } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
 
@@ -39,6 +41,32 @@ describe('chronicle CLI', function () {
     } finally {
       expect(await server.stop()).to.equal(0);
     }
+  });
+
+  it('keeps the read models in memory with READ_MODELS=memory: rebuilt from the log at every start, no read-model file', async () => {
+    const env = { DATA_DIR: dir.path, READ_MODELS: 'memory' };
+    const company = JSON.parse((await runCli(['companies', 'create', '--name', 'Acme', '--json'], env)).stdout) as { id: string };
+    const { key } = JSON.parse(
+      (await runCli(['keys', 'create', '--company', company.id, '--permissions', 'all', '--json'], env)).stdout,
+    ) as { key: string };
+    const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+    const first = await startServer(env);
+    try {
+      const health = (await (await fetch(`${first.baseUrl}/health`)).json()) as { data: Record<string, unknown> };
+      expect(health.data).to.include({ readModels: 'memory' });
+      const created = await fetch(`${first.baseUrl}/contacts`, { method: 'POST', headers, body: JSON.stringify({ name: 'Ada', phoneNumber: '+4915112345678' }) });
+      expect(created.status).to.equal(201);
+    } finally {
+      expect(await first.stop()).to.equal(0);
+    }
+    const again = await startServer(env);
+    try {
+      const listed = (await (await fetch(`${again.baseUrl}/contacts`, { headers })).json()) as { data: { name: string }[] };
+      expect(listed.data.map((contact) => contact.name)).to.deep.equal(['Ada']);
+    } finally {
+      expect(await again.stop()).to.equal(0);
+    }
+    expect(existsSync(join(dir.path, 'read-models.sqlite'))).to.equal(false);
   });
 
   it('serves every route under BASE_PATH', async () => {

@@ -28,6 +28,7 @@ describe('configuration from the environment', () => {
       trustProxy: false,
       roles: { api: true, projections: true, webhooks: true },
       apiWorkers: 1,
+      readModels: 'sqlite',
       readYourWritesTimeoutMs: 5000,
       readyMaxLagMs: 5000,
       metricsToken: undefined,
@@ -137,6 +138,16 @@ describe('configuration from the environment', () => {
   it('takes an API without projections in either mode: the SQLite read models are a file other processes share', () => {
     expect(loadConfig({ RUN_PROJECTIONS: 'false' }).roles).to.deep.equal({ api: true, projections: false, webhooks: true });
     expect(() => loadConfig({ RUN_PROJECTIONS: 'false', MONGODB_URL: 'mongodb://db' })).not.to.throw();
+  });
+
+  it('keeps read models in memory only for one process that builds and serves them, embedded', () => {
+    expect(loadConfig({ READ_MODELS: 'memory' }).readModels).to.equal('memory');
+    expect(problemsOf({ READ_MODELS: 'disk' })).to.have.length(1);
+    expect(problemsOf({ READ_MODELS: 'memory', RUN_PROJECTIONS: 'false' })).to.deep.equal([
+      'READ_MODELS=memory needs RUN_API and RUN_PROJECTIONS in the same process: no other process can read them',
+    ]);
+    expect(problemsOf({ READ_MODELS: 'memory', API_WORKERS: '2' })).to.deep.equal(['READ_MODELS=memory needs API_WORKERS=1: no other process can read them']);
+    expect(problemsOf({ READ_MODELS: 'memory', MONGODB_URL: 'mongodb://db' })).to.have.length(1);
   });
 
   it('is fully listed in .env.example', () => {
