@@ -1,10 +1,16 @@
-// npm run bench:scale — the embedded mode at scale: a log of about 1,000,000 events, a first start
-// (read models built) and a restart, each to /ready, resident memory, and the read latencies at
-// 10 connections beside a bare Koa server measured in the same run. Not a test: it prints figures.
-// Every phase is bounded in time or count.
+// npm run bench:scale — the embedded mode at scale: a log of about 1,000,000 events, then
+// - SQLite read models, one process (`npm start`): first start (read models built) and a restart,
+//   each to /ready with resident memory; GET by id, a filtered list, searches and POST /contacts at
+//   10 connections;
+// - the same folder with API_WORKERS=2 (two API workers and a projector/dispatcher process, on every
+//   core): start to /ready, the resident memory of every process, the same reads;
+// - READ_MODELS=memory, one process: start to /ready (the read models rebuilt in memory), resident
+//   memory, the same reads;
+// - a bare Koa server's GET and POST, measured in the same run before and after (the mean is the baseline).
+// Not a test: it prints figures. Every phase is bounded in time or count.
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import * as E from 'fp-ts/lib/Either.js';
@@ -20,6 +26,8 @@ import { seedScaleLog } from './support/seedScaleLog.js';
 /** Six events per contact: 166,667 contacts make the issue's 1,000,000 events. */
 const CONTACTS = Number(process.env.BENCH_SCALE_CONTACTS ?? 166_667);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** Which of the phases to run (all by default): `sqlite`, `workers`, `memory`. */
+const PHASES = new Set((process.env.BENCH_SCALE_PHASES ?? 'sqlite,workers,memory').split(',').map((phase) => phase.trim()));
 const CONNECTIONS = 10;
 const READY_WITHIN_MS = 20 * 60_000;
 const CLI = fileURLToPath(new URL('../../bin/chronicle.js', import.meta.url));
@@ -40,21 +48,50 @@ const rssMb = (pid: number): number => {
   return Math.round(Number(line?.replace(/\D+/g, '') ?? 0) / 1024);
 };
 
+/** The process and its descendants (Linux /proc). */
+const processTree = (pid: number): number[] => {
+  const file = `/proc/${pid}/task/${pid}/children`;
+  const children = existsSync(file) ? readFileSync(file, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number) : [];
+  return [pid, ...children.flatMap(processTree)];
+};
+
+/** Resident memory of every process of the tree, e.g. `412 MB (supervisor 60, 120, 118, 114)`. */
+const treeRss = (pid: number): { total: number; each: number[] } => {
+  const each = processTree(pid).map(rssMb);
+  return { total: each.reduce((a, b) => a + b, 0), each };
+};
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Starts `chronicle serve` on the folder and resolves once /ready answers 200: the time it took, and its RSS then. */
-const startServe = async (dataDir: string): Promise<{ child: ChildProcess; base: string; readyMs: number; rss: number }> => {
+interface Served {
+  readonly child: ChildProcess;
+  readonly base: string;
+  readonly readyMs: number;
+}
+
+/** Starts `chronicle serve` on the folder and resolves once /ready answers 200, with the time it took. */
+const startServe = async (dataDir: string, env: Record<string, string> = {}): Promise<Served> => {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const started = performance.now();
   const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', RATE_LIMIT_HOURLY: '100000000', RATE_LIMIT_DAILY: '100000000', RATE_LIMIT_CONCURRENT: '1000' },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_HOURLY: '100000000',
+      RATE_LIMIT_DAILY: '100000000',
+      RATE_LIMIT_CONCURRENT: '1000',
+      ...env,
+    },
     stdio: 'ignore',
   });
   // Bounded: polls every 100 ms until ready or READY_WITHIN_MS.
   while (performance.now() - started < READY_WITHIN_MS) {
     const ready = await fetch(`${base}/ready`).then((r) => r.status, () => 0);
-    if (ready === 200) return { child, base, readyMs: Math.round(performance.now() - started), rss: rssMb(child.pid!) };
+    if (ready === 200) return { child, base, readyMs: Math.round(performance.now() - started) };
+    if (child.exitCode !== null) throw new Error(`chronicle serve exited with ${child.exitCode}`);
     await sleep(100);
   }
   child.kill('SIGKILL');
@@ -63,24 +100,93 @@ const startServe = async (dataDir: string): Promise<{ child: ChildProcess; base:
 
 const stop = (child: ChildProcess): Promise<void> =>
   new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
   });
 
-const load = async (url: string, headers: Record<string, string>, paths: readonly string[]) => {
-  let i = 0;
-  const result = await autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: SECONDS,
-    headers,
-    requests: [{ setupRequest: (request) => ({ ...request, path: paths[i++ % paths.length]! }) }],
-  });
-  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors + result.timeouts };
+interface Figures {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly errors: number;
+}
+
+const load = async (options: autocannon.Options): Promise<Figures> => {
+  const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors + result.timeouts,
+  };
 };
 
-const line = (name: string, f: { rps: number; p50: number; p99: number; errors: number }) =>
-  console.log(`${name.padEnd(46)} ${String(f.rps).padStart(6)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms${f.errors ? `  (${f.errors} non-2xx/errors!)` : ''}`);
+const rotating = (url: string, headers: Record<string, string>, paths: readonly string[]): autocannon.Options => {
+  let i = 0;
+  return { url, headers, requests: [{ setupRequest: (request) => ({ ...request, path: paths[i++ % paths.length]! }) }] };
+};
+
+let phone = 0;
+const posting = (url: string, headers: Record<string, string>): autocannon.Options => ({
+  url: `${url}/contacts`,
+  method: 'POST',
+  headers: { ...headers, 'Content-Type': 'application/json' },
+  requests: [
+    {
+      setupRequest: (request) => ({
+        ...request,
+        body: JSON.stringify({ name: `Bench ${phone}`, phoneNumber: `+1666${String(phone++).padStart(8, '0')}` }),
+      }),
+    },
+  ],
+});
+
+const line = (name: string, f: Figures) =>
+  console.log(`${name.padEnd(52)} ${String(f.rps).padStart(6)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms${f.errors ? `  (${f.errors} non-2xx/errors!)` : ''}`);
+
+/** Rates compared with bare Koa's at the end: GET by id with its GET, POST /contacts with its POST. */
+const compared: { name: string; rps: number; against: 'get' | 'post' }[] = [];
+const measured = (name: string, f: Figures, against: 'get' | 'post') => {
+  line(name, f);
+  compared.push({ name: name.trim(), rps: f.rps, against });
+};
+
+const SEARCHES = ['/contacts?search=Contact%2012345', '/contacts?search=contact42%40example.org', '/contacts?search=%2B4915100', '/contacts?search=nobody'];
+const FILTERED = '/deals?status=won&stage=proposal&page=3';
+
+/** GET by id, the filtered list and the searches against one served folder. */
+const reads = async (phase: string, served: Served, headers: Record<string, string>): Promise<void> => {
+  const page = (await (await fetch(`${served.base}/contacts?limit=100&page=7`, { headers })).json()) as { data: { id: string }[] };
+  const ids = page.data.map((contact) => `/contacts/${contact.id}`);
+  measured(`  GET /contacts/:id (${phase})`, await load(rotating(served.base, headers, ids)), 'get');
+  line(`  GET ${FILTERED}`, await load(rotating(served.base, headers, [FILTERED])));
+  line('  GET /contacts?search= (4 texts in turn)', await load(rotating(served.base, headers, SEARCHES)));
+};
+
+const startBare = async (): Promise<{ child: ChildProcess; url: string }> => {
+  const child = spawn(process.execPath, [BARE], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (https?:\/\/[^\s]+)/.exec(output);
+      if (match) resolve(match[1]!.replace('localhost', '127.0.0.1'));
+    });
+    child.once('exit', (code) => reject(new Error(`bare Koa exited with ${code}`)));
+  });
+  return { child, url };
+};
+
+/** Bare Koa's GET and POST (the same client, the same connections). */
+const bareFigures = async (): Promise<{ get: Figures; post: Figures }> => {
+  const bare = await startBare();
+  try {
+    return { get: await load(rotating(bare.url, {}, ['/contacts/1'])), post: await load(posting(bare.url, {})) };
+  } finally {
+    await stop(bare.child);
+  }
+};
 
 const main = async (): Promise<void> => {
   const dir = tempDir('chronicle-scale-');
@@ -98,33 +204,58 @@ const main = async (): Promise<void> => {
     const headers = { Authorization: `Bearer ${issued.right.key}` };
     console.log(`seeded ${events} events in ${((performance.now() - seededAt) / 1000).toFixed(1)} s`);
 
-    const first = await startServe(dir.path);
-    console.log(`first start (read models built from the log) to /ready: ${(first.readyMs / 1000).toFixed(1)} s, RSS ${first.rss} MB`);
-    await stop(first.child);
-    const again = await startServe(dir.path);
-    console.log(`restart to /ready: ${(again.readyMs / 1000).toFixed(2)} s, RSS ${again.rss} MB`);
+    const before = await bareFigures();
+    console.log(`bare Koa (before): GET ${before.get.rps} req/s, POST ${before.post.rps} req/s`);
+    const after = { get: before.get, post: before.post };
+    const baseline = () => ({ get: (before.get.rps + after.get.rps) / 2, post: (before.post.rps + after.post.rps) / 2 });
 
-    const page = (await (await fetch(`${again.base}/contacts?limit=100&page=7`, { headers })).json()) as { data: { id: string }[] };
-    const ids = page.data.map((contact) => `/contacts/${contact.id}`);
-    line('GET /contacts/:id', await load(again.base, headers, ids));
-    line('GET /deals?status=won&stage=proposal&page=3', await load(again.base, headers, ['/deals?status=won&stage=proposal&page=3']));
-    line('GET /contacts?search= (4 texts)', await load(again.base, headers, ['/contacts?search=Contact%2012345', '/contacts?search=contact42%40example.org', '/contacts?search=%2B4915100', '/contacts?search=nobody']));
-    console.log(`RSS after the load: ${rssMb(again.child.pid!)} MB`);
-    await stop(again.child);
+    if (PHASES.has('sqlite') || PHASES.has('workers')) {
+      const first = await startServe(dir.path);
+      console.log(`SQLite read models, first start (built from the log) to /ready: ${(first.readyMs / 1000).toFixed(1)} s, RSS ${rssMb(first.child.pid!)} MB`);
+      await stop(first.child);
+    }
+    if (PHASES.has('sqlite')) {
+      const again = await startServe(dir.path);
+      console.log(`SQLite read models, restart to /ready: ${(again.readyMs / 1000).toFixed(2)} s, RSS ${rssMb(again.child.pid!)} MB`);
+      await reads('SQLite', again, headers);
+      console.log(`  RSS after the reads: ${rssMb(again.child.pid!)} MB`);
+      measured('  POST /contacts (SQLite; durable, read-your-writes)', await load(posting(again.base, headers)), 'post');
+      await stop(again.child);
+    }
+    if (PHASES.has('workers')) {
+      const workers = await startServe(dir.path, { API_WORKERS: '2' });
+      const atReady = treeRss(workers.child.pid!);
+      console.log(
+        `SQLite read models, API_WORKERS=2, start to /ready: ${(workers.readyMs / 1000).toFixed(2)} s, ` +
+          `RSS ${atReady.total} MB in ${atReady.each.length} processes (${atReady.each.join(', ')} MB)`,
+      );
+      await reads('API_WORKERS=2', workers, headers);
+      const afterReads = treeRss(workers.child.pid!);
+      console.log(`  RSS after the reads: ${afterReads.total} MB (${afterReads.each.join(', ')} MB)`);
+      measured('  POST /contacts (API_WORKERS=2; durable, read-your-writes)', await load(posting(workers.base, headers)), 'post');
+      await stop(workers.child);
+    }
+    if (PHASES.has('memory')) {
+      const memory = await startServe(dir.path, { READ_MODELS: 'memory' });
+      console.log(`memory read models (READ_MODELS=memory), start to /ready (built in memory from the log): ${(memory.readyMs / 1000).toFixed(1)} s, RSS ${rssMb(memory.child.pid!)} MB`);
+      await reads('memory', memory, headers);
+      console.log(`  RSS after the reads: ${rssMb(memory.child.pid!)} MB`);
+      await stop(memory.child);
+    }
 
-    const bare = spawn(process.execPath, [BARE], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
-    const bareUrl = await new Promise<string>((resolve, reject) => {
-      let output = '';
-      bare.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /listening on (https?:\/\/[^\s]+)/.exec(output);
-        if (match) resolve(match[1]!.replace('localhost', '127.0.0.1'));
-      });
-      bare.once('exit', (code) => reject(new Error(`bare Koa exited with ${code}`)));
-    });
-    line('bare Koa GET (same run, baseline)', await load(bareUrl, {}, ['/contacts/1']));
-    await stop(bare);
-    console.log('targets: restart to /ready ≤ 3 s; RSS after restart ≤ 400 MB; search and filtered list p99 ≤ 50 ms; GET by id ≥ 0.5× bare Koa');
+    Object.assign(after, await bareFigures());
+    const { get, post } = baseline();
+    console.log(
+      `bare Koa (after): GET ${after.get.rps} req/s, POST ${after.post.rps} req/s; ` +
+        `baseline, the mean of before and after: GET ${Math.round(get)} req/s, POST ${Math.round(post)} req/s`,
+    );
+    for (const { name, rps, against } of compared) {
+      console.log(`${name.padEnd(52)} ${(rps / (against === 'get' ? get : post)).toFixed(2)}× bare Koa ${against.toUpperCase()}`);
+    }
+    console.log(
+      'targets: restart to /ready ≤ 3 s; RSS after restart ≤ 400 MB; search and filtered list p99 ≤ 50 ms; ' +
+        'GET by id ≥ 0.5× bare Koa GET; POST /contacts ≥ 0.2× bare Koa POST',
+    );
   } finally {
     dir.dispose();
   }

@@ -8,19 +8,21 @@ export class Alarm {
   private timer: NodeJS.Timeout | null = null;
   private pending = false;
 
-  sleep(ms: number): Promise<void> {
+  /** Resolves after `ms`, or at once when woken: true when woken, false when the time ran out. */
+  sleep(ms: number): Promise<boolean> {
     if (this.pending) {
       this.pending = false;
-      return Promise.resolve();
+      return Promise.resolve(true);
     }
     return new Promise((resolve) => {
-      this.wakeUp = () => {
+      const end = (woken: boolean) => {
         if (this.timer) clearTimeout(this.timer);
         this.timer = null;
         this.wakeUp = null;
-        resolve();
+        resolve(woken);
       };
-      this.timer = setTimeout(this.wakeUp, ms);
+      this.wakeUp = () => end(true);
+      this.timer = setTimeout(() => end(false), ms);
     });
   }
 

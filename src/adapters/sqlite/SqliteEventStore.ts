@@ -38,7 +38,11 @@ interface PendingAppend {
 }
 
 export interface SqliteEventStoreOptions {
-  /** How often a subscription looks for events appended by other processes. */
+  /**
+   * How often an idle subscription looks whether another process committed to the
+   * file (`PRAGMA data_version`, read from the connection's shared memory, no I/O);
+   * it reads the log only when one did. Default 5 ms.
+   */
   readonly pollIntervalMs?: number;
 }
 
@@ -64,8 +68,10 @@ const isUniqueViolation = (error: unknown): boolean =>
  * savepoint with its own expected-revision check, so each keeps its own success
  * or failure. A promise resolves only after the commit is durable.
  *
- * Subscriptions are woken at once by appends of this process and poll for
- * appends of other processes (the CLI) on the same file.
+ * Subscriptions are woken at once by appends of this process, and see those of
+ * other processes on the same file (API processes beside a projector, the CLI)
+ * within `pollIntervalMs`: an idle subscription reads the log again only once the
+ * file's data version moved.
  */
 export class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite' as const;
@@ -81,6 +87,7 @@ export class SqliteEventStore implements EventStore {
     readStreamLimited: Statement<[string, number, number], Row>;
     readAll: Statement<[number, number], Row>;
     headPosition: Statement<[], { position: number | null }>;
+    dataVersion: Statement<[], number>;
   };
   private readonly appendOne: (request: PendingAppend, recordedAt: string) => AppendResult;
   private readonly appendOneInSavepoint: (request: PendingAppend, recordedAt: string) => AppendResult;
@@ -95,7 +102,7 @@ export class SqliteEventStore implements EventStore {
     options: SqliteEventStoreOptions = {},
     private readonly ownsDatabase = false,
   ) {
-    this.pollIntervalMs = options.pollIntervalMs ?? 50;
+    this.pollIntervalMs = options.pollIntervalMs ?? 5;
     this.statements = {
       head: db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
       insert: db.prepare(
@@ -108,6 +115,7 @@ export class SqliteEventStore implements EventStore {
       ),
       readAll: db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
       headPosition: db.prepare('SELECT MAX(position) AS position FROM events'),
+      dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
     };
 
     // Checks the expected revision before writing anything, then inserts the events.
@@ -211,6 +219,11 @@ export class SqliteEventStore implements EventStore {
     return this.statements.readAll.all(after === null ? 0 : Number(after), maxCount).map(toRecorded);
   }
 
+  /** Moves whenever another connection (another process) commits to the file. */
+  private dataVersion(): number {
+    return this.statements.dataVersion.get()!;
+  }
+
   async headPosition(): Promise<Position | null> {
     const { position } = this.statements.headPosition.get()!;
     return position === null ? null : String(position);
@@ -227,9 +240,13 @@ export class SqliteEventStore implements EventStore {
       // A local file: nothing to connect to.
       notify(options.onConnected);
       while (!stopped) {
+        // Taken before the read: a commit of another process after it moves the version.
+        const version = this.closed ? 0 : this.dataVersion();
         const batch = this.closed ? [] : this.readAllSync(position, maxBatchSize);
         if (batch.length === 0) {
-          await alarm.sleep(this.pollIntervalMs);
+          // Until an append of this process wakes it, or another process commits to the file.
+          while (!stopped && !this.closed && !(await alarm.sleep(this.pollIntervalMs)) && this.dataVersion() === version);
+          if (this.closed) await alarm.sleep(this.pollIntervalMs);
           continue;
         }
         for (let attempt = 1; !stopped; attempt++) {
