@@ -157,6 +157,12 @@ export interface Chronicle {
   /** The demo company and key created on an empty store (shown once), else null. */
   readonly demo: DemoCredentials | null;
   readonly metrics: ChronicleMetrics;
+  /**
+   * Resolves (never rejects) with the reason once this process can no longer do
+   * its work and must stop: another process took over the read models' lease. The
+   * projections have stopped by then; `chronicle serve` stops gracefully and exits 1.
+   */
+  readonly failed: Promise<Error>;
   /** Graceful stop within `timeoutMs` (default SHUTDOWN_TIMEOUT_MS); see `gracefulClose`. */
   close(options?: { readonly timeoutMs?: number }): Promise<CloseReport>;
 }
@@ -192,8 +198,11 @@ export const startChronicle = async (
     // Write side: an empty log gets a demo company and key, so a newcomer can call the API at once.
     const demo = config.roles.api ? await bootstrapDemo({ eventStore, newId, clock: systemClock }) : null;
 
-    // Read side: the projections, or the projector's checkpoint followed (catching up in the background).
-    const readSide = rollback.add('read side', await startReadSide(config, stores, logger, health), (side) => side.stop());
+    // Read side: the projections (under the read models' lease), or the projector's checkpoint followed
+    // (catching up in the background).
+    let fail: (error: Error) => void = () => undefined;
+    const failed = new Promise<Error>((resolve) => (fail = resolve));
+    const readSide = rollback.add('read side', await startReadSide(config, stores, logger, health, (error) => fail(error)), (side) => side.stop());
 
     // Webhooks: fan-out into the outbox, and the dispatcher.
     const webhooks = config.roles.webhooks
@@ -241,7 +250,7 @@ export const startChronicle = async (
       beginStopping: () => (stopping = true),
       defaultTimeoutMs: config.shutdownTimeoutMs,
     });
-    return { server, port, stores, projections: readSide.projections, webhooks, demo, metrics, close };
+    return { server, port, stores, projections: readSide.projections, webhooks, demo, metrics, failed, close };
   } catch (error) {
     logger.error({ err: error }, 'start failed; stopping what was started');
     await rollback.run();
