@@ -59,7 +59,7 @@ describe('the projector lease: one projector per DATA_DIR', function () {
     const supervised = await runCli(['serve'], { DATA_DIR: dir.path, PORT: '0', API_WORKERS: '2' });
     expect(supervised.code).to.equal(1);
     expect(supervised.stderr).to.contain(`a projector, pid ${first.child.pid}`);
-    expect(supervised.stderr).to.contain('before it listened');
+    expect(supervised.stderr).to.contain('background exited with code 1 before its start completed');
 
     // The first still holds the lease and still applies what is written.
     await write('Acme');

@@ -28,6 +28,7 @@ describe('configuration from the environment', () => {
       trustProxy: false,
       roles: { api: true, projections: true, webhooks: true },
       apiWorkers: 1,
+      backgroundPort: undefined,
       readYourWritesTimeoutMs: 5000,
       readyMaxLagMs: 5000,
       metricsToken: undefined,
@@ -137,6 +138,13 @@ describe('configuration from the environment', () => {
   it('takes an API without projections in either mode: the SQLite read models are a file other processes share', () => {
     expect(loadConfig({ RUN_PROJECTIONS: 'false' }).roles).to.deep.equal({ api: true, projections: false, webhooks: true });
     expect(() => loadConfig({ RUN_PROJECTIONS: 'false', MONGODB_URL: 'mongodb://db' })).not.to.throw();
+  });
+
+  it("takes a port for API_WORKERS' background process, other than PORT", () => {
+    expect(loadConfig({ API_WORKERS: '4', BACKGROUND_PORT: '3001' })).to.include({ apiWorkers: 4, backgroundPort: 3001, port: 3000 });
+    expect(loadConfig({ BACKGROUND_PORT: '0' }).backgroundPort).to.equal(0);
+    expect(problemsOf({ BACKGROUND_PORT: '3000' })).to.deep.equal(['BACKGROUND_PORT must differ from PORT: the API workers listen on PORT']);
+    expect(problemsOf({ BACKGROUND_PORT: '70000' })[0]).to.match(/^BACKGROUND_PORT="70000" must be a whole number from 0 to 65535/);
   });
 
   it('is fully listed in .env.example', () => {

@@ -20,7 +20,8 @@ export const registerServe: RegisterCommands = (program, context) => {
       // API_WORKERS above 1: this process only starts, watches and stops the others.
       if (config.apiWorkers > 1 && supervised === null) return superviseWorkers(config, logger, context);
       // A failed start has already stopped what it started; the error reaches the CLI (exit 1).
-      const chronicle = await startChronicle(config, logger);
+      // API_WORKERS' background process listens only on BACKGROUND_PORT, and on no port without it.
+      const chronicle = await startChronicle(supervised === 'background' ? { ...config, port: config.backgroundPort ?? null } : config, logger);
       const scheme = config.tls ? 'https' : 'http';
       if (chronicle.demo) {
         // Shown once: only the key's hash is stored.
@@ -34,7 +35,7 @@ export const registerServe: RegisterCommands = (program, context) => {
         );
       }
       if (supervised !== null) {
-        // The supervisor prints one line once every process listens.
+        // The supervisor prints one line once every process has started.
         const ready: ReadyMessage = { type: 'chronicle:ready', port: chronicle.port };
         process.send?.(ready);
       } else {
