@@ -49,9 +49,10 @@ export interface FreshApiKeyVerifierDeps {
  *   end of the wait: `unverifiable` (the caller answers 503), never a wrong 401.
  * - **A known, active key** is trusted from the read model while it is known to
  *   hold every event recorded more than `revocationBoundMs` ago (measured at most
- *   every half-bound, once for all requests). When the read models are further
- *   behind (the projector is stopped or slow), the key's own stream in the log
- *   decides whether it was revoked.
+ *   every half-bound, once for all requests; a lookup made before a measurement
+ *   it waited for is made again). When the read models are further behind (the
+ *   projector is stopped or slow), the key's own stream in the log decides
+ *   whether it was revoked.
  *
  * Revoked and expired keys in the read model are refused at once: a revocation
  * is final, an expiry is a fixed date.
@@ -73,6 +74,19 @@ export const freshApiKeyVerifier = (deps: FreshApiKeyVerifierDeps): ((presented:
     return state.status === 'active';
   };
 
+  /** An active key in the read model, checked against what they may not have applied yet. */
+  const stillActive = async (found: ApiKeyVerification & { readonly kind: 'valid' }, presented: string, now: Date): Promise<ApiKeyVerification> => {
+    switch (await freshness.check(boundMs)) {
+      case 'fresh':
+        return found;
+      case 'measured':
+        // Measured after the lookup: what it counts as applied may be newer than what the lookup saw.
+        return verifyApiKey(deps.directory, presented, now);
+      case 'behind':
+        return (await activeInLog(found.auth.keyId)) ? found : { kind: 'invalid', reason: 'revoked' };
+    }
+  };
+
   return async (presented, now) => {
     const found = await verifyApiKey(deps.directory, presented, now);
     switch (found.kind) {
@@ -84,8 +98,7 @@ export const freshApiKeyVerifier = (deps: FreshApiKeyVerifierDeps): ((presented:
         if (!(await caughtUpWithHead())) return { kind: 'unverifiable' };
         return verifyApiKey(deps.directory, presented, now);
       case 'valid':
-        if (await freshness.holdsEventsOlderThan(boundMs)) return found;
-        return (await activeInLog(found.auth.keyId)) ? found : { kind: 'invalid', reason: 'revoked' };
+        return stillActive(found, presented, now);
       default: {
         const unexpected: never = found;
         return unexpected;
@@ -102,6 +115,8 @@ export const freshApiKeyVerifier = (deps: FreshApiKeyVerifierDeps): ((presented:
 class ReadModelFreshness {
   /** Every event recorded before this time (ms) is applied; null until measured. */
   private appliedAsOf: number | null = null;
+  /** When the last measurement ended (ms), so that read models found behind are not measured again for every request. */
+  private measuredAt: number | null = null;
   private measuring: Promise<void> | null = null;
 
   constructor(
@@ -110,17 +125,24 @@ class ReadModelFreshness {
   ) {}
 
   /**
-   * True when the read models hold every event recorded more than `boundMs` ago.
-   * Measured again when the last measurement is older than half the bound (in the
-   * background while it still holds, awaited once it no longer does).
+   * Whether the read models hold every event recorded more than `boundMs` ago:
+   * `fresh` by a measurement made before this call, `measured` by one this call
+   * waited for, `behind` when they do not. Measured again when the last
+   * measurement is older than half the bound (in the background while it still
+   * holds, awaited once it no longer does); read models found behind are measured
+   * again at most every tenth of the bound.
    */
-  async holdsEventsOlderThan(boundMs: number): Promise<boolean> {
-    const age = () => (this.appliedAsOf === null ? Infinity : this.clock.now().getTime() - this.appliedAsOf);
-    if (age() <= boundMs / 2) return true;
-    const measured = this.measure();
-    if (age() <= boundMs) return true;
-    await measured;
-    return age() <= boundMs;
+  async check(boundMs: number): Promise<'fresh' | 'measured' | 'behind'> {
+    const now = () => this.clock.now().getTime();
+    const holds = () => this.appliedAsOf !== null && now() - this.appliedAsOf <= boundMs;
+    if (this.appliedAsOf !== null && now() - this.appliedAsOf <= boundMs / 2) return 'fresh';
+    if (holds()) {
+      void this.measure();
+      return 'fresh';
+    }
+    if (this.measuredAt !== null && now() - this.measuredAt < boundMs / 10) return 'behind';
+    await this.measure();
+    return holds() ? 'measured' : 'behind';
   }
 
   private measure(): Promise<void> {
@@ -132,8 +154,9 @@ class ReadModelFreshness {
         const asOf = lag.caughtUp ? startedAt : this.clock.now().getTime() - lag.lagMs;
         if (this.appliedAsOf === null || asOf > this.appliedAsOf) this.appliedAsOf = asOf;
       } catch {
-        // A store that fails leaves the last measurement as it was: older keys are checked in the log meanwhile.
+        // A store that fails leaves the last measurement as it was: keys are checked in the log meanwhile.
       } finally {
+        this.measuredAt = this.clock.now().getTime();
         this.measuring = null;
       }
     })();

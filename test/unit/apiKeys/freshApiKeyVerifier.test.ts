@@ -37,6 +37,8 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
   let progress: CheckpointProgress;
   let companyId: string;
   const calls = { readStream: 0, lag: 0 };
+  /** Runs inside the next lag measurements, before they read anything. */
+  let beforeMeasuring: (() => Promise<void>) | null = null;
 
   const project = async () => {
     const collections = [readModels.collection(apiKeyDirectoryProjection)];
@@ -62,6 +64,7 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
       appliedPosition: () => progress.refresh(),
       lag: async () => {
         calls.lag += 1;
+        await beforeMeasuring?.();
         return measureLag(log, await progress.refresh());
       },
       clock: systemClock,
@@ -84,6 +87,7 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
     progress = new CheckpointProgress(() => readModels.checkpoints.load(READ_MODELS_CHECKPOINT), 5);
     calls.readStream = 0;
     calls.lag = 0;
+    beforeMeasuring = null;
     companyId = right(await createCompany(commandDeps(), { name: right(CompanyName.decode('Acme')), metadata: { source: 'cli', correlationId: newId() } })).id;
     await project();
   });
@@ -145,12 +149,27 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
       // An active key is still accepted while the read models are behind (its stream says so).
       expect((await verify(kept.key)).kind).to.equal('valid');
       expect(calls.readStream).to.equal(2);
+      // Found behind a moment ago: not measured again for the next request.
+      expect(calls.lag).to.equal(2);
       // Once the projector applied the revocation, the read model answers again by itself.
       await project();
       await sleep(250);
       expect(await verify(revoked.key)).to.deep.equal({ kind: 'invalid', reason: 'revoked' });
       expect((await verify(kept.key)).kind).to.equal('valid');
       expect(calls.readStream).to.equal(2);
+    });
+
+    it('looked up before a measurement that finds the revocation applied: looked up again, and refused', async () => {
+      const { key, keyId } = await issue();
+      await project();
+      const verify = verifier({ revocationBoundMs: 200 });
+      expect((await verify(key)).kind).to.equal('valid');
+      await revoke(keyId);
+      await sleep(250);
+      // The lookup sees the key active; the projector applies the revocation before the measurement that follows it.
+      beforeMeasuring = project;
+      expect(await verify(key)).to.deep.equal({ kind: 'invalid', reason: 'revoked' });
+      expect(calls.readStream, 'the read models were fresh: the log was not needed').to.equal(0);
     });
   });
 });
