@@ -116,6 +116,7 @@ const variables = {
   RUN_WEBHOOKS: { codec: booleanFromString, default: 'true' },
   API_WORKERS: { codec: intFromString('count', 1, 256), default: '1' },
   READ_MODELS: { codec: readModelsKind, default: 'sqlite' },
+  BACKGROUND_PORT: { codec: intFromString('port', 0, 65535), default: undefined },
   READ_YOUR_WRITES_TIMEOUT_MS: { codec: intFromString('milliseconds', 0, 60_000), default: '5000' },
   READY_MAX_LAG_MS: { codec: intFromString('milliseconds', 0), default: '5000' },
   METRICS_TOKEN: { codec: bearerToken, default: undefined },
@@ -132,7 +133,8 @@ type RawConfig = {
 };
 
 export interface Config {
-  readonly port: number;
+  /** The HTTP port (0: a free one); null: listen on none (API_WORKERS' background process without BACKGROUND_PORT). */
+  readonly port: number | null;
   readonly dataDir: string;
   readonly eventStoreUrl: string | undefined;
   readonly mongoUrl: string | undefined;
@@ -161,6 +163,11 @@ export interface Config {
    * start, for one process; for tests and comparisons).
    */
   readonly readModels: 'sqlite' | 'memory';
+  /**
+   * With API_WORKERS above 1: the port on which the projections-and-webhooks process serves /health, /ready
+   * and /metrics; undefined: that process listens on no port (the supervisor hears from it over IPC).
+   */
+  readonly backgroundPort: number | undefined;
   /** Bounded wait of a write for its own read models (read-your-writes). */
   readonly readYourWritesTimeoutMs: number;
   /** `/ready` fails when the read models this process serves are further behind the log than this. */
@@ -224,6 +231,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   if (c.API_WORKERS > 1 && !c.RUN_API) {
     problems.push('API_WORKERS above 1 needs RUN_API: it is the number of API processes to run');
   }
+  if (c.BACKGROUND_PORT !== undefined && c.BACKGROUND_PORT !== 0 && c.BACKGROUND_PORT === c.PORT) {
+    problems.push('BACKGROUND_PORT must differ from PORT: the API workers listen on PORT');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -246,6 +256,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     roles: { api: c.RUN_API, projections: c.RUN_PROJECTIONS, webhooks: c.RUN_WEBHOOKS },
     apiWorkers: c.API_WORKERS,
     readModels: c.READ_MODELS,
+    backgroundPort: c.BACKGROUND_PORT,
     readYourWritesTimeoutMs: c.READ_YOUR_WRITES_TIMEOUT_MS,
     readyMaxLagMs: c.READY_MAX_LAG_MS,
     metricsToken: c.METRICS_TOKEN,

@@ -147,10 +147,13 @@ export const resetWebhookFanOutGroup = async (eventStoreUrl: string): Promise<{ 
 };
 
 export interface Chronicle {
-  /** Every process listens: resource routes with RUN_API, else only /health, /ready and /metrics. */
-  readonly server: Server;
-  /** The port actually listened on (PORT=0 picks a free one). */
-  readonly port: number;
+  /**
+   * Resource routes with RUN_API, else only /health, /ready and /metrics; null when the process listens on
+   * no port (API_WORKERS' background process without BACKGROUND_PORT: its supervisor hears from it over IPC).
+   */
+  readonly server: Server | null;
+  /** The port actually listened on (PORT=0 picks a free one); null when none. */
+  readonly port: number | null;
   readonly stores: Stores;
   readonly projections: ProjectionRunner | null;
   /** The webhook fan-out and dispatcher, when this process runs them (RUN_WEBHOOKS). */
@@ -158,6 +161,12 @@ export interface Chronicle {
   /** The demo company and key created on an empty store (shown once), else null. */
   readonly demo: DemoCredentials | null;
   readonly metrics: ChronicleMetrics;
+  /**
+   * Resolves (never rejects) with the reason once this process can no longer do
+   * its work and must stop: another process took over the read models' lease. The
+   * projections have stopped by then; `chronicle serve` stops gracefully and exits 1.
+   */
+  readonly failed: Promise<Error>;
   /** Graceful stop within `timeoutMs` (default SHUTDOWN_TIMEOUT_MS); see `gracefulClose`. */
   close(options?: { readonly timeoutMs?: number }): Promise<CloseReport>;
 }
@@ -180,7 +189,7 @@ export const startChronicle = async (
   deps: ChronicleDeps = {},
 ): Promise<Chronicle> => {
   // Checked before anything is opened: a bad file is a configuration error (exit 2).
-  const tls = config.tls ? loadTlsFiles(config.tls) : null;
+  const tls = config.tls && config.port !== null ? loadTlsFiles(config.tls) : null;
   const rollback = new Rollback(logger);
   try {
     // Stores.
@@ -193,8 +202,11 @@ export const startChronicle = async (
     // Write side: an empty log gets a demo company and key, so a newcomer can call the API at once.
     const demo = config.roles.api ? await bootstrapDemo({ eventStore, newId, clock: systemClock }) : null;
 
-    // Read side: the projections, or the projector's checkpoint followed (catching up in the background).
-    const readSide = rollback.add('read side', await startReadSide(config, stores, logger, health), (side) => side.stop());
+    // Read side: the projections (under the read models' lease), or the projector's checkpoint followed
+    // (catching up in the background).
+    let fail: (error: Error) => void = () => undefined;
+    const failed = new Promise<Error>((resolve) => (fail = resolve));
+    const readSide = rollback.add('read side', await startReadSide(config, stores, logger, health, (error) => fail(error)), (side) => side.stop());
 
     // Webhooks: fan-out into the outbox, and the dispatcher.
     const webhooks = config.roles.webhooks
@@ -206,30 +218,35 @@ export const startChronicle = async (
       : null;
 
     // HTTP: listening while the read side catches up, so /health and /ready answer (and say what
-    // the start waits for); resource routes answer 503 STARTING until it is done.
+    // the start waits for); resource routes answer 503 STARTING until it is done. A process told
+    // to listen on no port (config.port null) serves nothing.
     let stopping = false;
     let starting = true;
-    const app = buildApp({
-      config,
-      stores,
-      readSide,
-      webhooks,
-      metrics,
-      logger,
-      health,
-      stopping: () => stopping,
-      starting: () => starting,
-      ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
-    });
-    const { server, port } = rollback.add('HTTP server', await listen(app, { port: config.port, tls, timeouts }), ({ server: started }) => {
-      started.closeAllConnections();
-      return new Promise<void>((resolve) => started.close(() => resolve()));
-    });
+    let server: Server | null = null;
+    let port: number | null = null;
+    if (config.port !== null) {
+      const app = buildApp({
+        config,
+        stores,
+        readSide,
+        webhooks,
+        metrics,
+        logger,
+        health,
+        stopping: () => stopping,
+        starting: () => starting,
+        ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
+      });
+      ({ server, port } = rollback.add('HTTP server', await listen(app, { port: config.port, tls, timeouts }), ({ server: started }) => {
+        started.closeAllConnections();
+        return new Promise<void>((resolve) => started.close(() => resolve()));
+      }));
+    }
     await Promise.all([readSide.started, webhooks?.started]);
     starting = false;
     logger.info(
       { port, tls: Boolean(tls), basePath: config.basePath, roles: config.roles },
-      config.roles.api ? 'API listening' : 'listening (health, readiness and metrics only)',
+      port === null ? 'started (listening on no port)' : config.roles.api ? 'API listening' : 'listening (health, readiness and metrics only)',
     );
 
     // Shutdown.
@@ -242,7 +259,7 @@ export const startChronicle = async (
       beginStopping: () => (stopping = true),
       defaultTimeoutMs: config.shutdownTimeoutMs,
     });
-    return { server, port, stores, projections: readSide.projections, webhooks, demo, metrics, close };
+    return { server, port, stores, projections: readSide.projections, webhooks, demo, metrics, failed, close };
   } catch (error) {
     logger.error({ err: error }, 'start failed; stopping what was started');
     await rollback.run();

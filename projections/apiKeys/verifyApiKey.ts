@@ -6,15 +6,16 @@ import type { DocumentCollection } from '../../src/application/ports/ReadModelSt
 export type ApiKeyVerification =
   /** Not a Chronicle key at all (prefix, length, alphabet or checksum): no lookup was made. */
   | { readonly kind: 'malformed' }
-  /** Well formed, but unknown, revoked or expired. */
-  | { readonly kind: 'invalid' }
+  /** Well formed, but unknown (to these read models), revoked or expired. */
+  | { readonly kind: 'invalid'; readonly reason: 'unknown' | 'revoked' | 'expired' }
   | { readonly kind: 'valid'; readonly auth: AuthContext };
 
 /**
  * Checks a presented key. The key is hashed and looked up by its hash: keys are
  * never stored or compared, only hashes (a timing difference in the lookup could
  * tell at most something about a hash, which says nothing about any key).
- * Revocation reaches a running server as fast as its projection follows the log.
+ * The answer is the read model's: `freshApiKeyVerifier` adds what the read
+ * model has not applied yet.
  */
 export const verifyApiKey = async (
   directory: DocumentCollection<ApiKeyDirectoryDoc>,
@@ -23,7 +24,8 @@ export const verifyApiKey = async (
 ): Promise<ApiKeyVerification> => {
   if (!isWellFormedApiKey(presented)) return { kind: 'malformed' };
   const entry = await directory.get(API_KEY_DIRECTORY, hashApiKey(presented));
-  if (!entry || entry.revoked) return { kind: 'invalid' };
-  if (entry.expiresAt !== null && Date.parse(entry.expiresAt) <= now.getTime()) return { kind: 'invalid' };
+  if (!entry) return { kind: 'invalid', reason: 'unknown' };
+  if (entry.revoked) return { kind: 'invalid', reason: 'revoked' };
+  if (entry.expiresAt !== null && Date.parse(entry.expiresAt) <= now.getTime()) return { kind: 'invalid', reason: 'expired' };
   return { kind: 'valid', auth: { keyId: entry.keyId, companyId: entry.ownerCompanyId, permissions: entry.permissions } };
 };

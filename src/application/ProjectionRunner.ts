@@ -107,7 +107,7 @@ export class ProjectionRunner implements ReadModelProgress {
     let applied = 0;
     let lastProgress = startedAt;
     const progressEveryMs = this.deps.progressEveryMs ?? 2000;
-    const catchingUp = compareNullablePositions(from, head) < 0;
+    let catchingUp = compareNullablePositions(from, head) < 0;
     if (catchingUp) logger.info({ from, head, readModels: readModels.kind }, 'applying the log to the read models');
     else if (from !== null) logger.info({ from, head, readModels: readModels.kind }, 'read models resumed at the head of the log');
 
@@ -139,6 +139,8 @@ export class ProjectionRunner implements ReadModelProgress {
             { applied, ms, eventsPerSecond: ms > 0 ? Math.round((applied * 1000) / ms) : applied },
             'read models caught up with the log',
           );
+          // Said once: the batches after it are the log's new events.
+          catchingUp = false;
           resolveCaughtUp();
         }
       },

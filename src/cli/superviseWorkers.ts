@@ -7,17 +7,20 @@ import type { CliContext } from './CliContext.js';
 /**
  * Set by the supervisor in the environment of the processes it starts: `api` (an
  * API worker) or `background` (the projections and the webhooks). A supervised
- * process reports that it listens over IPC instead of printing it, leaves SIGINT to
+ * process reports over IPC that it has started instead of printing it, leaves SIGINT to
  * the supervisor, and stops when the supervisor goes away.
  */
 export const SUPERVISED_ENV = 'CHRONICLE_SUPERVISED';
 
 export type SupervisedRole = 'api' | 'background';
 
-/** What a supervised process sends once it listens (after its start completed). */
+/**
+ * What a supervised process sends once its start completed (its read side caught up, listening if it
+ * listens at all): the port, or null for a background process that listens on none.
+ */
 export interface ReadyMessage {
   readonly type: 'chronicle:ready';
-  readonly port: number;
+  readonly port: number | null;
 }
 
 export const isReadyMessage = (message: unknown): message is ReadyMessage =>
@@ -42,8 +45,8 @@ interface Child {
   readonly name: string;
   readonly process: ChildProcess;
   readonly startedAt: number;
-  /** Resolves with the port once the process listens; rejects when it exits first. */
-  readonly ready: Promise<number>;
+  /** Resolves with the port (null: none) once the process has started; rejects when it exits first. */
+  readonly ready: Promise<number | null>;
   /** Resolves with the exit code (null: killed by a signal). */
   readonly exited: Promise<number | null>;
 }
@@ -54,8 +57,11 @@ interface Child {
  *
  * - one **background** process with the projections and the webhooks (whichever of
  *   RUN_PROJECTIONS, RUN_WEBHOOKS are on; none when both are off), so there is
- *   exactly one projector and one dispatcher on the DATA_DIR; its /health, /ready
- *   and /metrics listen on a port of their own (a free one, printed at start);
+ *   exactly one projector and one dispatcher on the DATA_DIR. It listens on no port
+ *   unless BACKGROUND_PORT is set (then its /health, /ready and /metrics are there):
+ *   it tells the supervisor over the IPC channel that it has started (its read models
+ *   caught up), and the supervisor restarts it when it exits. The API workers' /ready
+ *   already fails when the projector falls behind;
  * - **API_WORKERS API workers** (node:cluster, sharing PORT; RUN_PROJECTIONS=false),
  *   which follow the projector's checkpoint and count rate limits together.
  *
@@ -69,7 +75,7 @@ interface Child {
 export const superviseWorkers = async (config: Config, logger: Logger, context: CliContext): Promise<void> => {
   const children = new Set<Child>();
   let stopping = false;
-  /** Until every process listened once, a process that exits fails the start instead of being restarted. */
+  /** Until every process has started once, a process that exits fails the start instead of being restarted. */
   let running = false;
   const restartDelays = new Map<string, number>();
 
@@ -77,21 +83,22 @@ export const superviseWorkers = async (config: Config, logger: Logger, context: 
     const roles =
       role === 'api'
         ? { RUN_API: 'true', RUN_PROJECTIONS: 'false', RUN_WEBHOOKS: 'false' }
-        : { RUN_API: 'false', RUN_PROJECTIONS: String(config.roles.projections), RUN_WEBHOOKS: String(config.roles.webhooks), PORT: '0' };
+        : { RUN_API: 'false', RUN_PROJECTIONS: String(config.roles.projections), RUN_WEBHOOKS: String(config.roles.webhooks) };
     const env = { ...process.env, ...roles, API_WORKERS: '1', [SUPERVISED_ENV]: role };
     // API workers are cluster workers (the supervisor holds PORT and hands them the connections);
-    // the background process is a plain child, so its probes listen on a port of their own.
+    // the background process is a plain child: it listens on BACKGROUND_PORT when set, else on no
+    // port, and tells the supervisor over the IPC channel once it has started.
     const proc: ChildProcess =
       role === 'api' ? cluster.fork(env).process : fork(process.argv[1]!, process.argv.slice(2), { env, stdio: 'inherit' });
     const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-    const ready = new Promise<number>((resolve, reject) => {
+    const ready = new Promise<number | null>((resolve, reject) => {
       const onMessage = (message: unknown) => {
         if (!isReadyMessage(message)) return;
         proc.off('message', onMessage);
         resolve(message.port);
       };
       proc.on('message', onMessage);
-      void exited.then((code) => reject(new Error(`${name} exited with code ${code} before it listened`)));
+      void exited.then((code) => reject(new Error(`${name} exited with code ${code} before its start completed`)));
     });
     ready.catch(() => undefined);
     const child: Child = { role, name, process: proc, startedAt: Date.now(), ready, exited };
@@ -112,7 +119,7 @@ export const superviseWorkers = async (config: Config, logger: Logger, context: 
       if (stopping) return;
       const again = start(child.role, child.name);
       again.ready.then(
-        (port) => logger.info({ process: again.name, pid: again.process.pid, port }, 'process started again'),
+        (port) => logger.info({ process: again.name, pid: again.process.pid, ...(port === null ? {} : { port }) }, 'process started again'),
         () => undefined,
       );
     }, delay).unref();
@@ -169,9 +176,8 @@ export const superviseWorkers = async (config: Config, logger: Logger, context: 
     if (signalled) return;
     running = true;
     const scheme = config.tls ? 'https' : 'http';
-    const rest = background
-      ? `; projections and webhooks in process ${background.process.pid}, its probes on port ${backgroundPort}`
-      : '';
+    const where = backgroundPort === null ? 'listening on no port (BACKGROUND_PORT unset)' : `its probes and metrics on port ${backgroundPort}`;
+    const rest = background ? `; projections and webhooks in process ${background.process.pid}, ${where}` : '';
     context.err(`Chronicle is listening on ${scheme}://localhost:${port}${config.basePath} (${config.apiWorkers} API workers${rest})`);
   } catch (error) {
     if (!signalled) {

@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { READ_MODELS_CHECKPOINT } from '../application/ProjectionRunner.js';
+import { READ_MODELS_CHECKPOINT, measureLag } from '../application/ProjectionRunner.js';
 import type { LoopHealth } from '../application/LoopHealth.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { Config } from '../config.js';
@@ -22,7 +22,7 @@ import { newId } from '../shared/ids.js';
 import { lookupAllAddresses, type ResolveHost } from '../webhooks/targetUrlGuard.js';
 import { agentsProjection } from '../../projections/agents/agentsProjection.js';
 import { apiKeyDirectoryProjection } from '../../projections/apiKeys/apiKeyDirectoryProjection.js';
-import { verifyApiKey } from '../../projections/apiKeys/verifyApiKey.js';
+import { freshApiKeyVerifier } from '../../projections/apiKeys/freshApiKeyVerifier.js';
 import { contactsProjection } from '../../projections/contacts/contactsProjection.js';
 import { dealsProjection } from '../../projections/deals/dealsProjection.js';
 import { webhookEventCollections } from '../../projections/webhookEvents/webhookEventsProjection.js';
@@ -109,10 +109,19 @@ const apiRoutes = (parts: AppParts, progress: NonNullable<ReadSide['progress']>)
   const { eventStore, readModels } = stores;
   const commands = { eventStore, newId, clock: systemClock };
   const readYourWrites = { progress, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs };
-  const directory = readModels.collection(apiKeyDirectoryProjection);
   const keys = { store: stores.idempotency, clock: systemClock, ...readYourWrites };
+  // A key issued or revoked a moment ago (by the CLI, in another process) is answered as the log has it.
+  const verifyApiKey = freshApiKeyVerifier({
+    directory: readModels.collection(apiKeyDirectoryProjection),
+    eventStore,
+    progress,
+    appliedPosition: () => readSide.appliedPosition(),
+    lag: readSide.lag ?? (async () => measureLag(eventStore, await readSide.appliedPosition())),
+    clock: systemClock,
+    unknownKeyWaitMs: config.readYourWritesTimeoutMs,
+  });
   return {
-    verifyApiKey: (key: string, now: Date) => verifyApiKey(directory, key, now),
+    verifyApiKey,
     starting: parts.starting,
     rateLimit: rateLimit(stores.rateLimits, systemClock, { health: parts.health, logger: parts.logger.child({ role: 'rate-limits' }) }),
     ...readYourWrites,

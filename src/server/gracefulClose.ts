@@ -12,7 +12,8 @@ export interface CloseReport {
 }
 
 export interface Running {
-  readonly server: Server;
+  /** Null in a process that listens on no port. */
+  readonly server: Server | null;
   readonly readSide: ReadSide;
   readonly webhooks: ChronicleWebhooks | null;
   readonly stores: Stores;
@@ -57,7 +58,8 @@ export const gracefulClose = (running: Running): ((options?: { readonly timeoutM
 };
 
 /** Stops accepting connections; true when every request in flight was answered before `until`. */
-const drainHttp = async (server: Server, until: number, logger: Logger): Promise<boolean> => {
+const drainHttp = async (server: Server | null, until: number, logger: Logger): Promise<boolean> => {
+  if (!server) return true;
   // Also closes idle keep-alive connections at once (Node 19+); busy ones close once their response is sent.
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   logger.info({ connections: await connectionCount(server) }, 'stopped accepting connections');

@@ -1,9 +1,12 @@
 import { ProjectionRunner, READ_MODELS_CHECKPOINT, measureLag, type ProjectionLag } from '../application/ProjectionRunner.js';
 import { CheckpointProgress, type ReadModelProgress } from '../application/ReadModelProgress.js';
 import type { LoopHealth } from '../application/LoopHealth.js';
+import { Lease, READ_MODELS_LEASE, type LeaseLostError } from '../application/Lease.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { Config } from '../config.js';
+import { systemClock } from '../shared/Clock.js';
 import { allProjections } from '../../projections/index.js';
+import { holderIsGone, thisProcess } from './localProcess.js';
 import type { Stores } from './Stores.js';
 
 /** How this process sees the read models: it runs the projections, follows the projector's checkpoint, or neither. */
@@ -25,8 +28,19 @@ export interface ReadSide {
  * Starts the projections (RUN_PROJECTIONS); `started` resolves once they have
  * applied the log as it was. An API without them (RUN_PROJECTIONS=false) follows
  * the projector's checkpoint instead.
+ *
+ * The projections run only under the read models' lease: one projector per
+ * DATA_DIR (or MongoDB database). When another live process holds it, the start
+ * fails with `LeaseHeldError`; when another process takes it over later (this one
+ * failed to renew it in time), the projections stop at once and `onLeaseLost` is told.
  */
-export const startReadSide = async (config: Config, stores: Stores, logger: Logger, health: LoopHealth): Promise<ReadSide> => {
+export const startReadSide = async (
+  config: Config,
+  stores: Stores,
+  logger: Logger,
+  health: LoopHealth,
+  onLeaseLost: (error: LeaseLostError) => void = () => undefined,
+): Promise<ReadSide> => {
   const { eventStore, readModels } = stores;
   if (config.roles.projections && !config.roles.api && !readModels.durable) {
     logger.warn({ readModels: readModels.kind }, 'RUN_PROJECTIONS without RUN_API on in-memory read models: nothing will read them');
@@ -35,17 +49,35 @@ export const startReadSide = async (config: Config, stores: Stores, logger: Logg
   const collections = allProjections.map((projection) => readModels.collection(projection));
   await readModels.init();
   if (config.roles.projections) {
-    const runner = new ProjectionRunner({ eventStore, readModels, collections, logger: logger.child({ role: 'projections' }) });
+    let runner: ProjectionRunner | null = null;
+    const lease = await Lease.acquire({
+      leases: readModels.leases,
+      name: READ_MODELS_LEASE,
+      claimant: thisProcess('projector'),
+      holderIsGone,
+      clock: systemClock,
+      logger: logger.child({ role: 'projector-lease' }),
+      health,
+      onLost: (error) => {
+        void runner?.stop();
+        onLeaseLost(error);
+      },
+    });
+    runner = new ProjectionRunner({ eventStore, readModels, collections, logger: logger.child({ role: 'projections' }) });
+    const projections = runner;
     const started = runner.start();
     // Awaited by the start after it begins listening; marked handled here so a failure meanwhile is not an unhandled rejection.
     started.catch(() => undefined);
     return {
       started,
-      projections: runner,
-      progress: runner,
-      appliedPosition: async () => runner.position,
-      lag: () => runner.lag(),
-      stop: () => runner.stop(),
+      projections,
+      progress: projections,
+      appliedPosition: async () => projections.position,
+      lag: () => projections.lag(),
+      stop: async () => {
+        await projections.stop();
+        await lease.release();
+      },
     };
   }
   if (!config.roles.api) return { started: Promise.resolve(), projections: null, progress: null, appliedPosition: async () => null, lag: null, stop: async () => undefined };

@@ -11,6 +11,19 @@ import { embeddedDatabaseFile } from '../../src/main.js';
 import { eventually } from '../support/events.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
+import { listeningPorts } from '../support/listeningPorts.js';
+import { createServer } from 'node:net';
+
+/** A port nothing listens on right now. */
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
 
 /** A company with two full-permission keys, written into the log before any process starts. */
 const seedKeys = async (dataDir: string): Promise<[string, string]> => {
@@ -158,8 +171,19 @@ describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside
     const [key] = await seedKeys(dir.path);
     const server = await startServer({ DATA_DIR: dir.path, API_WORKERS: '2', LOG_LEVEL: 'info' });
     try {
-      expect(server.output()).to.match(/\(2 API workers; projections and webhooks in process \d+/);
+      const background = /\(2 API workers; projections and webhooks in process (\d+), listening on no port \(BACKGROUND_PORT unset\)\)/.exec(server.output());
+      expect(background, server.output()).not.to.equal(null);
+      // Without BACKGROUND_PORT the projections-and-webhooks process opens no port at all; the supervisor holds PORT.
+      const port = Number(new URL(server.baseUrl).port);
+      const supervisorPorts = listeningPorts(server.child.pid!);
+      if (supervisorPorts !== null) {
+        expect(supervisorPorts).to.include(port);
+        expect(listeningPorts(Number(background![1]))).to.deep.equal([]);
+      }
       await eventually(async () => (await call(server.baseUrl, key, 'GET', '/test')).status === 200, 10_000, 50);
+      // The workers' /ready follows the projector's lag.
+      const readiness = (await (await fetch(`${server.baseUrl}/ready`)).json()) as { data: { checks: Record<string, { status: string }> } };
+      expect(readiness.data.checks.projections?.status).to.equal('ok');
       // Each request on a new connection: the primary hands connections to the workers in turn.
       const served = new Set<number>();
       const ids: string[] = [];
@@ -194,13 +218,40 @@ describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside
     }
   });
 
+  it('with BACKGROUND_PORT, the projections-and-webhooks process serves its /health, /ready and /metrics there, and nothing else', async () => {
+    const dir = tempDir('chronicle-workers-');
+    const backgroundPort = await freePort();
+    const server = await startServer({ DATA_DIR: dir.path, API_WORKERS: '2', BACKGROUND_PORT: String(backgroundPort) });
+    try {
+      const background = new RegExp(`projections and webhooks in process (\\d+), its probes and metrics on port ${backgroundPort}\\)`).exec(server.output());
+      expect(background, server.output()).not.to.equal(null);
+      const probes = `http://127.0.0.1:${backgroundPort}`;
+      expect((await fetch(`${probes}/health`)).status).to.equal(200);
+      expect((await fetch(`${probes}/ready`)).status).to.equal(200);
+      const metrics = await (await fetch(`${probes}/metrics`)).text();
+      expect(metrics).to.contain('chronicle_projection_caught_up{subscription="read-models"} 1');
+      expect(metrics).to.contain('chronicle_webhook_outbox_rows{state="pending"} 0');
+      expect((await fetch(`${probes}/contacts`)).status, 'no resource routes').to.equal(404);
+      const ports = listeningPorts(Number(background![1]));
+      if (ports !== null) expect(ports).to.deep.equal([backgroundPort]);
+    } finally {
+      const code = await server.stop();
+      dir.dispose();
+      expect(code).to.equal(0);
+    }
+  });
+
   it('a start that fails exits non-zero and leaves nothing running', async () => {
     const dir = tempDir('chronicle-workers-');
     try {
-      // Every process fails to read the TLS files; `close` comes only once every process holding the output has exited.
+      // The API worker fails to read the TLS files (the background process, listening on no port, reads none);
+      // `close` comes only once every process holding the output has exited.
+      const started = Date.now();
       const run = await runCli(['serve'], { DATA_DIR: dir.path, PORT: '0', API_WORKERS: '2', TLS_CERT_FILE: `${dir.path}/none.pem`, TLS_KEY_FILE: `${dir.path}/none.key` });
       expect(run.code).to.equal(1);
-      expect(run.stderr).to.contain('before it listened');
+      expect(run.stderr).to.contain('api-1 exited with code 2 before its start completed');
+      // The worker exits as soon as its start failed (its IPC channel to the supervisor does not keep it alive).
+      expect(Date.now() - started).to.be.below(8_000);
     } finally {
       dir.dispose();
     }

@@ -215,7 +215,8 @@ describe('HTTP: Idempotency-Key', function () {
       expect(first.status).to.equal(201);
 
       const dataDir = sqliteOf(api.chronicle.stores.eventStore).db.name.replace(/\/chronicle\.sqlite$/, '');
-      const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', RUN_WEBHOOKS: 'false' });
+      // An API process beside the first one's projector (one projector per DATA_DIR).
+      const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', RUN_PROJECTIONS: 'false', RUN_WEBHOOKS: 'false' });
       const second = await startChronicle(config, createLogger('silent', new PassThrough()));
       try {
         const response = await fetch(`http://127.0.0.1:${second.port}/contacts`, {

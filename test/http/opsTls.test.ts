@@ -54,10 +54,10 @@ describe('HTTPS (TLS_CERT_FILE, TLS_KEY_FILE)', function () {
   });
 
   it('serves HTTPS with the configured certificate, verified against it as the only CA', async () => {
-    const health = await httpsGet(chronicle.port, '/health');
+    const health = await httpsGet(chronicle.port!, '/health');
     expect(health.status).to.equal(200);
     assertMatchesOpenApi({ method: 'GET', path: '/health', ...health });
-    const test = await httpsGet(chronicle.port, '/test', { Authorization: `Bearer ${chronicle.demo!.key}` });
+    const test = await httpsGet(chronicle.port!, '/test', { Authorization: `Bearer ${chronicle.demo!.key}` });
     expect(test.status).to.equal(200);
     assertMatchesOpenApi({ method: 'GET', path: '/test', ...test });
     expect(test.body).to.nested.include({ 'data.companyId': chronicle.demo!.companyId });

@@ -29,6 +29,7 @@ describe('configuration from the environment', () => {
       roles: { api: true, projections: true, webhooks: true },
       apiWorkers: 1,
       readModels: 'sqlite',
+      backgroundPort: undefined,
       readYourWritesTimeoutMs: 5000,
       readyMaxLagMs: 5000,
       metricsToken: undefined,
@@ -148,6 +149,13 @@ describe('configuration from the environment', () => {
     ]);
     expect(problemsOf({ READ_MODELS: 'memory', API_WORKERS: '2' })).to.deep.equal(['READ_MODELS=memory needs API_WORKERS=1: no other process can read them']);
     expect(problemsOf({ READ_MODELS: 'memory', MONGODB_URL: 'mongodb://db' })).to.have.length(1);
+  });
+
+  it("takes a port for API_WORKERS' background process, other than PORT", () => {
+    expect(loadConfig({ API_WORKERS: '4', BACKGROUND_PORT: '3001' })).to.include({ apiWorkers: 4, backgroundPort: 3001, port: 3000 });
+    expect(loadConfig({ BACKGROUND_PORT: '0' }).backgroundPort).to.equal(0);
+    expect(problemsOf({ BACKGROUND_PORT: '3000' })).to.deep.equal(['BACKGROUND_PORT must differ from PORT: the API workers listen on PORT']);
+    expect(problemsOf({ BACKGROUND_PORT: '70000' })[0]).to.match(/^BACKGROUND_PORT="70000" must be a whole number from 0 to 65535/);
   });
 
   it('is fully listed in .env.example', () => {

@@ -1,5 +1,6 @@
 import { applyThenCheckpoint } from '../../application/applyThenCheckpoint.js';
 import type { CheckpointStore } from '../../application/ports/CheckpointStore.js';
+import type { LeaseStore } from '../../application/ports/LeaseStore.js';
 import type { RecordedEvent } from '../../application/ports/EventStore.js';
 import type {
   DocumentCollection,
@@ -16,6 +17,7 @@ import type {
 import { comparePositions, type Position } from '../../shared/Position.js';
 import { SEPARATOR, compileFilters, haystackOf, valueAt } from './compileFilter.js';
 import { SubstringIndex } from './SubstringIndex.js';
+import { MemoryLeaseStore } from './MemoryLeaseStore.js';
 import { EqualityIndex, UNINDEXED, indexedValue } from './EqualityIndex.js';
 
 interface Entry<D> {
@@ -363,6 +365,7 @@ export class MemoryReadModelStore implements ReadModelStore {
   readonly kind = 'memory' as const;
   readonly durable = false;
   readonly checkpoints: CheckpointStore = new MemoryCheckpointStore();
+  readonly leases: LeaseStore = new MemoryLeaseStore();
   private readonly collections = new MemoryCollections();
 
   collection<D extends ReadModelDocument>(projection: Projection<D>): DocumentCollection<D> {

@@ -9,6 +9,7 @@ import {
   type IndexDescription,
 } from 'mongodb';
 import type { CheckpointStore } from '../../application/ports/CheckpointStore.js';
+import type { LeaseStore } from '../../application/ports/LeaseStore.js';
 import type { RecordedEvent } from '../../application/ports/EventStore.js';
 import type {
   DocumentCollection,
@@ -22,6 +23,7 @@ import type {
   StagingReadModels,
 } from '../../application/ports/ReadModelStore.js';
 import { comparePositions, isPosition, type Position } from '../../shared/Position.js';
+import { MongoLeaseStore } from './MongoLeaseStore.js';
 import { toMongoFilter } from './toMongoFilter.js';
 
 /**
@@ -35,6 +37,8 @@ const CREATED_WIDTH = 40;
 const DUPLICATE_KEY = 11000;
 /** The collection of subscription checkpoints, beside the read models. */
 const CHECKPOINTS = 'checkpoints';
+/** The collection of exclusive leases (the projector's), beside the read models. */
+const LEASES = 'leases';
 /** Suffix of the collections a replay builds before they are renamed over the live ones. */
 const STAGING_SUFFIX = '__replay';
 
@@ -390,7 +394,7 @@ class MongoStaging implements StagingReadModels {
 
   collection<D extends ReadModelDocument>(projection: Projection<D>): DocumentCollection<D> {
     if (this.done) throw new Error('This staging was already swapped in or discarded');
-    if (projection.name === CHECKPOINTS) throw new Error(`A read model cannot be named ${CHECKPOINTS}`);
+    if (projection.name === CHECKPOINTS || projection.name === LEASES) throw new Error(`A read model cannot be named ${projection.name}`);
     const existing = this.staged.get(projection.name);
     if (existing) {
       if (existing.projection !== (projection as unknown)) {
@@ -446,6 +450,7 @@ export class MongoReadModelStore implements ReadModelStore {
   readonly kind = 'mongodb' as const;
   readonly durable = true;
   readonly checkpoints: CheckpointStore;
+  readonly leases: LeaseStore;
   private readonly collections = new Map<string, MongoDocumentCollection<ReadModelDocument>>();
 
   private constructor(
@@ -453,6 +458,7 @@ export class MongoReadModelStore implements ReadModelStore {
     private readonly db: Db,
   ) {
     this.checkpoints = new MongoCheckpointStore(db.collection<StoredCheckpoint>(CHECKPOINTS));
+    this.leases = new MongoLeaseStore(db.collection(LEASES));
   }
 
   static async connect(url: string, dbName: string): Promise<MongoReadModelStore> {
@@ -462,7 +468,7 @@ export class MongoReadModelStore implements ReadModelStore {
   }
 
   collection<D extends ReadModelDocument>(projection: Projection<D>): DocumentCollection<D> {
-    if (projection.name === CHECKPOINTS) throw new Error(`A read model cannot be named ${CHECKPOINTS}`);
+    if (projection.name === CHECKPOINTS || projection.name === LEASES) throw new Error(`A read model cannot be named ${projection.name}`);
     if (projection.name.endsWith(STAGING_SUFFIX)) throw new Error(`A read model's name cannot end in ${STAGING_SUFFIX}`);
     const existing = this.collections.get(projection.name);
     if (existing) {

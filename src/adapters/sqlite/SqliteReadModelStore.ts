@@ -13,6 +13,7 @@ import {
 } from '../../application/ports/ReadModelStore.js';
 import { comparePositions } from '../../shared/Position.js';
 import { SqliteCheckpointStore } from './SqliteCheckpointStore.js';
+import { SqliteLeaseStore } from './SqliteLeaseStore.js';
 import type { SqliteDatabase } from './openSqliteDatabase.js';
 import { SqliteDocumentCollection, searchTextsOf } from './SqliteDocumentCollection.js';
 import { ReadModelCompanies } from './ReadModelCompanies.js';
@@ -42,6 +43,17 @@ const MIGRATIONS: readonly string[] = [
    CREATE TABLE read_model_companies (
      cid        INTEGER PRIMARY KEY,
      company_id TEXT NOT NULL UNIQUE
+   );`,
+  // Exclusive leases (SqliteLeaseStore): one projector per DATA_DIR.
+  `CREATE TABLE leases (
+     name        TEXT PRIMARY KEY,
+     owner       TEXT NOT NULL,
+     role        TEXT NOT NULL,
+     pid         INTEGER NOT NULL,
+     host        TEXT NOT NULL,
+     scope       TEXT,
+     acquired_at TEXT NOT NULL,
+     renewed_at  TEXT NOT NULL
    );`,
 ];
 
@@ -199,11 +211,13 @@ export class SqliteReadModelStore implements ReadModelStore {
   readonly kind = 'sqlite' as const;
   readonly durable = true;
   readonly checkpoints: SqliteCheckpointStore;
+  readonly leases: SqliteLeaseStore;
   private readonly companies: ReadModelCompanies;
   private readonly collections: Collections;
 
   constructor(readonly db: SqliteDatabase) {
     this.checkpoints = new SqliteCheckpointStore(db);
+    this.leases = new SqliteLeaseStore(db);
     this.companies = new ReadModelCompanies(db);
     this.collections = new Collections(db, this.companies, '');
   }

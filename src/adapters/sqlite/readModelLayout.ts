@@ -45,7 +45,7 @@ const RELAYOUT_SUFFIX = '__relayout';
 /** Suffix of the name of a table's index of its searched texts by `seq` (the name begins with a random token). */
 export const TEXT_INDEX_SUFFIX = '_texts';
 /** Tables of the adapter itself, beside the read models. */
-export const RESERVED_TABLES = new Set(['checkpoints', 'read_model_tables']);
+export const RESERVED_TABLES = new Set(['checkpoints', 'read_model_tables', 'leases']);
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 

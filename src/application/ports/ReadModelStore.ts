@@ -1,6 +1,7 @@
 import type { Position } from '../../shared/Position.js';
 import type { RecordedEvent } from './EventStore.js';
 import type { CheckpointStore } from './CheckpointStore.js';
+import type { LeaseStore } from './LeaseStore.js';
 
 /** Every read-model document belongs to one company and records the last event it applied. */
 export interface ReadModelDocument {
@@ -150,6 +151,8 @@ export interface ReadModelStore {
   collection<D extends ReadModelDocument>(projection: Projection<D>): DocumentCollection<D>;
   /** Checkpoints kept beside the documents, so both move together. */
   readonly checkpoints: CheckpointStore;
+  /** Exclusive leases kept beside the documents: the projector's, so that one process writes them. */
+  readonly leases: LeaseStore;
   /**
    * Folds a batch of events (in log order) into every one of `collections` (handed
    * out by this store) and saves checkpoint `checkpoint` at the batch's last

@@ -9,6 +9,10 @@ import {
 } from '../../application/replay/replayReadModels.js';
 import { allProjections } from '../../../projections/index.js';
 import type { ReadModelStore } from '../../application/ports/ReadModelStore.js';
+import { Lease, READ_MODELS_LEASE } from '../../application/Lease.js';
+import { silentLogger } from '../../application/ports/Logger.js';
+import { holderIsGone, thisProcess } from '../../server/localProcess.js';
+import { systemClock } from '../../shared/Clock.js';
 import { print, type CliContext, type RegisterCommands } from '../CliContext.js';
 import { withStores } from '../withStores.js';
 
@@ -121,11 +125,21 @@ export const registerReplay: RegisterCommands = (program, context) => {
   program
     .command('replay')
     .description(
-      'rebuild every read model from the log into fresh tables or collections, then swap them in (stop the projector first)',
+      'rebuild every read model from the log into fresh tables or collections, then swap them in (stop the projector first: a running one makes it stop)',
     )
     .option('--json', 'print one JSON document: {events, ms, eventsPerSecond, collections, position}')
     .action(async (options: { json?: boolean }) => {
       const { summary, kind } = await withStores(context, async ({ eventStore, readModels }) => {
+        // The replay writes the read models: it holds their lease, as a projector does. A running projector
+        // makes it stop here, before anything is built; a projector started meanwhile stops at its start.
+        const lease = await Lease.acquire({
+          leases: readModels.leases,
+          name: READ_MODELS_LEASE,
+          claimant: thisProcess('replay'),
+          holderIsGone,
+          clock: systemClock,
+          logger: silentLogger,
+        });
         // The bar goes to the terminal itself; anything else gets plain lines, stdout stays the result.
         const display = process.stderr.isTTY ? barDisplay(process.stderr) : lineDisplay(context);
         try {
@@ -138,6 +152,7 @@ export const registerReplay: RegisterCommands = (program, context) => {
           return { summary: replayed, kind: readModels.kind };
         } finally {
           display.stop();
+          await lease.release();
         }
       });
       print(context, options.json === true, summary, summaryLine(summary, kind));

@@ -20,7 +20,8 @@ export const registerServe: RegisterCommands = (program, context) => {
       // API_WORKERS above 1: this process only starts, watches and stops the others.
       if (config.apiWorkers > 1 && supervised === null) return superviseWorkers(config, logger, context);
       // A failed start has already stopped what it started; the error reaches the CLI (exit 1).
-      const chronicle = await startChronicle(config, logger);
+      // API_WORKERS' background process listens only on BACKGROUND_PORT, and on no port without it.
+      const chronicle = await startChronicle(supervised === 'background' ? { ...config, port: config.backgroundPort ?? null } : config, logger);
       const scheme = config.tls ? 'https' : 'http';
       if (chronicle.demo) {
         // Shown once: only the key's hash is stored.
@@ -34,7 +35,7 @@ export const registerServe: RegisterCommands = (program, context) => {
         );
       }
       if (supervised !== null) {
-        // The supervisor prints one line once every process listens.
+        // The supervisor prints one line once every process has started.
         const ready: ReadyMessage = { type: 'chronicle:ready', port: chronicle.port };
         process.send?.(ready);
       } else {
@@ -46,8 +47,11 @@ export const registerServe: RegisterCommands = (program, context) => {
       // flight finished within it, 1 when something had to be cut off or the stop
       // itself overran. A second signal exits at once.
       let signalled = false;
-      const shutdown = (signal: NodeJS.Signals) => {
+      /** Stops gracefully; exits 0 when everything finished, 1 when something was cut off or the stop is a failure's. */
+      const stop = (signal: NodeJS.Signals | 'failure') => {
+        const failure = signal === 'failure';
         if (signalled) {
+          if (failure) return;
           logger.warn({ signal }, 'second signal: exiting without finishing the shutdown');
           process.exit(1);
         }
@@ -59,14 +63,20 @@ export const registerServe: RegisterCommands = (program, context) => {
         }, config.shutdownTimeoutMs);
         force.unref();
         chronicle.close({ timeoutMs: config.shutdownTimeoutMs }).then(
-          (report) => process.exit(report.complete ? 0 : 1),
+          (report) => process.exit(report.complete && !failure ? 0 : 1),
           (error: unknown) => {
             logger.error({ err: error }, 'shutdown failed');
             process.exit(1);
           },
         );
       };
+      const shutdown = (signal: NodeJS.Signals) => stop(signal);
       process.on('SIGTERM', shutdown);
+      // Another process took over the read models' lease: the projections have stopped; so does this process (exit 1).
+      void chronicle.failed.then((error) => {
+        context.err(`chronicle: ${error.message}`);
+        stop('failure');
+      });
       if (supervised === null) process.on('SIGINT', shutdown);
       else {
         // Ctrl-C reaches the whole process group: the supervisor relays it as SIGTERM, in order.

@@ -142,8 +142,10 @@ export const tooManyRequests: ResponseObject = jsonResponse(
 /** A write that cannot be taken now (a record changing under it, storage full, a busy lock): nothing was stored. */
 export const serviceUnavailable: ResponseObject = jsonResponse(
   'Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any ' +
-    'request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the ' +
-    'write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds.',
+    'request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the ' +
+    'whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that ' +
+    'cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, ' +
+    '`STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds.',
   'ServiceUnavailableError',
   'authenticated-maybe-before-limits',
   { 'Retry-After': retryAfterHeader },
@@ -540,7 +542,7 @@ export const schemas: Record<string, JsonSchema> = {
       required: ['message', 'code'],
       properties: {
         message: { type: 'string', description: 'What is unavailable, and that nothing was changed.' },
-        code: { enum: ['STARTING', 'CONCURRENT_CHANGES', 'STORAGE_FULL', 'STORE_BUSY'] },
+        code: { enum: ['STARTING', 'READ_MODELS_BEHIND', 'CONCURRENT_CHANGES', 'STORAGE_FULL', 'STORE_BUSY'] },
       },
     },
   ),

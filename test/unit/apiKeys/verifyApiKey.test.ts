@@ -87,15 +87,15 @@ describe('verifyApiKey (over the api_key_directory read model)', () => {
   });
 
   it('calls a well-formed unknown key invalid', async () => {
-    expect(await verifyApiKey(directory, generateApiKey(), NOW)).to.deep.equal({ kind: 'invalid' });
+    expect(await verifyApiKey(directory, generateApiKey(), NOW)).to.deep.equal({ kind: 'invalid', reason: 'unknown' });
   });
 
   it('calls a revoked key invalid', async () => {
-    expect(await verifyApiKey(directory, toRevoke, NOW)).to.deep.equal({ kind: 'invalid' });
+    expect(await verifyApiKey(directory, toRevoke, NOW)).to.deep.equal({ kind: 'invalid', reason: 'revoked' });
   });
 
   it('calls a key invalid from the instant it expires', async () => {
-    expect(await verifyApiKey(directory, expired, NOW)).to.deep.equal({ kind: 'invalid' });
+    expect(await verifyApiKey(directory, expired, NOW)).to.deep.equal({ kind: 'invalid', reason: 'expired' });
   });
 
   it('keeps the directory under one constant company, by hash, never holding the key', async () => {

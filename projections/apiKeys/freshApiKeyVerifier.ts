@@ -1,0 +1,165 @@
+import { loadAggregate } from '../../src/application/loadAggregate.js';
+import type { ProjectionLag } from '../../src/application/ProjectionRunner.js';
+import type { ReadModelProgress } from '../../src/application/ReadModelProgress.js';
+import type { EventStore } from '../../src/application/ports/EventStore.js';
+import type { DocumentCollection } from '../../src/application/ports/ReadModelStore.js';
+import { apiKeyDecider } from '../../src/domain/apiKeys/apiKeyDecider.js';
+import { ApiKeyEvent, apiKeyStream } from '../../src/domain/apiKeys/apiKeyEvents.js';
+import type { Clock } from '../../src/shared/Clock.js';
+import { compareNullablePositions, type Position } from '../../src/shared/Position.js';
+import type { ApiKeyDirectoryDoc } from './apiKeyDirectoryProjection.js';
+import { verifyApiKey, type ApiKeyVerification } from './verifyApiKey.js';
+
+/** A revoked key is refused by every API process at most this long after its revocation was recorded. */
+export const REVOCATION_BOUND_MS = 1_000;
+
+export type FreshApiKeyVerification =
+  | ApiKeyVerification
+  /** Not in the read models, which stayed behind the log for the whole wait: whether the key exists cannot be told yet. */
+  | { readonly kind: 'unverifiable' };
+
+export interface FreshApiKeyVerifierDeps {
+  readonly directory: DocumentCollection<ApiKeyDirectoryDoc>;
+  /** The log: its head (how far the read models must be to know every key), and a key's own stream. */
+  readonly eventStore: Pick<EventStore, 'headPosition' | 'readStream'>;
+  /** The read models this process reads: the projections run here, or the projector's checkpoint followed. */
+  readonly progress: ReadModelProgress;
+  /** Where the read models stand now (a follower reads the projector's checkpoint again). */
+  readonly appliedPosition: () => Promise<Position | null>;
+  /** How far the read models are behind the log (age of the oldest event not applied). */
+  readonly lag: () => Promise<ProjectionLag>;
+  readonly clock: Clock;
+  /** The longest an unknown key waits for the read models to reach the log's head (READ_YOUR_WRITES_TIMEOUT_MS). */
+  readonly unknownKeyWaitMs: number;
+  /** Default `REVOCATION_BOUND_MS`. */
+  readonly revocationBoundMs?: number;
+}
+
+/**
+ * Keys are looked up by hash in a read model (`api_key_directory`), which follows
+ * the log: a key just issued (by the CLI, in another process) is not in it until
+ * the projector has applied its event, and a key just revoked is still in it as
+ * active. This verifier answers as the log does, within bounds:
+ *
+ * - **An unknown key** is looked up again once the read models have reached the
+ *   head the log had when it was missed (the key, issued before the request came,
+ *   is at or before that head); waiting at most `unknownKeyWaitMs`. When the read
+ *   models are already there, the answer is immediate (an unknown key costs a
+ *   guesser no wait when nothing is pending). When they are still behind at the
+ *   end of the wait: `unverifiable` (the caller answers 503), never a wrong 401.
+ * - **A known, active key** is trusted from the read model while it is known to
+ *   hold every event recorded more than `revocationBoundMs` ago (measured at most
+ *   every half-bound, once for all requests; a lookup made before a measurement
+ *   it waited for is made again). When the read models are further behind (the
+ *   projector is stopped or slow), the key's own stream in the log decides
+ *   whether it was revoked.
+ *
+ * Revoked and expired keys in the read model are refused at once: a revocation
+ * is final, an expiry is a fixed date.
+ */
+export const freshApiKeyVerifier = (deps: FreshApiKeyVerifierDeps): ((presented: string, now: Date) => Promise<FreshApiKeyVerification>) => {
+  const boundMs = deps.revocationBoundMs ?? REVOCATION_BOUND_MS;
+  const freshness = new ReadModelFreshness(deps.lag, deps.clock);
+
+  /** Once the read models have reached the head of the log as it is now: false when they did not within the wait. */
+  const caughtUpWithHead = async (): Promise<boolean> => {
+    const head = await deps.eventStore.headPosition();
+    if (compareNullablePositions(await deps.appliedPosition(), head) >= 0) return true;
+    return head !== null && deps.progress.waitFor(head, deps.unknownKeyWaitMs);
+  };
+
+  /** Whether the log says the key is still active (its stream: issued, not revoked). */
+  const activeInLog = async (keyId: string): Promise<boolean> => {
+    const { state } = await loadAggregate(deps.eventStore, apiKeyStream(keyId), { eventCodec: ApiKeyEvent, decider: apiKeyDecider });
+    return state.status === 'active';
+  };
+
+  /** An active key in the read model, checked against what they may not have applied yet. */
+  const stillActive = async (found: ApiKeyVerification & { readonly kind: 'valid' }, presented: string, now: Date): Promise<ApiKeyVerification> => {
+    switch (await freshness.check(boundMs)) {
+      case 'fresh':
+        return found;
+      case 'measured':
+        // Measured after the lookup: what it counts as applied may be newer than what the lookup saw.
+        return verifyApiKey(deps.directory, presented, now);
+      case 'behind':
+        return (await activeInLog(found.auth.keyId)) ? found : { kind: 'invalid', reason: 'revoked' };
+    }
+  };
+
+  return async (presented, now) => {
+    const found = await verifyApiKey(deps.directory, presented, now);
+    switch (found.kind) {
+      case 'malformed':
+        return found;
+      case 'invalid':
+        // Revoked or expired is final; only an unknown key may be one the read models have not applied yet.
+        if (found.reason !== 'unknown') return found;
+        if (!(await caughtUpWithHead())) return { kind: 'unverifiable' };
+        return verifyApiKey(deps.directory, presented, now);
+      case 'valid':
+        return stillActive(found, presented, now);
+      default: {
+        const unexpected: never = found;
+        return unexpected;
+      }
+    }
+  };
+};
+
+/**
+ * How fresh the read models this process reads are: a time before which every
+ * event recorded is known to be applied, measured from their lag (at most one
+ * measurement at a time, shared by every request that needs it).
+ */
+class ReadModelFreshness {
+  /** Every event recorded before this time (ms) is applied; null until measured. */
+  private appliedAsOf: number | null = null;
+  /** When the last measurement ended (ms), so that read models found behind are not measured again for every request. */
+  private measuredAt: number | null = null;
+  private measuring: Promise<void> | null = null;
+
+  constructor(
+    private readonly lag: () => Promise<ProjectionLag>,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Whether the read models hold every event recorded more than `boundMs` ago:
+   * `fresh` by a measurement made before this call, `measured` by one this call
+   * waited for, `behind` when they do not. Measured again when the last
+   * measurement is older than half the bound (in the background while it still
+   * holds, awaited once it no longer does); read models found behind are measured
+   * again at most every tenth of the bound.
+   */
+  async check(boundMs: number): Promise<'fresh' | 'measured' | 'behind'> {
+    const now = () => this.clock.now().getTime();
+    const holds = () => this.appliedAsOf !== null && now() - this.appliedAsOf <= boundMs;
+    if (this.appliedAsOf !== null && now() - this.appliedAsOf <= boundMs / 2) return 'fresh';
+    if (holds()) {
+      void this.measure();
+      return 'fresh';
+    }
+    if (this.measuredAt !== null && now() - this.measuredAt < boundMs / 10) return 'behind';
+    await this.measure();
+    return holds() ? 'measured' : 'behind';
+  }
+
+  private measure(): Promise<void> {
+    this.measuring ??= (async () => {
+      try {
+        const startedAt = this.clock.now().getTime();
+        const lag = await this.lag();
+        // Caught up: everything recorded before the measurement began is applied; else everything before the oldest event not applied.
+        const asOf = lag.caughtUp ? startedAt : this.clock.now().getTime() - lag.lagMs;
+        if (this.appliedAsOf === null || asOf > this.appliedAsOf) this.appliedAsOf = asOf;
+      } catch {
+        // A store that fails leaves the last measurement as it was: keys are checked in the log meanwhile.
+      } finally {
+        this.measuredAt = this.clock.now().getTime();
+        this.measuring = null;
+      }
+    })();
+    return this.measuring;
+  }
+}

@@ -1,0 +1,35 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { hostname } from 'node:os';
+import { holderIsGone, isRunning, thisProcess } from '../../src/server/localProcess.js';
+
+/** A child process that has exited (and was reaped): its pid runs no more. */
+const deadPid = async (): Promise<number> => {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((resolve) => child.once('exit', resolve));
+  return child.pid!;
+};
+
+describe('this process, as a lease names it', () => {
+  it('names its pid, host and role', () => {
+    expect(thisProcess('projector')).to.deep.include({ role: 'projector', pid: process.pid, host: hostname() });
+  });
+
+  describe('isRunning', () => {
+    it('is true for this process and false for a child that exited', async () => {
+      expect(isRunning(process.pid)).to.equal(true);
+      expect(isRunning(await deadPid())).to.equal(false);
+    });
+  });
+
+  describe('holderIsGone', () => {
+    it('is true only for a pid gone from this host and pid namespace', async () => {
+      const here = thisProcess('projector');
+      const pid = await deadPid();
+      expect(holderIsGone({ ...here, owner: 'x', pid })).to.equal(true);
+      expect(holderIsGone({ ...here, owner: 'x' }), 'this process').to.equal(false);
+      expect(holderIsGone({ ...here, owner: 'x', pid, host: `${here.host}-other` }), 'another host: never judged here').to.equal(false);
+      expect(holderIsGone({ ...here, owner: 'x', pid, scope: 'another-boot/pid:[1]' }), 'another container of this host').to.equal(false);
+    });
+  });
+});
