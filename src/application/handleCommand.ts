@@ -29,6 +29,14 @@ export interface CommandSpec<Command, Event extends DomainEvent, State, DomainEr
    * answers for an entity that does not exist (a 404 before any 412).
    */
   readonly precondition?: RevisionPrecondition;
+  /**
+   * The stream is named after an id made for this command (a create), so it does
+   * not exist yet: the command is decided on the initial state without reading the
+   * stream. Its append still expects no stream, so a stream that exists after all
+   * is refused (`WrongExpectedRevisionError`), and `handleCommand` reads it on its
+   * next attempt.
+   */
+  readonly newStream?: boolean;
 }
 
 export interface CommandOutcome<Event, State> {
@@ -67,7 +75,9 @@ export const decideCommand = async <Command, Event extends DomainEvent, State, D
   spec: CommandSpec<Command, Event, State, DomainError>,
 ): Promise<E.Either<DomainError, Decision<Event, State>>> => {
   const { decider } = spec;
-  const { state, revision } = await loadAggregate(deps.eventStore, spec.stream, spec);
+  const { state, revision } = spec.newStream
+    ? { state: decider.initialState, revision: -1 }
+    : await loadAggregate(deps.eventStore, spec.stream, spec);
   if (spec.precondition && revision !== -1 && !spec.precondition(revision)) throw new PreconditionFailedError(spec.stream, revision);
   const decision = decider.decide(resolve(spec.command, state), state);
   if (E.isLeft(decision)) return decision;
@@ -100,7 +110,8 @@ export const handleCommand = async <Command, Event extends DomainEvent, State, D
 ): Promise<E.Either<DomainError, CommandOutcome<Event, State>>> => {
   const maxAttempts = spec.maxAttempts ?? 5;
   for (let attempt = 1; ; attempt++) {
-    const decided = await decideCommand(deps, spec);
+    // A stream assumed new that turned out to exist is read from the second attempt on.
+    const decided = await decideCommand(deps, attempt === 1 || !spec.newStream ? spec : { ...spec, newStream: false });
     if (E.isLeft(decided)) return decided;
     const { events, state, revision, next, append } = decided.right;
     if (events.length === 0) return E.right({ events, state, revision, position: null });

@@ -49,6 +49,8 @@ export const createContact = async (
     stream: contactStream(contactId),
     command: { type: 'CreateContact', contactId, companyId, fields, at },
     metadata,
+    // A fresh id: nothing to read.
+    newStream: true,
   };
   const appendToStreams = deps.eventStore.appendToStreams?.bind(deps.eventStore);
   return appendToStreams ? createAtomically(deps, appendToStreams, claim, spec) : createInTwoAppends(deps, claim, spec);
