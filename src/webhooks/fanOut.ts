@@ -75,6 +75,13 @@ export interface WebhookFanOutDeps<D extends FanOutDerivedEvent> {
   readonly onEnqueued?: () => void;
 }
 
+/**
+ * How often, at most, the fan-out stores a checkpoint that is all a batch has to
+ * store (no rows, no change to the subscriptions), when it follows the event
+ * store's own catch-up subscription. See `WebhookFanOut.handle`.
+ */
+export const CHECKPOINT_ONLY_EVERY_MS = 1000;
+
 /** The derived timestamp in the outbox's fixed format (the stored event's time if it does not parse). */
 const isoOrRecorded = (timestamp: string, event: RecordedEvent): string => {
   const ms = Date.parse(timestamp);
@@ -111,7 +118,11 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
   private readonly byId = new Map<string, Known>();
   private readonly byCompany = new Map<string, Set<string>>();
   private subscription: Subscription | null = null;
+  /** The last position handled: stored, or (nothing to store) not yet. */
   private current: Position | null = null;
+  /** The position of the last commit, and when it was made (`Date.now()`). */
+  private stored: Position | null = null;
+  private storedAt = 0;
   /** The memory may hold a batch that was not stored: reload before the next one. */
   private stale = false;
   /** Aborts a start still preparing its source (stop() during the wait). */
@@ -125,7 +136,7 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
     this.subscriptionStatus = new SubscriptionStatus(this.name, deps.logger, 'the webhook outbox to load the fan-out checkpoint', this.clock);
   }
 
-  /** Position of the last batch stored. */
+  /** Position of the last batch handled (everything it had to store is stored). */
   get position(): Position | null {
     return this.current;
   }
@@ -206,7 +217,20 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
     this.stopping.abort();
     await this.subscription?.stop();
     this.subscription = null;
+    await this.storeHandledPosition();
     this.subscriptionStatus.stopped();
+  }
+
+  /** Stores a checkpoint left behind by batches with nothing else to store, so that a restart resumes there. */
+  private async storeHandledPosition(): Promise<void> {
+    if (this.stale || this.current === null || this.current === this.stored) return;
+    try {
+      await this.deps.outbox.commitFanOut(this.name, { position: this.current, subscriptions: [], deliveries: [] }, this.clock.now());
+      this.stored = this.current;
+    } catch (error) {
+      // Only a checkpoint: a restart reads those events again, and they have nothing to fan out.
+      this.deps.logger.warn({ err: error, position: this.current }, 'webhook fan-out: cannot store the checkpoint at stop');
+    }
   }
 
   private load(state: FanOutState): void {
@@ -214,6 +238,7 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
     this.byCompany.clear();
     state.subscriptions.forEach((sub) => this.remember(sub));
     this.current = state.position;
+    this.stored = state.position;
     this.stale = false;
   }
 
@@ -235,6 +260,16 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
    * Fans one batch of the log out into the outbox (one commit). Public so that
    * another event source (a persistent subscription) can feed it; batches must
    * come in log order, each after the stored checkpoint.
+   *
+   * A batch with nothing to store but its position (no rows, no change to the
+   * subscriptions: every batch while no subscription matches) is committed at most
+   * once per `CHECKPOINT_ONLY_EVERY_MS` (and at stop) when the fan-out follows the
+   * event store's catch-up subscription: each commit is a durable write to the
+   * file of the log, which every write's request would otherwise wait behind. A
+   * restart after a crash then reads those events again from the older checkpoint,
+   * with the same view of the subscriptions, and they have nothing to fan out again.
+   * A source that acknowledges what the fan-out handled (the EventStoreDB group)
+   * gets every checkpoint stored, so the outbox never falls behind the group.
    */
   async handle(batch: readonly RecordedEvent[]): Promise<void> {
     const last = batch[batch.length - 1];
@@ -252,6 +287,12 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
       this.fold(event, changed);
       this.fanOut(event, deliveries);
     }
+    if (deliveries.length === 0 && changed.size === 0 && !this.deps.source && Date.now() - this.storedAt < CHECKPOINT_ONLY_EVERY_MS) {
+      // Nothing in memory changed: only the position moves, stored with a later batch.
+      this.current = last.position;
+      this.stale = false;
+      return;
+    }
     await this.deps.outbox.commitFanOut(
       this.name,
       { position: last.position, subscriptions: [...changed.values()], deliveries },
@@ -260,6 +301,8 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
     // Stored: what ended before the checkpoint is no longer needed in memory.
     for (const sub of changed.values()) if (sub.unsubscribedAt !== null) this.forget(sub);
     this.current = last.position;
+    this.stored = last.position;
+    this.storedAt = Date.now();
     this.stale = false;
     if (deliveries.length > 0) this.deps.onEnqueued?.();
   }

@@ -1,8 +1,11 @@
 import { expect } from 'chai';
 import {
+  DuplicateEventIdError,
   WrongExpectedRevisionError,
+  type AppendResult,
   type EventStore,
   type RecordedEvent,
+  type StreamAppend,
 } from '../../src/application/ports/EventStore.js';
 import { comparePositions } from '../../src/shared/Position.js';
 import { anEvent, eventually, uniqueStream } from '../support/events.js';
@@ -21,12 +24,20 @@ const rejectionOf = async (promise: Promise<unknown>): Promise<unknown> => {
   throw new Error('expected the promise to reject');
 };
 
+export interface EventStoreContractOptions {
+  /**
+   * Whether the adapter offers the optional multi-stream append
+   * (`appendToStreams`): checked, and its cases run where it does.
+   */
+  readonly multiStreamAppend: boolean;
+}
+
 /**
  * The EventStore port's contract, run unchanged for every adapter. Streams are
  * unique per test and `readAll` is only asserted after a head captured in the
  * test, so the suite also runs against a shared, non-empty server.
  */
-export const eventStoreContract = (name: string, open: () => Promise<EventStoreFixture>): void => {
+export const eventStoreContract = (name: string, open: () => Promise<EventStoreFixture>, options: EventStoreContractOptions): void => {
   describe(`EventStore contract: ${name}`, function () {
     this.timeout(20_000);
     let fixture: EventStoreFixture;
@@ -176,6 +187,169 @@ export const eventStoreContract = (name: string, open: () => Promise<EventStoreF
         await store.append(stream, [event], 'any').catch(() => undefined);
         const all = await store.readStream(stream);
         expect(all.filter((e) => e.id === event.id)).to.have.length(1);
+      });
+    });
+
+    describe('appendToStreams (atomic multi-stream append)', () => {
+      it(options.multiStreamAppend ? 'is offered' : 'is not offered (the adapter cannot make it atomic)', () => {
+        expect(typeof store.appendToStreams).to.equal(options.multiStreamAppend ? 'function' : 'undefined');
+      });
+      if (!options.multiStreamAppend) return;
+
+      const appendToStreams = (appends: readonly StreamAppend[]): Promise<AppendResult[]> => store.appendToStreams!(appends);
+      const types = async (stream: string): Promise<string[]> => (await store.readStream(stream)).map((e) => e.type);
+
+      it('appends to every stream, in the order given, at consecutive positions, each with its own revisions', async () => {
+        const [a, b, c] = [uniqueStream('a'), uniqueStream('b'), uniqueStream('c')];
+        await store.append(b, [anEvent('B0')], 'no_stream');
+        await store.append(c, [anEvent('C0'), anEvent('C1')], 'no_stream');
+        const head = await store.headPosition();
+        const results = await appendToStreams([
+          { stream: a, events: [anEvent('A1'), anEvent('A2')], expected: 'no_stream' },
+          { stream: b, events: [anEvent('B1')], expected: 0 },
+          { stream: c, events: [anEvent('C2')], expected: 'stream_exists' },
+        ]);
+        expect(results.map((r) => r.nextRevision)).to.deep.equal([1, 1, 2]);
+
+        expect(await types(a)).to.deep.equal(['A1', 'A2']);
+        expect(await types(b)).to.deep.equal(['B0', 'B1']);
+        expect(await types(c)).to.deep.equal(['C0', 'C1', 'C2']);
+        const [a1, a2] = await store.readStream(a);
+        const [, b1] = await store.readStream(b);
+        const [, , c2] = await store.readStream(c);
+        expect([a2, b1, c2].map((e) => e!.position)).to.deep.equal(results.map((r) => r.position));
+        expect([a1, a2, b1, c2].map((e) => e!.revision)).to.deep.equal([0, 1, 1, 2]);
+
+        const all = (await readAllAfter(store, head)).filter((e) => [a, b, c].includes(e.stream));
+        expect(all.map((e) => e.type)).to.deep.equal(['A1', 'A2', 'B1', 'C2']);
+        const positions = all.map((e) => BigInt(e.position));
+        positions.slice(1).forEach((position, i) => expect(position - positions[i]!).to.equal(1n));
+        expect(await store.headPosition()).to.equal(results[2]!.position);
+      });
+
+      it('appends nothing to any stream when one stream is not at its expected revision, naming that stream', async () => {
+        const [a, b, c] = [uniqueStream('a'), uniqueStream('b'), uniqueStream('c')];
+        await store.append(b, [anEvent('B0'), anEvent('B1')], 'no_stream');
+        await store.append(c, [anEvent('C0')], 'no_stream');
+        const head = await store.headPosition();
+        const error = await rejectionOf(
+          appendToStreams([
+            { stream: a, events: [anEvent('A1')], expected: 'no_stream' },
+            { stream: b, events: [anEvent('B2')], expected: 0 },
+            { stream: c, events: [anEvent('C1')], expected: 0 },
+          ]),
+        );
+        expect(error).to.be.instanceOf(WrongExpectedRevisionError);
+        expect(error).to.include({ stream: b, expected: 0, actual: 1 });
+        expect(await types(a)).to.deep.equal([]);
+        expect(await types(b)).to.deep.equal(['B0', 'B1']);
+        expect(await types(c)).to.deep.equal(['C0']);
+        expect((await readAllAfter(store, head)).filter((e) => [a, b, c].includes(e.stream))).to.deep.equal([]);
+      });
+
+      it('appends nothing when an event id is already stored', async () => {
+        const [a, b] = [uniqueStream('a'), uniqueStream('b')];
+        const stored = anEvent('Stored');
+        await store.append(b, [stored], 'no_stream');
+        const error = await rejectionOf(
+          appendToStreams([
+            { stream: a, events: [anEvent('A1')], expected: 'no_stream' },
+            { stream: b, events: [stored], expected: 'any' },
+          ]),
+        );
+        expect(error).to.be.instanceOf(DuplicateEventIdError);
+        expect(await types(a)).to.deep.equal([]);
+        expect(await types(b)).to.deep.equal(['Stored']);
+      });
+
+      it('refuses no stream, a stream given twice and a stream without events, appending nothing', async () => {
+        const [a, b] = [uniqueStream('a'), uniqueStream('b')];
+        expect(await rejectionOf(appendToStreams([]))).to.be.instanceOf(Error);
+        expect(
+          await rejectionOf(
+            appendToStreams([
+              { stream: a, events: [anEvent('A1')], expected: 'no_stream' },
+              { stream: a, events: [anEvent('A2')], expected: 0 },
+            ]),
+          ),
+        ).to.be.instanceOf(Error);
+        expect(
+          await rejectionOf(
+            appendToStreams([
+              { stream: a, events: [anEvent('A1')], expected: 'no_stream' },
+              { stream: b, events: [], expected: 'any' },
+            ]),
+          ),
+        ).to.be.instanceOf(Error);
+        expect(await types(a)).to.deep.equal([]);
+        expect(await types(b)).to.deep.equal([]);
+      });
+
+      it('lets exactly one of N concurrent appends expecting one stream at one revision succeed, each with its other streams', async () => {
+        const shared = uniqueStream('shared');
+        const own = Array.from({ length: 10 }, () => uniqueStream('own'));
+        const outcomes = await Promise.allSettled(
+          own.map((stream, i) =>
+            appendToStreams([
+              { stream: shared, events: [anEvent('Claimed', { i })], expected: 'no_stream' },
+              { stream, events: [anEvent('Created', { i })], expected: 'no_stream' },
+            ]),
+          ),
+        );
+        const won = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [i] : []));
+        expect(won).to.have.length(1);
+        for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).to.include({ stream: shared });
+        const [claim] = await store.readStream(shared);
+        expect(claim!.data).to.deep.equal({ i: won[0] });
+        const lengths = await Promise.all(own.map(async (stream) => (await store.readStream(stream)).length));
+        expect(lengths).to.deep.equal(own.map((_, i) => (i === won[0] ? 1 : 0)));
+      });
+
+      it('keeps its own outcome beside concurrent single-stream appends', async () => {
+        const [a, b, c] = [uniqueStream('a'), uniqueStream('b'), uniqueStream('c')];
+        await store.append(c, [anEvent('C0')], 'no_stream');
+        const outcomes = await Promise.allSettled([
+          store.append(a, [anEvent('A0')], 'no_stream'),
+          appendToStreams([
+            { stream: b, events: [anEvent('B0')], expected: 'no_stream' },
+            { stream: c, events: [anEvent('C1')], expected: 5 },
+          ]),
+          appendToStreams([
+            { stream: b, events: [anEvent('B0 again')], expected: 'no_stream' },
+            { stream: c, events: [anEvent('C1')], expected: 0 },
+          ]),
+          store.append(c, [anEvent('C wrong')], 3),
+        ]);
+        expect(outcomes.map((o) => o.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+        expect(await types(a)).to.deep.equal(['A0']);
+        expect(await types(b)).to.deep.equal(['B0 again']);
+        expect(await types(c)).to.deep.equal(['C0', 'C1']);
+      });
+
+      it('hands every event to subscribers, in order', async () => {
+        const [a, b] = [uniqueStream('a'), uniqueStream('b')];
+        const from = await store.headPosition();
+        const seen: RecordedEvent[] = [];
+        const subscription = store.subscribeToAll({
+          after: from,
+          handle: async (batch) => {
+            seen.push(...batch.filter((e) => e.stream === a || e.stream === b));
+          },
+        });
+        try {
+          await appendToStreams([
+            { stream: a, events: [anEvent('A1')], expected: 'no_stream' },
+            { stream: b, events: [anEvent('B1'), anEvent('B2')], expected: 'no_stream' },
+          ]);
+          await eventually(() => seen.length === 3, 5000);
+          expect(seen.map((e) => [e.stream, e.type, e.revision])).to.deep.equal([
+            [a, 'A1', 0],
+            [b, 'B1', 0],
+            [b, 'B2', 1],
+          ]);
+        } finally {
+          await subscription.stop();
+        }
       });
     });
 

@@ -19,7 +19,7 @@ const openSqlite = async (): Promise<EventStoreFixture> => {
     },
   };
 };
-eventStoreContract('SQLite (embedded)', openSqlite);
+eventStoreContract('SQLite (embedded)', openSqlite, { multiStreamAppend: true });
 eventStoreVersionsContract('SQLite (embedded)', openSqlite);
 
 const eventStoreUrl = process.env.EVENTSTORE_URL;
@@ -29,7 +29,7 @@ if (eventStoreUrl) {
     const store = EventStoreDbEventStore.connect(eventStoreUrl);
     return { store, dispose: () => store.close() };
   };
-  eventStoreContract('EventStoreDB', openEventStoreDb);
+  eventStoreContract('EventStoreDB', openEventStoreDb, { multiStreamAppend: false });
   eventStoreVersionsContract('EventStoreDB', openEventStoreDb, { shared: true });
 } else {
   skipLine('EventStore contract: EventStoreDB', 'EVENTSTORE_URL');

@@ -138,6 +138,34 @@ describe('handleCommand', () => {
     });
   });
 
+  describe('given a stream assumed new (newStream)', () => {
+    const runNew = (eventStore: EventStore = store) =>
+      handleCommand(
+        { eventStore, newId: randomUUID },
+        { decider: counterDecider, eventCodec: CounterEvent, stream: 'counter-1', command: { type: 'increment', by: 2, max: 10 }, metadata, newStream: true },
+      );
+
+    it('decides on the initial state without reading the stream, and appends expecting no stream', async () => {
+      let reads = 0;
+      const counting: EventStore = Object.assign(Object.create(store) as EventStore, {
+        readStream: (...args: Parameters<EventStore['readStream']>) => {
+          reads += 1;
+          return store.readStream(...args);
+        },
+      });
+      const result = await runNew(counting);
+      expect(E.isRight(result) && result.right.revision).to.equal(0);
+      expect(reads).to.equal(0);
+    });
+
+    it('reads the stream on the next attempt when it exists after all, and decides on it', async () => {
+      await store.append('counter-1', [{ ...anEvent('Incremented', { by: 9 }), metadata }], 'no_stream');
+      const result = await runNew();
+      expect(result).to.deep.equal(E.left({ kind: 'LimitExceeded', value: 9 }));
+      expect(await store.readStream('counter-1')).to.have.length(1);
+    });
+  });
+
   it('serialises concurrent commands on one stream without losing any', async () => {
     const results = await Promise.all(
       Array.from({ length: 5 }, () =>

@@ -181,6 +181,12 @@ export interface EventStoreDbEventStoreOptions {
  * with an exact expected revision, best effort with `any`), so an id is stored
  * once; the server does not reject an id reused in another stream, so
  * DuplicateEventIdError is never raised here.
+ *
+ * It offers no `appendToStreams`: a gRPC append is atomic for one stream only,
+ * and the client has no multi-stream transaction. Appends one after the other
+ * would not be all or nothing (a failure between two leaves the first), so the
+ * port's optional method is left out and callers keep their sequential protocol
+ * with its compensation (a contact's phone reservation, then the contact).
  */
 export class EventStoreDbEventStore implements EventStore {
   readonly kind = 'eventstoredb' as const;

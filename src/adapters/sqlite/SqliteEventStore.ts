@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import {
   DuplicateEventIdError,
   WrongExpectedRevisionError,
+  invalidStreamAppends,
   notify,
   type AppendResult,
   type EventStore,
@@ -11,6 +12,7 @@ import {
   type ReadStreamOptions,
   type RecordedEvent,
   type SubscribeOptions,
+  type StreamAppend,
   type Subscription,
 } from '../../application/ports/EventStore.js';
 import type { Position } from '../../shared/Position.js';
@@ -29,11 +31,10 @@ interface Row {
   recorded_at: string;
 }
 
+/** One append or multi-stream append waiting for the next group commit. */
 interface PendingAppend {
-  stream: string;
-  events: readonly EventToAppend[];
-  expected: ExpectedRevision;
-  resolve(result: AppendResult): void;
+  readonly appends: readonly StreamAppend[];
+  resolve(results: AppendResult[]): void;
   reject(error: unknown): void;
 }
 
@@ -66,7 +67,9 @@ const isUniqueViolation = (error: unknown): boolean =>
  * Appends are group-committed: every append requested during one turn of the
  * event loop is written in a single transaction (one fsync), each inside its own
  * savepoint with its own expected-revision check, so each keeps its own success
- * or failure. A promise resolves only after the commit is durable.
+ * or failure. A multi-stream append (`appendToStreams`) is one such append: all
+ * its streams in one savepoint, so a wrong revision on any of them rolls back
+ * all of them. A promise resolves only after the commit is durable.
  *
  * Subscriptions are woken at once by appends of this process, and see those of
  * other processes on the same file (API processes beside a projector, the CLI)
@@ -89,9 +92,9 @@ export class SqliteEventStore implements EventStore {
     headPosition: Statement<[], { position: number | null }>;
     dataVersion: Statement<[], number>;
   };
-  private readonly appendOne: (request: PendingAppend, recordedAt: string) => AppendResult;
-  private readonly appendOneInSavepoint: (request: PendingAppend, recordedAt: string) => AppendResult;
-  private readonly appendBatch: (batch: readonly PendingAppend[]) => Array<AppendResult | { error: unknown }>;
+  private readonly appendOne: (request: StreamAppend, recordedAt: string) => AppendResult;
+  private readonly appendInSavepoint: (requests: readonly StreamAppend[], recordedAt: string) => AppendResult[];
+  private readonly appendBatch: (batch: readonly PendingAppend[]) => Array<AppendResult[] | { error: unknown }>;
 
   static open(file: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
     return new SqliteEventStore(openSqliteDatabase(file), options, true);
@@ -119,7 +122,7 @@ export class SqliteEventStore implements EventStore {
     };
 
     // Checks the expected revision before writing anything, then inserts the events.
-    this.appendOne = (request: PendingAppend, recordedAt: string): AppendResult => {
+    this.appendOne = (request: StreamAppend, recordedAt: string): AppendResult => {
       const { revision } = this.statements.head.get(request.stream)!;
       const actual = revision ?? 'no_stream';
       if (!matches(request.expected, actual)) {
@@ -147,17 +150,19 @@ export class SqliteEventStore implements EventStore {
       }
       return { nextRevision: next, position: String(position) };
     };
-    // A nested better-sqlite3 transaction is a savepoint: a multi-event append that fails
-    // part-way rolls back alone. A single-event append needs none: a failed INSERT is atomic.
-    this.appendOneInSavepoint = db.transaction(this.appendOne);
+    // A nested better-sqlite3 transaction is a savepoint: a multi-event or multi-stream append
+    // that fails part-way rolls back alone. A single-event append needs none: a failed INSERT is atomic.
+    this.appendInSavepoint = db.transaction((requests: readonly StreamAppend[], recordedAt: string) =>
+      requests.map((request) => this.appendOne(request, recordedAt)),
+    );
 
     const batchTransaction = db.transaction((batch: readonly PendingAppend[]) => {
       const recordedAt = new Date().toISOString();
-      return batch.map((request) => {
+      return batch.map(({ appends }) => {
         try {
-          return request.events.length === 1
-            ? this.appendOne(request, recordedAt)
-            : this.appendOneInSavepoint(request, recordedAt);
+          return appends.length === 1 && appends[0]!.events.length === 1
+            ? [this.appendOne(appends[0]!, recordedAt)]
+            : this.appendInSavepoint(appends, recordedAt);
         } catch (error) {
           if (error instanceof WrongExpectedRevisionError || error instanceof DuplicateEventIdError) return { error };
           throw error;
@@ -172,12 +177,24 @@ export class SqliteEventStore implements EventStore {
     if (this.closed) return Promise.reject(new Error('The event store is closed'));
     if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
     return new Promise((resolve, reject) => {
-      this.pending.push({ stream, events, expected, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.enqueue({ appends: [{ stream, events, expected }], resolve: (results) => resolve(results[0]!), reject });
     });
+  }
+
+  /** All or nothing, in the same group commit as the appends around it (see the port). */
+  appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    if (this.closed) return Promise.reject(new Error('The event store is closed'));
+    const problem = invalidStreamAppends(appends);
+    if (problem) return Promise.reject(new Error(problem));
+    return new Promise((resolve, reject) => this.enqueue({ appends, resolve, reject }));
+  }
+
+  private enqueue(request: PendingAppend): void {
+    this.pending.push(request);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
   }
 
   private flush(): void {
@@ -185,7 +202,7 @@ export class SqliteEventStore implements EventStore {
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
-    let results: Array<AppendResult | { error: unknown }>;
+    let results: Array<AppendResult[] | { error: unknown }>;
     try {
       results = this.appendBatch(batch);
     } catch (error) {

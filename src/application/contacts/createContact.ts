@@ -1,45 +1,103 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { EventMetadata } from '../../shared/EventMetadata.js';
 import type { Position } from '../../shared/Position.js';
-import { contactDecider } from '../../domain/contacts/contactDecider.js';
+import { contactDecider, type ContactState } from '../../domain/contacts/contactDecider.js';
 import { ContactEvent, contactStream } from '../../domain/contacts/contactEvents.js';
 import { toContactView } from '../../domain/contacts/contactRecord.js';
 import type { Contact } from '../../domain/contacts/contactView.js';
 import { normalizePhoneNumber } from '../../domain/contacts/phoneNumber.js';
-import type { CommandDeps } from '../CommandDeps.js';
-import { handleCommand } from '../handleCommand.js';
-import { orElseRelease, releaseAbandonedReservation, reservePhoneNumber } from './phoneNumberReservations.js';
-import type { ContactWriteError } from './ContactWriteError.js';
 import type { CreateContactFields } from '../../domain/contacts/contactInput.js';
+import type { ContactCommand } from '../../domain/contacts/contactCommands.js';
+import type { ContactError } from '../../domain/contacts/contactErrors.js';
+import { ConcurrencyExhaustedError } from '../ConcurrencyExhaustedError.js';
+import type { CommandDeps } from '../CommandDeps.js';
+import { decideCommand, handleCommand, type CommandSpec } from '../handleCommand.js';
+import { WrongExpectedRevisionError, type EventStore } from '../ports/EventStore.js';
+import {
+  decideReservation,
+  orElseRelease,
+  releaseAbandonedReservation,
+  reservePhoneNumber,
+  type PhoneNumberClaim,
+} from './phoneNumberReservations.js';
+import type { ContactWriteError } from './ContactWriteError.js';
 
-/** Creates a contact with a new id; its (normalised) phone number must be free in the company. */
+type CreateResult = E.Either<ContactWriteError, { contact: Contact; position: Position }>;
+
+/** How many times a create decides again after its number's reservation stream moved under it. */
+const MAX_ATTEMPTS = 5;
+
+/**
+ * Creates a contact with a new id; its (normalised) phone number must be free in
+ * the company. Where the store appends to several streams atomically (SQLite), the
+ * number's reservation and `ContactCreated` are one append (one durable commit);
+ * elsewhere (EventStoreDB) the reservation comes first and is released if the
+ * contact cannot be stored (see `phoneNumberReservations`).
+ */
 export const createContact = async (
   deps: CommandDeps,
   input: { companyId: string; fields: CreateContactFields; metadata: EventMetadata },
-): Promise<E.Either<ContactWriteError, { contact: Contact; position: Position }>> => {
+): Promise<CreateResult> => {
   const { companyId, metadata } = input;
   const fields = { ...input.fields, phoneNumber: normalizePhoneNumber(input.fields.phoneNumber) };
   const contactId = deps.newId();
   const at = deps.clock.now();
+  const claim: PhoneNumberClaim = { companyId, phoneNumber: fields.phoneNumber, contactId, at, metadata };
+  const spec: ContactSpec = {
+    decider: contactDecider,
+    eventCodec: ContactEvent,
+    stream: contactStream(contactId),
+    command: { type: 'CreateContact', contactId, companyId, fields, at },
+    metadata,
+    // A fresh id: nothing to read.
+    newStream: true,
+  };
+  const appendToStreams = deps.eventStore.appendToStreams?.bind(deps.eventStore);
+  return appendToStreams ? createAtomically(deps, appendToStreams, claim, spec) : createInTwoAppends(deps, claim, spec);
+};
 
-  const reserved = await reservePhoneNumber(deps, { companyId, phoneNumber: fields.phoneNumber, contactId, at, metadata });
+type ContactSpec = CommandSpec<ContactCommand, ContactEvent, ContactState, ContactError>;
+
+/** The reservation and the contact in one append: both stored, or neither. */
+const createAtomically = async (
+  deps: CommandDeps,
+  appendToStreams: NonNullable<EventStore['appendToStreams']>,
+  claim: PhoneNumberClaim,
+  spec: ContactSpec,
+): Promise<CreateResult> => {
+  for (let attempt = 1; ; attempt++) {
+    const reservation = await decideReservation(deps, claim);
+    if (E.isLeft(reservation)) return E.left({ kind: 'DuplicatePhoneNumber', existingContactId: reservation.left.holder });
+    const contact = await decideCommand(deps, spec);
+    if (E.isLeft(contact)) throw alreadyExists(claim.contactId);
+    try {
+      const [, stored] = await appendToStreams([reservation.right.append, contact.right.append]);
+      return created(claim.contactId, contact.right.next, stored!.position);
+    } catch (error) {
+      // Another write to the number's reservation stream came first: decide again on what it wrote.
+      if (!(error instanceof WrongExpectedRevisionError) || error.stream !== reservation.right.append.stream) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new ConcurrencyExhaustedError(error.stream, attempt);
+    }
+  }
+};
+
+/** The reservation, then the contact; if the contact is not stored, neither may its reservation stay. */
+const createInTwoAppends = async (deps: CommandDeps, claim: PhoneNumberClaim, spec: ContactSpec): Promise<CreateResult> => {
+  const reserved = await reservePhoneNumber(deps, claim);
   if (E.isLeft(reserved)) return E.left({ kind: 'DuplicatePhoneNumber', existingContactId: reserved.left.holder });
-
-  // If the contact is not stored, neither may its reservation stay.
-  const created = await orElseRelease(
-    () =>
-      handleCommand(deps, {
-        decider: contactDecider,
-        eventCodec: ContactEvent,
-        stream: contactStream(contactId),
-        command: { type: 'CreateContact', contactId, companyId, fields, at },
-        metadata,
-      }),
-    () => releaseAbandonedReservation(deps, { companyId, phoneNumber: fields.phoneNumber, contactId, at, metadata }),
+  const outcome = await orElseRelease(
+    () => handleCommand(deps, spec),
+    () => releaseAbandonedReservation(deps, claim),
   );
-  // A fresh id never exists; if it did, the ids are broken, not the request.
-  if (E.isLeft(created)) throw new Error(`Contact ${contactId} already exists`);
-  const { state, position } = created.right;
-  if (state.status !== 'active' || position === null) throw new Error(`Contact ${contactId} was not created`);
+  if (E.isLeft(outcome)) throw alreadyExists(claim.contactId);
+  if (outcome.right.position === null) throw new Error(`Contact ${claim.contactId} was not created`);
+  return created(claim.contactId, outcome.right.state, outcome.right.position);
+};
+
+// A fresh id never exists; if it did, the ids are broken, not the request.
+const alreadyExists = (contactId: string): Error => new Error(`Contact ${contactId} already exists`);
+
+const created = (contactId: string, state: ContactState, position: Position): CreateResult => {
+  if (state.status !== 'active') throw new Error(`Contact ${contactId} was not created`);
   return E.right({ contact: toContactView(state.contact), position });
 };

@@ -8,8 +8,12 @@
  * reservations exactly one is appended; the others re-read (handleCommand) and
  * find the number taken.
  *
- * - Create: reserve the number for the new contact id, then append
- *   `ContactCreated` to the new `contact-<id>` stream (`no_stream`).
+ * - Create: reserve the number for the new contact id and append `ContactCreated`
+ *   to the new `contact-<id>` stream (`no_stream`): in one atomic append where
+ *   the store offers it (`appendToStreams`, SQLite), so the reservation and its
+ *   contact are stored together or not at all; elsewhere (EventStoreDB) the
+ *   reservation first, then the contact, the reservation released if the
+ *   contact's append fails.
  * - Update that changes the number: check the contact (company), reserve the new
  *   number for it, append `ContactUpdated`, then release the old number (the one
  *   the appended event replaced).
@@ -30,12 +34,17 @@ import * as E from 'fp-ts/lib/Either.js';
 import { assertNever } from '../../shared/Decider.js';
 import type { EventMetadata } from '../../shared/EventMetadata.js';
 import type { Position } from '../../shared/Position.js';
-import type { HolderCheck } from '../../domain/phoneReservation/phoneReservationCommands.js';
-import { RESERVATION_GRACE_PERIOD_MS, phoneReservationDecider } from '../../domain/phoneReservation/phoneReservationDecider.js';
+import type { HolderCheck, PhoneReservationCommand } from '../../domain/phoneReservation/phoneReservationCommands.js';
+import {
+  RESERVATION_GRACE_PERIOD_MS,
+  phoneReservationDecider,
+  type PhoneReservationState,
+} from '../../domain/phoneReservation/phoneReservationDecider.js';
+import type { PhoneReservationError } from '../../domain/phoneReservation/phoneReservationErrors.js';
 import { PhoneReservationEvent, phoneReservationStream } from '../../domain/phoneReservation/phoneReservationEvents.js';
 import { ConcurrencyExhaustedError } from '../ConcurrencyExhaustedError.js';
 import type { CommandDeps } from '../CommandDeps.js';
-import { handleCommand } from '../handleCommand.js';
+import { decideCommand, handleCommand, type CommandSpec, type Decision } from '../handleCommand.js';
 import { loadContact } from './loadContact.js';
 
 /** How many holders a reservation may be checked against before giving up (each check follows a concurrent write). */
@@ -50,18 +59,23 @@ export interface PhoneNumberClaim {
   readonly metadata: EventMetadata;
 }
 
+type ReservationSpec = CommandSpec<PhoneReservationCommand, PhoneReservationEvent, PhoneReservationState, PhoneReservationError>;
+
 /**
- * Reserves `phoneNumber` of `companyId` for `contactId`. Right: the position of
- * the reservation event; Left: the contact whose reservation counts.
+ * Runs the reservation command through `run` (which appends it, or only decides
+ * it), checking the holder of a stale reservation whenever the decider asks
+ * (HolderUnverified) and running it again with what it found. Left: the contact
+ * whose reservation counts.
  */
-export const reservePhoneNumber = async (
+const reserveWith = async <T>(
   deps: CommandDeps,
   request: PhoneNumberClaim,
-): Promise<E.Either<{ holder: string }, Position | null>> => {
+  run: (spec: ReservationSpec) => Promise<E.Either<PhoneReservationError, T>>,
+): Promise<E.Either<{ holder: string }, T>> => {
   const stream = phoneReservationStream(request.companyId, request.phoneNumber);
   let holderCheck: HolderCheck | undefined;
   for (let check = 0; check <= MAX_HOLDER_CHECKS; check++) {
-    const result = await handleCommand(deps, {
+    const result = await run({
       decider: phoneReservationDecider,
       eventCodec: PhoneReservationEvent,
       stream,
@@ -75,7 +89,7 @@ export const reservePhoneNumber = async (
       },
       metadata: request.metadata,
     });
-    if (E.isRight(result)) return E.right(result.right.position);
+    if (E.isRight(result)) return result;
     const problem = result.left;
     switch (problem.kind) {
       case 'PhoneNumberTaken':
@@ -94,6 +108,33 @@ export const reservePhoneNumber = async (
   }
   throw new ConcurrencyExhaustedError(stream, MAX_HOLDER_CHECKS + 1);
 };
+
+/**
+ * Reserves `phoneNumber` of `companyId` for `contactId`. Right: the position of
+ * the reservation event; Left: the contact whose reservation counts.
+ */
+export const reservePhoneNumber = async (
+  deps: CommandDeps,
+  request: PhoneNumberClaim,
+): Promise<E.Either<{ holder: string }, Position | null>> => {
+  const reserved = await reserveWith(deps, request, (spec) => handleCommand(deps, spec));
+  return E.isRight(reserved) ? E.right(reserved.right.position) : reserved;
+};
+
+/**
+ * Decides the reservation of `phoneNumber` of `companyId` for `contactId` on the
+ * reservation stream as it is now, without appending it: Right, the reservation to
+ * append with the expected revision read (always one `PhoneNumberReserved`); Left,
+ * the contact whose reservation counts. For a write that appends the reservation
+ * together with its contact's event (`EventStore.appendToStreams`): if the
+ * reservation stream moved in between, that append fails with its
+ * `WrongExpectedRevisionError` and the caller decides again.
+ */
+export const decideReservation = (
+  deps: CommandDeps,
+  request: PhoneNumberClaim,
+): Promise<E.Either<{ holder: string }, Decision<PhoneReservationEvent, PhoneReservationState>>> =>
+  reserveWith(deps, request, (spec) => decideCommand(deps, spec));
 
 /** Best effort: a reservation left behind is stale once its holder no longer has the number. */
 export const releasePhoneNumber = async (

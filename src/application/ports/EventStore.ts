@@ -55,6 +55,25 @@ export interface RecordedEvent {
   readonly version?: RecordedEventVersion;
 }
 
+/** One stream's part of a multi-stream append (`EventStore.appendToStreams`). */
+export interface StreamAppend {
+  readonly stream: string;
+  readonly events: readonly EventToAppend[];
+  readonly expected: ExpectedRevision;
+}
+
+/** Why a multi-stream append breaks the rules of `appendToStreams` (no stream, a stream twice or without events), or null. */
+export const invalidStreamAppends = (appends: readonly StreamAppend[]): string | null => {
+  if (appends.length === 0) return 'appendToStreams needs at least one stream';
+  const streams = new Set<string>();
+  for (const { stream, events } of appends) {
+    if (events.length === 0) return `appendToStreams needs at least one event for ${stream}`;
+    if (streams.has(stream)) return `appendToStreams was given ${stream} twice`;
+    streams.add(stream);
+  }
+  return null;
+};
+
 export interface AppendResult {
   /** Revision of the last event appended. */
   readonly nextRevision: number;
@@ -146,6 +165,23 @@ export interface Subscription {
 export interface EventStore {
   readonly kind: 'sqlite' | 'eventstoredb';
   append(stream: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
+  /**
+   * Appends to several streams at once, all or nothing: each stream's events are
+   * checked against its own expected revision, and either every stream's events
+   * are stored, in the order given and at consecutive log positions, or none is.
+   * Same durability as `append`: resolved only once everything is durable. A wrong
+   * expected revision on any stream rejects with that stream's
+   * `WrongExpectedRevisionError` (a repeated event id with `DuplicateEventIdError`)
+   * and appends nothing. Resolves with one result per stream, in the order given.
+   * Each stream appears once, with at least one event.
+   *
+   * Optional: only a store that can commit several streams in one transaction
+   * offers it (SQLite). EventStoreDB has no multi-stream transaction, so its
+   * adapter leaves it out rather than fake it with appends one after the other;
+   * callers keep a protocol that survives a failure between two appends there
+   * (see `createContact`).
+   */
+  appendToStreams?(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
   /** A missing stream reads as empty. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Events of every stream in global order. */

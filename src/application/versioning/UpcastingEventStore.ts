@@ -6,6 +6,7 @@ import type {
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
+  StreamAppend,
   SubscribeOptions,
   Subscription,
 } from '../ports/EventStore.js';
@@ -38,10 +39,13 @@ export const subscribeUpcast = (source: LogSource, upcaster: EventUpcaster, opti
  * (`metadata.schemaVersion`), and every read path (`readStream`, `readAll`,
  * `subscribeToAll`) hands up events in their current shapes, upcast in this one
  * place (`EventUpcaster`), so nothing above the event store sees an old shape.
+ * It offers `appendToStreams` exactly when the store it wraps does, recording
+ * versions there as `append` does.
  */
 export class UpcastingEventStore implements EventStore {
   readonly kind: EventStore['kind'];
   readonly upcaster: EventUpcaster;
+  readonly appendToStreams?: (appends: readonly StreamAppend[]) => Promise<AppendResult[]>;
 
   constructor(
     readonly inner: EventStore,
@@ -49,10 +53,19 @@ export class UpcastingEventStore implements EventStore {
   ) {
     this.kind = inner.kind;
     this.upcaster = new EventUpcaster(inner, options);
+    const appendToStreams = inner.appendToStreams?.bind(inner);
+    if (appendToStreams) {
+      this.appendToStreams = (appends) =>
+        appendToStreams(appends.map((append) => ({ ...append, events: this.stamp(append.events) })));
+    }
   }
 
   append(stream: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
-    return this.inner.append(stream, events.map((event) => this.upcaster.stamp(event)), expected);
+    return this.inner.append(stream, this.stamp(events), expected);
+  }
+
+  private stamp(events: readonly EventToAppend[]): EventToAppend[] {
+    return events.map((event) => this.upcaster.stamp(event));
   }
 
   async readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {

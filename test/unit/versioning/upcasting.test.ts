@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
-import type { EventStore, RecordedEvent } from '../../../src/application/ports/EventStore.js';
+import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../../../src/application/ports/EventStore.js';
 import { UndecodableEventError } from '../../../src/application/UndecodableEventError.js';
 import { UpcastingEventStore, upcastingSource } from '../../../src/application/versioning/UpcastingEventStore.js';
 import { contactDecider } from '../../../src/domain/contacts/contactDecider.js';
@@ -98,6 +98,39 @@ describe('UpcastingEventStore (over SQLite)', () => {
       { current: 1, stored: 1, recorded: true },
       { current: 2, stored: 1, recorded: true },
     ]);
+  });
+
+  it('records versions on a multi-stream append as on append, and appends all or nothing as the store does', async () => {
+    await store.appendToStreams!([
+      { stream: contactStream(contactId), events: [contactCreated(contactId, CO, 'Ada')], expected: 'no_stream' },
+      { stream: 'other-1', events: [storedAs('SomethingElse', { a: 1 }, CO)], expected: 'no_stream' },
+    ]);
+    const stored = [...(await raw.readStream(contactStream(contactId))), ...(await raw.readStream('other-1'))];
+    expect(stored.map((event) => event.metadata.schemaVersion)).to.deep.equal([1, undefined]);
+    const refused = await store
+      .appendToStreams!([
+        { stream: contactStream(contactId), events: [contactUpdatedV1(contactId, CO, { name: 'B' }, { name: 'Ada' }, '2026-01-01T10:05:00.000Z')], expected: 0 },
+        { stream: 'other-1', events: [storedAs('SomethingElse', { a: 2 }, CO)], expected: 'no_stream' },
+      ])
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
+    expect(refused).to.be.instanceOf(WrongExpectedRevisionError);
+    expect(await raw.readStream(contactStream(contactId))).to.have.length(1);
+  });
+
+  it('offers no multi-stream append over a store without one', () => {
+    const oneAtATime: EventStore = {
+      kind: raw.kind,
+      append: (stream, events, expected) => raw.append(stream, events, expected),
+      readStream: (stream, options) => raw.readStream(stream, options),
+      readAll: (options) => raw.readAll(options),
+      headPosition: () => raw.headPosition(),
+      subscribeToAll: (options) => raw.subscribeToAll(options),
+      close: () => raw.close(),
+    };
+    expect(new UpcastingEventStore(oneAtATime).appendToStreams).to.equal(undefined);
   });
 
   it('reads a stream of version-1 events in current shapes: the snapshots folded from the stream before each event', async () => {

@@ -11,7 +11,7 @@ import { deriveWebhookEvents } from '../../../../src/webhooks/deriveWebhookEvent
 import type { DerivedWebhookEvent } from '../../../../src/webhooks/derivedWebhookEvent.js';
 import { toEnvelope } from '../../../../src/webhooks/envelope.js';
 import { matchesFilters } from '../../../../src/webhooks/filters.js';
-import { WEBHOOK_FAN_OUT_CHECKPOINT, WebhookFanOut } from '../../../../src/webhooks/fanOut.js';
+import { CHECKPOINT_ONLY_EVERY_MS, WEBHOOK_FAN_OUT_CHECKPOINT, WebhookFanOut } from '../../../../src/webhooks/fanOut.js';
 import { captureLogger } from '../../../support/captureLogger.js';
 import { eventually, sleep } from '../../../support/events.js';
 import { tempDir } from '../../../support/tempStore.js';
@@ -166,6 +166,81 @@ describe('Webhook fan-out', function () {
   });
 
   describe('given a restart', () => {
+    const storedPosition = async () => (await outbox.loadFanOut(WEBHOOK_FAN_OUT_CHECKPOINT)).position;
+
+    it('stores a batch with nothing but its position at most once a second, and at stop', async () => {
+      await append(webhookSubscribed('s1', A, 'https://a.example/1'));
+      fanOut = newFanOut();
+      await fanOut.start();
+      await caughtUp(fanOut);
+      const subscribed = await storedPosition();
+      expect(subscribed).to.equal(fanOut.position);
+
+      await append(contactCreated(B, 'no subscription'));
+      await caughtUp(fanOut);
+      expect(await storedPosition()).to.equal(subscribed);
+
+      await append(contactCreated(A, 'for s1'));
+      await caughtUp(fanOut);
+      expect(await storedPosition()).to.equal(fanOut.position);
+
+      await sleep(CHECKPOINT_ONLY_EVERY_MS + 50);
+      await append(contactCreated(B, 'a second later'));
+      await caughtUp(fanOut);
+      expect(await storedPosition()).to.equal(fanOut.position);
+
+      await append(contactCreated(B, 'just after'));
+      await caughtUp(fanOut);
+      const handled = fanOut.position;
+      expect(await storedPosition()).not.to.equal(handled);
+      await fanOut.stop();
+      expect(await storedPosition()).to.equal(handled);
+    });
+
+    it('after a crash that lost such a checkpoint, reads those events again and enqueues nothing twice', async () => {
+      await append(webhookSubscribed('s1', A, 'https://a.example/1'), contactCreated(A, 'one'));
+      fanOut = newFanOut();
+      await fanOut.start();
+      await caughtUp(fanOut);
+      const checkpoint = eventStore.db.prepare('SELECT position FROM checkpoints WHERE name = ?').pluck().get(WEBHOOK_FAN_OUT_CHECKPOINT);
+      await append(contactCreated(B, 'no subscription'), contactCreated(B, 'none either'));
+      await caughtUp(fanOut);
+      await fanOut.stop();
+      // As if killed before the stop: the checkpoint of the last batch with rows.
+      eventStore.db.prepare('UPDATE checkpoints SET position = ? WHERE name = ?').run(checkpoint, WEBHOOK_FAN_OUT_CHECKPOINT);
+
+      await append(contactCreated(A, 'two'));
+      const seen: string[] = [];
+      fanOut = newFanOut({
+        derive: (event) => {
+          seen.push((event.data as { name: string }).name);
+          return deriveWebhookEvents(event);
+        },
+      });
+      await fanOut.start();
+      await caughtUp(fanOut);
+      expect(seen).to.deep.equal(['no subscription', 'none either', 'two']);
+      expect(await names('s1')).to.deep.equal(['one', 'two']);
+    });
+
+    it('stores every checkpoint when its source acknowledges what it handled (an injected source)', async () => {
+      await append(webhookSubscribed('s1', A, 'https://a.example/1'));
+      fanOut = new WebhookFanOut<DerivedWebhookEvent>({
+        eventStore,
+        source: { subscribeToAll: (options) => eventStore.subscribeToAll(options) },
+        outbox,
+        derive: deriveWebhookEvents,
+        matches: matchesFilters,
+        toEnvelope,
+        logger,
+      });
+      await fanOut.start();
+      await caughtUp(fanOut);
+      await append(contactCreated(B, 'no subscription'));
+      await caughtUp(fanOut);
+      expect(await storedPosition()).to.equal(fanOut.position);
+    });
+
     it('resumes at its checkpoint with its stored view of the subscriptions, reading no event twice', async () => {
       await append(webhookSubscribed('s1', A, 'https://a.example/1'), contactCreated(A, 'one'), contactCreated(A, 'two'));
       fanOut = newFanOut();
