@@ -1,55 +1,14 @@
 // npm run bench — Chronicle's HTTP API against a bare Koa server in the same run.
 // Each server runs in its own child process; autocannon loads them from this one.
 // Not a test: it prints figures and ratios. Every phase is bounded in time or count.
-import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type autocannon from 'autocannon';
+import type { ChildProcess } from 'node:child_process';
 import { tempDir } from '../test/support/tempStore.js';
+import { CLI, CONNECTIONS, SECONDS, contactPosting, load, startBareKoa, startListening as start, type Figures } from './support/httpLoad.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const DEALS = Number(process.env.BENCH_DEALS ?? 100_000);
 const STAGES = ['Lead', 'Qualified', 'Proposal', 'Negotiation', 'Closing'];
-const CONNECTIONS = 10;
-const CLI = fileURLToPath(new URL('../../bin/chronicle.js', import.meta.url));
-const BARE = fileURLToPath(new URL('./bareKoa.js', import.meta.url));
-
-interface Server {
-  readonly url: string;
-  readonly output: () => string;
-  readonly child: ChildProcess;
-}
-
-const start = (args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<Server> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env } });
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`no "listening" line within ${timeoutMs} ms:\n${output}`)), timeoutMs);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (https?:\/\/[^\s]+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ url: match[1]!.replace('localhost', '127.0.0.1'), output: () => output, child });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
-  });
-
-interface Figures {
-  readonly rps: number;
-  readonly p50: number;
-  readonly p99: number;
-  readonly errors: number;
-}
-
-const load = async (options: autocannon.Options): Promise<Figures> => {
-  const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
-  const non2xx = result.non2xx + result.errors + result.timeouts;
-  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors: non2xx };
-};
 
 const report = (name: string, mine: Figures, bare: Figures | null): void => {
   const ratio = bare ? `  ${((mine.rps / bare.rps) * 100).toFixed(0)}% of bare Koa (${bare.rps} req/s)` : '';
@@ -113,7 +72,7 @@ const main = async (): Promise<void> => {
   const dir = tempDir('chronicle-httpbench-');
   const servers: ChildProcess[] = [];
   try {
-    const bare = await start([BARE], {});
+    const bare = await startBareKoa();
     servers.push(bare.child);
     const chronicle = await start([CLI, 'serve'], {
       DATA_DIR: dir.path,
@@ -150,22 +109,8 @@ const main = async (): Promise<void> => {
     const search = await load(rotating(chronicle.url, auth));
     report(`GET /contacts?search= over ${ids.length}`, search, bareList);
 
-    let phone = 0;
-    const postOptions = (url: string, headers: Record<string, string>): autocannon.Options => ({
-      url: `${url}/contacts`,
-      method: 'POST',
-      headers: { ...headers, 'Content-Type': 'application/json' },
-      requests: [
-        {
-          setupRequest: (request) => ({
-            ...request,
-            body: JSON.stringify({ name: `Bench ${phone}`, phoneNumber: `+1666${String(phone++).padStart(8, '0')}` }),
-          }),
-        },
-      ],
-    });
-    const barePost = await load(postOptions(bare.url, {}));
-    report('POST /contacts (durable, read-your-writes)', await load(postOptions(chronicle.url, auth)), barePost);
+    const barePost = await load(contactPosting(bare.url, {}));
+    report('POST /contacts (durable, read-your-writes)', await load(contactPosting(chronicle.url, auth)), barePost);
 
     if (DEALS > 0) {
       console.log(`\nseeding ${DEALS} deals…`);
