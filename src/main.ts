@@ -212,7 +212,12 @@ export const startChronicle = async (
     const webhooks = config.roles.webhooks
       ? rollback.add(
           'webhooks',
-          await startWebhooks(config, stores, metrics, logger, { ...(await openWebhookSource(config, eventStore, logger)), health, ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}) }),
+          await startWebhooks(config, stores, metrics, logger, {
+            ...(await openWebhookSource(config, eventStore, logger)),
+            health,
+            onLeaseLost: (error) => fail(error),
+            ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
+          }),
           (started) => started.stop(0),
         )
       : null;

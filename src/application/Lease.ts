@@ -11,6 +11,20 @@ export const LEASE_STALE_AFTER_MS = 15_000;
 
 /** The name of the read models' lease: the one projector (or replay) that writes them holds it. */
 export const READ_MODELS_LEASE = 'read-models';
+/** The name of the webhooks' lease: the one process that fans the log out into the outbox and delivers holds it. */
+export const WEBHOOKS_LEASE = 'webhooks';
+
+/** What each lease protects, as a refused process says it. */
+const PROTECTED: Record<string, { readonly taken: string; readonly rule: string }> = {
+  [READ_MODELS_LEASE]: {
+    taken: 'the read models are written by another process',
+    rule: 'One process at a time writes them (the projector, RUN_PROJECTIONS=true, or chronicle replay)',
+  },
+  [WEBHOOKS_LEASE]: {
+    taken: 'the webhooks are fanned out and delivered by another process',
+    rule: 'One process at a time delivers them (the dispatcher, RUN_WEBHOOKS=true)',
+  },
+};
 
 /** This process as a lease names it; each acquisition adds an owner id of its own. */
 export type LeaseClaimant = Omit<LeaseHolder, 'owner'>;
@@ -29,9 +43,9 @@ export class LeaseHeldError extends Error {
     now: Date,
     staleAfterMs: number,
   ) {
+    const { taken, rule } = PROTECTED[lease] ?? { taken: `the "${lease}" lease is held by another process`, rule: 'One process at a time holds it' };
     super(
-      `the read models are written by another process: ${describeHolder(holder, now)}. ` +
-        'One process at a time writes them (the projector, RUN_PROJECTIONS=true, or chronicle replay): stop that one first. ' +
+      `${taken}: ${describeHolder(holder, now)}. ${rule}: stop that one first. ` +
         `A lease whose process is gone is taken over at once on its own host, and by anyone ${staleAfterMs / 1000} s after its last renewal.`,
     );
   }

@@ -1,4 +1,5 @@
 import { isIPv6 } from 'node:net';
+import { Lease, WEBHOOKS_LEASE, type LeaseLostError } from '../application/Lease.js';
 import { measureLag } from '../application/ProjectionRunner.js';
 import type { LoopHealth } from '../application/LoopHealth.js';
 import type { Logger } from '../application/ports/Logger.js';
@@ -16,6 +17,7 @@ import { WEBHOOK_FAN_OUT_CHECKPOINT, WebhookFanOut, type FanOutEventSource } fro
 import { matchesFilters } from '../webhooks/filters.js';
 import { OutboxRetention } from '../webhooks/outboxRetention.js';
 import { isRefusedAddress, type ResolveHost } from '../webhooks/targetUrlGuard.js';
+import { holderIsGone, thisProcess } from './localProcess.js';
 import type { Stores } from './Stores.js';
 
 /** Deliveries in flight at once (different subscriptions; each subscription has at most one). */
@@ -47,15 +49,39 @@ export interface WebhookSource {
  * The fan-out follows the log from its own checkpoint (apart from the read
  * models, so a rebuild never sends anything) into the outbox; the dispatcher
  * signs and delivers what the outbox holds; the retention prunes the delivery log.
+ *
+ * They run only under the webhooks' lease (beside the read models' one, in the
+ * same store): one dispatcher per DATA_DIR (or MongoDB database), since a second
+ * would send more duplicates. When another live process holds it, the start
+ * fails with `LeaseHeldError`; when another process takes it over later, the
+ * webhooks stop and `onLeaseLost` is told.
  */
 export const startWebhooks = async (
   config: Config,
   stores: Stores,
   metrics: ChronicleMetrics,
   logger: Logger,
-  options: WebhookSource & { readonly resolveHost?: ResolveHost; readonly health?: LoopHealth },
+  options: WebhookSource & {
+    readonly resolveHost?: ResolveHost;
+    readonly health?: LoopHealth;
+    readonly onLeaseLost?: (error: LeaseLostError) => void;
+  },
 ): Promise<ChronicleWebhooks> => {
   const { eventStore, webhookOutbox: outbox, webhookSecrets: secrets } = stores;
+  let stopWork: () => Promise<unknown> = async () => undefined;
+  const lease = await Lease.acquire({
+    leases: stores.readModels.leases,
+    name: WEBHOOKS_LEASE,
+    claimant: thisProcess('dispatcher'),
+    holderIsGone,
+    clock: systemClock,
+    logger: logger.child({ role: 'webhooks-lease' }),
+    ...(options.health ? { health: options.health } : {}),
+    onLost: (error) => {
+      void stopWork();
+      options.onLeaseLost?.(error);
+    },
+  });
   const agent = createDeliveryAgent({
     allowPrivateTargets: config.webhooks.allowPrivateTargets,
     // As many idle keep-alive sockets as deliveries in flight: with Node's default
@@ -102,18 +128,18 @@ export const startWebhooks = async (
   metrics.trackWebhooks(() => outbox.depthByState());
   metrics.trackSubscription(WEBHOOK_FAN_OUT_CHECKPOINT, () => measureLag(eventStore, fanOut.position));
 
-  return {
-    fanOut,
-    dispatcher,
-    started,
-    async stop(graceMs) {
-      const started = Date.now();
+  let stopped: Promise<boolean> | null = null;
+  const stop = (graceMs: number): Promise<boolean> =>
+    (stopped ??= (async () => {
+      const begun = Date.now();
       await retention.stop();
       await fanOut.stop();
       await options.closeSource?.();
-      const finished = await dispatcher.stop(Math.max(0, graceMs - (Date.now() - started)));
+      const finished = await dispatcher.stop(Math.max(0, graceMs - (Date.now() - begun)));
       agent.close();
+      await lease.release();
       return finished;
-    },
-  };
+    })());
+  stopWork = () => stop(0);
+  return { fanOut, dispatcher, started, stop };
 };

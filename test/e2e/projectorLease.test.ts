@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/SqliteReadModelStore.js';
 import { READ_MODELS_CHECKPOINT } from '../../src/application/ProjectionRunner.js';
-import { READ_MODELS_LEASE } from '../../src/application/Lease.js';
+import { READ_MODELS_LEASE, WEBHOOKS_LEASE } from '../../src/application/Lease.js';
 import { embeddedDatabaseFile, embeddedReadModelsFile } from '../../src/main.js';
 import { eventually } from '../support/events.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
@@ -122,5 +122,59 @@ describe('the projector lease: one projector per DATA_DIR', function () {
     } finally {
       await readModels.close();
     }
+  });
+});
+
+/** One dispatcher per DATA_DIR: the webhooks' lease, beside the read models' one. */
+describe('the webhooks lease: one dispatcher per DATA_DIR', function () {
+  this.timeout(60_000);
+  const dir = tempDir('chronicle-webhooks-lease-');
+  const dispatcherOnly = { DATA_DIR: dir.path, RUN_API: 'false', RUN_PROJECTIONS: 'false' };
+  const running: ServerProcess[] = [];
+
+  const holder = async () => {
+    const readModels = SqliteReadModelStore.open(embeddedReadModelsFile(dir.path));
+    try {
+      return await readModels.leases.read(WEBHOOKS_LEASE);
+    } finally {
+      await readModels.close();
+    }
+  };
+
+  after(async () => {
+    for (const server of running) if (server.child.exitCode === null && server.child.signalCode === null) await server.stop();
+    dir.dispose();
+  });
+
+  it('a second dispatcher, alone or in a process with every role, exits 1 naming the first; a killed one is taken over', async () => {
+    const first = await startServer(dispatcherOnly);
+    running.push(first);
+    expect((await holder())?.pid).to.equal(first.child.pid);
+    expect((await holder())?.role).to.equal('dispatcher');
+
+    const second = await runCli(['serve'], { ...dispatcherOnly, PORT: '0' });
+    expect(second.code, second.stderr).to.equal(1);
+    expect(second.stderr).to.contain(`the webhooks are fanned out and delivered by another process: a dispatcher, pid ${first.child.pid} on host`);
+
+    // `npm start` beside it: its start fails at the webhooks, and it gives the projector's lease back on the way out.
+    const everything = await runCli(['serve'], { DATA_DIR: dir.path, PORT: '0' });
+    expect(everything.code, everything.stderr).to.equal(1);
+    expect(everything.stderr).to.contain(`a dispatcher, pid ${first.child.pid}`);
+    const readModels = SqliteReadModelStore.open(embeddedReadModelsFile(dir.path));
+    try {
+      expect(await readModels.leases.read(READ_MODELS_LEASE)).to.equal(null);
+    } finally {
+      await readModels.close();
+    }
+
+    const exited = new Promise((resolve) => first.child.once('exit', resolve));
+    first.child.kill('SIGKILL');
+    await exited;
+    const next = await startServer(dispatcherOnly);
+    running.push(next);
+    expect((await holder())?.pid).to.equal(next.child.pid);
+    expect(await next.stop()).to.equal(0);
+    // A graceful stop gives the lease back.
+    expect(await holder()).to.equal(null);
   });
 });
