@@ -12,6 +12,7 @@ import { SqliteIdempotencyStore } from './adapters/sqlite/SqliteIdempotencyStore
 import { SqliteRateLimitCounters } from './adapters/sqlite/SqliteRateLimitCounters.js';
 import { SqliteReadModelStore } from './adapters/sqlite/SqliteReadModelStore.js';
 import { MemoryReadModelStore } from './adapters/memory/MemoryReadModelStore.js';
+import { SupervisedRateLimitCounters, serveRateLimits, type IpcEndpoint } from './adapters/ipc/SupervisedRateLimitCounters.js';
 import { SqliteWebhookOutbox } from './adapters/sqlite/SqliteWebhookOutbox.js';
 import { SqliteWebhookSecretStore } from './adapters/sqlite/SqliteWebhookSecretStore.js';
 import { upcastingSource, withUpcasting } from './application/versioning/UpcastingEventStore.js';
@@ -55,7 +56,7 @@ export const embeddedRateLimitsFile = (dataDir: string): string => join(dataDir,
  * files of their own in DATA_DIR (every process on one DATA_DIR shares them). The
  * real-server drivers are loaded only when used.
  */
-export const openStores = async (config: Config): Promise<Stores> => {
+export const openStores = async (config: Config, options: { readonly supervisor?: IpcEndpoint } = {}): Promise<Stores> => {
   const adapter: EventStore = config.eventStoreUrl
     ? (await import('./adapters/eventstoredb/EventStoreDbEventStore.js')).EventStoreDbEventStore.connect(config.eventStoreUrl)
     : SqliteEventStore.open(embeddedDatabaseFile(config.dataDir));
@@ -73,8 +74,10 @@ export const openStores = async (config: Config): Promise<Stores> => {
       // DATA_DIR: it counts in memory (a count costs 7 µs there, 120 µs in the shared file). API
       // processes beside a separate projector (RUN_PROJECTIONS=false, as API_WORKERS' workers run)
       // may be several: they count together in DATA_DIR/rate-limits.sqlite.
-      rateLimits =
-        config.roles.api && !config.roles.projections
+      // An API worker of API_WORKERS asks its supervisor, which counts for all its workers in memory.
+      rateLimits = options.supervisor
+        ? new SupervisedRateLimitCounters(config.rateLimit, options.supervisor)
+        : config.roles.api && !config.roles.projections
           ? SqliteRateLimitCounters.open(embeddedRateLimitsFile(config.dataDir), config.rateLimit)
           : new MemoryRateLimitCounters(config.rateLimit);
     } catch (error) {
@@ -171,11 +174,26 @@ export interface Chronicle {
   close(options?: { readonly timeoutMs?: number }): Promise<CloseReport>;
 }
 
-/** Optional replacements of outside services (tests). */
+/** Optional replacements of outside services (tests), and the supervisor of an API worker. */
 export interface ChronicleDeps {
   /** Resolves webhook target hosts at subscribe; default: the system resolver (`dns.lookup`, every address). */
   readonly resolveHost?: ResolveHost;
+  /** An API worker of API_WORKERS: its IPC channel to the supervisor, which counts the rate limits of every worker. */
+  readonly supervisor?: IpcEndpoint;
 }
+
+/**
+ * The supervisor's rate-limit counters (embedded mode, API_WORKERS above 1): one
+ * count in its memory for all the API workers it starts, each served over its IPC
+ * channel; the returned function, called when a worker is gone, gives back the
+ * concurrency slots it still held. With MONGODB_URL the workers count in MongoDB
+ * (null: nothing to serve).
+ */
+export const supervisorRateLimits = (config: Config): ((worker: IpcEndpoint) => () => Promise<void>) | null => {
+  if (config.mongoUrl) return null;
+  const counters = new MemoryRateLimitCounters(config.rateLimit);
+  return (worker) => serveRateLimits(counters, worker);
+};
 
 /**
  * Starts the roles this process runs. A failure at any step (stores, the port,
@@ -193,7 +211,7 @@ export const startChronicle = async (
   const rollback = new Rollback(logger);
   try {
     // Stores.
-    const stores = rollback.add('stores', await openStores(config), closeStores);
+    const stores = rollback.add('stores', await openStores(config, deps.supervisor ? { supervisor: deps.supervisor } : {}), closeStores);
     const { eventStore } = stores;
     // Background loops tell of store errors here (they keep retrying); /ready shows them.
     const health = new LoopHealth();

@@ -3,6 +3,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import type { Logger } from '../application/ports/Logger.js';
 import type { Config } from '../config.js';
 import type { CliContext } from './CliContext.js';
+import { supervisorRateLimits } from '../main.js';
 
 /**
  * Set by the supervisor in the environment of the processes it starts: `api` (an
@@ -78,6 +79,8 @@ export const superviseWorkers = async (config: Config, logger: Logger, context: 
   /** Until every process has started once, a process that exits fails the start instead of being restarted. */
   let running = false;
   const restartDelays = new Map<string, number>();
+  // The API workers' rate limits: counted here, in memory, for all of them (embedded mode).
+  const rateLimits = supervisorRateLimits(config);
 
   const start = (role: SupervisedRole, name: string): Child => {
     const roles =
@@ -91,6 +94,11 @@ export const superviseWorkers = async (config: Config, logger: Logger, context: 
     const proc: ChildProcess =
       role === 'api' ? cluster.fork(env).process : fork(process.argv[1]!, process.argv.slice(2), { env, stdio: 'inherit' });
     const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+    if (role === 'api' && rateLimits) {
+      const forget = rateLimits(proc);
+      // A worker that is gone gives back the concurrency slots it held.
+      void exited.then(forget);
+    }
     const ready = new Promise<number | null>((resolve, reject) => {
       const onMessage = (message: unknown) => {
         if (!isReadyMessage(message)) return;

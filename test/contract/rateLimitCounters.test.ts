@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { MemoryRateLimitCounters } from '../../src/adapters/memory/MemoryRateLimitCounters.js';
+import { SupervisedRateLimitCounters, serveRateLimits } from '../../src/adapters/ipc/SupervisedRateLimitCounters.js';
+import { StoreUnavailableError } from '../../src/application/ports/StoreUnavailableError.js';
+import { ipcPair } from '../support/ipcPair.js';
 import { SqliteRateLimitCounters } from '../../src/adapters/sqlite/SqliteRateLimitCounters.js';
 import { tempDir } from '../support/tempStore.js';
 import { skipLine } from '../support/integration.js';
@@ -10,6 +13,54 @@ rateLimitCountersContract('memory (embedded)', async (limits) => ({
   counters: new MemoryRateLimitCounters(limits),
   dispose: async () => undefined,
 }), { leases: false });
+
+rateLimitCountersContract('supervised (API_WORKERS: asked over IPC, counted by the supervisor)', async (limits) => {
+  const { worker, supervisor } = ipcPair();
+  const forget = serveRateLimits(new MemoryRateLimitCounters(limits), supervisor);
+  const counters = new SupervisedRateLimitCounters(limits, worker);
+  return {
+    counters,
+    dispose: async () => {
+      await counters.close();
+      await forget();
+    },
+  };
+}, { leases: false });
+
+describe('SupervisedRateLimitCounters: the API workers of one supervisor', () => {
+  const limits = { hourly: 3, daily: 100, concurrent: 2 };
+
+  it('count together, and a worker that is gone gives its slots back', async () => {
+    const shared = new MemoryRateLimitCounters(limits);
+    const [a, b] = [ipcPair(), ipcPair()];
+    const forgetA = serveRateLimits(shared, a.supervisor);
+    serveRateLimits(shared, b.supervisor);
+    const [workerA, workerB] = [new SupervisedRateLimitCounters(limits, a.worker), new SupervisedRateLimitCounters(limits, b.worker)];
+    const now = new Date('2026-01-01T10:00:00.000Z');
+    expect((await workerA.consume('k', now)).hourly.remaining).to.equal(2);
+    expect((await workerB.consume('k', now)).hourly.remaining).to.equal(1);
+    expect((await workerA.consume('k', now)).allowed).to.equal(true);
+    expect((await workerB.consume('k', now)).allowed).to.equal(false);
+    // Worker A takes both slots, then dies holding them.
+    expect(await workerA.acquire('k')).to.be.a('function');
+    expect(await workerA.acquire('k')).to.be.a('function');
+    expect(await workerB.acquire('k')).to.equal(null);
+    a.cut();
+    await forgetA();
+    expect(await workerB.acquire('k')).to.be.a('function');
+  });
+
+  it('refuses (503 store busy) when the supervisor does not answer, never lets the request pass', async () => {
+    const { worker } = ipcPair();
+    const counters = new SupervisedRateLimitCounters(limits, worker, 50);
+    const refused = await counters.consume('k', new Date()).catch((error: unknown) => error);
+    expect(refused).to.be.instanceOf(StoreUnavailableError);
+    const cut = ipcPair();
+    cut.cut();
+    const closed = await new SupervisedRateLimitCounters(limits, cut.worker).acquire('k').catch((error: unknown) => error);
+    expect(closed).to.be.instanceOf(StoreUnavailableError);
+  });
+});
 
 rateLimitCountersContract('SQLite (embedded, shared by the processes on a DATA_DIR)', async (limits, options) => {
   const dir = tempDir('chronicle-rate-limits-');

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 import { issueApiKey } from '../../src/application/apiKeys/issueApiKey.js';
@@ -215,6 +217,39 @@ describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside
       dir.dispose();
       expect(code, left).to.equal(0);
       expect(left.match(/"msg":"stopped"/g) ?? [], 'three processes stopped gracefully').to.have.length(3);
+    }
+  });
+
+  it('the workers count a key\'s hourly limit together, with their supervisor', async () => {
+    const dir = tempDir('chronicle-workers-');
+    const [key] = await seedKeys(dir.path);
+    const server = await startServer({ DATA_DIR: dir.path, API_WORKERS: '2', LOG_LEVEL: 'info', RATE_LIMIT_HOURLY: '8' });
+    try {
+      await eventually(async () => (await fetch(`${server.baseUrl}/ready`)).status === 200, 10_000, 50);
+      const remaining: number[] = [];
+      for (let i = 0; i < 8; i += 1) {
+        const res = await call(server.baseUrl, key, 'GET', '/test', undefined, { connection: 'close' });
+        expect(res.status).to.equal(200);
+        remaining.push(Number(res.headers.get('x-ratelimit-hourly-remaining')));
+      }
+      // One count across both workers: 7 down to 0, whichever worker answered.
+      expect(remaining).to.deep.equal([7, 6, 5, 4, 3, 2, 1, 0]);
+      const served = new Set(
+        server
+          .output()
+          .split('\n')
+          .filter((line) => line.includes('"msg":"request"'))
+          .map((line) => (JSON.parse(line) as { pid: number }).pid),
+      );
+      expect(served.size, 'both workers answered').to.equal(2);
+      expect((await call(server.baseUrl, key, 'GET', '/test', undefined, { connection: 'close' })).status).to.equal(429);
+      expect((await call(server.baseUrl, key, 'GET', '/test', undefined, { connection: 'close' })).status).to.equal(429);
+      // Counted by the supervisor, in its memory: no worker opened the shared counters' file.
+      expect(existsSync(join(dir.path, 'rate-limits.sqlite'))).to.equal(false);
+    } finally {
+      const code = await server.stop();
+      dir.dispose();
+      expect(code).to.equal(0);
     }
   });
 

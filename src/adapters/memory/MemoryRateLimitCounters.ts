@@ -46,12 +46,19 @@ export class MemoryRateLimitCounters implements RateLimitCounters {
   constructor(readonly limits: RateLimits) {}
 
   async consume(keyId: string, now: Date): Promise<RateLimitDecision> {
+    const { hourly, daily } = this.count(keyId, now);
+    return rateLimitDecision(this.limits, now, hourly, daily);
+  }
+
+  /** Counts one request of `keyId` at `now` in its hour and its day: the counts with it. */
+  count(keyId: string, now: Date): { readonly hourly: number; readonly daily: number } {
     const at = now.getTime();
     const hour = utcHourWindow(now);
     const day = utcDayWindow(now);
-    const hourly = this.hours.add(keyId, hour.start.getTime(), hour.end.getTime(), at);
-    const daily = this.days.add(keyId, day.start.getTime(), day.end.getTime(), at);
-    return rateLimitDecision(this.limits, now, hourly, daily);
+    return {
+      hourly: this.hours.add(keyId, hour.start.getTime(), hour.end.getTime(), at),
+      daily: this.days.add(keyId, day.start.getTime(), day.end.getTime(), at),
+    };
   }
 
   async acquire(keyId: string): Promise<ReleaseSlot | null> {

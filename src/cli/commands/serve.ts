@@ -21,7 +21,21 @@ export const registerServe: RegisterCommands = (program, context) => {
       if (config.apiWorkers > 1 && supervised === null) return superviseWorkers(config, logger, context);
       // A failed start has already stopped what it started; the error reaches the CLI (exit 1).
       // API_WORKERS' background process listens only on BACKGROUND_PORT, and on no port without it.
-      const chronicle = await startChronicle(supervised === 'background' ? { ...config, port: config.backgroundPort ?? null } : config, logger);
+      // An API worker counts rate limits with its supervisor (over this process's IPC channel), for all workers at once.
+      const supervisor =
+        supervised === 'api' && process.send
+          ? {
+              send: (message: unknown) => process.send!(message),
+              on: (event: 'message', listener: (message: unknown) => void) => process.on(event, listener),
+              off: (event: 'message', listener: (message: unknown) => void) => process.off(event, listener),
+            }
+          : undefined;
+      const chronicle = await startChronicle(
+        supervised === 'background' ? { ...config, port: config.backgroundPort ?? null } : config,
+        logger,
+        undefined,
+        supervisor ? { supervisor } : {},
+      );
       const scheme = config.tls ? 'https' : 'http';
       if (chronicle.demo) {
         // Shown once: only the key's hash is stored.
