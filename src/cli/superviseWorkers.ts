@@ -64,7 +64,9 @@ interface Child {
  *   caught up), and the supervisor restarts it when it exits. The API workers' /ready
  *   already fails when the projector falls behind;
  * - **API_WORKERS API workers** (node:cluster, sharing PORT; RUN_PROJECTIONS=false),
- *   which follow the projector's checkpoint and count rate limits together.
+ *   which follow the projector's checkpoint and count rate limits together, here:
+ *   this process keeps the counts in its memory and answers each worker's
+ *   questions over its IPC channel (MongoDB mode: the workers count in MongoDB).
  *
  * The background process starts first, then one API worker (which creates the demo
  * on an empty log), then the others. A start that fails stops what was started and
