@@ -43,6 +43,21 @@ describe('chronicle CLI', function () {
     }
   });
 
+  it('handles SIGTERM from the moment it says it listens (a stop sent at once is graceful, exit 0)', async () => {
+    // Without the handlers in place before the line, a SIGTERM sent right away ended most of these by the signal.
+    for (const roles of [{}, { RUN_API: 'false', RUN_PROJECTIONS: 'false' }, { RUN_PROJECTIONS: 'false', RUN_WEBHOOKS: 'false' }]) {
+      for (let i = 0; i < 3; i++) {
+        const fresh = tempDir();
+        try {
+          const server = await startServer({ DATA_DIR: fresh.path, ...roles });
+          expect(await server.stop(), server.output()).to.equal(0);
+        } finally {
+          fresh.dispose();
+        }
+      }
+    }
+  });
+
   it('keeps the read models in memory with READ_MODELS=memory: rebuilt from the log at every start, no read-model file', async () => {
     const env = { DATA_DIR: dir.path, READ_MODELS: 'memory' };
     const company = JSON.parse((await runCli(['companies', 'create', '--name', 'Acme', '--json'], env)).stdout) as { id: string };

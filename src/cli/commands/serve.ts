@@ -37,26 +37,6 @@ export const registerServe: RegisterCommands = (program, context) => {
         supervisor ? { supervisor } : {},
       );
       const scheme = config.tls ? 'https' : 'http';
-      if (chronicle.demo) {
-        // Shown once: only the key's hash is stored.
-        context.err(
-          [
-            'Created a demo company and an API key with every permission (shown only this once):',
-            `  company ${chronicle.demo.companyName} (${chronicle.demo.companyId})`,
-            `  API key ${chronicle.demo.key}`,
-            `  try: curl -H "Authorization: Bearer ${chronicle.demo.key}" ${scheme}://localhost:${chronicle.port}${config.basePath}/test`,
-          ].join('\n'),
-        );
-      }
-      if (supervised !== null) {
-        // The supervisor prints one line once every process has started.
-        const ready: ReadyMessage = { type: 'chronicle:ready', port: chronicle.port };
-        process.send?.(ready);
-      } else {
-        const serves = config.roles.api ? '' : ' (health, readiness and metrics only: RUN_API=false)';
-        context.err(`Chronicle is listening on ${scheme}://localhost:${chronicle.port}${config.basePath}${serves}`);
-      }
-
       // One bound on the whole stop (SHUTDOWN_TIMEOUT_MS): exit 0 when everything in
       // flight finished within it, 1 when something had to be cut off or the stop
       // itself overran. A second signal exits at once.
@@ -99,6 +79,27 @@ export const registerServe: RegisterCommands = (program, context) => {
         process.on('disconnect', () => {
           if (!signalled) shutdown('SIGTERM');
         });
+      }
+
+      // Announced once the signals are handled: whoever waits for this line may stop the process at once.
+      if (chronicle.demo) {
+        // Shown once: only the key's hash is stored.
+        context.err(
+          [
+            'Created a demo company and an API key with every permission (shown only this once):',
+            `  company ${chronicle.demo.companyName} (${chronicle.demo.companyId})`,
+            `  API key ${chronicle.demo.key}`,
+            `  try: curl -H "Authorization: Bearer ${chronicle.demo.key}" ${scheme}://localhost:${chronicle.port}${config.basePath}/test`,
+          ].join('\n'),
+        );
+      }
+      if (supervised !== null) {
+        // The supervisor prints one line once every process has started.
+        const ready: ReadyMessage = { type: 'chronicle:ready', port: chronicle.port };
+        process.send?.(ready);
+      } else {
+        const serves = config.roles.api ? '' : ' (health, readiness and metrics only: RUN_API=false)';
+        context.err(`Chronicle is listening on ${scheme}://localhost:${chronicle.port}${config.basePath}${serves}`);
       }
     });
 };
