@@ -1,10 +1,7 @@
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { RateLimiterSQLite } from 'rate-limiter-flexible';
 import type { RateLimits } from '../../application/ports/RateLimitCounters.js';
 import { FlexibleRateLimitCounters, type RateLimitCounterOptions } from '../rateLimiterFlexible/FlexibleRateLimitCounters.js';
-import type { SqliteDatabase } from './openSqliteDatabase.js';
+import { openWalDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
 
 /** The table of every rate-limit counter (rate-limiter-flexible's layout: key, points, expire in ms). */
 const TABLE = 'rate_limits';
@@ -17,15 +14,12 @@ const CLEAR_EVERY_MS = 5 * 60_000;
  * the DATA_DIR counts in it at once; `synchronous=NORMAL`: a counter lost to a
  * power cut only forgives a client part of a window.
  */
-const openRateLimitDatabase = (file: string): SqliteDatabase => {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
-  db.pragma('busy_timeout = 10000');
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.exec(`CREATE TABLE IF NOT EXISTS ${TABLE} (key TEXT PRIMARY KEY, points INTEGER NOT NULL DEFAULT 0, expire INTEGER)`);
-  return db;
-};
+const openRateLimitDatabase = (file: string): SqliteDatabase =>
+  openWalDatabase(file, {
+    synchronous: 'NORMAL',
+    // IF NOT EXISTS: files of releases before migrations here have the table already.
+    migrations: [`CREATE TABLE IF NOT EXISTS ${TABLE} (key TEXT PRIMARY KEY, points INTEGER NOT NULL DEFAULT 0, expire INTEGER)`],
+  });
 
 /**
  * Embedded mode: counters in a SQLite file of their own in DATA_DIR

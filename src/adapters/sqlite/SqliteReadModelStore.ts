@@ -1,6 +1,3 @@
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { RecordedEvent } from '../../application/ports/EventStore.js';
 import {
   CheckpointMovedError,
@@ -14,7 +11,7 @@ import {
 import { comparePositions } from '../../shared/Position.js';
 import { SqliteCheckpointStore } from './SqliteCheckpointStore.js';
 import { SqliteLeaseStore } from './SqliteLeaseStore.js';
-import type { SqliteDatabase } from './openSqliteDatabase.js';
+import { openWalDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
 import { SqliteDocumentCollection, searchTextsOf } from './SqliteDocumentCollection.js';
 import { ReadModelCompanies } from './ReadModelCompanies.js';
 import {
@@ -65,28 +62,19 @@ const MIGRATIONS: readonly string[] = [
  * log (which is `synchronous=FULL`). Registers the lower-casing function searches
  * of fields without a stored text use.
  */
-export const openReadModelDatabase = (file: string): SqliteDatabase => {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
-  db.pragma('busy_timeout = 10000');
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  // Checkpoint the WAL every 40 MB instead of 4 MB: a rebuild writes a lot, and each checkpoint syncs.
-  db.pragma('wal_autocheckpoint = 10000');
-  // 64 MiB of page cache (the default is 2 MiB): the indexes of a large company's lists stay in memory.
-  db.pragma('cache_size = -65536');
-  db.pragma('temp_store = MEMORY');
-  db.function(LOWER_FUNCTION, { deterministic: true }, (value: unknown) =>
-    typeof value === 'string' ? value.toLowerCase() : null,
-  );
-  const migrate = db.transaction(() => {
-    const version = db.pragma('user_version', { simple: true }) as number;
-    MIGRATIONS.slice(version).forEach((sql) => db.exec(sql));
-    db.pragma(`user_version = ${MIGRATIONS.length}`);
+export const openReadModelDatabase = (file: string): SqliteDatabase =>
+  openWalDatabase(file, {
+    synchronous: 'NORMAL',
+    migrations: MIGRATIONS,
+    configure: (db) => {
+      // Checkpoint the WAL every 40 MB instead of 4 MB: a rebuild writes a lot, and each checkpoint syncs.
+      db.pragma('wal_autocheckpoint = 10000');
+      // 64 MiB of page cache (the default is 2 MiB): the indexes of a large company's lists stay in memory.
+      db.pragma('cache_size = -65536');
+      db.pragma('temp_store = MEMORY');
+      db.function(LOWER_FUNCTION, { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : null));
+    },
   });
-  migrate.immediate();
-  return db;
-};
 
 type AnyCollection = SqliteDocumentCollection<ReadModelDocument>;
 

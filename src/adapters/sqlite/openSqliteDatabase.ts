@@ -84,21 +84,39 @@ const MIGRATIONS: readonly string[] = [
 ];
 
 /**
- * Opens (and migrates) the embedded database: WAL, `synchronous=FULL` so an
- * acknowledged commit survives a crash or power loss, and a busy timeout so the
- * CLI and the server can write to the same file.
+ * Opens one of the embedded mode's SQLite files, shared by the processes on a
+ * DATA_DIR: its folder made, WAL (readers never wait for the writer), a 10 s busy
+ * timeout (writers take turns), the given `synchronous` level, then `configure`
+ * (pragmas, functions), and the migrations not run yet, in one write transaction
+ * (`user_version` counts those run).
  */
-export const openSqliteDatabase = (file: string): SqliteDatabase => {
+export const openWalDatabase = (
+  file: string,
+  options: {
+    readonly synchronous: 'FULL' | 'NORMAL';
+    readonly migrations: readonly string[];
+    readonly configure?: (db: SqliteDatabase) => void;
+  },
+): SqliteDatabase => {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('busy_timeout = 10000');
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
+  db.pragma(`synchronous = ${options.synchronous}`);
+  options.configure?.(db);
   const migrate = db.transaction(() => {
     const version = db.pragma('user_version', { simple: true }) as number;
-    MIGRATIONS.slice(version).forEach((sql) => db.exec(sql));
-    db.pragma(`user_version = ${MIGRATIONS.length}`);
+    options.migrations.slice(version).forEach((sql) => db.exec(sql));
+    db.pragma(`user_version = ${options.migrations.length}`);
   });
   migrate.immediate();
   return db;
 };
+
+/**
+ * Opens (and migrates) the embedded log's database: `synchronous=FULL` so an
+ * acknowledged commit survives a crash or power loss; the CLI and the server
+ * write to the same file.
+ */
+export const openSqliteDatabase = (file: string): SqliteDatabase =>
+  openWalDatabase(file, { synchronous: 'FULL', migrations: MIGRATIONS });
