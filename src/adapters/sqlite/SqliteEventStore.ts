@@ -262,8 +262,10 @@ export class SqliteEventStore implements EventStore {
         const batch = this.closed ? [] : this.readAllSync(position, maxBatchSize);
         if (batch.length === 0) {
           // Until an append of this process wakes it, or another process commits to the file.
-          while (!stopped && !this.closed && !(await alarm.sleep(this.pollIntervalMs)) && this.dataVersion() === version);
-          if (this.closed) await alarm.sleep(this.pollIntervalMs);
+          for (let woken = false; !woken && !stopped; ) {
+            woken = await alarm.sleep(this.pollIntervalMs);
+            if (this.closed || this.dataVersion() !== version) break;
+          }
           continue;
         }
         for (let attempt = 1; !stopped; attempt++) {
