@@ -2,9 +2,7 @@
 // Not a test: it prints figures and a ratio. Every loop is bounded by a count.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import * as E from 'fp-ts/lib/Either.js';
 import type { EventMetadata } from '../src/shared/EventMetadata.js';
-import type { Decider, DomainEvent } from '../src/shared/Decider.js';
 import { newId } from '../src/shared/ids.js';
 import { embeddedDatabaseFile } from '../src/main.js';
 import { companyDecider } from '../src/domain/companies/companyDecider.js';
@@ -22,20 +20,11 @@ import type { ReplaySummary } from '../src/application/replay/replayReadModels.j
 import { tempDir } from '../test/support/tempStore.js';
 import { rawReadParse, readAllBatches } from './logReadRates.js';
 import { rawLogWriter } from './support/rawLogWriter.js';
+import { decided, fold } from './support/decided.js';
 
 const EVENTS = Number(process.env.BENCH_REPLAY_EVENTS ?? 100_000);
 const COMPANIES = 20;
 const CLI = fileURLToPath(new URL('../../bin/chronicle.js', import.meta.url));
-
-/** The events a decider decides, or a thrown error: the seed only issues commands that succeed. */
-const decided = <C, Ev extends DomainEvent, S, Err>(decider: Decider<C, Ev, S, Err>, command: C, state: S): readonly Ev[] => {
-  const result = decider.decide(command, state);
-  if (E.isLeft(result)) throw new Error(`seed command refused: ${JSON.stringify(result.left)}`);
-  return result.right;
-};
-
-const fold = <C, Ev extends DomainEvent, S, Err>(decider: Decider<C, Ev, S, Err>, state: S, events: readonly Ev[]): S =>
-  events.reduce((s, e) => decider.evolve(s, e), state);
 
 /**
  * A log shaped like real use, written straight into the SQLite file (no fsync

@@ -11,7 +11,6 @@
 import type autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import * as E from 'fp-ts/lib/Either.js';
 import { SqliteEventStore } from '../src/adapters/sqlite/SqliteEventStore.js';
 import { issueApiKey } from '../src/application/apiKeys/issueApiKey.js';
@@ -22,22 +21,13 @@ import { ALL_PERMISSIONS } from '../src/shared/permissions.js';
 import { tempDir } from '../test/support/tempStore.js';
 import { seedScaleLog } from './support/seedScaleLog.js';
 import { CLI, contactPosting as posting, load, startBareKoa, type Figures } from './support/httpLoad.js';
+import { freePort } from '../test/support/freePort.js';
 
 /** Six events per contact: 166,667 contacts make the issue's 1,000,000 events. */
 const CONTACTS = Number(process.env.BENCH_SCALE_CONTACTS ?? 166_667);
 /** Which of the phases to run (all by default): `sqlite`, `workers`, `memory`. */
 const PHASES = new Set((process.env.BENCH_SCALE_PHASES ?? 'sqlite,workers,memory').split(',').map((phase) => phase.trim()));
 const READY_WITHIN_MS = 20 * 60_000;
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 const rssMb = (pid: number): number => {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));

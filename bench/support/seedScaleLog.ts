@@ -1,4 +1,3 @@
-import * as E from 'fp-ts/lib/Either.js';
 import type { CompanyName } from '../../src/domain/companies/CompanyName.js';
 import { companyDecider } from '../../src/domain/companies/companyDecider.js';
 import { companyStream } from '../../src/domain/companies/companyEvents.js';
@@ -9,19 +8,10 @@ import { dealDecider, type DealState } from '../../src/domain/deals/dealDecider.
 import { dealStream } from '../../src/domain/deals/dealEvents.js';
 import { phoneReservationDecider } from '../../src/domain/phoneReservation/phoneReservationDecider.js';
 import { phoneReservationStream } from '../../src/domain/phoneReservation/phoneReservationEvents.js';
-import type { Decider, DomainEvent } from '../../src/shared/Decider.js';
 import type { EventMetadata } from '../../src/shared/EventMetadata.js';
 import { newId } from '../../src/shared/ids.js';
 import { rawLogWriter } from './rawLogWriter.js';
-
-const decided = <C, Ev extends DomainEvent, S, Err>(decider: Decider<C, Ev, S, Err>, command: C, state: S): readonly Ev[] => {
-  const result = decider.decide(command, state);
-  if (E.isLeft(result)) throw new Error(`seed command refused: ${JSON.stringify(result.left)}`);
-  return result.right;
-};
-
-const fold = <C, Ev extends DomainEvent, S, Err>(decider: Decider<C, Ev, S, Err>, state: S, events: readonly Ev[]): S =>
-  events.reduce((s, e) => decider.evolve(s, e), state);
+import { decided, fold } from './decided.js';
 
 /**
  * The issue's log, scaled: one company; per contact a phone reservation,

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import * as E from 'fp-ts/lib/Either.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 import { issueApiKey } from '../../src/application/apiKeys/issueApiKey.js';
@@ -13,18 +12,9 @@ import { embeddedDatabaseFile } from '../../src/main.js';
 import { contactCreated } from '../support/legacyEvents.js';
 import { CLI } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
+import { freePort } from '../support/freePort.js';
 
 const CONTACTS = 40_000;
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 /** A log with a company, a key, and many contacts written straight into the file (no fsync per event). */
 const seedLog = async (dataDir: string): Promise<string> => {

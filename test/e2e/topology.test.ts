@@ -14,19 +14,9 @@ import { eventually } from '../support/events.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
 import { listeningPorts } from '../support/listeningPorts.js';
-import { createServer } from 'node:net';
+import { freePort } from '../support/freePort.js';
 
 /** A port nothing listens on right now. */
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-
 /** A company with two full-permission keys, written into the log before any process starts. */
 const seedKeys = async (dataDir: string): Promise<[string, string]> => {
   const store = SqliteEventStore.open(embeddedDatabaseFile(dataDir));
