@@ -8,10 +8,21 @@ import { ApiKeyEvent, apiKeyStream } from '../../src/domain/apiKeys/apiKeyEvents
 import type { Clock } from '../../src/shared/Clock.js';
 import { compareNullablePositions, type Position } from '../../src/shared/Position.js';
 import type { ApiKeyDirectoryDoc } from './apiKeyDirectoryProjection.js';
-import { verifyApiKey, type ApiKeyVerification } from './verifyApiKey.js';
+import { hashApiKey, isWellFormedApiKey, type ApiKeyHash } from '../../src/shared/apiKeyFormat.js';
+import { lookUpApiKey, type ApiKeyVerification } from './verifyApiKey.js';
 
 /** A revoked key is refused by every API process at most this long after its revocation was recorded. */
 export const REVOCATION_BOUND_MS = 1_000;
+
+/**
+ * How long a key found active is answered again from memory, without a lookup
+ * (at most half the revocation bound, which it is part of). A lookup costs a hash
+ * and a read of the key directory: about a sixth of a GET by id's CPU (measured).
+ */
+export const KEY_REUSE_MS = 200;
+
+/** Keys found active kept at most (the oldest found is dropped first). */
+const KEYS_KEPT = 10_000;
 
 export type FreshApiKeyVerification =
   | ApiKeyVerification
@@ -33,6 +44,8 @@ export interface FreshApiKeyVerifierDeps {
   readonly unknownKeyWaitMs: number;
   /** Default `REVOCATION_BOUND_MS`. */
   readonly revocationBoundMs?: number;
+  /** Default `KEY_REUSE_MS`; 0 looks every key up each time. */
+  readonly keyReuseMs?: number;
 }
 
 /**
@@ -56,10 +69,19 @@ export interface FreshApiKeyVerifierDeps {
  *
  * Revoked and expired keys in the read model are refused at once: a revocation
  * is final, an expiry is a fixed date.
+ *
+ * A key found active is answered again without a lookup for `keyReuseMs` (kept
+ * by its hash, never as the key; its expiry still checked each time). That time
+ * is taken out of the bound: the read models must then hold every event recorded
+ * more than `revocationBoundMs - keyReuseMs` before the lookup, so a revocation
+ * is still refused within `revocationBoundMs` of being recorded.
  */
 export const freshApiKeyVerifier = (deps: FreshApiKeyVerifierDeps): ((presented: string, now: Date) => Promise<FreshApiKeyVerification>) => {
   const boundMs = deps.revocationBoundMs ?? REVOCATION_BOUND_MS;
-  const freshness = new ReadModelFreshness(deps.lag, deps.clock);
+  const reuseMs = Math.min(deps.keyReuseMs ?? KEY_REUSE_MS, boundMs / 2);
+  const freshness = new ReadModelFreshness(deps.lag, deps.clock, boundMs);
+  /** Keys found active: the answer, when it was looked up and until when the key is valid (epoch ms). */
+  const found = new Map<ApiKeyHash, { readonly valid: ValidKey; readonly at: number; readonly expiresAt: number | null }>();
 
   /** Once the read models have reached the head of the log as it is now: false when they did not within the wait. */
   const caughtUpWithHead = async (): Promise<boolean> => {
@@ -75,37 +97,61 @@ export const freshApiKeyVerifier = (deps: FreshApiKeyVerifierDeps): ((presented:
   };
 
   /** An active key in the read model, checked against what they may not have applied yet. */
-  const stillActive = async (found: ApiKeyVerification & { readonly kind: 'valid' }, presented: string, now: Date): Promise<ApiKeyVerification> => {
-    switch (await freshness.check(boundMs)) {
+  const stillActive = async (valid: ValidKey, hash: ApiKeyHash, now: Date): Promise<ApiKeyVerification> => {
+    switch (await freshness.check(boundMs - reuseMs)) {
       case 'fresh':
-        return found;
+        return valid;
       case 'measured':
         // Measured after the lookup: what it counts as applied may be newer than what the lookup saw.
-        return verifyApiKey(deps.directory, presented, now);
+        return (await lookUpApiKey(deps.directory, hash, now)).verification;
       case 'behind':
-        return (await activeInLog(found.auth.keyId)) ? found : { kind: 'invalid', reason: 'revoked' };
+        return (await activeInLog(valid.auth.keyId)) ? valid : { kind: 'invalid', reason: 'revoked' };
     }
   };
 
-  return async (presented, now) => {
-    const found = await verifyApiKey(deps.directory, presented, now);
-    switch (found.kind) {
+  /** The answer from the read model (and the log where they are behind), before any reuse. */
+  const verify = async (hash: ApiKeyHash, now: Date): Promise<{ verification: FreshApiKeyVerification; expiresAt: number | null }> => {
+    const { verification, expiresAt } = await lookUpApiKey(deps.directory, hash, now);
+    switch (verification.kind) {
       case 'malformed':
-        return found;
+        return { verification, expiresAt };
       case 'invalid':
         // Revoked or expired is final; only an unknown key may be one the read models have not applied yet.
-        if (found.reason !== 'unknown') return found;
-        if (!(await caughtUpWithHead())) return { kind: 'unverifiable' };
-        return verifyApiKey(deps.directory, presented, now);
+        if (verification.reason !== 'unknown') return { verification, expiresAt };
+        if (!(await caughtUpWithHead())) return { verification: { kind: 'unverifiable' }, expiresAt: null };
+        return lookUpApiKey(deps.directory, hash, now);
       case 'valid':
-        return stillActive(found, presented, now);
+        return { verification: await stillActive(verification, hash, now), expiresAt };
       default: {
-        const unexpected: never = found;
+        const unexpected: never = verification;
         return unexpected;
       }
     }
   };
+
+  return async (presented, now) => {
+    if (!isWellFormedApiKey(presented)) return { kind: 'malformed' };
+    const hash = hashApiKey(presented);
+    const at = now.getTime();
+    const kept = found.get(hash);
+    if (kept && at >= kept.at && at - kept.at < reuseMs) {
+      if (kept.expiresAt === null || at < kept.expiresAt) return kept.valid;
+      found.delete(hash);
+      return { kind: 'invalid', reason: 'expired' };
+    }
+    const { verification, expiresAt } = await verify(hash, now);
+    if (verification.kind === 'valid' && reuseMs > 0) {
+      found.delete(hash);
+      if (found.size >= KEYS_KEPT) found.delete(found.keys().next().value!);
+      found.set(hash, { valid: verification, at, expiresAt });
+    } else if (kept) {
+      found.delete(hash);
+    }
+    return verification;
+  };
 };
+
+type ValidKey = ApiKeyVerification & { readonly kind: 'valid' };
 
 /**
  * How fresh the read models this process reads are: a time before which every
@@ -122,25 +168,27 @@ class ReadModelFreshness {
   constructor(
     private readonly lag: () => Promise<ProjectionLag>,
     private readonly clock: Clock,
+    /** Read models found behind are measured again at most every tenth of this. */
+    private readonly boundMs: number,
   ) {}
 
   /**
-   * Whether the read models hold every event recorded more than `boundMs` ago:
+   * Whether the read models hold every event recorded more than `withinMs` ago:
    * `fresh` by a measurement made before this call, `measured` by one this call
    * waited for, `behind` when they do not. Measured again when the last
-   * measurement is older than half the bound (in the background while it still
+   * measurement is older than half of `withinMs` (in the background while it still
    * holds, awaited once it no longer does); read models found behind are measured
-   * again at most every tenth of the bound.
+   * again at most every tenth of the revocation bound.
    */
-  async check(boundMs: number): Promise<'fresh' | 'measured' | 'behind'> {
+  async check(withinMs: number): Promise<'fresh' | 'measured' | 'behind'> {
     const now = () => this.clock.now().getTime();
-    const holds = () => this.appliedAsOf !== null && now() - this.appliedAsOf <= boundMs;
-    if (this.appliedAsOf !== null && now() - this.appliedAsOf <= boundMs / 2) return 'fresh';
+    const holds = () => this.appliedAsOf !== null && now() - this.appliedAsOf <= withinMs;
+    if (this.appliedAsOf !== null && now() - this.appliedAsOf <= withinMs / 2) return 'fresh';
     if (holds()) {
       void this.measure();
       return 'fresh';
     }
-    if (this.measuredAt !== null && now() - this.measuredAt < boundMs / 10) return 'behind';
+    if (this.measuredAt !== null && now() - this.measuredAt < this.boundMs / 10) return 'behind';
     await this.measure();
     return holds() ? 'measured' : 'behind';
   }

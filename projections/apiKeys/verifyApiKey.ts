@@ -1,6 +1,6 @@
 import type { AuthContext } from '../../src/application/apiKeys/AuthContext.js';
 import { API_KEY_DIRECTORY, type ApiKeyDirectoryDoc } from './apiKeyDirectoryProjection.js';
-import { hashApiKey, isWellFormedApiKey } from '../../src/shared/apiKeyFormat.js';
+import { hashApiKey, isWellFormedApiKey, type ApiKeyHash } from '../../src/shared/apiKeyFormat.js';
 import type { DocumentCollection } from '../../src/application/ports/ReadModelStore.js';
 
 export type ApiKeyVerification =
@@ -23,9 +23,22 @@ export const verifyApiKey = async (
   now: Date,
 ): Promise<ApiKeyVerification> => {
   if (!isWellFormedApiKey(presented)) return { kind: 'malformed' };
-  const entry = await directory.get(API_KEY_DIRECTORY, hashApiKey(presented));
-  if (!entry) return { kind: 'invalid', reason: 'unknown' };
-  if (entry.revoked) return { kind: 'invalid', reason: 'revoked' };
-  if (entry.expiresAt !== null && Date.parse(entry.expiresAt) <= now.getTime()) return { kind: 'invalid', reason: 'expired' };
-  return { kind: 'valid', auth: { keyId: entry.keyId, companyId: entry.ownerCompanyId, permissions: entry.permissions } };
+  return (await lookUpApiKey(directory, hashApiKey(presented), now)).verification;
+};
+
+/**
+ * `verifyApiKey` for a well-formed key already hashed, with the key's expiry
+ * (epoch ms; null for none, or when no active key was found).
+ */
+export const lookUpApiKey = async (
+  directory: DocumentCollection<ApiKeyDirectoryDoc>,
+  hash: ApiKeyHash,
+  now: Date,
+): Promise<{ readonly verification: ApiKeyVerification; readonly expiresAt: number | null }> => {
+  const entry = await directory.get(API_KEY_DIRECTORY, hash);
+  if (!entry) return { verification: { kind: 'invalid', reason: 'unknown' }, expiresAt: null };
+  if (entry.revoked) return { verification: { kind: 'invalid', reason: 'revoked' }, expiresAt: null };
+  const expiresAt = entry.expiresAt === null ? null : Date.parse(entry.expiresAt);
+  if (expiresAt !== null && expiresAt <= now.getTime()) return { verification: { kind: 'invalid', reason: 'expired' }, expiresAt: null };
+  return { verification: { kind: 'valid', auth: { keyId: entry.keyId, companyId: entry.ownerCompanyId, permissions: entry.permissions } }, expiresAt };
 };

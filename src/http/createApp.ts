@@ -9,9 +9,8 @@ import { errorHandler } from './middleware/errorHandler.js';
 import { jsonBody } from './middleware/jsonBody.js';
 import { consistentReads } from './middleware/consistentReads.js';
 import type { ReadModelProgress } from '../application/ReadModelProgress.js';
-import { requestId } from './middleware/requestId.js';
-import { requestLog } from './middleware/requestLog.js';
-import { requestMetrics, type ObserveRequest } from './middleware/requestMetrics.js';
+import { requestEnvelope } from './middleware/requestEnvelope.js';
+import type { ObserveRequest } from './middleware/requestMetrics.js';
 import { healthRoutes, readinessRoutes, type HealthDeps } from './routes/health.js';
 import { metricsRoutes, type MetricsRouteDeps } from './routes/metrics.js';
 import type { Readiness } from '../ops/readiness.js';
@@ -52,21 +51,22 @@ export interface AppDeps {
  */
 const whileStarting =
   (starting: () => boolean): Middleware =>
-  async (_ctx, next) => {
+  (_ctx, next) => {
     if (starting()) {
       throw new HttpError(503, 'Service unavailable', 'Chronicle is starting: its read models are catching up with the log. Retry in a moment.', {
         code: 'STARTING',
         headers: { 'Retry-After': '1' },
       });
     }
-    await next();
+    return next();
   };
 
 /**
- * The Koa application. Order: request id → request metrics → request log → error
- * bodies → routes under the base path. Authenticated routes run authentication,
- * rate limiting and JSON body parsing only once a route matched, so an unknown
- * path is a 404 for anyone and no body is parsed for an unauthenticated caller.
+ * The Koa application. Order: the request envelope (request id, `Connection: close`
+ * while draining, request log, request metrics) → error bodies → routes under the
+ * base path. Authenticated routes run authentication, rate limiting and JSON body
+ * parsing only once a route matched, so an unknown path is a 404 for anyone and no
+ * body is parsed for an unauthenticated caller.
  *
  * No CORS headers, ever: API keys must not live in browser code, so no browser
  * page should be able to call this API.
@@ -100,20 +100,14 @@ export const createApp = (deps: AppDeps): Koa => {
     root.use(api.routes());
   }
 
-  app.use(requestId());
-  if (deps.metrics) app.use(requestMetrics(deps.metrics.observe, deps.basePath));
-  app.use(requestLog(deps.logger));
-  const { draining } = deps;
-  if (draining) {
-    app.use(async (ctx, next) => {
-      try {
-        await next();
-      } finally {
-        // Tell keep-alive clients not to send another request on this connection.
-        if (draining()) ctx.set('Connection', 'close');
-      }
-    });
-  }
+  app.use(
+    requestEnvelope({
+      logger: deps.logger,
+      basePath: deps.basePath,
+      ...(deps.metrics ? { observe: deps.metrics.observe } : {}),
+      ...(deps.draining ? { draining: deps.draining } : {}),
+    }),
+  );
   app.use(errorHandler(deps.logger, deps.clock));
   app.use(root.routes());
   app.use(async (ctx) => {

@@ -5,6 +5,7 @@ import {
   type RateLimitCounters,
   type RateLimitDecision,
   type RateLimits,
+  type RateLimitTaken,
   type ReleaseSlot,
 } from '../../application/ports/RateLimitCounters.js';
 
@@ -62,11 +63,23 @@ export class MemoryRateLimitCounters implements RateLimitCounters {
   }
 
   async acquire(keyId: string): Promise<ReleaseSlot | null> {
+    const release = this.slot(keyId);
+    return release && (async () => release());
+  }
+
+  take(keyId: string, now: Date): RateLimitTaken {
+    const { hourly, daily } = this.count(keyId, now);
+    const decision = rateLimitDecision(this.limits, now, hourly, daily);
+    return { decision, release: decision.allowed ? this.slot(keyId) : null };
+  }
+
+  /** Takes one of the key's slots: its release, or null when all are taken. */
+  private slot(keyId: string): (() => void) | null {
     const held = this.inFlight.get(keyId) ?? 0;
     if (held >= this.limits.concurrent) return null;
     this.inFlight.set(keyId, held + 1);
     let released = false;
-    return async () => {
+    return () => {
       if (released) return;
       released = true;
       const left = (this.inFlight.get(keyId) ?? 1) - 1;

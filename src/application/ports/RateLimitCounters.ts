@@ -38,6 +38,13 @@ export interface RateLimitDecision {
 /** Gives a concurrency slot back. Calling it more than once does nothing more. */
 export type ReleaseSlot = () => Promise<void>;
 
+/** A request counted and, when its windows allow it, given a concurrency slot (`take`). */
+export interface RateLimitTaken {
+  readonly decision: RateLimitDecision;
+  /** Gives the slot back (more than once does nothing more); null when none was taken: refused by a window, or none free. */
+  readonly release: (() => void) | null;
+}
+
 export interface RateLimitCounters {
   readonly limits: RateLimits;
   /** Counts one request of `keyId` at `now` in both windows, and says whether it may go on. */
@@ -48,6 +55,12 @@ export interface RateLimitCounters {
    * that dies mid-request does not keep it forever.
    */
   acquire(keyId: string): Promise<ReleaseSlot | null>;
+  /**
+   * `consume` and, when allowed, `acquire`, answered at once: only counters held
+   * in this process's memory have it (no store to wait for), and the middleware
+   * then spends no promise on them.
+   */
+  take?(keyId: string, now: Date): RateLimitTaken;
   /** Closes what the counters hold of their own (a file); counters on another store's connection have none. */
   close?(): Promise<void>;
 }

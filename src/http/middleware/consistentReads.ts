@@ -15,12 +15,11 @@ export const consistentReads =
   (progress: ReadModelProgress, timeoutMs: number): Middleware =>
   async (ctx, next) => {
     const wanted = ctx.get(MIN_LOG_POSITION_HEADER);
-    if (wanted !== '' && ctx.method === 'GET') {
-      if (!isPosition(wanted)) {
-        throw new HttpError(400, 'Bad request', `${MIN_LOG_POSITION_HEADER} must be a log position (a non-negative integer).`);
-      }
-      await progress.waitFor(wanted, timeoutMs);
+    if (wanted === '' || ctx.method !== 'GET') return next();
+    if (!isPosition(wanted)) {
+      throw new HttpError(400, 'Bad request', `${MIN_LOG_POSITION_HEADER} must be a log position (a non-negative integer).`);
     }
+    await progress.waitFor(wanted, timeoutMs);
     await next();
   };
 

@@ -68,20 +68,44 @@ export interface LeaseReports {
   readonly health?: LoopHealth;
 }
 
-export const rateLimit =
-  (counters: RateLimitCounters, clock: Clock, reports: LeaseReports = {}): Middleware =>
-  async (ctx, next) => {
-    const releasing = (release: ReleaseSlot) =>
-      release().then(
-        () => reports.health?.succeeded(LEASES_LOOP),
-        (error: unknown) => {
-          reports.health?.failed(LEASES_LOOP);
-          reports.logger?.warn({ err: error }, 'rate limits: a concurrency lease could not be released; it expires by itself');
-        },
+export const rateLimit = (counters: RateLimitCounters, clock: Clock, reports: LeaseReports = {}): Middleware => {
+  const releasing = (release: ReleaseSlot) =>
+    release().then(
+      () => reports.health?.succeeded(LEASES_LOOP),
+      (error: unknown) => {
+        reports.health?.failed(LEASES_LOOP);
+        reports.logger?.warn({ err: error }, 'rate limits: a concurrency lease could not be released; it expires by itself');
+      },
+    );
+  /** The 429 for a request refused by a window, or (allowed, but no slot free) by the concurrency limit; null: it may go on. */
+  const refusal = (decision: RateLimitDecision, slot: boolean): HttpError | null => {
+    if (!decision.allowed) return tooManyRequests(overLimitMessage(decision), decision.retryAfterSeconds, decision);
+    if (!slot) {
+      return tooManyRequests(
+        `Too many concurrent requests: at most ${counters.limits.concurrent} at a time per API key. Retry after 1 second.`,
+        1,
+        decision,
       );
+    }
+    return null;
+  };
+  return async (ctx, next) => {
     const auth = ctx.state.auth as AuthContext | undefined;
     if (!auth) {
       await next();
+      return;
+    }
+    if (counters.take) {
+      // Counters in this process's memory: counted and given a slot at once.
+      const { decision, release } = counters.take(auth.keyId, clock.now());
+      ctx.set(rateLimitHeaders(decision));
+      const refused = refusal(decision, release !== null);
+      if (refused) throw refused;
+      try {
+        await next();
+      } finally {
+        release!();
+      }
       return;
     }
     // Both at once: one round trip fewer against a shared store.
@@ -93,21 +117,16 @@ export const rateLimit =
     const decision = decided.value;
     const release: ReleaseSlot | null = acquired.value;
     ctx.set(rateLimitHeaders(decision));
-    if (!decision.allowed) {
+    const refused = refusal(decision, release !== null);
+    if (refused) {
       if (release) await releasing(release);
-      throw tooManyRequests(overLimitMessage(decision), decision.retryAfterSeconds, decision);
-    }
-    if (!release) {
-      throw tooManyRequests(
-        `Too many concurrent requests: at most ${counters.limits.concurrent} at a time per API key. Retry after 1 second.`,
-        1,
-        decision,
-      );
+      throw refused;
     }
     try {
       await next();
     } finally {
       // A store failure here must not turn the answer into an error: the lease expires anyway.
-      await releasing(release);
+      await releasing(release!);
     }
   };
+};

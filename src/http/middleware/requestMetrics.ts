@@ -1,16 +1,14 @@
-import type { Middleware } from 'koa';
-
-/** What the metrics middleware reports to (`ChronicleMetrics.observeRequest`). */
+/** What the request envelope reports to (`ChronicleMetrics.observeRequest`). */
 export type ObserveRequest = (method: string, route: string, status: number, seconds: number) => void;
 
 /** The route label of a request no route matched. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
 /** Methods reported as themselves; anything else Node's parser accepts is `OTHER`, so the label stays bounded. */
-const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+export const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /** A layer of @koa/router as it appears in `ctx.matched`. */
-interface MatchedLayer {
+export interface MatchedLayer {
   readonly path: string;
   readonly methods: readonly string[];
 }
@@ -27,16 +25,4 @@ export const routeTemplate = (matched: readonly MatchedLayer[] | undefined, meth
   if (!layer) return UNMATCHED_ROUTE;
   const path = basePath && layer.path.startsWith(basePath) ? layer.path.slice(basePath.length) : layer.path;
   return path === '' ? '/' : path;
-};
-
-/** Counts and times every request by method, route template and status (outside the error handler, so errors count with their status). */
-export const requestMetrics = (observe: ObserveRequest, basePath: string): Middleware => async (ctx, next) => {
-  const started = performance.now();
-  try {
-    await next();
-  } finally {
-    const method = KNOWN_METHODS.has(ctx.method) ? ctx.method : 'OTHER';
-    const route = routeTemplate((ctx as { matched?: MatchedLayer[] }).matched, ctx.method, basePath);
-    observe(method, route, ctx.status, (performance.now() - started) / 1000);
-  }
 };

@@ -12,12 +12,12 @@ export const authOf = (state: { auth?: AuthContext }): AuthContext => {
 /** 403 with `requiredPermission` and `availablePermissions` unless the key holds `permission`. */
 export const requirePermission =
   (permission: Permission): Middleware =>
-  async (ctx, next) => {
+  (ctx, next) => {
     const auth = authOf(ctx.state);
     if (!auth.permissions.includes(permission)) {
       throw new HttpError(403, `Permission denied: ${permission} required`, `This API key lacks the ${permission} permission.`, {
         extras: { requiredPermission: permission, availablePermissions: [...auth.permissions] },
       });
     }
-    await next();
+    return next();
   };

@@ -36,7 +36,7 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
   let readModels: MemoryReadModelStore;
   let progress: CheckpointProgress;
   let companyId: string;
-  const calls = { readStream: 0, lag: 0 };
+  const calls = { readStream: 0, lag: 0, lookups: 0 };
   /** Runs inside the next lag measurements, before they read anything. */
   let beforeMeasuring: (() => Promise<void>) | null = null;
 
@@ -47,9 +47,10 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
     if (events.length > 0) await readModels.applyBatch(collections, events, READ_MODELS_CHECKPOINT);
   };
   const commandDeps = () => ({ eventStore: log, newId, clock: systemClock });
-  const issue = async () => right(await issueApiKey(commandDeps(), { companyId, type: 'generic', permissions: ['contacts:read'], expiresAt: null, metadata: { source: 'cli', correlationId: newId() } }));
+  const issue = async (expiresAt: Date | null = null) =>
+    right(await issueApiKey(commandDeps(), { companyId, type: 'generic', permissions: ['contacts:read'], expiresAt, metadata: { source: 'cli', correlationId: newId() } }));
   const revoke = async (keyId: string) => right(await revokeApiKey(commandDeps(), { keyId, metadata: { source: 'cli', correlationId: newId() } }));
-  const verifier = (options: { unknownKeyWaitMs?: number; revocationBoundMs?: number } = {}) => {
+  const verifier = (options: { unknownKeyWaitMs?: number; revocationBoundMs?: number; keyReuseMs?: number } = {}) => {
     const counted: Pick<EventStore, 'headPosition' | 'readStream'> = {
       headPosition: () => log.headPosition(),
       readStream: (stream, read) => {
@@ -57,8 +58,14 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
         return log.readStream(stream, read);
       },
     };
+    const directory = readModels.collection(apiKeyDirectoryProjection);
+    const counting: typeof directory = Object.create(directory);
+    counting.get = (companyId, id) => {
+      calls.lookups += 1;
+      return directory.get(companyId, id);
+    };
     const verify = freshApiKeyVerifier({
-      directory: readModels.collection(apiKeyDirectoryProjection),
+      directory: counting,
       eventStore: counted,
       progress,
       appliedPosition: () => progress.refresh(),
@@ -70,6 +77,7 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
       clock: systemClock,
       unknownKeyWaitMs: options.unknownKeyWaitMs ?? 5_000,
       revocationBoundMs: options.revocationBoundMs ?? 1_000,
+      ...(options.keyReuseMs === undefined ? {} : { keyReuseMs: options.keyReuseMs }),
     });
     return (key: string) => verify(key, new Date());
   };
@@ -87,6 +95,7 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
     progress = new CheckpointProgress(() => readModels.checkpoints.load(READ_MODELS_CHECKPOINT), 5);
     calls.readStream = 0;
     calls.lag = 0;
+    calls.lookups = 0;
     beforeMeasuring = null;
     companyId = right(await createCompany(commandDeps(), { name: right(CompanyName.decode('Acme')), metadata: { source: 'cli', correlationId: newId() } })).id;
     await project();
@@ -170,6 +179,71 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
       beforeMeasuring = project;
       expect(await verify(key)).to.deep.equal({ kind: 'invalid', reason: 'revoked' });
       expect(calls.readStream, 'the read models were fresh: the log was not needed').to.equal(0);
+    });
+  });
+  describe('a key found active, answered again from memory', () => {
+    it('is not looked up again within the reuse time, and is looked up once it is over', async () => {
+      const { key } = await issue();
+      await project();
+      const verify = verifier({ keyReuseMs: 150 });
+      // The first answer waits for the first measurement of the read models, and looks the key up again after it.
+      expect((await verify(key)).kind).to.equal('valid');
+      const first = calls.lookups;
+      for (let i = 0; i < 19; i += 1) expect((await verify(key)).kind).to.equal('valid');
+      expect(calls.lookups, '19 answers from memory').to.equal(first);
+      await sleep(200);
+      expect((await verify(key)).kind).to.equal('valid');
+      expect(calls.lookups).to.equal(first + 1);
+    });
+
+    it('a revocation applied by the projector is refused once the reuse time is over, within the bound', async () => {
+      const { key, keyId } = await issue();
+      await project();
+      const verify = verifier({ revocationBoundMs: 1_000, keyReuseMs: 150 });
+      expect((await verify(key)).kind).to.equal('valid');
+      await revoke(keyId);
+      await project();
+      const revokedAt = Date.now();
+      // Still answered from memory for what is left of the reuse time (part of the revocation bound)...
+      expect((await verify(key)).kind).to.equal('valid');
+      // ...and refused after it, well within the bound.
+      while ((await verify(key)).kind === 'valid' && Date.now() - revokedAt < 2_000) await sleep(5);
+      const refusedAfter = Date.now() - revokedAt;
+      expect(refusedAfter).to.be.below(1_000);
+      expect(await verify(key)).to.deep.equal({ kind: 'invalid', reason: 'revoked' });
+    });
+
+    it('an expiry is checked at every answer, from memory too', async () => {
+      const { key } = await issue(new Date(Date.now() + 150));
+      await project();
+      const verify = verifier({ revocationBoundMs: 10_000, keyReuseMs: 5_000 });
+      expect((await verify(key)).kind).to.equal('valid');
+      const first = calls.lookups;
+      await sleep(200);
+      expect(await verify(key)).to.deep.equal({ kind: 'invalid', reason: 'expired' });
+      expect(calls.lookups, 'refused from memory, with no lookup').to.equal(first);
+    });
+
+    it('takes its reuse time out of the bound: read models behind by more than bound minus reuse are checked in the log', async () => {
+      const { key, keyId } = await issue();
+      await project();
+      await revoke(keyId);
+      // Not applied: the read models are behind by the revocation's age.
+      const verify = verifier({ revocationBoundMs: 400, keyReuseMs: 200 });
+      await sleep(250);
+      // 250 ms behind: within the bound, but not within bound minus reuse, so the log decides.
+      expect(await verify(key)).to.deep.equal({ kind: 'invalid', reason: 'revoked' });
+      expect(calls.readStream).to.equal(1);
+    });
+
+    it('with no reuse (0), every answer is looked up', async () => {
+      const { key } = await issue();
+      await project();
+      const verify = verifier({ keyReuseMs: 0 });
+      expect((await verify(key)).kind).to.equal('valid');
+      const first = calls.lookups;
+      for (let i = 0; i < 5; i += 1) expect((await verify(key)).kind).to.equal('valid');
+      expect(calls.lookups).to.equal(first + 5);
     });
   });
 });

@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Logger } from '../../application/ports/Logger.js';
+import { KNOWN_METHODS, routeTemplate, type MatchedLayer, type ObserveRequest } from './requestMetrics.js';
+
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface RequestEnvelopeDeps {
+  readonly logger: Logger;
+  /** Where each request is counted and timed; absent in tests that do not need it. */
+  readonly observe?: ObserveRequest;
+  readonly basePath: string;
+  /** True once a graceful shutdown began: responses then carry `Connection: close`. */
+  readonly draining?: () => boolean;
+}
+
+/**
+ * What every request gets, around everything else (the error bodies included),
+ * in one middleware so that a request pays for one more step, not four:
+ *
+ * - **`X-Request-Id`** on every response: the caller's own (when it is a safe
+ *   token) or a new UUID. It is also the correlation id of the events a request causes.
+ * - **`Connection: close`** once a graceful shutdown began, so keep-alive clients
+ *   send no other request on the connection.
+ * - **One structured log line** (at `info`): no headers, no bodies, so no secret can
+ *   leak. `ip` and `protocol` are the client's as the proxy reported them when
+ *   TRUST_PROXY is on, else the connection's own.
+ * - **Request metrics**: counted and timed by method, route template and status
+ *   (see `routeTemplate`), errors with their status.
+ */
+export const requestEnvelope = (deps: RequestEnvelopeDeps): Middleware => {
+  const { logger, observe, basePath, draining } = deps;
+  const logging = logger.isLevelEnabled('info');
+  return async (ctx, next) => {
+    const started = performance.now();
+    const given = ctx.get('X-Request-Id');
+    const id = SAFE_ID.test(given) ? given : randomUUID();
+    ctx.state.requestId = id;
+    ctx.set('X-Request-Id', id);
+    try {
+      await next();
+    } finally {
+      if (draining?.()) ctx.set('Connection', 'close');
+      const ms = performance.now() - started;
+      if (logging) {
+        logger.info(
+          {
+            requestId: id,
+            method: ctx.method,
+            path: ctx.path,
+            status: ctx.status,
+            ip: ctx.ip,
+            protocol: ctx.protocol,
+            ms: Math.round(ms * 10) / 10,
+            keyId: ctx.state.auth?.keyId,
+          },
+          'request',
+        );
+      }
+      if (observe) {
+        const method = KNOWN_METHODS.has(ctx.method) ? ctx.method : 'OTHER';
+        observe(method, routeTemplate((ctx as { matched?: MatchedLayer[] }).matched, ctx.method, basePath), ctx.status, ms / 1000);
+      }
+    }
+  };
+};
