@@ -46,7 +46,6 @@ export interface ChronicleMetricsDeps {
  */
 export class ChronicleMetrics {
   private readonly registry = new Registry();
-  private readonly requests: Counter<RequestLabels>;
   private readonly requestDuration: Histogram<RequestLabels>;
   private readonly subscriptions = new Map<string, () => Promise<ProjectionLag>>();
   private readonly position: Gauge<'subscription'>;
@@ -59,18 +58,28 @@ export class ChronicleMetrics {
   constructor(private readonly deps: ChronicleMetricsDeps) {
     this.collectTimeoutMs = deps.collectTimeoutMs ?? METRICS_COLLECT_TIMEOUT_MS;
     const registers = [this.registry];
-    this.requests = new Counter({
-      name: 'chronicle_http_requests_total',
-      help: 'HTTP requests answered, by method, route template (`unmatched` when no route matched) and status.',
-      labelNames: ['method', 'route', 'status'],
-      registers,
-    });
-    this.requestDuration = new Histogram({
+    const requestDuration = new Histogram<RequestLabels>({
       name: 'chronicle_http_request_duration_seconds',
       help: 'Time from a request reaching the application to its response being ready, by method, route template and status.',
       labelNames: ['method', 'route', 'status'],
       buckets: REQUEST_BUCKETS,
       registers,
+    });
+    this.requestDuration = requestDuration;
+    // The requests counted are the histogram's own counts, copied at each scrape: a request
+    // costs one observation, not two (each hashes its labels).
+    new Counter<RequestLabels>({
+      name: 'chronicle_http_requests_total',
+      help: 'HTTP requests answered, by method, route template (`unmatched` when no route matched) and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+      async collect() {
+        const { values } = await requestDuration.get();
+        this.reset();
+        for (const value of values) {
+          if (value.metricName === 'chronicle_http_request_duration_seconds_count') this.inc(value.labels as Partial<Record<RequestLabels, string>>, value.value);
+        }
+      },
     });
     this.head = new Gauge({
       name: 'chronicle_log_head_position',
@@ -144,9 +153,7 @@ export class ChronicleMetrics {
 
   /** One answered request. `route` is a template or `unmatched`. */
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) };
-    this.requests.inc(labels);
-    this.requestDuration.observe(labels, seconds);
+    this.requestDuration.observe({ method, route, status: String(status) }, seconds);
   }
 
   /** One recorded delivery attempt (the dispatcher's `onAttempt`). */

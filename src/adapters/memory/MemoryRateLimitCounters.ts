@@ -1,7 +1,7 @@
 import {
+  DAY_MS,
+  HOUR_MS,
   rateLimitDecision,
-  utcDayWindow,
-  utcHourWindow,
   type RateLimitCounters,
   type RateLimitDecision,
   type RateLimits,
@@ -54,11 +54,11 @@ export class MemoryRateLimitCounters implements RateLimitCounters {
   /** Counts one request of `keyId` at `now` in its hour and its day: the counts with it. */
   count(keyId: string, now: Date): { readonly hourly: number; readonly daily: number } {
     const at = now.getTime();
-    const hour = utcHourWindow(now);
-    const day = utcDayWindow(now);
+    const hour = Math.floor(at / HOUR_MS) * HOUR_MS;
+    const day = Math.floor(at / DAY_MS) * DAY_MS;
     return {
-      hourly: this.hours.add(keyId, hour.start.getTime(), hour.end.getTime(), at),
-      daily: this.days.add(keyId, day.start.getTime(), day.end.getTime(), at),
+      hourly: this.hours.add(keyId, hour, hour + HOUR_MS, at),
+      daily: this.days.add(keyId, day, day + DAY_MS, at),
     };
   }
 

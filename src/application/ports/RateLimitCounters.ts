@@ -70,8 +70,8 @@ export interface UtcWindow {
   readonly end: Date;
 }
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 86_400_000;
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
 
 /** The UTC hour that holds `now`: [hh:00:00.000, next hh:00:00.000). */
 export const utcHourWindow = (now: Date): UtcWindow => {
@@ -98,17 +98,24 @@ export const rateLimitDecision = (
   hourlyCount: number,
   dailyCount: number,
 ): RateLimitDecision => {
-  const hour = utcHourWindow(now);
-  const day = utcDayWindow(now);
-  const exceeded: RateLimitWindowName[] = [];
-  if (hourlyCount > limits.hourly) exceeded.push('hourly');
-  if (dailyCount > limits.daily) exceeded.push('daily');
-  const resets = exceeded.map((name) => secondsUntil(name === 'hourly' ? hour.end : day.end, now));
+  // On every request: window ends as numbers, the exceeded list one of four constants.
+  const at = now.getTime();
+  const hourEnd = Math.floor(at / HOUR_MS) * HOUR_MS + HOUR_MS;
+  const dayEnd = Math.floor(at / DAY_MS) * DAY_MS + DAY_MS;
+  const overHourly = hourlyCount > limits.hourly;
+  const overDaily = dailyCount > limits.daily;
+  const exceeded = overHourly ? (overDaily ? HOURLY_AND_DAILY : HOURLY_ONLY) : overDaily ? DAILY_ONLY : NONE;
+  const untilReset = (end: number) => Math.max(0, Math.ceil((end - at) / 1000));
   return {
     allowed: exceeded.length === 0,
-    hourly: { limit: limits.hourly, remaining: Math.max(0, limits.hourly - hourlyCount), resetAt: hour.end },
-    daily: { limit: limits.daily, remaining: Math.max(0, limits.daily - dailyCount), resetAt: day.end },
+    hourly: { limit: limits.hourly, remaining: Math.max(0, limits.hourly - hourlyCount), resetAt: new Date(hourEnd) },
+    daily: { limit: limits.daily, remaining: Math.max(0, limits.daily - dailyCount), resetAt: new Date(dayEnd) },
     exceeded,
-    retryAfterSeconds: exceeded.length === 0 ? 0 : Math.max(1, ...resets),
+    retryAfterSeconds: exceeded.length === 0 ? 0 : Math.max(1, overHourly ? untilReset(hourEnd) : 0, overDaily ? untilReset(dayEnd) : 0),
   };
 };
+
+const NONE: readonly RateLimitWindowName[] = [];
+const HOURLY_ONLY: readonly RateLimitWindowName[] = ['hourly'];
+const DAILY_ONLY: readonly RateLimitWindowName[] = ['daily'];
+const HOURLY_AND_DAILY: readonly RateLimitWindowName[] = ['hourly', 'daily'];
