@@ -17,6 +17,7 @@ import { SqliteWebhookOutbox } from './adapters/sqlite/SqliteWebhookOutbox.js';
 import { SqliteWebhookSecretStore } from './adapters/sqlite/SqliteWebhookSecretStore.js';
 import { upcastingSource, withUpcasting } from './application/versioning/UpcastingEventStore.js';
 import type { Config } from './config.js';
+import { supervisedMetrics } from './ops/workerMetrics.js';
 import { ChronicleMetrics } from './ops/ChronicleMetrics.js';
 import { loadTlsFiles } from './ops/tlsFiles.js';
 import { buildApp } from './server/buildApp.js';
@@ -178,7 +179,7 @@ export interface Chronicle {
 export interface ChronicleDeps {
   /** Resolves webhook target hosts at subscribe; default: the system resolver (`dns.lookup`, every address). */
   readonly resolveHost?: ResolveHost;
-  /** An API worker of API_WORKERS: its IPC channel to the supervisor, which counts the rate limits of every worker. */
+  /** An API worker of API_WORKERS: its IPC channel to the supervisor, which counts the rate limits of every worker and adds up their metrics. */
   readonly supervisor?: IpcEndpoint;
 }
 
@@ -247,6 +248,10 @@ export const startChronicle = async (
     let starting = true;
     let server: Server | null = null;
     let port: number | null = null;
+    // An API worker of API_WORKERS answers GET /metrics with every worker's figures, added up by its supervisor.
+    const workerMetrics = deps.supervisor
+      ? rollback.add('worker metrics', supervisedMetrics(() => metrics.snapshot(), deps.supervisor), async (answering) => answering.stop())
+      : null;
     if (config.port !== null) {
       const app = buildApp({
         config,
@@ -259,6 +264,7 @@ export const startChronicle = async (
         stopping: () => stopping,
         starting: () => starting,
         ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
+        ...(workerMetrics ? { renderMetrics: workerMetrics.render } : {}),
       });
       ({ server, port } = rollback.add('HTTP server', await listen(app, { port: config.port, tls, timeouts }), ({ server: started }) => {
         started.closeAllConnections();

@@ -4,6 +4,7 @@ import type { Logger } from '../application/ports/Logger.js';
 import type { Config } from '../config.js';
 import type { CliContext } from './CliContext.js';
 import { supervisorRateLimits } from '../main.js';
+import { workerMetricsHub } from '../ops/workerMetrics.js';
 
 /**
  * Set by the supervisor in the environment of the processes it starts: `api` (an
@@ -67,6 +68,8 @@ interface Child {
  *   which follow the projector's checkpoint and count rate limits together, here:
  *   this process keeps the counts in its memory and answers each worker's
  *   questions over its IPC channel (MongoDB mode: the workers count in MongoDB).
+ *   A scrape of GET /metrics reaching one of them is answered with every worker's
+ *   figures, added up here (`workerMetricsHub`).
  *
  * The background process starts first, then one API worker (which creates the demo
  * on an empty log), then the others. A start that fails stops what was started and
@@ -83,6 +86,8 @@ export const superviseWorkers = async (config: Config, logger: Logger, context: 
   const restartDelays = new Map<string, number>();
   // The API workers' rate limits: counted here, in memory, for all of them (embedded mode).
   const rateLimits = supervisorRateLimits(config);
+  // GET /metrics reaches one API worker (they share PORT): it asks here for every worker's figures.
+  const metricsHub = workerMetricsHub();
 
   const start = (role: SupervisedRole, name: string): Child => {
     const roles =
@@ -101,6 +106,7 @@ export const superviseWorkers = async (config: Config, logger: Logger, context: 
       // A worker that is gone gives back the concurrency slots it held.
       void exited.then(forget);
     }
+    if (role === 'api') void exited.then(metricsHub.serve(proc));
     const ready = new Promise<number | null>((resolve, reject) => {
       const onMessage = (message: unknown) => {
         if (!isReadyMessage(message)) return;

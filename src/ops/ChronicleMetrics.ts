@@ -6,6 +6,7 @@ import type { AttemptResult } from '../webhooks/dispatcher.js';
 import type { Position } from '../shared/Position.js';
 import { processMetricsRegistry } from './processMetrics.js';
 import { withTimeout } from './withTimeout.js';
+import type { MetricsSnapshot } from './workerMetrics.js';
 
 /** How long the figures read from the stores at a scrape may take; a late one is left out of that scrape. */
 export const METRICS_COLLECT_TIMEOUT_MS = 2000;
@@ -85,24 +86,29 @@ export class ChronicleMetrics {
       name: 'chronicle_log_head_position',
       help: 'Position of the newest event in the log (exact on SQLite; a float approximation of commit × 2^64 + prepare on EventStoreDB).',
       registers,
+      // API_WORKERS: every worker reads the same log (see workerMetrics.ts).
+      aggregator: 'max',
     });
     this.position = new Gauge({
       name: 'chronicle_projection_position',
       help: 'Last log position a subscription (`read-models`, `webhook-fan-out`) has applied (same precision as chronicle_log_head_position).',
       labelNames: ['subscription'],
       registers,
+      aggregator: 'min',
     });
     this.lagSeconds = new Gauge({
       name: 'chronicle_projection_lag_seconds',
       help: 'Age of the oldest event a subscription has not applied yet (0 when caught up).',
       labelNames: ['subscription'],
       registers,
+      aggregator: 'max',
     });
     this.caughtUp = new Gauge({
       name: 'chronicle_projection_caught_up',
       help: '1 when a subscription has applied the whole log, else 0.',
       labelNames: ['subscription'],
       registers,
+      aggregator: 'min',
     });
   }
 
@@ -177,6 +183,16 @@ export class ChronicleMetrics {
     await this.collect();
     const [processText, ownText] = await Promise.all([processMetricsRegistry().metrics(), this.registry.metrics()]);
     return `${processText.trimEnd()}\n${ownText}`;
+  }
+
+  /**
+   * This process's figures as prom-client exports them for adding up across
+   * processes (`workerMetrics.ts`): Node's process metrics, then this instance's.
+   */
+  async snapshot(): Promise<MetricsSnapshot> {
+    await this.collect();
+    const [processMetrics, own] = await Promise.all([processMetricsRegistry().getMetricsAsJSON(), this.registry.getMetricsAsJSON()]);
+    return [...processMetrics, ...own];
   }
 
   /**

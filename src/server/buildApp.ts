@@ -46,6 +46,8 @@ export interface AppParts {
   readonly resolveHost?: ResolveHost;
   /** The background loops meeting store errors right now, for /ready. */
   readonly health: LoopHealth;
+  /** GET /metrics' text, when it is not this process's own (an API worker of API_WORKERS: every worker's, added up). */
+  readonly renderMetrics?: () => Promise<string>;
 }
 
 /**
@@ -92,7 +94,7 @@ export const buildApp = (parts: AppParts): Koa => {
         logger: readinessLogger,
       }),
     metrics: {
-      render: () => metrics.render(),
+      render: parts.renderMetrics ?? (() => metrics.render()),
       contentType: metrics.contentType,
       token: config.metricsToken,
       observe: (method: string, route: string, status: number, seconds: number) => metrics.observeRequest(method, route, status, seconds),

@@ -243,6 +243,48 @@ describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside
     }
   });
 
+  it("GET /metrics on PORT counts every worker's requests, whichever worker answers the scrape", async () => {
+    const dir = tempDir('chronicle-workers-');
+    const [key] = await seedKeys(dir.path);
+    const server = await startServer({ DATA_DIR: dir.path, API_WORKERS: '2', LOG_LEVEL: 'info' });
+    try {
+      await eventually(async () => (await fetch(`${server.baseUrl}/ready`)).status === 200, 10_000, 50);
+      const REQUESTS = 12;
+      for (let i = 0; i < REQUESTS; i += 1) {
+        expect((await call(server.baseUrl, key, 'GET', '/test', undefined, { connection: 'close' })).status).to.equal(200);
+      }
+      const pids = (marker: string) =>
+        new Set(
+          server
+            .output()
+            .split('\n')
+            .filter((line) => line.includes(marker))
+            .map((line) => (JSON.parse(line) as { pid: number }).pid),
+        );
+      expect(pids('"path":"/test"').size, 'both workers answered').to.equal(2);
+      const log = SqliteEventStore.open(embeddedDatabaseFile(dir.path));
+      const head = Number(await log.headPosition());
+      await log.close();
+      const series = 'chronicle_http_requests_total{method="GET",route="/test",status="200"}';
+      const counted = (text: string) => Number(text.split('\n').find((line) => line.startsWith(`${series} `))?.split(' ')[1]);
+      for (let i = 0; i < 6; i += 1) {
+        const scrape = await fetch(`${server.baseUrl}/metrics`, { headers: { connection: 'close' }, signal: AbortSignal.timeout(5000) });
+        expect(scrape.status).to.equal(200);
+        const text = await scrape.text();
+        // The requests of both workers, added up, at every scrape.
+        expect(counted(text)).to.equal(REQUESTS);
+        expect(text).to.match(/^chronicle_http_request_duration_seconds_count\{method="GET",route="\/test",status="200"\} 12$/m);
+        // Every worker reads the same log: its head once, not the sum.
+        expect(text).to.match(new RegExp(`^chronicle_log_head_position ${head}$`, 'm'));
+      }
+      expect(pids('"path":"/metrics"').size, 'both workers answered scrapes').to.equal(2);
+    } finally {
+      const code = await server.stop();
+      dir.dispose();
+      expect(code).to.equal(0);
+    }
+  });
+
   it('with BACKGROUND_PORT, the projections-and-webhooks process serves its /health, /ready and /metrics there, and nothing else', async () => {
     const dir = tempDir('chronicle-workers-');
     const backgroundPort = await freePort();
