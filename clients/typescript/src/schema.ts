@@ -50,7 +50,7 @@ export interface paths {
         };
         /**
          * Metrics in the Prometheus text format
-         * @description No API key (Prometheus has none to send). When the server sets `METRICS_TOKEN`, send it as `Authorization: Bearer <METRICS_TOKEN>`. Requests by method, route template and status with latency histograms, read-model and webhook fan-out position and lag, webhook outbox rows by state, delivery attempts by outcome, and Node process metrics. Labels never hold ids, companies, keys or secrets. Keep this endpoint off the internet.
+         * @description No API key (Prometheus has none to send). When the server sets `METRICS_TOKEN`, send it as `Authorization: Bearer <METRICS_TOKEN>`. Requests by method, route template and status with latency histograms, read-model and webhook fan-out position and lag, webhook outbox rows by state, delivery attempts by outcome, and Node process metrics. Labels never hold ids, companies, keys or secrets. Keep this endpoint off the internet. With `API_WORKERS` above 1, the figures of every API worker, added up by their supervisor (503 `STORE_BUSY` when it does not answer in time).
          */
         get: operations["getMetrics"];
         put?: never;

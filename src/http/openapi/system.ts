@@ -69,6 +69,8 @@ export const system: ApiModule = {
           '`Authorization: Bearer <METRICS_TOKEN>`. Requests by method, route template and status with latency histograms,',
           'read-model and webhook fan-out position and lag, webhook outbox rows by state, delivery attempts by outcome,',
           'and Node process metrics. Labels never hold ids, companies, keys or secrets. Keep this endpoint off the internet.',
+          'With `API_WORKERS` above 1, the figures of every API worker, added up by their supervisor (503 `STORE_BUSY` when it',
+          'does not answer in time).',
         ].join(' '),
         security: [{}, { metricsToken: [] }],
         responses: {
