@@ -16,8 +16,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * The RateLimitCounters contract, run for every adapter. Keys are unique per test,
  * so a shared store is fine. `leases`: slots outlive a dead process in a shared
  * store and must expire (a process-local counter dies with its process).
+ * `take`: the adapter also counts and gives a slot in one step.
  */
-export const rateLimitCountersContract = (name: string, make: MakeCounters, features: { readonly leases: boolean }): void => {
+export const rateLimitCountersContract = (
+  name: string,
+  make: MakeCounters,
+  features: { readonly leases: boolean; readonly take?: boolean },
+): void => {
   describe(`RateLimitCounters: ${name}`, () => {
     const disposers: (() => Promise<void>)[] = [];
     const counters = async (limits: Partial<RateLimits> = {}, options: { leaseSeconds?: number } = {}) => {
@@ -167,5 +172,49 @@ export const rateLimitCountersContract = (name: string, make: MakeCounters, feat
         });
       }
     });
+
+    if (features.take) describe('take (counters that count and give a slot in one step)', () => {
+      it('counts as consume does, gives a slot only while the windows allow, and the slot is the one acquire counts', async () => {
+        const c = await counters({ hourly: 3, daily: 20, concurrent: 2 });
+        expect(c.take, 'this adapter counts in one step').to.be.a('function');
+        const take = c.take!.bind(c);
+        const k = key();
+        const now = at('2026-03-04T10:20:30.000Z');
+        const first = await take(k, now);
+        expect(first.decision.allowed).to.equal(true);
+        expect(first.decision.hourly.remaining).to.equal(2);
+        expect(first.release).to.be.a('function');
+        // Shared with consume's count and acquire's slots.
+        expect((await c.consume(k, now)).hourly.remaining).to.equal(1);
+        const second = await take(k, now);
+        expect(second.decision.hourly.remaining).to.equal(0);
+        expect(second.release).to.be.a('function');
+        expect(await c.acquire(k), 'both slots are taken').to.equal(null);
+        first.release!();
+        first.release!();
+        const again = await eventuallyAcquired(c, k);
+        expect(again, 'given back once').to.be.a('function');
+        expect(await c.acquire(k), 'and only once').to.equal(null);
+        // Every slot free again, but over the hourly limit: refused, and no slot taken.
+        await again!();
+        second.release!();
+        const refused = await take(k, now);
+        expect(refused.decision.allowed).to.equal(false);
+        expect(refused.decision.exceeded).to.deep.equal(['hourly']);
+        expect(refused.release).to.equal(null);
+        expect(await eventuallyAcquired(c, k)).to.be.a('function');
+        expect(await eventuallyAcquired(c, k), 'the refused take held none').to.be.a('function');
+      });
+    });
   });
+};
+
+/** A slot given back over a channel arrives a moment later: acquire until it does (bounded). */
+const eventuallyAcquired = async (c: RateLimitCounters, k: string): Promise<ReleaseSlot | null> => {
+  for (let i = 0; i < 50; i += 1) {
+    const slot = await c.acquire(k);
+    if (slot) return slot;
+    await sleep(10);
+  }
+  return null;
 };

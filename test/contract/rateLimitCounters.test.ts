@@ -12,7 +12,7 @@ import { rateLimitCountersContract } from './rateLimitCounters.contract.js';
 rateLimitCountersContract('memory (embedded)', async (limits) => ({
   counters: new MemoryRateLimitCounters(limits),
   dispose: async () => undefined,
-}), { leases: false });
+}), { leases: false, take: true });
 
 rateLimitCountersContract('supervised (API_WORKERS: asked over IPC, counted by the supervisor)', async (limits) => {
   const { worker, supervisor } = ipcPair();

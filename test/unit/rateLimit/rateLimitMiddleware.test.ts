@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { MemoryRateLimitCounters } from '../../../src/adapters/memory/MemoryRateLimitCounters.js';
+import { SupervisedRateLimitCounters, serveRateLimits } from '../../../src/adapters/ipc/SupervisedRateLimitCounters.js';
+import { ipcPair } from '../../support/ipcPair.js';
 import { silentLogger } from '../../../src/application/ports/Logger.js';
 import type { RateLimitCounters, RateLimits } from '../../../src/application/ports/RateLimitCounters.js';
 import type { AuthContext } from '../../../src/application/apiKeys/AuthContext.js';
@@ -78,6 +80,14 @@ const behindPromises = (counters: MemoryRateLimitCounters): RateLimitCounters =>
 const kinds: [string, (limits: RateLimits) => RateLimitCounters][] = [
   ['counters in memory, taken at once', (limits) => new MemoryRateLimitCounters(limits)],
   ['counters asked with promises, as a shared store is', (limits) => behindPromises(new MemoryRateLimitCounters(limits))],
+  [
+    "API_WORKERS' counters: the supervisor's, asked over IPC",
+    (limits) => {
+      const { worker, supervisor } = ipcPair();
+      serveRateLimits(new MemoryRateLimitCounters(limits), supervisor);
+      return new SupervisedRateLimitCounters(limits, worker);
+    },
+  ],
 ];
 
 for (const [kind, countersFor] of kinds) {
