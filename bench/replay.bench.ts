@@ -11,8 +11,6 @@ import { userDecider } from '../src/domain/users/userDecider.js';
 import { userStream } from '../src/domain/users/userEvents.js';
 import { contactDecider, type ContactState } from '../src/domain/contacts/contactDecider.js';
 import { contactStream } from '../src/domain/contacts/contactEvents.js';
-import { phoneReservationDecider } from '../src/domain/phoneReservation/phoneReservationDecider.js';
-import { phoneReservationStream } from '../src/domain/phoneReservation/phoneReservationEvents.js';
 import { contactSummaryOf } from '../src/domain/deals/dealContactSummary.js';
 import { dealDecider, type DealState } from '../src/domain/deals/dealDecider.js';
 import { dealStream } from '../src/domain/deals/dealEvents.js';
@@ -21,6 +19,7 @@ import { tempDir } from '../test/support/tempStore.js';
 import { rawReadParse, readAllBatches } from './logReadRates.js';
 import { rawLogWriter } from './support/rawLogWriter.js';
 import { decided, fold } from './support/decided.js';
+import { reservePhoneNumber } from './support/reservePhoneNumber.js';
 
 const EVENTS = Number(process.env.BENCH_REPLAY_EVENTS ?? 100_000);
 const COMPANIES = 20;
@@ -58,12 +57,7 @@ const seed = (file: string, target: number): number => {
       const at = (step: number) => new Date(start + 1000 * i + step).toISOString();
       const contactId = newId();
       const phoneNumber = `+49151${String(i).padStart(8, '0')}`;
-      append(
-        phoneReservationStream(companyId, phoneNumber),
-        decided(phoneReservationDecider, { type: 'ReservePhoneNumber', companyId, phoneNumber, contactId, at: new Date(at(0)) }, phoneReservationDecider.initialState),
-        metadata,
-        at(0),
-      );
+      reservePhoneNumber(append, { companyId, phoneNumber, contactId }, metadata, at(0));
       const fields = {
         name: `Contact ${i}`,
         phoneNumber,

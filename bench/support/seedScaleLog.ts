@@ -6,12 +6,11 @@ import { contactStream } from '../../src/domain/contacts/contactEvents.js';
 import { contactSummaryOf } from '../../src/domain/deals/dealContactSummary.js';
 import { dealDecider, type DealState } from '../../src/domain/deals/dealDecider.js';
 import { dealStream } from '../../src/domain/deals/dealEvents.js';
-import { phoneReservationDecider } from '../../src/domain/phoneReservation/phoneReservationDecider.js';
-import { phoneReservationStream } from '../../src/domain/phoneReservation/phoneReservationEvents.js';
 import type { EventMetadata } from '../../src/shared/EventMetadata.js';
 import { newId } from '../../src/shared/ids.js';
 import { rawLogWriter } from './rawLogWriter.js';
 import { decided, fold } from './decided.js';
+import { reservePhoneNumber } from './reservePhoneNumber.js';
 
 /**
  * The issue's log, scaled: one company; per contact a phone reservation,
@@ -31,12 +30,7 @@ export const seedScaleLog = (file: string, contacts: number): { events: number; 
       const at = (step: number) => new Date(start + 1000 * i + step).toISOString();
       const contactId = newId();
       const phoneNumber = `+49151${String(i).padStart(8, '0')}`;
-      append(
-        phoneReservationStream(companyId, phoneNumber),
-        decided(phoneReservationDecider, { type: 'ReservePhoneNumber', companyId, phoneNumber, contactId, at: new Date(at(0)) }, phoneReservationDecider.initialState),
-        metadata,
-        at(0),
-      );
+      reservePhoneNumber(append, { companyId, phoneNumber, contactId }, metadata, at(0));
       const fields = { name: `Contact ${i}`, phoneNumber, email: `contact${i}@example.com`, city: 'Berlin', tags: ['lead'] };
       const created = decided(contactDecider, { type: 'CreateContact', contactId, companyId, fields, at: new Date(at(1)) }, contactDecider.initialState);
       append(contactStream(contactId), created, metadata, at(1));
