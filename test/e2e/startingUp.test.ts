@@ -1,17 +1,12 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import * as E from 'fp-ts/lib/Either.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
-import { issueApiKey } from '../../src/application/apiKeys/issueApiKey.js';
-import { createCompany } from '../../src/application/companies/createCompany.js';
-import { CompanyName } from '../../src/domain/companies/CompanyName.js';
-import { ALL_PERMISSIONS } from '../../src/shared/permissions.js';
-import { systemClock } from '../../src/shared/Clock.js';
 import { newId } from '../../src/shared/ids.js';
 import { embeddedDatabaseFile } from '../../src/main.js';
 import { contactCreated } from '../support/legacyEvents.js';
 import { CLI } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
+import { seedCompanyWithKeys } from '../support/seedCompany.js';
 import { freePort } from '../support/freePort.js';
 
 const CONTACTS = 40_000;
@@ -20,23 +15,16 @@ const CONTACTS = 40_000;
 const seedLog = async (dataDir: string): Promise<string> => {
   const store = SqliteEventStore.open(embeddedDatabaseFile(dataDir));
   try {
-    const deps = { eventStore: store, newId, clock: systemClock };
-    const metadata = { source: 'cli', correlationId: newId() } as const;
-    const name = CompanyName.decode('Acme');
-    if (E.isLeft(name)) throw new Error('bad name');
-    const company = await createCompany(deps, { name: name.right, metadata });
-    if (E.isLeft(company)) throw new Error('no company');
-    const key = await issueApiKey(deps, { companyId: company.right.id, type: 'generic', permissions: ALL_PERMISSIONS, expiresAt: null, metadata });
-    if (E.isLeft(key)) throw new Error('no key');
+    const { companyId, keys } = await seedCompanyWithKeys(store, 1);
     const insert = store.db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, 0, ?, ?, ?, ?)');
     store.db.transaction(() => {
       for (let i = 0; i < CONTACTS; i++) {
         const contactId = newId();
-        const event = contactCreated(contactId, company.right.id, `Contact ${i}`);
+        const event = contactCreated(contactId, companyId, `Contact ${i}`);
         insert.run(event.id, `contact-${contactId}`, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), '2026-01-01T10:00:00.000Z');
       }
     })();
-    return key.right.key;
+    return keys[0]!;
   } finally {
     await store.close();
   }

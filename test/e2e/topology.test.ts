@@ -1,18 +1,12 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import * as E from 'fp-ts/lib/Either.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
-import { issueApiKey } from '../../src/application/apiKeys/issueApiKey.js';
-import { createCompany } from '../../src/application/companies/createCompany.js';
-import { CompanyName } from '../../src/domain/companies/CompanyName.js';
-import { ALL_PERMISSIONS } from '../../src/shared/permissions.js';
-import { systemClock } from '../../src/shared/Clock.js';
-import { newId } from '../../src/shared/ids.js';
 import { embeddedDatabaseFile } from '../../src/main.js';
 import { eventually } from '../support/events.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
+import { seedCompanyWithKeys } from '../support/seedCompany.js';
 import { listeningPorts } from '../support/listeningPorts.js';
 import { freePort } from '../support/freePort.js';
 
@@ -21,18 +15,7 @@ import { freePort } from '../support/freePort.js';
 const seedKeys = async (dataDir: string): Promise<[string, string]> => {
   const store = SqliteEventStore.open(embeddedDatabaseFile(dataDir));
   try {
-    const deps = { eventStore: store, newId, clock: systemClock };
-    const metadata = { source: 'cli', correlationId: newId() } as const;
-    const name = CompanyName.decode('Acme');
-    if (E.isLeft(name)) throw new Error('bad name');
-    const company = await createCompany(deps, { name: name.right, metadata });
-    if (E.isLeft(company)) throw new Error('no company');
-    const keys: string[] = [];
-    for (let i = 0; i < 2; i += 1) {
-      const key = await issueApiKey(deps, { companyId: company.right.id, type: 'generic', permissions: ALL_PERMISSIONS, expiresAt: null, metadata });
-      if (E.isLeft(key)) throw new Error('no key');
-      keys.push(key.right.key);
-    }
+    const { keys } = await seedCompanyWithKeys(store, 2);
     return [keys[0]!, keys[1]!];
   } finally {
     await store.close();
