@@ -7,6 +7,7 @@ import { eventually } from '../support/events.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
 import { seedCompanyWithKeys } from '../support/seedCompany.js';
+import { valueOf } from '../support/prometheusText.js';
 import { listeningPorts } from '../support/listeningPorts.js';
 import { freePort } from '../support/freePort.js';
 
@@ -249,13 +250,12 @@ describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside
       const head = Number(await log.headPosition());
       await log.close();
       const series = 'chronicle_http_requests_total{method="GET",route="/test",status="200"}';
-      const counted = (text: string) => Number(text.split('\n').find((line) => line.startsWith(`${series} `))?.split(' ')[1]);
       for (let i = 0; i < 6; i += 1) {
         const scrape = await fetch(`${server.baseUrl}/metrics`, { headers: { connection: 'close' }, signal: AbortSignal.timeout(5000) });
         expect(scrape.status).to.equal(200);
         const text = await scrape.text();
         // The requests of both workers, added up, at every scrape.
-        expect(counted(text)).to.equal(REQUESTS);
+        expect(valueOf(text, series)).to.equal(REQUESTS);
         expect(text).to.match(/^chronicle_http_request_duration_seconds_count\{method="GET",route="\/test",status="200"\} 12$/m);
         // Every worker reads the same log: its head once, not the sum.
         expect(text).to.match(new RegExp(`^chronicle_log_head_position ${head}$`, 'm'));

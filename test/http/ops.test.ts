@@ -13,6 +13,7 @@ import { startHarness, type Harness } from '../support/httpHarness.js';
 import { assertMatchesOpenApi } from '../support/openApi.js';
 import { tempDir } from '../support/tempStore.js';
 import { startReceiver, type Receiver } from '../unit/webhooks/delivery/support/receiver.js';
+import { valueOf } from '../support/prometheusText.js';
 
 /** GET /metrics as Prometheus would, checked against the OpenAPI document. */
 const scrape = async (baseUrl: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; text: string }> => {
@@ -21,12 +22,6 @@ const scrape = async (baseUrl: string, headers: Record<string, string> = {}): Pr
   const body = response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text;
   assertMatchesOpenApi({ method: 'GET', path: '/metrics', status: response.status, body, headers: response.headers });
   return { status: response.status, headers: response.headers, text };
-};
-
-/** The value of one series in a Prometheus text exposition, or undefined when it is absent. */
-const valueOf = (text: string, series: string): number | undefined => {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
 };
 
 /** Every label value in a Prometheus text exposition. */

@@ -2,12 +2,7 @@ import { expect } from 'chai';
 import type { ProjectionLag } from '../../../src/application/ProjectionRunner.js';
 import { ChronicleMetrics } from '../../../src/ops/ChronicleMetrics.js';
 import { captureLogger } from '../../support/captureLogger.js';
-
-/** The value of one series in a Prometheus text exposition, or undefined when it is absent. */
-const valueOf = (text: string, series: string): number | undefined => {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-};
+import { valueOf } from '../../support/prometheusText.js';
 
 const lag = (position: string | null, head: string, lagMs: number): ProjectionLag => ({
   position,

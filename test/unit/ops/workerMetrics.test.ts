@@ -5,11 +5,7 @@ import { ChronicleMetrics } from '../../../src/ops/ChronicleMetrics.js';
 import { supervisedMetrics, workerMetricsHub } from '../../../src/ops/workerMetrics.js';
 import { captureLogger } from '../../support/captureLogger.js';
 import { ipcPair } from '../../support/ipcPair.js';
-
-const valueOf = (text: string, series: string): number | undefined => {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-};
+import { valueOf } from '../../support/prometheusText.js';
 
 /** An API worker's metrics, following the projector's checkpoint at `position`. */
 const workerAt = (position: string, lagMs: number) => {
