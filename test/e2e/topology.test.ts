@@ -31,6 +31,16 @@ const call = (baseUrl: string, key: string, method: string, path: string, body?:
     signal: AbortSignal.timeout(5000),
   });
 
+/** The processes whose request log lines (JSON, with their pid) contain `marker`: which workers answered. */
+const answeredBy = (server: ServerProcess, marker = '"msg":"request"'): Set<number> =>
+  new Set(
+    server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"request"') && line.includes(marker))
+      .map((line) => (JSON.parse(line) as { pid: number }).pid),
+  );
+
 const ready = async (baseUrl: string): Promise<number> => (await fetch(`${baseUrl}/ready`, { signal: AbortSignal.timeout(5000) })).status;
 
 const READ_YOUR_WRITES_TIMEOUT_MS = 400;
@@ -161,7 +171,6 @@ describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside
       const readiness = (await (await fetch(`${server.baseUrl}/ready`)).json()) as { data: { checks: Record<string, { status: string }> } };
       expect(readiness.data.checks.projections?.status).to.equal('ok');
       // Each request on a new connection: the primary hands connections to the workers in turn.
-      const served = new Set<number>();
       const ids: string[] = [];
       for (let i = 0; i < 6; i += 1) {
         const res = await call(server.baseUrl, key, 'POST', '/contacts', { name: `C${i}`, phoneNumber: `+1 555 010${i}` }, { connection: 'close' });
@@ -169,11 +178,7 @@ describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside
         ids.push(((await res.json()) as { data: { id: string } }).data.id);
       }
       // Which worker answered each request, from the request logs (pid per line).
-      for (const line of server.output().split('\n')) {
-        if (!line.includes('"msg":"request"')) continue;
-        const { pid } = JSON.parse(line) as { pid: number };
-        served.add(pid);
-      }
+      const served = answeredBy(server);
       expect(served.size, 'both workers answered').to.equal(2);
       // Every contact, whichever worker wrote it, is read by both (round-robin spreads these reads over both).
       for (const id of ids) {
@@ -208,14 +213,7 @@ describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside
       }
       // One count across both workers: 7 down to 0, whichever worker answered.
       expect(remaining).to.deep.equal([7, 6, 5, 4, 3, 2, 1, 0]);
-      const served = new Set(
-        server
-          .output()
-          .split('\n')
-          .filter((line) => line.includes('"msg":"request"'))
-          .map((line) => (JSON.parse(line) as { pid: number }).pid),
-      );
-      expect(served.size, 'both workers answered').to.equal(2);
+      expect(answeredBy(server).size, 'both workers answered').to.equal(2);
       expect((await call(server.baseUrl, key, 'GET', '/test', undefined, { connection: 'close' })).status).to.equal(429);
       expect((await call(server.baseUrl, key, 'GET', '/test', undefined, { connection: 'close' })).status).to.equal(429);
       // Counted by the supervisor, in its memory: no worker opened the shared counters' file.
@@ -237,15 +235,7 @@ describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside
       for (let i = 0; i < REQUESTS; i += 1) {
         expect((await call(server.baseUrl, key, 'GET', '/test', undefined, { connection: 'close' })).status).to.equal(200);
       }
-      const pids = (marker: string) =>
-        new Set(
-          server
-            .output()
-            .split('\n')
-            .filter((line) => line.includes(marker))
-            .map((line) => (JSON.parse(line) as { pid: number }).pid),
-        );
-      expect(pids('"path":"/test"').size, 'both workers answered').to.equal(2);
+      expect(answeredBy(server, '"path":"/test"').size, 'both workers answered').to.equal(2);
       const log = SqliteEventStore.open(embeddedDatabaseFile(dir.path));
       const head = Number(await log.headPosition());
       await log.close();
@@ -260,7 +250,7 @@ describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside
         // Every worker reads the same log: its head once, not the sum.
         expect(text).to.match(new RegExp(`^chronicle_log_head_position ${head}$`, 'm'));
       }
-      expect(pids('"path":"/metrics"').size, 'both workers answered scrapes').to.equal(2);
+      expect(answeredBy(server, '"path":"/metrics"').size, 'both workers answered scrapes').to.equal(2);
     } finally {
       const code = await server.stop();
       dir.dispose();
