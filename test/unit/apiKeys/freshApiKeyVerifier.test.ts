@@ -181,6 +181,7 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
       expect(calls.readStream, 'the read models were fresh: the log was not needed').to.equal(0);
     });
   });
+
   describe('a key found active, answered again from memory', () => {
     it('is not looked up again within the reuse time, and is looked up once it is over', async () => {
       const { key } = await issue();

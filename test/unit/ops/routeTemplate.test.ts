@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { routeTemplate, UNMATCHED_ROUTE } from '../../../src/http/middleware/requestMetrics.js';
+import { routeTemplate, UNMATCHED_ROUTE } from '../../../src/http/middleware/requestEnvelope.js';
 
 const layer = (path: string, ...methods: string[]) => ({ path, methods });
 
