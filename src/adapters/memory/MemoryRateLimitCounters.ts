@@ -2,6 +2,8 @@ import {
   DAY_MS,
   HOUR_MS,
   rateLimitDecision,
+  utcDayStart,
+  utcHourStart,
   type RateLimitCounters,
   type RateLimitDecision,
   type RateLimits,
@@ -54,8 +56,8 @@ export class MemoryRateLimitCounters implements RateLimitCounters {
   /** Counts one request of `keyId` at `now` in its hour and its day: the counts with it. */
   count(keyId: string, now: Date): { readonly hourly: number; readonly daily: number } {
     const at = now.getTime();
-    const hour = Math.floor(at / HOUR_MS) * HOUR_MS;
-    const day = Math.floor(at / DAY_MS) * DAY_MS;
+    const hour = utcHourStart(at);
+    const day = utcDayStart(at);
     return {
       hourly: this.hours.add(keyId, hour, hour + HOUR_MS, at),
       daily: this.days.add(keyId, day, day + DAY_MS, at),

@@ -73,15 +73,21 @@ export interface UtcWindow {
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 
+/** The start (epoch ms) of the UTC hour that holds `at` (epoch ms). */
+export const utcHourStart = (at: number): number => Math.floor(at / HOUR_MS) * HOUR_MS;
+
+/** The start (epoch ms) of the UTC day that holds `at`. UTC has no DST, so every day is 24 h. */
+export const utcDayStart = (at: number): number => Math.floor(at / DAY_MS) * DAY_MS;
+
 /** The UTC hour that holds `now`: [hh:00:00.000, next hh:00:00.000). */
 export const utcHourWindow = (now: Date): UtcWindow => {
-  const start = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
+  const start = utcHourStart(now.getTime());
   return { start: new Date(start), end: new Date(start + HOUR_MS) };
 };
 
-/** The UTC day that holds `now`: [00:00 UTC, next 00:00 UTC). UTC has no DST, so every day is 24 h. */
+/** The UTC day that holds `now`: [00:00 UTC, next 00:00 UTC). */
 export const utcDayWindow = (now: Date): UtcWindow => {
-  const start = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
+  const start = utcDayStart(now.getTime());
   return { start: new Date(start), end: new Date(start + DAY_MS) };
 };
 
@@ -98,20 +104,20 @@ export const rateLimitDecision = (
   hourlyCount: number,
   dailyCount: number,
 ): RateLimitDecision => {
-  // On every request: window ends as numbers, the exceeded list one of four constants.
+  // On every request: no window objects, the exceeded list one of four constants.
   const at = now.getTime();
-  const hourEnd = Math.floor(at / HOUR_MS) * HOUR_MS + HOUR_MS;
-  const dayEnd = Math.floor(at / DAY_MS) * DAY_MS + DAY_MS;
+  const hourlyReset = new Date(utcHourStart(at) + HOUR_MS);
+  const dailyReset = new Date(utcDayStart(at) + DAY_MS);
   const overHourly = hourlyCount > limits.hourly;
   const overDaily = dailyCount > limits.daily;
   const exceeded = overHourly ? (overDaily ? HOURLY_AND_DAILY : HOURLY_ONLY) : overDaily ? DAILY_ONLY : NONE;
-  const untilReset = (end: number) => Math.max(0, Math.ceil((end - at) / 1000));
   return {
     allowed: exceeded.length === 0,
-    hourly: { limit: limits.hourly, remaining: Math.max(0, limits.hourly - hourlyCount), resetAt: new Date(hourEnd) },
-    daily: { limit: limits.daily, remaining: Math.max(0, limits.daily - dailyCount), resetAt: new Date(dayEnd) },
+    hourly: { limit: limits.hourly, remaining: Math.max(0, limits.hourly - hourlyCount), resetAt: hourlyReset },
+    daily: { limit: limits.daily, remaining: Math.max(0, limits.daily - dailyCount), resetAt: dailyReset },
     exceeded,
-    retryAfterSeconds: exceeded.length === 0 ? 0 : Math.max(1, overHourly ? untilReset(hourEnd) : 0, overDaily ? untilReset(dayEnd) : 0),
+    retryAfterSeconds:
+      exceeded.length === 0 ? 0 : Math.max(1, overHourly ? secondsUntil(hourlyReset, now) : 0, overDaily ? secondsUntil(dailyReset, now) : 0),
   };
 };
 
