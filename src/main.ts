@@ -12,7 +12,8 @@ import { SqliteIdempotencyStore } from './adapters/sqlite/SqliteIdempotencyStore
 import { SqliteRateLimitCounters } from './adapters/sqlite/SqliteRateLimitCounters.js';
 import { SqliteReadModelStore } from './adapters/sqlite/SqliteReadModelStore.js';
 import { MemoryReadModelStore } from './adapters/memory/MemoryReadModelStore.js';
-import { SupervisedRateLimitCounters, serveRateLimits, type IpcEndpoint } from './adapters/ipc/SupervisedRateLimitCounters.js';
+import { SupervisedRateLimitCounters, serveRateLimits } from './adapters/ipc/SupervisedRateLimitCounters.js';
+import type { IpcEndpoint } from './shared/IpcEndpoint.js';
 import { SqliteWebhookOutbox } from './adapters/sqlite/SqliteWebhookOutbox.js';
 import { SqliteWebhookSecretStore } from './adapters/sqlite/SqliteWebhookSecretStore.js';
 import { upcastingSource, withUpcasting } from './application/versioning/UpcastingEventStore.js';

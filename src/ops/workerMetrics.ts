@@ -1,12 +1,6 @@
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { StoreUnavailableError } from '../application/ports/StoreUnavailableError.js';
-
-/** One end of a Node IPC channel: a cluster worker's process in the supervisor, or `process` inside the worker. */
-export interface MetricsChannel {
-  send(message: unknown): boolean;
-  on(event: 'message', listener: (message: unknown) => void): unknown;
-  off(event: 'message', listener: (message: unknown) => void): unknown;
-}
+import type { IpcEndpoint } from '../shared/IpcEndpoint.js';
 
 /** What one process's registries hold, as prom-client exports them for aggregation. */
 export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[];
@@ -41,7 +35,7 @@ export const SNAPSHOT_WITHIN_MS = 2_000;
  */
 export const supervisedMetrics = (
   snapshot: () => Promise<MetricsSnapshot>,
-  supervisor: MetricsChannel,
+  supervisor: IpcEndpoint,
   answerWithinMs = SNAPSHOT_WITHIN_MS * 2,
 ): { readonly render: () => Promise<string>; readonly stop: () => void } => {
   let nextId = 1;
@@ -86,13 +80,13 @@ export const supervisedMetrics = (
  * highest, ...) and sent back as the Prometheus text. `serve` returns what to
  * call once the worker is gone.
  */
-export const workerMetricsHub = (snapshotWithinMs = SNAPSHOT_WITHIN_MS): { readonly serve: (worker: MetricsChannel) => () => void } => {
-  const workers = new Set<MetricsChannel>();
+export const workerMetricsHub = (snapshotWithinMs = SNAPSHOT_WITHIN_MS): { readonly serve: (worker: IpcEndpoint) => () => void } => {
+  const workers = new Set<IpcEndpoint>();
   let nextId = 1;
   const isAsk = is(ASK);
   const isSnapshotAnswer = is(SNAPSHOT_ANSWER);
 
-  const snapshotOf = (worker: MetricsChannel): Promise<MetricsSnapshot | null> =>
+  const snapshotOf = (worker: IpcEndpoint): Promise<MetricsSnapshot | null> =>
     new Promise((resolve) => {
       const id = nextId++;
       const done = (metrics: MetricsSnapshot | null) => {

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { IpcEndpoint } from '../../src/adapters/ipc/SupervisedRateLimitCounters.js';
+import type { IpcEndpoint } from '../../src/shared/IpcEndpoint.js';
 
 /**
  * Two ends of an in-process channel behaving as Node's IPC does: messages

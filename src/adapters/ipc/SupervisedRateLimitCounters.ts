@@ -7,13 +7,8 @@ import {
 } from '../../application/ports/RateLimitCounters.js';
 import { StoreUnavailableError } from '../../application/ports/StoreUnavailableError.js';
 import type { MemoryRateLimitCounters } from '../memory/MemoryRateLimitCounters.js';
+import type { IpcEndpoint } from '../../shared/IpcEndpoint.js';
 
-/** One end of a Node IPC channel: a child process, a cluster worker's process, or `process` inside it. */
-export interface IpcEndpoint {
-  send(message: unknown): boolean;
-  on(event: 'message', listener: (message: unknown) => void): unknown;
-  off(event: 'message', listener: (message: unknown) => void): unknown;
-}
 
 const ASK = 'chronicle:rate-limits';
 const ANSWER = 'chronicle:rate-limits:answer';
