@@ -9,7 +9,7 @@ import { systemClock } from '../shared/Clock.js';
 import { newId } from '../shared/ids.js';
 import { createDeliveryAgent } from '../webhooks/deliveryAgent.js';
 import type { DerivedWebhookEvent } from '../webhooks/derivedWebhookEvent.js';
-import { deriveWebhookEvents } from '../webhooks/deriveWebhookEvents.js';
+import { deriveWebhookEvents, webhookCompanyOf } from '../webhooks/deriveWebhookEvents.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { unsubscribeGone } from '../webhooks/dispatcherUnsubscribe.js';
 import { toEnvelope } from '../webhooks/envelope.js';
@@ -107,6 +107,7 @@ export const startWebhooks = async (
     ...(options.source ? { source: options.source } : {}),
     outbox,
     derive: deriveWebhookEvents,
+    companyOf: webhookCompanyOf,
     matches: matchesFilters,
     toEnvelope,
     logger: logger.child({ role: 'webhook-fan-out' }),

@@ -20,6 +20,20 @@ export const WEBHOOK_SOURCE_EVENT_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * The company of every webhook event `deriveWebhookEvents` gives for a stored
+ * event, read without deriving them (no decoding, no event ids): its
+ * `data.companyId`. Null when the type derives none, or the field is not a text
+ * (the derivation then says what is wrong). The fan-out derives nothing for a
+ * company without subscriptions.
+ */
+export const webhookCompanyOf = (event: RecordedEvent): string | null => {
+  if (!WEBHOOK_SOURCE_EVENT_TYPES.has(event.type)) return null;
+  const data: unknown = event.data;
+  const companyId = typeof data === 'object' && data !== null ? (data as { companyId?: unknown }).companyId : undefined;
+  return typeof companyId === 'string' ? companyId : null;
+};
+
+/**
  * The one mapping from stored events to webhook events: a pure function of one
  * stored event (its id, data, metadata, position and revision), so the fan-out,
  * the trigger read model, a redelivery and a replay of the log all see the same

@@ -62,6 +62,12 @@ export interface WebhookFanOutDeps<D extends FanOutDerivedEvent> {
   readonly outbox: WebhookOutbox;
   /** `deriveWebhookEvents`: the webhook events of one stored event (pure). */
   derive(event: RecordedEvent): readonly D[];
+  /**
+   * `webhookCompanyOf`: the company of every event `derive` would give, read
+   * without deriving them; null when it cannot tell (the fan-out then derives).
+   * A stored event of a company without subscriptions is then not derived at all.
+   */
+  companyOf?(event: RecordedEvent): string | null;
   /** `matchesFilters`: whether a subscription's filters let a derived event through (pure). */
   matches(filters: WebhookFilters, derived: D): boolean;
   /** `toEnvelope`: the delivery body of a derived event (JSON-serialisable). */
@@ -338,6 +344,9 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
   }
 
   private fanOut(event: RecordedEvent, deliveries: NewDelivery[]): void {
+    // Most companies have no subscription: their events are not derived (decoding, event ids).
+    const company = this.deps.companyOf?.(event) ?? null;
+    if (company !== null && !this.byCompany.has(company)) return;
     let derived: readonly D[];
     try {
       derived = this.deps.derive(event);

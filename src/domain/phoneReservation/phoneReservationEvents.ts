@@ -23,13 +23,14 @@ export type PhoneNumberReleased = t.TypeOf<typeof PhoneNumberReleased>;
 export const PhoneReservationEvent = t.union([PhoneNumberReserved, PhoneNumberReleased]);
 export type PhoneReservationEvent = t.TypeOf<typeof PhoneReservationEvent>;
 
-/** Escapes every character outside `A-Z a-z 0-9 _` as `%HH` (UTF-8), so ids cannot collide or inject. */
+/**
+ * Escapes every character outside `A-Z a-z 0-9 _` as the `%HH` of each of its
+ * UTF-8 bytes (a lone surrogate as U+FFFD's), so ids cannot collide or inject.
+ * Stream names are stored: the result must never change.
+ */
 const utf8 = new TextEncoder();
 const escapeStreamPart = (part: string): string =>
-  Array.from(utf8.encode(part), (byte) => {
-    const char = String.fromCharCode(byte);
-    return /[A-Za-z0-9_]/.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }).join('');
+  part.replace(/[^A-Za-z0-9_]/gu, (char) => Array.from(utf8.encode(char), (byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
 
 /**
  * The reservation stream of one (company, normalised number):

@@ -99,6 +99,20 @@ describe('phoneReservationStream', () => {
       'phone-0190a4b2%2D7c1e%2D7000%2D8000%2D000000000001-%2B49151000',
     );
   });
+  it('escapes every character as the byte-wise escape of its UTF-8 it always did (stored names), over random texts', () => {
+    // The first implementation, kept as the reference: every UTF-8 byte outside A-Z a-z 0-9 _ as %HH.
+    const reference = (part: string) =>
+      Array.from(new TextEncoder().encode(part), (byte) =>
+        /[A-Za-z0-9_]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+      ).join('');
+    const alphabet = ['a', 'Z', '0', '9', '_', '-', '+', ' ', '%', '/', 'é', 'ß', '€', '日', '😀', '\ud800', '\udfff', '\u0000', '\u007f', '\u0080'];
+    let seed = 12345;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let n = 0; n < 2000; n++) {
+      const text = Array.from({ length: next() % 12 }, () => alphabet[next() % alphabet.length]).join('');
+      expect(phoneReservationStream(text, text), JSON.stringify(text)).to.equal(`phone-${reference(text)}-${reference(text)}`);
+    }
+  });
   it('keeps different pairs apart', () => {
     expect(phoneReservationStream('a-b', '123')).not.to.equal(phoneReservationStream('a', 'b-123'));
     expect(phoneReservationStream('co', '+123')).not.to.equal(phoneReservationStream('co', '123'));

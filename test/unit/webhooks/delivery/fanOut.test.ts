@@ -7,7 +7,7 @@ import { MemoryReadModelStore } from '../../../../src/adapters/memory/MemoryRead
 import { ProjectionRunner } from '../../../../src/application/ProjectionRunner.js';
 import type { EventStore, EventToAppend, RecordedEvent, SubscribeOptions } from '../../../../src/application/ports/EventStore.js';
 import type { Delivery } from '../../../../src/application/ports/WebhookOutbox.js';
-import { deriveWebhookEvents } from '../../../../src/webhooks/deriveWebhookEvents.js';
+import { deriveWebhookEvents, webhookCompanyOf } from '../../../../src/webhooks/deriveWebhookEvents.js';
 import type { DerivedWebhookEvent } from '../../../../src/webhooks/derivedWebhookEvent.js';
 import { toEnvelope } from '../../../../src/webhooks/envelope.js';
 import { matchesFilters } from '../../../../src/webhooks/filters.js';
@@ -31,12 +31,18 @@ describe('Webhook fan-out', function () {
 
   /** The fan-out with the real mapping, envelope and filters; `derive` can be spied on. */
   const newFanOut = (
-    options: { store?: Pick<EventStore, 'subscribeToAll'>; derive?: (e: RecordedEvent) => DerivedWebhookEvent[]; onEnqueued?: () => void } = {},
+    options: {
+      store?: Pick<EventStore, 'subscribeToAll'>;
+      derive?: (e: RecordedEvent) => DerivedWebhookEvent[];
+      companyOf?: (e: RecordedEvent) => string | null;
+      onEnqueued?: () => void;
+    } = {},
   ) =>
     new WebhookFanOut<DerivedWebhookEvent>({
       eventStore: options.store ?? eventStore,
       outbox,
       derive: options.derive ?? deriveWebhookEvents,
+      ...(options.companyOf ? { companyOf: options.companyOf } : {}),
       matches: matchesFilters,
       toEnvelope,
       logger,
@@ -102,6 +108,25 @@ describe('Webhook fan-out', function () {
         state: 'pending',
       });
       expect(JSON.parse(row!.envelope)).to.deep.equal(JSON.parse(JSON.stringify(toEnvelope(derived!))));
+    });
+
+    it('derives nothing from the events of a company without subscriptions (companyOf), and the same rows as without it', async () => {
+      await append(webhookSubscribed('s1', A, 'https://a.example/1'), contactCreated(A, 'one'), contactCreated(B, 'unheard'));
+      await append(webhookSubscribed('s2', B, 'https://b.example/2'), contactCreated(B, 'heard'), contactCreated(A, 'two'));
+      const derived: string[] = [];
+      fanOut = newFanOut({
+        companyOf: webhookCompanyOf,
+        derive: (event) => {
+          derived.push((event.data as { name?: string }).name ?? event.type);
+          return deriveWebhookEvents(event);
+        },
+      });
+      await fanOut.start();
+      await caughtUp(fanOut);
+      // Subscription events have no company to read: they are derived (to nothing), as before.
+      expect(derived).to.deep.equal(['WebhookSubscribed', 'one', 'WebhookSubscribed', 'heard', 'two']);
+      expect(await names('s1')).to.deep.equal(['one', 'two']);
+      expect(await names('s2')).to.deep.equal(['heard']);
     });
 
     it('lets through only what a subscription’s filters match', async () => {

@@ -7,7 +7,7 @@ import type { Deal } from '../../../../src/domain/deals/dealView.js';
 import { WEBHOOK_EVENT_TYPES } from '../../../../src/domain/webhooks/eventTypes.js';
 import { WEBHOOK_EVENT_ID_NAMESPACE, webhookEventId } from '../../../../src/webhooks/derivedWebhookEvent.js';
 import { matchesFilters } from '../../../../src/webhooks/filters.js';
-import { deriveWebhookEvents } from '../../../../src/webhooks/deriveWebhookEvents.js';
+import { deriveWebhookEvents, webhookCompanyOf } from '../../../../src/webhooks/deriveWebhookEvents.js';
 import { StoredHistory } from './storedHistory.js';
 
 const T0 = '2024-05-01T10:00:00.000Z';
@@ -281,6 +281,34 @@ describe('deriveWebhookEvents', () => {
     it('throws, naming the event (the log and the code disagree)', () => {
       const broken = { ...history.other('ContactUpdated', { contactId: 'c-1', companyId: 'co-1', changes: {}, updatedAt: T1 }) };
       expect(() => deriveWebhookEvents(broken)).to.throw(UndecodableEventError, /ContactUpdated/);
+    });
+  });
+
+  describe('webhookCompanyOf (what the fan-out reads to skip companies without subscriptions)', () => {
+    it('names the company of every webhook event derived, for every source event type', () => {
+      const events = [
+        createdContact(),
+        history.one(
+          history.contact({ type: 'UpdateContact', contactId: 'c-1', companyId: 'co-1', changes: { city: 'Paris' }, at: new Date(T1) }),
+        ),
+        openDealEvent(),
+        history.one(history.deal(change({ status: 'won', stage: 'Closed' }))),
+        history.one(history.deal(change({ status: 'lost' }, T2))),
+        history.one(history.deal(change({ status: 'open', stage: 'Lead' }, T2))),
+      ];
+      expect(events.map((event) => event.type)).to.include.members(['ContactCreated', 'ContactUpdated', 'DealCreated', 'DealStatusChanged']);
+      for (const event of events) {
+        const derived = deriveWebhookEvents(event);
+        expect(derived, event.type).to.have.length.above(0);
+        for (const webhookEvent of derived) expect(webhookCompanyOf(event), event.type).to.equal(webhookEvent.companyId);
+      }
+    });
+
+    it('is null for a type that derives nothing, even with a company, and for a company that is not a text', () => {
+      expect(webhookCompanyOf(history.other('CompanyCreated', { companyId: 'co-1' }))).to.equal(null);
+      expect(webhookCompanyOf(history.other('PhoneNumberReserved', { companyId: 'co-1', contactId: 'c-1' }))).to.equal(null);
+      expect(webhookCompanyOf(history.other('ContactCreated', { companyId: 7 }))).to.equal(null);
+      expect(webhookCompanyOf(history.other('DealCreated', null))).to.equal(null);
     });
   });
 
