@@ -14,9 +14,12 @@
  *   contact are stored together or not at all; elsewhere (EventStoreDB) the
  *   reservation first, then the contact, the reservation released if the
  *   contact's append fails.
- * - Update that changes the number: check the contact (company), reserve the new
- *   number for it, append `ContactUpdated`, then release the old number (the one
- *   the appended event replaced).
+ * - Update that changes the number: reserve the new number for the contact,
+ *   append `ContactUpdated`, and release the old number (the one the appended
+ *   event replaced): in one atomic append where the store offers it, each stream
+ *   at the revision read (any of them moved: decided again); elsewhere in that
+ *   order, after checking the contact (company), the new number released if the
+ *   contact's event fails.
  * - A reservation counts only while its holder currently has that number, or while
  *   it is younger than the grace period (`RESERVATION_GRACE_PERIOD_MS`, 30 s), which
  *   covers a command still in flight between its two appends. An older reservation
@@ -46,6 +49,7 @@ import { ConcurrencyExhaustedError } from '../ConcurrencyExhaustedError.js';
 import type { CommandDeps } from '../CommandDeps.js';
 import { decideCommand, handleCommand, type CommandSpec, type Decision } from '../handleCommand.js';
 import { loadContact } from './loadContact.js';
+import type { StreamAppend } from '../ports/EventStore.js';
 
 /** How many holders a reservation may be checked against before giving up (each check follows a concurrent write). */
 const MAX_HOLDER_CHECKS = 5;
@@ -135,6 +139,23 @@ export const decideReservation = (
   request: PhoneNumberClaim,
 ): Promise<E.Either<{ holder: string }, Decision<PhoneReservationEvent, PhoneReservationState>>> =>
   reserveWith(deps, request, (spec) => decideCommand(deps, spec));
+
+/**
+ * Decides the release of `phoneNumber` by `contactId` on the reservation stream as
+ * it is now, without appending it: what to append with the revision read, or null
+ * when the contact does not hold the number (already released, taken over). For a
+ * write that appends it together with its contact's event.
+ */
+export const decideRelease = async (deps: CommandDeps, request: PhoneNumberClaim): Promise<StreamAppend | null> => {
+  const decided = await decideCommand(deps, {
+    decider: phoneReservationDecider,
+    eventCodec: PhoneReservationEvent,
+    stream: phoneReservationStream(request.companyId, request.phoneNumber),
+    command: { type: 'ReleasePhoneNumber', contactId: request.contactId, at: request.at },
+    metadata: request.metadata,
+  });
+  return E.isRight(decided) && decided.right.events.length > 0 ? decided.right.append : null;
+};
 
 /** Best effort: a reservation left behind is stale once its holder no longer has the number. */
 export const releasePhoneNumber = async (

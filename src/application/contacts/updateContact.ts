@@ -7,17 +7,30 @@ import { toContactView } from '../../domain/contacts/contactRecord.js';
 import type { Contact } from '../../domain/contacts/contactView.js';
 import { normalizePhoneNumber } from '../../domain/contacts/phoneNumber.js';
 import type { CommandDeps } from '../CommandDeps.js';
-import { handleCommand } from '../handleCommand.js';
+import { WrongExpectedRevisionError, type EventStore, type StreamAppend } from '../ports/EventStore.js';
+import { decideCommand, handleCommand } from '../handleCommand.js';
 import { ConcurrencyExhaustedError } from '../ConcurrencyExhaustedError.js';
 import { PreconditionFailedError, type RevisionPrecondition } from '../PreconditionFailedError.js';
 import { loadContact } from './loadContact.js';
-import { releaseAbandonedReservation, releasePhoneNumber, reservePhoneNumber } from './phoneNumberReservations.js';
+import {
+  decideRelease,
+  decideReservation,
+  releaseAbandonedReservation,
+  releasePhoneNumber,
+  reservePhoneNumber,
+} from './phoneNumberReservations.js';
 import type { ContactWriteError } from './ContactWriteError.js';
 import type { UpdateContactFields } from '../../domain/contacts/contactInput.js';
 
 /**
  * Changes some fields of a contact of the company. Values equal to the current
  * ones append nothing (position null; the contact and its updatedAt unchanged).
+ * A new phone number must be free in the company: where the store appends to
+ * several streams atomically (SQLite), the new number's reservation,
+ * `ContactUpdated` and the old number's release are one append (one durable
+ * commit, all or nothing); elsewhere (EventStoreDB) three appends in that order,
+ * the new number given back if the contact's cannot be stored (see
+ * `phoneNumberReservations`).
  */
 export const updateContact = async (
   deps: CommandDeps,
@@ -36,6 +49,8 @@ export const updateContact = async (
       ? input.changes
       : { ...input.changes, phoneNumber: normalizePhoneNumber(input.changes.phoneNumber) };
   const at = deps.clock.now();
+  const appendToStreams = deps.eventStore.appendToStreams?.bind(deps.eventStore);
+  if (appendToStreams) return updateAtomically(deps, appendToStreams, { ...input, changes, at });
 
   const current = await loadContact(deps.eventStore, contactId);
   if (current === null || current.companyId !== companyId) return E.left({ kind: 'ContactNotFound' });
@@ -99,3 +114,63 @@ const handleContactUpdate = (
     metadata: input.metadata,
     ...(input.precondition ? { precondition: input.precondition } : {}),
   });
+
+type UpdateResult = E.Either<ContactWriteError, { contact: Contact; position: Position | null; revision: number }>;
+
+/** How many times an update decides again after one of its streams moved under it. */
+const MAX_ATTEMPTS = 5;
+
+/**
+ * The update in one append: the contact's event, with the new number's
+ * reservation before it and the old number's release after it when the number
+ * changes. Any of those streams moved since it was read: decided again on what
+ * was written. The company is checked before the precondition, so another
+ * company's contact is not found (404), never a failed precondition.
+ */
+const updateAtomically = async (
+  deps: CommandDeps,
+  appendToStreams: NonNullable<EventStore['appendToStreams']>,
+  input: {
+    companyId: string;
+    contactId: string;
+    changes: UpdateContactFields;
+    at: Date;
+    metadata: EventMetadata;
+    precondition?: RevisionPrecondition;
+  },
+): Promise<UpdateResult> => {
+  const { companyId, contactId, at, metadata } = input;
+  for (let attempt = 1; ; attempt++) {
+    const decided = await decideCommand(deps, {
+      decider: contactDecider,
+      eventCodec: ContactEvent,
+      stream: contactStream(contactId),
+      command: { type: 'UpdateContact', contactId, companyId, changes: input.changes, at },
+      metadata,
+    });
+    if (E.isLeft(decided)) return E.left({ kind: 'ContactNotFound' });
+    const { events, next, revision, append } = decided.right;
+    if (input.precondition && !input.precondition(revision)) return E.left({ kind: 'PreconditionFailed' });
+    if (next.status !== 'active') throw new Error(`Contact ${contactId} vanished`);
+    if (events.length === 0) return E.right({ contact: toContactView(next.contact), position: null, revision });
+
+    const appends: StreamAppend[] = [append];
+    const replaced = events.flatMap((event) => (event.type === 'ContactUpdated' ? [event.data.previous?.phoneNumber] : []))[0];
+    if (replaced !== undefined && replaced !== next.contact.phoneNumber) {
+      const claim = { companyId, contactId, at, metadata };
+      const reservation = await decideReservation(deps, { ...claim, phoneNumber: next.contact.phoneNumber });
+      if (E.isLeft(reservation)) return E.left({ kind: 'DuplicatePhoneNumber', existingContactId: reservation.left.holder });
+      appends.unshift(reservation.right.append);
+      const release = await decideRelease(deps, { ...claim, phoneNumber: replaced });
+      if (release !== null) appends.push(release);
+    }
+    try {
+      const stored = await appendToStreams(appends);
+      const ofContact = stored[appends.indexOf(append)]!;
+      return E.right({ contact: toContactView(next.contact), position: stored[stored.length - 1]!.position, revision: ofContact.nextRevision });
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new ConcurrencyExhaustedError(error.stream, attempt);
+    }
+  }
+};

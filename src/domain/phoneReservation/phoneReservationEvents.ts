@@ -29,8 +29,16 @@ export type PhoneReservationEvent = t.TypeOf<typeof PhoneReservationEvent>;
  * Stream names are stored: the result must never change.
  */
 const utf8 = new TextEncoder();
+const escapedByte = (byte: number): string => `%${byte < 16 ? '0' : ''}${byte.toString(16).toUpperCase()}`;
 const escapeStreamPart = (part: string): string =>
-  part.replace(/[^A-Za-z0-9_]/gu, (char) => Array.from(utf8.encode(char), (byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+  part.replace(/[^A-Za-z0-9_]/gu, (char) => {
+    const code = char.codePointAt(0)!;
+    // ASCII is its own UTF-8 byte (the encoder costs more than the rest of a name together).
+    if (code < 0x80) return escapedByte(code);
+    let escaped = '';
+    for (const byte of utf8.encode(char)) escaped += escapedByte(byte);
+    return escaped;
+  });
 
 /**
  * The reservation stream of one (company, normalised number):

@@ -58,11 +58,11 @@ const storeSeenAs = (
 };
 
 /**
- * Run twice: with the reservation and the contact appended together (SQLite's
+ * Run twice: with a contact's event and its number's reservations appended together (SQLite's
  * `appendToStreams`), and one stream at a time, as on EventStoreDB, which has no
  * multi-stream append.
  */
-const contactServiceSuite = (mode: 'atomic create' | 'one stream at a time'): void => {
+const contactServiceSuite = (mode: 'atomic writes' | 'one stream at a time'): void => {
   describe(`contact service (on the embedded event store, ${mode})`, () => {
     const oneStreamAtATime = mode === 'one stream at a time';
     let dir: ReturnType<typeof tempDir>;
@@ -237,6 +237,13 @@ const contactServiceSuite = (mode: 'atomic create' | 'one stream at a time'): vo
         const [released] = await eventsOfType('PhoneNumberReleased');
         expect(released).to.deep.include({ stream: phoneReservationStream('co-1', '+49151000'), data: { contactId: ada, at: '2024-05-01T10:00:00.000Z' } });
         expect(result.right.position).to.equal(released!.position);
+        if (!oneStreamAtATime) {
+          // One append, one commit: the reservation, the contact's event and the release, in that order.
+          const [, , reserved, updated, release] = await store.readAll();
+          expect([reserved, updated, release].map((e) => e!.type)).to.deep.equal(['PhoneNumberReserved', 'ContactUpdated', 'PhoneNumberReleased']);
+          expect([updated, release].map((e) => Number(e!.position) - Number(reserved!.position))).to.deep.equal([1, 2]);
+          expect(new Set([reserved, updated, release].map((e) => e!.recordedAt)).size).to.equal(1);
+        }
 
         expect(failure(await create({ name: 'Bob', phoneNumber: '+3312345' }))).to.deep.equal({
           kind: 'DuplicatePhoneNumber',
@@ -269,6 +276,16 @@ const contactServiceSuite = (mode: 'atomic create' | 'one stream at a time'): vo
             existingContactId: ada,
           });
           expect(await store.readStream(`contact-${bob}`)).to.have.length(1);
+        });
+
+        it('lets exactly one of concurrent updates moving two contacts to one free number win', async () => {
+          const results = await Promise.all([update(ada, { phoneNumber: '+7000' }), update(bob, { phoneNumber: '+7000' })]);
+          const winners = results.filter(E.isRight);
+          expect(winners).to.have.length(1);
+          const winner = winners[0]!.right.contact.id;
+          expect(results.filter(E.isLeft).map((r) => r.left)).to.deep.equal([{ kind: 'DuplicatePhoneNumber', existingContactId: winner }]);
+          const reservations = (await store.readStream(phoneReservationStream('co-1', '+7000'))).filter((e) => e.type === 'PhoneNumberReserved');
+          expect(reservations.map((e) => (e.data as { contactId: string }).contactId)).to.deep.equal([winner]);
         });
 
         it('lets them swap numbers one after the other', async () => {
@@ -348,6 +365,22 @@ const contactServiceSuite = (mode: 'atomic create' | 'one stream at a time'): vo
       /** The store refuses to append any PhoneNumberReleased, as if the process died before it. */
       const noReleases = (): EventStore =>
         seenAs((_stream, events) => (events.some((e) => e.type === 'PhoneNumberReleased') ? new Error('crash') : null));
+
+      if (!oneStreamAtATime) {
+        it('stores none of the move: the release is in the same append as the reservation and the contact', async () => {
+          const ada = (await created({ name: 'Ada', phoneNumber: '+49151000' })).contact.id;
+          const before = (await store.readAll()).length;
+          const failed = await update(ada, { phoneNumber: '+3312345' }, 'co-1', { ...deps, eventStore: noReleases() }).then(
+            () => null,
+            (error: unknown) => error,
+          );
+          expect(failed).to.be.instanceOf(Error).with.property('message', 'crash');
+          expect(await store.readAll()).to.have.length(before);
+          const bob = await created({ name: 'Bob', phoneNumber: '+3312345' });
+          expect(bob.contact.phoneNumber).to.equal('+3312345');
+        });
+        return;
+      }
 
       it('still answers with the updated contact, and the old number is free after the grace period', async () => {
         const ada = (await created({ name: 'Ada', phoneNumber: '+49151000' })).contact.id;
@@ -432,5 +465,5 @@ const contactServiceSuite = (mode: 'atomic create' | 'one stream at a time'): vo
   });
 };
 
-contactServiceSuite('atomic create');
+contactServiceSuite('atomic writes');
 contactServiceSuite('one stream at a time');
