@@ -41,9 +41,21 @@ const deal = {
   updatedAt: '2026-01-01T00:00:00.000Z',
 };
 
+/**
+ * `BARE_KOA_WORK_US`: microseconds of CPU spent in GET /contacts/:id before it
+ * answers (default 0). The scale benchmark's budget phase uses it to tell what a
+ * fixed amount of work per request costs in the ratio to bare Koa.
+ */
+const workNs = BigInt(Math.round(Number(process.env.BARE_KOA_WORK_US ?? 0) * 1000));
+const work = (): void => {
+  const until = process.hrtime.bigint() + workNs;
+  while (process.hrtime.bigint() < until);
+};
+
 const app = new Koa();
 const router = new Router();
 router.get('/contacts/:id', (ctx) => {
+  if (workNs > 0n) work();
   ctx.body = { success: true, data: { ...contact, id: ctx.params.id } };
 });
 router.get('/contacts', (ctx) => {

@@ -6,7 +6,8 @@
 //   core): start to /ready, the resident memory of every process, the same reads;
 // - READ_MODELS=memory, one process: start to /ready (the read models rebuilt in memory), resident
 //   memory, the same reads;
-// - a bare Koa server's GET and POST, measured in the same run before and after (the mean is the baseline).
+// - a bare Koa server's GET and POST, measured in the same run before and after (the mean is the baseline);
+// - (budget) bare Koa's GET with 5 to 30 µs of work added per request: what the GET ratio leaves for work.
 // Not a test: it prints figures. Every phase is bounded in time or count.
 import type autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -25,8 +26,10 @@ import { freePort } from '../test/support/freePort.js';
 
 /** Six events per contact: 166,667 contacts make the issue's 1,000,000 events. */
 const CONTACTS = Number(process.env.BENCH_SCALE_CONTACTS ?? 166_667);
-/** Which of the phases to run (all by default): `sqlite`, `workers`, `memory`. */
-const PHASES = new Set((process.env.BENCH_SCALE_PHASES ?? 'sqlite,workers,memory').split(',').map((phase) => phase.trim()));
+/** Which of the phases to run (all by default): `sqlite`, `workers`, `memory`, `budget`. */
+const PHASES = new Set((process.env.BENCH_SCALE_PHASES ?? 'sqlite,workers,memory,budget').split(',').map((phase) => phase.trim()));
+/** Microseconds of work per request the budget phase adds to bare Koa's GET by id. */
+const BUDGET_WORK_US = [5, 10, 15, 20, 25, 30];
 const READY_WITHIN_MS = 20 * 60_000;
 
 const rssMb = (pid: number): number => {
@@ -132,6 +135,43 @@ const bareFigures = async (): Promise<{ get: Figures; post: Figures }> => {
   }
 };
 
+/**
+ * Bare Koa's GET by id with a fixed amount of CPU work added per request, as a
+ * ratio to the baseline: what the ratio target leaves for everything a server does
+ * beyond answering (the curve is not linear: a slower server also pays more per
+ * response, waking a load generator that waits for it). Chronicle's GET by id is
+ * then placed on that curve: bare Koa plus about so many µs.
+ */
+const budget = async (baseline: number): Promise<void> => {
+  const curve: { workUs: number; ratio: number }[] = [{ workUs: 0, ratio: 1 }];
+  for (const workUs of BUDGET_WORK_US) {
+    const bare = await startBareKoa(workUs);
+    try {
+      const f = await load(rotating(bare.url, {}, ['/contacts/1']));
+      curve.push({ workUs, ratio: f.rps / baseline });
+      console.log(`  bare Koa GET + ${String(workUs).padStart(2)} µs of work a request: ${String(f.rps).padStart(6)} req/s, ${(f.rps / baseline).toFixed(2)}× bare Koa`);
+    } finally {
+      await stop(bare.child);
+    }
+  }
+  /** Work (µs, interpolated on the curve) at which bare Koa answers at `ratio`; null beyond the curve. */
+  const workAt = (ratio: number): number | null => {
+    for (let i = 1; i < curve.length; i++) {
+      const [a, b] = [curve[i - 1]!, curve[i]!];
+      if (ratio <= a.ratio && ratio >= b.ratio) return a.workUs + ((a.ratio - ratio) / (a.ratio - b.ratio || 1)) * (b.workUs - a.workUs);
+    }
+    return null;
+  };
+  const at = (ratio: number) => {
+    const us = workAt(ratio);
+    return us === null ? `beyond ${BUDGET_WORK_US[BUDGET_WORK_US.length - 1]} µs` : `about ${us.toFixed(1)} µs`;
+  };
+  console.log(`  the 0.5× target: bare Koa plus ${at(0.5)} of work a request`);
+  for (const { name, rps, against } of compared) {
+    if (against === 'get') console.log(`  ${name}: ${(rps / baseline).toFixed(2)}×, like bare Koa plus ${at(rps / baseline)}`);
+  }
+};
+
 const main = async (): Promise<void> => {
   const dir = tempDir('chronicle-scale-');
   try {
@@ -195,6 +235,10 @@ const main = async (): Promise<void> => {
     );
     for (const { name, rps, against } of compared) {
       console.log(`${name.padEnd(52)} ${(rps / (against === 'get' ? get : post)).toFixed(2)}× bare Koa ${against.toUpperCase()}`);
+    }
+    if (PHASES.has('budget')) {
+      console.log('work budget: bare Koa GET by id with work added per request, against the baseline');
+      await budget(get);
     }
     console.log(
       'targets: restart to /ready ≤ 3 s; RSS after restart ≤ 400 MB; search and filtered list p99 ≤ 50 ms; ' +

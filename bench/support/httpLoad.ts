@@ -53,8 +53,8 @@ export const startListening = (args: string[], env: NodeJS.ProcessEnv, timeoutMs
     child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
   });
 
-/** The bare Koa baseline (`bench/bareKoa.ts`) in a child process. */
-export const startBareKoa = (): Promise<Server> => startListening([BARE], {});
+/** The bare Koa baseline (`bench/bareKoa.ts`) in a child process; `workUs`: CPU its GET by id spends first. */
+export const startBareKoa = (workUs = 0): Promise<Server> => startListening([BARE], { BARE_KOA_WORK_US: String(workUs) });
 
 /** POST /contacts, each request a new contact with a phone number of its own (`+1666…`, counted across calls). */
 let nextPhone = 0;
