@@ -3,6 +3,7 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
+import Database from 'better-sqlite3';
 import type { AddressInfo } from 'node:net';
 
 const contact = {
@@ -52,6 +53,36 @@ const work = (): void => {
   while (process.hrtime.bigint() < until);
 };
 
+/**
+ * `BARE_KOA_DURABLE_FILE`: a SQLite file (WAL, `synchronous=FULL`) into which POST
+ * /contacts appends each body as a row before it answers, the rows of one turn of
+ * the event loop in one transaction (one fsync), as Chronicle's log does: the
+ * least a durable create costs, for the scale benchmark's budget phase. Unset:
+ * POST answers at once.
+ */
+const durableFile = process.env.BARE_KOA_DURABLE_FILE;
+const durable = durableFile ? groupCommitted(durableFile) : null;
+
+function groupCommitted(file: string): (body: string) => Promise<void> {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec('CREATE TABLE IF NOT EXISTS log (position INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO log (body) VALUES (?)');
+  let pending: { body: string; done: () => void }[] = [];
+  const commit = db.transaction((batch: typeof pending) => batch.forEach(({ body }) => insert.run(body)));
+  return (body) =>
+    new Promise((done) => {
+      if (pending.push({ body, done }) > 1) return;
+      setImmediate(() => {
+        const batch = pending;
+        pending = [];
+        commit.immediate(batch);
+        batch.forEach((request) => request.done());
+      });
+    });
+}
+
 const app = new Koa();
 const router = new Router();
 router.get('/contacts/:id', (ctx) => {
@@ -61,7 +92,8 @@ router.get('/contacts/:id', (ctx) => {
 router.get('/contacts', (ctx) => {
   ctx.body = { success: true, data: Array.from({ length: 10 }, () => contact), meta: { page: 1, limit: 50, total: 10, totalPages: 1 } };
 });
-router.post('/contacts', bodyParser(), (ctx) => {
+router.post('/contacts', bodyParser(), async (ctx) => {
+  if (durable) await durable(JSON.stringify(ctx.request.body));
   ctx.status = 201;
   ctx.body = { success: true, data: { ...contact, ...(ctx.request.body as object) } };
 });

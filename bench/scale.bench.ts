@@ -7,11 +7,13 @@
 // - READ_MODELS=memory, one process: start to /ready (the read models rebuilt in memory), resident
 //   memory, the same reads;
 // - a bare Koa server's GET and POST, measured in the same run before and after (the mean is the baseline);
-// - (budget) bare Koa's GET with 5 to 30 µs of work added per request: what the GET ratio leaves for work.
+// - (budget) bare Koa's GET with 5 to 30 µs of work added per request: what the GET ratio leaves for work;
+//   and its POST appending each body durably (group-committed): the least a durable create costs.
 // Not a test: it prints figures. Every phase is bounded in time or count.
 import type autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import { SqliteEventStore } from '../src/adapters/sqlite/SqliteEventStore.js';
 import { issueApiKey } from '../src/application/apiKeys/issueApiKey.js';
@@ -145,7 +147,7 @@ const bareFigures = async (): Promise<{ get: Figures; post: Figures }> => {
 const budget = async (baseline: number): Promise<void> => {
   const curve: { workUs: number; ratio: number }[] = [{ workUs: 0, ratio: 1 }];
   for (const workUs of BUDGET_WORK_US) {
-    const bare = await startBareKoa(workUs);
+    const bare = await startBareKoa({ workUs });
     try {
       const f = await load(rotating(bare.url, {}, ['/contacts/1']));
       curve.push({ workUs, ratio: f.rps / baseline });
@@ -169,6 +171,25 @@ const budget = async (baseline: number): Promise<void> => {
   console.log(`  the 0.5× target: bare Koa plus ${at(0.5)} of work a request`);
   for (const { name, rps, against } of compared) {
     if (against === 'get') console.log(`  ${name}: ${(rps / baseline).toFixed(2)}×, like bare Koa plus ${at(rps / baseline)}`);
+  }
+};
+
+/**
+ * Bare Koa's POST /contacts appending each body to a SQLite file (WAL,
+ * `synchronous=FULL`), group-committed per turn of the event loop before it
+ * answers: the least a durable create costs on this machine's disk, against
+ * bare Koa's POST.
+ */
+const durableBudget = async (baseline: number, dir: string): Promise<void> => {
+  const bare = await startBareKoa({ durableFile: join(dir, 'bare-koa-durable.sqlite') });
+  try {
+    const f = await load(posting(bare.url, {}));
+    console.log(`  bare Koa POST appending each body durably (one fsync per turn): ${f.rps} req/s, p99 ${f.p99} ms, ${(f.rps / baseline).toFixed(2)}× bare Koa POST`);
+    for (const { name, rps, against } of compared) {
+      if (against === 'post') console.log(`  ${name}: ${(rps / f.rps).toFixed(2)}× that durable append alone`);
+    }
+  } finally {
+    await stop(bare.child);
   }
 };
 
@@ -239,6 +260,7 @@ const main = async (): Promise<void> => {
     if (PHASES.has('budget')) {
       console.log('work budget: bare Koa GET by id with work added per request, against the baseline');
       await budget(get);
+      await durableBudget(post, dir.path);
     }
     console.log(
       'targets: restart to /ready ≤ 3 s; RSS after restart ≤ 400 MB; search and filtered list p99 ≤ 50 ms; ' +

@@ -53,8 +53,15 @@ export const startListening = (args: string[], env: NodeJS.ProcessEnv, timeoutMs
     child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
   });
 
-/** The bare Koa baseline (`bench/bareKoa.ts`) in a child process; `workUs`: CPU its GET by id spends first. */
-export const startBareKoa = (workUs = 0): Promise<Server> => startListening([BARE], { BARE_KOA_WORK_US: String(workUs) });
+/**
+ * The bare Koa baseline (`bench/bareKoa.ts`) in a child process. `workUs`: CPU its
+ * GET by id spends first; `durableFile`: the SQLite file its POST /contacts appends to.
+ */
+export const startBareKoa = (options: { workUs?: number; durableFile?: string } = {}): Promise<Server> =>
+  startListening([BARE], {
+    BARE_KOA_WORK_US: String(options.workUs ?? 0),
+    ...(options.durableFile ? { BARE_KOA_DURABLE_FILE: options.durableFile } : {}),
+  });
 
 /** POST /contacts, each request a new contact with a phone number of its own (`+1666…`, counted across calls). */
 let nextPhone = 0;
