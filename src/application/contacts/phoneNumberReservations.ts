@@ -140,6 +140,15 @@ export const decideReservation = (
 ): Promise<E.Either<{ holder: string }, Decision<PhoneReservationEvent, PhoneReservationState>>> =>
   reserveWith(deps, request, (spec) => decideCommand(deps, spec));
 
+/** The release of the claim's number by its contact, at `at`: only the holder releases. */
+const releaseSpec = (claim: PhoneNumberClaim, at: Date): ReservationSpec => ({
+  decider: phoneReservationDecider,
+  eventCodec: PhoneReservationEvent,
+  stream: phoneReservationStream(claim.companyId, claim.phoneNumber),
+  command: { type: 'ReleasePhoneNumber', contactId: claim.contactId, at },
+  metadata: claim.metadata,
+});
+
 /**
  * Decides the release of `phoneNumber` by `contactId` on the reservation stream as
  * it is now, without appending it: what to append with the revision read, or null
@@ -147,13 +156,7 @@ export const decideReservation = (
  * write that appends it together with its contact's event.
  */
 export const decideRelease = async (deps: CommandDeps, request: PhoneNumberClaim): Promise<StreamAppend | null> => {
-  const decided = await decideCommand(deps, {
-    decider: phoneReservationDecider,
-    eventCodec: PhoneReservationEvent,
-    stream: phoneReservationStream(request.companyId, request.phoneNumber),
-    command: { type: 'ReleasePhoneNumber', contactId: request.contactId, at: request.at },
-    metadata: request.metadata,
-  });
+  const decided = await decideCommand(deps, releaseSpec(request, request.at));
   return E.isRight(decided) && decided.right.events.length > 0 ? decided.right.append : null;
 };
 
@@ -163,13 +166,7 @@ export const releasePhoneNumber = async (
   request: PhoneNumberClaim,
 ): Promise<Position | null> => {
   try {
-    const result = await handleCommand(deps, {
-      decider: phoneReservationDecider,
-      eventCodec: PhoneReservationEvent,
-      stream: phoneReservationStream(request.companyId, request.phoneNumber),
-      command: { type: 'ReleasePhoneNumber', contactId: request.contactId, at: request.at },
-      metadata: request.metadata,
-    });
+    const result = await handleCommand(deps, releaseSpec(request, request.at));
     return E.isRight(result) ? result.right.position : null;
   } catch {
     return null;
@@ -191,13 +188,7 @@ export const releaseAbandonedReservation = async (deps: CommandDeps, claim: Phon
   const giveUpAt = claim.at.getTime() + RESERVATION_GRACE_PERIOD_MS;
   const attempt = async (): Promise<boolean> => {
     try {
-      const result = await handleCommand(deps, {
-        decider: phoneReservationDecider,
-        eventCodec: PhoneReservationEvent,
-        stream: phoneReservationStream(claim.companyId, claim.phoneNumber),
-        command: { type: 'ReleasePhoneNumber', contactId: claim.contactId, at: deps.clock.now() },
-        metadata: claim.metadata,
-      });
+      const result = await handleCommand(deps, releaseSpec(claim, deps.clock.now()));
       return E.isRight(result);
     } catch {
       return false;

@@ -155,7 +155,7 @@ const updateAtomically = async (
     if (events.length === 0) return E.right({ contact: toContactView(next.contact), position: null, revision });
 
     const appends: StreamAppend[] = [append];
-    const replaced = events.flatMap((event) => (event.type === 'ContactUpdated' ? [event.data.previous?.phoneNumber] : []))[0];
+    const replaced = events.find((event) => event.type === 'ContactUpdated')?.data.previous?.phoneNumber;
     if (replaced !== undefined && replaced !== next.contact.phoneNumber) {
       const claim = { companyId, contactId, at, metadata };
       const reservation = await decideReservation(deps, { ...claim, phoneNumber: next.contact.phoneNumber });
