@@ -12,6 +12,7 @@ import { SqliteIdempotencyStore } from './adapters/sqlite/SqliteIdempotencyStore
 import { SqliteRateLimitCounters } from './adapters/sqlite/SqliteRateLimitCounters.js';
 import { SqliteReadModelStore } from './adapters/sqlite/SqliteReadModelStore.js';
 import { MemoryReadModelStore } from './adapters/memory/MemoryReadModelStore.js';
+import { exchangeProgressSignals } from './server/progressSignals.js';
 import { SupervisedRateLimitCounters, serveRateLimits } from './adapters/ipc/SupervisedRateLimitCounters.js';
 import type { IpcEndpoint } from './shared/IpcEndpoint.js';
 import { SqliteWebhookOutbox } from './adapters/sqlite/SqliteWebhookOutbox.js';
@@ -182,6 +183,11 @@ export interface ChronicleDeps {
   readonly resolveHost?: ResolveHost;
   /** An API worker of API_WORKERS: its IPC channel to the supervisor, which counts the rate limits of every worker and adds up their metrics. */
   readonly supervisor?: IpcEndpoint;
+  /**
+   * Any process API_WORKERS' supervisor started: the same channel, over which it tells of its appends and
+   * applied batches and hears of the others' (`exchangeProgressSignals`).
+   */
+  readonly progressSignals?: IpcEndpoint;
 }
 
 /**
@@ -227,6 +233,20 @@ export const startChronicle = async (
     let fail: (error: Error) => void = () => undefined;
     const failed = new Promise<Error>((resolve) => (fail = resolve));
     const readSide = rollback.add('read side', await startReadSide(config, stores, logger, health, (error) => fail(error)), (side) => side.stop());
+
+    // API_WORKERS: a worker's commits reach the projector, and the projector's batches the workers, at once.
+    const stopSignals = deps.progressSignals
+      ? rollback.add(
+          'progress signals',
+          exchangeProgressSignals(deps.progressSignals, {
+            ...(config.roles.api && eventStore.onAppended ? { onAppended: (listener) => eventStore.onAppended!(listener) } : {}),
+            ...(eventStore.lookNow ? { lookAtLog: () => eventStore.lookNow!() } : {}),
+            onApplied: (listener) => readSide.onApplied(listener),
+            lookAtCheckpoint: () => readSide.checkpointMoved(),
+          }),
+          async (stop) => stop(),
+        )
+      : () => undefined;
 
     // Webhooks: fan-out into the outbox, and the dispatcher.
     const webhooks = config.roles.webhooks
@@ -289,7 +309,23 @@ export const startChronicle = async (
       beginStopping: () => (stopping = true),
       defaultTimeoutMs: config.shutdownTimeoutMs,
     });
-    return { server, port, stores, projections: readSide.projections, webhooks, demo, metrics, failed, close };
+    return {
+      server,
+      port,
+      stores,
+      projections: readSide.projections,
+      webhooks,
+      demo,
+      metrics,
+      failed,
+      close: async (options) => {
+        try {
+          return await close(options);
+        } finally {
+          stopSignals();
+        }
+      },
+    };
   } catch (error) {
     logger.error({ err: error }, 'start failed; stopping what was started');
     await rollback.run();

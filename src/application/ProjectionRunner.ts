@@ -66,6 +66,7 @@ export class ProjectionRunner implements ReadModelProgress {
   private subscription: Subscription | null = null;
   private current: Position | null = null;
   private readonly waiters = new PositionWaiters();
+  private readonly appliedListeners = new Set<() => void>();
   private readonly name: string;
   private readonly subscriptionStatus: SubscriptionStatus;
   private stoppedBy: UndecodableEventError | null = null;
@@ -182,6 +183,18 @@ export class ProjectionRunner implements ReadModelProgress {
     this.applied += batch.length;
     this.current = last;
     this.waiters.release(last);
+    this.appliedListeners.forEach((listener) => listener());
+  }
+
+  /**
+   * Calls `listener` after each batch committed with its checkpoint (API_WORKERS'
+   * background process tells the API workers, whose waiting writes then read the
+   * checkpoint at once); returns what stops it.
+   */
+  onApplied(listener: () => void): () => void {
+    const own = (): void => listener();
+    this.appliedListeners.add(own);
+    return () => this.appliedListeners.delete(own);
   }
 
   waitFor(position: Position, timeoutMs: number): Promise<boolean> {

@@ -81,6 +81,8 @@ export class CheckpointProgress implements ReadModelProgress {
   private readonly waiters = new PositionWaiters();
   private polling: NodeJS.Timeout | null = null;
   private failures = 0;
+  private checking = false;
+  private checkAgain = false;
 
   constructor(
     private readonly load: () => Promise<Position | null>,
@@ -109,20 +111,50 @@ export class CheckpointProgress implements ReadModelProgress {
     return reached;
   }
 
+  /**
+   * The projector says its checkpoint moved (API_WORKERS' supervisor relays it):
+   * while a write waits, the checkpoint is read now instead of at the next poll.
+   * Polling goes on as before; this only shortens the wait.
+   */
+  lookNow(): void {
+    if (this.waiters.size === 0 || this.failures > 0) return;
+    if (this.polling) clearTimeout(this.polling);
+    this.polling = null;
+    this.check();
+  }
+
   private poll(): void {
     if (this.polling) return;
     const delayMs = this.failures === 0 ? this.everyMs : Math.min(MAX_POLL_BACKOFF_MS, this.everyMs * 2 ** this.failures);
     this.polling = setTimeout(() => {
       this.polling = null;
-      void this.refresh()
-        .then(
-          () => this.recovered(),
-          (error: unknown) => this.failed(error),
-        )
-        .finally(() => {
-          if (this.waiters.size > 0) this.poll();
-        });
+      this.check();
     }, delayMs);
+  }
+
+  /** Reads the checkpoint (one read at a time: asked during one, it reads again after it), then polls on while someone waits. */
+  private check(): void {
+    if (this.checking) {
+      this.checkAgain = true;
+      return;
+    }
+    this.checking = true;
+    void this.refresh()
+      .then(
+        () => this.recovered(),
+        (error: unknown) => this.failed(error),
+      )
+      .finally(() => {
+        this.checking = false;
+        const again = this.checkAgain;
+        this.checkAgain = false;
+        if (this.waiters.size === 0) return;
+        if (again && this.failures === 0) {
+          if (this.polling) clearTimeout(this.polling);
+          this.polling = null;
+          this.check();
+        } else this.poll();
+      });
   }
 
   private failed(error: unknown): void {

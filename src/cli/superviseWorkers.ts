@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { CliContext } from './CliContext.js';
 import { supervisorRateLimits } from '../main.js';
 import { workerMetricsHub } from '../ops/workerMetrics.js';
+import { relayProgressSignal, type RelayTarget } from '../server/progressSignals.js';
 
 /**
  * Set by the supervisor in the environment of the processes it starts: `api` (an
@@ -69,7 +70,9 @@ interface Child {
  *   this process keeps the counts in its memory and answers each worker's
  *   questions over its IPC channel (MongoDB mode: the workers count in MongoDB).
  *   A scrape of GET /metrics reaching one of them is answered with every worker's
- *   figures, added up here (`workerMetricsHub`).
+ *   figures, added up here (`workerMetricsHub`). A worker's appends and the
+ *   projector's applied batches are relayed between them (`relayProgressSignal`),
+ *   so a write waits for the projector without waiting for polls.
  *
  * The background process starts first, then one API worker (which creates the demo
  * on an empty log), then the others. A start that fails stops what was started and
@@ -88,6 +91,10 @@ export const superviseWorkers = async (config: Config, logger: Logger, context: 
   const rateLimits = supervisorRateLimits(config);
   // GET /metrics reaches one API worker (they share PORT): it asks here for every worker's figures.
   const metricsHub = workerMetricsHub();
+
+  function* relayTargets(): Generator<RelayTarget> {
+    for (const child of children) yield { role: child.role, endpoint: child.process };
+  }
 
   const start = (role: SupervisedRole, name: string): Child => {
     const roles =
@@ -119,6 +126,8 @@ export const superviseWorkers = async (config: Config, logger: Logger, context: 
     ready.catch(() => undefined);
     const child: Child = { role, name, process: proc, startedAt: Date.now(), ready, exited };
     children.add(child);
+    // A worker's commit reaches the projector, the projector's batch the workers, at once (progressSignals).
+    proc.on('message', (message: unknown) => relayProgressSignal(message, role, relayTargets()));
     void exited.then((code) => {
       children.delete(child);
       if (running && !stopping) restart(child, code);

@@ -19,6 +19,10 @@ export interface ReadSide {
   appliedPosition(): Promise<string | null>;
   /** How far the read models are behind the log; null when this process neither runs nor follows them. */
   readonly lag: (() => Promise<ProjectionLag>) | null;
+  /** Calls `listener` after each batch the projections run here commit (none run here: never). Returns what stops it. */
+  onApplied(listener: () => void): () => void;
+  /** The projector (another process) says its checkpoint moved: a write waiting for it reads it now. */
+  checkpointMoved(): void;
   /** Resolves once the projections run here have applied the log as it was at the start. */
   readonly started: Promise<void>;
   stop(): Promise<void>;
@@ -73,6 +77,8 @@ export const startReadSide = async (
       projections,
       progress: projections,
       appliedPosition: async () => projections.position,
+      onApplied: (listener) => projections.onApplied(listener),
+      checkpointMoved: () => undefined,
       lag: () => projections.lag(),
       stop: async () => {
         await projections.stop();
@@ -80,7 +86,19 @@ export const startReadSide = async (
       },
     };
   }
-  if (!config.roles.api) return { started: Promise.resolve(), projections: null, progress: null, appliedPosition: async () => null, lag: null, stop: async () => undefined };
+  const never = () => () => undefined;
+  if (!config.roles.api) {
+    return {
+      started: Promise.resolve(),
+      projections: null,
+      progress: null,
+      appliedPosition: async () => null,
+      onApplied: never,
+      checkpointMoved: () => undefined,
+      lag: null,
+      stop: async () => undefined,
+    };
+  }
   // While a write waits for the projector: a SQLite checkpoint is a lookup in a file on this machine
   // (microseconds), read every 2 ms; MongoDB's a round trip, every 20 ms.
   const followEveryMs = readModels.kind === 'sqlite' ? 2 : 20;
@@ -93,6 +111,8 @@ export const startReadSide = async (
     projections: null,
     progress: followed,
     appliedPosition: () => followed.refresh(),
+    onApplied: never,
+    checkpointMoved: () => followed.lookNow(),
     lag: async () => measureLag(eventStore, await followed.refresh()),
     stop: async () => followed.stop(),
   };

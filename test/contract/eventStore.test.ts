@@ -77,3 +77,66 @@ describe('SqliteEventStore: appends of another connection on the file (another p
     }
   });
 });
+
+describe('SqliteEventStore: telling other processes of appends (API_WORKERS)', () => {
+  const pinged = () => [{ id: randomUUID(), type: 'Pinged', data: {}, metadata: { source: 'system' as const, correlationId: 'c' } }];
+
+  it('calls onAppended once per group commit that stored something, not for one whose every append was refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chronicle-es-'));
+    const store = SqliteEventStore.open(join(dir, 'events.sqlite'));
+    let commits = 0;
+    const stop = store.onAppended(() => (commits += 1));
+    try {
+      // Three appends in one turn of the event loop: one group commit.
+      await Promise.all([store.append('a', pinged(), 'no_stream'), store.append('b', pinged(), 'no_stream'), store.append('c', pinged(), 'no_stream')]);
+      expect(commits).to.equal(1);
+      // A group commit of refused appends only (wrong revision) stores nothing: nobody is told.
+      const refused = await store.append('a', pinged(), 'no_stream').then(
+        () => 'stored',
+        (error: Error) => error.name,
+      );
+      expect(refused).to.equal('WrongExpectedRevisionError');
+      expect(commits).to.equal(1);
+      await store.append('a', pinged(), 0);
+      expect(commits).to.equal(2);
+      stop();
+      await store.append('a', pinged(), 1);
+      expect(commits).to.equal(2);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('lookNow makes an idle subscription read another connection’s append at once, not at its next poll', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chronicle-es-'));
+    const file = join(dir, 'events.sqlite');
+    // Polls a minute apart: only lookNow can bring the event within the test's time.
+    const follower = SqliteEventStore.open(file, { pollIntervalMs: 60_000 });
+    const writer = SqliteEventStore.open(file);
+    const seen: string[] = [];
+    let arrived: () => void = () => undefined;
+    const subscription = follower.subscribeToAll({
+      after: null,
+      handle: async (batch) => {
+        seen.push(...batch.map((event) => event.position));
+        arrived();
+      },
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const { position } = await writer.append('s', pinged(), 'no_stream');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(seen).to.deep.equal([]);
+      const seenNow = new Promise<void>((resolve) => (arrived = resolve));
+      follower.lookNow();
+      await seenNow;
+      expect(seen).to.deep.equal([position]);
+    } finally {
+      await subscription.stop();
+      await follower.close();
+      await writer.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

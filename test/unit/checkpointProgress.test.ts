@@ -63,6 +63,58 @@ describe('CheckpointProgress (an API instance following another process’s proj
       progress.stop();
     });
 
+    it('reads the checkpoint at once when told it moved (lookNow), not at its next poll', async () => {
+      let checkpoint: string | null = '1';
+      let loads = 0;
+      // Polls a minute apart: only lookNow can release the wait within the test's time.
+      const progress = new CheckpointProgress(async () => {
+        loads++;
+        return checkpoint;
+      }, 60_000);
+      try {
+        // Nobody waits: nothing is read.
+        progress.lookNow();
+        expect(loads).to.equal(0);
+        const waiting = progress.waitFor('2', 5_000);
+        checkpoint = '2';
+        progress.lookNow();
+        expect(await waiting).to.equal(true);
+        expect(progress.position).to.equal('2');
+        expect(loads).to.equal(1);
+      } finally {
+        progress.stop();
+      }
+    });
+
+    it('reads one at a time: told during a read, it reads once more after it', async () => {
+      let checkpoint = '1';
+      let inFlight = 0;
+      let most = 0;
+      let loads = 0;
+      const progress = new CheckpointProgress(async () => {
+        loads++;
+        const read = checkpoint;
+        most = Math.max(most, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight--;
+        return read;
+      }, 60_000);
+      try {
+        const waiting = progress.waitFor('3', 5_000);
+        progress.lookNow();
+        checkpoint = '3';
+        // Three signals during the first read: one more read, after it.
+        progress.lookNow();
+        progress.lookNow();
+        progress.lookNow();
+        expect(await waiting).to.equal(true);
+        expect(most).to.equal(1);
+        expect(loads).to.equal(2);
+      } finally {
+        progress.stop();
+      }
+    });
+
     it('compares positions as numbers, not as text', async () => {
       const progress = new CheckpointProgress(async () => '10', 5);
       expect(await progress.waitFor('9', 100)).to.equal(true);

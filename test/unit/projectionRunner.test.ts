@@ -79,6 +79,18 @@ describe('ProjectionRunner', () => {
       expect(await tasks.get(COMPANY, 't1')).to.include({ title: 'Mine' });
     });
 
+    it('tells onApplied listeners after each batch, its position already applied', async () => {
+      const told: (string | null)[] = [];
+      const stop = runner.onApplied(() => told.push(runner.position));
+      const { position } = await eventStore.append('task-1', [taskCreated('t1', 'Mine')], 'no_stream');
+      await runner.waitFor(position, 2000);
+      expect(told).to.deep.equal([position]);
+      stop();
+      const second = await eventStore.append('task-2', [taskCreated('t2')], 'no_stream');
+      await runner.waitFor(second.position, 2000);
+      expect(told).to.deep.equal([position]);
+    });
+
     it('waitFor resolves at once for a position already applied', async () => {
       const { position } = await eventStore.append('task-1', [taskCreated('t1')], 'no_stream');
       await runner.waitFor(position, 2000);

@@ -42,7 +42,8 @@ export interface SqliteEventStoreOptions {
   /**
    * How often an idle subscription looks whether another process committed to the
    * file (`PRAGMA data_version`, read from the connection's shared memory, no I/O);
-   * it reads the log only when one did. Default 5 ms.
+   * it reads the log only when one did. Default 5 ms. A process told of the
+   * commit (`lookNow`, API_WORKERS) looks at once.
    */
   readonly pollIntervalMs?: number;
 }
@@ -81,6 +82,7 @@ export class SqliteEventStore implements EventStore {
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
   private readonly alarms = new Set<Alarm>();
+  private readonly appendListeners = new Set<() => void>();
   private readonly pollIntervalMs: number;
   private closed = false;
   private readonly statements: {
@@ -211,11 +213,28 @@ export class SqliteEventStore implements EventStore {
       batch.forEach((request) => request.reject(failure));
       return;
     }
+    let committed = false;
     batch.forEach((request, i) => {
       const result = results[i]!;
       if ('error' in result) request.reject(result.error);
-      else request.resolve(result);
+      else {
+        committed = true;
+        request.resolve(result);
+      }
     });
+    this.alarms.forEach((alarm) => alarm.wake());
+    if (committed) this.appendListeners.forEach((listener) => listener());
+  }
+
+  /** After each group commit that stored something (not one whose every append was refused). */
+  onAppended(listener: () => void): () => void {
+    const own = (): void => listener();
+    this.appendListeners.add(own);
+    return () => this.appendListeners.delete(own);
+  }
+
+  /** Idle subscriptions check the file's data version now: another process says it committed. */
+  lookNow(): void {
     this.alarms.forEach((alarm) => alarm.wake());
   }
 

@@ -182,6 +182,15 @@ export interface EventStore {
    * (see `createContact`).
    */
   appendToStreams?(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
+  /**
+   * Calls `listener` after each commit of appends made through this instance;
+   * returns what stops it. Offered by a store whose subscriptions in other
+   * processes find new events by polling (SQLite), so that a process can tell them
+   * at once (API_WORKERS' supervisor relays it to the projector).
+   */
+  onAppended?(listener: () => void): () => void;
+  /** Another process says it appended: this store's subscriptions look at the log now instead of at their next poll. */
+  lookNow?(): void;
   /** A missing stream reads as empty. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Events of every stream in global order. */

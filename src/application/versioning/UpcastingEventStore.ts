@@ -46,6 +46,8 @@ export class UpcastingEventStore implements EventStore {
   readonly kind: EventStore['kind'];
   readonly upcaster: EventUpcaster;
   readonly appendToStreams?: (appends: readonly StreamAppend[]) => Promise<AppendResult[]>;
+  readonly onAppended?: (listener: () => void) => () => void;
+  readonly lookNow?: () => void;
 
   constructor(
     readonly inner: EventStore,
@@ -53,6 +55,9 @@ export class UpcastingEventStore implements EventStore {
   ) {
     this.kind = inner.kind;
     this.upcaster = new EventUpcaster(inner, options);
+    // Offered exactly when the wrapped store offers them.
+    if (inner.onAppended) this.onAppended = inner.onAppended.bind(inner);
+    if (inner.lookNow) this.lookNow = inner.lookNow.bind(inner);
     const appendToStreams = inner.appendToStreams?.bind(inner);
     if (appendToStreams) {
       this.appendToStreams = (appends) =>

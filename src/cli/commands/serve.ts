@@ -3,6 +3,7 @@ import { createLogger } from '../../logging.js';
 import { startChronicle } from '../../main.js';
 import type { RegisterCommands } from '../CliContext.js';
 import { exitOnCrash } from '../exitOnCrash.js';
+import type { IpcEndpoint } from '../../shared/IpcEndpoint.js';
 import { superviseWorkers, supervisedRole, type ReadyMessage } from '../superviseWorkers.js';
 
 export const registerServe: RegisterCommands = (program, context) => {
@@ -21,10 +22,14 @@ export const registerServe: RegisterCommands = (program, context) => {
       if (config.apiWorkers > 1 && supervised === null) return superviseWorkers(config, logger, context);
       // A failed start has already stopped what it started; the error reaches the CLI (exit 1).
       // API_WORKERS' background process listens only on BACKGROUND_PORT, and on no port without it.
-      // An API worker counts rate limits with its supervisor (over this process's IPC channel), for all workers at once.
-      const supervisor =
-        supervised === 'api' && process.send
+      // A supervised process's IPC channel to its supervisor: an API worker counts rate limits there, for all
+      // workers at once; every supervised process tells of its appends and applied batches over it.
+      const supervisor: IpcEndpoint | undefined =
+        supervised !== null && process.send
           ? {
+              get connected() {
+                return process.connected;
+              },
               send: (message: unknown) => process.send!(message),
               on: (event: 'message', listener: (message: unknown) => void) => process.on(event, listener),
               off: (event: 'message', listener: (message: unknown) => void) => process.off(event, listener),
@@ -34,7 +39,7 @@ export const registerServe: RegisterCommands = (program, context) => {
         supervised === 'background' ? { ...config, port: config.backgroundPort ?? null } : config,
         logger,
         undefined,
-        supervisor ? { supervisor } : {},
+        supervisor ? { ...(supervised === 'api' ? { supervisor } : {}), progressSignals: supervisor } : {},
       );
       const scheme = config.tls ? 'https' : 'http';
       // One bound on the whole stop (SHUTDOWN_TIMEOUT_MS): exit 0 when everything in

@@ -1,0 +1,95 @@
+import type { IpcEndpoint } from '../shared/IpcEndpoint.js';
+
+/**
+ * Signals between API_WORKERS' processes that shorten a write's wait for the
+ * projector in another process. Without them, that wait is two polls: the
+ * projector's subscription looks at the log every 5 ms, an API worker at the
+ * projector's checkpoint every 2 ms. With them:
+ *
+ * - an API worker, after each group commit of its appends, says so
+ *   (`LOG_APPENDED`); the supervisor relays it to the background process, whose
+ *   subscriptions look at the log at once;
+ * - the background process, after each batch its projections commit, says so
+ *   (`READ_MODELS_APPLIED`); the supervisor relays it to every API worker, whose
+ *   waiting writes read the checkpoint at once.
+ *
+ * A signal carries no position: whoever receives it reads the file, as a poll
+ * would. A lost signal (a process restarting) costs only the poll's delay, so the
+ * polls stay as they are; processes started one by one (no supervisor) rely on
+ * them alone.
+ */
+export const LOG_APPENDED = 'chronicle:log-appended';
+export const READ_MODELS_APPLIED = 'chronicle:read-models-applied';
+
+export type ProgressSignal = { readonly type: typeof LOG_APPENDED } | { readonly type: typeof READ_MODELS_APPLIED };
+
+const signalOf = (message: unknown): ProgressSignal['type'] | null => {
+  if (typeof message !== 'object' || message === null) return null;
+  const { type } = message as { type?: unknown };
+  return type === LOG_APPENDED || type === READ_MODELS_APPLIED ? type : null;
+};
+
+/** Sends without ever throwing: a closed channel (the other side is gone or stopping) drops the signal. */
+const tell = (endpoint: IpcEndpoint, signal: ProgressSignal): void => {
+  if (endpoint.connected === false) return;
+  try {
+    endpoint.send(signal);
+  } catch {
+    // The channel closed meanwhile: a signal only shortens a wait, the polls still run.
+  }
+};
+
+/** What a supervised process offers to the signals: each hook is there when its role runs here. */
+export interface ProgressHooks {
+  /** The log's commits made here (API workers: `EventStore.onAppended`). */
+  readonly onAppended?: (listener: () => void) => () => void;
+  /** Look at the log now (the projector's and the fan-out's subscriptions: `EventStore.lookNow`). */
+  readonly lookAtLog?: () => void;
+  /** The batches the projections here commit (the background process: `ProjectionRunner.onApplied`). */
+  readonly onApplied?: (listener: () => void) => () => void;
+  /** Read the projector's checkpoint now (API workers: `ReadSide.checkpointMoved`). */
+  readonly lookAtCheckpoint?: () => void;
+}
+
+/**
+ * In a process API_WORKERS' supervisor started: sends its supervisor a signal
+ * after each commit of its appends and each batch its projections apply, and acts
+ * on the signals relayed to it. Returns what stops both.
+ */
+export const exchangeProgressSignals = (supervisor: IpcEndpoint, hooks: ProgressHooks): (() => void) => {
+  const stops = [
+    hooks.onAppended?.(() => tell(supervisor, { type: LOG_APPENDED })),
+    hooks.onApplied?.(() => tell(supervisor, { type: READ_MODELS_APPLIED })),
+  ];
+  const listener = (message: unknown): void => {
+    const signal = signalOf(message);
+    if (signal === LOG_APPENDED) hooks.lookAtLog?.();
+    else if (signal === READ_MODELS_APPLIED) hooks.lookAtCheckpoint?.();
+  };
+  supervisor.on('message', listener);
+  return () => {
+    stops.forEach((stop) => stop?.());
+    supervisor.off('message', listener);
+  };
+};
+
+/** A process as the supervisor sees it, for the relay. */
+export interface RelayTarget {
+  readonly role: 'api' | 'background';
+  readonly endpoint: IpcEndpoint;
+}
+
+/**
+ * The supervisor's side: a signal from one of its processes goes to those that
+ * act on it. An API worker's `LOG_APPENDED` to the background process (not to the
+ * other workers: they run no subscription), the background process's
+ * `READ_MODELS_APPLIED` to every API worker. Anything else is not a signal and is
+ * left alone (false).
+ */
+export const relayProgressSignal = (message: unknown, from: RelayTarget['role'], processes: Iterable<RelayTarget>): boolean => {
+  const signal = signalOf(message);
+  const to = signal === LOG_APPENDED && from === 'api' ? 'background' : signal === READ_MODELS_APPLIED && from === 'background' ? 'api' : null;
+  if (to === null) return false;
+  for (const target of processes) if (target.role === to) tell(target.endpoint, { type: signal! });
+  return true;
+};
