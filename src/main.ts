@@ -243,6 +243,7 @@ export const startChronicle = async (
             ...(eventStore.lookNow ? { lookAtLog: () => eventStore.lookNow!() } : {}),
             onApplied: (listener) => readSide.onApplied(listener),
             lookAtCheckpoint: () => readSide.checkpointMoved(),
+            count: (signal, direction) => metrics.countSignal(signal, direction),
           }),
           async (stop) => stop(),
         )

@@ -55,6 +55,7 @@ export class ChronicleMetrics {
   private readonly head: Gauge;
   private webhooks: WebhookMetrics | null = null;
   private readonly collectTimeoutMs: number;
+  private readonly signals: Counter<'signal' | 'direction'>;
 
   constructor(private readonly deps: ChronicleMetricsDeps) {
     this.collectTimeoutMs = deps.collectTimeoutMs ?? METRICS_COLLECT_TIMEOUT_MS;
@@ -110,6 +111,17 @@ export class ChronicleMetrics {
       registers,
       aggregator: 'min',
     });
+    this.signals = new Counter({
+      name: 'chronicle_progress_signals_total',
+      help: "API_WORKERS' progress signals (`log-appended`, `read-models-applied`) this process sent to its supervisor or received from it.",
+      labelNames: ['signal', 'direction'],
+      registers,
+    });
+  }
+
+  /** One progress signal sent or received (API_WORKERS; see src/server/progressSignals.ts). */
+  countSignal(signal: 'log-appended' | 'read-models-applied', direction: 'sent' | 'received'): void {
+    this.signals.inc({ signal, direction });
   }
 
   /** Reports a subscription that follows the log (`read-models`, `webhook-fan-out`) at every scrape. */

@@ -29,18 +29,26 @@ const signalOf = (message: unknown): ProgressSignal['type'] | null => {
   return type === LOG_APPENDED || type === READ_MODELS_APPLIED ? type : null;
 };
 
-/** Sends without ever throwing: a closed channel (the other side is gone or stopping) drops the signal. */
-const tell = (endpoint: IpcEndpoint, signal: ProgressSignal): void => {
-  if (endpoint.connected === false) return;
+/** Sends without ever throwing: a closed channel (the other side is gone or stopping) drops the signal (false). */
+const tell = (endpoint: IpcEndpoint, signal: ProgressSignal): boolean => {
+  if (endpoint.connected === false) return false;
   try {
     endpoint.send(signal);
+    return true;
   } catch {
     // The channel closed meanwhile: a signal only shortens a wait, the polls still run.
+    return false;
   }
 };
 
+/** A signal's name in metrics: its type without the prefix. */
+export type SignalName = 'log-appended' | 'read-models-applied';
+const nameOf = (type: ProgressSignal['type']): SignalName => (type === LOG_APPENDED ? 'log-appended' : 'read-models-applied');
+
 /** What a supervised process offers to the signals: each hook is there when its role runs here. */
 export interface ProgressHooks {
+  /** Counts each signal sent (told to a channel still open) and received (metrics). */
+  readonly count?: (signal: SignalName, direction: 'sent' | 'received') => void;
   /** The log's commits made here (API workers: `EventStore.onAppended`). */
   readonly onAppended?: (listener: () => void) => () => void;
   /** Look at the log now (the projector's and the fan-out's subscriptions: `EventStore.lookNow`). */
@@ -57,14 +65,16 @@ export interface ProgressHooks {
  * on the signals relayed to it. Returns what stops both.
  */
 export const exchangeProgressSignals = (supervisor: IpcEndpoint, hooks: ProgressHooks): (() => void) => {
-  const stops = [
-    hooks.onAppended?.(() => tell(supervisor, { type: LOG_APPENDED })),
-    hooks.onApplied?.(() => tell(supervisor, { type: READ_MODELS_APPLIED })),
-  ];
+  const send = (type: ProgressSignal['type']) => () => {
+    if (tell(supervisor, { type })) hooks.count?.(nameOf(type), 'sent');
+  };
+  const stops = [hooks.onAppended?.(send(LOG_APPENDED)), hooks.onApplied?.(send(READ_MODELS_APPLIED))];
   const listener = (message: unknown): void => {
     const signal = signalOf(message);
+    if (signal === null) return;
+    hooks.count?.(nameOf(signal), 'received');
     if (signal === LOG_APPENDED) hooks.lookAtLog?.();
-    else if (signal === READ_MODELS_APPLIED) hooks.lookAtCheckpoint?.();
+    else hooks.lookAtCheckpoint?.();
   };
   supervisor.on('message', listener);
   return () => {

@@ -180,6 +180,14 @@ describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside
       // Which worker answered each request, from the request logs (pid per line).
       const served = answeredBy(server);
       expect(served.size, 'both workers answered').to.equal(2);
+      // Each create's commit was signalled to the projector, and its batches to the workers, through the
+      // supervisor (the workers' figures added up): what lets a write skip the polls.
+      const scraped = await (await fetch(`${server.baseUrl}/metrics`)).text();
+      const signals = (signal: string, direction: string) =>
+        valueOf(scraped, `chronicle_progress_signals_total{signal="${signal}",direction="${direction}"}`) ?? 0;
+      expect(signals('log-appended', 'sent'), scraped).to.be.at.least(ids.length);
+      expect(signals('read-models-applied', 'received'), scraped).to.be.at.least(1);
+      expect(signals('log-appended', 'received'), 'the workers run no subscription: not relayed to them').to.equal(0);
       // Every contact, whichever worker wrote it, is read by both (round-robin spreads these reads over both).
       for (const id of ids) {
         expect((await call(server.baseUrl, key, 'GET', `/contacts/${id}`, undefined, { connection: 'close' })).status).to.equal(200);

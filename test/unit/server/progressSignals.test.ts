@@ -98,7 +98,9 @@ describe('progress signals between API_WORKERS’ processes', () => {
       let commit: () => void = () => undefined;
       let applied: () => void = () => undefined;
       const looked: string[] = [];
+      const counted: string[] = [];
       const stop = exchangeProgressSignals(worker, {
+        count: (signal, direction) => counted.push(`${signal} ${direction}`),
         onAppended: (listener) => ((commit = listener), () => (commit = () => undefined)),
         onApplied: (listener) => ((applied = listener), () => (applied = () => undefined)),
         lookAtLog: () => looked.push('log'),
@@ -112,6 +114,7 @@ describe('progress signals between API_WORKERS’ processes', () => {
       await settle();
       expect(received).to.deep.equal([{ type: LOG_APPENDED }, { type: READ_MODELS_APPLIED }]);
       expect(looked).to.deep.equal(['log', 'checkpoint']);
+      expect(counted).to.deep.equal(['log-appended sent', 'read-models-applied sent', 'log-appended received', 'read-models-applied received']);
 
       stop();
       commit();
@@ -125,9 +128,15 @@ describe('progress signals between API_WORKERS’ processes', () => {
     it('never throws when its channel is closed (the supervisor is gone)', () => {
       const { worker, cut } = ipcPair();
       let commit: () => void = () => undefined;
-      exchangeProgressSignals(worker, { onAppended: (listener) => ((commit = listener), () => undefined) });
+      const counted: string[] = [];
+      exchangeProgressSignals(worker, {
+        onAppended: (listener) => ((commit = listener), () => undefined),
+        count: (signal, direction) => counted.push(`${signal} ${direction}`),
+      });
       cut();
       expect(() => commit()).not.to.throw();
+      // Not sent: not counted.
+      expect(counted).to.deep.equal([]);
     });
 
     it('end to end on SQLite: an API worker’s append reaches a projector’s subscription polling a minute apart', async () => {
