@@ -192,9 +192,8 @@ export class ProjectionRunner implements ReadModelProgress {
    * checkpoint at once); returns what stops it.
    */
   onApplied(listener: () => void): () => void {
-    const own = (): void => listener();
-    this.appliedListeners.add(own);
-    return () => this.appliedListeners.delete(own);
+    this.appliedListeners.add(listener);
+    return () => this.appliedListeners.delete(listener);
   }
 
   waitFor(position: Position, timeoutMs: number): Promise<boolean> {

@@ -149,11 +149,8 @@ export class CheckpointProgress implements ReadModelProgress {
         const again = this.checkAgain;
         this.checkAgain = false;
         if (this.waiters.size === 0) return;
-        if (again && this.failures === 0) {
-          if (this.polling) clearTimeout(this.polling);
-          this.polling = null;
-          this.check();
-        } else this.poll();
+        if (again && this.failures === 0) this.lookNow();
+        else this.poll();
       });
   }
 

@@ -1,6 +1,6 @@
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { StoreUnavailableError } from '../application/ports/StoreUnavailableError.js';
-import type { IpcEndpoint } from '../shared/IpcEndpoint.js';
+import { sendQuietly, type IpcEndpoint } from '../shared/IpcEndpoint.js';
 
 /** What one process's registries hold, as prom-client exports them for aggregation. */
 export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[];
@@ -99,11 +99,7 @@ export const workerMetricsHub = (snapshotWithinMs = SNAPSHOT_WITHIN_MS): { reado
       };
       const timer = setTimeout(() => done(null), snapshotWithinMs);
       worker.on('message', listener);
-      try {
-        worker.send({ type: SNAPSHOT, id } satisfies Message);
-      } catch {
-        done(null);
-      }
+      if (!sendQuietly(worker, { type: SNAPSHOT, id } satisfies Message)) done(null);
     });
 
   const aggregated = async (): Promise<string> => {
@@ -117,11 +113,8 @@ export const workerMetricsHub = (snapshotWithinMs = SNAPSHOT_WITHIN_MS): { reado
       const listener = (message: unknown) => {
         if (!isAsk(message)) return;
         const answer = (text: string | null) => {
-          try {
-            worker.send({ type: ANSWER, id: message.id, text } satisfies Message);
-          } catch {
-            // The worker is gone: nobody to answer.
-          }
+          // A worker that is gone gets no answer.
+          sendQuietly(worker, { type: ANSWER, id: message.id, text } satisfies Message);
         };
         aggregated().then(answer, () => answer(null));
       };

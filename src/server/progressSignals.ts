@@ -1,4 +1,4 @@
-import type { IpcEndpoint } from '../shared/IpcEndpoint.js';
+import { sendQuietly, type IpcEndpoint } from '../shared/IpcEndpoint.js';
 
 /**
  * Signals between API_WORKERS' processes that shorten a write's wait for the
@@ -29,25 +29,13 @@ const signalOf = (message: unknown): ProgressSignal['type'] | null => {
   return type === LOG_APPENDED || type === READ_MODELS_APPLIED ? type : null;
 };
 
-/** Sends without ever throwing: a closed channel (the other side is gone or stopping) drops the signal (false). */
-const tell = (endpoint: IpcEndpoint, signal: ProgressSignal): boolean => {
-  if (endpoint.connected === false) return false;
-  try {
-    endpoint.send(signal);
-    return true;
-  } catch {
-    // The channel closed meanwhile: a signal only shortens a wait, the polls still run.
-    return false;
-  }
-};
-
 /** A signal's name in metrics: its type without the prefix. */
 export type SignalName = 'log-appended' | 'read-models-applied';
 const nameOf = (type: ProgressSignal['type']): SignalName => (type === LOG_APPENDED ? 'log-appended' : 'read-models-applied');
 
 /** What a supervised process offers to the signals: each hook is there when its role runs here. */
 export interface ProgressHooks {
-  /** Counts each signal sent (told to a channel still open) and received (metrics). */
+  /** Counts each signal sent (taken by an open channel) and received (metrics). */
   readonly count?: (signal: SignalName, direction: 'sent' | 'received') => void;
   /** The log's commits made here (API workers: `EventStore.onAppended`). */
   readonly onAppended?: (listener: () => void) => () => void;
@@ -65,8 +53,9 @@ export interface ProgressHooks {
  * on the signals relayed to it. Returns what stops both.
  */
 export const exchangeProgressSignals = (supervisor: IpcEndpoint, hooks: ProgressHooks): (() => void) => {
+  // A signal a closed channel drops only leaves the wait to the polls.
   const send = (type: ProgressSignal['type']) => () => {
-    if (tell(supervisor, { type })) hooks.count?.(nameOf(type), 'sent');
+    if (sendQuietly(supervisor, { type } satisfies ProgressSignal)) hooks.count?.(nameOf(type), 'sent');
   };
   const stops = [hooks.onAppended?.(send(LOG_APPENDED)), hooks.onApplied?.(send(READ_MODELS_APPLIED))];
   const listener = (message: unknown): void => {
@@ -100,6 +89,6 @@ export const relayProgressSignal = (message: unknown, from: RelayTarget['role'],
   const signal = signalOf(message);
   const to = signal === LOG_APPENDED && from === 'api' ? 'background' : signal === READ_MODELS_APPLIED && from === 'background' ? 'api' : null;
   if (to === null) return false;
-  for (const target of processes) if (target.role === to) tell(target.endpoint, { type: signal! });
+  for (const target of processes) if (target.role === to) sendQuietly(target.endpoint, { type: signal! } satisfies ProgressSignal);
   return true;
 };

@@ -9,3 +9,21 @@ export interface IpcEndpoint {
   on(event: 'message', listener: (message: unknown) => void): unknown;
   off(event: 'message', listener: (message: unknown) => void): unknown;
 }
+
+/**
+ * Sends without ever throwing, for messages that may be lost (their sender copes
+ * with no answer): true when the channel took it (also into a backlog Node sends
+ * later), false when the channel is closed. A closed channel is checked first:
+ * Node's `send` on one emits an `error` event later, which no try/catch here
+ * would catch.
+ */
+export const sendQuietly = (endpoint: IpcEndpoint, message: unknown): boolean => {
+  if (endpoint.connected === false) return false;
+  try {
+    endpoint.send(message);
+    return true;
+  } catch {
+    // Closed meanwhile (the other side is gone or stopping).
+    return false;
+  }
+};

@@ -7,7 +7,7 @@ import {
 } from '../../application/ports/RateLimitCounters.js';
 import { StoreUnavailableError } from '../../application/ports/StoreUnavailableError.js';
 import type { MemoryRateLimitCounters } from '../memory/MemoryRateLimitCounters.js';
-import type { IpcEndpoint } from '../../shared/IpcEndpoint.js';
+import { sendQuietly, type IpcEndpoint } from '../../shared/IpcEndpoint.js';
 
 
 const ASK = 'chronicle:rate-limits';
@@ -121,13 +121,8 @@ export class SupervisedRateLimitCounters implements RateLimitCounters {
 export const serveRateLimits = (counters: MemoryRateLimitCounters, worker: IpcEndpoint): (() => Promise<void>) => {
   const held = new Map<number, ReleaseSlot>();
   let nextSlot = 1;
-  const answer = (message: Answer): void => {
-    try {
-      worker.send(message);
-    } catch {
-      // The worker is gone: its slots are given back when its exit is seen.
-    }
-  };
+  // A worker that is gone gets no answer: its slots are given back when its exit is seen.
+  const answer = (message: Answer): void => void sendQuietly(worker, message);
   const listener = (message: unknown): void => {
     if (!isQuestion(message)) return;
     switch (message.op) {

@@ -228,9 +228,8 @@ export class SqliteEventStore implements EventStore {
 
   /** After each group commit that stored something (not one whose every append was refused). */
   onAppended(listener: () => void): () => void {
-    const own = (): void => listener();
-    this.appendListeners.add(own);
-    return () => this.appendListeners.delete(own);
+    this.appendListeners.add(listener);
+    return () => this.appendListeners.delete(listener);
   }
 
   /** Idle subscriptions check the file's data version now: another process says it committed. */
