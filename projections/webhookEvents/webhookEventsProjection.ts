@@ -2,17 +2,22 @@ import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
 import type { DocumentCollection, Projection, ReadModelDocument, ReadModelStore } from '../../src/application/ports/ReadModelStore.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../src/domain/webhooks/eventTypes.js';
 import type { EventSource } from '../../src/shared/EventMetadata.js';
-import type { Position } from '../../src/shared/Position.js';
+import { orderedPositionText, type Position } from '../../src/shared/Position.js';
 import type { DerivedWebhookEvent, WebhookEventData } from '../../src/webhooks/derivedWebhookEvent.js';
 import { WEBHOOK_SOURCE_EVENT_TYPES, deriveWebhookEvents } from '../../src/webhooks/deriveWebhookEvents.js';
 
 /**
  * One derived webhook event in the read model behind the polling triggers
- * (`GET /triggers/:type/recent|sample`). Its id is the webhook event's id, so a
- * replay of the log rewrites the same documents.
+ * (`GET /triggers/:type/recent|sample`) and the event feed. Its id is the
+ * position of the stored event it was derived from (`feedDocumentId`), so a
+ * replay of the log rewrites the same documents, and each new document's key
+ * comes after the last one (the webhook event's own id, a UUIDv5, would land
+ * each insert on a random page of the key's index). Readers take the webhook
+ * event's id from `event.eventId`; documents stored by earlier releases are keyed
+ * by it, and stay so.
  */
 export interface WebhookEventDoc extends ReadModelDocument {
-  /** The webhook event's `eventId`. */
+  /** `feedDocumentId(position)` (documents of earlier releases: the webhook event's `eventId`). */
   readonly id: string;
   readonly companyId: string;
   /** Log position of the stored event it was derived from. */
@@ -45,8 +50,16 @@ const derive = (event: RecordedEvent): readonly DerivedWebhookEvent[] => {
   return derived;
 };
 
+/**
+ * The key of a webhook event's document: its stored event's position as ordered
+ * text (`orderedPositionText`), so keys sort in log order. A stored event derives
+ * at most one webhook event of each type, and each type has its own collection,
+ * so the position alone is unique there.
+ */
+export const feedDocumentId = (position: Position): string => orderedPositionText(position);
+
 const toDoc = (derived: DerivedWebhookEvent, ordinal: number): WebhookEventDoc => ({
-  id: derived.eventId,
+  id: feedDocumentId(derived.position),
   companyId: derived.companyId,
   position: derived.position,
   ordinal,
@@ -80,7 +93,7 @@ export const webhookEventsProjectionFor = (type: WebhookEventType): Projection<W
   targets(event) {
     return derive(event)
       .filter((derived) => derived.type === type)
-      .map((derived) => ({ kind: 'id', companyId: derived.companyId, id: derived.eventId }));
+      .map((derived) => ({ kind: 'id', companyId: derived.companyId, id: feedDocumentId(derived.position) }));
   },
   evolve(doc, event) {
     if (doc) return doc;

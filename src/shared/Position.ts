@@ -9,6 +9,14 @@ const DECIMAL = /^(0|[1-9][0-9]*)$/;
 
 export const isPosition = (value: string): value is Position => DECIMAL.test(value);
 
+/**
+ * A position as text whose order is the positions' order: its length in two
+ * digits, then its digits (`0242` for 42), for positions of up to 99 digits. Two
+ * bytes more than the number, where zero-padding to the widest position
+ * (EventStoreDB's commit × 2^64 + prepare: 40 digits) would add up to 39.
+ */
+export const orderedPositionText = (position: Position): string => String(position.length).padStart(2, '0') + position;
+
 /** Compares two positions numerically (as bigint would) without allocating. */
 export const comparePositions = (a: Position, b: Position): number => {
   if (a.length !== b.length) return a.length - b.length;

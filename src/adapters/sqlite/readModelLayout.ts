@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { Filter, Projection, ReadModelDocument } from '../../application/ports/ReadModelStore.js';
-import { isPosition, type Position } from '../../shared/Position.js';
+import { isPosition, orderedPositionText, type Position } from '../../shared/Position.js';
 import type { SqliteDatabase } from './openSqliteDatabase.js';
 
 /**
@@ -153,15 +153,13 @@ export const checkReadModelName = (name: string): void => {
 const CREATED_WIDTH = 40;
 
 /**
- * The sortable key of a creating position: its length in two digits, then the
- * digits. Positions have no leading zeros, so this text order is their numeric
- * order, for positions of up to 40 digits (EventStoreDB's commit × 2^64 + prepare
- * fits), and costs 2 bytes where zero-padding to 40 digits would cost up to 39 in
- * every index that ends with it.
+ * The sortable key of a creating position (`orderedPositionText`: text order is
+ * numeric order), for positions of up to 40 digits (EventStoreDB's commit × 2^64 +
+ * prepare fits).
  */
 export const creationKey = (position: Position): string => {
   if (!isPosition(position) || position.length > CREATED_WIDTH) throw new Error(`Cannot order by position ${JSON.stringify(position)}`);
-  return String(position.length).padStart(2, '0') + position;
+  return orderedPositionText(position);
 };
 
 /** Whether a position is beyond every creation key (longer than 40 digits). */

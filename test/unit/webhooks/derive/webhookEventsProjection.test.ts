@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import { join } from 'node:path';
+import { SqliteReadModelStore } from '../../../../src/adapters/sqlite/SqliteReadModelStore.js';
+import { tempDir } from '../../../support/tempStore.js';
 import { MemoryReadModelStore } from '../../../../src/adapters/memory/MemoryReadModelStore.js';
 import type { ChangeDealStatus } from '../../../../src/domain/deals/dealCommands.js';
 import { WEBHOOK_EVENT_TYPES } from '../../../../src/domain/webhooks/eventTypes.js';
@@ -6,6 +9,7 @@ import { deriveWebhookEvents } from '../../../../src/webhooks/deriveWebhookEvent
 import { webhookEventId } from '../../../../src/webhooks/derivedWebhookEvent.js';
 import {
   WEBHOOK_EVENTS_PROJECTIONS,
+  feedDocumentId,
   webhookEventCollections,
   webhookEventDataOf,
   webhookEventsProjections,
@@ -60,16 +64,16 @@ describe('webhook events projection', () => {
     }
   });
 
-  it('keeps one document per derived webhook event: id = eventId, its derivation ordinal, the event\'s type, time, data, id and source', async () => {
+  it('keeps one document per derived webhook event: keyed by its stored event\'s position, its derivation ordinal, the event\'s type, time, data, id and source', async () => {
     createDeal('d-1', 0);
     const stored = changeDeal('d-1', { status: 'won', stage: 'Closed' }, 5);
     await applyLog();
     const derived = deriveWebhookEvents(stored);
     expect(derived).to.have.length(3);
     for (const [ordinal, event] of derived.entries()) {
-      const doc = await collections[event.type].get('co-1', event.eventId);
+      const doc = await collections[event.type].get('co-1', feedDocumentId(stored.position));
       expect(doc).to.deep.equal({
-        id: event.eventId,
+        id: feedDocumentId(stored.position),
         companyId: 'co-1',
         position: stored.position,
         ordinal,
@@ -83,10 +87,61 @@ describe('webhook events projection', () => {
     createDeal('d-1', 0);
     const stored = changeDeal('d-1', { stage: 'Proposal' }, 1);
     expect(WEBHOOK_EVENTS_PROJECTIONS['deal.stage_changed'].targets(stored)).to.deep.equal([
-      { kind: 'id', companyId: 'co-1', id: webhookEventId(stored.id, 'deal.stage_changed') },
+      { kind: 'id', companyId: 'co-1', id: feedDocumentId(stored.position) },
     ]);
     expect(WEBHOOK_EVENTS_PROJECTIONS['deal.won'].targets(stored)).to.deep.equal([]);
     expect(WEBHOOK_EVENTS_PROJECTIONS['contact.created'].targets(stored)).to.deep.equal([]);
+  });
+
+  it('keys documents in log order, whatever the webhook event ids (random UUIDv5s)', () => {
+    expect(feedDocumentId('0')).to.equal('010');
+    expect(feedDocumentId('2138576')).to.equal('072138576');
+    const positions = ['0', '9', '10', '2138576', '18446744073709551615', '340282366920938463463374607431768211455'];
+    expect(positions.map(feedDocumentId)).to.deep.equal(positions.map(feedDocumentId).sort());
+    for (let i = 0; i < 12; i++) createContact(`c-${i}`, i);
+    const projection = WEBHOOK_EVENTS_PROJECTIONS['contact.created'];
+    const created = history.events.filter((event) => event.type === 'ContactCreated');
+    const keys = created.map((event) => projection.evolve(null, event)!.id);
+    expect(keys).to.deep.equal([...keys].sort());
+    expect(new Set(keys).size).to.equal(created.length);
+    const eventIds = created.map((event) => projection.evolve(null, event)!.event.eventId);
+    expect(eventIds).to.deep.equal(created.map((event) => webhookEventId(event.id, 'contact.created')));
+    expect(eventIds).to.not.deep.equal([...eventIds].sort());
+  });
+
+  it('after an upgrade, lists the documents an earlier release keyed by their eventId beside the new ones (SQLite file)', async () => {
+    createContact('c-1', 0);
+    createContact('c-2', 10);
+    const [first, second] = history.events.filter((event) => event.type === 'ContactCreated');
+    const projection = WEBHOOK_EVENTS_PROJECTIONS['contact.created'];
+    const dir = tempDir('feed-keys-');
+    const file = join(dir.path, 'read-models.sqlite');
+    // The earlier release: the same projection, its documents keyed by the webhook event's id.
+    const earlier: typeof projection = {
+      ...projection,
+      targets: (event) => projection.targets(event).map((target) => ({ ...target, id: webhookEventId(event.id, 'contact.created') })),
+      evolve: (doc, event) => {
+        const next = projection.evolve(doc, event);
+        return next && !doc ? { ...next, id: next.event.eventId } : next;
+      },
+    };
+    const before = SqliteReadModelStore.open(file);
+    await before.collection(earlier).apply([first!]);
+    await before.close();
+    const after = SqliteReadModelStore.open(file);
+    try {
+      const collection = after.collection(projection);
+      // It resumes after the earlier release's checkpoint (documents and checkpoint commit together).
+      await collection.apply([second!]);
+      const listed = (await collection.list(recentWebhookEventsQuery({ companyId: 'co-1', type: 'contact.created', limit: 10 }))).items;
+      expect(listed.map((doc) => [doc.id, doc.event.eventId])).to.deep.equal([
+        [feedDocumentId(second!.position), webhookEventId(second!.id, 'contact.created')],
+        [webhookEventId(first!.id, 'contact.created'), webhookEventId(first!.id, 'contact.created')],
+      ]);
+    } finally {
+      await after.close();
+      dir.dispose();
+    }
   });
 
   it('changes nothing when the log is applied again (replay)', async () => {
