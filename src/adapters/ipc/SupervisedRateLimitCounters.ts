@@ -9,7 +9,6 @@ import { StoreUnavailableError } from '../../application/ports/StoreUnavailableE
 import type { MemoryRateLimitCounters } from '../memory/MemoryRateLimitCounters.js';
 import { sendQuietly, type IpcEndpoint } from '../../shared/IpcEndpoint.js';
 
-
 const ASK = 'chronicle:rate-limits';
 const ANSWER = 'chronicle:rate-limits:answer';
 
