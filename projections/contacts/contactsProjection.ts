@@ -53,6 +53,7 @@ export const contactsProjection: Projection<ContactDoc> = {
   eventTypes: CONTACT_EVENT_TYPES,
   indexes: [['contact.createdAt'], ['contact.updatedAt']],
   search: CONTACT_SEARCH_FIELDS,
+  view: 'contact',
   targets(event) {
     const { data } = decode(event);
     return [{ kind: 'id', companyId: data.companyId, id: data.contactId }];

@@ -72,6 +72,7 @@ export const dealsProjection: Projection<DealDoc> = {
     ['deal.updatedAt'],
   ],
   totals: [['deal.status'], ['deal.stage'], ['deal.status', 'deal.stage']],
+  view: 'deal',
   targets(event) {
     const decoded = decode(event);
     switch (decoded.type) {

@@ -1,5 +1,11 @@
 import type { Context } from 'koa';
 import type { RevisionPrecondition } from '../application/PreconditionFailedError.js';
+import type { DocumentView, ReadModelDocument } from '../application/ports/ReadModelStore.js';
+
+/** A read model's document with the stream revision its ETag carries. */
+interface EntityDocument extends ReadModelDocument {
+  readonly revision?: number;
+}
 
 /**
  * Conditional requests (RFC 9110, section 13) on contacts and deals, with ETags
@@ -74,11 +80,13 @@ export const ifNoneMatchNames = (value: string, currentTag: string): boolean => 
 };
 
 /**
- * Answers a GET of one document: its ETag, and 304 without a body when
- * `If-None-Match` names it.
+ * Answers a GET of one document with its view (see `DocumentCollection.getView`):
+ * `{"success":true,"data":<view>}` around the view's JSON text as it is, the ETag,
+ * and 304 without a body when `If-None-Match` names it.
  */
-export const answerWithEntityTag = (ctx: Context, doc: { readonly revision?: number; readonly position: string }, body: unknown): void => {
-  ctx.body = body;
+export const answerWithEntityTag = (ctx: Context, { doc, json }: DocumentView<EntityDocument>): void => {
+  ctx.type = 'application/json';
+  ctx.body = `{"success":true,"data":${json}}`;
   const tag = entityTagOf(doc);
   if (tag === null) return;
   ctx.set(ETAG_HEADER, tag);

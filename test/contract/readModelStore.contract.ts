@@ -40,6 +40,12 @@ const created = (over: Partial<TaskCreatedData> & { id: string }): TaskCreatedDa
 /** A second read model with the same documents. */
 const notesProjection: Projection<TaskDoc> = { ...taskProjection, name: 'test_notes' };
 
+/** The same documents with a view: `owner`, which is not their last field as the projection builds them. */
+const ownedProjection: Projection<TaskDoc> = { ...taskProjection, name: 'test_owned', view: 'owner' };
+
+/** Text a view's slicing must not be misled by: quotes, backslashes and the view's own key. */
+const TRICKY = 'Ann \\"the, ,"owner":{"boss"}\\ }';
+
 /** A read model whose projection fails on every event. */
 const failingProjection: Projection<TaskDoc> = {
   ...taskProjection,
@@ -167,6 +173,49 @@ export const readModelStoreContract = (name: string, open: () => Promise<ReadMod
         await tasks.apply([log('TaskRenamed', { id: 'd195', title: 'Moved', at: '2026-03-01T00:00:00.000Z' }, companyA)]);
         expect(await search('doc 19')).to.not.include('d195');
         expect(await search('moved')).to.deep.equal(['d195']);
+      });
+
+      describe('getView (a document with its view as JSON text)', () => {
+        let owned: DocumentCollection<TaskDoc>;
+        beforeEach(async () => {
+          owned = fixture.store.collection(ownedProjection);
+          await fixture.store.init();
+        });
+
+        it('hands out the view as the JSON text of the field, with the other fields', async () => {
+          const owner = { id: 'o1', name: TRICKY };
+          await owned.apply([log('TaskCreated', created({ id: 't1', title: TRICKY, tags: [',"owner":', TRICKY], owner }), companyA)]);
+          const found = await owned.getView(companyA, 't1');
+          expect(JSON.parse(found!.json)).to.deep.equal(owner);
+          expect(found!.doc).to.include({ id: 't1', companyId: companyA, title: TRICKY, position: '1001' });
+          expect(found!.doc.tags).to.deep.equal([',"owner":', TRICKY]);
+        });
+
+        it('follows the document as it changes, and answers null for a view it does not have', async () => {
+          await owned.apply([
+            log('TaskCreated', created({ id: 't1', owner: { id: 'o1', name: 'Ann' } }), companyA),
+            log('TaskCreated', created({ id: 't2', owner: null }), companyA),
+            log('OwnerRenamed', { ownerId: 'o1', name: 'Anna' }, companyA),
+          ]);
+          expect(JSON.parse((await owned.getView(companyA, 't1'))!.json)).to.deep.equal({ id: 'o1', name: 'Anna' });
+          expect((await owned.getView(companyA, 't2'))!.json).to.equal('null');
+          expect((await owned.get(companyA, 't1'))!.owner).to.deep.equal({ id: 'o1', name: 'Anna' });
+        });
+
+        it('does not show a document to another company', async () => {
+          await owned.apply([log('TaskCreated', created({ id: 't1' }), companyA)]);
+          expect(await owned.getView(companyB, 't1')).to.equal(null);
+          expect(await owned.getView(companyA, 'missing')).to.equal(null);
+        });
+
+        it('is refused for a read model that names no view', async () => {
+          await tasks.apply([log('TaskCreated', created({ id: 't1' }), companyA)]);
+          const error = await tasks.getView(companyA, 't1').then(
+            () => null,
+            (e: unknown) => e,
+          );
+          expect(error).to.be.instanceOf(Error);
+        });
       });
 
       it('clears every document', async () => {

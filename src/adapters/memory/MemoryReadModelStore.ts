@@ -1,9 +1,11 @@
 import { applyThenCheckpoint } from '../../application/applyThenCheckpoint.js';
+import { serializedView } from '../../application/documentView.js';
 import type { CheckpointStore } from '../../application/ports/CheckpointStore.js';
 import type { LeaseStore } from '../../application/ports/LeaseStore.js';
 import type { RecordedEvent } from '../../application/ports/EventStore.js';
 import type {
   DocumentCollection,
+  DocumentView,
   Filter,
   ListQuery,
   Page,
@@ -204,6 +206,10 @@ class MemoryCollection<D extends ReadModelDocument> implements DocumentCollectio
 
   async get(companyId: string, id: string): Promise<D | null> {
     return this.buckets.get(companyId)?.byId.get(id)?.doc ?? null;
+  }
+
+  async getView(companyId: string, id: string): Promise<DocumentView<D> | null> {
+    return serializedView(this.projection, await this.get(companyId, id));
   }
 
   async list(query: ListQuery): Promise<Page<D>> {

@@ -1,4 +1,5 @@
 import { applyThenCheckpoint } from '../../application/applyThenCheckpoint.js';
+import { serializedView } from '../../application/documentView.js';
 import {
   MongoBulkWriteError,
   MongoClient,
@@ -13,6 +14,7 @@ import type { LeaseStore } from '../../application/ports/LeaseStore.js';
 import type { RecordedEvent } from '../../application/ports/EventStore.js';
 import type {
   DocumentCollection,
+  DocumentView,
   ListQuery,
   Page,
   Projection,
@@ -131,6 +133,10 @@ class MongoDocumentCollection<D extends ReadModelDocument> implements DocumentCo
       { projection: HIDDEN_FIELDS },
     );
     return found === null ? null : (found as unknown as D);
+  }
+
+  async getView(companyId: string, id: string): Promise<DocumentView<D> | null> {
+    return serializedView(this.projection, await this.get(companyId, id));
   }
 
   async list(query: ListQuery): Promise<Page<D>> {

@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { RecordedEvent } from '../../application/ports/EventStore.js';
 import type {
   DocumentCollection,
+  DocumentView,
   ListQuery,
   Page,
   Projection,
@@ -27,6 +28,8 @@ import {
 } from './readModelLayout.js';
 import { fieldValue, toSqliteFilter, type SqliteFilter, type TextStatistics } from './toSqliteFilter.js';
 import type { ReadModelCompanies } from './ReadModelCompanies.js';
+import { documentText, viewOfText } from './documentText.js';
+import { viewFieldOf } from '../../application/documentView.js';
 
 interface StoredRow {
   seq: number;
@@ -127,13 +130,24 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
     return statement;
   }
 
-  async get(companyId: string, id: string): Promise<D | null> {
+  /** A document's stored text (see `documentText`), or null. */
+  private storedText(companyId: string, id: string): string | null {
     const company = this.companies.find(companyId);
     if (company === null) return null;
     // The hottest read of all (every GET by id): prepared once, the column's value itself (no row object).
     this.getDoc ??= this.db.prepare(`SELECT doc FROM ${this.name} WHERE company = ? AND id = ?`).pluck();
-    const doc = this.getDoc.get(company, id) as string | undefined;
-    return doc === undefined ? null : (JSON.parse(doc) as D);
+    return (this.getDoc.get(company, id) as string | undefined) ?? null;
+  }
+
+  async get(companyId: string, id: string): Promise<D | null> {
+    const text = this.storedText(companyId, id);
+    return text === null ? null : (JSON.parse(text) as D);
+  }
+
+  async getView(companyId: string, id: string): Promise<DocumentView<D> | null> {
+    const view = viewFieldOf(this.projection);
+    const text = this.storedText(companyId, id);
+    return text === null ? null : viewOfText<D>(text, view);
   }
 
   /**
@@ -407,7 +421,7 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
       const texts = this.texts(slot.doc);
       this.statement(
         `UPDATE ${this.name} SET created = ?, doc = ?${searched.map((s) => `, ${s} = ?`).join('')} WHERE seq = ?`,
-      ).run(slot.created, JSON.stringify(slot.doc), ...texts, slot.seq);
+      ).run(slot.created, documentText(slot.doc, this.projection.view), ...texts, slot.seq);
       if (index && !sameTexts(slot.storedTexts, texts)) {
         unindex!.run(slot.seq);
         index.run(slot.seq, ...texts);
@@ -420,7 +434,7 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
     );
     for (const slot of inserts) {
       const texts = this.texts(slot.doc!);
-      const { lastInsertRowid } = insert.run(slot.company, slot.id, slot.created, JSON.stringify(slot.doc), ...texts);
+      const { lastInsertRowid } = insert.run(slot.company, slot.id, slot.created, documentText(slot.doc!, this.projection.view), ...texts);
       index?.run(lastInsertRowid, ...texts);
     }
   }

@@ -45,6 +45,12 @@ export interface Projection<D extends ReadModelDocument> {
    * filtered otherwise still answers the same, counted.
    */
   readonly totals?: readonly (readonly string[])[];
+  /**
+   * The field holding what a GET of one document answers (`contact`), for
+   * `DocumentCollection.getView`. It is the document's last field: adapters that
+   * keep documents as JSON text store it last, and hand it out as text.
+   */
+  readonly view?: string;
 }
 
 /** A filter of a typed list query. Field names are dotted paths into the document. */
@@ -77,10 +83,25 @@ export interface Page<D> {
   readonly total: number;
 }
 
+/** A document with its view (see `Projection.view`) as JSON text. */
+export interface DocumentView<D extends ReadModelDocument> {
+  /** The document's fields; the view's may be absent. */
+  readonly doc: Partial<D> & ReadModelDocument;
+  /** The view, as `JSON.stringify` writes it. */
+  readonly json: string;
+}
+
 /** One read model's documents. Reads are scoped to a company: other companies' ids are not found. */
 export interface DocumentCollection<D extends ReadModelDocument> {
   readonly projection: Projection<D>;
   get(companyId: string, id: string): Promise<D | null>;
+  /**
+   * A document with its view as JSON text, for a GET that answers the view: an
+   * adapter that keeps documents as JSON text (SQLite) slices the view out of it,
+   * so the GET neither parses it nor serializes it again. Throws when the
+   * projection names no view.
+   */
+  getView(companyId: string, id: string): Promise<DocumentView<D> | null>;
   list(query: ListQuery): Promise<Page<D>>;
   /**
    * Up to `limit` of a company's documents created by events after `after` (null:

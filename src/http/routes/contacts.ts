@@ -64,9 +64,9 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
       ctx.body = { success: true, data: past };
       return;
     }
-    const doc = await deps.contacts.get(companyId, ctx.params.id!);
-    if (!doc) throw toHttpError({ kind: 'ContactNotFound' });
-    answerWithEntityTag(ctx, doc, { success: true, data: contactOf(doc) });
+    const found = await deps.contacts.getView(companyId, ctx.params.id!);
+    if (!found) throw toHttpError({ kind: 'ContactNotFound' });
+    answerWithEntityTag(ctx, found);
   });
 
   router.get(

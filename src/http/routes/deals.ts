@@ -71,9 +71,9 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
       ctx.body = { success: true, data: past };
       return;
     }
-    const doc = await deps.deals.get(companyId, ctx.params.id!);
-    if (!doc) throw toHttpError({ kind: 'DealNotFound' });
-    answerWithEntityTag(ctx, doc, { success: true, data: dealOf(doc) });
+    const found = await deps.deals.getView(companyId, ctx.params.id!);
+    if (!found) throw toHttpError({ kind: 'DealNotFound' });
+    answerWithEntityTag(ctx, found);
   });
 
   router.get(
