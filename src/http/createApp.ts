@@ -1,9 +1,9 @@
 import Koa, { type Middleware } from 'koa';
-import compose from 'koa-compose';
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type { Logger } from '../application/ports/Logger.js';
 import type { Clock } from '../shared/Clock.js';
 import { HttpError } from './HttpError.js';
+import { RouteTable } from './routeTable.js';
 import { authenticate, type VerifyApiKey } from './middleware/authenticate.js';
 import { errorHandler } from './middleware/errorHandler.js';
 import { jsonBody } from './middleware/jsonBody.js';
@@ -78,43 +78,38 @@ export const createApp = (deps: AppDeps): Koa => {
   // Errors are answered by errorHandler; Koa's default printer would only duplicate them.
   app.silent = true;
 
-  const root = new Router({ prefix: deps.basePath || undefined });
-  root.use(healthRoutes(deps.health).routes());
-  if (deps.ready) root.use(readinessRoutes(deps.ready).routes());
-  if (deps.metrics) root.use(metricsRoutes(deps.metrics).routes());
-  for (const router of deps.publicRouters ?? []) root.use(router.routes());
+  const routes = new RouteTable(deps.basePath);
+  routes.add(healthRoutes(deps.health));
+  if (deps.ready) routes.add(readinessRoutes(deps.ready));
+  if (deps.metrics) routes.add(metricsRoutes(deps.metrics));
+  for (const router of deps.publicRouters ?? []) routes.add(router);
   if (deps.api) {
-    const api = new Router();
-    // Composed once: the router would otherwise recompose each layer on every request.
-    api.use(
-      compose([
-        ...(deps.api.starting ? [whileStarting(deps.api.starting)] : []),
-        authenticate(deps.api.verifyApiKey, deps.clock),
-        ...(deps.api.rateLimit ? [deps.api.rateLimit] : []),
-        jsonBody(),
-        ...(deps.api.progress ? [consistentReads(deps.api.progress, deps.api.readYourWritesTimeoutMs ?? 5000)] : []),
-      ]),
-    );
-    for (const router of deps.api.routers) api.use(router.routes());
-    root.use(api.routes());
+    const before: Middleware[] = [
+      ...(deps.api.starting ? [whileStarting(deps.api.starting)] : []),
+      authenticate(deps.api.verifyApiKey, deps.clock),
+      ...(deps.api.rateLimit ? [deps.api.rateLimit] : []),
+      jsonBody(),
+      ...(deps.api.progress ? [consistentReads(deps.api.progress, deps.api.readYourWritesTimeoutMs ?? 5000)] : []),
+    ];
+    for (const router of deps.api.routers) routes.add(router, before);
   }
 
   app.use(
     requestEnvelope({
       logger: deps.logger,
-      basePath: deps.basePath,
       ...(deps.metrics ? { observe: deps.metrics.observe } : {}),
       ...(deps.draining ? { draining: deps.draining } : {}),
     }),
   );
   app.use(errorHandler(deps.logger, deps.clock));
-  app.use(root.routes());
+  app.use(routes.routes());
   app.use(async (ctx) => {
     // Routes whose path matches but not the method make this a 405, not a 404.
-    const allowed = [...new Set(root.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods))];
-    if (allowed.length > 0) {
+    const allowed = routes.allowed(ctx.path);
+    if (allowed !== null) {
+      ctx.state.route = allowed.template;
       throw new HttpError(405, 'Method not allowed', `${ctx.method} is not allowed on ${ctx.path}`, {
-        headers: { Allow: allowed.join(', ') },
+        headers: { Allow: allowed.methods.join(', ') },
       });
     }
     throw new HttpError(404, 'Not found', `No route for ${ctx.method} ${ctx.path}`);

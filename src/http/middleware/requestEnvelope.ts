@@ -13,31 +13,21 @@ export const UNMATCHED_ROUTE = 'unmatched';
 /** Methods reported as themselves; anything else Node's parser accepts is `OTHER`, so the label stays bounded. */
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-/** A layer of @koa/router as it appears in `ctx.matched`. */
-interface MatchedLayer {
-  readonly path: string;
-  readonly methods: readonly string[];
-}
-
 /**
- * The route template a request matched (`/contacts/:id`), without the base path;
- * for a path that exists but not with this method (405), the path's template;
- * else `unmatched`. Built from the router's matched layers (not from the raw
- * path), so ids never become label values.
+ * The metrics label of a request's route: the template it matched
+ * (`/contacts/:id`, without the base path), which the route table leaves in
+ * `ctx.state.route`, also for a path that exists but not with this method (405);
+ * else `unmatched`, so that raw paths (and the ids in them) never become labels.
  */
-export const routeTemplate = (matched: readonly MatchedLayer[] | undefined, method: string, basePath: string): string => {
-  const routes = (matched ?? []).filter((layer) => layer.methods.length > 0);
-  const layer = routes.findLast((l) => l.methods.includes(method)) ?? routes.at(-1);
-  if (!layer) return UNMATCHED_ROUTE;
-  const path = basePath && layer.path.startsWith(basePath) ? layer.path.slice(basePath.length) : layer.path;
-  return path === '' ? '/' : path;
+export const routeTemplate = (template: unknown): string => {
+  if (typeof template !== 'string') return UNMATCHED_ROUTE;
+  return template === '' ? '/' : template;
 };
 
 export interface RequestEnvelopeDeps {
   readonly logger: Logger;
   /** Where each request is counted and timed; absent in tests that do not need it. */
   readonly observe?: ObserveRequest;
-  readonly basePath: string;
   /** True once a graceful shutdown began: responses then carry `Connection: close`. */
   readonly draining?: () => boolean;
 }
@@ -57,7 +47,7 @@ export interface RequestEnvelopeDeps {
  *   (see `routeTemplate`), errors with their status.
  */
 export const requestEnvelope = (deps: RequestEnvelopeDeps): Middleware => {
-  const { logger, observe, basePath, draining } = deps;
+  const { logger, observe, draining } = deps;
   const logging = logger.isLevelEnabled('info');
   return async (ctx, next) => {
     const started = performance.now();
@@ -87,7 +77,7 @@ export const requestEnvelope = (deps: RequestEnvelopeDeps): Middleware => {
       }
       if (observe) {
         const method = KNOWN_METHODS.has(ctx.method) ? ctx.method : 'OTHER';
-        observe(method, routeTemplate((ctx as { matched?: MatchedLayer[] }).matched, ctx.method, basePath), ctx.status, ms / 1000);
+        observe(method, routeTemplate(ctx.state.route), ctx.status, ms / 1000);
       }
     }
   };

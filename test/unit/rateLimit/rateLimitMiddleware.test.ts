@@ -41,7 +41,7 @@ const startApp = async (counters: RateLimitCounters, clock: { now: () => Date })
 
   const app = new Koa();
   app.silent = true;
-  app.use(requestEnvelope({ logger: silentLogger, basePath: '' }));
+  app.use(requestEnvelope({ logger: silentLogger }));
   app.use(errorHandler(silentLogger, clock));
   app.use(async (ctx, next) => {
     const keyId = ctx.get('X-Test-Key');
