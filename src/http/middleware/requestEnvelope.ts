@@ -19,10 +19,7 @@ const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
  * `ctx.state.route`, also for a path that exists but not with this method (405);
  * else `unmatched`, so that raw paths (and the ids in them) never become labels.
  */
-export const routeTemplate = (template: unknown): string => {
-  if (typeof template !== 'string') return UNMATCHED_ROUTE;
-  return template === '' ? '/' : template;
-};
+export const routeTemplate = (template: unknown): string => (typeof template === 'string' ? template : UNMATCHED_ROUTE);
 
 export interface RequestEnvelopeDeps {
   readonly logger: Logger;
