@@ -50,6 +50,13 @@ export const embeddedDatabaseFile = (dataDir: string): string => join(dataDir, '
 /** File of the embedded read models inside DATA_DIR (beside the log, never in it: they can always be rebuilt). */
 export const embeddedReadModelsFile = (dataDir: string): string => join(dataDir, 'read-models.sqlite');
 
+/**
+ * How long the projections' batches may wait for one shared commit of the SQLite read
+ * models, in a process that runs the API and the projections (see README, "One
+ * process: batches share a commit").
+ */
+export const SHARED_READ_MODEL_COMMIT_MS = 20;
+
 /** File of the embedded rate-limit counters inside DATA_DIR, shared by every process on it. */
 export const embeddedRateLimitsFile = (dataDir: string): string => join(dataDir, 'rate-limits.sqlite');
 
@@ -70,7 +77,14 @@ export const openStores = async (config: Config, options: { readonly supervisor?
     // config.ts refuses EVENTSTORE_URL without MONGODB_URL: embedded, the secrets, the
     // outbox and the idempotency keys share the event log's SQLite connection.
     if (!(adapter instanceof SqliteEventStore)) throw new Error('EVENTSTORE_URL needs MONGODB_URL');
-    const readModels = config.readModels === 'memory' ? new MemoryReadModelStore() : SqliteReadModelStore.open(embeddedReadModelsFile(config.dataDir));
+    const readModels =
+      config.readModels === 'memory'
+        ? new MemoryReadModelStore()
+        : SqliteReadModelStore.open(embeddedReadModelsFile(config.dataDir), {
+            // The API and the projections in one process: its reads see each batch at once, so batches
+            // share a commit (every 20 ms at most); other processes on DATA_DIR see them then.
+            shareCommitMs: config.roles.api && config.roles.projections ? SHARED_READ_MODEL_COMMIT_MS : 0,
+          });
     let rateLimits: RateLimitCounters;
     try {
       // One process running the API and the projections (`npm start`) is the only API process on its

@@ -1,7 +1,7 @@
 import { ProjectionRunner, READ_MODELS_CHECKPOINT, measureLag, type ProjectionLag } from '../application/ProjectionRunner.js';
 import { CheckpointProgress, type ReadModelProgress } from '../application/ReadModelProgress.js';
 import type { LoopHealth } from '../application/LoopHealth.js';
-import { Lease, READ_MODELS_LEASE, type LeaseLostError } from '../application/Lease.js';
+import { Lease, READ_MODELS_LEASE } from '../application/Lease.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { Config } from '../config.js';
 import { systemClock } from '../shared/Clock.js';
@@ -36,14 +36,15 @@ export interface ReadSide {
  * The projections run only under the read models' lease: one projector per
  * DATA_DIR (or MongoDB database). When another live process holds it, the start
  * fails with `LeaseHeldError`; when another process takes it over later (this one
- * failed to renew it in time), the projections stop at once and `onLeaseLost` is told.
+ * failed to renew it in time), the projections stop at once and `onFailed` is told;
+ * so it is when the read models lose batches they had applied (`ReadModelStore.onLost`).
  */
 export const startReadSide = async (
   config: Config,
   stores: Stores,
   logger: Logger,
   health: LoopHealth,
-  onLeaseLost: (error: LeaseLostError) => void = () => undefined,
+  onFailed: (error: Error) => void = () => undefined,
 ): Promise<ReadSide> => {
   const { eventStore, readModels } = stores;
   if (config.roles.projections && !config.roles.api && !readModels.durable) {
@@ -64,8 +65,13 @@ export const startReadSide = async (
       health,
       onLost: (error) => {
         void runner?.stop();
-        onLeaseLost(error);
+        onFailed(error);
       },
+    });
+    const stopLost = readModels.onLost?.((error) => {
+      logger.error({ err: error }, 'read models lost applied batches; stopping');
+      void runner?.stop();
+      onFailed(error);
     });
     runner = new ProjectionRunner({ eventStore, readModels, collections, logger: logger.child({ role: 'projections' }) });
     const projections = runner;
@@ -81,6 +87,7 @@ export const startReadSide = async (
       checkpointMoved: () => undefined,
       lag: () => projections.lag(),
       stop: async () => {
+        stopLost?.();
         await projections.stop();
         await lease.release();
       },

@@ -28,6 +28,20 @@ const sqlite = async () => {
 readModelStoreContract('SQLite (embedded)', sqlite);
 readModelSearchContract('SQLite (embedded)', sqlite, { specialCasing: true });
 
+// The API and the projections in one process: batches share a commit, read at once through the store.
+const sqliteSharing = async () => {
+  const dir = tempDir('chronicle-read-models-');
+  const store = SqliteReadModelStore.open(join(dir.path, 'read-models.sqlite'), { shareCommitMs: 20 });
+  return {
+    store,
+    dispose: async () => {
+      await store.close();
+      dir.dispose();
+    },
+  };
+};
+readModelStoreContract('SQLite (embedded, batches sharing a commit)', sqliteSharing);
+
 const mongoUrl = process.env.MONGODB_URL;
 if (mongoUrl) {
   const mongo = async () => {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
-import { SqliteReadModelStore } from '../../src/adapters/sqlite/SqliteReadModelStore.js';
+import { ReadModelsLostError, SqliteReadModelStore } from '../../src/adapters/sqlite/SqliteReadModelStore.js';
 import type { SqliteDocumentCollection } from '../../src/adapters/sqlite/SqliteDocumentCollection.js';
 import { MemoryReadModelStore } from '../../src/adapters/memory/MemoryReadModelStore.js';
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
@@ -131,6 +131,146 @@ describe('SqliteReadModelStore', () => {
         const { position } = await eventStore.append('task-new', [anEvent('TaskCreated', created('new'), COMPANY)], 'no_stream');
         expect(await runner.waitFor(position, 5000)).to.equal(true);
         expect(runner.eventsApplied).to.equal(1);
+        await runner.stop();
+      } finally {
+        await eventStore.close();
+        logDir.dispose();
+      }
+    });
+  });
+
+  describe('batches sharing a commit (shareCommitMs)', () => {
+    const shared = (shareCommitMs: number): SqliteReadModelStore => {
+      const store = SqliteReadModelStore.open(file, { shareCommitMs });
+      open.push(store);
+      return store;
+    };
+    /** What another connection (another process) sees: the committed task ids and checkpoint. */
+    const committed = () => {
+      const reader = new Database(file, { readonly: true });
+      try {
+        const tasks = (reader.prepare('SELECT id FROM test_tasks ORDER BY id').all() as { id: string }[]).map((row) => row.id);
+        const checkpoint = reader.prepare("SELECT position FROM checkpoints WHERE name = 'read-models'").pluck().get() ?? null;
+        return { tasks, checkpoint };
+      } finally {
+        reader.close();
+      }
+    };
+    const failOn = (id: string): Projection<TaskDoc> => ({
+      ...taskProjection,
+      evolve: (doc, event) => {
+        if ((event.data as { id?: string }).id === id) throw new Error(`projection failed on ${id}`);
+        return taskProjection.evolve(doc, event);
+      },
+    });
+
+    it('are read through the store at once, and by other connections once committed', async () => {
+      const store = shared(60_000);
+      const tasks = store.collection(taskProjection);
+      await store.applyBatch([tasks as never], [at(1, 'TaskCreated', created('a'))], 'read-models');
+      await store.applyBatch([tasks as never], [at(2, 'TaskCreated', created('b'))], 'read-models');
+      expect(await ids(tasks)).to.deep.equal(['a', 'b']);
+      expect(await store.checkpoints.load('read-models')).to.equal('2');
+      expect(committed()).to.deep.equal({ tasks: [], checkpoint: null });
+      store.commitShared();
+      expect(committed()).to.deep.equal({ tasks: ['a', 'b'], checkpoint: '2' });
+    });
+
+    it('commit by themselves once the time is up', async () => {
+      const store = shared(10);
+      const tasks = store.collection(taskProjection);
+      await store.applyBatch([tasks as never], [at(1, 'TaskCreated', created('a'))], 'read-models');
+      const deadline = Date.now() + 5_000;
+      while (committed().checkpoint === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(committed()).to.deep.equal({ tasks: ['a'], checkpoint: '1' });
+      // The next batch opens the next shared transaction.
+      await store.applyBatch([tasks as never], [at(2, 'TaskCreated', created('b'))], 'read-models');
+      while (committed().checkpoint === '1' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(committed()).to.deep.equal({ tasks: ['a', 'b'], checkpoint: '2' });
+    });
+
+    it('are committed by a close', async () => {
+      const store = shared(60_000);
+      await store.applyBatch([store.collection(taskProjection) as never], [at(1, 'TaskCreated', created('a'))], 'read-models');
+      await store.close();
+      expect(committed()).to.deep.equal({ tasks: ['a'], checkpoint: '1' });
+    });
+
+    it('keep theirs when one fails: it alone is rolled back', async () => {
+      const store = shared(60_000);
+      const lost: Error[] = [];
+      store.onLost((error) => lost.push(error));
+      const tasks = store.collection(failOn('boom'));
+      await store.applyBatch([tasks as never], [at(1, 'TaskCreated', created('a'))], 'read-models');
+      const error = await store
+        .applyBatch([tasks as never], [at(2, 'TaskCreated', created('b')), at(3, 'TaskCreated', created('boom'))], 'read-models')
+        .catch((e: unknown) => e);
+      expect(error).to.be.instanceOf(Error).with.property('message', 'projection failed on boom');
+      expect(await ids(tasks)).to.deep.equal(['a']);
+      expect(await store.checkpoints.load('read-models')).to.equal('1');
+      await store.applyBatch([tasks as never], [at(4, 'TaskCreated', created('c'))], 'read-models');
+      store.commitShared();
+      expect(committed()).to.deep.equal({ tasks: ['a', 'c'], checkpoint: '4' });
+      expect(lost).to.deep.equal([]);
+    });
+
+    it('forget the company key a failed batch assigned, so no other company gets its documents', async () => {
+      const store = shared(60_000);
+      const tasks = store.collection(failOn('boom'));
+      await store.applyBatch([tasks as never], [at(1, 'TaskCreated', created('a'))], 'read-models');
+      // Company X gets the next key, then the batch fails: the key's row is rolled back.
+      await store
+        .applyBatch([tasks as never], [at(2, 'TaskCreated', created('x1'), 'co-x'), at(3, 'TaskCreated', created('boom'), 'co-x')], 'read-models')
+        .catch(() => undefined);
+      // Company Y is given that same key now.
+      await store.applyBatch([tasks as never], [at(4, 'TaskCreated', created('y1'), 'co-y')], 'read-models');
+      expect(await ids(tasks, { companyId: 'co-x' })).to.deep.equal([]);
+      expect(await ids(tasks, { companyId: 'co-y' })).to.deep.equal(['y1']);
+      store.commitShared();
+      expect(await ids(tasks, { companyId: 'co-x' })).to.deep.equal([]);
+      expect(await ids(tasks, { companyId: 'co-y' })).to.deep.equal(['y1']);
+    });
+
+    it('that SQLite rolled back are lost: the listeners are told, and later batches refused', async () => {
+      const store = shared(60_000);
+      const lost: Error[] = [];
+      store.onLost((error) => lost.push(error));
+      const tasks = store.collection(taskProjection);
+      await store.applyBatch([tasks as never], [at(1, 'TaskCreated', created('a'))], 'read-models');
+      await store.applyBatch([tasks as never], [at(2, 'TaskCreated', created('b'))], 'read-models');
+      // As SQLite does on an I/O error or a full disk.
+      store.db.exec('ROLLBACK');
+      store.commitShared();
+      expect(lost).to.have.length(1);
+      expect(lost[0]).to.be.instanceOf(ReadModelsLostError).with.property('batches', 2);
+      expect(lost[0]!.message).to.match(/lost 2 applied batches before their commit/);
+      const refused = await store.applyBatch([tasks as never], [at(3, 'TaskCreated', created('c'))], 'read-models').catch((e: unknown) => e);
+      expect(refused).to.equal(lost[0]);
+      expect(committed()).to.deep.equal({ tasks: [], checkpoint: null });
+    });
+
+    it('lost in a crash are applied again from the log at the next start', async () => {
+      const logDir = tempDir('chronicle-sqlite-log-');
+      const eventStore = SqliteEventStore.open(join(logDir.path, 'chronicle.sqlite'));
+      try {
+        for (let i = 0; i < 10; i++) await eventStore.append(`task-${i}`, [anEvent('TaskCreated', created(`t${i}`), COMPANY)], 'no_stream');
+        let store = shared(60_000);
+        let runner = new ProjectionRunner({ eventStore, readModels: store, collections: [store.collection(taskProjection) as never], logger: captureLogger() });
+        await runner.start();
+        store.commitShared();
+        const { position } = await eventStore.append('task-late', [anEvent('TaskCreated', created('late'), COMPANY)], 'no_stream');
+        expect(await runner.waitFor(position, 5000)).to.equal(true);
+        expect((await store.collection(taskProjection).list(all())).total).to.equal(11);
+        await runner.stop();
+        // The process dies before the shared commit: SQLite rolls the open transaction back.
+        store.db.close();
+        expect(committed().tasks).to.have.length(10);
+
+        store = shared(60_000);
+        runner = new ProjectionRunner({ eventStore, readModels: store, collections: [store.collection(taskProjection) as never], logger: captureLogger() });
+        await runner.start();
+        expect(runner.eventsApplied).to.equal(1);
+        expect((await store.collection(taskProjection).list(all())).total).to.equal(11);
         await runner.stop();
       } finally {
         await eventStore.close();

@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { RecordedEvent } from '../../application/ports/EventStore.js';
 import {
   CheckpointMovedError,
@@ -202,16 +203,38 @@ export class SqliteReadModelStore implements ReadModelStore {
   readonly leases: SqliteLeaseStore;
   private readonly companies: ReadModelCompanies;
   private readonly collections: Collections;
+  private readonly shareCommitMs: number;
+  private readonly transaction: { begin: Statement; commit: Statement; rollback: Statement };
+  /** The transaction batches share (`shareCommitMs`), while one is open. */
+  private shared: { readonly timer: NodeJS.Timeout; batches: number } | null = null;
+  private lostWith: ReadModelsLostError | null = null;
+  private readonly lostListeners = new Set<(error: Error) => void>();
 
-  constructor(readonly db: SqliteDatabase) {
+  constructor(
+    readonly db: SqliteDatabase,
+    options: SqliteReadModelStoreOptions = {},
+  ) {
     this.checkpoints = new SqliteCheckpointStore(db);
     this.leases = new SqliteLeaseStore(db);
     this.companies = new ReadModelCompanies(db);
     this.collections = new Collections(db, this.companies, '');
+    this.shareCommitMs = options.shareCommitMs ?? 0;
+    this.transaction = { begin: db.prepare('BEGIN IMMEDIATE'), commit: db.prepare('COMMIT'), rollback: db.prepare('ROLLBACK') };
   }
 
-  static open(file: string): SqliteReadModelStore {
-    return new SqliteReadModelStore(openReadModelDatabase(file));
+  static open(file: string, options: SqliteReadModelStoreOptions = {}): SqliteReadModelStore {
+    return new SqliteReadModelStore(openReadModelDatabase(file), options);
+  }
+
+  /**
+   * Calls `listener` when batches applied in a shared transaction are lost: its
+   * commit failed, or SQLite rolled it back (I/O error, disk full). This process's
+   * readers have seen them: it must stop, and the projector applies them again from
+   * the log at the next start. Returns what stops it.
+   */
+  onLost(listener: (error: Error) => void): () => void {
+    this.lostListeners.add(listener);
+    return () => this.lostListeners.delete(listener);
   }
 
   /** Binds a projection to its table, creating it (or laying it out again) right away. */
@@ -226,8 +249,9 @@ export class SqliteReadModelStore implements ReadModelStore {
     events: readonly RecordedEvent[],
     checkpoint: string,
   ): Promise<void> {
+    if (this.lostWith) throw this.lostWith;
     const own = ownCollections(this.db, collections);
-    this.companies.write(() => {
+    const apply = () => {
       // Events at or before the stored checkpoint were applied by another process (or a replay swapped
       // in past them): skipping them keeps the checkpoint from moving back.
       const stored = this.checkpoints.loadNow(checkpoint);
@@ -235,7 +259,71 @@ export class SqliteReadModelStore implements ReadModelStore {
       if (fresh.length === 0) return;
       for (const collection of own) collection.applyInTransaction(fresh);
       this.checkpoints.saveNow(checkpoint, fresh[fresh.length - 1]!.position);
-    });
+    };
+    // Not sharing, or inside a transaction of the caller's (which then commits the batch).
+    if (this.shareCommitMs <= 0 || (this.shared === null && this.db.inTransaction)) {
+      this.companies.write(apply);
+      return;
+    }
+    const shared = this.shareTransaction();
+    try {
+      // A savepoint inside the shared transaction: a batch that fails is rolled back alone.
+      this.companies.write(apply);
+      shared.batches += 1;
+    } catch (error) {
+      // SQLite rolled the whole transaction back (an I/O error, a full disk): the batches before are gone too.
+      if (!this.db.inTransaction) this.endShared(error);
+      throw error;
+    }
+  }
+
+  /**
+   * The open shared transaction, else a new one (BEGIN IMMEDIATE) that commits in
+   * `shareCommitMs`. A shared transaction that vanished (SQLite rolled it back
+   * between batches) loses its batches.
+   */
+  private shareTransaction(): { batches: number } {
+    if (this.shared && !this.db.inTransaction) this.endShared(new Error('the shared transaction was rolled back'));
+    if (this.lostWith) throw this.lostWith;
+    if (this.shared) return this.shared;
+    this.transaction.begin.run();
+    const timer = setTimeout(() => this.commitShared(), this.shareCommitMs);
+    // A stop commits it (close); the timer alone keeps no process alive.
+    timer.unref();
+    this.shared = { timer, batches: 0 };
+    return this.shared;
+  }
+
+  /** Commits the batches applied since the shared transaction began (at its time, and at close). */
+  commitShared(): void {
+    const shared = this.shared;
+    if (!shared) return;
+    if (!this.db.inTransaction) {
+      this.endShared(new Error('the shared transaction was rolled back'));
+      return;
+    }
+    try {
+      this.transaction.commit.run();
+    } catch (error) {
+      if (this.db.inTransaction) this.transaction.rollback.run();
+      this.endShared(error);
+      return;
+    }
+    clearTimeout(shared.timer);
+    this.shared = null;
+    this.companies.transactionCommitted();
+  }
+
+  /** The shared transaction ended without its commit: the batches it held are lost (when it held any). */
+  private endShared(cause: unknown): void {
+    const shared = this.shared;
+    if (!shared) return;
+    clearTimeout(shared.timer);
+    this.shared = null;
+    this.companies.transactionRolledBack();
+    if (shared.batches === 0) return;
+    this.lostWith = new ReadModelsLostError(shared.batches, cause);
+    for (const listener of this.lostListeners) listener(this.lostWith);
   }
 
   /** Drops what an interrupted replay or swap left, then hands out fresh staging tables. */
@@ -247,6 +335,33 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.commitShared();
+    this.db.close();
+  }
+}
+
+export interface SqliteReadModelStoreOptions {
+  /**
+   * The projections' batches applied within this many milliseconds share one
+   * commit (default 0: each batch commits). Reads through this store (this
+   * process's API) see a batch as soon as it is applied; other processes on the
+   * file see it at the commit. For a process that runs both the API and the
+   * projections, the only reader that must see its writes at once.
+   */
+  readonly shareCommitMs?: number;
+}
+
+/** Batches applied in a shared transaction were lost: its commit failed, or SQLite rolled it back. */
+export class ReadModelsLostError extends Error {
+  constructor(
+    readonly batches: number,
+    override readonly cause: unknown,
+  ) {
+    super(
+      `the read models lost ${batches} applied batch${batches === 1 ? '' : 'es'} before their commit ` +
+        `(${cause instanceof Error ? cause.message : String(cause)}); the projector applies them again from the log at the next start`,
+    );
+    this.name = 'ReadModelsLostError';
   }
 }

@@ -88,7 +88,7 @@ const MIGRATIONS: readonly string[] = [
  * DATA_DIR: its folder made, WAL (readers never wait for the writer), a 10 s busy
  * timeout (writers take turns), the given `synchronous` level, then `configure`
  * (pragmas, functions), and the migrations not run yet, in one write transaction
- * (`user_version` counts those run).
+ * (`user_version` counts those run; none when all have run).
  */
 export const openWalDatabase = (
   file: string,
@@ -109,7 +109,8 @@ export const openWalDatabase = (
     options.migrations.slice(version).forEach((sql) => db.exec(sql));
     db.pragma(`user_version = ${options.migrations.length}`);
   });
-  migrate.immediate();
+  // Only a file with migrations to run takes the write lock (another connection may hold it for a while).
+  if ((db.pragma('user_version', { simple: true }) as number) < options.migrations.length) migrate.immediate();
   return db;
 };
 

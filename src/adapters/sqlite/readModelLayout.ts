@@ -305,7 +305,8 @@ export type SearchTexts = (string | null)[];
 
 /**
  * Makes sure `table` exists with `layout`, in one write transaction (several
- * processes may open the file at once). A table laid out otherwise (an older
+ * processes may open the file at once), taken only when it does not (another
+ * connection may hold the write lock for a while). A table laid out otherwise (an older
  * release, other indexes or searched fields) is copied into the new layout, keeping
  * every document, its `seq` and its creation key.
  */
@@ -316,8 +317,10 @@ export const ensureReadModelTable = (
   searchTexts: (doc: object) => SearchTexts,
 ): void => {
   const wanted = JSON.stringify(layout);
+  const storedLayout = () => db.prepare<[string], { layout: string }>('SELECT layout FROM read_model_tables WHERE name = ?').get(table);
+  if (tableExists(db, table) && storedLayout()?.layout === wanted) return;
   const ensure = db.transaction(() => {
-    const stored = db.prepare<[string], { layout: string }>('SELECT layout FROM read_model_tables WHERE name = ?').get(table);
+    const stored = storedLayout();
     const exists = tableExists(db, table);
     if (exists && stored?.layout === wanted) return;
     if (exists && stored !== undefined && sameButTotals(stored.layout, layout)) {

@@ -188,6 +188,13 @@ export interface ReadModelStore {
     events: readonly RecordedEvent[],
     checkpoint: string,
   ): Promise<void>;
+  /**
+   * A store that commits several batches together (SQLite, `shareCommitMs`) calls
+   * `listener` when batches its readers have already seen are lost (that commit
+   * failed): the process must stop, and the log gives them back at the next start.
+   * Returns what stops it. Absent: batches are never lost once applied.
+   */
+  onLost?(listener: (error: Error) => void): () => void;
   /** Creates indexes for every collection handed out so far. */
   init(): Promise<void>;
   /** Fresh, empty staging collections for a rebuild (any left over by an earlier one are dropped first). */
