@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { MemoryReadModelStore } from '../../src/adapters/memory/MemoryReadModelStore.js';
-import { SqliteReadModelStore } from '../../src/adapters/sqlite/SqliteReadModelStore.js';
+import { SqliteReadModelStore, type SqliteReadModelStoreOptions } from '../../src/adapters/sqlite/SqliteReadModelStore.js';
 import { tempDir } from '../support/tempStore.js';
 import { readModelStoreContract } from './readModelStore.contract.js';
 import { readModelSearchContract } from './readModelSearch.contract.js';
@@ -14,33 +14,23 @@ const memory = async () => {
 readModelStoreContract('memory', memory);
 readModelSearchContract('memory', memory, { specialCasing: true });
 
-const sqlite = async () => {
-  const dir = tempDir('chronicle-read-models-');
-  const store = SqliteReadModelStore.open(join(dir.path, 'read-models.sqlite'));
-  return {
-    store,
-    dispose: async () => {
-      await store.close();
-      dir.dispose();
-    },
+const sqlite =
+  (options: SqliteReadModelStoreOptions = {}) =>
+  async () => {
+    const dir = tempDir('chronicle-read-models-');
+    const store = SqliteReadModelStore.open(join(dir.path, 'read-models.sqlite'), options);
+    return {
+      store,
+      dispose: async () => {
+        await store.close();
+        dir.dispose();
+      },
+    };
   };
-};
-readModelStoreContract('SQLite (embedded)', sqlite);
-readModelSearchContract('SQLite (embedded)', sqlite, { specialCasing: true });
-
+readModelStoreContract('SQLite (embedded)', sqlite());
+readModelSearchContract('SQLite (embedded)', sqlite(), { specialCasing: true });
 // The API and the projections in one process: batches share a commit, read at once through the store.
-const sqliteSharing = async () => {
-  const dir = tempDir('chronicle-read-models-');
-  const store = SqliteReadModelStore.open(join(dir.path, 'read-models.sqlite'), { shareCommitMs: 20 });
-  return {
-    store,
-    dispose: async () => {
-      await store.close();
-      dir.dispose();
-    },
-  };
-};
-readModelStoreContract('SQLite (embedded, batches sharing a commit)', sqliteSharing);
+readModelStoreContract('SQLite (embedded, batches sharing a commit)', sqlite({ shareCommitMs: 20 }));
 
 const mongoUrl = process.env.MONGODB_URL;
 if (mongoUrl) {
