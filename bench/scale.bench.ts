@@ -1,12 +1,13 @@
 // npm run bench:scale — the embedded mode at scale: a log of about 1,000,000 events, then
 // - SQLite read models, one process (`npm start`): first start (read models built) and a restart,
 //   each to /ready with resident memory; GET by id, a filtered list, searches and POST /contacts at
-//   10 connections, and POST /contacts again at 50;
+//   10 connections, and POST /contacts again at 50 (against bare Koa's POST at 50);
 // - the same folder with API_WORKERS=2 (two API workers and a projector/dispatcher process, on every
 //   core): start to /ready, the resident memory of every process, the same reads;
 // - READ_MODELS=memory, one process: start to /ready (the read models rebuilt in memory), resident
 //   memory, the same reads;
-// - a bare Koa server's GET and POST, measured in the same run before and after (the mean is the baseline);
+// - a bare Koa server's GET and POST (and POST at 50 connections), measured in the same run before and after
+//   (the mean is the baseline);
 // - (budget) bare Koa's GET with 5 to 30 µs of work added per request: what the GET ratio leaves for work;
 //   and its POST appending each body durably (group-committed): the least a durable create costs.
 // Not a test: it prints figures. Every phase is bounded in time or count.
@@ -130,10 +131,14 @@ const reads = async (phase: string, served: Served, headers: Record<string, stri
 };
 
 /** Bare Koa's GET and POST (the same client, the same connections). */
-const bareFigures = async (): Promise<{ get: Figures; post: Figures }> => {
+const bareFigures = async (): Promise<{ get: Figures; post: Figures; busierPost: Figures }> => {
   const bare = await startBareKoa();
   try {
-    return { get: await load(rotating(bare.url, {}, ['/contacts/1'])), post: await load(posting(bare.url, {})) };
+    return {
+      get: await load(rotating(bare.url, {}, ['/contacts/1'])),
+      post: await load(posting(bare.url, {})),
+      busierPost: await load({ ...posting(bare.url, {}), connections: BUSIER_CONNECTIONS }),
+    };
   } finally {
     await stop(bare.child);
   }
@@ -212,24 +217,30 @@ const main = async (): Promise<void> => {
     console.log(`seeded ${events} events in ${((performance.now() - seededAt) / 1000).toFixed(1)} s`);
 
     const before = await bareFigures();
-    console.log(`bare Koa (before): GET ${before.get.rps} req/s, POST ${before.post.rps} req/s`);
-    const after = { get: before.get, post: before.post };
-    const baseline = () => ({ get: (before.get.rps + after.get.rps) / 2, post: (before.post.rps + after.post.rps) / 2 });
+    console.log(
+      `bare Koa (before): GET ${before.get.rps} req/s, POST ${before.post.rps} req/s, ` +
+        `POST at ${BUSIER_CONNECTIONS} connections ${before.busierPost.rps} req/s`,
+    );
+    const after = { ...before };
+    const mean = (pick: (figures: typeof before) => Figures) => (pick(before).rps + pick(after).rps) / 2;
+    const baseline = () => ({ get: mean((f) => f.get), post: mean((f) => f.post), busierPost: mean((f) => f.busierPost) });
 
     if (PHASES.has('sqlite') || PHASES.has('workers')) {
       const first = await startServe(dir.path);
       console.log(`SQLite read models, first start (built from the log) to /ready: ${(first.readyMs / 1000).toFixed(1)} s, RSS ${rssMb(first.child.pid!)} MB`);
       await stop(first.child);
     }
+    let busier: Figures | null = null;
     if (PHASES.has('sqlite')) {
       const again = await startServe(dir.path);
       console.log(`SQLite read models, restart to /ready: ${(again.readyMs / 1000).toFixed(2)} s, RSS ${rssMb(again.child.pid!)} MB`);
       await reads('SQLite', again, headers);
       console.log(`  RSS after the reads: ${rssMb(again.child.pid!)} MB`);
       measured('  POST /contacts (SQLite; durable, read-your-writes)', await load(posting(again.base, headers)), 'post');
-      // More clients at once share larger group commits: what one node takes when busier (not compared:
-      // the baseline is bare Koa at 10 connections).
-      line(`  POST /contacts at ${BUSIER_CONNECTIONS} connections`, await load({ ...posting(again.base, headers), connections: BUSIER_CONNECTIONS }));
+      // More clients at once share larger group commits: what one node takes when busier, against bare
+      // Koa's POST at as many connections (the targets stay at 10).
+      busier = await load({ ...posting(again.base, headers), connections: BUSIER_CONNECTIONS });
+      line(`  POST /contacts at ${BUSIER_CONNECTIONS} connections`, busier);
       await stop(again.child);
     }
     if (PHASES.has('workers')) {
@@ -254,13 +265,18 @@ const main = async (): Promise<void> => {
     }
 
     Object.assign(after, await bareFigures());
-    const { get, post } = baseline();
+    const { get, post, busierPost } = baseline();
     console.log(
-      `bare Koa (after): GET ${after.get.rps} req/s, POST ${after.post.rps} req/s; ` +
-        `baseline, the mean of before and after: GET ${Math.round(get)} req/s, POST ${Math.round(post)} req/s`,
+      `bare Koa (after): GET ${after.get.rps} req/s, POST ${after.post.rps} req/s, ` +
+        `POST at ${BUSIER_CONNECTIONS} connections ${after.busierPost.rps} req/s; baseline, the mean of before and after: ` +
+        `GET ${Math.round(get)} req/s, POST ${Math.round(post)} req/s, POST at ${BUSIER_CONNECTIONS} connections ${Math.round(busierPost)} req/s`,
     );
     for (const { name, rps, against } of compared) {
       console.log(`${name.padEnd(52)} ${(rps / (against === 'get' ? get : post)).toFixed(2)}× bare Koa ${against.toUpperCase()}`);
+    }
+    if (busier) {
+      const name = `POST /contacts at ${BUSIER_CONNECTIONS} connections (SQLite)`;
+      console.log(`${name.padEnd(52)} ${(busier.rps / busierPost).toFixed(2)}× bare Koa POST at ${BUSIER_CONNECTIONS} connections`);
     }
     if (PHASES.has('budget')) {
       console.log('work budget: bare Koa GET by id with work added per request, against the baseline');
