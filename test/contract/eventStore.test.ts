@@ -140,3 +140,127 @@ describe('SqliteEventStore: telling other processes of appends (API_WORKERS)', (
     }
   });
 });
+
+describe('SqliteEventStore: its subscriptions read its own appends from memory', () => {
+  const event = (type = 'Pinged') => ({ id: randomUUID(), type, data: { n: Math.random() }, metadata: { source: 'system' as const, correlationId: 'c' } });
+  const positionsOf = (events: readonly { position: string }[]) => events.map((e) => e.position);
+  let dir: string;
+  let file: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'chronicle-es-'));
+    file = join(dir, 'events.sqlite');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** What a connection that wrote nothing (no memory of appends) reads, for every position and page size. */
+  const expectSameReads = async (store: SqliteEventStore, truth: SqliteEventStore): Promise<void> => {
+    const all = await truth.readAll();
+    for (const after of [null, ...positionsOf(all)]) {
+      for (const maxCount of [undefined, 1, 3]) {
+        expect(await store.readAll({ after, maxCount }), `after ${after} maxCount ${maxCount}`).to.deep.equal(
+          await truth.readAll({ after, maxCount }),
+        );
+      }
+    }
+  };
+
+  it('reads what a fresh connection reads, with another connection’s appends between its own', async () => {
+    const store = SqliteEventStore.open(file);
+    const other = SqliteEventStore.open(file);
+    const truth = SqliteEventStore.open(file);
+    try {
+      await Promise.all([store.append('a', [event(), event()], 'no_stream'), store.append('b', [event()], 'no_stream')]);
+      await store.append('a', [event()], 1);
+      await other.append('c', [event(), event()], 'no_stream');
+      // Its own rows follow another connection's: they must not be taken for the whole log's tail.
+      await store.append('a', [event()], 2);
+      await store.append('d', [event()], 'no_stream');
+      expect(positionsOf(await truth.readAll())).to.have.length(8);
+      await expectSameReads(store, truth);
+      // Another connection commits after this one's last append: read from the file, not missed.
+      await other.append('c', [event()], 1);
+      await expectSameReads(store, truth);
+      expect(positionsOf(await store.readAll())).to.have.length(9);
+    } finally {
+      await Promise.all([store.close(), other.close(), truth.close()]);
+    }
+  });
+
+  it('never hands out the events of a refused append, nor of a group commit that failed whole', async () => {
+    const store = SqliteEventStore.open(file);
+    const truth = SqliteEventStore.open(file);
+    try {
+      await store.append('a', [event()], 'no_stream');
+      const duplicate = event();
+      await store.append('dup', [duplicate], 'no_stream');
+      // One group commit: a wrong revision, a duplicate event id, a refused multi-stream append, and appends that hold.
+      const outcomes = await Promise.allSettled([
+        store.append('a', [event(), event()], 'no_stream'),
+        store.append('b', [event()], 'no_stream'),
+        store.append('x', [duplicate], 'no_stream'),
+        store.appendToStreams([
+          { stream: 'c', events: [event()], expected: 'no_stream' },
+          { stream: 'a', events: [event()], expected: 5 },
+        ]),
+        store.append('a', [event(), event()], 0),
+      ]);
+      expect(outcomes.map((o) => o.status)).to.deep.equal(['rejected', 'fulfilled', 'rejected', 'rejected', 'fulfilled']);
+      await expectSameReads(store, truth);
+      expect((await store.readAll()).map((e) => e.stream)).to.deep.equal(['a', 'dup', 'b', 'a', 'a']);
+
+      // A group commit that fails as a whole (here a trigger of this connection's throws) stores nothing.
+      store.db.function('boom', () => {
+        throw new Error('boom');
+      });
+      store.db.exec(`CREATE TEMP TRIGGER boom BEFORE INSERT ON events WHEN NEW.type = 'Boom' BEGIN SELECT boom(); END`);
+      const failed = await Promise.allSettled([store.append('e', [event()], 'no_stream'), store.append('f', [event('Boom')], 'no_stream')]);
+      expect(failed.map((o) => o.status)).to.deep.equal(['rejected', 'rejected']);
+      await store.append('g', [event()], 'no_stream');
+      await expectSameReads(store, truth);
+      expect((await store.readAll()).map((e) => e.stream)).to.deep.equal(['a', 'dup', 'b', 'a', 'a', 'g']);
+    } finally {
+      await Promise.all([store.close(), truth.close()]);
+    }
+  });
+
+  it('reads the file only for what another connection wrote', async () => {
+    const store = SqliteEventStore.open(file);
+    const other = SqliteEventStore.open(file);
+    const statements = (store as unknown as { statements: { readAll: { all: (...args: unknown[]) => unknown[] } } }).statements;
+    const all = statements.readAll.all.bind(statements.readAll);
+    let fileReads = 0;
+    statements.readAll.all = (...args: unknown[]) => {
+      fileReads += 1;
+      return all(...args);
+    };
+    try {
+      const first = await store.append('a', [event()], 'no_stream');
+      const seen: string[] = [];
+      const subscription = store.subscribeToAll({ after: first.position, handle: async (batch) => void seen.push(...positionsOf(batch)) });
+      const waitFor = async (n: number) => {
+        for (let i = 0; seen.length < n && i < 500; i++) await new Promise((resolve) => setTimeout(resolve, 2));
+      };
+      try {
+        // The subscription starts at this store's tail: caught up without reading the file.
+        for (let i = 1; i <= 5; i++) {
+          await store.append('a', [event()], i - 1);
+          await waitFor(i);
+        }
+        expect(seen).to.have.length(5);
+        expect(fileReads).to.equal(0);
+        // Another process's append: found through the file's data version, read from the file.
+        const { position } = await other.append('b', [event()], 'no_stream');
+        await waitFor(6);
+        expect(seen[5]).to.equal(position);
+        expect(fileReads).to.be.greaterThan(0);
+        await store.append('a', [event()], 5);
+        await waitFor(7);
+        expect(seen).to.deep.equal(positionsOf(await store.readAll({ after: first.position })));
+      } finally {
+        await subscription.stop();
+      }
+    } finally {
+      await Promise.all([store.close(), other.close()]);
+    }
+  });
+});

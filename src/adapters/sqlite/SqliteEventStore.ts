@@ -59,6 +59,12 @@ const toRecorded = (row: Row): RecordedEvent => ({
   recordedAt: row.recorded_at,
 });
 
+/** How many of its last committed rows the store keeps for its subscriptions (at least). */
+const RECENT_ROWS = 4096;
+
+const isStreamRevisionViolation = (error: unknown): boolean =>
+  isUniqueViolation(error) && (error as Error).message.includes('events.stream, events.revision');
+
 const isUniqueViolation = (error: unknown): boolean =>
   error instanceof Error && 'code' in error && String((error as { code: unknown }).code).startsWith('SQLITE_CONSTRAINT');
 
@@ -85,6 +91,16 @@ export class SqliteEventStore implements EventStore {
   private readonly appendListeners = new Set<() => void>();
   private readonly pollIntervalMs: number;
   private closed = false;
+  /**
+   * The rows this process committed last, positions contiguous (the log's tail as
+   * this connection wrote it): subscriptions of this process (projections, webhook
+   * fan-out) read their new events here instead of from the file. See readAllSync.
+   */
+  private recent: Row[] = [];
+  /** `PRAGMA data_version` inside the transaction that wrote `recent`'s last row. */
+  private versionAtRecentTail = -1;
+  /** Rows inserted by the transaction in progress (dropped with a savepoint that rolls back). */
+  private inserting: Row[] = [];
   private readonly statements: {
     head: Statement<[string], { revision: number | null }>;
     insert: Statement<[string, string, number, string, string, string, string]>;
@@ -94,6 +110,7 @@ export class SqliteEventStore implements EventStore {
     headPosition: Statement<[], { position: number | null }>;
     dataVersion: Statement<[], number>;
   };
+  private versionInTransaction = -1;
   private readonly appendOne: (request: StreamAppend, recordedAt: string) => AppendResult;
   private readonly appendInSavepoint: (requests: readonly StreamAppend[], recordedAt: string) => AppendResult[];
   private readonly appendBatch: (batch: readonly PendingAppend[]) => Array<AppendResult[] | { error: unknown }>;
@@ -125,7 +142,10 @@ export class SqliteEventStore implements EventStore {
 
     // Checks the expected revision before writing anything, then inserts the events.
     this.appendOne = (request: StreamAppend, recordedAt: string): AppendResult => {
-      const { revision } = this.statements.head.get(request.stream)!;
+      // A new stream needs no look at its head first: its first event takes revision 0, which
+      // UNIQUE (stream, revision) refuses when the stream exists.
+      const creates = request.expected === 'no_stream';
+      const revision = creates ? null : this.statements.head.get(request.stream)!.revision;
       const actual = revision ?? 'no_stream';
       if (!matches(request.expected, actual)) {
         throw new WrongExpectedRevisionError(request.stream, request.expected, actual);
@@ -135,17 +155,15 @@ export class SqliteEventStore implements EventStore {
       for (const event of request.events) {
         next += 1;
         try {
-          const info = this.statements.insert.run(
-            event.id,
-            request.stream,
-            next,
-            event.type,
-            JSON.stringify(event.data),
-            JSON.stringify(event.metadata),
-            recordedAt,
-          );
+          const data = JSON.stringify(event.data);
+          const metadata = JSON.stringify(event.metadata);
+          const info = this.statements.insert.run(event.id, request.stream, next, event.type, data, metadata, recordedAt);
           position = Number(info.lastInsertRowid);
+          this.inserting.push({ position, id: event.id, stream: request.stream, revision: next, type: event.type, data, metadata, recorded_at: recordedAt });
         } catch (error) {
+          if (creates && next === 0 && isStreamRevisionViolation(error)) {
+            throw new WrongExpectedRevisionError(request.stream, request.expected, this.statements.head.get(request.stream)!.revision!);
+          }
           if (isUniqueViolation(error)) throw new DuplicateEventIdError(event.id);
           throw error;
         }
@@ -160,16 +178,22 @@ export class SqliteEventStore implements EventStore {
 
     const batchTransaction = db.transaction((batch: readonly PendingAppend[]) => {
       const recordedAt = new Date().toISOString();
-      return batch.map(({ appends }) => {
+      const results = batch.map(({ appends }) => {
+        const before = this.inserting.length;
         try {
           return appends.length === 1 && appends[0]!.events.length === 1
             ? [this.appendOne(appends[0]!, recordedAt)]
             : this.appendInSavepoint(appends, recordedAt);
         } catch (error) {
+          // Its savepoint (or its single INSERT) rolled back: so do its rows.
+          this.inserting.length = before;
           if (error instanceof WrongExpectedRevisionError || error instanceof DuplicateEventIdError) return { error };
           throw error;
         }
       });
+      // Read under the write lock: no other connection can commit before this transaction does.
+      this.versionInTransaction = this.dataVersion();
+      return results;
     });
     // IMMEDIATE takes the write lock up front, so a concurrent writer (the CLI) waits on busy_timeout.
     this.appendBatch = (batch) => batchTransaction.immediate(batch);
@@ -205,14 +229,18 @@ export class SqliteEventStore implements EventStore {
     this.pending = [];
     if (batch.length === 0) return;
     let results: Array<AppendResult[] | { error: unknown }>;
+    this.inserting = [];
     try {
       results = this.appendBatch(batch);
     } catch (error) {
       // The whole transaction failed (disk full, lock timeout): nothing was written.
+      this.inserting = [];
       const failure = translateSqliteError(error);
       batch.forEach((request) => request.reject(failure));
       return;
     }
+    this.remember(this.inserting, this.versionInTransaction);
+    this.inserting = [];
     let committed = false;
     batch.forEach((request, i) => {
       const result = results[i]!;
@@ -224,6 +252,29 @@ export class SqliteEventStore implements EventStore {
     });
     this.alarms.forEach((alarm) => alarm.wake());
     if (committed) this.appendListeners.forEach((listener) => listener());
+  }
+
+  /**
+   * Keeps the rows a commit of this process wrote, after those of its previous
+   * commit when no other connection wrote between them (their positions follow on),
+   * else in their place.
+   */
+  private remember(rows: Row[], version: number): void {
+    if (rows.length === 0) return;
+    rows.sort((a, b) => a.position - b.position);
+    for (let i = 1; i < rows.length; i++) {
+      if (rows[i]!.position !== rows[i - 1]!.position + 1) {
+        this.recent = [];
+        return;
+      }
+    }
+    const tail = this.recent[this.recent.length - 1];
+    if (tail === undefined || rows[0]!.position !== tail.position + 1) this.recent = rows;
+    else {
+      for (const row of rows) this.recent.push(row);
+      if (this.recent.length > 2 * RECENT_ROWS) this.recent = this.recent.slice(-RECENT_ROWS);
+    }
+    this.versionAtRecentTail = version;
   }
 
   /** After each group commit that stored something (not one whose every append was refused). */
@@ -250,8 +301,24 @@ export class SqliteEventStore implements EventStore {
     return this.readAllSync(options.after ?? null, options.maxCount ?? -1);
   }
 
-  private readAllSync(after: Position | null, maxCount: number): RecordedEvent[] {
-    return this.statements.readAll.all(after === null ? 0 : Number(after), maxCount).map(toRecorded);
+  /** `version`: the file's data version, when the caller has just read it. */
+  private readAllSync(after: Position | null, maxCount: number, version = -1): RecordedEvent[] {
+    const from = after === null ? 0 : Number(after);
+    const recent = this.recent;
+    if (recent.length > 0) {
+      const first = recent[0]!.position;
+      const last = recent[recent.length - 1]!.position;
+      if (from >= first - 1 && from <= last) {
+        // Every row after `from` up to `last` is in `recent` (contiguous positions)...
+        const start = from + 1 - first;
+        const end = maxCount < 0 ? recent.length : Math.min(recent.length, start + maxCount);
+        // ...and none after it, unless another connection committed since this process wrote it.
+        if (end < recent.length || (version < 0 ? this.dataVersion() : version) === this.versionAtRecentTail) {
+          return recent.slice(start, end).map(toRecorded);
+        }
+      }
+    }
+    return this.statements.readAll.all(from, maxCount).map(toRecorded);
   }
 
   /** Moves whenever another connection (another process) commits to the file. */
@@ -277,12 +344,12 @@ export class SqliteEventStore implements EventStore {
       while (!stopped) {
         // Taken before the read: a commit of another process after it moves the version.
         const version = this.closed ? 0 : this.dataVersion();
-        const batch = this.closed ? [] : this.readAllSync(position, maxBatchSize);
+        const batch = this.closed ? [] : this.readAllSync(position, maxBatchSize, version);
         if (batch.length === 0) {
           // Until an append of this process wakes it, or another process commits to the file.
           for (let woken = false; !woken && !stopped; ) {
             woken = await alarm.sleep(this.pollIntervalMs);
-            if (this.closed || this.dataVersion() !== version) break;
+            if (woken || this.closed || this.dataVersion() !== version) break;
           }
           continue;
         }
