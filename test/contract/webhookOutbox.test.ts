@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { openSqliteDatabase } from '../../src/adapters/sqlite/openSqliteDatabase.js';
@@ -37,3 +38,60 @@ if (mongoUrl) {
 } else {
   skipLine('WebhookOutbox contract: MongoDB', 'MONGODB_URL');
 }
+
+describe('SqliteWebhookOutbox: attempts recorded without an fsync of their own', () => {
+  const attempt = { at: new Date(0).toISOString(), statusCode: 200, error: null, latencyMs: 1 };
+  type Spied = { transactions: { recordBatch: { immediate: (...args: unknown[]) => unknown } } };
+
+  const withOutbox = async (run: (db: ReturnType<typeof openSqliteDatabase>, outbox: SqliteWebhookOutbox, spied: Spied) => Promise<void>) => {
+    const dir = tempDir('chronicle-outbox-');
+    const db = openSqliteDatabase(join(dir.path, 'chronicle.sqlite'));
+    const outbox = new SqliteWebhookOutbox(db);
+    try {
+      await run(db, outbox, outbox as unknown as Spied);
+    } finally {
+      await outbox.close();
+      db.close();
+      dir.dispose();
+    }
+  };
+  const level = (db: ReturnType<typeof openSqliteDatabase>) => db.pragma('synchronous', { simple: true });
+
+  it('commits a batch of attempts at synchronous=NORMAL, and puts the log’s FULL back for what follows', async () => {
+    await withOutbox(async (db, outbox, spied) => {
+      expect(level(db)).to.equal(2);
+      const during: unknown[] = [];
+      const recordBatch = spied.transactions.recordBatch;
+      spied.transactions.recordBatch = {
+        immediate: (...args: unknown[]) => {
+          during.push(level(db));
+          return recordBatch.immediate(...args);
+        },
+      };
+      const results = await Promise.all([
+        outbox.recordAttempt('s-1', 'e-1', attempt, { state: 'delivered' }),
+        outbox.recordAttempt('s-2', 'e-2', attempt, { state: 'delivered' }),
+      ]);
+      // One group commit (no such rows: nothing pending to record).
+      expect(results).to.deep.equal([false, false]);
+      expect(during).to.deep.equal([1]);
+      expect(level(db)).to.equal(2);
+    });
+  });
+
+  it('puts FULL back when the batch’s transaction fails whole', async () => {
+    await withOutbox(async (db, outbox, spied) => {
+      spied.transactions.recordBatch = {
+        immediate: () => {
+          throw new Error('disk I/O error');
+        },
+      };
+      const outcome = await outbox.recordAttempt('s-1', 'e-1', attempt, { state: 'delivered' }).then(
+        () => 'recorded',
+        (error: Error) => error.message,
+      );
+      expect(outcome).to.equal('disk I/O error');
+      expect(level(db)).to.equal(2);
+    });
+  });
+});

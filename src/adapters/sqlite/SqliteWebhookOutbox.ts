@@ -80,6 +80,8 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     readonly recordBatch: Transaction<(batch: readonly PendingAttempt[]) => Array<{ ok: boolean } | { error: unknown }>>;
     readonly stop: Transaction<(subscriptionId: string, at: string) => void>;
   };
+  /** Switch the connection's `synchronous` level for the transactions of attempts, and back. */
+  private readonly synchronous: { readonly normal: () => void; readonly restore: () => void };
   /** Attempts recorded during one turn of the event loop, committed together (group commit). */
   private pendingAttempts: PendingAttempt[] = [];
   private attemptsFlushScheduled = false;
@@ -93,6 +95,9 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     private readonly ownsDatabase = false,
   ) {
     this.s = prepareOutboxStatements(db);
+    const level = db.pragma('synchronous', { simple: true }) as number;
+    // SQLite applies this pragma when the statement is prepared, not when it runs: prepared at each use.
+    this.synchronous = { normal: () => db.pragma('synchronous = NORMAL'), restore: () => db.pragma(`synchronous = ${level}`) };
     this.transactions = {
       enqueue: db.transaction((deliveries: readonly NewDelivery[], now: string) => this.insertAll(deliveries, now)),
       commit: db.transaction((name: string, commit: FanOutCommit, now: string) => this.storeFanOutBatch(name, commit, now)),
@@ -191,11 +196,17 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     if (batch.length === 0) return;
     let results: Array<{ ok: boolean } | { error: unknown }>;
     try {
+      // Without an fsync of its own: the next durable commit on the file (an append) or the WAL's next
+      // checkpoint makes it durable. A power loss before either forgets attempts, which are then made
+      // again (at least once, the same webhook-id); a crash of the process loses nothing.
+      this.synchronous.normal();
       results = this.transactions.recordBatch.immediate(batch);
     } catch (error) {
       // The whole transaction failed (disk, lock): nothing was written.
       batch.forEach((pending) => pending.reject(error));
       return;
+    } finally {
+      this.synchronous.restore();
     }
     batch.forEach((pending, i) => {
       const result = results[i]!;
