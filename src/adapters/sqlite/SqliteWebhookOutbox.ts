@@ -196,17 +196,12 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     if (batch.length === 0) return;
     let results: Array<{ ok: boolean } | { error: unknown }>;
     try {
-      // Without an fsync of its own: the next durable commit on the file (an append) or the WAL's next
-      // checkpoint makes it durable. A power loss before either forgets attempts, which are then made
-      // again (at least once, the same webhook-id); a crash of the process loses nothing.
-      this.synchronous.normal();
-      results = this.transactions.recordBatch.immediate(batch);
+      // A power loss can forget attempts, which are then made again (at least once, the same webhook-id).
+      results = this.withoutOwnFsync(() => this.transactions.recordBatch.immediate(batch));
     } catch (error) {
       // The whole transaction failed (disk, lock): nothing was written.
       batch.forEach((pending) => pending.reject(error));
       return;
-    } finally {
-      this.synchronous.restore();
     }
     batch.forEach((pending, i) => {
       const result = results[i]!;
@@ -235,6 +230,22 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   async commitFanOut(name: string, commit: FanOutCommit, now: Date): Promise<void> {
     // IMMEDIATE: take the write lock before reading anything, as the event store's appends do.
     this.transactions.commit.immediate(name, commit, now.toISOString());
+  }
+
+  /**
+   * Runs a write transaction at `synchronous=NORMAL`, then puts the connection's level
+   * (the log's FULL) back: no fsync of its own on the event loop. A crash of the process
+   * loses nothing; the next durable commit on the file (an append) or the WAL's next
+   * checkpoint makes it durable, and a power loss before either forgets it, with
+   * everything committed after it.
+   */
+  private withoutOwnFsync<T>(transaction: () => T): T {
+    this.synchronous.normal();
+    try {
+      return transaction();
+    } finally {
+      this.synchronous.restore();
+    }
   }
 
   async enqueue(deliveries: readonly NewDelivery[], now: Date): Promise<number> {
