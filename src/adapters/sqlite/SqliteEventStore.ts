@@ -62,9 +62,6 @@ const toRecorded = (row: Row): RecordedEvent => ({
 /** How many of its last committed rows the store keeps for its subscriptions (at least). */
 const RECENT_ROWS = 4096;
 
-const isStreamRevisionViolation = (error: unknown): boolean =>
-  isUniqueViolation(error) && (error as Error).message.includes('events.stream, events.revision');
-
 const isUniqueViolation = (error: unknown): boolean =>
   error instanceof Error && 'code' in error && String((error as { code: unknown }).code).startsWith('SQLITE_CONSTRAINT');
 
@@ -99,8 +96,6 @@ export class SqliteEventStore implements EventStore {
   private recent: Row[] = [];
   /** `PRAGMA data_version` inside the transaction that wrote `recent`'s last row. */
   private versionAtRecentTail = -1;
-  /** Rows inserted by the transaction in progress (dropped with a savepoint that rolls back). */
-  private inserting: Row[] = [];
   private readonly statements: {
     head: Statement<[string], { revision: number | null }>;
     insert: Statement<[string, string, number, string, string, string, string]>;
@@ -110,10 +105,15 @@ export class SqliteEventStore implements EventStore {
     headPosition: Statement<[], { position: number | null }>;
     dataVersion: Statement<[], number>;
   };
-  private versionInTransaction = -1;
-  private readonly appendOne: (request: StreamAppend, recordedAt: string) => AppendResult;
-  private readonly appendInSavepoint: (requests: readonly StreamAppend[], recordedAt: string) => AppendResult[];
-  private readonly appendBatch: (batch: readonly PendingAppend[]) => Array<AppendResult[] | { error: unknown }>;
+  /** Appends one stream's events, adding the rows it inserted to `rows`. */
+  private readonly appendOne: (request: StreamAppend, recordedAt: string, rows: Row[]) => AppendResult;
+  private readonly appendInSavepoint: (requests: readonly StreamAppend[], recordedAt: string, rows: Row[]) => AppendResult[];
+  /** One group commit: each append's result, the rows stored, and the file's data version under the write lock. */
+  private readonly appendBatch: (batch: readonly PendingAppend[]) => {
+    readonly results: Array<AppendResult[] | { error: unknown }>;
+    readonly rows: Row[];
+    readonly version: number;
+  };
 
   static open(file: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
     return new SqliteEventStore(openSqliteDatabase(file), options, true);
@@ -141,7 +141,7 @@ export class SqliteEventStore implements EventStore {
     };
 
     // Checks the expected revision before writing anything, then inserts the events.
-    this.appendOne = (request: StreamAppend, recordedAt: string): AppendResult => {
+    this.appendOne = (request: StreamAppend, recordedAt: string, rows: Row[]): AppendResult => {
       // A new stream needs no look at its head first: its first event takes revision 0, which
       // UNIQUE (stream, revision) refuses when the stream exists.
       const creates = request.expected === 'no_stream';
@@ -159,41 +159,41 @@ export class SqliteEventStore implements EventStore {
           const metadata = JSON.stringify(event.metadata);
           const info = this.statements.insert.run(event.id, request.stream, next, event.type, data, metadata, recordedAt);
           position = Number(info.lastInsertRowid);
-          this.inserting.push({ position, id: event.id, stream: request.stream, revision: next, type: event.type, data, metadata, recorded_at: recordedAt });
+          rows.push({ position, id: event.id, stream: request.stream, revision: next, type: event.type, data, metadata, recorded_at: recordedAt });
         } catch (error) {
-          if (creates && next === 0 && isStreamRevisionViolation(error)) {
-            throw new WrongExpectedRevisionError(request.stream, request.expected, this.statements.head.get(request.stream)!.revision!);
-          }
-          if (isUniqueViolation(error)) throw new DuplicateEventIdError(event.id);
-          throw error;
+          if (!isUniqueViolation(error)) throw error;
+          // Refused at revision 0: the stream exists (reported first, as a look at its head would have), else the id.
+          const head = creates && next === 0 ? this.statements.head.get(request.stream)!.revision : null;
+          if (head !== null) throw new WrongExpectedRevisionError(request.stream, request.expected, head);
+          throw new DuplicateEventIdError(event.id);
         }
       }
       return { nextRevision: next, position: String(position) };
     };
     // A nested better-sqlite3 transaction is a savepoint: a multi-event or multi-stream append
     // that fails part-way rolls back alone. A single-event append needs none: a failed INSERT is atomic.
-    this.appendInSavepoint = db.transaction((requests: readonly StreamAppend[], recordedAt: string) =>
-      requests.map((request) => this.appendOne(request, recordedAt)),
+    this.appendInSavepoint = db.transaction((requests: readonly StreamAppend[], recordedAt: string, rows: Row[]) =>
+      requests.map((request) => this.appendOne(request, recordedAt, rows)),
     );
 
     const batchTransaction = db.transaction((batch: readonly PendingAppend[]) => {
       const recordedAt = new Date().toISOString();
+      const rows: Row[] = [];
       const results = batch.map(({ appends }) => {
-        const before = this.inserting.length;
+        const before = rows.length;
         try {
           return appends.length === 1 && appends[0]!.events.length === 1
-            ? [this.appendOne(appends[0]!, recordedAt)]
-            : this.appendInSavepoint(appends, recordedAt);
+            ? [this.appendOne(appends[0]!, recordedAt, rows)]
+            : this.appendInSavepoint(appends, recordedAt, rows);
         } catch (error) {
           // Its savepoint (or its single INSERT) rolled back: so do its rows.
-          this.inserting.length = before;
+          rows.length = before;
           if (error instanceof WrongExpectedRevisionError || error instanceof DuplicateEventIdError) return { error };
           throw error;
         }
       });
       // Read under the write lock: no other connection can commit before this transaction does.
-      this.versionInTransaction = this.dataVersion();
-      return results;
+      return { results, rows, version: this.dataVersion() };
     });
     // IMMEDIATE takes the write lock up front, so a concurrent writer (the CLI) waits on busy_timeout.
     this.appendBatch = (batch) => batchTransaction.immediate(batch);
@@ -228,19 +228,17 @@ export class SqliteEventStore implements EventStore {
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
-    let results: Array<AppendResult[] | { error: unknown }>;
-    this.inserting = [];
+    let outcome: ReturnType<typeof this.appendBatch>;
     try {
-      results = this.appendBatch(batch);
+      outcome = this.appendBatch(batch);
     } catch (error) {
       // The whole transaction failed (disk full, lock timeout): nothing was written.
-      this.inserting = [];
       const failure = translateSqliteError(error);
       batch.forEach((request) => request.reject(failure));
       return;
     }
-    this.remember(this.inserting, this.versionInTransaction);
-    this.inserting = [];
+    const { results } = outcome;
+    this.remember(outcome.rows, outcome.version);
     let committed = false;
     batch.forEach((request, i) => {
       const result = results[i]!;
