@@ -80,8 +80,8 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     readonly recordBatch: Transaction<(batch: readonly PendingAttempt[]) => Array<{ ok: boolean } | { error: unknown }>>;
     readonly stop: Transaction<(subscriptionId: string, at: string) => void>;
   };
-  /** Switch the connection's `synchronous` level for the transactions of attempts, and back. */
-  private readonly synchronous: { readonly normal: () => void; readonly restore: () => void };
+  /** The connection's own `synchronous` level (the log's FULL), put back after `withoutOwnFsync`. */
+  private readonly synchronous: number;
   /** Attempts recorded during one turn of the event loop, committed together (group commit). */
   private pendingAttempts: PendingAttempt[] = [];
   private attemptsFlushScheduled = false;
@@ -95,9 +95,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     private readonly ownsDatabase = false,
   ) {
     this.s = prepareOutboxStatements(db);
-    const level = db.pragma('synchronous', { simple: true }) as number;
-    // SQLite applies this pragma when the statement is prepared, not when it runs: prepared at each use.
-    this.synchronous = { normal: () => db.pragma('synchronous = NORMAL'), restore: () => db.pragma(`synchronous = ${level}`) };
+    this.synchronous = db.pragma('synchronous', { simple: true }) as number;
     this.transactions = {
       enqueue: db.transaction((deliveries: readonly NewDelivery[], now: string) => this.insertAll(deliveries, now)),
       commit: db.transaction((name: string, commit: FanOutCommit, now: string) => this.storeFanOutBatch(name, commit, now)),
@@ -240,11 +238,12 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
    * everything committed after it.
    */
   private withoutOwnFsync<T>(transaction: () => T): T {
-    this.synchronous.normal();
+    // Not a statement prepared once: SQLite applies this pragma when it is prepared, not when it runs.
+    this.db.pragma('synchronous = NORMAL');
     try {
       return transaction();
     } finally {
-      this.synchronous.restore();
+      this.db.pragma(`synchronous = ${this.synchronous}`);
     }
   }
 
