@@ -5,6 +5,7 @@ import { compareNullablePositions, type Position } from '../shared/Position.js';
 import { PositionWaiters, type ReadModelProgress } from './ReadModelProgress.js';
 import { SubscriptionStatus, type SubscriptionStatusSnapshot } from './SubscriptionStatus.js';
 import { UndecodableEventError } from './UndecodableEventError.js';
+import { ReadModelsAheadOfLogError } from './ReadModelsAheadOfLogError.js';
 
 /** The checkpoint name of the read models' subscription. */
 export const READ_MODELS_CHECKPOINT = 'read-models';
@@ -103,6 +104,9 @@ export class ProjectionRunner implements ReadModelProgress {
     const { eventStore, readModels, logger } = this.deps;
     const from = readModels.durable ? await readModels.checkpoints.load(this.name) : null;
     const head = await eventStore.headPosition();
+    // Resuming there would skip the next events appended (their positions count as applied), and
+    // rebuilding from whatever log this is could replace read models of the right one: the operator decides.
+    if (from !== null && compareNullablePositions(from, head) > 0) throw new ReadModelsAheadOfLogError(this.name, from, head);
     this.current = from;
     const startedAt = Date.now();
     let applied = 0;

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 import { MemoryReadModelStore } from '../../src/adapters/memory/MemoryReadModelStore.js';
 import { ProjectionRunner } from '../../src/application/ProjectionRunner.js';
+import { ReadModelsAheadOfLogError } from '../../src/application/ReadModelsAheadOfLogError.js';
+import { replayReadModels } from '../../src/application/replay/replayReadModels.js';
 import type { DocumentCollection, ReadModelDocument, ReadModelStore } from '../../src/application/ports/ReadModelStore.js';
 import { taskProjection, type TaskCreatedData, type TaskDoc } from '../support/taskProjection.js';
 import { anEvent, eventually } from '../support/events.js';
@@ -155,6 +157,54 @@ describe('ProjectionRunner', () => {
     await runner.start();
     await eventually(() => runner.position === position);
     expect(seen).to.deep.equal(['t2']);
+  });
+
+  describe('given durable read models whose checkpoint is past the end of the log (another log, or a restored older copy)', () => {
+    const aheadOf = async (head: 'empty' | 'one event') => {
+      readModels = new DurableMemoryStore();
+      tasks = readModels.collection(taskProjection);
+      await readModels.checkpoints.save('read-models', '7');
+      if (head === 'one event') await eventStore.append('task-1', [taskCreated('t1')], 'no_stream');
+    };
+
+    const refusal = () =>
+      runner.start().then(
+        () => null,
+        (failure: unknown) => failure,
+      );
+
+    it('refuses to start on an empty log, naming both, and leaves the checkpoint as it was', async () => {
+      await aheadOf('empty');
+      runner = newRunner();
+      const error = await refusal();
+      expect(error).to.be.instanceOf(ReadModelsAheadOfLogError);
+      expect(error).to.include({ checkpoint: 'read-models', position: '7', head: null });
+      expect((error as Error).message).to.match(/hold the log up to position 7, but the log is empty: .*chronicle replay/);
+      expect(await readModels.checkpoints.load('read-models')).to.equal('7');
+    });
+
+    it('refuses to start on a shorter log, applying none of it', async () => {
+      await aheadOf('one event');
+      runner = newRunner();
+      const error = await refusal();
+      expect(error).to.be.instanceOf(ReadModelsAheadOfLogError);
+      expect(error).to.include({ position: '7', head: '1' });
+      expect((error as Error).message).to.match(/but the log ends at position 1:/);
+      expect(await tasks.get(COMPANY, 't1')).to.equal(null);
+    });
+
+    it('starts once a replay rebuilt them from this log, and applies the events appended after it', async () => {
+      await aheadOf('one event');
+      await replayReadModels({ eventStore, readModels, projections: [taskProjection as never] });
+      runner = newRunner();
+      await runner.start();
+      expect(await tasks.get(COMPANY, 't1')).to.not.equal(null);
+      // Its position is one the old checkpoint counted as applied: applied all the same.
+      const { position } = await eventStore.append('task-2', [taskCreated('t2')], 'no_stream');
+      expect(Number(position)).to.be.lessThan(7);
+      expect(await runner.waitFor(position, 2000)).to.equal(true);
+      expect(await tasks.get(COMPANY, 't2')).to.not.equal(null);
+    });
   });
 
   describe('given an event of the log that this release cannot read', () => {

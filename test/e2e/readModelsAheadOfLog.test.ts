@@ -1,0 +1,78 @@
+import { expect } from 'chai';
+import { copyFileSync, existsSync, rmSync } from 'node:fs';
+import { embeddedDatabaseFile } from '../../src/main.js';
+import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
+import { tempDir } from '../support/tempStore.js';
+
+/** The log's file and its WAL, as a copy taken of them (a backup) holds them. */
+const LOG_PARTS = ['', '-wal'];
+
+describe('chronicle serve on read models ahead of their log (a log put back to an older copy)', function () {
+  this.timeout(60_000);
+  let dir: ReturnType<typeof tempDir>;
+  let env: NodeJS.ProcessEnv;
+  let server: ServerProcess | null = null;
+  let key: string;
+
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${server!.baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json()) as { data: { id: string }; meta?: { total: number } } };
+  };
+  const serve = async () => {
+    server = await startServer(env);
+  };
+  const stop = async () => {
+    expect(await server!.stop()).to.equal(0);
+    server = null;
+  };
+
+  beforeEach(() => {
+    dir = tempDir('chronicle-ahead-');
+    env = { DATA_DIR: dir.path, RUN_WEBHOOKS: 'false' };
+  });
+  afterEach(async () => {
+    await server?.stop();
+    server = null;
+    dir.dispose();
+  });
+
+  it('refuses to start, saying what to do; starts after `chronicle replay`, and what is written next is read back', async () => {
+    await serve();
+    key = /API key (chr_\w+)/.exec(server!.output())![1]!;
+    const kept = await call('POST', '/contacts', { name: 'Before the copy', phoneNumber: '+4930100001' });
+    expect(kept.status).to.equal(201);
+    await stop();
+    const log = embeddedDatabaseFile(dir.path);
+    for (const part of LOG_PARTS) if (existsSync(log + part)) copyFileSync(log + part, `${log}${part}.copy`);
+
+    await serve();
+    const lost = await call('POST', '/contacts', { name: 'After the copy', phoneNumber: '+4930100002' });
+    expect(lost.status).to.equal(201);
+    await stop();
+    // The log is put back to the copy; the read models stay as they were.
+    for (const part of [...LOG_PARTS, '-shm']) rmSync(log + part, { force: true });
+    for (const part of LOG_PARTS) if (existsSync(`${log}${part}.copy`)) copyFileSync(`${log}${part}.copy`, log + part);
+
+    const refused = await runCli(['serve'], { ...env, PORT: '0' });
+    expect(refused.code).to.not.equal(0);
+    const said = refused.stdout + refused.stderr;
+    expect(said).to.match(/the read models \(checkpoint "read-models"\) hold the log up to position \d+, but the log ends at position \d+/);
+    expect(said).to.include('chronicle replay');
+
+    const replay = await runCli(['replay', '--json'], env);
+    expect(replay.code, replay.stderr).to.equal(0);
+
+    await serve();
+    expect((await call('GET', `/contacts/${kept.body.data.id}`)).status).to.equal(200);
+    expect((await call('GET', `/contacts/${lost.body.data.id}`)).status).to.equal(404);
+    // Its events take positions the read models had counted as applied before the replay.
+    const next = await call('POST', '/contacts', { name: 'After the replay', phoneNumber: '+4930100003' });
+    expect(next.status).to.equal(201);
+    expect((await call('GET', `/contacts/${next.body.data.id}`)).status).to.equal(200);
+    expect((await call('GET', '/contacts')).body.meta!.total).to.equal(2);
+  });
+});
