@@ -41,7 +41,9 @@ if (mongoUrl) {
 
 describe('SqliteWebhookOutbox: attempts recorded without an fsync of their own', () => {
   const attempt = { at: new Date(0).toISOString(), statusCode: 200, error: null, latencyMs: 1 };
-  type Spied = { transactions: { recordBatch: { immediate: (...args: unknown[]) => unknown } } };
+  type Spied = {
+    transactions: { recordBatch: { immediate: (...args: unknown[]) => unknown }; commit: { immediate: (...args: unknown[]) => unknown } };
+  };
 
   const withOutbox = async (run: (db: ReturnType<typeof openSqliteDatabase>, outbox: SqliteWebhookOutbox, spied: Spied) => Promise<void>) => {
     const dir = tempDir('chronicle-outbox-');
@@ -76,6 +78,23 @@ describe('SqliteWebhookOutbox: attempts recorded without an fsync of their own',
       expect(results).to.deep.equal([false, false]);
       expect(during).to.deep.equal([1]);
       expect(level(db)).to.equal(2);
+    });
+  });
+
+  it('commits a fan-out batch at synchronous=NORMAL too (it is made again from the log), and puts FULL back', async () => {
+    await withOutbox(async (db, outbox, spied) => {
+      const during: unknown[] = [];
+      const commit = spied.transactions.commit;
+      spied.transactions.commit = {
+        immediate: (...args: unknown[]) => {
+          during.push(level(db));
+          return commit.immediate(...args);
+        },
+      };
+      await outbox.commitFanOut('webhook-fan-out', { position: '5', deliveries: [], subscriptions: [] }, new Date(0));
+      expect(during).to.deep.equal([1]);
+      expect(level(db)).to.equal(2);
+      expect((await outbox.loadFanOut('webhook-fan-out')).position).to.equal('5');
     });
   });
 

@@ -227,15 +227,18 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
 
   async commitFanOut(name: string, commit: FanOutCommit, now: Date): Promise<void> {
     // IMMEDIATE: take the write lock before reading anything, as the event store's appends do.
-    this.transactions.commit.immediate(name, commit, now.toISOString());
+    // Without an fsync of its own: everything in it is derived from events the log holds durably,
+    // and a power loss forgets it together with its checkpoint (the WAL keeps a prefix of the
+    // commits), so the fan-out reads those events again and stores the same rows (at least once).
+    this.withoutOwnFsync(() => this.transactions.commit.immediate(name, commit, now.toISOString()));
   }
 
   /**
    * Runs a write transaction at `synchronous=NORMAL`, then puts the connection's level
-   * (the log's FULL) back: no fsync of its own on the event loop. A crash of the process
-   * loses nothing; the next durable commit on the file (an append) or the WAL's next
-   * checkpoint makes it durable, and a power loss before either forgets it, with
-   * everything committed after it.
+   * (the log's FULL) back: no fsync of its own on the event loop. For what can be made
+   * again: delivery attempts and fan-out batches. A crash of the process loses nothing;
+   * the next durable commit on the file (an append) or the WAL's next checkpoint makes it
+   * durable, and a power loss before either forgets it, with everything committed after it.
    */
   private withoutOwnFsync<T>(transaction: () => T): T {
     // Not a statement prepared once: SQLite applies this pragma when it is prepared, not when it runs.
