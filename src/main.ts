@@ -4,7 +4,8 @@ import type { EventStore } from './application/ports/EventStore.js';
 import type { Logger } from './application/ports/Logger.js';
 import type { RateLimitCounters } from './application/ports/RateLimitCounters.js';
 import { LoopHealth } from './application/LoopHealth.js';
-import type { ProjectionRunner } from './application/ProjectionRunner.js';
+import { READ_MODELS_CHECKPOINT, type ProjectionRunner } from './application/ProjectionRunner.js';
+import { ReadModelsAheadOfLogError } from './application/ReadModelsAheadOfLogError.js';
 import { bootstrapDemo, type DemoCredentials } from './application/bootstrapDemo.js';
 import { MemoryRateLimitCounters } from './adapters/memory/MemoryRateLimitCounters.js';
 import { SqliteEventStore } from './adapters/sqlite/SqliteEventStore.js';
@@ -222,6 +223,13 @@ export const supervisorRateLimits = (config: Config): ((worker: IpcEndpoint) => 
  * a subscription) stops what the earlier steps started before it is thrown, so a
  * failed start leaves nothing running.
  */
+/** Durable read models with a checkpoint beside an empty log: `ReadModelsAheadOfLogError`. */
+const refuseEmptyLogBesideReadModels = async ({ eventStore, readModels }: Stores): Promise<void> => {
+  if (!readModels.durable || (await eventStore.headPosition()) !== null) return;
+  const checkpoint = await readModels.checkpoints.load(READ_MODELS_CHECKPOINT);
+  if (checkpoint !== null) throw new ReadModelsAheadOfLogError(READ_MODELS_CHECKPOINT, checkpoint, null);
+};
+
 export const startChronicle = async (
   config: Config,
   logger: Logger,
@@ -239,6 +247,9 @@ export const startChronicle = async (
     const health = new LoopHealth();
     const metrics = new ChronicleMetrics({ logger: logger.child({ role: 'metrics' }), headPosition: () => eventStore.headPosition() });
 
+    // An empty log beside read models that applied events is not theirs (a wrong DATA_DIR or
+    // EVENTSTORE_URL, a lost file): refused before anything, the demo below included, is written to it.
+    await refuseEmptyLogBesideReadModels(stores);
     // Write side: an empty log gets a demo company and key, so a newcomer can call the API at once.
     const demo = config.roles.api ? await bootstrapDemo({ eventStore, newId, clock: systemClock }) : null;
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { copyFileSync, existsSync, rmSync } from 'node:fs';
+import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 import { embeddedDatabaseFile } from '../../src/main.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
@@ -74,5 +75,24 @@ describe('chronicle serve on read models ahead of their log (a log put back to a
     expect(next.status).to.equal(201);
     expect((await call('GET', `/contacts/${next.body.data.id}`)).status).to.equal(200);
     expect((await call('GET', '/contacts')).body.meta!.total).to.equal(2);
+  });
+  it('refuses to start beside an empty log (the log lost, or the wrong one) before writing anything to it, the demo included', async () => {
+    await serve();
+    key = /API key (chr_\w+)/.exec(server!.output())![1]!;
+    expect((await call('POST', '/contacts', { name: 'Kept', phoneNumber: '+4930100004' })).status).to.equal(201);
+    await stop();
+    const log = embeddedDatabaseFile(dir.path);
+    for (const part of [...LOG_PARTS, '-shm']) rmSync(log + part, { force: true });
+
+    const refused = await runCli(['serve'], { ...env, PORT: '0' });
+    expect(refused.code).to.not.equal(0);
+    expect(refused.stdout + refused.stderr).to.match(/hold the log up to position \d+, but the log is empty/);
+    expect(refused.stdout + refused.stderr).to.not.include('API key');
+    const store = SqliteEventStore.open(log);
+    try {
+      expect(await store.headPosition()).to.equal(null);
+    } finally {
+      await store.close();
+    }
   });
 });
