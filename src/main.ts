@@ -247,10 +247,11 @@ export const startChronicle = async (
     const health = new LoopHealth();
     const metrics = new ChronicleMetrics({ logger: logger.child({ role: 'metrics' }), headPosition: () => eventStore.headPosition() });
 
-    // An empty log beside read models that applied events is not theirs (a wrong DATA_DIR or
-    // EVENTSTORE_URL, a lost file): refused before anything, the demo below included, is written to it.
-    await refuseEmptyLogBesideReadModels(stores);
-    // Write side: an empty log gets a demo company and key, so a newcomer can call the API at once.
+    // Write side: an empty log gets a demo company and key, so a newcomer can call the API at once;
+    // but an empty log beside read models that applied events is not theirs (a wrong DATA_DIR or
+    // EVENTSTORE_URL, a lost file): refused before anything is written to it. (A projector checks
+    // its read models against the log as it starts.)
+    if (config.roles.api) await refuseEmptyLogBesideReadModels(stores);
     const demo = config.roles.api ? await bootstrapDemo({ eventStore, newId, clock: systemClock }) : null;
 
     // Read side: the projections (under the read models' lease), or the projector's checkpoint followed
