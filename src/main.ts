@@ -218,11 +218,6 @@ export const supervisorRateLimits = (config: Config): ((worker: IpcEndpoint) => 
   return (worker) => serveRateLimits(counters, worker);
 };
 
-/**
- * Starts the roles this process runs. A failure at any step (stores, the port,
- * a subscription) stops what the earlier steps started before it is thrown, so a
- * failed start leaves nothing running.
- */
 /** Durable read models with a checkpoint beside an empty log: `ReadModelsAheadOfLogError`. */
 const refuseEmptyLogBesideReadModels = async ({ eventStore, readModels }: Stores): Promise<void> => {
   if (!readModels.durable || (await eventStore.headPosition()) !== null) return;
@@ -230,6 +225,11 @@ const refuseEmptyLogBesideReadModels = async ({ eventStore, readModels }: Stores
   if (checkpoint !== null) throw new ReadModelsAheadOfLogError(READ_MODELS_CHECKPOINT, checkpoint, null);
 };
 
+/**
+ * Starts the roles this process runs. A failure at any step (stores, the port,
+ * a subscription) stops what the earlier steps started before it is thrown, so a
+ * failed start leaves nothing running.
+ */
 export const startChronicle = async (
   config: Config,
   logger: Logger,
