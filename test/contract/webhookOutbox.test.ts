@@ -39,7 +39,7 @@ if (mongoUrl) {
   skipLine('WebhookOutbox contract: MongoDB', 'MONGODB_URL');
 }
 
-describe('SqliteWebhookOutbox: attempts recorded without an fsync of their own', () => {
+describe('SqliteWebhookOutbox: attempts and fan-out batches committed without an fsync of their own', () => {
   const attempt = { at: new Date(0).toISOString(), statusCode: 200, error: null, latencyMs: 1 };
   type Spied = {
     transactions: { recordBatch: { immediate: (...args: unknown[]) => unknown }; commit: { immediate: (...args: unknown[]) => unknown } };
@@ -58,18 +58,23 @@ describe('SqliteWebhookOutbox: attempts recorded without an fsync of their own',
     }
   };
   const level = (db: ReturnType<typeof openSqliteDatabase>) => db.pragma('synchronous', { simple: true });
+  /** The connection's level each time the outbox runs transaction `name`, from now on. */
+  const levelsDuring = (db: ReturnType<typeof openSqliteDatabase>, spied: Spied, name: keyof Spied['transactions']): unknown[] => {
+    const during: unknown[] = [];
+    const transaction = spied.transactions[name];
+    spied.transactions[name] = {
+      immediate: (...args: unknown[]) => {
+        during.push(level(db));
+        return transaction.immediate(...args);
+      },
+    };
+    return during;
+  };
 
   it('commits a batch of attempts at synchronous=NORMAL, and puts the log’s FULL back for what follows', async () => {
     await withOutbox(async (db, outbox, spied) => {
       expect(level(db)).to.equal(2);
-      const during: unknown[] = [];
-      const recordBatch = spied.transactions.recordBatch;
-      spied.transactions.recordBatch = {
-        immediate: (...args: unknown[]) => {
-          during.push(level(db));
-          return recordBatch.immediate(...args);
-        },
-      };
+      const during = levelsDuring(db, spied, 'recordBatch');
       const results = await Promise.all([
         outbox.recordAttempt('s-1', 'e-1', attempt, { state: 'delivered' }),
         outbox.recordAttempt('s-2', 'e-2', attempt, { state: 'delivered' }),
@@ -83,14 +88,7 @@ describe('SqliteWebhookOutbox: attempts recorded without an fsync of their own',
 
   it('commits a fan-out batch at synchronous=NORMAL too (it is made again from the log), and puts FULL back', async () => {
     await withOutbox(async (db, outbox, spied) => {
-      const during: unknown[] = [];
-      const commit = spied.transactions.commit;
-      spied.transactions.commit = {
-        immediate: (...args: unknown[]) => {
-          during.push(level(db));
-          return commit.immediate(...args);
-        },
-      };
+      const during = levelsDuring(db, spied, 'commit');
       await outbox.commitFanOut('webhook-fan-out', { position: '5', deliveries: [], subscriptions: [] }, new Date(0));
       expect(during).to.deep.equal([1]);
       expect(level(db)).to.equal(2);
