@@ -79,11 +79,21 @@ const startServe = async (dataDir: string, env: Record<string, string> = {}): Pr
       RATE_LIMIT_CONCURRENT: '1000',
       ...env,
     },
-    stdio: 'ignore',
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  // Ready once /ready answers and serve says it listens: with API_WORKERS, only once every worker
+  // listens (the first one's /ready answers before the others do; the connections opened then
+  // would all be handed to it).
+  let listening = false;
+  let said = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    if (listening) return;
+    said = (said + chunk).slice(-4096);
+    listening = said.includes('Chronicle is listening on');
   });
   // Bounded: polls every 100 ms until ready or READY_WITHIN_MS.
   while (performance.now() - started < READY_WITHIN_MS) {
-    const ready = await fetch(`${base}/ready`).then((r) => r.status, () => 0);
+    const ready = listening ? await fetch(`${base}/ready`).then((r) => r.status, () => 0) : 0;
     if (ready === 200) return { child, base, readyMs: Math.round(performance.now() - started) };
     if (child.exitCode !== null) throw new Error(`chronicle serve exited with ${child.exitCode}`);
     await sleep(100);

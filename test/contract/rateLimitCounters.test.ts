@@ -25,7 +25,7 @@ rateLimitCountersContract('supervised (API_WORKERS: asked over IPC, counted by t
       await forget();
     },
   };
-}, { leases: false });
+}, { leases: false, take: true });
 
 describe('SupervisedRateLimitCounters: the API workers of one supervisor', () => {
   const limits = { hourly: 3, daily: 100, concurrent: 2 };
@@ -48,6 +48,34 @@ describe('SupervisedRateLimitCounters: the API workers of one supervisor', () =>
     a.cut();
     await forgetA();
     expect(await workerB.acquire('k')).to.be.a('function');
+  });
+
+  it('sends the questions of one turn as one message, answered with one; releases go with the next', async () => {
+    const { worker, supervisor } = ipcPair();
+    const sent = { worker: 0, supervisor: 0 };
+    for (const [name, end] of [['worker', worker], ['supervisor', supervisor]] as const) {
+      const send = end.send.bind(end);
+      end.send = (message: unknown) => {
+        sent[name] += 1;
+        return send(message);
+      };
+    }
+    const forget = serveRateLimits(new MemoryRateLimitCounters({ ...limits, hourly: 4 }), supervisor);
+    const counters = new SupervisedRateLimitCounters({ ...limits, hourly: 4 }, worker);
+    const now = new Date('2026-01-01T10:00:00.000Z');
+    const admitted = await Promise.all(['k', 'k', 'k', 'other'].map((key) => counters.admit(key, now)));
+    expect(admitted.map(({ decision }) => decision.hourly.remaining)).to.deep.equal([3, 2, 1, 3]);
+    // Two slots per key: the third request of `k` was counted but got none.
+    expect(admitted.map(({ release }) => release !== null)).to.deep.equal([true, true, false, true]);
+    expect(sent).to.deep.equal({ worker: 1, supervisor: 1 });
+    await admitted[0]!.release!();
+    await admitted[1]!.release!();
+    const next = await counters.admit('k', now);
+    expect(next.decision.hourly.remaining, 'the fourth of four').to.equal(0);
+    expect(next.release, 'both slots were given back before it was asked').to.be.a('function');
+    expect(sent).to.deep.equal({ worker: 2, supervisor: 2 });
+    await counters.close();
+    await forget();
   });
 
   it('refuses (503 store busy) when the supervisor does not answer, never lets the request pass', async () => {

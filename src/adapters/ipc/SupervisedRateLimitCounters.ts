@@ -1,5 +1,6 @@
 import {
   rateLimitDecision,
+  type RateLimitAdmission,
   type RateLimitCounters,
   type RateLimitDecision,
   type RateLimits,
@@ -12,19 +13,64 @@ import { sendQuietly, type IpcEndpoint } from '../../shared/IpcEndpoint.js';
 const ASK = 'chronicle:rate-limits';
 const ANSWER = 'chronicle:rate-limits:answer';
 
+/** `take` counts and, when the windows allow, gives a slot: what a request asks (one question, not two). */
 type Question =
-  | { readonly type: typeof ASK; readonly id: number; readonly op: 'count'; readonly keyId: string; readonly at: number }
-  | { readonly type: typeof ASK; readonly id: number; readonly op: 'acquire'; readonly keyId: string }
-  | { readonly type: typeof ASK; readonly id: number; readonly op: 'release'; readonly slot: number };
+  | { readonly id: number; readonly op: 'take'; readonly keyId: string; readonly at: number }
+  | { readonly id: number; readonly op: 'count'; readonly keyId: string; readonly at: number }
+  | { readonly id: number; readonly op: 'acquire'; readonly keyId: string }
+  | { readonly id: 0; readonly op: 'release'; readonly slot: number };
 
-type Answer =
-  | { readonly type: typeof ANSWER; readonly id: number; readonly hourly: number; readonly daily: number }
-  | { readonly type: typeof ANSWER; readonly id: number; readonly slot: number | null };
+/** Counts for `count`, a slot (or null) for `acquire`, both for `take`. */
+type Answer = { readonly id: number; readonly hourly?: number; readonly daily?: number; readonly slot?: number | null };
 
-const isQuestion = (message: unknown): message is Question =>
-  typeof message === 'object' && message !== null && (message as { type?: unknown }).type === ASK;
-const isAnswer = (message: unknown): message is Answer =>
-  typeof message === 'object' && message !== null && (message as { type?: unknown }).type === ANSWER;
+/** What goes over the channel: every question (or answer) of one turn of the sender's event loop. */
+interface Questions {
+  readonly type: typeof ASK;
+  readonly questions: readonly Question[];
+}
+interface Answers {
+  readonly type: typeof ANSWER;
+  readonly answers: readonly Answer[];
+}
+
+const isQuestions = (message: unknown): message is Questions =>
+  typeof message === 'object' && message !== null && (message as { type?: unknown }).type === ASK && Array.isArray((message as Questions).questions);
+const isAnswers = (message: unknown): message is Answers =>
+  typeof message === 'object' && message !== null && (message as { type?: unknown }).type === ANSWER && Array.isArray((message as Answers).answers);
+
+/**
+ * Gathers what one turn of the event loop sends, and sends it as one message
+ * after the turn's I/O (`setImmediate`): the requests read in one turn cost one
+ * write, one read and one parse on each side, not one each. False from `push`:
+ * the channel is closed (nothing was queued).
+ */
+class TurnBatch<T> {
+  private items: T[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly endpoint: IpcEndpoint,
+    private readonly wrap: (items: T[]) => unknown,
+    private readonly onLost: (items: T[]) => void = () => undefined,
+  ) {}
+
+  push(item: T): boolean {
+    if (this.endpoint.connected === false) return false;
+    this.items.push(item);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+    return true;
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const items = this.items;
+    this.items = [];
+    if (items.length > 0 && !sendQuietly(this.endpoint, this.wrap(items))) this.onLost(items);
+  }
+}
 
 /** How long a worker waits for the supervisor's answer before the request is refused (503, try again). */
 const ANSWER_WITHIN_MS = 2_000;
@@ -32,21 +78,27 @@ const ANSWER_WITHIN_MS = 2_000;
 /**
  * The rate-limit counters of an API worker under `API_WORKERS`: kept by the
  * supervisor (`serveRateLimits`), in its memory, for every worker it runs, and
- * asked over the worker's IPC channel. One count is a message each way (no file,
- * no lock to wait for); the decision is made here from the counts the supervisor
- * answers. A supervisor that does not answer within two seconds (it is gone, the
- * worker is stopping) makes the request a 503 with Retry-After, never a pass.
+ * asked over the worker's IPC channel. A request is one question (`admit`: count
+ * it and, when allowed, give it a slot) and one answer; the slot's release goes
+ * with the next questions. What a turn of the event loop asks goes as one
+ * message, and the supervisor answers a message with one (no file, no lock to
+ * wait for). The decision is made here from the counts the supervisor answers. A
+ * supervisor that does not answer within two seconds (it is gone, the worker is
+ * stopping) makes the request a 503 with Retry-After, never a pass.
  */
 export class SupervisedRateLimitCounters implements RateLimitCounters {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve: (answer: Answer) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly outbox: TurnBatch<Question>;
   private readonly listener = (message: unknown): void => {
-    if (!isAnswer(message)) return;
-    const waiter = this.waiting.get(message.id);
-    if (!waiter) return;
-    this.waiting.delete(message.id);
-    clearTimeout(waiter.timer);
-    waiter.resolve(message);
+    if (!isAnswers(message)) return;
+    for (const answer of message.answers) {
+      const waiter = this.waiting.get(answer.id);
+      if (!waiter) continue;
+      this.waiting.delete(answer.id);
+      clearTimeout(waiter.timer);
+      waiter.resolve(answer);
+    }
   };
 
   constructor(
@@ -54,18 +106,39 @@ export class SupervisedRateLimitCounters implements RateLimitCounters {
     private readonly supervisor: IpcEndpoint,
     private readonly answerWithinMs = ANSWER_WITHIN_MS,
   ) {
+    // Questions a closed channel would not take are refused at once (their requests: 503).
+    this.outbox = new TurnBatch(supervisor, (questions) => ({ type: ASK, questions }) satisfies Questions, (lost) =>
+      lost.forEach((question) => this.refuse(question.id)),
+    );
     supervisor.on('message', this.listener);
   }
 
   async consume(keyId: string, now: Date): Promise<RateLimitDecision> {
     const answer = await this.ask({ op: 'count', keyId, at: now.getTime() });
-    if (!('hourly' in answer)) throw new Error('the supervisor answered a count with a slot');
-    return rateLimitDecision(this.limits, now, answer.hourly, answer.daily);
+    return this.decision(answer, now);
   }
 
   async acquire(keyId: string): Promise<ReleaseSlot | null> {
-    const answer = await this.ask({ op: 'acquire', keyId });
-    if (!('slot' in answer)) throw new Error('the supervisor answered a slot with counts');
+    return this.releaseOf(await this.ask({ op: 'acquire', keyId }));
+  }
+
+  async admit(keyId: string, now: Date): Promise<RateLimitAdmission> {
+    const answer = await this.ask({ op: 'take', keyId, at: now.getTime() });
+    return { decision: this.decision(answer, now), release: this.releaseOf(answer) };
+  }
+
+  async close(): Promise<void> {
+    this.supervisor.off('message', this.listener);
+    for (const id of [...this.waiting.keys()]) this.refuse(id);
+  }
+
+  private decision(answer: Answer, now: Date): RateLimitDecision {
+    if (answer.hourly === undefined || answer.daily === undefined) throw new Error('the supervisor answered without counts');
+    return rateLimitDecision(this.limits, now, answer.hourly, answer.daily);
+  }
+
+  private releaseOf(answer: Answer): ReleaseSlot | null {
+    if (answer.slot === undefined) throw new Error('the supervisor answered without a slot');
     const { slot } = answer;
     if (slot === null) return null;
     let released = false;
@@ -73,77 +146,69 @@ export class SupervisedRateLimitCounters implements RateLimitCounters {
       if (released) return;
       released = true;
       // Nothing to wait for: a worker that is gone has its slots given back by the supervisor.
-      this.tell({ type: ASK, id: 0, op: 'release', slot });
+      this.outbox.push({ id: 0, op: 'release', slot });
     };
   }
 
-  async close(): Promise<void> {
-    this.supervisor.off('message', this.listener);
-    for (const [id, waiter] of this.waiting) {
-      clearTimeout(waiter.timer);
-      waiter.reject(new StoreUnavailableError('busy', 1));
-      this.waiting.delete(id);
-    }
-  }
-
-  private ask(question: { op: 'count'; keyId: string; at: number } | { op: 'acquire'; keyId: string }): Promise<Answer> {
+  private ask(question: { op: 'take' | 'count'; keyId: string; at: number } | { op: 'acquire'; keyId: string }): Promise<Answer> {
     const id = this.nextId++;
     return new Promise<Answer>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiting.delete(id);
-        reject(new StoreUnavailableError('busy', 1));
-      }, this.answerWithinMs);
+      const timer = setTimeout(() => this.refuse(id), this.answerWithinMs);
       this.waiting.set(id, { resolve, reject, timer });
-      if (!this.tell({ type: ASK, id, ...question })) {
-        this.waiting.delete(id);
-        clearTimeout(timer);
-        reject(new StoreUnavailableError('busy', 1));
-      }
+      if (!this.outbox.push({ id, ...question })) this.refuse(id);
     });
   }
 
-  private tell(question: Question): boolean {
-    try {
-      return this.supervisor.send(question);
-    } catch {
-      // The channel is closed (the supervisor is gone).
-      return false;
-    }
+  /** The question `id` gets no answer: its request is refused (503 store busy). */
+  private refuse(id: number): void {
+    const waiter = this.waiting.get(id);
+    if (!waiter) return;
+    this.waiting.delete(id);
+    clearTimeout(waiter.timer);
+    waiter.reject(new StoreUnavailableError('busy', 1));
   }
 }
 
 /**
  * The supervisor's side: answers one worker's questions from `counters` (shared
- * by every worker it serves). Returns what to call when the worker is gone: its
- * slots still held are given back.
+ * by every worker it serves), the questions of one message with one message.
+ * Returns what to call when the worker is gone: its slots still held are given
+ * back.
  */
 export const serveRateLimits = (counters: MemoryRateLimitCounters, worker: IpcEndpoint): (() => Promise<void>) => {
-  const held = new Map<number, ReleaseSlot>();
+  const held = new Map<number, () => void>();
   let nextSlot = 1;
+  const hold = (release: (() => void) | null): number | null => {
+    if (release === null) return null;
+    const slot = nextSlot++;
+    held.set(slot, release);
+    return slot;
+  };
   // A worker that is gone gets no answer: its slots are given back when its exit is seen.
-  const answer = (message: Answer): void => void sendQuietly(worker, message);
-  const listener = (message: unknown): void => {
-    if (!isQuestion(message)) return;
-    switch (message.op) {
-      case 'count': {
-        const { hourly, daily } = counters.count(message.keyId, new Date(message.at));
-        answer({ type: ANSWER, id: message.id, hourly, daily });
-        return;
+  const outbox = new TurnBatch<Answer>(worker, (answers) => ({ type: ANSWER, answers }) satisfies Answers);
+  const answerOne = (question: Question): Answer | null => {
+    switch (question.op) {
+      case 'take': {
+        const at = new Date(question.at);
+        const counts = counters.count(question.keyId, at);
+        const { allowed } = rateLimitDecision(counters.limits, at, counts.hourly, counts.daily);
+        return { id: question.id, ...counts, slot: hold(allowed ? counters.slot(question.keyId) : null) };
       }
+      case 'count':
+        return { id: question.id, ...counters.count(question.keyId, new Date(question.at)) };
       case 'acquire':
-        void counters.acquire(message.keyId).then((release) => {
-          if (release === null) return answer({ type: ANSWER, id: message.id, slot: null });
-          const slot = nextSlot++;
-          held.set(slot, release);
-          answer({ type: ANSWER, id: message.id, slot });
-        });
-        return;
-      case 'release': {
-        const release = held.get(message.slot);
-        held.delete(message.slot);
-        void release?.();
-        return;
-      }
+        return { id: question.id, slot: hold(counters.slot(question.keyId)) };
+      case 'release':
+        held.get(question.slot)?.();
+        held.delete(question.slot);
+        return null;
+    }
+  };
+  const listener = (message: unknown): void => {
+    if (!isQuestions(message)) return;
+    for (const question of message.questions) {
+      const answer = answerOne(question);
+      if (answer) outbox.push(answer);
     }
   };
   worker.on('message', listener);
@@ -151,6 +216,6 @@ export const serveRateLimits = (counters: MemoryRateLimitCounters, worker: IpcEn
     worker.off('message', listener);
     const releases = [...held.values()];
     held.clear();
-    await Promise.all(releases.map((release) => release()));
+    releases.forEach((release) => release());
   };
 };

@@ -76,7 +76,7 @@ export class MemoryRateLimitCounters implements RateLimitCounters {
   }
 
   /** Takes one of the key's slots: its release, or null when all are taken. */
-  private slot(keyId: string): (() => void) | null {
+  slot(keyId: string): (() => void) | null {
     const held = this.inFlight.get(keyId) ?? 0;
     if (held >= this.limits.concurrent) return null;
     this.inFlight.set(keyId, held + 1);

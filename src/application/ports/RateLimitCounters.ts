@@ -45,6 +45,13 @@ export interface RateLimitTaken {
   readonly release: (() => void) | null;
 }
 
+/** A request counted and, when its windows allow it, given a concurrency slot (`admit`). */
+export interface RateLimitAdmission {
+  readonly decision: RateLimitDecision;
+  /** Gives the slot back; null when none was taken: refused by a window, or none free. */
+  readonly release: ReleaseSlot | null;
+}
+
 export interface RateLimitCounters {
   readonly limits: RateLimits;
   /** Counts one request of `keyId` at `now` in both windows, and says whether it may go on. */
@@ -61,6 +68,11 @@ export interface RateLimitCounters {
    * then spends no promise on them.
    */
   take?(keyId: string, now: Date): RateLimitTaken;
+  /**
+   * `take` for counters kept by another process: one question to it instead of
+   * `consume`'s and `acquire`'s two.
+   */
+  admit?(keyId: string, now: Date): Promise<RateLimitAdmission>;
   /** Closes what the counters hold of their own (a file); counters on another store's connection have none. */
   close?(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import type {
+  RateLimitAdmission,
   RateLimitCounters,
   RateLimitDecision,
   RateLimitWindowName,
@@ -89,6 +90,14 @@ export const rateLimit = (counters: RateLimitCounters, clock: Clock, reports: Le
     }
     return null;
   };
+  const consumeAndAcquire = async (keyId: string): Promise<RateLimitAdmission> => {
+    const [decided, acquired] = await Promise.allSettled([counters.consume(keyId, clock.now()), counters.acquire(keyId)]);
+    if (decided.status === 'rejected' || acquired.status === 'rejected') {
+      if (acquired.status === 'fulfilled' && acquired.value) await releasing(acquired.value);
+      throw decided.status === 'rejected' ? decided.reason : (acquired as PromiseRejectedResult).reason;
+    }
+    return { decision: decided.value, release: acquired.value };
+  };
   return async (ctx, next) => {
     const auth = ctx.state.auth as AuthContext | undefined;
     if (!auth) {
@@ -108,14 +117,8 @@ export const rateLimit = (counters: RateLimitCounters, clock: Clock, reports: Le
       }
       return;
     }
-    // Both at once: one round trip fewer against a shared store.
-    const [decided, acquired] = await Promise.allSettled([counters.consume(auth.keyId, clock.now()), counters.acquire(auth.keyId)]);
-    if (decided.status === 'rejected' || acquired.status === 'rejected') {
-      if (acquired.status === 'fulfilled' && acquired.value) await releasing(acquired.value);
-      throw decided.status === 'rejected' ? decided.reason : (acquired as PromiseRejectedResult).reason;
-    }
-    const decision = decided.value;
-    const release: ReleaseSlot | null = acquired.value;
+    // Counters kept by another process answer both in one question; a shared store, both at once.
+    const { decision, release } = counters.admit ? await counters.admit(auth.keyId, clock.now()) : await consumeAndAcquire(auth.keyId);
     ctx.set(rateLimitHeaders(decision));
     const refused = refusal(decision, release !== null);
     if (refused) {
