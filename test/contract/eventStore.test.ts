@@ -7,6 +7,7 @@ import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js'
 import { eventStoreContract, type EventStoreFixture } from './eventStore.contract.js';
 import { eventStoreVersionsContract } from './eventStoreVersions.contract.js';
 import { skipLine } from '../support/integration.js';
+import { StoreUnavailableError } from '../../src/application/ports/StoreUnavailableError.js';
 
 const openSqlite = async (): Promise<EventStoreFixture> => {
   const dir = mkdtempSync(join(tmpdir(), 'chronicle-es-'));
@@ -263,4 +264,71 @@ describe('SqliteEventStore: its subscriptions read its own appends from memory',
       await Promise.all([store.close(), other.close()]);
     }
   });
+});
+
+describe('SqliteEventStore: the write lock held by another connection (another API process, the CLI)', () => {
+  const pinged = () => [{ id: randomUUID(), type: 'Pinged', data: {}, metadata: { source: 'system' as const, correlationId: 'c' } }];
+  const withFile = async (run: (file: string) => Promise<void>) => {
+    const dir = mkdtempSync(join(tmpdir(), 'chronicle-es-'));
+    try {
+      await run(join(dir, 'events.sqlite'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('is waited for with the event loop serving; the appends that arrive meanwhile join the group commit', async () =>
+    withFile(async (file) => {
+      const store = SqliteEventStore.open(file);
+      const other = SqliteEventStore.open(file);
+      let commits = 0;
+      store.onAppended(() => (commits += 1));
+      try {
+        // The other connection (in this very thread: SQLite sleeping here would never let it go) takes the lock.
+        other.db.exec('BEGIN IMMEDIATE');
+        let stored = 0;
+        const first = store.append('a', pinged(), 'no_stream').then(() => (stored += 1));
+        let timersFired = 0;
+        for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 5).unref()).then(() => (timersFired += 1));
+        const second = store.append('b', pinged(), 'no_stream').then(() => (stored += 1));
+        expect(timersFired, 'the loop went on').to.equal(5);
+        expect(stored, 'nothing stored while the lock is held').to.equal(0);
+        other.db.exec('COMMIT');
+        await Promise.all([first, second]);
+        expect(stored).to.equal(2);
+        expect(commits, 'one group commit for both').to.equal(1);
+        expect(store.db.pragma('busy_timeout', { simple: true }), 'the connection waits as before for anything else').to.equal(10_000);
+        expect((await store.readStream('a')).length + (await other.readStream('b')).length).to.equal(2);
+      } finally {
+        if (other.db.inTransaction) other.db.exec('ROLLBACK');
+        await store.close();
+        await other.close();
+      }
+    }));
+
+  it('fails the appends (503 store busy) when it is not had within lockWaitMs, and stores nothing of them', async () =>
+    withFile(async (file) => {
+      const store = SqliteEventStore.open(file, { lockWaitMs: 60 });
+      const other = SqliteEventStore.open(file);
+      try {
+        other.db.exec('BEGIN IMMEDIATE');
+        const started = performance.now();
+        const refused = await store.append('a', pinged(), 'no_stream').then(
+          () => null,
+          (error: unknown) => error,
+        );
+        expect(refused).to.be.instanceOf(StoreUnavailableError);
+        expect((refused as StoreUnavailableError).reason).to.equal('busy');
+        expect(performance.now() - started).to.be.within(55, 1_000);
+        other.db.exec('ROLLBACK');
+        expect(await store.readStream('a')).to.deep.equal([]);
+        // The lock free again: the next append goes through at once.
+        await store.append('a', pinged(), 'no_stream');
+        expect(await other.readStream('a')).to.have.length(1);
+      } finally {
+        if (other.db.inTransaction) other.db.exec('ROLLBACK');
+        await store.close();
+        await other.close();
+      }
+    }));
 });

@@ -46,7 +46,25 @@ export interface SqliteEventStoreOptions {
    * commit (`lookNow`, API_WORKERS) looks at once.
    */
   readonly pollIntervalMs?: number;
+  /**
+   * How long a group commit keeps trying for the write lock another connection
+   * holds (another API process, the CLI) before its appends fail (503
+   * STORE_BUSY). Default 10 s, the connection's busy timeout.
+   */
+  readonly lockWaitMs?: number;
 }
+
+/**
+ * Between two tries for a write lock another connection holds (the event loop
+ * serves meanwhile): SQLite's own busy handler's delays, so every connection
+ * waiting on the file (a projector renewing its lease, the fan-out, the CLI) gets
+ * its turn as it did when each waited in SQLite; a shorter one would take the
+ * lock from them each time it is free.
+ */
+const LOCK_RETRY_DELAYS_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
+
+const isBusy = (error: unknown): boolean =>
+  error instanceof Error && 'code' in error && String((error as { code: unknown }).code).startsWith('SQLITE_BUSY');
 
 const toRecorded = (row: Row): RecordedEvent => ({
   id: row.id,
@@ -84,6 +102,11 @@ export class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite' as const;
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
+  /** When the group commit at the head of `pending` first found the write lock taken (null: it has not). */
+  private lockWaitStarted: number | null = null;
+  private lockTries = 0;
+  private lockRetry: NodeJS.Timeout | null = null;
+  private readonly lockWaitMs: number;
   private readonly alarms = new Set<Alarm>();
   private readonly appendListeners = new Set<() => void>();
   private readonly pollIntervalMs: number;
@@ -109,7 +132,7 @@ export class SqliteEventStore implements EventStore {
   private readonly appendOne: (request: StreamAppend, recordedAt: string, rows: Row[]) => AppendResult;
   private readonly appendInSavepoint: (requests: readonly StreamAppend[], recordedAt: string, rows: Row[]) => AppendResult[];
   /** One group commit: each append's result, the rows stored, and the file's data version under the write lock. */
-  private readonly appendBatch: (batch: readonly PendingAppend[]) => {
+  private readonly appendBatch: (batch: readonly PendingAppend[], waitForLock: boolean) => {
     readonly results: Array<AppendResult[] | { error: unknown }>;
     readonly rows: Row[];
     readonly version: number;
@@ -125,6 +148,7 @@ export class SqliteEventStore implements EventStore {
     private readonly ownsDatabase = false,
   ) {
     this.pollIntervalMs = options.pollIntervalMs ?? 5;
+    this.lockWaitMs = options.lockWaitMs ?? 10_000;
     this.statements = {
       head: db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
       insert: db.prepare(
@@ -195,8 +219,21 @@ export class SqliteEventStore implements EventStore {
       // Read under the write lock: no other connection can commit before this transaction does.
       return { results, rows, version: this.dataVersion() };
     });
-    // IMMEDIATE takes the write lock up front, so a concurrent writer (the CLI) waits on busy_timeout.
-    this.appendBatch = (batch) => batchTransaction.immediate(batch);
+    // IMMEDIATE takes the write lock up front. Held by another connection, it is not waited for
+    // here: SQLite's busy handler would sleep (1 ms, then longer) with the event loop stopped, every
+    // request of the process frozen with it. The busy timeout is off for the try; flush tries again
+    // a moment later while the loop serves (and the appends arriving meanwhile join the group).
+    // (`exec`, not a prepared statement: SQLite sets busy_timeout when the PRAGMA is compiled.)
+    const restoreLockWait = `PRAGMA busy_timeout = ${db.pragma('busy_timeout', { simple: true }) as number}`;
+    this.appendBatch = (batch, waitForLock) => {
+      if (waitForLock) return batchTransaction.immediate(batch);
+      db.exec('PRAGMA busy_timeout = 0');
+      try {
+        return batchTransaction.immediate(batch);
+      } finally {
+        db.exec(restoreLockWait);
+      }
+    };
   }
 
   append(stream: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -223,20 +260,34 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
-  private flush(): void {
+  /** One group commit of what is pending; `waitForLock`: on the connection's busy timeout (closing). */
+  private flush(waitForLock = false): void {
     this.flushScheduled = false;
+    this.lockRetry = null;
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
     let outcome: ReturnType<typeof this.appendBatch>;
     try {
-      outcome = this.appendBatch(batch);
+      outcome = this.appendBatch(batch, waitForLock);
     } catch (error) {
-      // The whole transaction failed (disk full, lock timeout): nothing was written.
+      // Another connection holds the write lock: the group tries again shortly, with what joins it.
+      if (isBusy(error) && !waitForLock && Date.now() - (this.lockWaitStarted ??= Date.now()) < this.lockWaitMs) {
+        this.pending = batch.concat(this.pending);
+        this.flushScheduled = true;
+        const delay = LOCK_RETRY_DELAYS_MS[Math.min(this.lockTries++, LOCK_RETRY_DELAYS_MS.length - 1)]!;
+        this.lockRetry = setTimeout(() => this.flush(), delay);
+        return;
+      }
+      this.lockWaitStarted = null;
+      this.lockTries = 0;
+      // The whole transaction failed (disk full, the lock not had within the wait): nothing was written.
       const failure = translateSqliteError(error);
       batch.forEach((request) => request.reject(failure));
       return;
     }
+    this.lockWaitStarted = null;
+    this.lockTries = 0;
     const { results } = outcome;
     this.remember(outcome.rows, outcome.version);
     let committed = false;
@@ -383,7 +434,9 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    if (this.pending.length > 0) this.flush();
+    if (this.lockRetry) clearTimeout(this.lockRetry);
+    // The last appends wait for the lock as long as the busy timeout says: no later try is coming.
+    if (this.pending.length > 0) this.flush(true);
     this.closed = true;
     this.alarms.forEach((alarm) => alarm.wake());
     if (this.ownsDatabase) this.db.close();
