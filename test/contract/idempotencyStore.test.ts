@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
@@ -62,3 +63,46 @@ if (mongoUrl) {
 } else {
   skipLine('IdempotencyStore contract: MongoDB', 'MONGODB_URL');
 }
+
+describe('SqliteIdempotencyStore: the file’s write lock held by another process', () => {
+  it('claims and completes once it is free, the event loop serving meanwhile', async () => {
+    const dir = tempDir('chronicle-idempotency-');
+    const file = join(dir.path, 'chronicle.sqlite');
+    const store = SqliteIdempotencyStore.open(file);
+    const other = SqliteIdempotencyStore.open(file);
+    const holder = (other as unknown as { db: { exec: (sql: string) => void; inTransaction: boolean } }).db;
+    const now = new Date('2026-01-01T00:00:00.000Z');
+    try {
+      holder.exec('BEGIN IMMEDIATE');
+      let claimed = false;
+      const claim = store.claim({ companyId: 'c', key: 'k', fingerprint: 'fp', now, claimTtlMs: 60_000 }).then((outcome) => {
+        claimed = true;
+        return outcome;
+      });
+      let timers = 0;
+      for (let i = 0; i < 4; i++) await new Promise((resolve) => setTimeout(resolve, 5)).then(() => (timers += 1));
+      expect([timers, claimed]).to.deep.equal([4, false]);
+      holder.exec('COMMIT');
+      const outcome = await claim;
+      expect(outcome.kind).to.equal('claimed');
+      holder.exec('BEGIN IMMEDIATE');
+      const completed = store.complete({
+        companyId: 'c',
+        key: 'k',
+        token: (outcome as { token: string }).token,
+        response: { status: 201, body: { ok: true }, headers: {} },
+        now,
+        retentionMs: 60_000,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      holder.exec('COMMIT');
+      expect(await completed).to.equal(true);
+      expect((await other.claim({ companyId: 'c', key: 'k', fingerprint: 'fp', now, claimTtlMs: 60_000 })).kind).to.equal('completed');
+    } finally {
+      if (holder.inTransaction) holder.exec('ROLLBACK');
+      await store.close();
+      await other.close();
+      dir.dispose();
+    }
+  });
+});

@@ -112,3 +112,36 @@ describe('SqliteWebhookOutbox: attempts and fan-out batches committed without an
     });
   });
 });
+
+describe('SqliteWebhookOutbox: the log file’s write lock held by another process', () => {
+  const attempt = { at: new Date(0).toISOString(), statusCode: 200, error: null, latencyMs: 1 };
+
+  it('waits with the event loop serving, for a fan-out batch and for the attempts’ group commit alike', async () => {
+    const dir = tempDir('chronicle-outbox-');
+    const file = join(dir.path, 'chronicle.sqlite');
+    const db = openSqliteDatabase(file);
+    const other = openSqliteDatabase(file);
+    const outbox = new SqliteWebhookOutbox(db);
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      const done: string[] = [];
+      const fanOut = outbox.commitFanOut('webhook-fan-out', { position: '9', deliveries: [], subscriptions: [] }, new Date(0)).then(() => done.push('fan-out'));
+      const recorded = outbox.recordAttempt('s-1', 'e-1', attempt, { state: 'delivered' }).then(() => done.push('attempt'));
+      let timers = 0;
+      for (let i = 0; i < 4; i++) await new Promise((resolve) => setTimeout(resolve, 5)).then(() => (timers += 1));
+      expect(timers, 'the loop went on').to.equal(4);
+      expect(done, 'nothing written while the lock is held').to.deep.equal([]);
+      other.exec('COMMIT');
+      await Promise.all([fanOut, recorded]);
+      expect(done).to.have.members(['fan-out', 'attempt']);
+      expect((await outbox.loadFanOut('webhook-fan-out')).position).to.equal('9');
+      expect(db.pragma('busy_timeout', { simple: true })).to.equal(10_000);
+    } finally {
+      if (other.inTransaction) other.exec('ROLLBACK');
+      await outbox.close();
+      db.close();
+      other.close();
+      dir.dispose();
+    }
+  });
+});

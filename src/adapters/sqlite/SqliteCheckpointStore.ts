@@ -1,6 +1,7 @@
 import type { CheckpointStore } from '../../application/ports/CheckpointStore.js';
 import type { Position } from '../../shared/Position.js';
 import type { SqliteDatabase } from './openSqliteDatabase.js';
+import { whenLockFree } from './writeLock.js';
 
 /** Checkpoints in an embedded SQLite file, beside what they describe (the events, or the read models). */
 export class SqliteCheckpointStore implements CheckpointStore {
@@ -8,7 +9,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
   private readonly saveStatement;
   private readonly resetStatement;
 
-  constructor(db: SqliteDatabase) {
+  constructor(private readonly db: SqliteDatabase) {
     this.loadStatement = db.prepare<[string], { position: string }>('SELECT position FROM checkpoints WHERE name = ?');
     this.saveStatement = db.prepare<[string, string]>(
       'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position',
@@ -33,11 +34,12 @@ export class SqliteCheckpointStore implements CheckpointStore {
     return this.loadNow(name);
   }
 
+  /** Alone (not in a caller's transaction): waits for the file's write lock with the event loop serving (writeLock.ts). */
   async save(name: string, position: Position): Promise<void> {
-    this.saveNow(name, position);
+    await whenLockFree(this.db, () => this.saveNow(name, position));
   }
 
   async reset(name: string): Promise<void> {
-    this.resetNow(name);
+    await whenLockFree(this.db, () => this.resetNow(name));
   }
 }

@@ -18,6 +18,7 @@ import {
 import type { Position } from '../../shared/Position.js';
 import { Alarm, backoffMs } from '../../application/Alarm.js';
 import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
+import { LockRetry, withoutLockWait } from './writeLock.js';
 import { translateSqliteError } from './sqliteErrors.js';
 
 interface Row {
@@ -53,18 +54,6 @@ export interface SqliteEventStoreOptions {
    */
   readonly lockWaitMs?: number;
 }
-
-/**
- * Between two tries for a write lock another connection holds (the event loop
- * serves meanwhile): SQLite's own busy handler's delays, so every connection
- * waiting on the file (a projector renewing its lease, the fan-out, the CLI) gets
- * its turn as it did when each waited in SQLite; a shorter one would take the
- * lock from them each time it is free.
- */
-const LOCK_RETRY_DELAYS_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
-
-const isBusy = (error: unknown): boolean =>
-  error instanceof Error && 'code' in error && String((error as { code: unknown }).code).startsWith('SQLITE_BUSY');
 
 const toRecorded = (row: Row): RecordedEvent => ({
   id: row.id,
@@ -102,11 +91,8 @@ export class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite' as const;
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
-  /** When the group commit at the head of `pending` first found the write lock taken (null: it has not). */
-  private lockWaitStarted: number | null = null;
-  private lockTries = 0;
-  private lockRetry: NodeJS.Timeout | null = null;
-  private readonly lockWaitMs: number;
+  /** The wait of the group commit at the head of `pending` for a write lock another connection holds. */
+  private readonly lockRetry: LockRetry;
   private readonly alarms = new Set<Alarm>();
   private readonly appendListeners = new Set<() => void>();
   private readonly pollIntervalMs: number;
@@ -148,7 +134,7 @@ export class SqliteEventStore implements EventStore {
     private readonly ownsDatabase = false,
   ) {
     this.pollIntervalMs = options.pollIntervalMs ?? 5;
-    this.lockWaitMs = options.lockWaitMs ?? 10_000;
+    this.lockRetry = new LockRetry(options.lockWaitMs);
     this.statements = {
       head: db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
       insert: db.prepare(
@@ -220,20 +206,10 @@ export class SqliteEventStore implements EventStore {
       return { results, rows, version: this.dataVersion() };
     });
     // IMMEDIATE takes the write lock up front. Held by another connection, it is not waited for
-    // here: SQLite's busy handler would sleep (1 ms, then longer) with the event loop stopped, every
-    // request of the process frozen with it. The busy timeout is off for the try; flush tries again
-    // a moment later while the loop serves (and the appends arriving meanwhile join the group).
-    // (`exec`, not a prepared statement: SQLite sets busy_timeout when the PRAGMA is compiled.)
-    const restoreLockWait = `PRAGMA busy_timeout = ${db.pragma('busy_timeout', { simple: true }) as number}`;
-    this.appendBatch = (batch, waitForLock) => {
-      if (waitForLock) return batchTransaction.immediate(batch);
-      db.exec('PRAGMA busy_timeout = 0');
-      try {
-        return batchTransaction.immediate(batch);
-      } finally {
-        db.exec(restoreLockWait);
-      }
-    };
+    // inside SQLite (see writeLock.ts): flush tries again a moment later while the loop serves, and
+    // the appends arriving meanwhile join the group.
+    this.appendBatch = (batch, waitForLock) =>
+      waitForLock ? batchTransaction.immediate(batch) : withoutLockWait(db, () => batchTransaction.immediate(batch));
   }
 
   append(stream: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -263,7 +239,6 @@ export class SqliteEventStore implements EventStore {
   /** One group commit of what is pending; `waitForLock`: on the connection's busy timeout (closing). */
   private flush(waitForLock = false): void {
     this.flushScheduled = false;
-    this.lockRetry = null;
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
@@ -272,22 +247,17 @@ export class SqliteEventStore implements EventStore {
       outcome = this.appendBatch(batch, waitForLock);
     } catch (error) {
       // Another connection holds the write lock: the group tries again shortly, with what joins it.
-      if (isBusy(error) && !waitForLock && Date.now() - (this.lockWaitStarted ??= Date.now()) < this.lockWaitMs) {
+      if (!waitForLock && this.lockRetry.retryLater(error, () => this.flush())) {
         this.pending = batch.concat(this.pending);
         this.flushScheduled = true;
-        const delay = LOCK_RETRY_DELAYS_MS[Math.min(this.lockTries++, LOCK_RETRY_DELAYS_MS.length - 1)]!;
-        this.lockRetry = setTimeout(() => this.flush(), delay);
         return;
       }
-      this.lockWaitStarted = null;
-      this.lockTries = 0;
       // The whole transaction failed (disk full, the lock not had within the wait): nothing was written.
       const failure = translateSqliteError(error);
       batch.forEach((request) => request.reject(failure));
       return;
     }
-    this.lockWaitStarted = null;
-    this.lockTries = 0;
+    this.lockRetry.succeeded();
     const { results } = outcome;
     this.remember(outcome.rows, outcome.version);
     let committed = false;
@@ -434,7 +404,7 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    if (this.lockRetry) clearTimeout(this.lockRetry);
+    this.lockRetry.cancel();
     // The last appends wait for the lock as long as the busy timeout says: no later try is coming.
     if (this.pending.length > 0) this.flush(true);
     this.closed = true;

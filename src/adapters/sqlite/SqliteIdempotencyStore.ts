@@ -8,6 +8,7 @@ import type {
   StoredResponse,
 } from '../../application/ports/IdempotencyStore.js';
 import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
+import { whenLockFree } from './writeLock.js';
 
 /**
  * The table, created by the store itself when missing (not a numbered migration):
@@ -99,20 +100,26 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     return new SqliteIdempotencyStore(openSqliteDatabase(file), true);
   }
 
+  // Every write waits for a write lock another process holds with the event loop serving (writeLock.ts).
+
   async claim(claim: IdempotencyClaim): Promise<ClaimOutcome> {
-    this.pruneExpired(claim.now.getTime());
-    // IMMEDIATE: the write lock is taken before the read, so no other process slips in between.
-    return this.claimTransaction.immediate(claim, randomUUID());
+    const token = randomUUID();
+    return whenLockFree(this.db, () => {
+      this.pruneExpired(claim.now.getTime());
+      // IMMEDIATE: the write lock is taken before the read, so no other process slips in between.
+      return this.claimTransaction.immediate(claim, token);
+    });
   }
 
   async complete(completion: IdempotencyCompletion): Promise<boolean> {
     const { companyId, key, token, response, now, retentionMs } = completion;
-    const changed = this.statements.complete.run(JSON.stringify(response), now.getTime() + retentionMs, companyId, key, token);
+    const stored = JSON.stringify(response);
+    const changed = await whenLockFree(this.db, () => this.statements.complete.run(stored, now.getTime() + retentionMs, companyId, key, token));
     return changed.changes === 1;
   }
 
   async release({ companyId, key, token }: { companyId: string; key: string; token: string }): Promise<void> {
-    this.statements.release.run(companyId, key, token);
+    await whenLockFree(this.db, () => this.statements.release.run(companyId, key, token));
   }
 
   async close(): Promise<void> {

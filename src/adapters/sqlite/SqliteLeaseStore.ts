@@ -1,5 +1,6 @@
 import type { LeaseRecord, LeaseStore } from '../../application/ports/LeaseStore.js';
 import type { SqliteDatabase } from './openSqliteDatabase.js';
+import { whenLockFree } from './writeLock.js';
 
 interface LeaseRow {
   readonly owner: string;
@@ -15,7 +16,8 @@ interface LeaseRow {
  * Leases in the `leases` table of the read models' file: every process on the
  * DATA_DIR sees them. Each change is one conditional statement (SQLite runs it as
  * a write transaction of its own, under the file's write lock), so of two
- * processes claiming one lease as they read it, exactly one succeeds.
+ * processes claiming one lease as they read it, exactly one succeeds. A change
+ * waits for the file's write lock with the event loop serving (writeLock.ts).
  */
 export class SqliteLeaseStore implements LeaseStore {
   private readonly readStatement;
@@ -24,7 +26,7 @@ export class SqliteLeaseStore implements LeaseStore {
   private readonly renewStatement;
   private readonly releaseStatement;
 
-  constructor(db: SqliteDatabase) {
+  constructor(private readonly db: SqliteDatabase) {
     this.readStatement = db.prepare<[string], LeaseRow>('SELECT owner, role, pid, host, scope, acquired_at, renewed_at FROM leases WHERE name = ?');
     this.insertStatement = db.prepare<[string, string, string, number, string, string | null, string, string]>(
       'INSERT INTO leases (name, owner, role, pid, host, scope, acquired_at, renewed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING',
@@ -45,18 +47,19 @@ export class SqliteLeaseStore implements LeaseStore {
 
   async claim(name: string, record: LeaseRecord, replacing: LeaseRecord | null): Promise<boolean> {
     const { owner, role, pid, host, scope, acquiredAt, renewedAt } = record;
-    const written =
+    const written = await whenLockFree(this.db, () =>
       replacing === null
         ? this.insertStatement.run(name, owner, role, pid, host, scope, acquiredAt, renewedAt)
-        : this.replaceStatement.run(owner, role, pid, host, scope, acquiredAt, renewedAt, name, replacing.owner, replacing.renewedAt);
+        : this.replaceStatement.run(owner, role, pid, host, scope, acquiredAt, renewedAt, name, replacing.owner, replacing.renewedAt),
+    );
     return written.changes === 1;
   }
 
   async renew(name: string, owner: string, at: string): Promise<boolean> {
-    return this.renewStatement.run(at, name, owner).changes === 1;
+    return (await whenLockFree(this.db, () => this.renewStatement.run(at, name, owner))).changes === 1;
   }
 
   async release(name: string, owner: string): Promise<void> {
-    this.releaseStatement.run(name, owner);
+    await whenLockFree(this.db, () => this.releaseStatement.run(name, owner));
   }
 }

@@ -20,7 +20,7 @@ import {
   type WebhookOutbox,
 } from '../../application/ports/WebhookOutbox.js';
 import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
-import { translatingSqliteErrors } from './sqliteErrors.js';
+import { LockRetry, whenLockFree, whenLockFreeTranslated, withoutLockWait } from './writeLock.js';
 import { prepareOutboxStatements, type DeliveryRow, type OutboxStatements, type SubscriptionRow } from './webhookOutboxSql.js';
 
 const toDelivery = (row: DeliveryRow): Delivery => ({
@@ -85,6 +85,8 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   /** Attempts recorded during one turn of the event loop, committed together (group commit). */
   private pendingAttempts: PendingAttempt[] = [];
   private attemptsFlushScheduled = false;
+  /** The wait of the attempts' group commit for a write lock another connection holds (see writeLock.ts). */
+  private readonly attemptsLockRetry = new LockRetry();
 
   /**
    * On an open (migrated) database, usually the event store's (`SqliteEventStore.db`);
@@ -187,7 +189,8 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     return recorded.changes === 1;
   }
 
-  private flushAttempts(): void {
+  /** One group commit of the attempts recorded; `waitForLock`: on the connection's busy timeout (closing). */
+  private flushAttempts(waitForLock = false): void {
     this.attemptsFlushScheduled = false;
     const batch = this.pendingAttempts;
     this.pendingAttempts = [];
@@ -195,12 +198,20 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     let results: Array<{ ok: boolean } | { error: unknown }>;
     try {
       // A power loss can forget attempts, which are then made again (at least once, the same webhook-id).
-      results = this.withoutOwnFsync(() => this.transactions.recordBatch.immediate(batch));
+      const record = () => this.withoutOwnFsync(() => this.transactions.recordBatch.immediate(batch));
+      results = waitForLock ? record() : withoutLockWait(this.db, record);
     } catch (error) {
-      // The whole transaction failed (disk, lock): nothing was written.
+      // Another connection holds the write lock: the group tries again shortly, with what joins it.
+      if (!waitForLock && this.attemptsLockRetry.retryLater(error, () => this.flushAttempts())) {
+        this.pendingAttempts = batch.concat(this.pendingAttempts);
+        this.attemptsFlushScheduled = true;
+        return;
+      }
+      // The whole transaction failed (disk, the lock not had within the wait): nothing was written.
       batch.forEach((pending) => pending.reject(error));
       return;
     }
+    this.attemptsLockRetry.succeeded();
     batch.forEach((pending, i) => {
       const result = results[i]!;
       if ('error' in result) pending.reject(result.error);
@@ -214,7 +225,9 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async close(): Promise<void> {
-    if (this.pendingAttempts.length > 0) this.flushAttempts();
+    this.attemptsLockRetry.cancel();
+    // The last attempts wait for the lock as long as the busy timeout says: no later try is coming.
+    if (this.pendingAttempts.length > 0) this.flushAttempts(true);
     if (this.ownsDatabase && this.db.open) this.db.close();
   }
 
@@ -230,7 +243,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     // Without an fsync of its own: everything in it is derived from events the log holds durably,
     // and a power loss forgets it together with its checkpoint (the WAL keeps a prefix of the
     // commits), so the fan-out reads those events again and stores the same rows (at least once).
-    this.withoutOwnFsync(() => this.transactions.commit.immediate(name, commit, now.toISOString()));
+    await whenLockFree(this.db, () => this.withoutOwnFsync(() => this.transactions.commit.immediate(name, commit, now.toISOString())));
   }
 
   /**
@@ -251,7 +264,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async enqueue(deliveries: readonly NewDelivery[], now: Date): Promise<number> {
-    return this.transactions.enqueue.immediate(deliveries, now.toISOString());
+    return whenLockFree(this.db, () => this.transactions.enqueue.immediate(deliveries, now.toISOString()));
   }
 
   async head(subscriptionId: string): Promise<Delivery | null> {
@@ -307,7 +320,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async stopSubscription(subscriptionId: string, at: Date): Promise<void> {
-    this.transactions.stop.immediate(subscriptionId, at.toISOString());
+    await whenLockFree(this.db, () => this.transactions.stop.immediate(subscriptionId, at.toISOString()));
   }
 
   async listDeliveries(
@@ -330,16 +343,19 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     const size = Math.max(0, Math.floor(limit));
     if (size === 0) return 0;
     // One statement: its own (implicit) transaction, taking the write lock for one bounded batch.
-    return this.s.prune.run({ before: before.toISOString(), limit: size }).changes;
+    return whenLockFree(this.db, () => this.s.prune.run({ before: before.toISOString(), limit: size }).changes);
   }
 
   async redeliver(subscriptionId: string, eventId: string, now: Date): Promise<RedeliverResult> {
-    return translatingSqliteErrors(() => this.transactions.redeliver.immediate(subscriptionId, eventId, now.toISOString()));
+    return whenLockFreeTranslated(this.db, () => this.transactions.redeliver.immediate(subscriptionId, eventId, now.toISOString()));
   }
 
   async redeliverFailedSince(subscriptionId: string, since: Date, now: Date): Promise<number> {
     if (!this.isActive(subscriptionId)) return 0;
-    return translatingSqliteErrors(() => this.s.requeueFailedSince.run({ now: now.toISOString(), subscriptionId, since: since.toISOString() }).changes);
+    return whenLockFreeTranslated(
+      this.db,
+      () => this.s.requeueFailedSince.run({ now: now.toISOString(), subscriptionId, since: since.toISOString() }).changes,
+    );
   }
 
   private isActive(subscriptionId: string): boolean {

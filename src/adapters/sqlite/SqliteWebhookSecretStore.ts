@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { WebhookSecretStore } from '../../application/ports/WebhookSecretStore.js';
 import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
-import { translatingSqliteErrors } from './sqliteErrors.js';
+import { whenLockFreeTranslated } from './writeLock.js';
 
 /**
  * Webhook secrets in the embedded SQLite file, in a table of their own
@@ -34,7 +34,7 @@ export class SqliteWebhookSecretStore implements WebhookSecretStore {
   }
 
   async put(subscriptionId: string, secret: string): Promise<void> {
-    translatingSqliteErrors(() => this.statements.put.run(subscriptionId, secret));
+    await whenLockFreeTranslated(this.db, () => this.statements.put.run(subscriptionId, secret));
   }
 
   async get(subscriptionId: string): Promise<string | null> {
@@ -42,7 +42,7 @@ export class SqliteWebhookSecretStore implements WebhookSecretStore {
   }
 
   async delete(subscriptionId: string): Promise<void> {
-    translatingSqliteErrors(() => this.statements.delete.run(subscriptionId));
+    await whenLockFreeTranslated(this.db, () => this.statements.delete.run(subscriptionId));
   }
 
   async close(): Promise<void> {

@@ -16,12 +16,3 @@ export const translateSqliteError = (error: unknown): unknown => {
   if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_')) return new StoreUnavailableError('busy', 1, { cause: error });
   return error;
 };
-
-/** Runs a synchronous SQLite write, translating a driver error that passes into the port's error. */
-export const translatingSqliteErrors = <T>(write: () => T): T => {
-  try {
-    return write();
-  } catch (error) {
-    throw translateSqliteError(error);
-  }
-};
