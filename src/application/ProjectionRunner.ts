@@ -5,7 +5,7 @@ import { compareNullablePositions, type Position } from '../shared/Position.js';
 import { PositionWaiters, type ReadModelProgress } from './ReadModelProgress.js';
 import { SubscriptionStatus, type SubscriptionStatusSnapshot } from './SubscriptionStatus.js';
 import { UndecodableEventError } from './UndecodableEventError.js';
-import { ReadModelsAheadOfLogError } from './ReadModelsAheadOfLogError.js';
+import { ReadModelsAheadOfLogError, ReadModelsOfAnotherLogError } from './ReadModelsAheadOfLogError.js';
 
 /** The checkpoint name of the read models' subscription. */
 export const READ_MODELS_CHECKPOINT = 'read-models';
@@ -107,6 +107,12 @@ export class ProjectionRunner implements ReadModelProgress {
     // Resuming there would skip the next events appended (their positions count as applied), and
     // rebuilding from whatever log this is could replace read models of the right one: the operator decides.
     if (from !== null && compareNullablePositions(from, head) > 0) throw new ReadModelsAheadOfLogError(this.name, from, head);
+    // Where both keep it, the event at the checkpoint must be the one the read models applied there.
+    if (from !== null && eventStore.eventIdAt && readModels.checkpoints.loadEventId) {
+      const expected = await readModels.checkpoints.loadEventId(this.name);
+      const actual = expected === null ? null : await eventStore.eventIdAt(from);
+      if (expected !== null && actual !== expected) throw new ReadModelsOfAnotherLogError(this.name, from, expected, actual);
+    }
     this.current = from;
     const startedAt = Date.now();
     let applied = 0;

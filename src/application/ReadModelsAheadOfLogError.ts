@@ -24,3 +24,29 @@ export class ReadModelsAheadOfLogError extends Error {
     );
   }
 }
+
+/**
+ * Durable read models whose checkpoint's event is not the log's event at that
+ * position: the log has an event there, but another one (another log at least as
+ * long, or this one put back to an older copy that took new events since). Checked
+ * where both stores can tell (the embedded log and SQLite read models, which keep
+ * the id of their checkpoint's event). What to do is the same as when the read
+ * models are ahead of the log.
+ */
+export class ReadModelsOfAnotherLogError extends Error {
+  override readonly name = 'ReadModelsOfAnotherLogError';
+  constructor(
+    readonly checkpoint: string,
+    readonly position: Position,
+    readonly expectedEventId: string,
+    readonly actualEventId: string | null,
+  ) {
+    super(
+      `the read models (checkpoint "${checkpoint}") hold the log up to event ${expectedEventId} at position ${position}, but the log ` +
+        (actualEventId === null ? 'has no event there' : `has event ${actualEventId} there`) +
+        ': they were built from another log, or from this one before it was put back to an older copy. ' +
+        'If this is the wrong log, correct DATA_DIR (or EVENTSTORE_URL) and start again; ' +
+        'if it is the right one, rebuild the read models from it with "chronicle replay", then start again.',
+    );
+  }
+}

@@ -332,3 +332,20 @@ describe('SqliteEventStore: the write lock held by another connection (another A
       }
     }));
 });
+
+describe('SqliteEventStore.eventIdAt: the id of the event at a position (the projector’s check of its read models)', () => {
+  it('answers the stored id at a position, and null where the log has none', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chronicle-es-'));
+    const store = SqliteEventStore.open(join(dir, 'events.sqlite'));
+    try {
+      const id = randomUUID();
+      const { position } = await store.append('s', [{ id, type: 'Pinged', data: {}, metadata: { source: 'system', correlationId: 'c' } }], 'no_stream');
+      expect(await store.eventIdAt(position)).to.equal(id);
+      expect(await store.eventIdAt(String(Number(position) + 1))).to.equal(null);
+      expect(await store.eventIdAt('not-a-position')).to.equal(null);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

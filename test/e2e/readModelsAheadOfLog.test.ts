@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 import { embeddedDatabaseFile } from '../../src/main.js';
@@ -76,6 +77,41 @@ describe('chronicle serve on read models ahead of their log (a log put back to a
     expect((await call('GET', `/contacts/${next.body.data.id}`)).status).to.equal(200);
     expect((await call('GET', '/contacts')).body.meta!.total).to.equal(2);
   });
+  it('refuses to start when the log has another event at the checkpoint (an older copy that took new events since)', async () => {
+    await serve();
+    key = /API key (chr_\w+)/.exec(server!.output())![1]!;
+    expect((await call('POST', '/contacts', { name: 'Before the copy', phoneNumber: '+4930100005' })).status).to.equal(201);
+    await stop();
+    const log = embeddedDatabaseFile(dir.path);
+    for (const part of LOG_PARTS) if (existsSync(log + part)) copyFileSync(log + part, `${log}${part}.copy`);
+    await serve();
+    expect((await call('POST', '/contacts', { name: 'After the copy', phoneNumber: '+4930100006' })).status).to.equal(201);
+    await stop();
+    for (const part of [...LOG_PARTS, '-shm']) rmSync(log + part, { force: true });
+    for (const part of LOG_PARTS) if (existsSync(`${log}${part}.copy`)) copyFileSync(`${log}${part}.copy`, log + part);
+    // The copy takes new events (another process wrote to it before the projector started): as long as
+    // the read models' checkpoint now, so positions alone cannot tell.
+    const store = SqliteEventStore.open(log);
+    let head: string | null;
+    try {
+      for (let i = 0; i < 4; i++) {
+        await store.append(`probe-${i}`, [{ id: randomUUID(), type: 'Probed', data: {}, metadata: { source: 'system', correlationId: 'c' } }], 'no_stream');
+      }
+      head = await store.headPosition();
+    } finally {
+      await store.close();
+    }
+
+    const refused = await runCli(['serve'], { ...env, PORT: '0' });
+    expect(refused.code).to.not.equal(0);
+    const said = refused.stdout + refused.stderr;
+    const stated = /hold the log up to event ([0-9a-f-]{36}) at position (\d+), but the log has event ([0-9a-f-]{36}) there/.exec(said);
+    expect(stated, said).to.not.equal(null);
+    expect(stated![1]).to.not.equal(stated![3]);
+    expect(Number(stated![2])).to.be.at.most(Number(head!));
+    expect(said).to.include('chronicle replay');
+  });
+
   it('refuses to start beside an empty log (the log lost, or the wrong one) before writing anything to it, the demo included', async () => {
     await serve();
     key = /API key (chr_\w+)/.exec(server!.output())![1]!;

@@ -85,6 +85,36 @@ describe('SqliteReadModelStore', () => {
       expect(await store.checkpoints.load('read-models')).to.equal('1');
     });
 
+    it('keeps the id of the event at the checkpoint (the last one applied, or the replay’s), for the projector’s check', async () => {
+      const store = openStore();
+      const tasks = store.collection(taskProjection);
+      const batch = [at(1, 'TaskCreated', created('a')), at(2, 'TaskCreated', created('b'))];
+      await store.applyBatch([tasks as never], batch, 'read-models');
+      expect(await store.checkpoints.loadEventId!('read-models')).to.equal(batch[1]!.id);
+      const staging = await store.staging();
+      await staging.swap({ name: 'read-models', position: '9', eventId: 'event-at-9', expected: '2' });
+      expect([await store.checkpoints.load('read-models'), await store.checkpoints.loadEventId!('read-models')]).to.deep.equal(['9', 'event-at-9']);
+    });
+
+    it('opens a file of the release before (checkpoints without event ids): its checkpoint kept, no id until the next batch', async () => {
+      const old = new Database(file);
+      // The file as the release before left it: two migrations run, a checkpoint saved.
+      old.exec(`CREATE TABLE checkpoints (name TEXT PRIMARY KEY, position TEXT NOT NULL);
+        CREATE TABLE read_model_tables (name TEXT PRIMARY KEY, layout TEXT NOT NULL);
+        CREATE TABLE read_model_companies (cid INTEGER PRIMARY KEY, company_id TEXT NOT NULL UNIQUE);
+        CREATE TABLE leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, role TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL,
+          scope TEXT, acquired_at TEXT NOT NULL, renewed_at TEXT NOT NULL);
+        INSERT INTO checkpoints (name, position) VALUES ('read-models', '4');
+        PRAGMA user_version = 2;`);
+      old.close();
+      const store = openStore();
+      expect(await store.checkpoints.load('read-models')).to.equal('4');
+      expect(await store.checkpoints.loadEventId!('read-models')).to.equal(null);
+      const next = at(5, 'TaskCreated', created('e'));
+      await store.applyBatch([store.collection(taskProjection) as never], [next], 'read-models');
+      expect(await store.checkpoints.loadEventId!('read-models')).to.equal(next.id);
+    });
+
     it('skips events at or before the checkpoint another process saved', async () => {
       const first = openStore();
       const second = openStore();

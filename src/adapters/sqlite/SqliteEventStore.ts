@@ -112,6 +112,7 @@ export class SqliteEventStore implements EventStore {
     readStreamLimited: Statement<[string, number, number], Row>;
     readAll: Statement<[number, number], Row>;
     headPosition: Statement<[], { position: number | null }>;
+    idAt: Statement<[number], string>;
     dataVersion: Statement<[], number>;
   };
   /** Appends one stream's events, adding the rows it inserted to `rows`. */
@@ -147,6 +148,7 @@ export class SqliteEventStore implements EventStore {
       ),
       readAll: db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
       headPosition: db.prepare('SELECT MAX(position) AS position FROM events'),
+      idAt: db.prepare<[number], string>('SELECT id FROM events WHERE position = ?').pluck(),
       dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
     };
 
@@ -348,6 +350,11 @@ export class SqliteEventStore implements EventStore {
   async headPosition(): Promise<Position | null> {
     const { position } = this.statements.headPosition.get()!;
     return position === null ? null : String(position);
+  }
+
+  async eventIdAt(position: Position): Promise<string | null> {
+    const at = Number(position);
+    return Number.isSafeInteger(at) ? (this.statements.idAt.get(at) ?? null) : null;
   }
 
   subscribeToAll(options: SubscribeOptions): Subscription {

@@ -53,6 +53,8 @@ const MIGRATIONS: readonly string[] = [
      acquired_at TEXT NOT NULL,
      renewed_at  TEXT NOT NULL
    );`,
+  // The id of the event at a checkpoint's position: the projector checks it against the log as it starts.
+  `ALTER TABLE checkpoints ADD COLUMN event_id TEXT;`,
 ];
 
 /**
@@ -162,7 +164,7 @@ class SqliteStaging implements StagingReadModels {
         renameReadModelTable(this.db, name + STAGING_SUFFIX, name);
       }
       if (checkpoint.position === null) this.checkpoints.resetNow(checkpoint.name);
-      else this.checkpoints.saveNow(checkpoint.name, checkpoint.position);
+      else this.checkpoints.saveNow(checkpoint.name, checkpoint.position, checkpoint.eventId ?? null);
     });
     swap.immediate();
     this.done = true;
@@ -214,7 +216,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     readonly db: SqliteDatabase,
     options: SqliteReadModelStoreOptions = {},
   ) {
-    this.checkpoints = new SqliteCheckpointStore(db);
+    this.checkpoints = new SqliteCheckpointStore(db, { eventIds: true });
     this.leases = new SqliteLeaseStore(db);
     this.companies = new ReadModelCompanies(db);
     this.collections = new Collections(db, this.companies, '');
@@ -258,7 +260,8 @@ export class SqliteReadModelStore implements ReadModelStore {
       const fresh = stored === null ? events : events.filter((event) => comparePositions(event.position, stored) > 0);
       if (fresh.length === 0) return;
       for (const collection of own) collection.applyInTransaction(fresh);
-      this.checkpoints.saveNow(checkpoint, fresh[fresh.length - 1]!.position);
+      const last = fresh[fresh.length - 1]!;
+      this.checkpoints.saveNow(checkpoint, last.position, last.id);
     };
     // Not sharing, or inside a transaction of the caller's (which then commits the batch).
     if (this.shareCommitMs <= 0 || (this.shared === null && this.db.inTransaction)) {

@@ -6,4 +6,9 @@ export interface CheckpointStore {
   save(name: string, position: Position): Promise<void>;
   /** Forget a checkpoint (a rebuild starts from the beginning). */
   reset(name: string): Promise<void>;
+  /**
+   * The id of the event at the checkpoint's position, when the store keeps it with
+   * the checkpoint (SQLite read models; null: none kept, as by an older release).
+   */
+  loadEventId?(name: string): Promise<string | null>;
 }

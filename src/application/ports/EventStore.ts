@@ -197,6 +197,12 @@ export interface EventStore {
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Position of the newest event in the log, or null when the log is empty. */
   headPosition(): Promise<Position | null>;
+  /**
+   * The id of the event at `position`, or null when the log has none there. The
+   * embedded store offers it (one indexed read); with it, read models that keep
+   * the id of their checkpoint's event are checked against the log exactly.
+   */
+  eventIdAt?(position: Position): Promise<string | null>;
   /** Catch up from `after`, then follow live appends (including other processes'). */
   subscribeToAll(options: SubscribeOptions): Subscription;
   close(): Promise<void>;

@@ -122,6 +122,8 @@ export interface ReplayedCheckpoint {
   readonly name: string;
   /** Last log position the rebuilt collections applied (null: the log was empty). */
   readonly position: Position | null;
+  /** The id of the event at `position` (a store that keeps it with the checkpoint does). */
+  readonly eventId?: string | null;
   /**
    * The checkpoint as the rebuild found it, when known. A store that can read it in
    * the same transaction as the swap (SQLite) refuses to swap, with

@@ -90,6 +90,7 @@ export const replayReadModels = async (deps: ReplayDeps): Promise<ReplaySummary>
     await staging.init();
     const head = await eventStore.headPosition();
     let position: Position | null = null;
+    let eventId: string | null = null;
     let events = 0;
     // Bounded: every batch moves `position` forward, and the loop ends at `head`.
     while (head !== null && (position === null || comparePositions(position, head) < 0)) {
@@ -99,6 +100,7 @@ export const replayReadModels = async (deps: ReplayDeps): Promise<ReplaySummary>
       await staging.applyBatch(collections, batch);
       events += batch.length;
       position = batch[batch.length - 1]!.position;
+      eventId = batch[batch.length - 1]!.id;
       onProgress?.({ events, position, head, elapsedMs: performance.now() - startedAt });
     }
     if (readModels.durable) {
@@ -106,7 +108,7 @@ export const replayReadModels = async (deps: ReplayDeps): Promise<ReplaySummary>
       if (now !== before) throw new ReplayConflictError(checkpoint, before, now);
     }
     try {
-      await staging.swap({ name: checkpoint, position, ...(readModels.durable ? { expected: before } : {}) });
+      await staging.swap({ name: checkpoint, position, eventId, ...(readModels.durable ? { expected: before } : {}) });
     } catch (error) {
       // SQLite checks the checkpoint again inside the swap's transaction, which closes the gap left by the check above.
       if (error instanceof CheckpointMovedError) throw new ReplayConflictError(checkpoint, error.expected, error.actual);

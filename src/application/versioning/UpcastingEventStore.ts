@@ -48,6 +48,7 @@ export class UpcastingEventStore implements EventStore {
   readonly appendToStreams?: (appends: readonly StreamAppend[]) => Promise<AppendResult[]>;
   readonly onAppended?: (listener: () => void) => () => void;
   readonly lookNow?: () => void;
+  readonly eventIdAt?: (position: Position) => Promise<string | null>;
 
   constructor(
     readonly inner: EventStore,
@@ -58,6 +59,7 @@ export class UpcastingEventStore implements EventStore {
     // Offered exactly when the wrapped store offers them.
     if (inner.onAppended) this.onAppended = inner.onAppended.bind(inner);
     if (inner.lookNow) this.lookNow = inner.lookNow.bind(inner);
+    if (inner.eventIdAt) this.eventIdAt = inner.eventIdAt.bind(inner);
     const appendToStreams = inner.appendToStreams?.bind(inner);
     if (appendToStreams) {
       this.appendToStreams = (appends) =>
