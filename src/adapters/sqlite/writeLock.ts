@@ -28,6 +28,8 @@ export const isBusy = (error: unknown): boolean =>
 
 /** Each connection's own busy timeout, as the PRAGMA that puts it back. */
 const restoreStatements = new WeakMap<SqliteDatabase, string>();
+/** The connections whose busy timeout `withoutLockWait` has off right now. */
+const turnedOff = new WeakSet<SqliteDatabase>();
 
 /**
  * Runs `write` with the connection's busy timeout off: a write lock another
@@ -37,15 +39,19 @@ const restoreStatements = new WeakMap<SqliteDatabase, string>();
  * the PRAGMA is compiled, so running a prepared one again does nothing.)
  */
 export const withoutLockWait = <T>(db: SqliteDatabase, write: () => T): T => {
+  // Inside another one's write (the timeout is off already): the outer one puts it back.
+  if (turnedOff.has(db)) return write();
   let restore = restoreStatements.get(db);
   if (restore === undefined) {
     restore = `PRAGMA busy_timeout = ${db.pragma('busy_timeout', { simple: true }) as number}`;
     restoreStatements.set(db, restore);
   }
   db.exec('PRAGMA busy_timeout = 0');
+  turnedOff.add(db);
   try {
     return write();
   } finally {
+    turnedOff.delete(db);
     db.exec(restore);
   }
 };

@@ -49,6 +49,27 @@ describe('writeLock: waiting for a write lock another connection holds, the even
       expect(rows(db)).to.deep.equal([1]);
     }));
 
+  it('withoutLockWait inside another leaves the timeout off until the outer one ends, then puts the real one back', async () =>
+    withTwoConnections(async (db) => {
+      const seen: unknown[] = [];
+      withoutLockWait(db, () => {
+        seen.push(busyTimeout(db));
+        withoutLockWait(db, () => seen.push(busyTimeout(db)));
+        seen.push(busyTimeout(db));
+      });
+      expect(seen).to.deep.equal([0, 0, 0]);
+      expect(busyTimeout(db)).to.equal(10_000);
+      // A first use from inside another's write does not take the 0 for the connection's own timeout.
+      const fresh = openSqliteDatabase(db.name);
+      try {
+        withoutLockWait(fresh, () => withoutLockWait(fresh, () => undefined));
+        withoutLockWait(fresh, () => undefined);
+        expect(busyTimeout(fresh)).to.equal(10_000);
+      } finally {
+        fresh.close();
+      }
+    }));
+
   it('whenLockFree writes once the lock is free, timers firing while it waits', async () =>
     withTwoConnections(async (db, other) => {
       other.exec('BEGIN IMMEDIATE');
