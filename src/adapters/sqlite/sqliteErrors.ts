@@ -4,6 +4,12 @@ import { StoreUnavailableError } from '../../application/ports/StoreUnavailableE
 const codeOf = (error: unknown): string =>
   error instanceof Error && 'code' in error ? String((error as { code: unknown }).code) : '';
 
+/** SQLITE_BUSY or one of its extended codes: the write lock was taken. */
+export const isBusy = (error: unknown): boolean => {
+  const code = codeOf(error);
+  return code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_');
+};
+
 /**
  * The port's error for a driver error that passes: SQLITE_FULL (the disk, or the
  * `max_page_count` quota, is full) and SQLITE_BUSY (the write lock was not free
@@ -13,6 +19,6 @@ const codeOf = (error: unknown): string =>
 export const translateSqliteError = (error: unknown): unknown => {
   const code = codeOf(error);
   if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_FULL_')) return new StoreUnavailableError('storage_full', 30, { cause: error });
-  if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_')) return new StoreUnavailableError('busy', 1, { cause: error });
+  if (isBusy(error)) return new StoreUnavailableError('busy', 1, { cause: error });
   return error;
 };

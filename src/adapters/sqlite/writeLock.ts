@@ -1,5 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { SqliteDatabase } from './openSqliteDatabase.js';
-import { translateSqliteError } from './sqliteErrors.js';
+import { isBusy, translateSqliteError } from './sqliteErrors.js';
 
 /**
  * Waiting for a SQLite file's write lock without stopping the event loop.
@@ -17,14 +18,10 @@ import { translateSqliteError } from './sqliteErrors.js';
 const LOCK_RETRY_DELAYS_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100] as const;
 
 /** How long a write keeps trying before it fails with SQLITE_BUSY: the connections' busy timeout. */
-export const LOCK_WAIT_MS = 10_000;
+const LOCK_WAIT_MS = 10_000;
 
 /** The delay before the next try, after `tries` tries that found the lock taken. */
 const lockRetryDelay = (tries: number): number => LOCK_RETRY_DELAYS_MS[Math.min(tries, LOCK_RETRY_DELAYS_MS.length - 1)]!;
-
-/** SQLITE_BUSY or one of its extended codes: the lock was taken. */
-export const isBusy = (error: unknown): boolean =>
-  error instanceof Error && 'code' in error && String((error as { code: unknown }).code).startsWith('SQLITE_BUSY');
 
 /** Each connection's own busy timeout, as the PRAGMA that puts it back. */
 const restoreStatements = new WeakMap<SqliteDatabase, string>();
@@ -55,8 +52,6 @@ export const withoutLockWait = <T>(db: SqliteDatabase, write: () => T): T => {
     db.exec(restore);
   }
 };
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Runs `write` (a write transaction, or a statement that writes) once the write
