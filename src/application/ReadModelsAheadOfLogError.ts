@@ -1,5 +1,11 @@
 import type { Position } from '../shared/Position.js';
 
+/** Why the read models and the log disagree, and what the operator does about it (both errors below). */
+const WHAT_TO_DO =
+  ': they were built from another log, or from this one before it was put back to an older copy. ' +
+  'If this is the wrong log, correct DATA_DIR (or EVENTSTORE_URL) and start again; ' +
+  'if it is the right one, rebuild the read models from it with "chronicle replay", then start again.';
+
 /**
  * Durable read models whose checkpoint is past the end of the log they are given:
  * they were built from another log, or from this one before it was put back to an
@@ -18,9 +24,7 @@ export class ReadModelsAheadOfLogError extends Error {
     super(
       `the read models (checkpoint "${checkpoint}") hold the log up to position ${position}, but the log ` +
         (head === null ? 'is empty' : `ends at position ${head}`) +
-        ': they were built from another log, or from this one before it was put back to an older copy. ' +
-        'If this is the wrong log, correct DATA_DIR (or EVENTSTORE_URL) and start again; ' +
-        'if it is the right one, rebuild the read models from it with "chronicle replay", then start again.',
+        WHAT_TO_DO,
     );
   }
 }
@@ -44,9 +48,7 @@ export class ReadModelsOfAnotherLogError extends Error {
     super(
       `the read models (checkpoint "${checkpoint}") hold the log up to event ${expectedEventId} at position ${position}, but the log ` +
         (actualEventId === null ? 'has no event there' : `has event ${actualEventId} there`) +
-        ': they were built from another log, or from this one before it was put back to an older copy. ' +
-        'If this is the wrong log, correct DATA_DIR (or EVENTSTORE_URL) and start again; ' +
-        'if it is the right one, rebuild the read models from it with "chronicle replay", then start again.',
+        WHAT_TO_DO,
     );
   }
 }
