@@ -8,6 +8,19 @@ import { tempDir } from '../support/tempStore.js';
 
 /** The log's file and its WAL, as a copy taken of them (a backup) holds them. */
 const LOG_PARTS = ['', '-wal'];
+/** A backup of the log beside it. */
+const backUp = (log: string) => {
+  for (const part of LOG_PARTS) if (existsSync(log + part)) copyFileSync(log + part, `${log}${part}.copy`);
+};
+/** The log's files gone (its shared memory too). */
+const deleteLog = (log: string) => {
+  for (const part of [...LOG_PARTS, '-shm']) rmSync(log + part, { force: true });
+};
+/** The log put back to its backup. */
+const restore = (log: string) => {
+  deleteLog(log);
+  for (const part of LOG_PARTS) if (existsSync(`${log}${part}.copy`)) copyFileSync(`${log}${part}.copy`, log + part);
+};
 
 describe('chronicle serve on read models ahead of their log (a log put back to an older copy)', function () {
   this.timeout(60_000);
@@ -27,6 +40,11 @@ describe('chronicle serve on read models ahead of their log (a log put back to a
   const serve = async () => {
     server = await startServer(env);
   };
+  /** The first start: the demo key it prints is the one every call uses. */
+  const serveFirst = async () => {
+    await serve();
+    key = /API key (chr_\w+)/.exec(server!.output())![1]!;
+  };
   const stop = async () => {
     expect(await server!.stop()).to.equal(0);
     server = null;
@@ -43,21 +61,19 @@ describe('chronicle serve on read models ahead of their log (a log put back to a
   });
 
   it('refuses to start, saying what to do; starts after `chronicle replay`, and what is written next is read back', async () => {
-    await serve();
-    key = /API key (chr_\w+)/.exec(server!.output())![1]!;
+    await serveFirst();
     const kept = await call('POST', '/contacts', { name: 'Before the copy', phoneNumber: '+4930100001' });
     expect(kept.status).to.equal(201);
     await stop();
     const log = embeddedDatabaseFile(dir.path);
-    for (const part of LOG_PARTS) if (existsSync(log + part)) copyFileSync(log + part, `${log}${part}.copy`);
+    backUp(log);
 
     await serve();
     const lost = await call('POST', '/contacts', { name: 'After the copy', phoneNumber: '+4930100002' });
     expect(lost.status).to.equal(201);
     await stop();
     // The log is put back to the copy; the read models stay as they were.
-    for (const part of [...LOG_PARTS, '-shm']) rmSync(log + part, { force: true });
-    for (const part of LOG_PARTS) if (existsSync(`${log}${part}.copy`)) copyFileSync(`${log}${part}.copy`, log + part);
+    restore(log);
 
     const refused = await runCli(['serve'], { ...env, PORT: '0' });
     expect(refused.code).to.not.equal(0);
@@ -78,17 +94,15 @@ describe('chronicle serve on read models ahead of their log (a log put back to a
     expect((await call('GET', '/contacts')).body.meta!.total).to.equal(2);
   });
   it('refuses to start when the log has another event at the checkpoint (an older copy that took new events since)', async () => {
-    await serve();
-    key = /API key (chr_\w+)/.exec(server!.output())![1]!;
+    await serveFirst();
     expect((await call('POST', '/contacts', { name: 'Before the copy', phoneNumber: '+4930100005' })).status).to.equal(201);
     await stop();
     const log = embeddedDatabaseFile(dir.path);
-    for (const part of LOG_PARTS) if (existsSync(log + part)) copyFileSync(log + part, `${log}${part}.copy`);
+    backUp(log);
     await serve();
     expect((await call('POST', '/contacts', { name: 'After the copy', phoneNumber: '+4930100006' })).status).to.equal(201);
     await stop();
-    for (const part of [...LOG_PARTS, '-shm']) rmSync(log + part, { force: true });
-    for (const part of LOG_PARTS) if (existsSync(`${log}${part}.copy`)) copyFileSync(`${log}${part}.copy`, log + part);
+    restore(log);
     // The copy takes new events (another process wrote to it before the projector started): as long as
     // the read models' checkpoint now, so positions alone cannot tell.
     const store = SqliteEventStore.open(log);
@@ -113,12 +127,11 @@ describe('chronicle serve on read models ahead of their log (a log put back to a
   });
 
   it('refuses to start beside an empty log (the log lost, or the wrong one) before writing anything to it, the demo included', async () => {
-    await serve();
-    key = /API key (chr_\w+)/.exec(server!.output())![1]!;
+    await serveFirst();
     expect((await call('POST', '/contacts', { name: 'Kept', phoneNumber: '+4930100004' })).status).to.equal(201);
     await stop();
     const log = embeddedDatabaseFile(dir.path);
-    for (const part of [...LOG_PARTS, '-shm']) rmSync(log + part, { force: true });
+    deleteLog(log);
 
     const refused = await runCli(['serve'], { ...env, PORT: '0' });
     expect(refused.code).to.not.equal(0);
