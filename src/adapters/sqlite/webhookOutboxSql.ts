@@ -89,7 +89,7 @@ export const prepareOutboxStatements = (db: SqliteDatabase) => ({
        occurred_at, envelope, state, next_attempt_at, created_at)
      VALUES (@subscriptionId, @eventId, @companyId, @queueKey, @position, @ordinal, @eventType,
        @occurredAt, @envelope, 'pending', @now, @now)
-     ON CONFLICT (subscription_id, event_id) DO NOTHING`,
+     ON CONFLICT (event_id, subscription_id) DO NOTHING`,
   ) as Statement<[InsertDelivery]>,
   upsertSubscription: db.prepare(
     `INSERT INTO webhook_fan_out_subscriptions

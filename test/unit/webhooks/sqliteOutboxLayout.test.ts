@@ -1,0 +1,120 @@
+import { expect } from 'chai';
+import { join } from 'node:path';
+import {
+  LOG_FILE_MIGRATIONS,
+  LOG_WAL_AUTOCHECKPOINT_PAGES,
+  openSqliteDatabase,
+  openWalDatabase,
+  type SqliteDatabase,
+} from '../../../src/adapters/sqlite/openSqliteDatabase.js';
+import { SqliteWebhookOutbox } from '../../../src/adapters/sqlite/SqliteWebhookOutbox.js';
+import { tempDir } from '../../support/tempStore.js';
+
+/** The embedded outbox's layout in the log's file, and the upgrade of a file the release before wrote. */
+describe('SQLite webhook outbox: layout and upgrade', () => {
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => (dir = tempDir('chronicle-outbox-layout-')));
+  afterEach(() => dir.dispose());
+
+  const file = () => join(dir.path, 'chronicle.sqlite');
+  const INSERT_ROW = `INSERT INTO webhook_outbox (subscription_id, event_id, company_id, queue_key, position, ordinal, event_type,
+       occurred_at, envelope, state, attempts, completed_at, failure_reason, created_at)
+     VALUES (@sub, @event, 'c', @key, @position, 0, 'contact.created', '2026-01-01T00:00:00.000Z', @envelope, @state,
+       @attempts, @completed, @reason, '2026-01-01T00:00:00.000Z')`;
+  const row = (n: number, sub: string, state: 'pending' | 'delivered' | 'failed') => ({
+    sub,
+    event: `event-${n}`,
+    key: `${String(n).padStart(40, '0')}.000000`,
+    position: String(n),
+    envelope: JSON.stringify({ n }),
+    state,
+    attempts: state === 'pending' ? '[]' : JSON.stringify([{ at: '2026-01-01T00:00:01.000Z', statusCode: 200, error: null, latencyMs: 3 }]),
+    completed: state === 'pending' ? null : '2026-01-01T00:00:01.000Z',
+    reason: state === 'failed' ? 'retries_exhausted' : null,
+  });
+  const all = (db: SqliteDatabase) => db.prepare('SELECT * FROM webhook_outbox ORDER BY id').all();
+  const counts = (db: SqliteDatabase) =>
+    Object.fromEntries(
+      (db.prepare('SELECT state, total FROM webhook_outbox_counts').all() as Array<{ state: string; total: number }>).map((r) => [
+        r.state,
+        r.total,
+      ]),
+    );
+  const uniqueKeyOf = (db: SqliteDatabase): string[] => {
+    const unique = (db.prepare("PRAGMA index_list('webhook_outbox')").all() as Array<{ name: string; unique: number }>).find(
+      (index) => index.unique === 1,
+    );
+    return (db.prepare(`PRAGMA index_info('${unique!.name}')`).all() as Array<{ name: string }>).map((c) => c.name);
+  };
+
+  it('keys the outbox by event id first, so one webhook event’s rows share its index pages', () => {
+    const db = openSqliteDatabase(file());
+    try {
+      expect(uniqueKeyOf(db)).to.deep.equal(['event_id', 'subscription_id']);
+      // The lookups by (subscription, event id) still go through it: recording an attempt, a redelivery.
+      const plan = (db.prepare('EXPLAIN QUERY PLAN SELECT * FROM webhook_outbox WHERE subscription_id = ? AND event_id = ?').all('s', 'e') as Array<{
+        detail: string;
+      }>)
+        .map((r) => r.detail)
+        .join('\n');
+      expect(plan).to.match(/USING INDEX webhook_outbox_event \(event_id=\? AND subscription_id=\?\)/);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('upgrades a file of the release before: every row kept (ids too), the counters and their triggers kept', async () => {
+    // The file as the release before left it: its migrations only, rows in every state.
+    const old = openWalDatabase(file(), { synchronous: 'FULL', migrations: LOG_FILE_MIGRATIONS.slice(0, 4) });
+    const insert = old.prepare(INSERT_ROW);
+    [row(1, 's1', 'delivered'), row(1, 's2', 'pending'), row(2, 's1', 'failed'), row(2, 's2', 'pending'), row(3, 's1', 'pending')].forEach(
+      (r) => insert.run(r),
+    );
+    old.prepare("DELETE FROM webhook_outbox WHERE subscription_id = 's1' AND event_id = 'event-2'").run();
+    insert.run(row(4, 's1', 'delivered'));
+    const before = all(old);
+    expect(uniqueKeyOf(old)).to.deep.equal(['subscription_id', 'event_id']);
+    expect(counts(old)).to.deep.equal({ pending: 3, delivered: 2, failed: 0 });
+    old.close();
+
+    const db = openSqliteDatabase(file());
+    try {
+      expect(db.pragma('user_version', { simple: true })).to.equal(LOG_FILE_MIGRATIONS.length);
+      expect(uniqueKeyOf(db)).to.deep.equal(['event_id', 'subscription_id']);
+      expect(all(db)).to.deep.equal(before);
+      expect(counts(db)).to.deep.equal({ pending: 3, delivered: 2, failed: 0 });
+      const indexes = (db.prepare("PRAGMA index_list('webhook_outbox')").all() as Array<{ name: string }>).map((i) => i.name).sort();
+      expect(indexes).to.deep.equal([
+        'webhook_outbox_by_queue',
+        'webhook_outbox_completed',
+        'webhook_outbox_event',
+        'webhook_outbox_pending',
+      ]);
+
+      // Through the adapter: the queues, a duplicate left out, an attempt, a new row, all counted.
+      const outbox = new SqliteWebhookOutbox(db);
+      expect((await outbox.pendingRows('s2', 10)).map((d) => d.eventId)).to.deep.equal(['event-1', 'event-2']);
+      const again = { subscriptionId: 's2', eventId: 'event-1', companyId: 'c', position: '1', ordinal: 0 };
+      const fresh = { subscriptionId: 's2', eventId: 'event-5', companyId: 'c', position: '5', ordinal: 0 };
+      const common = { eventType: 'contact.created', occurredAt: '2026-01-01T00:00:00.000Z', envelope: '{}' };
+      expect(await outbox.enqueue([{ ...again, ...common }, { ...fresh, ...common }], new Date('2026-01-02T00:00:00.000Z'))).to.equal(1);
+      const attempt = { at: '2026-01-02T00:00:01.000Z', statusCode: 200, error: null, latencyMs: 4 };
+      expect(await outbox.recordAttempt('s2', 'event-1', attempt, { state: 'delivered' })).to.equal(true);
+      expect(await outbox.depthByState()).to.deep.equal({ pending: 3, delivered: 3, failed: 0 });
+      expect((await outbox.get('s2', 'event-1'))?.attempts).to.deep.equal([attempt]);
+      await outbox.close();
+    } finally {
+      db.close();
+    }
+  });
+
+  it('checkpoints the log’s WAL every 10,000 pages, not every 1,000', () => {
+    const db = openSqliteDatabase(file());
+    try {
+      expect(LOG_WAL_AUTOCHECKPOINT_PAGES).to.equal(10_000);
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).to.equal(LOG_WAL_AUTOCHECKPOINT_PAGES);
+    } finally {
+      db.close();
+    }
+  });
+});
