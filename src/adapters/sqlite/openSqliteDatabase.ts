@@ -162,6 +162,9 @@ export const openWalDatabase = (
   return db;
 };
 
+/** Pages of the log's WAL after which a commit checkpoints it (SQLite's default: 1,000). */
+export const LOG_WAL_AUTOCHECKPOINT_PAGES = 10_000;
+
 /**
  * Opens (and migrates) the embedded log's database: `synchronous=FULL` so an
  * acknowledged commit survives a crash or power loss; the CLI and the server
@@ -175,10 +178,7 @@ export const openSqliteDatabase = (file: string): SqliteDatabase =>
       // Checkpoint the WAL every 40 MB instead of 4 MB. A checkpoint copies each page once
       // however often it was rewritten since the last: the webhook outbox rewrites the same
       // few pages (its queues' index pages, the counters, the rows being delivered) every few
-      // milliseconds. `bench:webhooks`: 45–54% of the raw client against 43–47% (README).
+      // milliseconds (README, `bench:webhooks`).
       db.pragma(`wal_autocheckpoint = ${LOG_WAL_AUTOCHECKPOINT_PAGES}`);
     },
   });
-
-/** Pages of the log's WAL after which a commit checkpoints it (SQLite's default: 1,000). */
-export const LOG_WAL_AUTOCHECKPOINT_PAGES = 10_000;
