@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# A private PostgreSQL cluster for the PostgreSQL test suites, in a folder of its own.
+#
+#   scripts/postgres-test-cluster.sh start [DIR] [PORT]   initdb + start; prints POSTGRES_TEST_URL=…
+#   scripts/postgres-test-cluster.sh stop DIR             stops it and removes DIR
+#
+# PostgreSQL refuses to run as root: run as root, the cluster belongs to the `postgres` user
+# (created by Debian's postgresql package). It listens on 127.0.0.1:PORT (default 54329) and
+# on a Unix socket inside DIR only, and trusts local connections: it is for tests, never for data.
+set -euo pipefail
+
+server_bin() {
+  local bin
+  bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
+  if [ -z "$bin" ] || [ ! -x "$bin/initdb" ]; then
+    echo "postgres-test-cluster: no PostgreSQL server found under /usr/lib/postgresql (apt-get install postgresql)" >&2
+    exit 1
+  fi
+  echo "$bin"
+}
+
+# Runs a server command as the cluster's owner: the postgres user when we are root.
+as_owner() {
+  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+case "${1:-}" in
+  start)
+    dir=${2:-$(mktemp -d "${TMPDIR:-/tmp}/chronicle-pg-XXXXXX")}
+    port=${3:-54329}
+    bin=$(server_bin)
+    mkdir -p "$dir"
+    if [ "$(id -u)" -eq 0 ]; then chown postgres "$dir"; fi
+    as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log"
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300" start >/dev/null
+    echo "POSTGRES_TEST_DIR=$dir"
+    echo "POSTGRES_TEST_URL=postgres://postgres@127.0.0.1:$port/postgres"
+    ;;
+  stop)
+    dir=${2:?usage: postgres-test-cluster.sh stop DIR}
+    bin=$(server_bin)
+    if [ -f "$dir/data/postmaster.pid" ]; then as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || true; fi
+    rm -rf "$dir"
+    ;;
+  *)
+    echo "usage: $0 start [DIR] [PORT] | stop DIR" >&2
+    exit 2
+    ;;
+esac
