@@ -7,6 +7,7 @@
  *   src/application   ports and use cases (command handling, projection runner, audit, replay, verify)
  *   projections/      the read side: pure projections and their queries
  *   src/webhooks      fan-out mapping, dispatcher, signing, target-URL guard
+ *   src/features      the registry: each feature's aggregates, read models and API resources
  *   src/http, src/cli, src/ops   the ways in
  *   src/adapters      the only code that touches a driver
  *   src/main.ts       the composition root: the only file that picks adapters
@@ -39,7 +40,7 @@ module.exports = {
       from: { path: '^src/application/' },
       to: {
         path: [
-          '^src/(http|cli|ops|adapters|webhooks)/',
+          '^src/(http|cli|ops|adapters|webhooks|features)/',
           '^src/(main|config|logging)\\.ts$',
           '^projections/',
         ],
@@ -51,7 +52,7 @@ module.exports = {
       comment: 'projections/ build on the domain, shared, application ports and the webhook-event mapping; never on a way in.',
       from: { path: '^projections/' },
       to: {
-        path: ['^src/(http|cli|ops|adapters)/', '^src/(main|config|logging)\\.ts$'],
+        path: ['^src/(http|cli|ops|adapters|features)/', '^src/(main|config|logging)\\.ts$'],
       },
     },
     {
@@ -59,14 +60,23 @@ module.exports = {
       severity: 'error',
       comment: 'src/webhooks never imports http, cli, ops, an adapter or the composition root.',
       from: { path: '^src/webhooks/' },
-      to: { path: ['^src/(http|cli|ops|adapters)/', '^src/(main|config)\\.ts$'] },
+      to: { path: ['^src/(http|cli|ops|adapters|features)/', '^src/(main|config)\\.ts$'] },
     },
     {
       name: 'http-never-imports-an-adapter',
       severity: 'error',
       comment: 'Routes and middleware work on ports; adapters are picked in src/main.ts.',
       from: { path: '^src/http/' },
-      to: { path: ['^src/adapters/', '^src/cli/', '^src/main\\.ts$'] },
+      to: { path: ['^src/adapters/', '^src/(cli|features)/', '^src/main\\.ts$'] },
+    },
+    {
+      name: 'features-only-compose',
+      severity: 'error',
+      comment:
+        'src/features is the registry: it lists what each feature declares (aggregates, read models, resources) and ' +
+        'never reaches an adapter, a way in other than its resources, or the start-up.',
+      from: { path: '^src/features/' },
+      to: { path: ['^src/(adapters|cli|ops|server|startup)/', '^src/(main|config|logging)\\.ts$'] },
     },
     {
       name: 'only-main-picks-adapters',

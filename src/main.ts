@@ -20,6 +20,7 @@ import { SqliteWebhookOutbox } from './adapters/sqlite/SqliteWebhookOutbox.js';
 import { SqliteWebhookSecretStore } from './adapters/sqlite/SqliteWebhookSecretStore.js';
 import { upcastingSource, withUpcasting } from './application/versioning/UpcastingEventStore.js';
 import type { Config } from './config.js';
+import { STORED_EVENT_TYPES } from './features/index.js';
 import { supervisedMetrics } from './ops/workerMetrics.js';
 import { ChronicleMetrics } from './ops/ChronicleMetrics.js';
 import { loadTlsFiles } from './ops/tlsFiles.js';
@@ -72,7 +73,7 @@ export const openStores = async (config: Config, options: { readonly supervisor?
     ? (await import('./adapters/eventstoredb/EventStoreDbEventStore.js')).EventStoreDbEventStore.connect(config.eventStoreUrl)
     : SqliteEventStore.open(embeddedDatabaseFile(config.dataDir));
   // Whichever adapter: appends record their schema version, every read path upcasts to current shapes.
-  const eventStore = withUpcasting(adapter);
+  const eventStore = withUpcasting(adapter, STORED_EVENT_TYPES);
   try {
     if (config.mongoUrl) return { eventStore, ...(await openMongoStores(config.mongoUrl, config)) };
     // config.ts refuses EVENTSTORE_URL without MONGODB_URL: embedded, the secrets, the

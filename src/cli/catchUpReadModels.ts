@@ -3,7 +3,7 @@ import { ProjectionRunner, READ_MODELS_CHECKPOINT } from '../application/Project
 import { silentLogger } from '../application/ports/Logger.js';
 import type { Position } from '../shared/Position.js';
 import type { UndecodableEventError } from '../application/UndecodableEventError.js';
-import { allProjections } from '../../projections/index.js';
+import { PROJECTIONS } from '../features/index.js';
 
 /**
  * Embedded read models are a file that any process on the DATA_DIR may bring up to
@@ -17,7 +17,7 @@ export const catchUpReadModels = async ({
   eventStore,
   readModels,
 }: Pick<Stores, 'eventStore' | 'readModels'>): Promise<{ readonly reached: Position | null; readonly stoppedBy: UndecodableEventError | null }> => {
-  const collections = allProjections.map((projection) => readModels.collection(projection));
+  const collections = PROJECTIONS.map((projection) => readModels.collection(projection));
   await readModels.init();
   const runner = new ProjectionRunner({ eventStore, readModels, collections, logger: silentLogger });
   await runner.start();

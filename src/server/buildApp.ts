@@ -5,28 +5,17 @@ import type { Logger } from '../application/ports/Logger.js';
 import type { Config } from '../config.js';
 import { rateLimit } from '../http/middleware/rateLimit.js';
 import { createApp } from '../http/createApp.js';
-import { agentRoutes } from '../http/routes/agents.js';
-import { contactRoutes } from '../http/routes/contacts.js';
-import { dealRoutes } from '../http/routes/deals.js';
-import { eventRoutes } from '../http/routes/events.js';
 import { openApiRoutes } from '../http/routes/openapi.js';
-import { testRoutes } from '../http/routes/test.js';
-import { triggerRoutes } from '../http/routes/triggers.js';
-import { webhookDeliveryRoutes } from '../http/routes/webhookDeliveries.js';
-import { subscribeResponseCodec, webhookRoutes } from '../http/routes/webhooks.js';
 import { idempotency } from '../http/middleware/idempotency.js';
+import type { ApiContext } from '../http/ApiResource.js';
+import { API_RESOURCES, apiDocument } from '../features/index.js';
 import type { ChronicleMetrics } from '../ops/ChronicleMetrics.js';
 import { checkReadiness } from '../ops/readiness.js';
 import { systemClock } from '../shared/Clock.js';
 import { newId } from '../shared/ids.js';
 import { lookupAllAddresses, type ResolveHost } from '../webhooks/targetUrlGuard.js';
-import { agentsProjection } from '../../projections/agents/agentsProjection.js';
 import { apiKeyDirectoryProjection } from '../../projections/apiKeys/apiKeyDirectoryProjection.js';
 import { freshApiKeyVerifier } from '../../projections/apiKeys/freshApiKeyVerifier.js';
-import { contactsProjection } from '../../projections/contacts/contactsProjection.js';
-import { dealsProjection } from '../../projections/deals/dealsProjection.js';
-import { webhookEventCollections } from '../../projections/webhookEvents/webhookEventsProjection.js';
-import { webhooksProjection } from '../../projections/webhooks/webhooksProjection.js';
 import type { ReadSide } from './startReadSide.js';
 import type { ChronicleWebhooks } from './startWebhooks.js';
 import type { Stores } from './Stores.js';
@@ -102,7 +91,7 @@ export const buildApp = (parts: AppParts): Koa => {
     draining: parts.stopping,
   };
   if (!config.roles.api || !readSide.progress) return createApp({ ...ops, logger: logger.child({ role: 'ops' }) });
-  return createApp({ ...ops, logger: logger.child({ role: 'api' }), publicRouters: [openApiRoutes(config.basePath)], api: apiRoutes(parts, readSide.progress) });
+  return createApp({ ...ops, logger: logger.child({ role: 'api' }), publicRouters: [openApiRoutes(config.basePath, apiDocument(config.basePath))], api: apiRoutes(parts, readSide.progress) });
 };
 
 /** The resource routes, each with the stores and settings it needs. */
@@ -112,6 +101,19 @@ const apiRoutes = (parts: AppParts, progress: NonNullable<ReadSide['progress']>)
   const commands = { eventStore, newId, clock: systemClock };
   const readYourWrites = { progress, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs };
   const keys = { store: stores.idempotency, clock: systemClock, ...readYourWrites };
+  const api: ApiContext = {
+    commands,
+    readModels,
+    readYourWrites,
+    idempotency: (route, codec) => idempotency(keys, route, codec),
+    appliedPosition: () => readSide.appliedPosition(),
+    webhooks: {
+      outbox: stores.webhookOutbox,
+      secrets: stores.webhookSecrets,
+      targetUrls: { allowPrivate: config.webhooks.allowPrivateTargets, resolve: parts.resolveHost ?? lookupAllAddresses },
+      ...(webhooks ? { wake: () => webhooks.dispatcher.wake() } : {}),
+    },
+  };
   // A key issued or revoked a moment ago (by the CLI, in another process) is answered as the log has it.
   const verifyApiKey = freshApiKeyVerifier({
     directory: readModels.collection(apiKeyDirectoryProjection),
@@ -127,26 +129,6 @@ const apiRoutes = (parts: AppParts, progress: NonNullable<ReadSide['progress']>)
     starting: parts.starting,
     rateLimit: rateLimit(stores.rateLimits, systemClock, { health: parts.health, logger: parts.logger.child({ role: 'rate-limits' }) }),
     ...readYourWrites,
-    routers: [
-      testRoutes(systemClock),
-      contactRoutes({ contacts: readModels.collection(contactsProjection), commands, ...readYourWrites, idempotency: idempotency(keys, 'POST /contacts') }),
-      dealRoutes({ deals: readModels.collection(dealsProjection), commands, ...readYourWrites, idempotency: idempotency(keys, 'POST /deals') }),
-      agentRoutes({ agents: readModels.collection(agentsProjection) }),
-      triggerRoutes({ webhookEvents: webhookEventCollections(readModels) }),
-      eventRoutes({ webhookEvents: webhookEventCollections(readModels), appliedPosition: () => readSide.appliedPosition() }),
-      webhookDeliveryRoutes({
-        webhooks: readModels.collection(webhooksProjection),
-        outbox: stores.webhookOutbox,
-        clock: systemClock,
-        ...(webhooks ? { wake: () => webhooks.dispatcher.wake() } : {}),
-      }),
-      webhookRoutes({
-        webhooks: readModels.collection(webhooksProjection),
-        commands: { ...commands, secrets: stores.webhookSecrets },
-        targetUrls: { allowPrivate: config.webhooks.allowPrivateTargets, resolve: parts.resolveHost ?? lookupAllAddresses },
-        ...readYourWrites,
-        idempotency: idempotency(keys, 'POST /webhooks/subscribe', subscribeResponseCodec(stores.webhookSecrets)),
-      }),
-    ],
+    routers: API_RESOURCES.flatMap((resource) => resource.routes(api)),
   };
 };

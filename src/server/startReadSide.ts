@@ -5,7 +5,7 @@ import { Lease, READ_MODELS_LEASE } from '../application/Lease.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { Config } from '../config.js';
 import { systemClock } from '../shared/Clock.js';
-import { allProjections } from '../../projections/index.js';
+import { PROJECTIONS } from '../features/index.js';
 import { holderIsGone, thisProcess } from './localProcess.js';
 import type { Stores } from './Stores.js';
 
@@ -51,7 +51,7 @@ export const startReadSide = async (
     logger.warn({ readModels: readModels.kind }, 'RUN_PROJECTIONS without RUN_API on in-memory read models: nothing will read them');
   }
   // Every read model's collection is handed out before init, so its indexes exist whichever roles run here.
-  const collections = allProjections.map((projection) => readModels.collection(projection));
+  const collections = PROJECTIONS.map((projection) => readModels.collection(projection));
   await readModels.init();
   if (config.roles.projections) {
     let runner: ProjectionRunner | null = null;

@@ -7,7 +7,7 @@ import {
   type ReplayProgress,
   type ReplaySummary,
 } from '../../application/replay/replayReadModels.js';
-import { allProjections } from '../../../projections/index.js';
+import { PROJECTIONS } from '../../features/index.js';
 import type { ReadModelStore } from '../../application/ports/ReadModelStore.js';
 import { Lease, READ_MODELS_LEASE } from '../../application/Lease.js';
 import { silentLogger } from '../../application/ports/Logger.js';
@@ -146,7 +146,7 @@ export const registerReplay: RegisterCommands = (program, context) => {
           const replayed = await replayReadModels({
             eventStore,
             readModels,
-            projections: allProjections,
+            projections: PROJECTIONS,
             onProgress: (progress) => display.update(progress),
           });
           return { summary: replayed, kind: readModels.kind };

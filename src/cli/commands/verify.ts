@@ -5,7 +5,7 @@ import { describeDifference, verifyReadModels, type VerifyReport } from '../../a
 import type { Position } from '../../shared/Position.js';
 import type { CliContext, RegisterCommands } from '../CliContext.js';
 import { withStores } from '../withStores.js';
-import { READ_MODEL_CHECKS } from '../../../projections/readModelChecks.js';
+import { READ_MODEL_CHECKS } from '../../features/index.js';
 import { catchUpReadModels } from '../catchUpReadModels.js';
 
 /** How long `verify` waits for MongoDB read models to reach the head of the log. */

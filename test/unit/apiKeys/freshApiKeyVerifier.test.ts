@@ -18,6 +18,7 @@ import { apiKeyDirectoryProjection } from '../../../projections/apiKeys/apiKeyDi
 import { freshApiKeyVerifier, type FreshApiKeyVerification } from '../../../projections/apiKeys/freshApiKeyVerifier.js';
 import { sleep } from '../../support/events.js';
 import { tempDir } from '../../support/tempStore.js';
+import { STORED_EVENT_TYPES } from '../../../src/features/index.js';
 
 const right = <A>(result: E.Either<unknown, A>): A => {
   if (E.isLeft(result)) throw new Error(JSON.stringify(result.left));
@@ -90,7 +91,7 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
   beforeEach(async () => {
     dir = tempDir();
     raw = SqliteEventStore.open(join(dir.path, 'chronicle.sqlite'));
-    log = withUpcasting(raw);
+    log = withUpcasting(raw, STORED_EVENT_TYPES);
     readModels = new MemoryReadModelStore();
     progress = new CheckpointProgress(() => readModels.checkpoints.load(READ_MODELS_CHECKPOINT), 5);
     calls.readStream = 0;
