@@ -10,7 +10,8 @@
  *   src/features      the registry: each feature's aggregates, read models and API resources
  *   src/http, src/cli, src/ops   the ways in
  *   src/adapters      the only code that touches a driver
- *   src/main.ts       the composition root: the only file that picks adapters
+ *   src/startup       the composition root: the start-up's steps; src/startup/adapters.ts is the only file
+ *                     that picks adapters
  */
 const DRIVERS = '^node_modules/(better-sqlite3|@eventstore/db-client|mongodb)/';
 
@@ -41,7 +42,7 @@ module.exports = {
       to: {
         path: [
           '^src/(http|cli|ops|adapters|webhooks|features)/',
-          '^src/(main|config|logging)\\.ts$',
+          '^src/startup/', '^src/(config|logging)\\.ts$',
           '^projections/',
         ],
       },
@@ -52,7 +53,7 @@ module.exports = {
       comment: 'projections/ build on the domain, shared, application ports and the webhook-event mapping; never on a way in.',
       from: { path: '^projections/' },
       to: {
-        path: ['^src/(http|cli|ops|adapters|features)/', '^src/(main|config|logging)\\.ts$'],
+        path: ['^src/(http|cli|ops|adapters|features)/', '^src/startup/', '^src/(config|logging)\\.ts$'],
       },
     },
     {
@@ -60,14 +61,14 @@ module.exports = {
       severity: 'error',
       comment: 'src/webhooks never imports http, cli, ops, an adapter or the composition root.',
       from: { path: '^src/webhooks/' },
-      to: { path: ['^src/(http|cli|ops|adapters|features)/', '^src/(main|config)\\.ts$'] },
+      to: { path: ['^src/(http|cli|ops|adapters|features)/', '^src/startup/', '^src/config\\.ts$'] },
     },
     {
       name: 'http-never-imports-an-adapter',
       severity: 'error',
-      comment: 'Routes and middleware work on ports; adapters are picked in src/main.ts.',
+      comment: 'Routes and middleware work on ports; adapters are picked in src/startup/adapters.ts.',
       from: { path: '^src/http/' },
-      to: { path: ['^src/adapters/', '^src/(cli|features)/', '^src/main\\.ts$'] },
+      to: { path: ['^src/adapters/', '^src/(cli|features|startup)/'] },
     },
     {
       name: 'features-only-compose',
@@ -76,13 +77,13 @@ module.exports = {
         'src/features is the registry: it lists what each feature declares (aggregates, read models, resources) and ' +
         'never reaches an adapter, a way in other than its resources, or the start-up.',
       from: { path: '^src/features/' },
-      to: { path: ['^src/(adapters|cli|ops|server|startup)/', '^src/(main|config|logging)\\.ts$'] },
+      to: { path: ['^src/(adapters|cli|ops|startup)/', '^src/(config|logging)\\.ts$'] },
     },
     {
-      name: 'only-main-picks-adapters',
+      name: 'only-startup-picks-adapters',
       severity: 'error',
-      comment: 'Only src/main.ts (and adapters among themselves) import src/adapters.',
-      from: { path: '^(src|projections)/', pathNot: ['^src/main\\.ts$', '^src/adapters/'] },
+      comment: 'Only src/startup/adapters.ts (and adapters among themselves) import src/adapters.',
+      from: { path: '^(src|projections)/', pathNot: ['^src/startup/adapters\\.ts$', '^src/adapters/'] },
       to: { path: '^src/adapters/' },
     },
     {

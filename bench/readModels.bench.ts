@@ -7,13 +7,13 @@ import { MemoryReadModelStore } from '../src/adapters/memory/MemoryReadModelStor
 import type { ListQuery, ReadModelDocument, ReadModelStore } from '../src/application/ports/ReadModelStore.js';
 import { openSqliteDatabase } from '../src/adapters/sqlite/openSqliteDatabase.js';
 import type { EventMetadata } from '../src/shared/EventMetadata.js';
-import { embeddedDatabaseFile, embeddedReadModelsFile } from '../src/main.js';
+import { embeddedDatabaseFile, embeddedReadModelsFile } from '../src/startup/adapters.js';
 import { PROJECTIONS } from '../src/features/index.js';
 import { contactsProjection } from '../projections/contacts/contactsProjection.js';
 import { dealsProjection } from '../projections/deals/dealsProjection.js';
 import { contactListQuery } from '../projections/contacts/contactQueries.js';
 import { dealListQuery } from '../projections/deals/dealQueries.js';
-import { READ_MODELS_CHECKPOINT } from '../src/application/ProjectionRunner.js';
+import { READ_MODELS_CHECKPOINT } from '../src/application/subscriptions/ProjectionRunner.js';
 import { tempDir } from '../test/support/tempStore.js';
 import { seedScaleLog } from './support/seedScaleLog.js';
 

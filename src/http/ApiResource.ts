@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { CommandDeps } from '../application/CommandDeps.js';
-import type { ReadModelProgress } from '../application/ReadModelProgress.js';
+import type { CommandDeps } from '../application/commands/CommandDeps.js';
+import type { ReadModelProgress } from '../application/subscriptions/ReadModelProgress.js';
 import type { ReadModelStore } from '../application/ports/ReadModelStore.js';
 import type { WebhookOutbox } from '../application/ports/WebhookOutbox.js';
 import type { WebhookSecretStore } from '../application/ports/WebhookSecretStore.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
-import { UndecodableEventError } from '../../src/application/UndecodableEventError.js';
+import { UndecodableEventError } from '../../src/application/versioning/UndecodableEventError.js';
 import { withUpcasting, type UpcastingEventStore } from '../../src/application/versioning/UpcastingEventStore.js';
 import type { ContactUpdated } from '../../src/domain/contacts/contactEvents.js';
 import type { DealStatusChanged } from '../../src/domain/deals/dealEvents.js';

@@ -1,5 +1,5 @@
-import { applyThenCheckpoint } from '../../application/applyThenCheckpoint.js';
-import { serializedView } from '../../application/documentView.js';
+import { applyThenCheckpoint } from '../../application/subscriptions/applyThenCheckpoint.js';
+import { serializedView } from '../../application/ports/documentView.js';
 import {
   MongoBulkWriteError,
   MongoClient,
@@ -41,6 +41,17 @@ const DUPLICATE_KEY = 11000;
 const CHECKPOINTS = 'checkpoints';
 /** The collection of exclusive leases (the projector's), beside the read models. */
 const LEASES = 'leases';
+/** Read models created empty beside documents that had applied the log (one document, `to-build`): built before the projector resumes. */
+const META = 'read_model_meta';
+const TO_BUILD = 'to-build';
+
+interface ReadModelMeta {
+  _id: string;
+  names: string[];
+}
+
+/** The names a read model cannot take: the store's own collections. */
+const RESERVED: ReadonlySet<string> = new Set([CHECKPOINTS, LEASES, META]);
 /** Suffix of the collections a replay builds before they are renamed over the live ones. */
 const STAGING_SUFFIX = '__replay';
 
@@ -400,7 +411,7 @@ class MongoStaging implements StagingReadModels {
 
   collection<D extends ReadModelDocument>(projection: Projection<D>): DocumentCollection<D> {
     if (this.done) throw new Error('This staging was already swapped in or discarded');
-    if (projection.name === CHECKPOINTS || projection.name === LEASES) throw new Error(`A read model cannot be named ${projection.name}`);
+    if (RESERVED.has(projection.name)) throw new Error(`A read model cannot be named ${projection.name}`);
     const existing = this.staged.get(projection.name);
     if (existing) {
       if (existing.projection !== (projection as unknown)) {
@@ -435,6 +446,7 @@ class MongoStaging implements StagingReadModels {
     }
     if (checkpoint.position === null) await this.checkpoints.reset(checkpoint.name);
     else await this.checkpoints.save(checkpoint.name, checkpoint.position);
+    await this.db.collection<ReadModelMeta>(META).updateOne({ _id: TO_BUILD }, { $pull: { names: { $in: [...this.staged.keys()] } } });
   }
 
   async discard(): Promise<void> {
@@ -474,7 +486,7 @@ export class MongoReadModelStore implements ReadModelStore {
   }
 
   collection<D extends ReadModelDocument>(projection: Projection<D>): DocumentCollection<D> {
-    if (projection.name === CHECKPOINTS || projection.name === LEASES) throw new Error(`A read model cannot be named ${projection.name}`);
+    if (RESERVED.has(projection.name)) throw new Error(`A read model cannot be named ${projection.name}`);
     if (projection.name.endsWith(STAGING_SUFFIX)) throw new Error(`A read model's name cannot end in ${STAGING_SUFFIX}`);
     const existing = this.collections.get(projection.name);
     if (existing) {
@@ -489,6 +501,14 @@ export class MongoReadModelStore implements ReadModelStore {
   }
 
   async init(): Promise<void> {
+    // A collection about to be created beside documents that had applied the log lacks what came before:
+    // listed to be built, before it exists (a crash between the two leaves it listed, never forgotten).
+    const existing = new Set((await this.db.listCollections({}, { nameOnly: true }).toArray()).map(({ name }) => name));
+    const created = [...this.collections.keys()].filter((name) => !existing.has(name));
+    const applied = (await this.db.collection<StoredCheckpoint>(CHECKPOINTS).countDocuments({}, { limit: 1 })) > 0;
+    if (created.length > 0 && applied) {
+      await this.db.collection<ReadModelMeta>(META).updateOne({ _id: TO_BUILD }, { $addToSet: { names: { $each: created } } }, { upsert: true });
+    }
     // createIndexes is a no-op for indexes that already exist with the same key and name.
     await Promise.all(
       [...this.collections.values()].map((collection) =>
@@ -509,6 +529,11 @@ export class MongoReadModelStore implements ReadModelStore {
     checkpoint: string,
   ): Promise<void> {
     await applyThenCheckpoint(this.checkpoints, collections, events, checkpoint);
+  }
+
+  async readModelsToBuild(): Promise<readonly string[]> {
+    const meta = await this.db.collection<ReadModelMeta>(META).findOne({ _id: TO_BUILD });
+    return [...(meta?.names ?? [])].sort();
   }
 
   async staging(): Promise<StagingReadModels> {

@@ -1,8 +1,8 @@
 import type * as t from 'io-ts';
 import type { DomainEvent } from '../../shared/Decider.js';
 import type { RecordedEvent } from '../ports/EventStore.js';
-import { decodeStoredEvent } from '../decodeStoredEvent.js';
-import type { AggregateFolding } from '../loadAggregate.js';
+import { decodeStoredEvent } from '../versioning/decodeStoredEvent.js';
+import type { AggregateFolding } from '../commands/loadAggregate.js';
 import { aggregateFold, type AggregateFold } from '../verify/logFolds.js';
 import type { StoredEventType } from '../versioning/storedEventTypes.js';
 

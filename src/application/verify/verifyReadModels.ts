@@ -1,5 +1,5 @@
 import type { EventStore, RecordedEvent } from '../ports/EventStore.js';
-import { UndecodableEventError } from '../UndecodableEventError.js';
+import { UndecodableEventError } from '../versioning/UndecodableEventError.js';
 import type { DocumentCollection, Projection, ReadModelDocument } from '../ports/ReadModelStore.js';
 import { comparePositions, type Position } from '../../shared/Position.js';
 import { compareFields } from './compareFields.js';

@@ -4,7 +4,7 @@ import type { DomainEvent } from '../../shared/Decider.js';
 import { comparePositions, type Position } from '../../shared/Position.js';
 import { formatValidationErrors } from '../../shared/validationReporter.js';
 import type { EventStore, EventToAppend, RecordedEvent, RecordedEventVersion } from '../ports/EventStore.js';
-import { UndecodableEventError } from '../UndecodableEventError.js';
+import { UndecodableEventError } from './UndecodableEventError.js';
 import { type StoredEventType, type StreamFolding, type UpcastLog } from './storedEventTypes.js';
 
 /** An event that needs one or more upcasts, with what its classification found. */

@@ -9,9 +9,9 @@ import {
 } from '../../application/replay/replayReadModels.js';
 import { PROJECTIONS } from '../../features/index.js';
 import type { ReadModelStore } from '../../application/ports/ReadModelStore.js';
-import { Lease, READ_MODELS_LEASE } from '../../application/Lease.js';
+import { Lease, READ_MODELS_LEASE } from '../../application/subscriptions/Lease.js';
 import { silentLogger } from '../../application/ports/Logger.js';
-import { holderIsGone, thisProcess } from '../../server/localProcess.js';
+import { holderIsGone, thisProcess } from '../../startup/localProcess.js';
 import { systemClock } from '../../shared/Clock.js';
 import { print, type CliContext, type RegisterCommands } from '../CliContext.js';
 import { withStores } from '../withStores.js';

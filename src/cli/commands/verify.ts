@@ -1,5 +1,5 @@
-import { READ_MODELS_CHECKPOINT } from '../../application/ProjectionRunner.js';
-import { CheckpointProgress } from '../../application/ReadModelProgress.js';
+import { READ_MODELS_CHECKPOINT } from '../../application/subscriptions/ProjectionRunner.js';
+import { CheckpointProgress } from '../../application/subscriptions/ReadModelProgress.js';
 import type { ReadModelStore } from '../../application/ports/ReadModelStore.js';
 import { describeDifference, verifyReadModels, type VerifyReport } from '../../application/verify/verifyReadModels.js';
 import type { Position } from '../../shared/Position.js';

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Context, Middleware } from 'koa';
 import type { DocumentCollection } from '../../application/ports/ReadModelStore.js';
-import type { ReadModelProgress } from '../../application/ReadModelProgress.js';
+import type { ReadModelProgress } from '../../application/subscriptions/ReadModelProgress.js';
 import { subscribeWebhook, type WebhookCommandDeps } from '../../application/webhooks/subscribeWebhook.js';
 import { unsubscribeWebhook } from '../../application/webhooks/unsubscribeWebhook.js';
 import { readPermissionFor } from '../../domain/webhooks/eventTypes.js';

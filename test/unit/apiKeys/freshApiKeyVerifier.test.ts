@@ -6,8 +6,8 @@ import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.
 import { issueApiKey } from '../../../src/application/apiKeys/issueApiKey.js';
 import { revokeApiKey } from '../../../src/application/apiKeys/revokeApiKey.js';
 import { createCompany } from '../../../src/application/companies/createCompany.js';
-import { READ_MODELS_CHECKPOINT, measureLag } from '../../../src/application/ProjectionRunner.js';
-import { CheckpointProgress } from '../../../src/application/ReadModelProgress.js';
+import { READ_MODELS_CHECKPOINT, measureLag } from '../../../src/application/subscriptions/ProjectionRunner.js';
+import { CheckpointProgress } from '../../../src/application/subscriptions/ReadModelProgress.js';
 import type { EventStore } from '../../../src/application/ports/EventStore.js';
 import { withUpcasting } from '../../../src/application/versioning/UpcastingEventStore.js';
 import { CompanyName } from '../../../src/domain/companies/CompanyName.js';

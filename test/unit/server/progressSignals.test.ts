@@ -8,7 +8,7 @@ import {
   exchangeProgressSignals,
   relayProgressSignal,
   type RelayTarget,
-} from '../../../src/server/progressSignals.js';
+} from '../../../src/startup/progressSignals.js';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
 import { withUpcasting } from '../../../src/application/versioning/UpcastingEventStore.js';
 import type { IpcEndpoint } from '../../../src/shared/IpcEndpoint.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
-import { ProjectionRunner } from '../../../src/application/ProjectionRunner.js';
+import { ProjectionRunner } from '../../../src/application/subscriptions/ProjectionRunner.js';
 import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
 import { silentLogger } from '../../../src/application/ports/Logger.js';
 import { describeDifference, verifyReadModels, type VerifyReport } from '../../../src/application/verify/verifyReadModels.js';

@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
 import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../../../src/application/ports/EventStore.js';
-import { UndecodableEventError } from '../../../src/application/UndecodableEventError.js';
+import { UndecodableEventError } from '../../../src/application/versioning/UndecodableEventError.js';
 import { UpcastingEventStore, upcastingSource } from '../../../src/application/versioning/UpcastingEventStore.js';
 import { contactDecider } from '../../../src/domain/contacts/contactDecider.js';
 import { ContactUpdated, contactStream } from '../../../src/domain/contacts/contactEvents.js';
