@@ -53,8 +53,8 @@ export const embeddedReadModelsFile = (dataDir: string): string => join(dataDir,
 
 /**
  * How long the projections' batches may wait for one shared commit of the SQLite read
- * models, in a process that runs the API and the projections (see README, "One
- * process: batches share a commit").
+ * models, in a process that runs the API and the projections (see
+ * docs/contributors/sqlite-read-models.md, "One process: batches share a commit").
  */
 export const SHARED_READ_MODEL_COMMIT_MS = 20;
 

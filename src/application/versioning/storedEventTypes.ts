@@ -109,7 +109,7 @@ const dealStatusChangedV1toV2: UpcastStep = async (event, log) => {
  * Every stored event type this code declares, with every version it was ever
  * stored in. A change of a stored event's shape adds a version here (the new
  * codec last), an upcaster from the one before, and the golden log of the release
- * before the change (README, "Changing an event").
+ * before the change (docs/contributors/changing-an-event.md).
  */
 export const STORED_EVENT_TYPES: ReadonlyMap<string, StoredEventType> = new Map(
   [

@@ -18,7 +18,7 @@ const HOW_TO_CHANGE_AN_EVENT =
   '(2) add the new codec as version n+1, with a pure upcaster from version n, in src/application/versioning/storedEventTypes.ts; ' +
   '(3) add the golden log of the release before your change (test/fixtures/logs/README.md); ' +
   `(4) then, and only then, run \`${UPDATE_EVENT_SCHEMAS}\` and commit ${EVENT_SCHEMAS_FILE.replace(/^.*\/test\//, 'test/')}. ` +
-  'See README, "Changing an event".';
+  'See docs/contributors/changing-an-event.md.';
 
 /** Every way the code's schemas differ from the committed snapshot, one line each. */
 const schemaChanges = (committed: EventSchemas, current: EventSchemas): string[] => {
