@@ -89,7 +89,8 @@ export const openStores = async (config: Config, options: { readonly supervisor?
     let rateLimits: RateLimitCounters;
     try {
       // One process running the API and the projections (`npm start`) is the only API process on its
-      // DATA_DIR: it counts in memory (a count costs 7 µs there, 120 µs in the shared file). API
+      // DATA_DIR: it counts in memory, far cheaper than in the shared file
+      // (docs/benchmarks/design-measurements.md, "Rate-limit counters"). API
       // processes beside a separate projector (RUN_PROJECTIONS=false, as API_WORKERS' workers run)
       // may be several: they count together in DATA_DIR/rate-limits.sqlite.
       // An API worker of API_WORKERS asks its supervisor, which counts for all its workers in memory.
