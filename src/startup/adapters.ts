@@ -32,8 +32,8 @@ export const embeddedReadModelsFile = (dataDir: string): string => join(dataDir,
 
 /**
  * How long the projections' batches may wait for one shared commit of the SQLite read
- * models, in a process that runs the API and the projections (see README, "One
- * process: batches share a commit").
+ * models, in a process that runs the API and the projections (see
+ * docs/contributors/sqlite-read-models.md, "One process: batches share a commit").
  */
 export const SHARED_READ_MODEL_COMMIT_MS = 20;
 
@@ -68,7 +68,8 @@ export const openStores = async (config: Config, options: { readonly supervisor?
     let rateLimits: RateLimitCounters;
     try {
       // One process running the API and the projections (`npm start`) is the only API process on its
-      // DATA_DIR: it counts in memory (a count costs 7 µs there, 120 µs in the shared file). API
+      // DATA_DIR: it counts in memory, far cheaper than in the shared file
+      // (docs/benchmarks/design-measurements.md, "Rate-limit counters"). API
       // processes beside a separate projector (RUN_PROJECTIONS=false, as API_WORKERS' workers run)
       // may be several: they count together in DATA_DIR/rate-limits.sqlite.
       // An API worker of API_WORKERS asks its supervisor, which counts for all its workers in memory.

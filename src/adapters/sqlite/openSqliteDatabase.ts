@@ -178,7 +178,7 @@ export const openSqliteDatabase = (file: string): SqliteDatabase =>
       // Checkpoint the WAL every 40 MB instead of 4 MB. A checkpoint copies each page once
       // however often it was rewritten since the last: the webhook outbox rewrites the same
       // few pages (its queues' index pages, the counters, the rows being delivered) every few
-      // milliseconds (README, `bench:webhooks`).
+      // milliseconds (docs/benchmarks/bench-webhooks.md).
       db.pragma(`wal_autocheckpoint = ${LOG_WAL_AUTOCHECKPOINT_PAGES}`);
     },
   });
