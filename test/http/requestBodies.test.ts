@@ -1,16 +1,6 @@
 import { expect } from 'chai';
-import { connect } from 'node:net';
 import { startHarness, type ApiResponse, type Harness } from '../support/httpHarness.js';
-
-/** Sends `request` as is on a new connection; resolves with everything answered until the server closes it. */
-const rawExchange = (port: number, request: string): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(request));
-    let answer = '';
-    socket.on('data', (chunk) => (answer += chunk.toString()));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(answer));
-  });
+import { rawExchange } from '../support/rawHttp.js';
 
 let phoneSeq = 0;
 const phone = () => `+4915900${String(++phoneSeq).padStart(5, '0')}`;
@@ -114,11 +104,10 @@ describe('HTTP: request bodies and their Content-Type', function () {
     });
 
     it('a read ignores a body and its Content-Type, as before', async () => {
-      const answer = await rawExchange(
-        api.chronicle.port!,
+      const { answer } = await rawExchange(api.chronicle.port!, [
         `GET /contacts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${api.key}\r\nContent-Type: application/json; foo\r\n` +
           'Content-Length: 5\r\nConnection: close\r\n\r\nhello',
-      );
+      ]);
       expect(answer).to.match(/^HTTP\/1\.1 200 /);
     });
   });
