@@ -18,6 +18,7 @@ import { SupervisedRateLimitCounters, serveRateLimits } from './adapters/ipc/Sup
 import type { IpcEndpoint } from './shared/IpcEndpoint.js';
 import { SqliteWebhookOutbox } from './adapters/sqlite/SqliteWebhookOutbox.js';
 import { SqliteWebhookSecretStore } from './adapters/sqlite/SqliteWebhookSecretStore.js';
+import { tightenDataDir } from './adapters/sqlite/privateFiles.js';
 import { upcastingSource, withUpcasting } from './application/versioning/UpcastingEventStore.js';
 import type { Config } from './config.js';
 import { supervisedMetrics } from './ops/workerMetrics.js';
@@ -240,7 +241,8 @@ export const startChronicle = async (
   const tls = config.tls && config.port !== null ? loadTlsFiles(config.tls) : null;
   const rollback = new Rollback(logger);
   try {
-    // Stores.
+    // Stores, DATA_DIR private to this user first (0700, its files 0600) however it was left.
+    tightenDataDir(config.dataDir, logger);
     const stores = rollback.add('stores', await openStores(config, deps.supervisor ? { supervisor: deps.supervisor } : {}), closeStores);
     const { eventStore } = stores;
     // Background loops tell of store errors here (they keep retrying); /ready shows them.
