@@ -31,6 +31,7 @@ import { Rollback } from './server/Rollback.js';
 import { startReadSide } from './server/startReadSide.js';
 import { startWebhooks, type ChronicleWebhooks, type WebhookSource } from './server/startWebhooks.js';
 import { closeStores, type Stores } from './server/Stores.js';
+import { secureSecretsAtStart, withEncryptedSecrets } from './server/secretsAtRest.js';
 import { systemClock } from './shared/Clock.js';
 import { newId } from './shared/ids.js';
 import type { ResolveHost } from './webhooks/targetUrlGuard.js';
@@ -68,7 +69,11 @@ export const embeddedRateLimitsFile = (dataDir: string): string => join(dataDir,
  * files of their own in DATA_DIR (every process on one DATA_DIR shares them). The
  * real-server drivers are loaded only when used.
  */
-export const openStores = async (config: Config, options: { readonly supervisor?: IpcEndpoint } = {}): Promise<Stores> => {
+export const openStores = async (config: Config, options: { readonly supervisor?: IpcEndpoint } = {}): Promise<Stores> =>
+  // Webhook secrets encrypted at rest (SECRETS_KEY) whichever engine keeps them.
+  withEncryptedSecrets(await openEngineStores(config, options), config);
+
+const openEngineStores = async (config: Config, options: { readonly supervisor?: IpcEndpoint }): Promise<Stores> => {
   const adapter: EventStore = config.eventStoreUrl
     ? (await import('./adapters/eventstoredb/EventStoreDbEventStore.js')).EventStoreDbEventStore.connect(config.eventStoreUrl)
     : SqliteEventStore.open(embeddedDatabaseFile(config.dataDir));
@@ -245,6 +250,9 @@ export const startChronicle = async (
     tightenDataDir(config.dataDir, logger);
     const stores = rollback.add('stores', await openStores(config, deps.supervisor ? { supervisor: deps.supervisor } : {}), closeStores);
     const { eventStore } = stores;
+    // Secrets in the clear or under an earlier key encrypted under SECRETS_KEY (one no key opens stops the start);
+    // API_WORKERS' API workers leave it to the background process, started before them.
+    if (!deps.supervisor) await secureSecretsAtStart(stores, config, logger);
     // Background loops tell of store errors here (they keep retrying); /ready shows them.
     const health = new LoopHealth();
     const metrics = new ChronicleMetrics({ logger: logger.child({ role: 'metrics' }), headPosition: () => eventStore.headPosition() });
