@@ -155,3 +155,21 @@ describe('HTTP: request bodies and their Content-Type', function () {
     });
   });
 });
+
+describe('HTTP: request bodies in a second server of the same process', function () {
+  this.timeout(30_000);
+  it('reads and refuses bodies as the first one does', async () => {
+    const [first, second] = [await startHarness(), await startHarness()];
+    try {
+      for (const api of [first, second]) {
+        const read = await api.request('POST', '/contacts', { rawBody: JSON.stringify({ name: 'Twice', phoneNumber: phone() }), contentType: 'application/json;;' });
+        expect(read.status).to.equal(201);
+        const invalid = await api.request('POST', '/contacts', { rawBody: '{', contentType: 'application/json' });
+        expect(invalid.status).to.equal(400);
+        expect(invalid.body.code).to.equal('INVALID_JSON');
+      }
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+});

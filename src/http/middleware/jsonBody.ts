@@ -13,9 +13,11 @@ const hasBody = (headers: Record<string, string | string[] | undefined>): boolea
 /**
  * koa-bodyparser hands every option to its parser (co-body): `onProtoPoisoning:
  * 'ignore'` leaves forbidden keys to `forbiddenKeyOf`, which names them (the
- * parser's own refusal says only that the JSON is invalid, which is untrue).
+ * parser's own refusal says only that the JSON is invalid, which is untrue). A new
+ * object for each parser: koa-bodyparser clears `detectJSON` and `onerror` on the
+ * object it is given.
  */
-const parserOptions: bodyParser.Options & { readonly onProtoPoisoning: 'ignore' } = {
+const parserOptions = (): bodyParser.Options & { readonly onProtoPoisoning: 'ignore' } => ({
   enableTypes: ['json'],
   // The Content-Type was checked before (jsonContentTypeError): the body is read as JSON.
   detectJSON: () => true,
@@ -29,7 +31,7 @@ const parserOptions: bodyParser.Options & { readonly onProtoPoisoning: 'ignore' 
     if (status === 415) throw new HttpError(415, 'Unsupported media type', 'Send the body as JSON with Content-Type: application/json.');
     throw new HttpError(400, 'Bad request', 'The request body is not valid JSON.', { code: 'INVALID_JSON' });
   },
-};
+});
 
 /**
  * JSON bodies only: a POST/PUT/PATCH (or a DELETE that carries a body) must say
@@ -39,7 +41,7 @@ const parserOptions: bodyParser.Options & { readonly onProtoPoisoning: 'ignore' 
  * The parsed body is `ctx.request.body` (`{}` for requests that carry none).
  */
 export const jsonBody = (): Middleware => {
-  const parse = bodyParser(parserOptions);
+  const parse = bodyParser(parserOptions());
   return async (ctx, next) => {
     const needsJson = WRITES.has(ctx.method) || (ctx.method === 'DELETE' && hasBody(ctx.req.headers));
     // Reads carry no body: nothing to parse.
