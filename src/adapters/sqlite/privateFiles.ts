@@ -60,13 +60,10 @@ const tighten = (path: string, mode: number, currentMode: number): string | null
  * changed. A DATA_DIR that does not exist yet is left to be made private when made.
  */
 export const tightenDataDir = (folder: string, logger: Logger): void => {
-  let folderMode: number;
-  try {
-    folderMode = statSync(folder).mode;
-  } catch (error) {
-    if (isCode(error, 'ENOENT')) return;
-    throw error;
-  }
+  const stats = statSync(folder, { throwIfNoEntry: false });
+  // Missing: made private when made. Not a folder: opening the stores says so.
+  if (!stats?.isDirectory()) return;
+  const folderMode = stats.mode;
   const tightened: Record<string, string> = {};
   const refused: Record<string, string> = {};
   const attempt = (path: string, mode: number, currentMode: number) => {
