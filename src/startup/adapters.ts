@@ -17,6 +17,10 @@ import type { Config } from '../config.js';
 import { STORED_EVENT_TYPES } from '../features/index.js';
 import type { WebhookSource } from './webhooks.js';
 import type { Stores } from './Stores.js';
+import { withEncryptedSecrets } from './secretsAtRest.js';
+
+/** DATA_DIR and every file in it private to this user (0700, 0600), however it was left: what every engine keeps there. */
+export { tightenDataDir } from '../adapters/sqlite/privateFiles.js';
 
 /**
  * The only file that picks adapters: which store each port gets, from the
@@ -46,7 +50,11 @@ export const embeddedRateLimitsFile = (dataDir: string): string => join(dataDir,
  * files of their own in DATA_DIR (every process on one DATA_DIR shares them). The
  * real-server drivers are loaded only when used.
  */
-export const openStores = async (config: Config, options: { readonly supervisor?: IpcEndpoint } = {}): Promise<Stores> => {
+export const openStores = async (config: Config, options: { readonly supervisor?: IpcEndpoint } = {}): Promise<Stores> =>
+  // Webhook secrets encrypted at rest (SECRETS_KEY) whichever engine keeps them.
+  withEncryptedSecrets(await openEngineStores(config, options), config);
+
+const openEngineStores = async (config: Config, options: { readonly supervisor?: IpcEndpoint }): Promise<Stores> => {
   const adapter: EventStore = config.eventStoreUrl
     ? (await import('../adapters/eventstoredb/EventStoreDbEventStore.js')).EventStoreDbEventStore.connect(config.eventStoreUrl)
     : SqliteEventStore.open(embeddedDatabaseFile(config.dataDir));
