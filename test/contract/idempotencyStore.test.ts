@@ -6,6 +6,9 @@ import { SqliteIdempotencyStore } from '../../src/adapters/sqlite/SqliteIdempote
 import { skipLine } from '../support/integration.js';
 import { tempDir } from '../support/tempStore.js';
 import { idempotencyStoreContract } from './idempotencyStore.contract.js';
+import { postgresTestUrl } from '../support/postgres.js';
+import { databaseForThisFile, migratedLogPool } from '../support/postgresLog.js';
+import { PostgresIdempotencyStore } from '../../src/adapters/postgres/PostgresIdempotencyStore.js';
 
 idempotencyStoreContract('SQLite (its own connection)', async () => {
   const dir = tempDir('chronicle-idempotency-');
@@ -62,6 +65,25 @@ if (mongoUrl) {
   });
 } else {
   skipLine('IdempotencyStore contract: MongoDB', 'MONGODB_URL');
+}
+
+if (postgresTestUrl()) {
+  const database = databaseForThisFile();
+  idempotencyStoreContract('PostgreSQL', async () => {
+    const { url } = await database();
+    const pools = [await migratedLogPool(url)];
+    return {
+      store: new PostgresIdempotencyStore(pools[0]!),
+      reopen: async () => {
+        const pool = await migratedLogPool(url);
+        pools.push(pool);
+        return new PostgresIdempotencyStore(pool);
+      },
+      dispose: async () => void (await Promise.all(pools.map((pool) => pool.end()))),
+    };
+  });
+} else {
+  skipLine('IdempotencyStore contract: PostgreSQL', 'POSTGRES_TEST_URL');
 }
 
 describe('SqliteIdempotencyStore: the file’s write lock held by another process', () => {

@@ -7,6 +7,9 @@ import { generateWebhookSecret } from '../../src/shared/webhookSecret.js';
 import { skipLine } from '../support/integration.js';
 import { tempDir } from '../support/tempStore.js';
 import { webhookSecretStoreContract } from './webhookSecretStore.contract.js';
+import { postgresTestUrl } from '../support/postgres.js';
+import { databaseForThisFile, migratedLogPool } from '../support/postgresLog.js';
+import { PostgresWebhookSecretStore } from '../../src/adapters/postgres/PostgresWebhookSecretStore.js';
 
 webhookSecretStoreContract('SQLite (its own connection)', async () => {
   const dir = tempDir('chronicle-secrets-');
@@ -64,6 +67,25 @@ if (mongoUrl) {
   });
 } else {
   skipLine('WebhookSecretStore contract: MongoDB', 'MONGODB_URL');
+}
+
+if (postgresTestUrl()) {
+  const database = databaseForThisFile();
+  webhookSecretStoreContract('PostgreSQL', async () => {
+    const { url } = await database();
+    const pools = [await migratedLogPool(url)];
+    return {
+      store: new PostgresWebhookSecretStore(pools[0]!),
+      reopen: async () => {
+        const pool = await migratedLogPool(url);
+        pools.push(pool);
+        return new PostgresWebhookSecretStore(pool);
+      },
+      dispose: async () => void (await Promise.all(pools.map((pool) => pool.end()))),
+    };
+  });
+} else {
+  skipLine('WebhookSecretStore contract: PostgreSQL', 'POSTGRES_TEST_URL');
 }
 
 describe('generateWebhookSecret', () => {
