@@ -9,9 +9,19 @@ import { skipLine } from '../support/integration.js';
 import { freshPostgresDatabase, postgresTestUrl, type FreshDatabase } from '../support/postgres.js';
 import { migratedLogPool } from '../support/postgresLog.js';
 
-/** What the store sends `log_append` for one append to one stream. */
-const appendJson = (stream: string, expected: string, events: readonly EventToAppend[]): string =>
-  JSON.stringify([[{ stream, expected, events }]]);
+/** Calls `log_append` on `client` (in its transaction, if it has one open) as the store does, for one append to a new stream. */
+const appendOn = (client: pg.Client, stream: string, events: readonly EventToAppend[]) =>
+  client.query('SELECT log_append($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
+    '10s',
+    [1],
+    [stream],
+    ['no_stream'],
+    [events.length],
+    events.map((event) => event.id),
+    events.map((event) => event.type),
+    events.map((event) => JSON.stringify(event.data)),
+    events.map((event) => JSON.stringify(event.metadata)),
+  ]);
 
 /** Collects what a subscription hands out, with its failures and drops. */
 const follow = (store: PostgresEventStore, after: string | null) => {
@@ -67,7 +77,7 @@ if (!postgresTestUrl()) {
           const held = await connect();
           await held.query('BEGIN');
           const first = anEvent('First');
-          await held.query('SELECT log_append($1::json, $2)', [appendJson(uniqueStream('held'), 'no_stream', [first]), '10s']);
+          await appendOn(held, uniqueStream('held'), [first]);
           // This process appends meanwhile; it may not commit ahead of the open one.
           const second = anEvent('Second');
           let settled = false;
@@ -97,7 +107,7 @@ if (!postgresTestUrl()) {
         const store = await open({ pollIntervalMs: 10 });
         const held = await connect();
         await held.query('BEGIN');
-        await held.query('SELECT log_append($1::json, $2)', [appendJson(uniqueStream('held'), 'no_stream', [anEvent('Lost')]), '10s']);
+        await appendOn(held, uniqueStream('held'), [anEvent('Lost')]);
         const appended = store.append(uniqueStream(), [anEvent('Kept')], 'no_stream');
         await sleep(50);
         await held.query('ROLLBACK');
@@ -142,11 +152,39 @@ if (!postgresTestUrl()) {
         expect(new Set(positions).size).to.equal(50);
       });
 
+      it('keeps the order of appends to one stream, and refuses an event id given again, asked in one turn', async () => {
+        const store = await open();
+        const stream = uniqueStream();
+        const event = anEvent('Once');
+        const outcomes = await Promise.allSettled([
+          store.append(stream, [anEvent('A')], 'no_stream'),
+          store.append(stream, [anEvent('B')], 0),
+          store.append(uniqueStream(), [event], 'no_stream'),
+          store.append(uniqueStream(), [event], 'no_stream'),
+          store.append(stream, [anEvent('C')], 1),
+          store.append(uniqueStream(), [anEvent('D'), { ...event, type: 'Twice' }, { ...event, type: 'Twice' }], 'no_stream'),
+        ]);
+        expect(outcomes.map((o) => (o.status === 'fulfilled' ? 'stored' : (o.reason as Error).name))).to.deep.equal([
+          'stored',
+          'stored',
+          'stored',
+          'DuplicateEventIdError',
+          'stored',
+          'DuplicateEventIdError',
+        ]);
+        expect((await store.readStream(stream)).map((e) => [e.type, e.revision])).to.deep.equal([
+          ['A', 0],
+          ['B', 1],
+          ['C', 2],
+        ]);
+        expect((await store.readAll()).map((e) => e.type)).to.deep.equal(['A', 'Once', 'B', 'C']);
+      });
+
       it('fails the appends as busy (503) when another commit holds the log past lockWaitMs, storing nothing of them', async () => {
         const store = await open({ lockWaitMs: 100 });
         const held = await connect();
         await held.query('BEGIN');
-        await held.query('SELECT log_append($1::json, $2)', [appendJson(uniqueStream('held'), 'no_stream', [anEvent('Held')]), '10s']);
+        await appendOn(held, uniqueStream('held'), [anEvent('Held')]);
         const stream = uniqueStream();
         const refused = await store.append(stream, [anEvent('A')], 'no_stream').catch((error: unknown) => error);
         expect(refused).to.be.instanceOf(StoreUnavailableError);
@@ -204,7 +242,7 @@ if (!postgresTestUrl()) {
           await admin.query('BEGIN');
           await admin.query('DELETE FROM log_events WHERE position > 1');
           await admin.query('UPDATE log_head SET position = 1');
-          await admin.query('SELECT log_append($1::json, $2)', [appendJson(uniqueStream(), 'no_stream', [anEvent('New')]), '10s']);
+          await appendOn(admin, uniqueStream(), [anEvent('New')]);
           await admin.query('COMMIT');
           await store.append(uniqueStream(), [anEvent('Newer')], 'no_stream');
           await eventually(() => dropped.length > 0, 5_000);

@@ -80,6 +80,18 @@ const checkExpected = (expected: ExpectedRevision): void => {
   }
 };
 
+/** An event id given twice in one append, or null. */
+const repeatedEventId = (appends: readonly StreamAppend[]): string | null => {
+  const ids = new Set<string>();
+  for (const { events } of appends) {
+    for (const { id } of events) {
+      if (ids.has(id)) return id;
+      ids.add(id);
+    }
+  }
+  return null;
+};
+
 /** Appends of one group commit at most; the rest wait for the next one. */
 const MAX_APPENDS_PER_COMMIT = 500;
 
@@ -158,6 +170,8 @@ export class PostgresEventStore implements EventStore {
     } catch (error) {
       return Promise.reject(error);
     }
+    const repeated = repeatedEventId(appends);
+    if (repeated !== null) return Promise.reject(new DuplicateEventIdError(repeated));
     return new Promise((resolve, reject) => {
       this.pending.push({ appends, resolve, reject });
       this.flushing ??= this.flush();
@@ -168,24 +182,62 @@ export class PostgresEventStore implements EventStore {
   private async flush(): Promise<void> {
     // The appends of this turn of the event loop join the first group.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    while (this.pending.length > 0) await this.commit(this.pending.splice(0, MAX_APPENDS_PER_COMMIT));
+    while (this.pending.length > 0) await this.commit(this.nextGroup());
     this.flushing = null;
+  }
+
+  /**
+   * The appends of the next group commit, in order: each append that shares a
+   * stream or an event id with an append before it waits for the next group
+   * (`log_append` checks every append of a group against the log as it was before
+   * the group), and so does every later append that shares one with it, so that
+   * appends to one stream keep their order.
+   */
+  private nextGroup(): PendingAppend[] {
+    const group: PendingAppend[] = [];
+    const later: PendingAppend[] = [];
+    const seen = new Set<string>();
+    for (const request of this.pending) {
+      const keys = request.appends.flatMap(({ stream, events }) => [`stream:${stream}`, ...events.map(({ id }) => `event:${id}`)]);
+      if (group.length < MAX_APPENDS_PER_COMMIT && keys.every((key) => !seen.has(key))) group.push(request);
+      else later.push(request);
+      keys.forEach((key) => seen.add(key));
+    }
+    this.pending = later;
+    return group;
   }
 
   /** One group commit: each append's result, or every append's failure when the commit failed. */
   private async commit(batch: readonly PendingAppend[]): Promise<void> {
-    const json = JSON.stringify(
-      batch.map(({ appends }) =>
-        appends.map(({ stream, expected, events }) => ({
-          stream,
-          expected: String(expected),
-          events: events.map(({ id, type, data, metadata }) => ({ id, type, data: data ?? null, metadata })),
-        })),
-      ),
+    const columns = { appends: [] as number[], streams: [] as string[], expected: [] as string[], counts: [] as number[] };
+    const events = { ids: [] as string[], types: [] as string[], data: [] as string[], metadata: [] as string[] };
+    batch.forEach(({ appends }, i) =>
+      appends.forEach(({ stream, expected, events: appended }) => {
+        columns.appends.push(i + 1);
+        columns.streams.push(stream);
+        columns.expected.push(String(expected));
+        columns.counts.push(appended.length);
+        for (const { id, type, data, metadata } of appended) {
+          events.ids.push(id);
+          events.types.push(type);
+          events.data.push(JSON.stringify(data ?? null));
+          events.metadata.push(JSON.stringify(metadata));
+        }
+      }),
     );
     let outcomes: AppendOutcome[];
     try {
-      const { rows } = await query<{ outcomes: AppendOutcome[] }>(this.pool, 'SELECT log_append($1::json, $2) AS outcomes', [json, this.lockTimeout]);
+      const { rows } = await query<{ outcomes: AppendOutcome[] }>(this.pool, 'SELECT log_append($1, $2, $3, $4, $5, $6, $7, $8, $9) AS outcomes', [
+        this.lockTimeout,
+        columns.appends,
+        columns.streams,
+        columns.expected,
+        columns.counts,
+        events.ids,
+        events.types,
+        events.data,
+        events.metadata,
+      ]);
       outcomes = rows[0]!.outcomes;
     } catch (error) {
       // Nothing of the group is known to be stored: every append fails (translated where nothing was written).

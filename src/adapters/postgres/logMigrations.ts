@@ -11,17 +11,21 @@ export const LOG_CHANNEL = 'chronicle_log';
  * handed out. `log_append` locks that row first and keeps it locked until its
  * transaction commits, so appends commit one after the other, in the order of
  * their positions, and positions have no gaps: a reader that sees position n sees
- * every position before it (docs/contributors/decisions, "PostgreSQL log: one
- * writer at a time"). `data` and `metadata` are `json`, which keeps the text as it
- * was written.
+ * every position before it (see the decision record on the log's order). `data`
+ * and `metadata` are `json`, which keeps the text as it was written.
  *
- * `log_append(batch, lock_timeout)` takes a batch of appends (a group commit): each
- * is a list of stream appends `{stream, expected, events: [{id, type, data,
- * metadata}]}` stored whole or not at all. Every check (expected revisions, event
- * ids) runs before anything of an append is written, so a refused append writes
- * nothing and needs no subtransaction. It answers one entry per append: the list
- * of `{revision, position}` per stream, or `{refused: 'revision', stream, actual}`,
- * or `{refused: 'duplicate', eventId}`.
+ * `log_append` stores a batch of appends (a group commit), each a list of stream
+ * appends stored whole or not at all, given as parallel arrays: per stream append
+ * the index of its append in the batch (1, 1, 2, 3…), its stream, its expected
+ * revision (`any`, `no_stream`, `stream_exists` or a number) and how many events it
+ * has; per event, in the same order, its id, type, data and metadata. No stream and
+ * no event id may appear in two appends of one batch (the caller defers the later
+ * one to the next batch), so each append is checked against the log as it was
+ * before the batch. The checks read the log twice for the whole batch (the streams'
+ * revisions, the ids already stored), decide in memory, and one INSERT writes every
+ * accepted event: a refused append writes nothing and needs no subtransaction. It
+ * answers one entry per append: `[{revision, position}]` per stream, or
+ * `{refused: 'revision', stream, actual}`, or `{refused: 'duplicate', eventId}`.
  */
 const log: PostgresMigration = {
   version: 1,
@@ -45,69 +49,103 @@ const log: PostgresMigration = {
       UNIQUE (stream, revision)
     );
 
-    CREATE FUNCTION log_append(p_batch json, p_lock_timeout text) RETURNS json
+    CREATE FUNCTION log_append(
+      p_lock_timeout text,
+      p_appends      integer[],
+      p_streams      text[],
+      p_expected     text[],
+      p_counts       integer[],
+      p_ids          text[],
+      p_types        text[],
+      p_data         text[],
+      p_metadata     text[]
+    ) RETURNS json
     LANGUAGE plpgsql AS $$
     DECLARE
-      v_head     bigint;
-      v_first    bigint;
-      v_at       timestamptz;
-      v_group    json;
-      v_append   json;
-      v_expected text;
-      v_holds    boolean;
-      v_actual   integer;
-      v_count    integer;
-      v_problem  json;
-      v_streams  json[];
-      v_results  json[] := ARRAY[]::json[];
+      v_stream_count integer := coalesce(array_length(p_streams, 1), 0);
+      v_head         bigint;
+      v_first        bigint;
+      v_at           timestamptz;
+      v_current      integer[];
+      v_stored       text[];
+      v_problem      json;
+      v_outcome      json[];
+      v_results      json[] := ARRAY[]::json[];
+      v_positions    bigint[] := ARRAY[]::bigint[];
+      v_revisions    integer[] := ARRAY[]::integer[];
+      v_in_streams   text[] := ARRAY[]::text[];
+      v_events       integer[] := ARRAY[]::integer[];
+      v_start        integer := 1;
+      v_end          integer;
+      v_event        integer := 1;
+      v_event_end    integer;
+      v_holds        boolean;
+      v_base         integer;
+      i              integer;
+      k              integer;
     BEGIN
       PERFORM set_config('lock_timeout', p_lock_timeout, true);
       SELECT position INTO STRICT v_head FROM log_head FOR UPDATE;
       v_first := v_head;
       -- Taken once the lock is held: the times follow the positions (on the database's clock).
       v_at := date_trunc('milliseconds', clock_timestamp());
-      FOR v_group IN SELECT value FROM json_array_elements(p_batch) LOOP
+      SELECT array_agg((SELECT max(revision) FROM log_events l WHERE l.stream = s.stream) ORDER BY s.n)
+        INTO v_current FROM unnest(p_streams) WITH ORDINALITY AS s(stream, n);
+      SELECT coalesce(array_agg(l.id), ARRAY[]::text[]) INTO v_stored FROM log_events l WHERE l.id = ANY(p_ids);
+
+      WHILE v_start <= v_stream_count LOOP
+        -- One append: stream appends v_start .. v_end - 1, events v_event .. v_event_end - 1.
+        v_end := v_start;
+        v_event_end := v_event;
         v_problem := NULL;
-        FOR v_append IN SELECT value FROM json_array_elements(v_group) LOOP
-          SELECT max(revision) INTO v_actual FROM log_events WHERE stream = v_append->>'stream';
-          v_expected := v_append->>'expected';
-          v_holds := CASE v_expected
+        WHILE v_end <= v_stream_count AND p_appends[v_end] = p_appends[v_start] LOOP
+          v_holds := CASE p_expected[v_end]
               WHEN 'any' THEN true
-              WHEN 'no_stream' THEN v_actual IS NULL
-              WHEN 'stream_exists' THEN v_actual IS NOT NULL
-              ELSE coalesce(v_actual = v_expected::integer, false)
+              WHEN 'no_stream' THEN v_current[v_end] IS NULL
+              WHEN 'stream_exists' THEN v_current[v_end] IS NOT NULL
+              ELSE coalesce(v_current[v_end] = p_expected[v_end]::integer, false)
             END;
-          IF NOT v_holds THEN
-            v_problem := json_build_object('refused', 'revision', 'stream', v_append->>'stream', 'actual', v_actual);
-            EXIT;
+          IF v_problem IS NULL AND NOT v_holds THEN
+            v_problem := json_build_object('refused', 'revision', 'stream', p_streams[v_end], 'actual', v_current[v_end]);
           END IF;
+          v_event_end := v_event_end + p_counts[v_end];
+          v_end := v_end + 1;
         END LOOP;
-        IF v_problem IS NULL THEN
-          SELECT json_build_object('refused', 'duplicate', 'eventId', ids.id) INTO v_problem
-          FROM (
-            SELECT e.event->>'id' AS id, count(*) OVER (PARTITION BY e.event->>'id') AS times
-            FROM json_array_elements(v_group) AS a(append), json_array_elements(a.append->'events') AS e(event)
-          ) ids
-          WHERE ids.times > 1 OR EXISTS (SELECT 1 FROM log_events l WHERE l.id = ids.id)
-          LIMIT 1;
+        IF v_problem IS NULL AND cardinality(v_stored) > 0 THEN
+          FOR k IN v_event .. v_event_end - 1 LOOP
+            IF p_ids[k] = ANY(v_stored) THEN
+              v_problem := json_build_object('refused', 'duplicate', 'eventId', p_ids[k]);
+              EXIT;
+            END IF;
+          END LOOP;
         END IF;
         IF v_problem IS NOT NULL THEN
           v_results := v_results || v_problem;
-          CONTINUE;
+        ELSE
+          v_outcome := ARRAY[]::json[];
+          k := v_event;
+          FOR i IN v_start .. v_end - 1 LOOP
+            v_base := coalesce(v_current[i], -1);
+            FOR n IN 1 .. p_counts[i] LOOP
+              v_head := v_head + 1;
+              v_positions := v_positions || v_head;
+              v_revisions := v_revisions || (v_base + n);
+              v_in_streams := v_in_streams || p_streams[i];
+              v_events := v_events || k;
+              k := k + 1;
+            END LOOP;
+            v_outcome := v_outcome || json_build_object('revision', v_base + p_counts[i], 'position', v_head::text);
+          END LOOP;
+          v_results := v_results || array_to_json(v_outcome);
         END IF;
-        v_streams := ARRAY[]::json[];
-        FOR v_append IN SELECT value FROM json_array_elements(v_group) LOOP
-          SELECT coalesce(max(revision), -1) INTO v_actual FROM log_events WHERE stream = v_append->>'stream';
-          INSERT INTO log_events (position, id, stream, revision, type, data, metadata, recorded_at)
-          SELECT v_head + e.n, e.event->>'id', v_append->>'stream', v_actual + e.n, e.event->>'type', e.event->'data', e.event->'metadata', v_at
-          FROM json_array_elements(v_append->'events') WITH ORDINALITY AS e(event, n);
-          GET DIAGNOSTICS v_count = ROW_COUNT;
-          v_head := v_head + v_count;
-          v_streams := v_streams || json_build_object('revision', v_actual + v_count, 'position', v_head::text);
-        END LOOP;
-        v_results := v_results || array_to_json(v_streams);
+        v_start := v_end;
+        v_event := v_event_end;
       END LOOP;
+
       IF v_head > v_first THEN
+        INSERT INTO log_events (position, id, stream, revision, type, data, metadata, recorded_at)
+        SELECT e.position, p_ids[e.k], e.stream, e.revision, p_types[e.k], p_data[e.k]::json, p_metadata[e.k]::json, v_at
+        FROM unnest(v_positions, v_events, v_in_streams, v_revisions) AS e(position, k, stream, revision);
         UPDATE log_head SET position = v_head;
         PERFORM pg_notify('${LOG_CHANNEL}', v_head::text);
       END IF;
