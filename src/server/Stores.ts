@@ -5,17 +5,17 @@ import type { ReadModelStore } from '../application/ports/ReadModelStore.js';
 import type { WebhookOutbox } from '../application/ports/WebhookOutbox.js';
 import type { WebhookSecretStore } from '../application/ports/WebhookSecretStore.js';
 
-/** Every store a process uses, picked by `openStores` (src/main.ts) from the environment. */
+/** Every store a process uses, picked by `openStores` (src/main.ts) from the environment (`openPostgresStores` with POSTGRES_URL). */
 export interface Stores {
   readonly eventStore: EventStore;
   readonly readModels: ReadModelStore;
-  /** Shared by every API process: in DATA_DIR's `rate-limits.sqlite`, or in MongoDB beside the read models. */
+  /** Shared by every API process: in DATA_DIR's `rate-limits.sqlite`, or in MongoDB beside the read models, or in PostgreSQL. */
   readonly rateLimits: RateLimitCounters;
-  /** Webhook signing secrets: in the SQLite file (on the event store's connection when it is SQLite), or in MongoDB. */
+  /** Webhook signing secrets: in the SQLite file (on the event store's connection when it is SQLite), in MongoDB, or in PostgreSQL. */
   readonly webhookSecrets: WebhookSecretStore;
-  /** Deliveries waiting or done: in the SQLite file, or in MongoDB beside the read models. */
+  /** Deliveries waiting or done: in the SQLite file, in MongoDB beside the read models, or in PostgreSQL beside the log. */
   readonly webhookOutbox: WebhookOutbox;
-  /** Idempotency keys of creating requests: in the SQLite file, or in MongoDB, shared by every process. */
+  /** Idempotency keys of creating requests: in the SQLite file, in MongoDB or in PostgreSQL, shared by every process. */
   readonly idempotency: IdempotencyStore;
 }
 
