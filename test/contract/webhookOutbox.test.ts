@@ -97,6 +97,29 @@ if (postgresTestUrl()) {
       }
     });
 
+    it('leave a row that a redelivery put back in the queue while the retention was deciding', async () => {
+      const pool = await migratedLogPool((await database()).url);
+      const outbox = new PostgresWebhookOutbox(pool);
+      const subscriptionId = `sub-${randomUUID()}`;
+      const row = delivery(subscriptionId, 1);
+      const other = await pool.connect();
+      try {
+        await outbox.commitFanOut('fan-out-retention', { position: '1', subscriptions: [], deliveries: [row] }, new Date(0));
+        await outbox.recordAttempt(subscriptionId, row.eventId, attempt, { state: 'delivered' });
+        await other.query('BEGIN');
+        await other.query("UPDATE webhook_outbox SET state = 'pending', completed_at = NULL WHERE subscription_id = $1", [subscriptionId]);
+        // Every final row of the day (other tests' too) is pruned, this one not: it is pending once the prune gets to it.
+        const pruned = outbox.pruneCompleted(new Date(86_400_000), 100_000);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await other.query('COMMIT');
+        await pruned;
+        expect(await outbox.get(subscriptionId, row.eventId)).to.include({ state: 'pending' });
+      } finally {
+        other.release();
+        await pool.end();
+      }
+    });
+
     it('store a fan-out batch whole or not at all', async () => {
       const pool = await migratedLogPool((await database()).url);
       const outbox = new PostgresWebhookOutbox(pool);

@@ -37,7 +37,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
 
   async claim(claim: IdempotencyClaim): Promise<ClaimOutcome> {
     const { companyId, key, fingerprint, now, claimTtlMs } = claim;
-    this.pruneExpired(now);
+    void this.pruneExpired(now);
     const token = randomUUID();
     for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
       const taken = await query(
@@ -89,15 +89,17 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     // The pool is shared; the event store ends it.
   }
 
-  /** In the background: a failure waits for the next round. */
-  private pruneExpired(now: Date): void {
-    if (now.getTime() - this.lastPruneMs < PRUNE_EVERY_MS) return;
+  /** In the background (a claim does not wait for it): a failure waits for the next round. Answers how many went. */
+  private async pruneExpired(now: Date): Promise<number> {
+    if (now.getTime() - this.lastPruneMs < PRUNE_EVERY_MS) return 0;
     this.lastPruneMs = now.getTime();
-    query(
+    const pruned = await query(
       this.pool,
-      `DELETE FROM idempotency_keys WHERE (company_id, key) IN (
+      // Expiry checked again on the row deleted: a claim may have taken it over since the subquery read it.
+      `DELETE FROM idempotency_keys WHERE expires_at <= $1 AND (company_id, key) IN (
          SELECT company_id, key FROM idempotency_keys WHERE expires_at <= $1 LIMIT $2)`,
       [now, PRUNE_BATCH],
-    ).catch(() => undefined);
+    ).catch(() => null);
+    return pruned?.rowCount ?? 0;
   }
 }

@@ -334,10 +334,11 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   async pruneCompleted(before: Date, limit: number): Promise<number> {
     const size = Math.max(0, Math.floor(limit));
     if (size === 0) return 0;
-    // Through the partial index of final rows by completion time; the triggers keep the counts.
+    // Through the partial index of final rows by completion time; the triggers keep the counts. The state
+    // is checked again on the row deleted: a redelivery may have put it back in the queue since.
     const pruned = await query(
       this.pool,
-      `DELETE FROM webhook_outbox WHERE (subscription_id, event_id) IN (
+      `DELETE FROM webhook_outbox WHERE state <> 'pending' AND completed_at < $1 AND (subscription_id, event_id) IN (
          SELECT subscription_id, event_id FROM webhook_outbox
          WHERE state <> 'pending' AND completed_at < $1 ORDER BY completed_at LIMIT $2)`,
       [before, size],
