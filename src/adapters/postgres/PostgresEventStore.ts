@@ -1,9 +1,6 @@
 import pg from 'pg';
 import {
-  DuplicateEventIdError,
-  WrongExpectedRevisionError,
   invalidStreamAppends,
-  notify,
   type AppendResult,
   type EventStore,
   type EventToAppend,
@@ -15,10 +12,11 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../../application/ports/EventStore.js';
-import { Alarm, backoffMs } from '../../application/Alarm.js';
-import { LogReplacedError } from '../../application/LogReplacedError.js';
+import type { Alarm } from '../../application/Alarm.js';
 import type { EventMetadata } from '../../shared/EventMetadata.js';
 import { isPosition, type Position } from '../../shared/Position.js';
+import { followLog, type LogPage } from './followLog.js';
+import { appendGroupParameters, invalidAppend, nextAppendGroup, settleAppendGroup, type AppendOutcome, type PendingAppend } from './logAppendGroup.js';
 import { LOG_CHANNEL } from './logMigrations.js';
 import { LogNotifications } from './LogNotifications.js';
 import { query } from './postgresPool.js';
@@ -40,19 +38,6 @@ interface PageRow extends Partial<EventRow> {
   at_id: string | null;
 }
 
-/** What `log_append` answers for one append: each stream's outcome, or why it was refused. */
-type AppendOutcome =
-  | ReadonlyArray<{ readonly revision: number; readonly position: string }>
-  | { readonly refused: 'revision'; readonly stream: string; readonly actual: number | null }
-  | { readonly refused: 'duplicate'; readonly eventId: string };
-
-/** One append or multi-stream append waiting for the next group commit. */
-interface PendingAppend {
-  readonly appends: readonly StreamAppend[];
-  resolve(results: AppendResult[]): void;
-  reject(error: unknown): void;
-}
-
 const COLUMNS = 'position, id, stream, revision, type, data, metadata, recorded_at';
 
 const toRecorded = (row: EventRow): RecordedEvent => ({
@@ -72,24 +57,6 @@ const MAX_POSITION = 9_223_372_036_854_775_807n;
 const asStoredPosition = (position: Position | null): string | null => {
   if (position === null) return '0';
   return isPosition(position) && BigInt(position) <= MAX_POSITION ? position : null;
-};
-
-const checkExpected = (expected: ExpectedRevision): void => {
-  if (typeof expected === 'number' && (!Number.isSafeInteger(expected) || expected < 0)) {
-    throw new RangeError(`Invalid expected revision ${expected}`);
-  }
-};
-
-/** An event id given twice in one append, or null. */
-const repeatedEventId = (appends: readonly StreamAppend[]): string | null => {
-  const ids = new Set<string>();
-  for (const { events } of appends) {
-    for (const { id } of events) {
-      if (ids.has(id)) return id;
-      ids.add(id);
-    }
-  }
-  return null;
 };
 
 /** Appends of one group commit at most; the rest wait for the next one. */
@@ -165,97 +132,42 @@ export class PostgresEventStore implements EventStore {
     if (this.closed) return Promise.reject(new Error('The event store is closed'));
     const problem = invalidStreamAppends(appends);
     if (problem) return Promise.reject(new Error(problem));
-    try {
-      appends.forEach(({ expected }) => checkExpected(expected));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const repeated = repeatedEventId(appends);
-    if (repeated !== null) return Promise.reject(new DuplicateEventIdError(repeated));
+    const invalid = invalidAppend(appends);
+    if (invalid) return Promise.reject(invalid);
     return new Promise((resolve, reject) => {
       this.pending.push({ appends, resolve, reject });
       this.flushing ??= this.flush();
     });
   }
 
-  /** Commits what is pending, group after group, until nothing is left. */
+  /** Commits what is pending, group after group (see nextAppendGroup), until nothing is left. */
   private async flush(): Promise<void> {
     // The appends of this turn of the event loop join the first group.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    while (this.pending.length > 0) await this.commit(this.nextGroup());
+    while (this.pending.length > 0) {
+      const { group, later } = nextAppendGroup(this.pending, MAX_APPENDS_PER_COMMIT);
+      this.pending = later;
+      await this.commit(group);
+    }
     this.flushing = null;
   }
 
-  /**
-   * The appends of the next group commit, in order: each append that shares a
-   * stream or an event id with an append before it waits for the next group
-   * (`log_append` checks every append of a group against the log as it was before
-   * the group), and so does every later append that shares one with it, so that
-   * appends to one stream keep their order.
-   */
-  private nextGroup(): PendingAppend[] {
-    const group: PendingAppend[] = [];
-    const later: PendingAppend[] = [];
-    const seen = new Set<string>();
-    for (const request of this.pending) {
-      const keys = request.appends.flatMap(({ stream, events }) => [`stream:${stream}`, ...events.map(({ id }) => `event:${id}`)]);
-      if (group.length < MAX_APPENDS_PER_COMMIT && keys.every((key) => !seen.has(key))) group.push(request);
-      else later.push(request);
-      keys.forEach((key) => seen.add(key));
-    }
-    this.pending = later;
-    return group;
-  }
-
   /** One group commit: each append's result, or every append's failure when the commit failed. */
-  private async commit(batch: readonly PendingAppend[]): Promise<void> {
-    const columns = { appends: [] as number[], streams: [] as string[], expected: [] as string[], counts: [] as number[] };
-    const events = { ids: [] as string[], types: [] as string[], data: [] as string[], metadata: [] as string[] };
-    batch.forEach(({ appends }, i) =>
-      appends.forEach(({ stream, expected, events: appended }) => {
-        columns.appends.push(i + 1);
-        columns.streams.push(stream);
-        columns.expected.push(String(expected));
-        columns.counts.push(appended.length);
-        for (const { id, type, data, metadata } of appended) {
-          events.ids.push(id);
-          events.types.push(type);
-          events.data.push(JSON.stringify(data ?? null));
-          events.metadata.push(JSON.stringify(metadata));
-        }
-      }),
-    );
+  private async commit(group: readonly PendingAppend[]): Promise<void> {
     let outcomes: AppendOutcome[];
     try {
       const { rows } = await query<{ outcomes: AppendOutcome[] }>(this.pool, 'SELECT log_append($1, $2, $3, $4, $5, $6, $7, $8, $9) AS outcomes', [
         this.lockTimeout,
-        columns.appends,
-        columns.streams,
-        columns.expected,
-        columns.counts,
-        events.ids,
-        events.types,
-        events.data,
-        events.metadata,
+        ...appendGroupParameters(group),
       ]);
       outcomes = rows[0]!.outcomes;
     } catch (error) {
       // Nothing of the group is known to be stored: every append fails (translated where nothing was written).
-      batch.forEach((request) => request.reject(error));
+      group.forEach((request) => request.reject(error));
       return;
     }
-    let committed = false;
-    batch.forEach((request, i) => {
-      const outcome = outcomes[i]!;
-      if ('refused' in outcome) {
-        request.reject(refusal(outcome, request.appends));
-        return;
-      }
-      committed = true;
-      request.resolve(outcome.map(({ revision, position }) => ({ nextRevision: revision, position })));
-    });
-    if (committed) {
-      this.alarms.forEach((alarm) => alarm.wake());
+    if (settleAppendGroup(group, outcomes)) {
+      this.lookNow();
       this.appendListeners.forEach((listener) => listener());
     }
   }
@@ -303,7 +215,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   /** A page after `after`, with the head and the id at `after`, read in one statement (one snapshot). */
-  private async readPage(after: Position | null, maxCount: number): Promise<{ events: RecordedEvent[]; head: Position | null; atId: string | null }> {
+  private async readPage(after: Position | null, maxCount: number): Promise<LogPage> {
     const at = asStoredPosition(after);
     if (at === null) return { events: [], head: await this.headPosition(), atId: null };
     const { rows } = await query<PageRow>(
@@ -322,89 +234,15 @@ export class PostgresEventStore implements EventStore {
     };
   }
 
+  /** Follows the log from `options.after` (see followLog), woken by every commit this store hears of. */
   subscribeToAll(options: SubscribeOptions): Subscription {
-    const alarm = new Alarm();
-    const stopAlarm = new Alarm();
-    const maxBatchSize = options.maxBatchSize ?? 1000;
-    let position = options.after;
-    /** The id of the event at `position` as it was handled (undefined: not known yet, for a position handed in). */
-    let handledId: string | null | undefined = undefined;
-    let stopped = false;
-    let connected = false;
-    let failures = 0;
-    let replaced: LogReplacedError | null = null;
-    this.alarms.add(alarm);
     this.stopListening ??= this.notifications.add(() => this.lookNow());
-
-    const run = async (): Promise<void> => {
-      while (!stopped) {
-        if (replaced !== null) {
-          // Stopped for good: said again now and then, never resumed (see LogReplacedError).
-          failures += 1;
-          notify(options.onDropped, replaced, failures);
-          await stopAlarm.sleep(backoffMs(failures, 1_000, 60_000));
-          continue;
-        }
-        if (this.closed) {
-          await stopAlarm.sleep(this.pollIntervalMs);
-          continue;
-        }
-        let page: Awaited<ReturnType<typeof this.readPage>>;
-        try {
-          page = await this.readPage(position, maxBatchSize);
-        } catch (error) {
-          connected = false;
-          failures += 1;
-          notify(options.onDropped, error, failures);
-          await alarm.sleep(backoffMs(failures));
-          continue;
-        }
-        if (position !== null) {
-          handledId ??= page.atId;
-          if (page.atId === null || page.atId !== handledId) {
-            replaced = new LogReplacedError(position, handledId, page.atId, page.head);
-            connected = false;
-            failures = 0;
-            continue;
-          }
-        }
-        if (!connected) {
-          connected = true;
-          failures = 0;
-          notify(options.onConnected);
-        }
-        if (page.events.length === 0) {
-          await alarm.sleep(this.pollIntervalMs);
-          continue;
-        }
-        for (let attempt = 1; !stopped; attempt++) {
-          try {
-            await options.handle(page.events);
-            const last = page.events[page.events.length - 1]!;
-            position = last.position;
-            handledId = last.id;
-            break;
-          } catch (error) {
-            options.onError?.(error, attempt);
-            await alarm.sleep(backoffMs(attempt));
-          }
-        }
-      }
-    };
-    const done = run();
-
-    return {
-      get position() {
-        return position;
-      },
-      stop: async () => {
-        stopped = true;
-        alarm.wake();
-        stopAlarm.wake();
-        await done;
-        this.alarms.delete(alarm);
-      },
-    };
+    return followLog(options, {
+      readPage: (after, maxCount) => this.readPage(after, maxCount),
+      pollIntervalMs: this.pollIntervalMs,
+      closed: () => this.closed,
+      alarms: this.alarms,
+    });
   }
 
   async close(): Promise<void> {
@@ -418,10 +256,3 @@ export class PostgresEventStore implements EventStore {
     if (this.options.ownsPool) await this.pool.end();
   }
 }
-
-/** The port's error for an append that `log_append` refused. */
-const refusal = (outcome: Extract<AppendOutcome, { readonly refused: string }>, appends: readonly StreamAppend[]): Error => {
-  if (outcome.refused === 'duplicate') return new DuplicateEventIdError(outcome.eventId);
-  const expected = appends.find((append) => append.stream === outcome.stream)?.expected ?? 'any';
-  return new WrongExpectedRevisionError(outcome.stream, expected, outcome.actual ?? 'no_stream');
-};
