@@ -14,7 +14,7 @@
  *   src/startup       the composition root: the start-up's steps; src/startup/adapters.ts is the only file
  *                     that picks adapters
  */
-const DRIVERS = '^node_modules/(better-sqlite3|@eventstore/db-client|mongodb)/';
+const DRIVERS = '^node_modules/(better-sqlite3|@eventstore/db-client|mongodb|pg)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -90,7 +90,7 @@ module.exports = {
     {
       name: 'only-adapters-import-drivers',
       severity: 'error',
-      comment: 'better-sqlite3, @eventstore/db-client and mongodb are imported by src/adapters only.',
+      comment: 'better-sqlite3, @eventstore/db-client, mongodb and pg are imported by src/adapters only.',
       from: { path: '^(src|projections)/', pathNot: '^src/adapters/' },
       to: { path: DRIVERS },
     },

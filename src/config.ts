@@ -159,6 +159,8 @@ const variables = {
   EVENTSTORE_URL: { codec: urlWithScheme('EventStoreDB URL', ['esdb:', 'esdb+discover:']), default: undefined },
   MONGODB_URL: { codec: urlWithScheme('MongoDB URL', ['mongodb:', 'mongodb+srv:']), default: undefined },
   MONGODB_DB: { codec: nonEmpty, default: 'chronicle' },
+  POSTGRES_URL: { codec: urlWithScheme('PostgreSQL URL', ['postgres:', 'postgresql:']), default: undefined },
+  POSTGRES_POOL_SIZE: { codec: intFromString('connections', 1, 1000), default: '10' },
   RATE_LIMIT_HOURLY: { codec: intFromString('limit', 1), default: '1000' },
   RATE_LIMIT_DAILY: { codec: intFromString('limit', 1), default: '10000' },
   RATE_LIMIT_CONCURRENT: { codec: intFromString('limit', 1), default: '10' },
@@ -187,7 +189,7 @@ const variables = {
 } as const;
 
 /** Variables whose value is a secret: a problem with one never shows the value. */
-const SECRET_VARIABLES: ReadonlySet<string> = new Set(['METRICS_TOKEN', 'SECRETS_KEY', 'SECRETS_KEY_PREVIOUS']);
+const SECRET_VARIABLES: ReadonlySet<string> = new Set(['METRICS_TOKEN', 'SECRETS_KEY', 'SECRETS_KEY_PREVIOUS', 'POSTGRES_URL']);
 
 type Variables = typeof variables;
 type Decoded<K extends keyof Variables> = t.TypeOf<Variables[K]['codec']>;
@@ -208,6 +210,10 @@ export interface Config {
   readonly eventStoreUrl: string | undefined;
   readonly mongoUrl: string | undefined;
   readonly mongoDb: string;
+  /** Every store (log, read models, outbox, leases, counters, keys, secrets) in this PostgreSQL database. A secret (its password): never logged. */
+  readonly postgresUrl: string | undefined;
+  /** Connections each process opens to PostgreSQL at most, shared by all its stores (one more listens for the log's commits). */
+  readonly postgresPoolSize: number;
   readonly rateLimit: { readonly hourly: number; readonly daily: number; readonly concurrent: number };
   readonly webhooks: {
     readonly timeoutMs: number;
@@ -297,9 +303,18 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
         'not in a SQLite file in DATA_DIR (lost with a container, not shared between instances)',
     );
   }
+  if (c.POSTGRES_URL !== undefined && (c.EVENTSTORE_URL !== undefined || c.MONGODB_URL !== undefined)) {
+    // One engine holds everything: a log in one and read models or an outbox in another would drift apart.
+    problems.push(
+      `POSTGRES_URL keeps every store in PostgreSQL: unset ${[c.EVENTSTORE_URL !== undefined ? 'EVENTSTORE_URL' : null, c.MONGODB_URL !== undefined ? 'MONGODB_URL' : null]
+        .filter((name) => name !== null)
+        .join(' and ')} (one engine at a time)`,
+    );
+  }
   if (c.READ_MODELS === 'memory') {
     // Read models in one process's memory serve that process alone, and are built by it.
     if (c.MONGODB_URL !== undefined) problems.push('READ_MODELS=memory is for the embedded mode: with MONGODB_URL the read models are in MongoDB');
+    if (c.POSTGRES_URL !== undefined) problems.push('READ_MODELS=memory is for the embedded mode: with POSTGRES_URL the read models are in PostgreSQL');
     if (!c.RUN_PROJECTIONS || !c.RUN_API) problems.push('READ_MODELS=memory needs RUN_API and RUN_PROJECTIONS in the same process: no other process can read them');
     if (c.API_WORKERS > 1) problems.push('READ_MODELS=memory needs API_WORKERS=1: no other process can read them');
   }
@@ -326,6 +341,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     eventStoreUrl: c.EVENTSTORE_URL,
     mongoUrl: c.MONGODB_URL,
     mongoDb: c.MONGODB_DB,
+    postgresUrl: c.POSTGRES_URL,
+    postgresPoolSize: c.POSTGRES_POOL_SIZE,
     rateLimit: { hourly: c.RATE_LIMIT_HOURLY, daily: c.RATE_LIMIT_DAILY, concurrent: c.RATE_LIMIT_CONCURRENT },
     webhooks: {
       timeoutMs: c.WEBHOOK_TIMEOUT_MS,

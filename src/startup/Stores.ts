@@ -1,23 +1,6 @@
-import type { EventStore } from '../application/ports/EventStore.js';
-import type { IdempotencyStore } from '../application/ports/IdempotencyStore.js';
-import type { RateLimitCounters } from '../application/ports/RateLimitCounters.js';
-import type { ReadModelStore } from '../application/ports/ReadModelStore.js';
-import type { WebhookOutbox } from '../application/ports/WebhookOutbox.js';
-import type { WebhookSecretStore } from '../application/ports/WebhookSecretStore.js';
+import type { Stores } from '../application/ports/Stores.js';
 
-/** Every store a process uses, picked by `openStores` (src/main.ts) from the environment. */
-export interface Stores {
-  readonly eventStore: EventStore;
-  readonly readModels: ReadModelStore;
-  /** Shared by every API process: in DATA_DIR's `rate-limits.sqlite`, or in MongoDB beside the read models. */
-  readonly rateLimits: RateLimitCounters;
-  /** Webhook signing secrets: in the SQLite file (on the event store's connection when it is SQLite), or in MongoDB. */
-  readonly webhookSecrets: WebhookSecretStore;
-  /** Deliveries waiting or done: in the SQLite file, or in MongoDB beside the read models. */
-  readonly webhookOutbox: WebhookOutbox;
-  /** Idempotency keys of creating requests: in the SQLite file, or in MongoDB, shared by every process. */
-  readonly idempotency: IdempotencyStore;
-}
+export type { Stores } from '../application/ports/Stores.js';
 
 /**
  * Closes every store, the log last (the others may share its connection). Each

@@ -45,7 +45,7 @@ export const SHARED_READ_MODEL_COMMIT_MS = 20;
 export const embeddedRateLimitsFile = (dataDir: string): string => join(dataDir, 'rate-limits.sqlite');
 
 /**
- * The only place that picks adapters: EventStoreDB when EVENTSTORE_URL is set,
+ * The only place that picks adapters: every store in PostgreSQL when POSTGRES_URL is set; EventStoreDB when EVENTSTORE_URL is set,
  * else SQLite in DATA_DIR; MongoDB when MONGODB_URL is set, else SQLite read models and rate-limit counters in
  * files of their own in DATA_DIR (every process on one DATA_DIR shares them). The
  * real-server drivers are loaded only when used.
@@ -55,6 +55,11 @@ export const openStores = async (config: Config, options: { readonly supervisor?
   withEncryptedSecrets(await openEngineStores(config, options), config);
 
 const openEngineStores = async (config: Config, options: { readonly supervisor?: IpcEndpoint }): Promise<Stores> => {
+  if (config.postgresUrl) {
+    // Every store in one PostgreSQL database (config.ts refuses EVENTSTORE_URL or MONGODB_URL beside it).
+    const stores = await (await import('../adapters/postgres/openPostgresStores.js')).openPostgresStores(config.postgresUrl, config);
+    return { ...stores, eventStore: withUpcasting(stores.eventStore, STORED_EVENT_TYPES) };
+  }
   const adapter: EventStore = config.eventStoreUrl
     ? (await import('../adapters/eventstoredb/EventStoreDbEventStore.js')).EventStoreDbEventStore.connect(config.eventStoreUrl)
     : SqliteEventStore.open(embeddedDatabaseFile(config.dataDir));
@@ -159,11 +164,11 @@ export const resetWebhookFanOutGroup = async (eventStoreUrl: string): Promise<{ 
  * The supervisor's rate-limit counters (embedded mode, API_WORKERS above 1): one
  * count in its memory for all the API workers it starts, each served over its IPC
  * channel; the returned function, called when a worker is gone, gives back the
- * concurrency slots it still held. With MONGODB_URL the workers count in MongoDB
- * (null: nothing to serve).
+ * concurrency slots it still held. With MONGODB_URL or POSTGRES_URL the workers
+ * count in that database (null: nothing to serve).
  */
 export const supervisorRateLimits = (config: Config): ((worker: IpcEndpoint) => () => Promise<void>) | null => {
-  if (config.mongoUrl) return null;
+  if (config.mongoUrl || config.postgresUrl) return null;
   const counters = new MemoryRateLimitCounters(config.rateLimit);
   return (worker) => serveRateLimits(counters, worker);
 };

@@ -8,6 +8,9 @@ import { eventStoreContract, type EventStoreFixture } from './eventStore.contrac
 import { eventStoreVersionsContract } from './eventStoreVersions.contract.js';
 import { skipLine } from '../support/integration.js';
 import { StoreUnavailableError } from '../../src/application/ports/StoreUnavailableError.js';
+import { PostgresEventStore } from '../../src/adapters/postgres/PostgresEventStore.js';
+import { freshPostgresDatabase, postgresTestUrl } from '../support/postgres.js';
+import { databaseForThisFile, migratedLogPool } from '../support/postgresLog.js';
 
 const openSqlite = async (): Promise<EventStoreFixture> => {
   const dir = mkdtempSync(join(tmpdir(), 'chronicle-es-'));
@@ -34,6 +37,23 @@ if (eventStoreUrl) {
   eventStoreVersionsContract('EventStoreDB', openEventStoreDb, { shared: true });
 } else {
   skipLine('EventStore contract: EventStoreDB', 'EVENTSTORE_URL');
+}
+
+if (postgresTestUrl()) {
+  const database = databaseForThisFile();
+  const openPostgres = async (url: string): Promise<EventStoreFixture> => {
+    const store = new PostgresEventStore(await migratedLogPool(url), { ownsPool: true });
+    return { store, dispose: () => store.close() };
+  };
+  eventStoreContract('PostgreSQL', async () => openPostgres((await database()).url), { multiStreamAppend: true });
+  // A database per test: the case that writes an event no release can read leaves it unread behind.
+  eventStoreVersionsContract('PostgreSQL', async () => {
+    const fresh = await freshPostgresDatabase();
+    const { store, dispose } = await openPostgres(fresh.url);
+    return { store, dispose: () => dispose().finally(() => fresh.drop()) };
+  });
+} else {
+  skipLine('EventStore contract: PostgreSQL', 'POSTGRES_TEST_URL');
 }
 
 describe('SqliteEventStore: appends of another connection on the file (another process)', () => {

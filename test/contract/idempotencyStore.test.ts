@@ -6,6 +6,9 @@ import { SqliteIdempotencyStore } from '../../src/adapters/sqlite/SqliteIdempote
 import { skipLine } from '../support/integration.js';
 import { tempDir } from '../support/tempStore.js';
 import { idempotencyStoreContract } from './idempotencyStore.contract.js';
+import { postgresTestUrl } from '../support/postgres.js';
+import { databaseForThisFile, migratedLogPool } from '../support/postgresLog.js';
+import { PostgresIdempotencyStore } from '../../src/adapters/postgres/PostgresIdempotencyStore.js';
 
 idempotencyStoreContract('SQLite (its own connection)', async () => {
   const dir = tempDir('chronicle-idempotency-');
@@ -62,6 +65,56 @@ if (mongoUrl) {
   });
 } else {
   skipLine('IdempotencyStore contract: MongoDB', 'MONGODB_URL');
+}
+
+if (postgresTestUrl()) {
+  const database = databaseForThisFile();
+  idempotencyStoreContract('PostgreSQL', async () => {
+    const { url } = await database();
+    const pools = [await migratedLogPool(url)];
+    return {
+      store: new PostgresIdempotencyStore(pools[0]!),
+      reopen: async () => {
+        const pool = await migratedLogPool(url);
+        pools.push(pool);
+        return new PostgresIdempotencyStore(pool);
+      },
+      dispose: async () => void (await Promise.all(pools.map((pool) => pool.end()))),
+    };
+  });
+
+  describe('PostgresIdempotencyStore: pruning expired keys', () => {
+    it('leaves a key that a claim took over while the prune was deciding', async () => {
+      const pool = await migratedLogPool((await database()).url);
+      const store = new PostgresIdempotencyStore(pool);
+      const companyId = randomUUID();
+      const t0 = new Date('2026-03-01T10:00:00.000Z');
+      const later = new Date(t0.getTime() + 120_000);
+      const other = await pool.connect();
+      try {
+        await store.claim({ companyId, key: 'k', fingerprint: 'fp', now: t0, claimTtlMs: 60_000 });
+        // Another request takes the expired key over; its transaction is still open when the prune runs.
+        await other.query('BEGIN');
+        await other.query("UPDATE idempotency_keys SET token = 'taken-over', expires_at = $3 WHERE company_id = $1 AND key = $2", [
+          companyId,
+          'k',
+          new Date(later.getTime() + 60_000),
+        ]);
+        const prune = (store as unknown as { pruneExpired: (now: Date) => Promise<number> }).pruneExpired(later);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await other.query('COMMIT');
+        // Other tests' expired keys may go; this one was claimed again once the prune got to it.
+        await prune;
+        const { rows } = await pool.query('SELECT token FROM idempotency_keys WHERE company_id = $1', [companyId]);
+        expect(rows).to.deep.equal([{ token: 'taken-over' }]);
+      } finally {
+        other.release();
+        await pool.end();
+      }
+    });
+  });
+} else {
+  skipLine('IdempotencyStore contract: PostgreSQL', 'POSTGRES_TEST_URL');
 }
 
 describe('SqliteIdempotencyStore: the file’s write lock held by another process', () => {

@@ -8,6 +8,9 @@ import { SqliteRateLimitCounters } from '../../src/adapters/sqlite/SqliteRateLim
 import { tempDir } from '../support/tempStore.js';
 import { skipLine } from '../support/integration.js';
 import { rateLimitCountersContract } from './rateLimitCounters.contract.js';
+import { postgresTestUrl } from '../support/postgres.js';
+import { databaseForThisFile, migratedLogPool } from '../support/postgresLog.js';
+import { PostgresRateLimitCounters } from '../../src/adapters/postgres/PostgresRateLimitCounters.js';
 
 rateLimitCountersContract('memory (embedded)', async (limits) => ({
   counters: new MemoryRateLimitCounters(limits),
@@ -120,6 +123,46 @@ if (mongoUrl) {
   }, { leases: true });
 } else {
   skipLine('RateLimitCounters contract: MongoDB', 'MONGODB_URL');
+}
+
+if (postgresTestUrl()) {
+  const database = databaseForThisFile();
+  rateLimitCountersContract('PostgreSQL (shared by every process on the database)', async (limits, options) => {
+    const pool = await migratedLogPool((await database()).url);
+    const counters = new PostgresRateLimitCounters(pool, limits, options);
+    return {
+      counters,
+      dispose: async () => {
+        await counters.close();
+        await pool.end();
+      },
+    };
+  }, { leases: true });
+
+  describe('PostgresRateLimitCounters: two processes on one database', () => {
+    it('count the windows and hand out the slots together', async () => {
+      const url = (await database()).url;
+      const limits = { hourly: 3, daily: 100, concurrent: 2 };
+      const [poolA, poolB] = [await migratedLogPool(url), await migratedLogPool(url)];
+      const [a, b] = [new PostgresRateLimitCounters(poolA, limits), new PostgresRateLimitCounters(poolB, limits)];
+      const k = `key-${randomUUID()}`;
+      try {
+        const now = new Date('2026-03-04T10:20:30.000Z');
+        const allowed = [await a.consume(k, now), await b.consume(k, now), await a.consume(k, now), await b.consume(k, now)].map((d) => d.allowed);
+        expect(allowed).to.deep.equal([true, true, true, false]);
+        const first = await a.acquire(k);
+        expect(await b.acquire(k)).to.be.a('function');
+        expect(await a.acquire(k)).to.equal(null);
+        await first!();
+        expect(await b.acquire(k)).to.be.a('function');
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+        await Promise.all([poolA.end(), poolB.end()]);
+      }
+    });
+  });
+} else {
+  skipLine('RateLimitCounters contract: PostgreSQL', 'POSTGRES_TEST_URL');
 }
 
 describe('SqliteRateLimitCounters: two connections on one file (two processes on one DATA_DIR)', () => {

@@ -6,6 +6,9 @@ import { SqliteWebhookOutbox } from '../../src/adapters/sqlite/SqliteWebhookOutb
 import { skipLine } from '../support/integration.js';
 import { tempDir } from '../support/tempStore.js';
 import { webhookOutboxContract } from './webhookOutbox.contract.js';
+import { PostgresWebhookOutbox } from '../../src/adapters/postgres/PostgresWebhookOutbox.js';
+import { postgresTestUrl } from '../support/postgres.js';
+import { databaseForThisFile, migratedLogPool } from '../support/postgresLog.js';
 
 webhookOutboxContract('SQLite (embedded)', async () => {
   const dir = tempDir('chronicle-outbox-');
@@ -37,6 +40,104 @@ if (mongoUrl) {
   });
 } else {
   skipLine('WebhookOutbox contract: MongoDB', 'MONGODB_URL');
+}
+
+if (postgresTestUrl()) {
+  const database = databaseForThisFile();
+  // The contract starts each test on an empty outbox: one database, emptied for each (quicker than one database each).
+  webhookOutboxContract('PostgreSQL', async () => {
+    const pool = await migratedLogPool((await database()).url);
+    await pool.query('TRUNCATE webhook_outbox, webhook_fan_out_subscriptions, webhook_fan_out_checkpoints, webhook_outbox_count_changes');
+    return { outbox: new PostgresWebhookOutbox(pool), dispose: () => pool.end() };
+  });
+
+  describe('PostgresWebhookOutbox: several processes on one outbox', () => {
+    const attempt = { at: new Date(0).toISOString(), statusCode: 200, error: null, latencyMs: 1 };
+    const delivery = (subscriptionId: string, position: number) => ({
+      subscriptionId,
+      companyId: 'co',
+      eventId: randomUUID(),
+      eventType: 'deal.won',
+      position: String(position),
+      ordinal: 0,
+      occurredAt: new Date(0).toISOString(),
+      envelope: '{}',
+    });
+
+    it('keep the counts by state exact while they write at once, as a count of the rows finds them', async () => {
+      const url = (await database()).url;
+      const pools = [await migratedLogPool(url), await migratedLogPool(url)];
+      const [a, b] = pools.map((pool) => new PostgresWebhookOutbox(pool)) as [PostgresWebhookOutbox, PostgresWebhookOutbox];
+      try {
+        const before = await a.depthByState();
+        const work = [a, b].map(async (outbox, w) => {
+          const subscriptionId = `sub-${randomUUID()}`;
+          for (let round = 0; round < 10; round++) {
+            const rows = Array.from({ length: 5 }, (_, i) => delivery(subscriptionId, round * 5 + i + 1));
+            await outbox.commitFanOut(`fan-out-${w}`, { position: String(round * 5 + 5), subscriptions: [], deliveries: rows }, new Date(0));
+            await Promise.all([
+              outbox.recordAttempt(subscriptionId, rows[0]!.eventId, attempt, { state: 'delivered' }),
+              outbox.recordAttempt(subscriptionId, rows[1]!.eventId, attempt, { state: 'failed', reason: 'retries_exhausted' }),
+              (w === 0 ? b : a).depthByState(),
+            ]);
+          }
+        });
+        await Promise.all(work);
+        const after = await b.depthByState();
+        const { rows } = await pools[0]!.query<{ state: string; total: string }>('SELECT state, count(*) AS total FROM webhook_outbox GROUP BY state');
+        const counted = Object.fromEntries(rows.map((row) => [row.state, Number(row.total)]));
+        expect({ pending: after.pending - before.pending, delivered: after.delivered - before.delivered, failed: after.failed - before.failed }).to.deep.equal({
+          pending: 60,
+          delivered: 20,
+          failed: 20,
+        });
+        expect(after).to.deep.equal({ pending: counted.pending ?? 0, delivered: counted.delivered ?? 0, failed: counted.failed ?? 0 });
+      } finally {
+        await Promise.all(pools.map((pool) => pool.end()));
+      }
+    });
+
+    it('leave a row that a redelivery put back in the queue while the retention was deciding', async () => {
+      const pool = await migratedLogPool((await database()).url);
+      const outbox = new PostgresWebhookOutbox(pool);
+      const subscriptionId = `sub-${randomUUID()}`;
+      const row = delivery(subscriptionId, 1);
+      const other = await pool.connect();
+      try {
+        await outbox.commitFanOut('fan-out-retention', { position: '1', subscriptions: [], deliveries: [row] }, new Date(0));
+        await outbox.recordAttempt(subscriptionId, row.eventId, attempt, { state: 'delivered' });
+        await other.query('BEGIN');
+        await other.query("UPDATE webhook_outbox SET state = 'pending', completed_at = NULL WHERE subscription_id = $1", [subscriptionId]);
+        // Every final row of the day (other tests' too) is pruned, this one not: it is pending once the prune gets to it.
+        const pruned = outbox.pruneCompleted(new Date(86_400_000), 100_000);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await other.query('COMMIT');
+        await pruned;
+        expect(await outbox.get(subscriptionId, row.eventId)).to.include({ state: 'pending' });
+      } finally {
+        other.release();
+        await pool.end();
+      }
+    });
+
+    it('store a fan-out batch whole or not at all', async () => {
+      const pool = await migratedLogPool((await database()).url);
+      const outbox = new PostgresWebhookOutbox(pool);
+      const subscriptionId = `sub-${randomUUID()}`;
+      try {
+        const refused = await outbox
+          .commitFanOut('fan-out-whole', { position: 'not-a-position', subscriptions: [], deliveries: [delivery(subscriptionId, 1)] }, new Date(0))
+          .catch((error: unknown) => error);
+        expect(refused).to.be.instanceOf(Error);
+        expect(await outbox.pendingRows(subscriptionId, 10)).to.deep.equal([]);
+        expect((await outbox.loadFanOut('fan-out-whole')).position).to.equal(null);
+      } finally {
+        await pool.end();
+      }
+    });
+  });
+} else {
+  skipLine('WebhookOutbox contract: PostgreSQL', 'POSTGRES_TEST_URL');
 }
 
 describe('SqliteWebhookOutbox: attempts and fan-out batches committed without an fsync of their own', () => {

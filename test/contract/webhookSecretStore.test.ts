@@ -11,6 +11,9 @@ import { skipLine } from '../support/integration.js';
 import { tempDir } from '../support/tempStore.js';
 import { encryptedWebhookSecretStoreContract, newSecretKey } from './encryptedWebhookSecretStore.contract.js';
 import { webhookSecretStoreContract, type SecretStoreUnderTest } from './webhookSecretStore.contract.js';
+import { freshPostgresDatabase, postgresTestUrl } from '../support/postgres.js';
+import { databaseForThisFile, migratedLogPool } from '../support/postgresLog.js';
+import { PostgresWebhookSecretStore } from '../../src/adapters/postgres/PostgresWebhookSecretStore.js';
 
 /** The same store seen through the encryption decorator, as the composition root wraps every adapter. */
 const encrypted = (made: SecretStoreUnderTest): SecretStoreUnderTest => {
@@ -83,6 +86,44 @@ if (mongoUrl) {
   encryptedWebhookSecretStoreContract('MongoDB', mongoSecrets);
 } else {
   skipLine('WebhookSecretStore contract: MongoDB', 'MONGODB_URL');
+}
+
+if (postgresTestUrl()) {
+  const database = databaseForThisFile();
+  const postgresSecrets = async (): Promise<SecretStoreUnderTest> => {
+    const { url } = await database();
+    const pools = [await migratedLogPool(url)];
+    return {
+      store: new PostgresWebhookSecretStore(pools[0]!),
+      reopen: async () => {
+        const pool = await migratedLogPool(url);
+        pools.push(pool);
+        return new PostgresWebhookSecretStore(pool);
+      },
+      dispose: async () => void (await Promise.all(pools.map((pool) => pool.end()))),
+    };
+  };
+  webhookSecretStoreContract('PostgreSQL', postgresSecrets);
+  webhookSecretStoreContract('PostgreSQL, encrypted (SECRETS_KEY)', async () => encrypted(await postgresSecrets()));
+  // Its passes read every secret of the store: a database of its own per test.
+  encryptedWebhookSecretStoreContract('PostgreSQL', async () => {
+    const fresh = await freshPostgresDatabase();
+    const pools = [await migratedLogPool(fresh.url)];
+    return {
+      store: new PostgresWebhookSecretStore(pools[0]!),
+      reopen: async () => {
+        const pool = await migratedLogPool(fresh.url);
+        pools.push(pool);
+        return new PostgresWebhookSecretStore(pool);
+      },
+      dispose: async () => {
+        await Promise.all(pools.map((pool) => pool.end()));
+        await fresh.drop();
+      },
+    };
+  });
+} else {
+  skipLine('WebhookSecretStore contract: PostgreSQL', 'POSTGRES_TEST_URL');
 }
 
 describe('generateWebhookSecret', () => {

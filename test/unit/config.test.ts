@@ -25,6 +25,8 @@ describe('configuration from the environment', () => {
       eventStoreUrl: undefined,
       mongoUrl: undefined,
       mongoDb: 'chronicle',
+      postgresUrl: undefined,
+      postgresPoolSize: 10,
       rateLimit: { hourly: 1000, daily: 10000, concurrent: 10 },
       webhooks: { timeoutMs: 30000, retryDelaysMs: [5000, 30000, 120000], allowPrivateTargets: false, logRetentionDays: 30 },
       logLevel: 'info',
@@ -207,6 +209,28 @@ describe('configuration from the environment', () => {
     expect(problems).to.have.length(1);
     expect(problems[0]).to.match(/^EVENTSTORE_URL needs MONGODB_URL/);
     expect(() => loadConfig({ EVENTSTORE_URL: 'esdb://eventstore:2113?tls=false', MONGODB_URL: 'mongodb://db' })).not.to.throw();
+  });
+
+  it('takes PostgreSQL alone: with EventStoreDB or MongoDB beside it, or read models in memory, it is refused', () => {
+    const url = 'postgres://chronicle:s3cret@db.internal:5432/chronicle';
+    expect(loadConfig({ POSTGRES_URL: url, POSTGRES_POOL_SIZE: '25' })).to.include({ postgresUrl: url, postgresPoolSize: 25 });
+    expect(loadConfig({ POSTGRES_URL: 'postgresql://db/chronicle' }).postgresUrl).to.equal('postgresql://db/chronicle');
+    expect(problemsOf({ POSTGRES_URL: url, EVENTSTORE_URL: 'esdb://es:2113?tls=false', MONGODB_URL: 'mongodb://db' })).to.deep.equal([
+      'POSTGRES_URL keeps every store in PostgreSQL: unset EVENTSTORE_URL and MONGODB_URL (one engine at a time)',
+    ]);
+    expect(problemsOf({ POSTGRES_URL: url, MONGODB_URL: 'mongodb://db' })).to.deep.equal([
+      'POSTGRES_URL keeps every store in PostgreSQL: unset MONGODB_URL (one engine at a time)',
+    ]);
+    expect(problemsOf({ POSTGRES_URL: url, READ_MODELS: 'memory' })).to.deep.equal([
+      'READ_MODELS=memory is for the embedded mode: with POSTGRES_URL the read models are in PostgreSQL',
+    ]);
+    expect(problemsOf({ POSTGRES_POOL_SIZE: '0' })[0]).to.match(/^POSTGRES_POOL_SIZE="0" must be a whole number from 1 to 1000/);
+  });
+
+  it('never shows a bad POSTGRES_URL, which may hold a password', () => {
+    const problems = problemsOf({ POSTGRES_URL: 'mysql://chronicle:s3cret@db/chronicle' });
+    expect(problems).to.deep.equal(['POSTGRES_URL (value hidden) must be a URL starting with postgres:// or postgresql://']);
+    expect(problems.join(' ')).not.to.include('s3cret');
   });
 
   it('takes an API without projections in either mode: the SQLite read models are a file other processes share', () => {

@@ -163,7 +163,7 @@ export interface Subscription {
 }
 
 export interface EventStore {
-  readonly kind: 'sqlite' | 'eventstoredb';
+  readonly kind: 'sqlite' | 'eventstoredb' | 'postgres';
   append(stream: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
   /**
    * Appends to several streams at once, all or nothing: each stream's events are
@@ -176,7 +176,7 @@ export interface EventStore {
    * Each stream appears once, with at least one event.
    *
    * Optional: only a store that can commit several streams in one transaction
-   * offers it (SQLite). EventStoreDB has no multi-stream transaction, so its
+   * offers it (SQLite, PostgreSQL). EventStoreDB has no multi-stream transaction, so its
    * adapter leaves it out rather than fake it with appends one after the other;
    * callers keep a protocol that survives a failure between two appends there
    * (see `createContact`).
@@ -185,8 +185,9 @@ export interface EventStore {
   /**
    * Calls `listener` after each commit of appends made through this instance;
    * returns what stops it. Offered by a store whose subscriptions in other
-   * processes find new events by polling (SQLite), so that a process can tell them
-   * at once (API_WORKERS' supervisor relays it to the projector).
+   * processes find new events by polling (SQLite; PostgreSQL, where they also hear
+   * of commits by NOTIFY), so that a process can tell them at once (API_WORKERS'
+   * supervisor relays it to the projector).
    */
   onAppended?(listener: () => void): () => void;
   /** Another process says it appended: this store's subscriptions look at the log now instead of at their next poll. */
@@ -199,8 +200,8 @@ export interface EventStore {
   headPosition(): Promise<Position | null>;
   /**
    * The id of the event at `position`, or null when the log has none there. The
-   * embedded store offers it (one indexed read); with it, read models that keep
-   * the id of their checkpoint's event are checked against the log exactly.
+   * embedded store and PostgreSQL offer it (one indexed read); with it, read models
+   * that keep the id of their checkpoint's event are checked against the log exactly.
    */
   eventIdAt?(position: Position): Promise<string | null>;
   /** Catch up from `after`, then follow live appends (including other processes'). */

@@ -144,7 +144,7 @@ export type RedeliverResult =
   | 'inactive';
 
 export interface WebhookOutbox {
-  readonly kind: 'sqlite' | 'mongodb';
+  readonly kind: 'sqlite' | 'mongodb' | 'postgres';
   /** The fan-out's checkpoint (named `name`) and its view of the subscriptions. */
   loadFanOut(name: string): Promise<FanOutState>;
   /**

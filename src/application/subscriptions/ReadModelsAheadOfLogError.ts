@@ -3,7 +3,7 @@ import type { Position } from '../../shared/Position.js';
 /** Why the read models and the log disagree, and what the operator does about it (both errors below). */
 const WHAT_TO_DO =
   ': they were built from another log, or from this one before it was put back to an older copy. ' +
-  'If this is the wrong log, correct DATA_DIR (or EVENTSTORE_URL) and start again; ' +
+  'If this is the wrong log, correct DATA_DIR (or EVENTSTORE_URL, or POSTGRES_URL) and start again; ' +
   'if it is the right one, rebuild the read models from it with "chronicle replay", then start again.';
 
 /**

@@ -1,0 +1,258 @@
+import pg from 'pg';
+import {
+  invalidStreamAppends,
+  type AppendResult,
+  type EventStore,
+  type EventToAppend,
+  type ExpectedRevision,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type StreamAppend,
+  type SubscribeOptions,
+  type Subscription,
+} from '../../application/ports/EventStore.js';
+import type { Alarm } from '../../application/subscriptions/Alarm.js';
+import type { EventMetadata } from '../../shared/EventMetadata.js';
+import { isPosition, type Position } from '../../shared/Position.js';
+import { followLog, type LogPage } from './followLog.js';
+import { appendGroupParameters, invalidAppend, nextAppendGroup, settleAppendGroup, type AppendOutcome, type PendingAppend } from './logAppendGroup.js';
+import { LOG_CHANNEL } from './logMigrations.js';
+import { LogNotifications } from './LogNotifications.js';
+import { query } from './postgresPool.js';
+
+interface EventRow {
+  position: string;
+  id: string;
+  stream: string;
+  revision: number;
+  type: string;
+  data: unknown;
+  metadata: EventMetadata;
+  recorded_at: Date;
+}
+
+/** A page a subscription reads: its events, the log's head and the event at the position it reads after, in one snapshot. */
+interface PageRow extends Partial<EventRow> {
+  head: string | null;
+  at_id: string | null;
+}
+
+const COLUMNS = 'position, id, stream, revision, type, data, metadata, recorded_at';
+
+const toRecorded = (row: EventRow): RecordedEvent => ({
+  id: row.id,
+  stream: row.stream,
+  revision: row.revision,
+  position: row.position,
+  type: row.type,
+  data: row.data,
+  metadata: row.metadata,
+  recordedAt: row.recorded_at.toISOString(),
+});
+
+/** The largest position a bigint column holds. */
+const MAX_POSITION = 9_223_372_036_854_775_807n;
+
+const asStoredPosition = (position: Position | null): string | null => {
+  if (position === null) return '0';
+  return isPosition(position) && BigInt(position) <= MAX_POSITION ? position : null;
+};
+
+/** Appends of one group commit at most; the rest wait for the next one. */
+const MAX_APPENDS_PER_COMMIT = 500;
+
+export interface PostgresEventStoreOptions {
+  /**
+   * How often an idle subscription reads the log when no notification came
+   * (LISTEN/NOTIFY wakes it at once on every commit, from any process). Default 1 s.
+   */
+  readonly pollIntervalMs?: number;
+  /**
+   * How long a group commit waits for another one to end (another process
+   * appending) before its appends fail (503 STORE_BUSY). Default 10 s.
+   */
+  readonly lockWaitMs?: number;
+  /** Ends the pool when the store closes (the store that `openPostgresStores` closes last). */
+  readonly ownsPool?: boolean;
+  /** Told when the connection that listens for commits fails; subscriptions poll until it is back. */
+  readonly onListenFailure?: (error: unknown, attempt: number) => void;
+}
+
+/**
+ * The event store on PostgreSQL (`log_events`, see logMigrations.ts).
+ *
+ * One writer at a time: `log_append` holds the `log_head` row from its first
+ * statement to its commit, so appends commit in the order of their positions, and
+ * positions have no gaps. A reader never sees position n + 1 before position n,
+ * and a subscription that reads `position > checkpoint` skips nothing (the record
+ * in docs/contributors/decisions says why this, and not a sequence with a gap check).
+ *
+ * Appends are group-committed: those requested during one turn of the event loop,
+ * and those that arrive while a commit is under way, go together in the next call
+ * to `log_append`: one round trip and one commit for all of them, each with its own
+ * checks and its own success or failure.
+ *
+ * Subscriptions read pages by position. Every commit notifies the log's channel
+ * (NOTIFY, delivered at commit): one LISTEN connection per store wakes its idle
+ * subscriptions at once, and they also poll (every `pollIntervalMs`) in case that
+ * connection is down. Each page read also gives the id of the event at the
+ * subscription's position: when it is not the one handled there (the database was
+ * put back to an older copy), the subscription stops with `LogReplacedError`
+ * rather than skip the events that take those positions again.
+ */
+export class PostgresEventStore implements EventStore {
+  readonly kind = 'postgres' as const;
+  private pending: PendingAppend[] = [];
+  private flushing: Promise<void> | null = null;
+  private readonly alarms = new Set<Alarm>();
+  private readonly appendListeners = new Set<() => void>();
+  private readonly notifications: LogNotifications;
+  private stopListening: (() => void) | null = null;
+  private readonly pollIntervalMs: number;
+  private readonly lockTimeout: string;
+  private closed = false;
+
+  constructor(
+    readonly pool: pg.Pool,
+    private readonly options: PostgresEventStoreOptions = {},
+  ) {
+    this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
+    this.lockTimeout = `${options.lockWaitMs ?? 10_000}ms`;
+    this.notifications = new LogNotifications(() => new pg.Client(pool.options), LOG_CHANNEL, options.onListenFailure);
+  }
+
+  append(stream: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
+    return this.appendToStreams([{ stream, events, expected }]).then((results) => results[0]!);
+  }
+
+  /** All or nothing, in the same group commit as the appends around it (see the port). */
+  appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    if (this.closed) return Promise.reject(new Error('The event store is closed'));
+    const problem = invalidStreamAppends(appends);
+    if (problem) return Promise.reject(new Error(problem));
+    const invalid = invalidAppend(appends);
+    if (invalid) return Promise.reject(invalid);
+    return new Promise((resolve, reject) => {
+      this.pending.push({ appends, resolve, reject });
+      this.flushing ??= this.flush();
+    });
+  }
+
+  /** Commits what is pending, group after group (see nextAppendGroup), until nothing is left. */
+  private async flush(): Promise<void> {
+    // The appends of this turn of the event loop join the first group.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.pending.length > 0) {
+      const { group, later } = nextAppendGroup(this.pending, MAX_APPENDS_PER_COMMIT);
+      this.pending = later;
+      await this.commit(group);
+    }
+    this.flushing = null;
+  }
+
+  /** One group commit: each append's result, or every append's failure when the commit failed. */
+  private async commit(group: readonly PendingAppend[]): Promise<void> {
+    let outcomes: AppendOutcome[];
+    try {
+      const { rows } = await query<{ outcomes: AppendOutcome[] }>(this.pool, 'SELECT log_append($1, $2, $3, $4, $5, $6, $7, $8, $9) AS outcomes', [
+        this.lockTimeout,
+        ...appendGroupParameters(group),
+      ]);
+      outcomes = rows[0]!.outcomes;
+    } catch (error) {
+      // Nothing of the group is known to be stored: every append fails (translated where nothing was written).
+      group.forEach((request) => request.reject(error));
+      return;
+    }
+    if (settleAppendGroup(group, outcomes)) {
+      this.lookNow();
+      this.appendListeners.forEach((listener) => listener());
+    }
+  }
+
+  /** After each group commit that stored something. */
+  onAppended(listener: () => void): () => void {
+    this.appendListeners.add(listener);
+    return () => this.appendListeners.delete(listener);
+  }
+
+  /** Idle subscriptions read the log now (another process says it appended). */
+  lookNow(): void {
+    this.alarms.forEach((alarm) => alarm.wake());
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const { rows } = await query<EventRow>(
+      this.pool,
+      `SELECT ${COLUMNS} FROM log_events WHERE stream = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
+      [stream, options.fromRevision ?? 0, options.maxCount ?? null],
+    );
+    return rows.map(toRecorded);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const after = asStoredPosition(options.after ?? null);
+    if (after === null) return [];
+    const { rows } = await query<EventRow>(this.pool, `SELECT ${COLUMNS} FROM log_events WHERE position > $1 ORDER BY position LIMIT $2`, [
+      after,
+      options.maxCount ?? null,
+    ]);
+    return rows.map(toRecorded);
+  }
+
+  async headPosition(): Promise<Position | null> {
+    const { rows } = await query<{ head: string | null }>(this.pool, 'SELECT max(position) AS head FROM log_events');
+    return rows[0]?.head ?? null;
+  }
+
+  async eventIdAt(position: Position): Promise<string | null> {
+    const at = asStoredPosition(position);
+    if (at === null || position === '0') return null;
+    const { rows } = await query<{ id: string }>(this.pool, 'SELECT id FROM log_events WHERE position = $1', [at]);
+    return rows[0]?.id ?? null;
+  }
+
+  /** A page after `after`, with the head and the id at `after`, read in one statement (one snapshot). */
+  private async readPage(after: Position | null, maxCount: number): Promise<LogPage> {
+    const at = asStoredPosition(after);
+    if (at === null) return { events: [], head: await this.headPosition(), atId: null };
+    const { rows } = await query<PageRow>(
+      this.pool,
+      `SELECT h.head, h.at_id, e.position, e.id, e.stream, e.revision, e.type, e.data, e.metadata, e.recorded_at
+       FROM (SELECT (SELECT max(position) FROM log_events) AS head, (SELECT id FROM log_events WHERE position = $1) AS at_id) h
+       LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM log_events WHERE position > $1 ORDER BY position LIMIT $2) e ON true
+       ORDER BY e.position`,
+      [at, maxCount],
+    );
+    const first = rows[0];
+    return {
+      head: first?.head ?? null,
+      atId: first?.at_id ?? null,
+      events: rows.filter((row): row is PageRow & EventRow => row.position != null).map(toRecorded),
+    };
+  }
+
+  /** Follows the log from `options.after` (see followLog), woken by every commit this store hears of. */
+  subscribeToAll(options: SubscribeOptions): Subscription {
+    this.stopListening ??= this.notifications.add(() => this.lookNow());
+    return followLog(options, {
+      readPage: (after, maxCount) => this.readPage(after, maxCount),
+      pollIntervalMs: this.pollIntervalMs,
+      closed: () => this.closed,
+      alarms: this.alarms,
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    // The appends already asked for are committed (or fail) before the pool goes.
+    await this.flushing;
+    this.alarms.forEach((alarm) => alarm.wake());
+    this.stopListening?.();
+    await this.notifications.close();
+    if (this.options.ownsPool) await this.pool.end();
+  }
+}

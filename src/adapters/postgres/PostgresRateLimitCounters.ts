@@ -1,0 +1,52 @@
+import type pg from 'pg';
+import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import type { RateLimits } from '../../application/ports/RateLimitCounters.js';
+import { FlexibleRateLimitCounters, type RateLimitCounterOptions } from '../rateLimiterFlexible/FlexibleRateLimitCounters.js';
+import { query } from './postgresPool.js';
+
+/** The table of every counter (rate-limiter-flexible's layout: key, points, expire in epoch ms), made by the log's migrations. */
+const TABLE = 'rate_limits';
+
+/** Expired counters (finished windows, slots of dead processes) are deleted this often. */
+const CLEAR_EVERY_MS = 5 * 60_000;
+
+/**
+ * Counters in the `rate_limits` table (rate-limiter-flexible's RateLimiterPostgres
+ * on the shared pool), so that every API process on every host counts against the
+ * same hourly, daily and concurrency limits. Each count is one `INSERT … ON
+ * CONFLICT DO UPDATE … RETURNING` statement, atomic on the server; a counter that
+ * has expired starts again in that statement. Windows are named by their start
+ * (see FlexibleRateLimitCounters); a slot's lease expires on the clock of the
+ * process that took it. Expired rows are deleted every five minutes, by this
+ * process's own timer rather than the library's.
+ */
+export class PostgresRateLimitCounters extends FlexibleRateLimitCounters {
+  private readonly clearTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    limits: RateLimits,
+    options: RateLimitCounterOptions = {},
+  ) {
+    super(
+      limits,
+      (spec) => new RateLimiterPostgres({ ...spec, storeClient: pool, storeType: 'pool', tableName: TABLE, tableCreated: true, clearExpiredByTimeout: false }),
+      options,
+    );
+    this.clearTimer = setInterval(() => void this.clearExpired(), CLEAR_EVERY_MS);
+    this.clearTimer.unref();
+  }
+
+  /** Deletes counters that ran out; a failure waits for the next round. Answers how many. */
+  async clearExpired(now = Date.now()): Promise<number> {
+    try {
+      return (await query(this.pool, `DELETE FROM ${TABLE} WHERE expire IS NOT NULL AND expire < $1`, [now])).rowCount ?? 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.clearTimer);
+  }
+}

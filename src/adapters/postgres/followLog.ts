@@ -1,0 +1,124 @@
+import { notify, type RecordedEvent, type SubscribeOptions, type Subscription } from '../../application/ports/EventStore.js';
+import { Alarm, backoffMs } from '../../application/subscriptions/Alarm.js';
+import { LogReplacedError } from '../../application/LogReplacedError.js';
+import type { Position } from '../../shared/Position.js';
+
+/** A page of the log after a position, read in one snapshot with the head and the id of the event at that position. */
+export interface LogPage {
+  readonly events: readonly RecordedEvent[];
+  readonly head: Position | null;
+  readonly atId: string | null;
+}
+
+/** What a subscription needs of the store it follows. */
+export interface LogPages {
+  readPage(after: Position | null, maxCount: number): Promise<LogPage>;
+  /** How long an idle subscription sleeps between reads unless woken (a commit, a stop). */
+  readonly pollIntervalMs: number;
+  /** True once the store is closed: the subscription reads no more. */
+  closed(): boolean;
+  /** Where the subscription's alarm goes while it runs: the store wakes it at every commit it hears of. */
+  readonly alarms: Set<Alarm>;
+}
+
+/**
+ * A catch-up subscription on pages of the log (see PostgresEventStore): reads the
+ * page after its position, hands it to `handle` (again, with backoff, until it
+ * succeeds), and sleeps when there is nothing new until a commit wakes it or the
+ * poll interval passes. A read that fails is told to `onDropped` and retried, with
+ * backoff. Every page also says which event the log holds at the subscription's
+ * position; when it is not the one handled there, or none, the subscription stops
+ * for good with `LogReplacedError`, told to `onDropped` now and then, rather than
+ * hand out the events that took those positions again.
+ */
+export const followLog = (options: SubscribeOptions, log: LogPages): Subscription => {
+  const alarm = new Alarm();
+  const stopAlarm = new Alarm();
+  const maxBatchSize = options.maxBatchSize ?? 1000;
+  let position = options.after;
+  /** The id of the event at `position` as it was handled (undefined: not known yet, for a position handed in). */
+  let handledId: string | null | undefined = undefined;
+  let stopped = false;
+  let connected = false;
+  let failures = 0;
+  let replaced: LogReplacedError | null = null;
+  log.alarms.add(alarm);
+
+  /** The page after the position, or null when it could not be read (told, then waited for). */
+  const read = async (): Promise<LogPage | null> => {
+    try {
+      return await log.readPage(position, maxBatchSize);
+    } catch (error) {
+      connected = false;
+      failures += 1;
+      notify(options.onDropped, error, failures);
+      await alarm.sleep(backoffMs(failures));
+      return null;
+    }
+  };
+
+  /** Whether the log still holds, at the position, the event handled there. */
+  const stillHolds = (page: LogPage): boolean => {
+    if (position === null) return true;
+    handledId ??= page.atId;
+    if (page.atId !== null && page.atId === handledId) return true;
+    replaced = new LogReplacedError(position, handledId, page.atId, page.head);
+    connected = false;
+    failures = 0;
+    return false;
+  };
+
+  const handle = async (events: readonly RecordedEvent[]): Promise<void> => {
+    for (let attempt = 1; !stopped; attempt++) {
+      try {
+        await options.handle(events);
+        const last = events[events.length - 1]!;
+        position = last.position;
+        handledId = last.id;
+        return;
+      } catch (error) {
+        options.onError?.(error, attempt);
+        await alarm.sleep(backoffMs(attempt));
+      }
+    }
+  };
+
+  const run = async (): Promise<void> => {
+    while (!stopped) {
+      if (replaced !== null) {
+        // Stopped for good: said again now and then, never resumed.
+        failures += 1;
+        notify(options.onDropped, replaced, failures);
+        await stopAlarm.sleep(backoffMs(failures, 1_000, 60_000));
+        continue;
+      }
+      if (log.closed()) {
+        await stopAlarm.sleep(log.pollIntervalMs);
+        continue;
+      }
+      const page = await read();
+      if (page === null || !stillHolds(page)) continue;
+      if (!connected) {
+        connected = true;
+        failures = 0;
+        notify(options.onConnected);
+      }
+      if (page.events.length === 0) await alarm.sleep(log.pollIntervalMs);
+      else await handle(page.events);
+    }
+  };
+  const done = run();
+
+  return {
+    get position() {
+      return position;
+    },
+    stop: async () => {
+      stopped = true;
+      alarm.wake();
+      stopAlarm.wake();
+      await done;
+      log.alarms.delete(alarm);
+    },
+  };
+};

@@ -1,0 +1,107 @@
+import {
+  DuplicateEventIdError,
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type ExpectedRevision,
+  type StreamAppend,
+} from '../../application/ports/EventStore.js';
+
+/** One append or multi-stream append waiting for the next group commit. */
+export interface PendingAppend {
+  readonly appends: readonly StreamAppend[];
+  resolve(results: AppendResult[]): void;
+  reject(error: unknown): void;
+}
+
+/** What `log_append` answers for one append: each stream's outcome, or why it was refused. */
+export type AppendOutcome =
+  | ReadonlyArray<{ readonly revision: number; readonly position: string }>
+  | { readonly refused: 'revision'; readonly stream: string; readonly actual: number | null }
+  | { readonly refused: 'duplicate'; readonly eventId: string };
+
+/** Why an append cannot be sent at all (a bad expected revision, an event id given twice in it), or null. */
+export const invalidAppend = (appends: readonly StreamAppend[]): Error | null => {
+  const ids = new Set<string>();
+  for (const { expected, events } of appends) {
+    if (!isExpectedRevision(expected)) return new RangeError(`Invalid expected revision ${expected}`);
+    for (const { id } of events) {
+      if (ids.has(id)) return new DuplicateEventIdError(id);
+      ids.add(id);
+    }
+  }
+  return null;
+};
+
+const isExpectedRevision = (expected: ExpectedRevision): boolean =>
+  typeof expected !== 'number' || (Number.isSafeInteger(expected) && expected >= 0);
+
+/**
+ * Splits what is pending into the next group commit and what waits for a later
+ * one, keeping the order: an append that shares a stream or an event id with an
+ * append before it waits (`log_append` checks every append of a group against the
+ * log as it was before the group), and so does every later append that shares one
+ * with it, so that appends to one stream keep their order. At most `max` appends
+ * go in one group.
+ */
+export const nextAppendGroup = (
+  pending: readonly PendingAppend[],
+  max: number,
+): { readonly group: PendingAppend[]; readonly later: PendingAppend[] } => {
+  const group: PendingAppend[] = [];
+  const later: PendingAppend[] = [];
+  const seen = new Set<string>();
+  for (const request of pending) {
+    const keys = request.appends.flatMap(({ stream, events }) => [`stream:${stream}`, ...events.map(({ id }) => `event:${id}`)]);
+    if (group.length < max && keys.every((key) => !seen.has(key))) group.push(request);
+    else later.push(request);
+    keys.forEach((key) => seen.add(key));
+  }
+  return { group, later };
+};
+
+/**
+ * `log_append`'s parameters after its lock timeout, as parallel arrays: per stream
+ * append its append's number in the group (from 1), stream, expected revision and
+ * count of events; per event its id, type, data and metadata (JSON text).
+ */
+export const appendGroupParameters = (group: readonly PendingAppend[]): unknown[][] => {
+  const [appends, streams, expected, counts]: [number[], string[], string[], number[]] = [[], [], [], []];
+  const [ids, types, data, metadata]: [string[], string[], string[], string[]] = [[], [], [], []];
+  group.forEach((request, i) => {
+    for (const append of request.appends) {
+      appends.push(i + 1);
+      streams.push(append.stream);
+      expected.push(String(append.expected));
+      counts.push(append.events.length);
+      for (const event of append.events) {
+        ids.push(event.id);
+        types.push(event.type);
+        data.push(JSON.stringify(event.data ?? null));
+        metadata.push(JSON.stringify(event.metadata));
+      }
+    }
+  });
+  return [appends, streams, expected, counts, ids, types, data, metadata];
+};
+
+/** Resolves or rejects each append of the group with its outcome; answers whether any was stored. */
+export const settleAppendGroup = (group: readonly PendingAppend[], outcomes: readonly AppendOutcome[]): boolean => {
+  let stored = false;
+  group.forEach((request, i) => {
+    const outcome = outcomes[i]!;
+    if ('refused' in outcome) {
+      request.reject(refusal(outcome, request.appends));
+      return;
+    }
+    stored = true;
+    request.resolve(outcome.map(({ revision, position }) => ({ nextRevision: revision, position })));
+  });
+  return stored;
+};
+
+/** The port's error for an append that `log_append` refused. */
+const refusal = (outcome: Extract<AppendOutcome, { readonly refused: string }>, appends: readonly StreamAppend[]): Error => {
+  if (outcome.refused === 'duplicate') return new DuplicateEventIdError(outcome.eventId);
+  const expected = appends.find((append) => append.stream === outcome.stream)?.expected ?? 'any';
+  return new WrongExpectedRevisionError(outcome.stream, expected, outcome.actual ?? 'no_stream');
+};

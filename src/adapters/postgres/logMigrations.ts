@@ -1,0 +1,291 @@
+import type { PostgresMigration } from './migratePostgres.js';
+
+/** The component name of these steps in `schema_migrations` (the read models keep steps of their own). */
+export const LOG_SCHEMA = 'log';
+
+/** The channel on which every commit of appends tells the new head of the log (see `log_append`). */
+export const LOG_CHANNEL = 'chronicle_log';
+
+/**
+ * The log: one row per event, and `log_head`, one row holding the last position
+ * handed out. `log_append` locks that row first and keeps it locked until its
+ * transaction commits, so appends commit one after the other, in the order of
+ * their positions, and positions have no gaps: a reader that sees position n sees
+ * every position before it (see the decision record on the log's order). `data`
+ * and `metadata` are `json`, which keeps the text as it was written.
+ *
+ * `log_append` stores a batch of appends (a group commit), each a list of stream
+ * appends stored whole or not at all, given as parallel arrays: per stream append
+ * the index of its append in the batch (1, 1, 2, 3…), its stream, its expected
+ * revision (`any`, `no_stream`, `stream_exists` or a number) and how many events it
+ * has; per event, in the same order, its id, type, data and metadata. No stream and
+ * no event id may appear in two appends of one batch (the caller defers the later
+ * one to the next batch), so each append is checked against the log as it was
+ * before the batch. The checks read the log twice for the whole batch (the streams'
+ * revisions, the ids already stored), decide in memory, and one INSERT writes every
+ * accepted event: a refused append writes nothing and needs no subtransaction. It
+ * answers one entry per append: `[{revision, position}]` per stream, or
+ * `{refused: 'revision', stream, actual}`, or `{refused: 'duplicate', eventId}`.
+ */
+const log: PostgresMigration = {
+  version: 1,
+  name: 'the log: events, the head row that orders appends, log_append',
+  sql: `
+    CREATE TABLE log_head (
+      only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+      position bigint  NOT NULL
+    );
+    INSERT INTO log_head (position) VALUES (0);
+
+    CREATE TABLE log_events (
+      position    bigint      PRIMARY KEY,
+      id          text        NOT NULL UNIQUE,
+      stream      text        NOT NULL,
+      revision    integer     NOT NULL,
+      type        text        NOT NULL,
+      data        json        NOT NULL,
+      metadata    json        NOT NULL,
+      recorded_at timestamptz NOT NULL,
+      UNIQUE (stream, revision)
+    );
+
+    CREATE FUNCTION log_append(
+      p_lock_timeout text,
+      p_appends      integer[],
+      p_streams      text[],
+      p_expected     text[],
+      p_counts       integer[],
+      p_ids          text[],
+      p_types        text[],
+      p_data         text[],
+      p_metadata     text[]
+    ) RETURNS json
+    LANGUAGE plpgsql AS $$
+    DECLARE
+      v_stream_count integer := coalesce(array_length(p_streams, 1), 0);
+      v_head         bigint;
+      v_first        bigint;
+      v_at           timestamptz;
+      v_current      integer[];
+      v_stored       text[];
+      v_problem      json;
+      v_outcome      json[];
+      v_results      json[] := ARRAY[]::json[];
+      v_positions    bigint[] := ARRAY[]::bigint[];
+      v_revisions    integer[] := ARRAY[]::integer[];
+      v_in_streams   text[] := ARRAY[]::text[];
+      v_events       integer[] := ARRAY[]::integer[];
+      v_start        integer := 1;
+      v_end          integer;
+      v_event        integer := 1;
+      v_event_end    integer;
+      v_holds        boolean;
+      v_base         integer;
+      i              integer;
+      k              integer;
+    BEGIN
+      PERFORM set_config('lock_timeout', p_lock_timeout, true);
+      SELECT position INTO STRICT v_head FROM log_head FOR UPDATE;
+      v_first := v_head;
+      -- Taken once the lock is held: the times follow the positions (on the database's clock).
+      v_at := date_trunc('milliseconds', clock_timestamp());
+      SELECT array_agg((SELECT max(revision) FROM log_events l WHERE l.stream = s.stream) ORDER BY s.n)
+        INTO v_current FROM unnest(p_streams) WITH ORDINALITY AS s(stream, n);
+      SELECT coalesce(array_agg(l.id), ARRAY[]::text[]) INTO v_stored FROM log_events l WHERE l.id = ANY(p_ids);
+
+      WHILE v_start <= v_stream_count LOOP
+        -- One append: stream appends v_start .. v_end - 1, events v_event .. v_event_end - 1.
+        v_end := v_start;
+        v_event_end := v_event;
+        v_problem := NULL;
+        WHILE v_end <= v_stream_count AND p_appends[v_end] = p_appends[v_start] LOOP
+          v_holds := CASE p_expected[v_end]
+              WHEN 'any' THEN true
+              WHEN 'no_stream' THEN v_current[v_end] IS NULL
+              WHEN 'stream_exists' THEN v_current[v_end] IS NOT NULL
+              ELSE coalesce(v_current[v_end] = p_expected[v_end]::integer, false)
+            END;
+          IF v_problem IS NULL AND NOT v_holds THEN
+            v_problem := json_build_object('refused', 'revision', 'stream', p_streams[v_end], 'actual', v_current[v_end]);
+          END IF;
+          v_event_end := v_event_end + p_counts[v_end];
+          v_end := v_end + 1;
+        END LOOP;
+        IF v_problem IS NULL AND cardinality(v_stored) > 0 THEN
+          FOR k IN v_event .. v_event_end - 1 LOOP
+            IF p_ids[k] = ANY(v_stored) THEN
+              v_problem := json_build_object('refused', 'duplicate', 'eventId', p_ids[k]);
+              EXIT;
+            END IF;
+          END LOOP;
+        END IF;
+        IF v_problem IS NOT NULL THEN
+          v_results := v_results || v_problem;
+        ELSE
+          v_outcome := ARRAY[]::json[];
+          k := v_event;
+          FOR i IN v_start .. v_end - 1 LOOP
+            v_base := coalesce(v_current[i], -1);
+            FOR n IN 1 .. p_counts[i] LOOP
+              v_head := v_head + 1;
+              v_positions := v_positions || v_head;
+              v_revisions := v_revisions || (v_base + n);
+              v_in_streams := v_in_streams || p_streams[i];
+              v_events := v_events || k;
+              k := k + 1;
+            END LOOP;
+            v_outcome := v_outcome || json_build_object('revision', v_base + p_counts[i], 'position', v_head::text);
+          END LOOP;
+          v_results := v_results || array_to_json(v_outcome);
+        END IF;
+        v_start := v_end;
+        v_event := v_event_end;
+      END LOOP;
+
+      IF v_head > v_first THEN
+        INSERT INTO log_events (position, id, stream, revision, type, data, metadata, recorded_at)
+        SELECT e.position, p_ids[e.k], e.stream, e.revision, p_types[e.k], p_data[e.k]::json, p_metadata[e.k]::json, v_at
+        FROM unnest(v_positions, v_events, v_in_streams, v_revisions) AS e(position, k, stream, revision);
+        UPDATE log_head SET position = v_head;
+        PERFORM pg_notify('${LOG_CHANNEL}', v_head::text);
+      END IF;
+      RETURN array_to_json(v_results);
+    END
+    $$;
+  `,
+};
+
+/** Webhook secrets, idempotency keys, leases and rate-limit counters: each a table of its own. */
+const smallStores: PostgresMigration = {
+  version: 2,
+  name: 'webhook secrets, idempotency keys, leases, rate-limit counters',
+  sql: `
+    CREATE TABLE webhook_secrets (
+      subscription_id text PRIMARY KEY,
+      secret          text NOT NULL
+    );
+
+    CREATE TABLE idempotency_keys (
+      company_id  text        NOT NULL,
+      key         text        NOT NULL,
+      fingerprint text        NOT NULL,
+      state       text        NOT NULL CHECK (state IN ('in_flight', 'completed')),
+      token       text        NOT NULL,
+      response    text,
+      expires_at  timestamptz NOT NULL,
+      PRIMARY KEY (company_id, key)
+    );
+    CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
+
+    -- acquired_at and renewed_at as the holder wrote them; renewed_by_database on the database's clock.
+    CREATE TABLE leases (
+      name                text        PRIMARY KEY,
+      owner               text        NOT NULL,
+      role                text        NOT NULL,
+      pid                 integer     NOT NULL,
+      host                text        NOT NULL,
+      scope               text,
+      acquired_at         text        NOT NULL,
+      renewed_at          text        NOT NULL,
+      renewed_by_database timestamptz NOT NULL DEFAULT now()
+    );
+
+    -- rate-limiter-flexible's layout (key, points, expire in epoch ms), which its statements write by position.
+    CREATE TABLE rate_limits (
+      key    varchar(255) PRIMARY KEY,
+      points integer      NOT NULL DEFAULT 0,
+      expire bigint
+    );
+    CREATE INDEX rate_limits_expiry ON rate_limits (expire);
+  `,
+};
+
+/**
+ * The webhook outbox, the fan-out's view of the subscriptions and its checkpoints.
+ * Positions are numeric(40): the outbox's port takes positions of any engine.
+ * The counts by state are kept by statement triggers as rows of changes (one per
+ * state a statement moved), which writers only ever insert, so that concurrent
+ * writers never wait on a counter row; reading the counts folds them.
+ */
+const outbox: PostgresMigration = {
+  version: 3,
+  name: 'the webhook outbox, the fan-out subscriptions and checkpoints, counts by state',
+  sql: `
+    CREATE TABLE webhook_fan_out_checkpoints (
+      name     text          PRIMARY KEY,
+      position numeric(40,0) NOT NULL
+    );
+
+    CREATE TABLE webhook_fan_out_subscriptions (
+      subscription_id text          PRIMARY KEY,
+      company_id      text          NOT NULL,
+      event           text          NOT NULL,
+      target_url      text          NOT NULL,
+      filters         json,
+      subscribed_at   numeric(40,0) NOT NULL,
+      unsubscribed_at numeric(40,0),
+      stopped_at      timestamptz
+    );
+
+    CREATE TABLE webhook_outbox (
+      subscription_id text          NOT NULL,
+      event_id        text          NOT NULL,
+      company_id      text          NOT NULL,
+      position        numeric(40,0) NOT NULL,
+      ordinal         integer       NOT NULL,
+      event_type      text          NOT NULL,
+      occurred_at     timestamptz   NOT NULL,
+      envelope        text          NOT NULL,
+      state           text          NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+      attempts        jsonb         NOT NULL DEFAULT '[]',
+      round_attempts  integer       NOT NULL DEFAULT 0,
+      next_attempt_at timestamptz,
+      completed_at    timestamptz,
+      failure_reason  text,
+      created_at      timestamptz   NOT NULL,
+      PRIMARY KEY (subscription_id, event_id)
+    );
+    CREATE INDEX webhook_outbox_by_queue ON webhook_outbox (subscription_id, position, ordinal);
+    CREATE INDEX webhook_outbox_pending ON webhook_outbox (subscription_id, position, ordinal) WHERE state = 'pending';
+    CREATE INDEX webhook_outbox_completed ON webhook_outbox (completed_at) WHERE state <> 'pending';
+
+    CREATE TABLE webhook_outbox_count_changes (
+      state text   NOT NULL,
+      delta bigint NOT NULL
+    );
+    CREATE FUNCTION webhook_outbox_rows_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO webhook_outbox_count_changes (state, delta) SELECT state, count(*) FROM new_rows GROUP BY state;
+      RETURN NULL;
+    END
+    $$;
+    CREATE FUNCTION webhook_outbox_rows_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO webhook_outbox_count_changes (state, delta) SELECT state, -count(*) FROM old_rows GROUP BY state;
+      RETURN NULL;
+    END
+    $$;
+    CREATE FUNCTION webhook_outbox_rows_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO webhook_outbox_count_changes (state, delta)
+      SELECT state, sum(delta) FROM (
+        SELECT state, 1 AS delta FROM new_rows
+        UNION ALL
+        SELECT state, -1 AS delta FROM old_rows
+      ) moved
+      GROUP BY state
+      HAVING sum(delta) <> 0;
+      RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER webhook_outbox_counts_insert AFTER INSERT ON webhook_outbox
+      REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION webhook_outbox_rows_inserted();
+    CREATE TRIGGER webhook_outbox_counts_delete AFTER DELETE ON webhook_outbox
+      REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION webhook_outbox_rows_deleted();
+    CREATE TRIGGER webhook_outbox_counts_update AFTER UPDATE ON webhook_outbox
+      REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION webhook_outbox_rows_updated();
+  `,
+};
+
+/** Every step of the log's part of the schema, in order (see migratePostgres). */
+export const logMigrations: readonly PostgresMigration[] = [log, smallStores, outbox];

@@ -1,0 +1,58 @@
+import { join } from 'node:path';
+import type { Logger } from '../../application/ports/Logger.js';
+import type { Config } from '../../config.js';
+import type { Stores } from '../../application/ports/Stores.js';
+import { SqliteReadModelStore } from '../sqlite/SqliteReadModelStore.js';
+import { LOG_SCHEMA, logMigrations } from './logMigrations.js';
+import { migratePostgres } from './migratePostgres.js';
+import { PostgresEventStore } from './PostgresEventStore.js';
+import { PostgresIdempotencyStore } from './PostgresIdempotencyStore.js';
+import { PostgresRateLimitCounters } from './PostgresRateLimitCounters.js';
+import { PostgresWebhookOutbox } from './PostgresWebhookOutbox.js';
+import { PostgresWebhookSecretStore } from './PostgresWebhookSecretStore.js';
+import { createPostgresPool } from './postgresPool.js';
+
+export interface PostgresStoresOptions {
+  /** Told of connection failures the stores get over by themselves (an idle connection dropped, the listening one lost). */
+  readonly logger?: Logger;
+}
+
+/**
+ * Every store of a process in one PostgreSQL database, on one pool of
+ * `config.postgresPoolSize` connections (and one more that listens for the log's
+ * commits). The schema is brought up to date first (migratePostgres: versioned,
+ * under an advisory lock, so processes starting at once are safe). The event store
+ * owns the pool: closing the stores (`closeStores`, the log last) ends it.
+ */
+export const openPostgresStores = async (
+  url: string,
+  config: Pick<Config, 'postgresPoolSize' | 'rateLimit' | 'dataDir'>,
+  options: PostgresStoresOptions = {},
+): Promise<Stores> => {
+  const { logger } = options;
+  const pool = createPostgresPool(url, {
+    max: config.postgresPoolSize,
+    onIdleError: (error) => logger?.warn({ err: error }, 'an idle PostgreSQL connection failed; the pool replaces it'),
+  });
+  try {
+    await migratePostgres(pool, LOG_SCHEMA, logMigrations);
+    const eventStore = new PostgresEventStore(pool, {
+      ownsPool: true,
+      onListenFailure: (error, attempt) =>
+        logger?.warn({ err: error, attempt }, "the connection that listens for the log's commits failed; subscriptions poll until it is back"),
+    });
+    // TO CHANGE when PostgresReadModelStore is merged: `await PostgresReadModelStore.open(pool, { leases: new PostgresLeaseStore(pool) })`.
+    const readModels = SqliteReadModelStore.open(join(config.dataDir, 'read-models.sqlite'));
+    return {
+      eventStore,
+      readModels,
+      rateLimits: new PostgresRateLimitCounters(pool, config.rateLimit),
+      webhookSecrets: new PostgresWebhookSecretStore(pool),
+      webhookOutbox: new PostgresWebhookOutbox(pool),
+      idempotency: new PostgresIdempotencyStore(pool),
+    };
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+};

@@ -1,0 +1,82 @@
+import pg from 'pg';
+import { connectionUnavailable, sqlState, translatePostgresError } from './postgresErrors.js';
+
+export interface PostgresPoolOptions {
+  /** Connections the pool opens at most (POSTGRES_POOL_SIZE). */
+  readonly max?: number;
+  /** Names the process's connections in pg_stat_activity. */
+  readonly applicationName?: string;
+  /** Told of an idle connection's failure (the server restarted): the pool replaces it by itself. */
+  readonly onIdleError?: (error: Error) => void;
+}
+
+/** How long a query waits for a free connection (a full pool, a server that does not answer) before it fails as busy. */
+const CONNECTION_WAIT_MS = 10_000;
+
+/**
+ * The pool every PostgreSQL store of a process shares. TCP keep-alive finds a
+ * connection whose server went away; an idle connection that fails is dropped and
+ * replaced by the pool (the error is told, never thrown: an unhandled 'error'
+ * would end the process).
+ */
+export const createPostgresPool = (url: string, options: PostgresPoolOptions = {}): pg.Pool => {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? 'chronicle',
+    connectionTimeoutMillis: CONNECTION_WAIT_MS,
+    keepAlive: true,
+  });
+  pool.on('error', (error) => options.onIdleError?.(error));
+  return pool;
+};
+
+/** A failure that left the connection unusable (no server error code: the socket, the protocol). */
+const breaksConnection = (error: unknown): error is Error => error instanceof Error && sqlState(error) === null;
+
+/**
+ * Runs `use` on a connection of the pool. A connection that cannot be had fails
+ * as busy (nothing was sent); a server error that says nothing was written is
+ * translated (see translatePostgresError); a connection left broken is dropped.
+ */
+export const withConnection = async <T>(pool: pg.Pool, use: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw connectionUnavailable(error);
+  }
+  let broken: Error | undefined;
+  try {
+    return await use(client);
+  } catch (error) {
+    if (breaksConnection(error)) broken = error;
+    throw translatePostgresError(error);
+  } finally {
+    client.release(broken);
+  }
+};
+
+/** One statement on a connection of the pool (see withConnection). */
+export const query = <R extends pg.QueryResultRow = pg.QueryResultRow>(
+  pool: pg.Pool,
+  text: string,
+  values: readonly unknown[] = [],
+): Promise<pg.QueryResult<R>> => withConnection(pool, (client) => client.query<R>(text, values as unknown[]));
+
+/**
+ * Runs `use` inside one transaction: committed when it resolves, rolled back when
+ * it throws. `begin` may add to BEGIN what the transaction needs (a `SET LOCAL`).
+ */
+export const inTransaction = <T>(pool: pg.Pool, use: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> =>
+  withConnection(pool, async (client) => {
+    await client.query(begin);
+    try {
+      const result = await use(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  });

@@ -1,0 +1,20 @@
+import type { EventStore } from './EventStore.js';
+import type { IdempotencyStore } from './IdempotencyStore.js';
+import type { RateLimitCounters } from './RateLimitCounters.js';
+import type { ReadModelStore } from './ReadModelStore.js';
+import type { WebhookOutbox } from './WebhookOutbox.js';
+import type { WebhookSecretStore } from './WebhookSecretStore.js';
+
+/** Every store a process uses, picked by `openStores` (src/startup/adapters.ts) from the environment (`openPostgresStores` with POSTGRES_URL). */
+export interface Stores {
+  readonly eventStore: EventStore;
+  readonly readModels: ReadModelStore;
+  /** Shared by every API process: in DATA_DIR's `rate-limits.sqlite`, or in MongoDB beside the read models, or in PostgreSQL. */
+  readonly rateLimits: RateLimitCounters;
+  /** Webhook signing secrets: in the SQLite file (on the event store's connection when it is SQLite), in MongoDB, or in PostgreSQL. */
+  readonly webhookSecrets: WebhookSecretStore;
+  /** Deliveries waiting or done: in the SQLite file, in MongoDB beside the read models, or in PostgreSQL beside the log. */
+  readonly webhookOutbox: WebhookOutbox;
+  /** Idempotency keys of creating requests: in the SQLite file, in MongoDB or in PostgreSQL, shared by every process. */
+  readonly idempotency: IdempotencyStore;
+}
