@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { MemoryLeaseStore } from '../../src/adapters/memory/MemoryLeaseStore.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/SqliteReadModelStore.js';
 import { skipLine } from '../support/integration.js';
+import { postgresTestUrl } from '../support/postgres.js';
+import { postgresReadModelStores } from '../support/postgresReadModels.js';
 import { tempDir } from '../support/tempStore.js';
 import { leaseStoreContract } from './leaseStore.contract.js';
 
@@ -46,4 +48,24 @@ if (mongoUrl) {
   });
 } else {
   skipLine('LeaseStore contract: MongoDB', 'MONGODB_URL');
+}
+
+const postgresUrl = postgresTestUrl();
+if (postgresUrl) {
+  const stores = postgresReadModelStores(postgresUrl);
+  leaseStoreContract('PostgreSQL (two pools on one read-model schema)', async () => {
+    const a = await stores.open();
+    const b = await stores.open({ schema: a.schema });
+    return {
+      a: a.store.leases,
+      b: b.store.leases,
+      dispose: async () => {
+        await b.store.close();
+        await a.dispose();
+      },
+    };
+  });
+  after(() => stores.dropDatabase());
+} else {
+  skipLine('LeaseStore contract: PostgreSQL', 'POSTGRES_TEST_URL');
 }
