@@ -12,7 +12,15 @@ import type {
 import { serializedView, viewFieldOf } from '../../application/documentView.js';
 import { comparePositions, isPosition, type Position } from '../../shared/Position.js';
 import { CHANGES_KEY, changeToken, countKeyOf, countKeysOf, valueAt, type ReadModelLayout } from '../sqlite/readModelLayout.js';
-import { fieldText, fieldType, searchColumns, tableNames, type TableNames } from './postgresReadModelLayout.js';
+import {
+  cutToIndexedChars,
+  indexedText,
+  searchColumns,
+  tableNames,
+  typedString,
+  typedText,
+  type TableNames,
+} from './postgresReadModelLayout.js';
 import type { ReadModelDatabase } from './readModelSchema.js';
 import type { ReadModelCompanyKeys } from './ReadModelCompanyKeys.js';
 import { searchedText, storableJson, storableText } from './storableText.js';
@@ -366,7 +374,7 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
         const group = `${target.companyId}\u0000${target.field}`;
         let where = wheres.get(group);
         if (!where) wheres.set(group, (where = { companyId: target.companyId, field: target.field, values: new Set() }));
-        where.values.add(storableText(target.value));
+        where.values.add(typedString(storableText(target.value)));
       }
     }
     const rows: StoredRow[] = [];
@@ -380,10 +388,11 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
       rows.push(...found.rows);
     }
     for (const { companyId, field, values } of wheres.values()) {
+      // Through the field's index (its cut text), then the whole text.
       const found = await client.query<StoredRow>(
         `SELECT ${this.rowColumns()} FROM ${this.names.documents} AS t WHERE t.company = $1 ` +
-          `AND ${fieldText('t.doc', field)} COLLATE "C" = ANY($2::text[]) AND ${fieldType('t.doc', field)} = 'string' ORDER BY t.seq FOR UPDATE`,
-        [keys.get(companyId)!, [...values]],
+          `AND ${indexedText('t.doc', field)} COLLATE "C" = ANY($2::text[]) AND ${typedText('t.doc', field)} COLLATE "C" = ANY($3::text[]) ORDER BY t.seq FOR UPDATE`,
+        [keys.get(companyId)!, [...values].map(cutToIndexedChars), [...values]],
       );
       rows.push(...found.rows);
     }

@@ -57,18 +57,50 @@ export const pathLiteral = (field: string): string => {
   return `'{${field.split('.').join(',')}}'`;
 };
 
-/**
- * The text of a field (`doc #>> path`): a string's value, a number's or a
- * boolean's JSON text, null for JSON null and missing. Indexed and compared with
- * the collation "C" (code point order, whatever the database's collation).
- */
+/** The text of a field (`doc #>> path`): a string's value, another value's JSON text, null for JSON null and missing. */
 export const fieldText = (doc: string, field: string): string => `(${doc} #>> ${pathLiteral(field)})`;
 
 /** The JSON type of a field (`string`, `number`, …; null when missing). */
 export const fieldType = (doc: string, field: string): string => `jsonb_typeof(${doc} #> ${pathLiteral(field)})`;
 
+/**
+ * A field's value as text that carries its type: `string:<the string>`,
+ * `boolean:true`, `number:…`, `object:…`; null for JSON null and missing. One
+ * expression answers equality on strings, booleans and null, and ranges on strings
+ * (between `string:` and `string;`), by code point with the collation "C", with no
+ * separate test of the type, which the planner could not estimate.
+ */
+export const typedText = (doc: string, field: string): string => `(${fieldType(doc, field)} || ':' || ${fieldText(doc, field)})`;
+
+/**
+ * Characters of `typedText` an index holds (at most 1,600 bytes: a B-tree entry
+ * holds about 2,700). A client's long text (a deal's stage has no limit but the
+ * body's) must never make a write fail.
+ */
+export const INDEXED_CHARS = 400;
+
+/** `typedText` cut to `INDEXED_CHARS`, as each index of the projection's `indexes` holds it (compare it with `COLLATE "C"`). */
+export const indexedText = (doc: string, field: string): string => `left(${typedText(doc, field)}, ${INDEXED_CHARS})`;
+
+/** The typed text of a string value (see `typedText`). */
+export const typedString = (value: string): string => `string:${value}`;
+
+/** Whether a typed text is short enough that comparing `indexedText` with it is comparing the whole value. */
+export const withinIndexedChars = (typed: string): boolean => [...typed].length < INDEXED_CHARS;
+
+/** A typed text cut as `indexedText` cuts (by code point). */
+export const cutToIndexedChars = (typed: string): string => [...typed].slice(0, INDEXED_CHARS).join('');
+
 /** The searched texts' columns: `s0`, `s1`, … (the projection's `search`, lower-cased by JavaScript). */
 export const searchColumns = (layout: ReadModelLayout): string[] => layout.search.map((_, i) => `s${i}`);
+
+/**
+ * The trigram index's list of entries not yet merged (GIN's fast update), in kB:
+ * every search reads all of it, so the default (4 MB) slows every search until a
+ * vacuum merges it, while turning fast update off slows the projector's writes;
+ * 64 kB keeps most of both (measured: docs/operators/postgresql-read-models.md).
+ */
+const GIN_PENDING_LIST_KB = 64;
 
 /** Where the adapter finds what it needs of the database: its schema, and pg_trgm's. */
 export interface LayoutContext {
@@ -85,9 +117,9 @@ export interface LayoutContext {
  * (insertion order, which breaks ties between documents one event created); the
  * searched fields lower-cased by JavaScript. Indexes:
  *
- * - `(company, created, seq)` including the searched texts: a company's documents
- *   in creation order (lists, keyset pages, counts, short searches from the index);
- * - `(company, <field text> COLLATE "C" …, created, seq)` per entry of the
+ * - `(company, created, seq)`: a company's documents in creation order (lists,
+ *   keyset pages, counts, short searches);
+ * - `(company, <indexedText> COLLATE "C" …, created, seq)` per entry of the
  *   projection's `indexes`: equality filters read their page in order, ranges their
  *   matches, where-targets their documents;
  * - one GIN index of pg_trgm's `gin_trgm_ops` over the searched texts, for `LIKE`;
@@ -113,18 +145,21 @@ export const createReadModelTable = async (client: pg.ClientBase, context: Layou
     `CONSTRAINT "${token}_id" UNIQUE (company, id)`,
   ];
   await client.query(`CREATE TABLE ${names.documents} (\n  ${columns.join(',\n  ')}\n)`);
-  const include = searched.length > 0 ? ` INCLUDE (${searched.join(', ')})` : '';
-  await client.query(`CREATE INDEX "${token}_0" ON ${names.documents} (company, created, seq)${include}`);
+  // No searched text in it (an index-only count of a short search): a long text would not fit in a B-tree entry.
+  await client.query(`CREATE INDEX "${token}_0" ON ${names.documents} (company, created, seq)`);
   const seen = new Set<string>();
   for (const [i, fields] of layout.indexes.entries()) {
-    const key = ['company', ...fields.map((field) => `${fieldText('doc', field)} COLLATE "C"`), 'created', 'seq'].join(', ');
+    const key = ['company', ...fields.map((field) => `${indexedText('doc', field)} COLLATE "C"`), 'created', 'seq'].join(', ');
     if (seen.has(key)) continue;
     seen.add(key);
     await client.query(`CREATE INDEX "${token}_${i + 1}" ON ${names.documents} (${key})`);
   }
   if (searched.length > 0) {
     const trigrams = `${quoteIdentifier(context.trigramSchema)}.gin_trgm_ops`;
-    await client.query(`CREATE INDEX "${token}_texts" ON ${names.documents} USING gin (${searched.map((column) => `${column} ${trigrams}`).join(', ')})`);
+    await client.query(
+      `CREATE INDEX "${token}_texts" ON ${names.documents} USING gin (${searched.map((column) => `${column} ${trigrams}`).join(', ')}) ` +
+        `WITH (gin_pending_list_limit = ${GIN_PENDING_LIST_KB})`,
+    );
   }
   await client.query(
     `CREATE TABLE ${names.counts} (company integer NOT NULL, key text NOT NULL, n bigint NOT NULL, CONSTRAINT "${token}_counts_pkey" PRIMARY KEY (company, key))`,

@@ -1,6 +1,15 @@
 import type { Filter } from '../../application/ports/ReadModelStore.js';
 import type { ReadModelLayout } from '../sqlite/readModelLayout.js';
-import { fieldText, fieldType, pathLiteral } from './postgresReadModelLayout.js';
+import {
+  cutToIndexedChars,
+  fieldText,
+  fieldType,
+  indexedText,
+  pathLiteral,
+  typedString,
+  typedText,
+  withinIndexedChars,
+} from './postgresReadModelLayout.js';
 import { isSearchable, storableText } from './storableText.js';
 
 /** Shortest search a trigram index answers; shorter ones are checked on the company's texts. */
@@ -54,17 +63,51 @@ const searchClause = (filter: Extract<Filter, { op: 'contains' }>, layout: ReadM
   return checks.length === 1 ? checks[0]! : `(${checks.join(' OR ')})`;
 };
 
+/** Equality with a typed text, through the field's indexed text (and the whole text when the value is longer than an index holds). */
+const typedEquals = (field: string, typed: string, params: SqlParams): string => {
+  const indexed = `${indexedText('t.doc', field)} COLLATE "C"`;
+  if (withinIndexedChars(typed)) return `${indexed} = ${params.add(typed)}`;
+  return `${indexed} = ${params.add(cutToIndexedChars(typed))} AND ${typedText('t.doc', field)} COLLATE "C" = ${params.add(typed)}`;
+};
+
+/** The lowest and the next-after-highest typed text of a string (`:` then `;`). */
+const STRINGS_FROM = `'${typedString('')}'`;
+const STRINGS_BEFORE = "'string;'";
+
+/**
+ * A range on strings: the field's indexed text between the bound and the end of
+ * the strings. A bound shorter than an index holds compares exactly on the cut
+ * text (a text cut to 400 characters orders against a shorter one as the whole
+ * text does); a longer one is compared whole as well.
+ */
+const stringRange = (field: string, op: 'gt' | 'gte' | 'lt' | 'lte', typed: string, params: SqlParams): string => {
+  const indexed = `${indexedText('t.doc', field)} COLLATE "C"`;
+  const operator = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[op];
+  const upward = op === 'gt' || op === 'gte';
+  if (withinIndexedChars(typed)) {
+    const bound = params.add(typed);
+    return upward ? `${indexed} ${operator} ${bound} AND ${indexed} < ${STRINGS_BEFORE}` : `${indexed} >= ${STRINGS_FROM} AND ${indexed} ${operator} ${bound}`;
+  }
+  const cut = params.add(cutToIndexedChars(typed));
+  const whole = `${typedText('t.doc', field)} COLLATE "C" ${operator} ${params.add(typed)}`;
+  return upward ? `${indexed} >= ${cut} AND ${indexed} < ${STRINGS_BEFORE} AND ${whole}` : `${indexed} >= ${STRINGS_FROM} AND ${indexed} <= ${cut} AND ${whole}`;
+};
+
+/** A comparison with a number: numbers only, compared as numbers (jsonb compares two numbers as numeric). */
+const numberCompares = (field: string, operator: string, value: number, params: SqlParams): string =>
+  `${fieldType('t.doc', field)} = 'number' AND (t.doc #> ${pathLiteral(field)}) ${operator} ${params.add(JSON.stringify(value))}::jsonb`;
+
 /**
  * The filters of a list query as a SQL condition on the read model's table `t`,
  * with the meaning of the memory adapter's predicates (`compileFilter.ts`); null
  * when nothing can match.
  *
- * - `eq`, `gt`, …: a string bound compares with strings only (`jsonb_typeof`), by
- *   code point (`COLLATE "C"` on the field's text, as the field's index is built;
+ * - `eq`, `gt`, …: on the field's typed text (`typedText`, as its index holds it),
+ *   so a string bound compares with strings only, by code point (`COLLATE "C"`;
  *   JavaScript compares UTF-16 units: the two differ only between characters above
- *   U+FFFF and U+E000–U+FFFF); a number bound with numbers only, as numbers (jsonb
- *   compares them as numeric); a boolean as its JSON text; null matches null and
- *   missing (`#>>` answers NULL for both).
+ *   U+FFFF and U+E000–U+FFFF), a boolean equals only that boolean, and null matches
+ *   null and missing; a number bound compares with numbers only, as numbers (jsonb
+ *   compares two numbers as numeric; not through an index).
  * - `contains`: the search text lower-cased by JavaScript, then in the stored
  *   lower-cased texts of the searched fields: with 3 or more characters (code
  *   points) a `LIKE '%…%'` with `\`, `%` and `_` escaped, which the trigram index
@@ -85,13 +128,12 @@ export const toPostgresFilter = (
   for (const filter of filters) {
     switch (filter.op) {
       case 'eq': {
-        const text = fieldText('t.doc', filter.field);
-        const type = fieldType('t.doc', filter.field);
         const { value } = filter;
-        if (value === null) where.push(`${text} IS NULL`);
-        else if (typeof value === 'string') where.push(`${text} COLLATE "C" = ${params.add(storableText(value))} AND ${type} = 'string'`);
-        else if (typeof value === 'boolean') where.push(`${text} COLLATE "C" = '${String(value)}' AND ${type} = 'boolean'`);
-        else if (Number.isFinite(value)) where.push(`${type} = 'number' AND (t.doc #> ${pathLiteral(filter.field)}) = ${params.add(JSON.stringify(value))}::jsonb`);
+        const indexed = `${indexedText('t.doc', filter.field)} COLLATE "C"`;
+        if (value === null) where.push(`${indexed} IS NULL`);
+        else if (typeof value === 'string') where.push(typedEquals(filter.field, typedString(storableText(value)), params));
+        else if (typeof value === 'boolean') where.push(`${indexed} = 'boolean:${String(value)}'`);
+        else if (Number.isFinite(value)) where.push(numberCompares(filter.field, '=', value, params));
         else return null;
         break;
       }
@@ -99,17 +141,13 @@ export const toPostgresFilter = (
       case 'gte':
       case 'lt':
       case 'lte': {
-        const operator = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[filter.op];
-        const type = fieldType('t.doc', filter.field);
         const { value } = filter;
-        if (typeof value === 'string') {
-          where.push(`${type} = 'string' AND ${fieldText('t.doc', filter.field)} COLLATE "C" ${operator} ${params.add(storableText(value))}`);
-        } else if (Number.isFinite(value)) {
-          where.push(`${type} = 'number' AND (t.doc #> ${pathLiteral(filter.field)}) ${operator} ${params.add(JSON.stringify(value))}::jsonb`);
-        } else {
+        if (typeof value === 'string') where.push(stringRange(filter.field, filter.op, typedString(storableText(value)), params));
+        else if (Number.isFinite(value)) where.push(numberCompares(filter.field, { gt: '>', gte: '>=', lt: '<', lte: '<=' }[filter.op], value, params));
+        else {
           // NaN compares false with everything; ±Infinity has no JSON number to compare with.
           if (Number.isNaN(value) || (value > 0) === (filter.op === 'gt' || filter.op === 'gte')) return null;
-          where.push(`${type} = 'number'`);
+          where.push(`${fieldType('t.doc', filter.field)} = 'number'`);
         }
         break;
       }
