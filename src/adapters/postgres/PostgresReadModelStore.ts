@@ -24,6 +24,7 @@ import {
   dropReadModelTable,
   quoteIdentifier,
   renameReadModelTable,
+  tableNames,
   tablesEndingIn,
 } from './postgresReadModelLayout.js';
 import { DEFAULT_READ_MODEL_SCHEMA, prepareReadModelSchema } from './readModelSchema.js';
@@ -127,6 +128,9 @@ class PostgresStaging implements StagingReadModels {
     await this.staged.ready();
     const { schema } = this.context.database;
     const names = [...this.staged.byName.keys()];
+    // Statistics and the visibility map before the tables serve (autovacuum would come later): plans, and
+    // the trigram index's pending entries merged.
+    for (const name of names) await this.context.pool.query(`VACUUM (ANALYZE) ${tableNames(schema, name + STAGING_SUFFIX).documents}`);
     for (let attempt = 1; ; attempt++) {
       try {
         await withReadModelTransaction(this.context.pool, async (client) => {
@@ -209,6 +213,8 @@ export class PostgresReadModelStore implements ReadModelStore {
   /** The read models on a pool of their own, to `url`; `close` ends it. */
   static async connect(url: string, options: PostgresReadModelStoreOptions & { readonly maxConnections?: number } = {}): Promise<PostgresReadModelStore> {
     const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, application_name: 'chronicle read models' });
+    // An idle connection that fails (the server restarted) is dropped and replaced by the pool; the next query that fails says so.
+    pool.on('error', () => undefined);
     try {
       return await PostgresReadModelStore.on(pool, pool, options);
     } catch (error) {

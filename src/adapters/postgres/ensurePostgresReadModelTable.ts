@@ -4,6 +4,7 @@ import {
   RELAYOUT_SUFFIX,
   createReadModelTable,
   dropReadModelTable,
+  quoteIdentifier,
   renameReadModelTable,
   searchColumns,
   storedLayout,
@@ -153,7 +154,7 @@ export const ensureReadModelTable = async (pool: pg.Pool, context: LayoutContext
       await dropReadModelTable(client, context.schema, table);
       await renameReadModelTable(client, context.schema, target, table);
     }
-    await client.query(`UPDATE ${tableNames(context.schema, 'read_model_tables').documents} SET layout = $1 WHERE name = $2`, [wanted, table]);
+    await client.query(`UPDATE ${quoteIdentifier(context.schema)}.read_model_tables SET layout = $1 WHERE name = $2`, [wanted, table]);
   });
 };
 
