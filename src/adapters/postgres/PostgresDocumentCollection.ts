@@ -16,6 +16,7 @@ import {
   cutToIndexedChars,
   indexedText,
   searchColumns,
+  storedCountKey,
   tableNames,
   typedString,
   typedText,
@@ -80,6 +81,12 @@ const storedForms = (doc: object): { doc: string; raw: string | null } => {
   return storable === json ? { doc: json, raw: null } : { doc: storable, raw: json };
 };
 
+/** The key of a list's total in the counts (see `countKeyOf`), as stored. */
+const storedCountKeyOf = (layout: ReadModelLayout, filters: ListQuery['filters']): string | null => {
+  const key = countKeyOf(layout, filters);
+  return key === null ? null : storedCountKey(key);
+};
+
 /** How the total of a list is found. */
 type TotalMode = 'none' | 'kept' | 'counted' | 'token';
 
@@ -113,7 +120,8 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
   ) {
     this.names = tableNames(context.database.schema, table);
     this.texts = (doc) => layout.search.map((field) => searchedText(valueAt(doc, field)));
-    this.countKeys = countKeysOf(layout);
+    const keysOf = countKeysOf(layout);
+    this.countKeys = (doc) => keysOf(doc).map(storedCountKey);
   }
 
   /** The table, made ready once (a failure is tried again at the next use). */
@@ -161,7 +169,7 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
     if (company === null) return { items: [], total: 0 };
     const limit = Math.max(0, Math.floor(query.limit));
     const offset = Math.max(0, (Math.floor(query.page) - 1) * limit);
-    const countKey = query.withTotal === false ? null : countKeyOf(this.layout, query.filters);
+    const countKey = query.withTotal === false ? null : storedCountKeyOf(this.layout, query.filters);
     const mode: TotalMode = query.withTotal === false ? 'none' : countKey !== null ? 'kept' : 'counted';
     const cacheKey = `${company}\u0000${JSON.stringify(query.filters)}`;
     const known = mode === 'counted' ? this.totals.get(cacheKey) : undefined;
@@ -225,7 +233,7 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
   async explain(query: ListQuery, options: { readonly analyze?: boolean } = {}): Promise<string[]> {
     await this.ready();
     const company = (await this.context.keys.find(query.companyId)) ?? 0;
-    const countKey = countKeyOf(this.layout, query.filters);
+    const countKey = storedCountKeyOf(this.layout, query.filters);
     const limit = Math.max(0, Math.floor(query.limit));
     const offset = Math.max(0, (Math.floor(query.page) - 1) * limit);
     const statement = this.listStatement(query, company, limit, offset, countKey !== null ? 'kept' : 'counted', countKey);

@@ -7,6 +7,7 @@ import {
   quoteIdentifier,
   renameReadModelTable,
   searchColumns,
+  storedCountKey,
   storedLayout,
   tableNames,
   type LayoutContext,
@@ -28,7 +29,8 @@ class CountsTally {
   private readonly keys: (doc: object) => string[];
 
   constructor(layout: ReadModelLayout) {
-    this.keys = countKeysOf(layout);
+    const keysOf = countKeysOf(layout);
+    this.keys = (doc) => keysOf(doc).map(storedCountKey);
   }
 
   add(company: number, doc: object): void {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { jsonPath, type ReadModelLayout } from '../sqlite/readModelLayout.js';
 
@@ -90,6 +90,17 @@ export const withinIndexedChars = (typed: string): boolean => [...typed].length 
 
 /** A typed text cut as `indexedText` cuts (by code point). */
 export const cutToIndexedChars = (typed: string): string => [...typed].slice(0, INDEXED_CHARS).join('');
+
+/** Longest key of counts kept as it is (a key holds the values it counts, which a client may make long). */
+const COUNT_KEY_CHARS = 200;
+
+/**
+ * A key of counts (see `countKeysOf`) as its table stores it: as it is, or, when
+ * longer than 200 characters, its SHA-256 (a B-tree entry of the counts' primary
+ * key must stay within its limit).
+ */
+export const storedCountKey = (key: string): string =>
+  key.length <= COUNT_KEY_CHARS ? key : `sha256:${createHash('sha256').update(key).digest('hex')}`;
 
 /** The searched texts' columns: `s0`, `s1`, … (the projection's `search`, lower-cased by JavaScript). */
 export const searchColumns = (layout: ReadModelLayout): string[] => layout.search.map((_, i) => `s${i}`);

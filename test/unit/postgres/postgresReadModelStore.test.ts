@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
@@ -209,9 +209,11 @@ if (!url) {
       it('writes them, and filters on them exactly as the memory adapter does', async () => {
         const tasks = (await openStore()).collection(taskProjection);
         const memory = new MemoryReadModelStore().collection(taskProjection);
-        const x = (n: number) => 'x'.repeat(n);
+        // Random text: PostgreSQL compresses a repetitive one below a B-tree entry's limit.
+        const noise = randomBytes(12_000).toString('base64').replace(/[+/=]/g, 'x');
+        const x = (n: number) => noise.slice(0, n);
         // An index holds 400 characters of `string:<value>`: values of 392, 393 and 394 characters sit at the edge.
-        const statuses = [x(392), x(393), x(394), `${x(5000)}${'é'.repeat(3000)}`, `${x(5000)}${'é'.repeat(3000)}z`, 'y', x(10)];
+        const statuses = [x(392), x(393), x(394), `${x(5000)}${'é'.repeat(3000)}`, `${x(5000)}${'é'.repeat(3000)}z`, 'zz', x(10)];
         const owner = { id: `u${x(6000)}`, name: 'Long' };
         const events = statuses.map((status, i) => at(i + 1, 'TaskCreated', created(`t${i}`, { status, title: `${x(9000)} title ${i}`, owner: i === 3 ? owner : null })));
         events.push(at(100, 'OwnerRenamed', { ownerId: owner.id, name: 'Renamed' }));
@@ -221,10 +223,12 @@ if (!url) {
         for (const bound of statuses) {
           for (const op of ['eq', 'gt', 'gte', 'lt', 'lte'] as const) {
             const query = all({ filters: [{ op, field: 'status', value: bound }] });
-            expect(await ids(tasks, query), `${op} ${bound.length}`).to.deep.equal(await ids(memory, query));
+            const [found, expected] = [await tasks.list(query), await memory.list(query)];
+            expect(found.items.map((doc) => doc.id), `${op} ${bound.length}`).to.deep.equal(expected.items.map((doc) => doc.id));
+            expect(found.total).to.equal(expected.total);
           }
         }
-        expect(await ids(tasks, { filters: [{ op: 'contains', fields: ['title'], text: 'x title 4' }] })).to.deep.equal(['t4']);
+        expect(await ids(tasks, { filters: [{ op: 'contains', fields: ['title'], text: ' TITLE 4' }] })).to.deep.equal(['t4']);
       });
     });
 
