@@ -1,4 +1,4 @@
-// npm run bench:read-models — the embedded read models: SQLite beside memory, on one log, in one run.
+// npm run bench:read-models — the read models: SQLite beside memory (and PostgreSQL when POSTGRES_TEST_URL is set), on one log, in one run.
 // Not a test: it prints figures. Every loop is bounded by a count.
 import { existsSync, statSync } from 'node:fs';
 import { SqliteEventStore } from '../src/adapters/sqlite/SqliteEventStore.js';
@@ -15,6 +15,9 @@ import { contactListQuery } from '../projections/contacts/contactQueries.js';
 import { dealListQuery } from '../projections/deals/dealQueries.js';
 import { READ_MODELS_CHECKPOINT } from '../src/application/subscriptions/ProjectionRunner.js';
 import { tempDir } from '../test/support/tempStore.js';
+import { freshPostgresDatabase, postgresTestUrl, type FreshDatabase } from '../test/support/postgres.js';
+import { PostgresReadModelStore } from '../src/adapters/postgres/PostgresReadModelStore.js';
+import pg from 'pg';
 import { seedScaleLog } from './support/seedScaleLog.js';
 
 const CONTACTS = Number(process.env.BENCH_RM_CONTACTS ?? 20_000);
@@ -57,6 +60,17 @@ const time = async (run: () => Promise<unknown>): Promise<{ p50: number; p99: nu
   }
   ms.sort((a, b) => a - b);
   return { p50: percentile(ms, 50), p99: percentile(ms, 99) };
+};
+
+/** The value `n` of one statement, on a connection of its own. */
+const postgresQuery = async (url: string, sql: string): Promise<unknown> => {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<{ n?: unknown }>(sql)).rows[0]?.n;
+  } finally {
+    await client.end();
+  }
 };
 
 const fmt = (ms: number): string => `${ms.toFixed(ms < 10 ? 2 : 1)} ms`;
@@ -105,6 +119,19 @@ const main = async (): Promise<void> => {
       console.log(`apply the log, SQLite: ${Math.round((inSqlite.events * 1000) / inSqlite.ms)} events/s (${(inSqlite.ms / 1000).toFixed(1)} s)`);
     }
     console.log(`read-model file: ${(statSync(rmFile).size / 1e6).toFixed(0)} MB`);
+    // PostgreSQL: a fresh database on the POSTGRES_TEST_URL server, dropped at the end.
+    const serverUrl = postgresTestUrl();
+    let database: FreshDatabase | null = null;
+    let postgres: PostgresReadModelStore | null = null;
+    if (serverUrl) {
+      database = await freshPostgresDatabase(serverUrl);
+      postgres = await PostgresReadModelStore.connect(database.url);
+      const inPostgres = await applyLog(eventStore, postgres);
+      console.log(`apply the log, PostgreSQL: ${Math.round((inPostgres.events * 1000) / inPostgres.ms)} events/s (${(inPostgres.ms / 1000).toFixed(1)} s)`);
+      // What autovacuum does after a bulk load: statistics, the visibility map, GIN's pending entries merged.
+      for (const table of ['contacts', 'deals']) await postgresQuery(database.url, `VACUUM ANALYZE "${postgres.schema}"."${table}"`);
+      console.log(`PostgreSQL database: ${Math.round(Number(await postgresQuery(database.url, 'SELECT pg_database_size(current_database()) AS n')) / 1e6)} MB`);
+    }
 
     const opened = performance.now();
     sqlite = SqliteReadModelStore.open(rmFile);
@@ -113,7 +140,9 @@ const main = async (): Promise<void> => {
     await sqlite.collection(contactsProjection).list(contactListQuery({ companyId, page: 1, limit: 50 }));
     console.log(`reopen SQLite, bind 14 read models, load the checkpoint (${checkpoint}) and list a page: ${fmt(performance.now() - opened)}\n`);
 
-    console.log(`${'query'.padEnd(46)} ${'memory p50/p99'.padStart(22)} ${'SQLite p50/p99'.padStart(22)}  total`);
+    console.log(
+      `${'query'.padEnd(46)} ${'memory p50/p99'.padStart(22)} ${'SQLite p50/p99'.padStart(22)}${postgres ? ' ' + 'PostgreSQL p50/p99'.padStart(22) : ''}  total`,
+    );
     for (const { name, collection, query } of queries(companyId)) {
       const projection = (collection === 'contacts' ? contactsProjection : dealsProjection) as never;
       const inMem = memory.collection<ReadModelDocument>(projection);
@@ -124,8 +153,20 @@ const main = async (): Promise<void> => {
       }
       const m = await time(() => inMem.list(query));
       const s = await time(() => inSql.list(query));
-      console.log(`${name.padEnd(46)} ${`${fmt(m.p50)} / ${fmt(m.p99)}`.padStart(22)} ${`${fmt(s.p50)} / ${fmt(s.p99)}`.padStart(22)}  ${b.total}`);
+      let p = '';
+      if (postgres) {
+        const inPg = postgres.collection<ReadModelDocument>(projection);
+        const c = await inPg.list(query);
+        if (a.total !== c.total || JSON.stringify(a.items.map((d) => d.id)) !== JSON.stringify(c.items.map((d) => d.id))) {
+          throw new Error(`${name}: memory and PostgreSQL differ (${a.total} vs ${c.total})`);
+        }
+        const t = await time(() => inPg.list(query));
+        p = ' ' + `${fmt(t.p50)} / ${fmt(t.p99)}`.padStart(22);
+      }
+      console.log(`${name.padEnd(46)} ${`${fmt(m.p50)} / ${fmt(m.p99)}`.padStart(22)} ${`${fmt(s.p50)} / ${fmt(s.p99)}`.padStart(22)}${p}  ${b.total}`);
     }
+    await postgres?.close();
+    await database?.drop();
     await sqlite.close();
     await eventStore.close();
   } finally {

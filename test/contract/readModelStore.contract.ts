@@ -569,6 +569,36 @@ export const readModelStoreContract = (name: string, open: () => Promise<ReadMod
       });
     });
 
+    describe('read models added beside documents that applied the log (readModelsToBuild)', () => {
+      it('lists a read model created once a batch was applied, until a rebuild swaps it in', async () => {
+        const added: Projection<TaskDoc> = { ...taskProjection, name: `test_added_${randomUUID().slice(0, 8)}` };
+        if (!fixture.store.durable) {
+          // Rebuilt from the log at every start: nothing is ever missing.
+          fixture.store.collection(added);
+          await fixture.store.init();
+          expect(await fixture.store.readModelsToBuild()).to.deep.equal([]);
+          return;
+        }
+        await fixture.store.init();
+        const name = `added-${randomUUID()}`;
+        const event = log('TaskCreated', created({ id: 'before' }), companyA);
+        await fixture.store.applyBatch([tasks], [event], name);
+        const late = fixture.store.collection(added);
+        await fixture.store.init();
+        expect(await fixture.store.readModelsToBuild()).to.include(added.name);
+        expect(await fixture.store.readModelsToBuild()).to.not.include(taskProjection.name);
+        // Built from the log by a rebuild: no longer listed.
+        const staging = await fixture.store.staging();
+        const staged = [staging.collection(taskProjection), staging.collection(added)];
+        await staging.init();
+        await staging.applyBatch(staged, [event]);
+        await staging.swap({ name, position: event.position, eventId: event.id });
+        expect(await fixture.store.readModelsToBuild()).to.not.include(added.name);
+        const listed = await late.list({ companyId: companyA, filters: [], page: 1, limit: 10, order: 'asc' });
+        expect(listed.items.map((doc) => doc.id)).to.deep.equal(['before']);
+      });
+    });
+
     describe('applyBatch (a runner\'s batch with its checkpoint)', () => {
       it('folds the batch into every collection and saves the checkpoint at its last position', async () => {
         const notes = fixture.store.collection(notesProjection);

@@ -6,6 +6,8 @@ import { tempDir } from '../support/tempStore.js';
 import { readModelStoreContract } from './readModelStore.contract.js';
 import { readModelSearchContract } from './readModelSearch.contract.js';
 import { skipLine } from '../support/integration.js';
+import { postgresTestUrl } from '../support/postgres.js';
+import { postgresReadModelStores } from '../support/postgresReadModels.js';
 
 const memory = async () => {
   const store = new MemoryReadModelStore();
@@ -51,4 +53,16 @@ if (mongoUrl) {
   readModelSearchContract('MongoDB', mongo, { specialCasing: false });
 } else {
   skipLine('ReadModelStore contract: MongoDB', 'MONGODB_URL');
+}
+
+const postgresUrl = postgresTestUrl();
+if (postgresUrl) {
+  // One database for the file, a schema of its own per store.
+  const stores = postgresReadModelStores(postgresUrl);
+  const postgres = () => stores.open();
+  readModelStoreContract('PostgreSQL', postgres);
+  readModelSearchContract('PostgreSQL', postgres, { specialCasing: true });
+  after(() => stores.dropDatabase());
+} else {
+  skipLine('ReadModelStore contract: PostgreSQL', 'POSTGRES_TEST_URL');
 }

@@ -1,12 +1,12 @@
-import { join } from 'node:path';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { Config } from '../../config.js';
 import type { Stores } from '../../application/ports/Stores.js';
-import { SqliteReadModelStore } from '../sqlite/SqliteReadModelStore.js';
 import { LOG_SCHEMA, logMigrations } from './logMigrations.js';
 import { migratePostgres } from './migratePostgres.js';
 import { PostgresEventStore } from './PostgresEventStore.js';
 import { PostgresIdempotencyStore } from './PostgresIdempotencyStore.js';
+import { PostgresLeaseStore } from './PostgresLeaseStore.js';
+import { PostgresReadModelStore } from './PostgresReadModelStore.js';
 import { PostgresRateLimitCounters } from './PostgresRateLimitCounters.js';
 import { PostgresWebhookOutbox } from './PostgresWebhookOutbox.js';
 import { PostgresWebhookSecretStore } from './PostgresWebhookSecretStore.js';
@@ -26,7 +26,7 @@ export interface PostgresStoresOptions {
  */
 export const openPostgresStores = async (
   url: string,
-  config: Pick<Config, 'postgresPoolSize' | 'rateLimit' | 'dataDir'>,
+  config: Pick<Config, 'postgresPoolSize' | 'rateLimit'>,
   options: PostgresStoresOptions = {},
 ): Promise<Stores> => {
   const { logger } = options;
@@ -41,8 +41,8 @@ export const openPostgresStores = async (
       onListenFailure: (error, attempt) =>
         logger?.warn({ err: error, attempt }, "the connection that listens for the log's commits failed; subscriptions poll until it is back"),
     });
-    // TO CHANGE when PostgresReadModelStore is merged: `await PostgresReadModelStore.open(pool, { leases: new PostgresLeaseStore(pool) })`.
-    const readModels = SqliteReadModelStore.open(join(config.dataDir, 'read-models.sqlite'));
+    // The read models in their own schema, on the same pool; their lease beside the log's tables, on the database's clock.
+    const readModels = await PostgresReadModelStore.open(pool, { leases: new PostgresLeaseStore(pool) });
     return {
       eventStore,
       readModels,

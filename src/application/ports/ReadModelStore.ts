@@ -169,7 +169,7 @@ export interface StagingReadModels {
 }
 
 export interface ReadModelStore {
-  readonly kind: 'memory' | 'mongodb' | 'sqlite';
+  readonly kind: 'memory' | 'mongodb' | 'sqlite' | 'postgres';
   /** True when documents survive a restart (so the projection checkpoint may be kept). */
   readonly durable: boolean;
   collection<D extends ReadModelDocument>(projection: Projection<D>): DocumentCollection<D>;

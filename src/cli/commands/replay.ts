@@ -112,6 +112,8 @@ const summaryLine = (summary: ReplaySummary, kind: ReadModelStore['kind']): stri
       return `${what}; swapped into the live SQLite read models in one transaction, ${checkpoint}`;
     case 'mongodb':
       return `${what}; swapped into the live MongoDB collections, ${checkpoint}`;
+    case 'postgres':
+      return `${what}; swapped into the live PostgreSQL read models in one transaction, ${checkpoint}`;
     case 'memory':
       return `${what}, in this process (in-memory read models)`;
     default: {

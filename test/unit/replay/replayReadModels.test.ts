@@ -14,6 +14,9 @@ import {
 import { taskProjection, type TaskCreatedData } from '../../support/taskProjection.js';
 import { anEvent } from '../../support/events.js';
 import { tempDir } from '../../support/tempStore.js';
+import { skipLine } from '../../support/integration.js';
+import { postgresTestUrl } from '../../support/postgres.js';
+import { postgresReadModelStores, type PostgresReadModelFixture } from '../../support/postgresReadModels.js';
 
 const COMPANY = 'co-1';
 const taskCreated = (id: string, title = `Task ${id}`) =>
@@ -143,3 +146,89 @@ describe('replay progress', () => {
     expect(etaMs(0, 1000)).to.equal(null);
   });
 });
+
+const postgresUrl = postgresTestUrl();
+if (postgresUrl) {
+  describe('replayReadModels on PostgreSQL read models', function () {
+    this.timeout(60_000);
+    const stores = postgresReadModelStores(postgresUrl);
+    let dir: ReturnType<typeof tempDir>;
+    let eventStore: SqliteEventStore;
+    let fixture: PostgresReadModelFixture;
+
+    beforeEach(async () => {
+      dir = tempDir('chronicle-replay-pg-');
+      eventStore = SqliteEventStore.open(join(dir.path, 'events.sqlite'));
+      fixture = await stores.open();
+    });
+    afterEach(async () => {
+      await fixture.dispose();
+      await eventStore.close();
+      dir.dispose();
+    });
+    after(() => stores.dropDatabase());
+
+    const appendTasks = async (count: number, from = 0): Promise<void> => {
+      const events = Array.from({ length: count }, (_, i) => taskCreated(`t${from + i}`));
+      for (let i = 0; i < events.length; i += 250) await eventStore.append(`bulk-${from + i}`, events.slice(i, i + 250), 'no_stream');
+    };
+    const ids = async (): Promise<string[]> =>
+      (await fixture.store.collection(taskProjection).list({ companyId: COMPANY, filters: [], page: 1, limit: 5000, order: 'asc' })).items.map((d) => d.id);
+
+    it('rebuilds apart from the live tables, then swaps them in with the checkpoint and its event id', async () => {
+      await appendTasks(2500);
+      const { store } = fixture;
+      const served = store.collection(taskProjection);
+      await store.applyBatch([served as never], [{ ...taskCreated('stale'), stream: 's', revision: 0, position: '1', recordedAt: '' }], READ_MODELS_CHECKPOINT);
+      const seenDuring: string[][] = [];
+      // Readers between the replay's batches.
+      const readersMeanwhile: SqliteEventStore = Object.assign(Object.create(eventStore) as SqliteEventStore, {
+        readAll: async (options: Parameters<SqliteEventStore['readAll']>[0]) => {
+          seenDuring.push(await ids());
+          return eventStore.readAll(options);
+        },
+      });
+      const summary = await replayReadModels({ eventStore: readersMeanwhile, readModels: store, projections, batchSize: 1000 });
+      const head = await eventStore.headPosition();
+      expect(summary).to.include({ events: 2500, collections: 1, position: head });
+      expect(await ids()).to.have.length(2500);
+      expect(await store.checkpoints.load(READ_MODELS_CHECKPOINT)).to.equal(head);
+      const last = (await eventStore.readAll({ after: null, maxCount: 5000 })).at(-1)!;
+      expect(await store.checkpoints.loadEventId(READ_MODELS_CHECKPOINT)).to.equal(last.id);
+      // Readers saw the live tables as they were until the swap.
+      expect(seenDuring).to.have.length(3);
+      expect(seenDuring.every((now) => now.length === 1 && now[0] === 'stale')).to.equal(true);
+    });
+
+    it('refuses to swap when a projector moved the checkpoint, and leaves the live tables as they were', async () => {
+      await appendTasks(1500);
+      const { store } = fixture;
+      const served = store.collection(taskProjection);
+      const live = (position: string, id: string) => [{ ...taskCreated(id), stream: 's', revision: 0, position, recordedAt: '' }];
+      await store.applyBatch([served as never], live('1', 'live'), READ_MODELS_CHECKPOINT);
+      let reads = 0;
+      // A projector applies a batch to the live tables while the replay builds (before its second read).
+      const projectorMeanwhile: SqliteEventStore = Object.assign(Object.create(eventStore) as SqliteEventStore, {
+        readAll: async (options: Parameters<SqliteEventStore['readAll']>[0]) => {
+          if (++reads === 2) await store.applyBatch([served as never], live('2', 'meanwhile'), READ_MODELS_CHECKPOINT);
+          return eventStore.readAll(options);
+        },
+      });
+      const error = await replayReadModels({
+        eventStore: projectorMeanwhile,
+        readModels: store,
+        projections,
+        batchSize: 1000,
+      }).then(
+        () => expect.fail('the replay swapped'),
+        (e: unknown) => e,
+      );
+      expect(error).to.be.instanceOf(ReplayConflictError);
+      expect((error as Error).message).to.contain('moved from 1 to 2');
+      expect(await ids()).to.deep.equal(['live', 'meanwhile']);
+      expect(await store.checkpoints.load(READ_MODELS_CHECKPOINT)).to.equal('2');
+    });
+  });
+} else {
+  skipLine('replayReadModels on PostgreSQL read models', 'POSTGRES_TEST_URL');
+}

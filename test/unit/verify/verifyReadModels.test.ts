@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
-import { ProjectionRunner } from '../../../src/application/subscriptions/ProjectionRunner.js';
 import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
 import { silentLogger } from '../../../src/application/ports/Logger.js';
 import { describeDifference, verifyReadModels, type VerifyReport } from '../../../src/application/verify/verifyReadModels.js';
@@ -14,6 +13,11 @@ import { contactsProjection } from '../../../projections/contacts/contactsProjec
 import { tempDir } from '../../support/tempStore.js';
 import { writeRealLog, type RealLog } from './realLog.js';
 import { PROJECTIONS, READ_MODEL_CHECKS, STORED_EVENT_TYPES } from '../../../src/features/index.js';
+import { ProjectionRunner, READ_MODELS_CHECKPOINT } from '../../../src/application/subscriptions/ProjectionRunner.js';
+import { replayReadModels } from '../../../src/application/replay/replayReadModels.js';
+import { skipLine } from '../../support/integration.js';
+import { postgresTestUrl } from '../../support/postgres.js';
+import { postgresReadModelStores, type PostgresReadModelFixture } from '../../support/postgresReadModels.js';
 
 /** What `writeRealLog` leaves: 2 companies, 2 contacts, 2 deals, 1 agent, 1 user, 2 keys (in 2 read models), 1 subscription. */
 const DOCUMENTS = 13;
@@ -172,3 +176,68 @@ describe('verifyReadModels', () => {
     expect(report.position).to.equal(await eventStore.headPosition());
   });
 });
+
+const postgresUrl = postgresTestUrl();
+if (postgresUrl) {
+  describe('verifyReadModels on PostgreSQL read models', function () {
+    this.timeout(60_000);
+    const stores = postgresReadModelStores(postgresUrl);
+    let dir: ReturnType<typeof tempDir>;
+    let eventStore: SqliteEventStore;
+    let log: RealLog;
+    let fixture: PostgresReadModelFixture;
+
+    beforeEach(async () => {
+      dir = tempDir('chronicle-verify-pg-');
+      eventStore = SqliteEventStore.open(join(dir.path, 'events.sqlite'));
+      log = await writeRealLog(eventStore);
+      fixture = await stores.open();
+    });
+    afterEach(async () => {
+      await fixture.dispose();
+      await eventStore.close();
+      dir.dispose();
+    });
+    after(() => stores.dropDatabase());
+
+    it('finds the read models a projector keeps in PostgreSQL equal to the folds of every stream, and names a changed field', async () => {
+      const readModels = fixture.store;
+      const collections = PROJECTIONS.map((projection) => readModels.collection(projection));
+      const runner = new ProjectionRunner({ eventStore, readModels, collections, logger: silentLogger });
+      await runner.start();
+      await runner.stop();
+      const head = await eventStore.headPosition();
+      const reached = async () => readModels.checkpoints.load(READ_MODELS_CHECKPOINT);
+      const report = await verifyReadModels({ eventStore, checks: READ_MODEL_CHECKS, readModels, rebuild: false, readModelsReached: reached });
+      expect(report.differences).to.deep.equal([]);
+      expect(report).to.include({ documents: DOCUMENTS, streams: STREAMS, skipped: 0, position: head });
+
+      const contacts = readModels.collection(contactsProjection);
+      const ada = (await contacts.get(log.companyId, log.contactId))!.contact;
+      const forged: RecordedEvent = {
+        id: newId(),
+        stream: 'forged',
+        revision: 0,
+        position: head!,
+        type: 'ContactUpdated',
+        data: { contactId: log.contactId, companyId: log.companyId, changes: { name: 'Eve' }, updatedAt: ada.updatedAt, contact: { ...ada, name: 'Eve' } },
+        metadata: { source: 'system', correlationId: 'forged', companyId: log.companyId },
+        recordedAt: new Date().toISOString(),
+      };
+      await contacts.apply([forged]);
+      const changed = await verifyReadModels({ eventStore, checks: READ_MODEL_CHECKS, readModels, rebuild: false, readModelsReached: reached });
+      expect(changed.differences.map(describeDifference)).to.deep.equal([`contacts ${log.companyId}/${log.contactId}: name: log says "Ada Lovelace", read model says "Eve"`]);
+    });
+
+    it('finds the read models replayed into PostgreSQL (chronicle replay) equal to the folds of every stream', async () => {
+      const readModels = fixture.store;
+      const replayed = await replayReadModels({ eventStore, readModels, projections: PROJECTIONS });
+      expect(replayed.position).to.equal(await eventStore.headPosition());
+      const report = await verifyReadModels({ eventStore, checks: READ_MODEL_CHECKS, readModels, rebuild: false, readModelsReached: async () => replayed.position });
+      expect(report.differences).to.deep.equal([]);
+      expect(report.documents).to.equal(DOCUMENTS);
+    });
+  });
+} else {
+  skipLine('verifyReadModels on PostgreSQL read models', 'POSTGRES_TEST_URL');
+}

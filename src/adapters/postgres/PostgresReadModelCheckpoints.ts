@@ -1,0 +1,61 @@
+import type pg from 'pg';
+import type { CheckpointStore } from '../../application/ports/CheckpointStore.js';
+import type { Position } from '../../shared/Position.js';
+
+/**
+ * The read models' checkpoints, in `checkpoints` beside their tables, with the id
+ * of the event at each position (`loadEventId`, checked by the projector against
+ * the log as it starts). Inside a batch's transaction (`lockIn`, `saveIn`) they
+ * commit with the documents.
+ */
+export class PostgresReadModelCheckpoints implements CheckpointStore {
+  constructor(
+    private readonly pool: pg.Pool,
+    /** The qualified `checkpoints` table. */
+    private readonly table: string,
+  ) {}
+
+  /**
+   * Inside a transaction: waits until no other transaction writes under this
+   * checkpoint (a lock held until this one ends), then answers it. Every writer of
+   * the checkpoint (a batch, a replay's swap) takes the lock first, so what it read
+   * stays true until it commits.
+   */
+  async lockIn(client: pg.ClientBase, name: string): Promise<Position | null> {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [this.table, name]);
+    const { rows } = await client.query<{ position: string }>(`SELECT position FROM ${this.table} WHERE name = $1`, [name]);
+    return rows[0]?.position ?? null;
+  }
+
+  /** Inside a transaction: saves the checkpoint with the id of the event at its position (null: unknown). */
+  async saveIn(client: pg.ClientBase | pg.Pool, name: string, position: Position, eventId: string | null): Promise<void> {
+    await client.query(
+      `INSERT INTO ${this.table} (name, position, event_id) VALUES ($1, $2, $3) ` +
+        'ON CONFLICT (name) DO UPDATE SET position = excluded.position, event_id = excluded.event_id',
+      [name, position, eventId],
+    );
+  }
+
+  async resetIn(client: pg.ClientBase | pg.Pool, name: string): Promise<void> {
+    await client.query(`DELETE FROM ${this.table} WHERE name = $1`, [name]);
+  }
+
+  async load(name: string): Promise<Position | null> {
+    const { rows } = await this.pool.query<{ position: string }>(`SELECT position FROM ${this.table} WHERE name = $1`, [name]);
+    return rows[0]?.position ?? null;
+  }
+
+  async loadEventId(name: string): Promise<string | null> {
+    const { rows } = await this.pool.query<{ event_id: string | null }>(`SELECT event_id FROM ${this.table} WHERE name = $1`, [name]);
+    return rows[0]?.event_id ?? null;
+  }
+
+  /** Alone, with no event id (nothing says which event is at `position`). */
+  async save(name: string, position: Position): Promise<void> {
+    await this.saveIn(this.pool, name, position, null);
+  }
+
+  async reset(name: string): Promise<void> {
+    await this.resetIn(this.pool, name);
+  }
+}

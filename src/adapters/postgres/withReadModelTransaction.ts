@@ -1,0 +1,24 @@
+import type pg from 'pg';
+
+/**
+ * Runs `work` in one transaction on a connection of the pool, then commits (or
+ * rolls back, and throws what failed). A connection whose rollback fails too is
+ * closed rather than handed back to the pool.
+ */
+export const withReadModelTransaction = async <T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {
+      broken = true;
+    });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+};
