@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 
-/** Where a change came from. */
-export const EventSource = t.keyof({ api: null, cli: null, system: null });
+/** Where a change came from: an API key, the CLI, the customer console, or Chronicle itself. */
+export const EventSource = t.keyof({ api: null, cli: null, console: null, system: null });
 export type EventSource = t.TypeOf<typeof EventSource>;
 
 /**
@@ -20,6 +20,8 @@ export const EventMetadata = t.intersection([
     companyId: t.string,
     keyId: t.string,
     userId: t.string,
+    /** The customer-console session that made the change (source `console`). */
+    sessionId: t.string,
     causationId: t.string,
     schemaVersion: t.number,
   }),
