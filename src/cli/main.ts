@@ -3,6 +3,7 @@ import { ConfigError } from '../config.js';
 import type { CliContext, RegisterCommands } from './CliContext.js';
 import { registerAgents } from './commands/agents.js';
 import { registerCompanies } from './commands/companies.js';
+import { registerConsole } from './commands/console.js';
 import { registerEvents } from './commands/events.js';
 import { registerKeys } from './commands/keys.js';
 import { registerReplay } from './commands/replay.js';
@@ -23,6 +24,7 @@ const commands: readonly RegisterCommands[] = [
   registerEvents,
   registerWebhooks,
   registerSecrets,
+  registerConsole,
 ];
 
 /** Builds the `chronicle` program; every command module plugs in here. */

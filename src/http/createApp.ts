@@ -41,6 +41,8 @@ export interface AppDeps {
   readonly draining?: () => boolean;
   /** Routes without an API key (documentation), mounted after the operational routes. */
   readonly publicRouters?: readonly Router[];
+  /** Routes with a way in of their own (the customer console: its session, not an API key), each behind its `before`. */
+  readonly mounted?: readonly { readonly router: Router; readonly before: readonly Middleware[] }[];
   readonly api?: ApiDeps;
 }
 
@@ -83,6 +85,7 @@ export const createApp = (deps: AppDeps): Koa => {
   if (deps.ready) routes.add(readinessRoutes(deps.ready));
   if (deps.metrics) routes.add(metricsRoutes(deps.metrics));
   for (const router of deps.publicRouters ?? []) routes.add(router);
+  for (const { router, before } of deps.mounted ?? []) routes.add(router, before);
   if (deps.api) {
     const before: Middleware[] = [
       ...(deps.api.starting ? [whileStarting(deps.api.starting)] : []),

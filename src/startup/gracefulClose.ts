@@ -1,5 +1,7 @@
 import type { Server } from 'node:http';
 import type { Logger } from '../application/ports/Logger.js';
+import type { UsageRecorder } from '../application/usage/UsageRecorder.js';
+import { withTimeout } from '../ops/withTimeout.js';
 import type { ReadSide } from './readSide.js';
 import type { ChronicleWebhooks } from './webhooks.js';
 import { closeStores, type Stores } from './Stores.js';
@@ -17,6 +19,8 @@ export interface Running {
   readonly readSide: ReadSide;
   readonly webhooks: ChronicleWebhooks | null;
   readonly stores: Stores;
+  /** Usage counted since its last write: written before the stores close. */
+  readonly usage?: UsageRecorder;
   readonly logger: Logger;
   /** Marks the stop as begun: /ready fails and responses carry `Connection: close`. */
   readonly beginStopping: () => void;
@@ -50,11 +54,22 @@ export const gracefulClose = (running: Running): ((options?: { readonly timeoutM
         stopWebhooks(running.webhooks, drainUntil, logger),
       ]);
       await running.readSide.stop();
+      await flushUsage(running, Math.max(100, reserveMs / 2));
       await closeStores(running.stores);
       const report: CloseReport = { complete: requestsDone && deliveriesDone, ms: Date.now() - started };
       logger.info(report, 'stopped');
       return report;
     })());
+};
+
+/** Writes the usage counted since the last write, within `ms` (a store that does not answer loses them, never the stop). */
+const flushUsage = async (running: Running, ms: number): Promise<void> => {
+  if (!running.usage) return;
+  try {
+    await withTimeout(running.usage.stop(), ms);
+  } catch (error) {
+    running.logger.warn({ err: error }, 'shutdown: the last usage counts could not be written');
+  }
 };
 
 /** Stops accepting connections; true when every request in flight was answered before `until`. */

@@ -2,6 +2,7 @@ import { isIPv6 } from 'node:net';
 import { Lease, WEBHOOKS_LEASE, type LeaseLostError } from '../application/subscriptions/Lease.js';
 import { measureLag } from '../application/subscriptions/ProjectionRunner.js';
 import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
+import type { UsageRecorder } from '../application/usage/UsageRecorder.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { Config } from '../config.js';
 import type { ChronicleMetrics } from '../ops/ChronicleMetrics.js';
@@ -65,6 +66,8 @@ export const startWebhooks = async (
     readonly resolveHost?: ResolveHost;
     readonly health?: LoopHealth;
     readonly onLeaseLost?: (error: LeaseLostError) => void;
+    /** Where each attempt is counted for its company (the console's usage). */
+    readonly usage?: UsageRecorder;
   },
 ): Promise<ChronicleWebhooks> => {
   const { eventStore, webhookOutbox: outbox, webhookSecrets: secrets } = stores;
@@ -99,7 +102,10 @@ export const startWebhooks = async (
     retryDelaysMs: config.webhooks.retryDelaysMs,
     concurrency: DISPATCH_CONCURRENCY,
     logger: logger.child({ role: 'webhooks' }),
-    onAttempt: (outcome, latencyMs) => metrics.observeAttempt(outcome, latencyMs),
+    onAttempt: (outcome, latencyMs, companyId) => {
+      metrics.observeAttempt(outcome, latencyMs);
+      options.usage?.delivery(companyId, outcome === 'delivered');
+    },
     ...(options.health ? { health: options.health } : {}),
   });
   const fanOut = new WebhookFanOut<DerivedWebhookEvent>({

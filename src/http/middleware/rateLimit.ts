@@ -69,7 +69,15 @@ export interface LeaseReports {
   readonly health?: LoopHealth;
 }
 
-export const rateLimit = (counters: RateLimitCounters, clock: Clock, reports: LeaseReports = {}): Middleware => {
+export interface RateLimitOptions extends LeaseReports {
+  /**
+   * Told of every counted request (the console's usage): its company, its key, and whether it was refused
+   * (429). Called on the hot path: it must only count in memory.
+   */
+  readonly counted?: (companyId: string, keyId: string, limited: boolean) => void;
+}
+
+export const rateLimit = (counters: RateLimitCounters, clock: Clock, reports: RateLimitOptions = {}): Middleware => {
   const releasing = (release: ReleaseSlot) =>
     release().then(
       () => reports.health?.succeeded(LEASES_LOOP),
@@ -109,6 +117,7 @@ export const rateLimit = (counters: RateLimitCounters, clock: Clock, reports: Le
       const { decision, release } = counters.take(auth.keyId, clock.now());
       ctx.set(rateLimitHeaders(decision));
       const refused = refusal(decision, release !== null);
+      reports.counted?.(auth.companyId, auth.keyId, refused !== null);
       if (refused) throw refused;
       try {
         await next();
@@ -121,6 +130,7 @@ export const rateLimit = (counters: RateLimitCounters, clock: Clock, reports: Le
     const { decision, release } = counters.admit ? await counters.admit(auth.keyId, clock.now()) : await consumeAndAcquire(auth.keyId);
     ctx.set(rateLimitHeaders(decision));
     const refused = refusal(decision, release !== null);
+    reports.counted?.(auth.companyId, auth.keyId, refused !== null);
     if (refused) {
       if (release) await releasing(release);
       throw refused;
