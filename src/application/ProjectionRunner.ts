@@ -89,6 +89,11 @@ export class ProjectionRunner implements ReadModelProgress {
     return this.subscriptionStatus.snapshot();
   }
 
+  /** Before `start`: what the start waits for (the read models' lease), shown by /health and /ready. */
+  waitingFor(what: string): void {
+    this.subscriptionStatus.waiting(what);
+  }
+
   /** The event that stopped the read models (they hold everything before it), or null while they follow the log. */
   get failure(): UndecodableEventError | null {
     return this.stoppedBy;

@@ -152,6 +152,11 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
     return this.subscriptionStatus.snapshot();
   }
 
+  /** Before `start`: what the start waits for (the webhooks' lease), shown by /health and /ready. */
+  waitingFor(what: string): void {
+    this.subscriptionStatus.waiting(what);
+  }
+
   /**
    * The event that stopped the fan-out (an event of the log this release cannot
    * read: retrying would never pass it, skipping it would lose its webhooks), or
