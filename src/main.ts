@@ -283,6 +283,7 @@ export const startChronicle = async (
             ...(await openWebhookSource(config, eventStore, logger)),
             health,
             onLeaseLost: (error) => fail(error),
+            onFailed: (error) => fail(error),
             ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
           }),
           (started) => started.stop(0),

@@ -1,4 +1,4 @@
-import type { EventStore, RecordedEvent, Subscription } from './ports/EventStore.js';
+import type { EventStore, RecordedEvent, ResumePointNotInLogError, Subscription } from './ports/EventStore.js';
 import type { DocumentCollection, ReadModelDocument, ReadModelStore } from './ports/ReadModelStore.js';
 import type { Logger } from './ports/Logger.js';
 import { compareNullablePositions, type Position } from '../shared/Position.js';
@@ -19,7 +19,19 @@ export interface ProjectionRunnerDeps {
   readonly name?: string;
   /** Log a catch-up progress line this often; default 2000 ms. */
   readonly progressEveryMs?: number;
+  /**
+   * Told when the subscription stopped for good after the start: the log no longer
+   * holds where the read models stand (EventStoreDB put back to an older copy while
+   * this process ran). The process must stop; its next start refuses, saying why.
+   */
+  readonly onFailed?: (error: ReadModelsAheadOfLogError | ReadModelsOfAnotherLogError) => void;
 }
+
+/** The read models' own error for a resume point the log does not hold. */
+export const readModelsNotOnLog = (checkpoint: string, error: ResumePointNotInLogError): ReadModelsAheadOfLogError | ReadModelsOfAnotherLogError =>
+  'head' in error.found
+    ? new ReadModelsAheadOfLogError(checkpoint, error.position, error.found.head)
+    : new ReadModelsOfAnotherLogError(checkpoint, error.position, error.expectedEventId, error.found.eventId);
 
 export interface ProjectionLag {
   readonly position: Position | null;
@@ -130,7 +142,11 @@ export class ProjectionRunner implements ReadModelProgress {
     /** Until the log as it was at the start is applied: the start waits for this subscription. */
     let starting = true;
     let resolveCaughtUp!: () => void;
-    const caughtUp = new Promise<void>((resolve) => (resolveCaughtUp = resolve));
+    let rejectCaughtUp!: (error: Error) => void;
+    const caughtUp = new Promise<void>((resolve, reject) => {
+      resolveCaughtUp = resolve;
+      rejectCaughtUp = reject;
+    });
     this.endCatchUp = resolveCaughtUp;
     if (!catchingUp) resolveCaughtUp();
 
@@ -163,6 +179,13 @@ export class ProjectionRunner implements ReadModelProgress {
       onError: (error, attempt) => {
         if (error instanceof UndecodableEventError) this.fail(error);
         else logger.error({ err: error, attempt, position: this.current }, 'read-model batch failed; retrying');
+      },
+      onFailed: (error) => {
+        const failure = readModelsNotOnLog(this.name, error);
+        logger.error({ err: failure, position: error.position }, `read models stopped: ${failure.message}`);
+        this.subscriptionStatus.stopped();
+        if (starting) rejectCaughtUp(failure);
+        else this.deps.onFailed?.(failure);
       },
       onConnected: () => this.subscriptionStatus.connected(),
       onDropped: (error) =>

@@ -56,7 +56,14 @@ export const startReadSide = async (
   const collections = allProjections.map((projection) => readModels.collection(projection));
   await readModels.init();
   if (config.roles.projections) {
-    const runner = new ProjectionRunner({ eventStore, readModels, collections, logger: logger.child({ role: 'projections' }) });
+    const runner = new ProjectionRunner({
+      eventStore,
+      readModels,
+      collections,
+      logger: logger.child({ role: 'projections' }),
+      // The log no longer holds where the read models stand (EventStoreDB restored from an older copy): stop.
+      onFailed,
+    });
     // The lease is taken once the process listens, so that /ready shows a wait for it.
     const stopping = new AbortController();
     let lease: Lease | null = null;

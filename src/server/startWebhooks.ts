@@ -15,6 +15,8 @@ import { unsubscribeGone } from '../webhooks/dispatcherUnsubscribe.js';
 import { toEnvelope } from '../webhooks/envelope.js';
 import { WEBHOOK_FAN_OUT_CHECKPOINT, WebhookFanOut, type FanOutEventSource } from '../webhooks/fanOut.js';
 import { matchesFilters } from '../webhooks/filters.js';
+import { checkpointWitness } from '../webhooks/checkpointWitness.js';
+import type { FanOutNotOnLogError } from '../webhooks/FanOutNotOnLogError.js';
 import { OutboxRetention } from '../webhooks/outboxRetention.js';
 import { isRefusedAddress, type ResolveHost } from '../webhooks/targetUrlGuard.js';
 import { judgeHolder, thisProcess } from './localProcess.js';
@@ -66,6 +68,8 @@ export const startWebhooks = async (
     readonly resolveHost?: ResolveHost;
     readonly health?: LoopHealth;
     readonly onLeaseLost?: (error: LeaseLostError) => void;
+    /** Told when the fan-out stopped for good: the log no longer holds where the outbox stands (the webhooks have stopped). */
+    readonly onFailed?: (error: FanOutNotOnLogError) => void;
   },
 ): Promise<ChronicleWebhooks> => {
   const { eventStore, webhookOutbox: outbox, webhookSecrets: secrets } = stores;
@@ -109,9 +113,16 @@ export const startWebhooks = async (
     onAttempt: (outcome, latencyMs) => metrics.observeAttempt(outcome, latencyMs),
     ...(options.health ? { health: options.health } : {}),
   });
+  const witness = checkpointWitness(stores.readModels.checkpoints);
   const fanOut = new WebhookFanOut<DerivedWebhookEvent>({
     eventStore,
     ...(options.source ? { source: options.source } : {}),
+    // Beside a remote log (EventStoreDB), the id of the checkpoint's event is kept too, to check the log at the next start.
+    ...(options.source && witness ? { witness } : {}),
+    onFailed: (error) => {
+      void stopWork();
+      options.onFailed?.(error);
+    },
     outbox,
     derive: deriveWebhookEvents,
     companyOf: webhookCompanyOf,

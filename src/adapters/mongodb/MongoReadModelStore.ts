@@ -55,6 +55,8 @@ interface StoredDocument extends Document {
 interface StoredCheckpoint {
   _id: string;
   position: string;
+  /** The id of the event at `position` (absent: saved without it, as by an older release). */
+  eventId?: string | null;
 }
 
 /** Keeps the adapter's own fields out of every document handed back. */
@@ -373,8 +375,13 @@ class MongoCheckpointStore implements CheckpointStore {
     return found?.position ?? null;
   }
 
-  async save(name: string, position: Position): Promise<void> {
-    await this.checkpoints.updateOne({ _id: name }, { $set: { position } }, { upsert: true });
+  async save(name: string, position: Position, eventId: string | null = null): Promise<void> {
+    await this.checkpoints.updateOne({ _id: name }, { $set: { position, eventId } }, { upsert: true });
+  }
+
+  async loadEventId(name: string): Promise<string | null> {
+    const found = await this.checkpoints.findOne({ _id: name });
+    return found?.eventId ?? null;
   }
 
   async reset(name: string): Promise<void> {
@@ -434,7 +441,7 @@ class MongoStaging implements StagingReadModels {
       await this.db.renameCollection(name + STAGING_SUFFIX, name, { dropTarget: true });
     }
     if (checkpoint.position === null) await this.checkpoints.reset(checkpoint.name);
-    else await this.checkpoints.save(checkpoint.name, checkpoint.position);
+    else await this.checkpoints.save(checkpoint.name, checkpoint.position, checkpoint.eventId ?? null);
   }
 
   async discard(): Promise<void> {
