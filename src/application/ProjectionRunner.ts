@@ -119,6 +119,8 @@ export class ProjectionRunner implements ReadModelProgress {
   /** Starts the subscription and resolves once the log as it was at the start has been applied. */
   async start(): Promise<void> {
     const { eventStore, readModels, logger } = this.deps;
+    // Documents an earlier release stored, brought to this release's layout by their one writer.
+    await readModels.upgrade?.(logger);
     const from = readModels.durable ? await readModels.checkpoints.load(this.name) : null;
     const head = await eventStore.headPosition();
     // Resuming there would skip the next events appended (their positions count as applied), and

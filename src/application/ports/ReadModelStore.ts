@@ -2,6 +2,7 @@ import type { Position } from '../../shared/Position.js';
 import type { RecordedEvent } from './EventStore.js';
 import type { CheckpointStore } from './CheckpointStore.js';
 import type { LeaseStore } from './LeaseStore.js';
+import type { Logger } from './Logger.js';
 
 /** Every read-model document belongs to one company and records the last event it applied. */
 export interface ReadModelDocument {
@@ -199,6 +200,14 @@ export interface ReadModelStore {
   onLost?(listener: (error: Error) => void): () => void;
   /** Creates indexes for every collection handed out so far. */
   init(): Promise<void>;
+  /**
+   * Brings documents that an earlier release stored to this release's layout
+   * (MongoDB: search keys and totals), for every collection handed out so far.
+   * Run by the one process that writes the read models (the projector, under their
+   * lease) before it applies the log; readers answer the same meanwhile, the slower
+   * way. Absent: nothing to bring up (SQLite lays its tables out again at open).
+   */
+  upgrade?(logger: Logger): Promise<void>;
   /** Fresh, empty staging collections for a rebuild (any left over by an earlier one are dropped first). */
   staging(): Promise<StagingReadModels>;
   close(): Promise<void>;
