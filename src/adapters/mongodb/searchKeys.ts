@@ -1,5 +1,5 @@
 import type { Document } from 'mongodb';
-import { escapeRegex } from './toMongoFilter.js';
+import { escapeRegex } from './escapeRegex.js';
 
 /**
  * Substring search backed by an index, on any MongoDB (Atlas Search is not
