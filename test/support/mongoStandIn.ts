@@ -13,19 +13,24 @@ export interface StandInCall {
  * A stand-in of the MongoDB driver's `Db`, for counting the round trips an adapter
  * makes, never for what a server answers (the contract suites check that against a
  * real server, MONGODB_URL). Every call answers on the next turn of the event loop
- * with what `answer` gives (default: nothing found, every write applied).
+ * with what `answer` gives (default: nothing found, every write applied; an Error
+ * fails the call).
  */
 export const mongoStandIn = (answer: (call: Omit<StandInCall, 'roundTrip'>) => unknown = () => undefined) => {
   const calls: StandInCall[] = [];
   let ended = 0;
+  let pending = 0;
   const call = (collection: string, op: string, args: unknown[], fallback: unknown): Promise<unknown> => {
     const entry: StandInCall = { collection, op, args, roundTrip: ended + 1 };
     calls.push(entry);
-    return new Promise((resolve) =>
+    pending += 1;
+    return new Promise((resolve, reject) =>
       setImmediate(() => {
         ended = Math.max(ended, entry.roundTrip);
+        pending -= 1;
         const given = answer({ collection, op, args });
-        resolve(given === undefined ? fallback : given);
+        if (given instanceof Error) reject(given);
+        else resolve(given === undefined ? fallback : given);
       }),
     );
   };
@@ -65,6 +70,8 @@ export const mongoStandIn = (answer: (call: Omit<StandInCall, 'roundTrip'>) => u
   return {
     db,
     calls,
+    /** Calls asked and not answered yet. */
+    pending: (): number => pending,
     /** The round trips made since `from` (a count of calls earlier in `calls`). */
     roundTripsSince: (from: number): number => {
       const later = calls.slice(from);

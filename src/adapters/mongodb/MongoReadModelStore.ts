@@ -625,7 +625,7 @@ class MongoStaging implements StagingReadModels {
   }
 
   async applyBatch(collections: readonly DocumentCollection<ReadModelDocument>[], events: readonly RecordedEvent[]): Promise<void> {
-    await Promise.all(collections.map((collection) => collection.apply(events)));
+    await applyAll(collections, events);
   }
 
   async swap(checkpoint: ReplayedCheckpoint): Promise<void> {
@@ -654,6 +654,17 @@ const dropStagingCollections = async (db: Db): Promise<void> => {
   await Promise.all(
     leftovers.filter(({ name }) => name.endsWith(STAGING_SUFFIX)).map(({ name }) => db.collection(name).drop()),
   );
+};
+
+/**
+ * Applies a batch to every collection at once, and waits for each before it
+ * answers, even when one fails: a retry of the batch must never run beside a write
+ * of the attempt before it (a collection's totals are moved under its own mark).
+ */
+const applyAll = async (collections: readonly DocumentCollection<ReadModelDocument>[], events: readonly RecordedEvent[]): Promise<void> => {
+  const settled = await Promise.allSettled(collections.map((collection) => collection.apply(events)));
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
 };
 
 /** Refuses a read model's name that the adapter's own collections use. */
@@ -802,7 +813,7 @@ export class MongoReadModelStore implements ReadModelStore {
     events: readonly RecordedEvent[],
     checkpoint: string,
   ): Promise<void> {
-    await Promise.all(collections.map((collection) => collection.apply(events)));
+    await applyAll(collections, events);
     const last = events[events.length - 1];
     if (last) await this.checkpoints.save(checkpoint, last.position, last.id);
   }

@@ -48,6 +48,16 @@ describe('MongoDB costs that must not grow with the data (stand-in of the MongoD
     expect(checkpoint.args[1]).to.deep.equal({ $set: { position: String(position), eventId: `e-${position}` } });
   });
 
+  it('answers a batch that failed in one read model only once every other has finished its writes (a retry never runs beside them)', async () => {
+    const standIn = mongoStandIn(({ collection, op }) => (collection === 'tasks_0' && op === 'bulkWrite' ? new Error('not primary') : undefined));
+    const store = MongoReadModelStore.overDatabase(standIn.db);
+    const collections = Array.from({ length: 4 }, (_, i) => store.collection({ ...taskProjection, name: `tasks_${i}` })) as DocumentCollection<ReadModelDocument>[];
+    const failed = await store.applyBatch(collections, [taskCreated('x')], 'read-models').catch((error: unknown) => error);
+    expect((failed as Error).message).to.equal('not primary');
+    expect(standIn.pending(), 'writes still in flight').to.equal(0);
+    expect(standIn.calls.filter((call) => call.collection === 'checkpoints'), 'no checkpoint').to.deep.equal([]);
+  });
+
   it('reads a list’s total from the company’s kept totals instead of counting every match', async () => {
     const standIn = mongoStandIn(({ collection, op }) => {
       if (collection === 'readModelLayouts' && op === 'findOne') return { _id: 'test_tasks', ...laidOut };
