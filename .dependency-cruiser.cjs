@@ -7,9 +7,11 @@
  *   src/application   ports and use cases (command handling, projection runner, audit, replay, verify)
  *   projections/      the read side: pure projections and their queries
  *   src/webhooks      fan-out mapping, dispatcher, signing, target-URL guard
+ *   src/features      the registry: each feature's aggregates, read models and API resources
  *   src/http, src/cli, src/ops   the ways in
  *   src/adapters      the only code that touches a driver
- *   src/main.ts       the composition root: the only file that picks adapters
+ *   src/startup       the composition root: the start-up's steps; src/startup/adapters.ts is the only file
+ *                     that picks adapters
  */
 const DRIVERS = '^node_modules/(better-sqlite3|@eventstore/db-client|mongodb)/';
 
@@ -39,8 +41,8 @@ module.exports = {
       from: { path: '^src/application/' },
       to: {
         path: [
-          '^src/(http|cli|ops|adapters|webhooks)/',
-          '^src/(main|config|logging)\\.ts$',
+          '^src/(http|cli|ops|adapters|webhooks|features)/',
+          '^src/startup/', '^src/(config|logging)\\.ts$',
           '^projections/',
         ],
       },
@@ -51,7 +53,7 @@ module.exports = {
       comment: 'projections/ build on the domain, shared, application ports and the webhook-event mapping; never on a way in.',
       from: { path: '^projections/' },
       to: {
-        path: ['^src/(http|cli|ops|adapters)/', '^src/(main|config|logging)\\.ts$'],
+        path: ['^src/(http|cli|ops|adapters|features)/', '^src/startup/', '^src/(config|logging)\\.ts$'],
       },
     },
     {
@@ -59,20 +61,29 @@ module.exports = {
       severity: 'error',
       comment: 'src/webhooks never imports http, cli, ops, an adapter or the composition root.',
       from: { path: '^src/webhooks/' },
-      to: { path: ['^src/(http|cli|ops|adapters)/', '^src/(main|config)\\.ts$'] },
+      to: { path: ['^src/(http|cli|ops|adapters|features)/', '^src/startup/', '^src/config\\.ts$'] },
     },
     {
       name: 'http-never-imports-an-adapter',
       severity: 'error',
-      comment: 'Routes and middleware work on ports; adapters are picked in src/main.ts.',
+      comment: 'Routes and middleware work on ports; adapters are picked in src/startup/adapters.ts.',
       from: { path: '^src/http/' },
-      to: { path: ['^src/adapters/', '^src/cli/', '^src/main\\.ts$'] },
+      to: { path: ['^src/adapters/', '^src/(cli|features|startup)/'] },
     },
     {
-      name: 'only-main-picks-adapters',
+      name: 'features-only-compose',
       severity: 'error',
-      comment: 'Only src/main.ts (and adapters among themselves) import src/adapters.',
-      from: { path: '^(src|projections)/', pathNot: ['^src/main\\.ts$', '^src/adapters/', '^src/config\\.ts$'] },
+      comment:
+        'src/features is the registry: it lists what each feature declares (aggregates, read models, resources) and ' +
+        'never reaches an adapter, a way in other than its resources, or the start-up.',
+      from: { path: '^src/features/' },
+      to: { path: ['^src/(adapters|cli|ops|startup)/', '^src/(config|logging)\\.ts$'] },
+    },
+    {
+      name: 'only-startup-picks-adapters',
+      severity: 'error',
+      comment: 'Only src/startup/adapters.ts (and adapters among themselves) import src/adapters.',
+      from: { path: '^(src|projections)/', pathNot: ['^src/startup/adapters\\.ts$', '^src/adapters/', '^src/config\\.ts$'] },
       to: { path: '^src/adapters/' },
     },
     {

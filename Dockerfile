@@ -27,7 +27,9 @@ RUN npm run build && npm prune --omit=dev --ignore-scripts
 # ---- runtime: production dependencies, compiled output and the CLI entry only
 FROM node:20-bookworm-slim AS runtime
 
+# HOST: every interface inside the container (the default is loopback, for a laptop).
 ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
     PORT=3000 \
     DATA_DIR=/app/data
 

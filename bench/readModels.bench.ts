@@ -7,13 +7,13 @@ import { MemoryReadModelStore } from '../src/adapters/memory/MemoryReadModelStor
 import type { ListQuery, ReadModelDocument, ReadModelStore } from '../src/application/ports/ReadModelStore.js';
 import { openSqliteDatabase } from '../src/adapters/sqlite/openSqliteDatabase.js';
 import type { EventMetadata } from '../src/shared/EventMetadata.js';
-import { embeddedDatabaseFile, embeddedReadModelsFile } from '../src/main.js';
-import { allProjections } from '../projections/index.js';
+import { embeddedDatabaseFile, embeddedReadModelsFile } from '../src/startup/adapters.js';
+import { PROJECTIONS } from '../src/features/index.js';
 import { contactsProjection } from '../projections/contacts/contactsProjection.js';
 import { dealsProjection } from '../projections/deals/dealsProjection.js';
 import { contactListQuery } from '../projections/contacts/contactQueries.js';
 import { dealListQuery } from '../projections/deals/dealQueries.js';
-import { READ_MODELS_CHECKPOINT } from '../src/application/ProjectionRunner.js';
+import { READ_MODELS_CHECKPOINT } from '../src/application/subscriptions/ProjectionRunner.js';
 import { tempDir } from '../test/support/tempStore.js';
 import { seedScaleLog } from './support/seedScaleLog.js';
 
@@ -22,7 +22,7 @@ const ROUNDS = Number(process.env.BENCH_RM_ROUNDS ?? 50);
 
 /** Applies the whole log in batches of 1,000, as the runner does, and answers events/s. */
 const applyLog = async (eventStore: SqliteEventStore, store: ReadModelStore): Promise<{ events: number; ms: number }> => {
-  const collections = allProjections.map((projection) => store.collection(projection));
+  const collections = PROJECTIONS.map((projection) => store.collection(projection));
   const started = performance.now();
   let after: string | null = null;
   let events = 0;
@@ -108,7 +108,7 @@ const main = async (): Promise<void> => {
 
     const opened = performance.now();
     sqlite = SqliteReadModelStore.open(rmFile);
-    for (const projection of allProjections) sqlite.collection(projection);
+    for (const projection of PROJECTIONS) sqlite.collection(projection);
     const checkpoint = await sqlite.checkpoints.load(READ_MODELS_CHECKPOINT);
     await sqlite.collection(contactsProjection).list(contactListQuery({ companyId, page: 1, limit: 50 }));
     console.log(`reopen SQLite, bind 14 read models, load the checkpoint (${checkpoint}) and list a page: ${fmt(performance.now() - opened)}\n`);

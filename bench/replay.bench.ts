@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { EventMetadata } from '../src/shared/EventMetadata.js';
 import { newId } from '../src/shared/ids.js';
-import { embeddedDatabaseFile } from '../src/main.js';
+import { embeddedDatabaseFile } from '../src/startup/adapters.js';
 import { companyDecider } from '../src/domain/companies/companyDecider.js';
 import { companyStream } from '../src/domain/companies/companyEvents.js';
 import { userDecider } from '../src/domain/users/userDecider.js';

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import { SqliteEventStore } from '../src/adapters/sqlite/SqliteEventStore.js';
 import { issueApiKey } from '../src/application/apiKeys/issueApiKey.js';
-import { embeddedDatabaseFile } from '../src/main.js';
+import { embeddedDatabaseFile } from '../src/startup/adapters.js';
 import { systemClock } from '../src/shared/Clock.js';
 import { newId } from '../src/shared/ids.js';
 import { ALL_PERMISSIONS } from '../src/shared/permissions.js';

@@ -35,7 +35,7 @@ import { createDeliveryAgent } from '../src/webhooks/deliveryAgent.js';
 import { webhookEventId } from '../src/webhooks/derivedWebhookEvent.js';
 import { webhookHeaders } from '../src/webhooks/signing.js';
 import { isRefusedAddress } from '../src/webhooks/targetUrlGuard.js';
-import { embeddedDatabaseFile } from '../src/main.js';
+import { embeddedDatabaseFile } from '../src/startup/adapters.js';
 import { tempDir } from '../test/support/tempStore.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);

@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
+import { isIP } from 'node:net';
 // The stores' clients judge their own connection strings (each loads its client only when asked).
 import { eventStoreDbUrlProblem } from './adapters/eventstoredb/eventStoreDbUrl.js';
 import { mongoDbUrlProblem } from './adapters/mongodb/mongoDbUrl.js';
@@ -92,6 +93,17 @@ const bearerToken = new t.Type<string, string, unknown>(
   String,
 );
 
+/** An address to listen on: an IPv4 or IPv6 literal, or a host name of this machine. */
+const listenHost = new t.Type<string, string, unknown>(
+  'host',
+  (u): u is string => typeof u === 'string',
+  (u, c) =>
+    typeof u === 'string' && (isIP(u) !== 0 || /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(u))
+      ? t.success(u)
+      : t.failure(u, c, 'must be an IP address (127.0.0.1, 0.0.0.0, ::) or a host name of this machine'),
+  String,
+);
+
 /** Where embedded read models live: their SQLite file (the default) or this process's memory. */
 const readModelsKind = t.keyof({ sqlite: null, memory: null });
 
@@ -107,6 +119,7 @@ const nonEmpty = new t.Type<string, string, unknown>(
 /** Every variable, its codec and its default (as the string an operator would write). */
 const variables = {
   PORT: { codec: intFromString('port', 0, 65535), default: '3000' },
+  HOST: { codec: listenHost, default: '127.0.0.1' },
   DATA_DIR: { codec: nonEmpty, default: './data' },
   EVENTSTORE_URL: { codec: connectionString('EventStoreDB', eventStoreDbUrlProblem), default: undefined },
   MONGODB_URL: { codec: connectionString('MongoDB', mongoDbUrlProblem), default: undefined },
@@ -149,6 +162,12 @@ type RawConfig = {
 export interface Config {
   /** The HTTP port (0: a free one); null: listen on none (API_WORKERS' background process without BACKGROUND_PORT). */
   readonly port: number | null;
+  /**
+   * The address to listen on: loopback by default (a first start prints a key with every permission, so
+   * nothing else should reach it until the operator says so); `0.0.0.0` or `::` for every interface (the
+   * Dockerfile and docker-compose.yml set it).
+   */
+  readonly host: string;
   readonly dataDir: string;
   readonly eventStoreUrl: string | undefined;
   readonly mongoUrl: string | undefined;
@@ -254,6 +273,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
 
   return {
     port: c.PORT,
+    host: c.HOST,
     dataDir: c.DATA_DIR,
     eventStoreUrl: c.EVENTSTORE_URL,
     mongoUrl: c.MONGODB_URL,

@@ -1,4 +1,4 @@
-import { cachedDecoder } from '../../src/application/decodeStoredEvent.js';
+import { cachedDecoder } from '../../src/application/versioning/decodeStoredEvent.js';
 import type { Projection, ReadModelDocument } from '../../src/application/ports/ReadModelStore.js';
 import { agentFromCreated, applyAgentUpdated, toAgentView, type AgentRecord } from '../../src/domain/agents/agentRecord.js';
 import type { Agent } from '../../src/domain/agents/agentView.js';

@@ -1,6 +1,6 @@
-import { loadAggregate } from '../../src/application/loadAggregate.js';
-import type { ProjectionLag } from '../../src/application/ProjectionRunner.js';
-import type { ReadModelProgress } from '../../src/application/ReadModelProgress.js';
+import { loadAggregate } from '../../src/application/commands/loadAggregate.js';
+import type { ProjectionLag } from '../../src/application/subscriptions/ProjectionRunner.js';
+import type { ReadModelProgress } from '../../src/application/subscriptions/ReadModelProgress.js';
 import type { EventStore } from '../../src/application/ports/EventStore.js';
 import type { DocumentCollection } from '../../src/application/ports/ReadModelStore.js';
 import { apiKeyDecider } from '../../src/domain/apiKeys/apiKeyDecider.js';

@@ -1,4 +1,4 @@
-import { cachedDecoder } from '../../src/application/decodeStoredEvent.js';
+import { cachedDecoder } from '../../src/application/versioning/decodeStoredEvent.js';
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
 import type { Projection, ReadModelDocument } from '../../src/application/ports/ReadModelStore.js';
 import { CONTACT_EVENT_TYPES, ContactEvent } from '../../src/domain/contacts/contactEvents.js';

@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { cachedDecoder } from '../../src/application/decodeStoredEvent.js';
+import { cachedDecoder } from '../../src/application/versioning/decodeStoredEvent.js';
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
 import type { Projection, ReadModelDocument } from '../../src/application/ports/ReadModelStore.js';
 import { ContactUpdated } from '../../src/domain/contacts/contactEvents.js';

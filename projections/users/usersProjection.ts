@@ -1,6 +1,6 @@
 import type { Projection, ReadModelDocument } from '../../src/application/ports/ReadModelStore.js';
 import { UserEvent } from '../../src/domain/users/userEvents.js';
-import { cachedDecoder } from '../../src/application/decodeStoredEvent.js';
+import { cachedDecoder } from '../../src/application/versioning/decodeStoredEvent.js';
 
 export interface UserDoc extends ReadModelDocument {
   readonly name: string;

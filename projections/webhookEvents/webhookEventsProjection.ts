@@ -117,7 +117,7 @@ export const webhookEventsProjections: readonly Projection<WebhookEventDoc>[] = 
 export type WebhookEventCollections = Readonly<Record<WebhookEventType, DocumentCollection<WebhookEventDoc>>>;
 
 /** The collections of `store` holding the webhook events of each type. */
-export const webhookEventCollections = (store: ReadModelStore): WebhookEventCollections =>
+export const webhookEventCollections = (store: Pick<ReadModelStore, 'collection'>): WebhookEventCollections =>
   Object.fromEntries(WEBHOOK_EVENT_TYPES.map((type) => [type, store.collection(WEBHOOK_EVENTS_PROJECTIONS[type])])) as Record<
     WebhookEventType,
     DocumentCollection<WebhookEventDoc>

@@ -1,4 +1,4 @@
-import { cachedDecoder } from '../../src/application/decodeStoredEvent.js';
+import { cachedDecoder } from '../../src/application/versioning/decodeStoredEvent.js';
 import type { Projection, ReadModelDocument } from '../../src/application/ports/ReadModelStore.js';
 import { WEBHOOK_SUBSCRIPTION_EVENT_TYPES, WebhookEvent } from '../../src/domain/webhooks/webhookEvents.js';
 import {

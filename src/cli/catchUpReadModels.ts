@@ -1,9 +1,10 @@
-import type { Stores } from '../main.js';
-import { ProjectionRunner, READ_MODELS_CHECKPOINT } from '../application/ProjectionRunner.js';
+import type { Stores } from '../startup/startChronicle.js';
+import { ProjectionRunner, READ_MODELS_CHECKPOINT } from '../application/subscriptions/ProjectionRunner.js';
 import { silentLogger } from '../application/ports/Logger.js';
 import type { Position } from '../shared/Position.js';
-import type { UndecodableEventError } from '../application/UndecodableEventError.js';
-import { allProjections } from '../../projections/index.js';
+import type { UndecodableEventError } from '../application/versioning/UndecodableEventError.js';
+import { PROJECTIONS } from '../features/index.js';
+import { ReadModelsToBuildError } from '../application/replay/buildAddedReadModels.js';
 
 /**
  * Embedded read models are a file that any process on the DATA_DIR may bring up to
@@ -17,8 +18,11 @@ export const catchUpReadModels = async ({
   eventStore,
   readModels,
 }: Pick<Stores, 'eventStore' | 'readModels'>): Promise<{ readonly reached: Position | null; readonly stoppedBy: UndecodableEventError | null }> => {
-  const collections = allProjections.map((projection) => readModels.collection(projection));
+  const collections = PROJECTIONS.map((projection) => readModels.collection(projection));
   await readModels.init();
+  // Built only under the read models' lease, by a projector or a replay: a listing without them would mislead.
+  const toBuild = await readModels.readModelsToBuild();
+  if (toBuild.length > 0 && (await readModels.checkpoints.load(READ_MODELS_CHECKPOINT)) !== null) throw new ReadModelsToBuildError(toBuild);
   const runner = new ProjectionRunner({ eventStore, readModels, collections, logger: silentLogger });
   await runner.start();
   await runner.stop();

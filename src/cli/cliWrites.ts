@@ -1,6 +1,6 @@
-import type { CommandDeps } from '../application/CommandDeps.js';
+import type { CommandDeps } from '../application/commands/CommandDeps.js';
 import type { EventStore } from '../application/ports/EventStore.js';
-import type { WriteMetadata } from '../application/WriteMetadata.js';
+import type { WriteMetadata } from '../application/commands/WriteMetadata.js';
 import { systemClock } from '../shared/Clock.js';
 import { newId } from '../shared/ids.js';
 

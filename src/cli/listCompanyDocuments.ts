@@ -1,8 +1,8 @@
 import type { Config } from '../config.js';
-import type { Stores } from '../server/Stores.js';
+import type { Stores } from '../startup/Stores.js';
 import type { Projection, ReadModelDocument } from '../application/ports/ReadModelStore.js';
-import { ProjectionRunner, READ_MODELS_CHECKPOINT } from '../application/ProjectionRunner.js';
-import { CheckpointProgress } from '../application/ReadModelProgress.js';
+import { ProjectionRunner, READ_MODELS_CHECKPOINT } from '../application/subscriptions/ProjectionRunner.js';
+import { CheckpointProgress } from '../application/subscriptions/ReadModelProgress.js';
 import { silentLogger } from '../application/ports/Logger.js';
 import type { CliContext } from './CliContext.js';
 import { catchUpReadModels } from './catchUpReadModels.js';

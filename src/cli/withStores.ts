@@ -1,6 +1,6 @@
 import { loadConfig, type Config } from '../config.js';
-import { openStores } from '../main.js';
-import { closeStores, type Stores } from '../server/Stores.js';
+import { openStores } from '../startup/adapters.js';
+import { closeStores, type Stores } from '../startup/Stores.js';
 import type { CliContext } from './CliContext.js';
 
 /**

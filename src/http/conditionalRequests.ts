@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { RevisionPrecondition } from '../application/PreconditionFailedError.js';
+import type { RevisionPrecondition } from '../application/commands/PreconditionFailedError.js';
 import type { DocumentView, ReadModelDocument } from '../application/ports/ReadModelStore.js';
 
 /** A read model's document with the stream revision its ETag carries. */

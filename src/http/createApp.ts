@@ -8,7 +8,7 @@ import { authenticate, type VerifyApiKey } from './middleware/authenticate.js';
 import { errorHandler } from './middleware/errorHandler.js';
 import { jsonBody } from './middleware/jsonBody.js';
 import { consistentReads } from './middleware/consistentReads.js';
-import type { ReadModelProgress } from '../application/ReadModelProgress.js';
+import type { ReadModelProgress } from '../application/subscriptions/ReadModelProgress.js';
 import { requestEnvelope, type ObserveRequest } from './middleware/requestEnvelope.js';
 import { healthRoutes, readinessRoutes, type HealthDeps } from './routes/health.js';
 import { metricsRoutes, type MetricsRouteDeps } from './routes/metrics.js';

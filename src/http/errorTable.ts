@@ -1,4 +1,4 @@
-import { ConcurrencyExhaustedError } from '../application/ConcurrencyExhaustedError.js';
+import { ConcurrencyExhaustedError } from '../application/commands/ConcurrencyExhaustedError.js';
 import type { ContactWriteError } from '../application/contacts/ContactWriteError.js';
 import type { DealWriteError } from '../application/deals/DealWriteError.js';
 import type { InputProblem } from '../shared/InputProblem.js';

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Logger } from '../application/ports/Logger.js';
-import type { ProjectionLag } from '../application/ProjectionRunner.js';
+import type { ProjectionLag } from '../application/subscriptions/ProjectionRunner.js';
 import type { DeliveryState } from '../application/ports/WebhookOutbox.js';
 import type { AttemptResult } from '../webhooks/dispatcher.js';
 import type { Position } from '../shared/Position.js';

@@ -1,8 +1,8 @@
 import type { Logger } from '../application/ports/Logger.js';
-import type { LoopFailure } from '../application/LoopHealth.js';
-import type { UnreadableEvent } from '../application/UndecodableEventError.js';
-import type { ProjectionLag } from '../application/ProjectionRunner.js';
-import { isWorking, type SubscriptionStatusSnapshot } from '../application/SubscriptionStatus.js';
+import type { LoopFailure } from '../application/subscriptions/LoopHealth.js';
+import type { UnreadableEvent } from '../application/versioning/UndecodableEventError.js';
+import type { ProjectionLag } from '../application/subscriptions/ProjectionRunner.js';
+import { isWorking, type SubscriptionStatusSnapshot } from '../application/subscriptions/SubscriptionStatus.js';
 import { TimeoutError, withTimeout } from './withTimeout.js';
 
 /** How long one readiness check may take before it counts as failed. */

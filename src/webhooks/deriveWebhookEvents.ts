@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { cachedDecoder } from '../application/decodeStoredEvent.js';
+import { cachedDecoder } from '../application/versioning/decodeStoredEvent.js';
 import type { RecordedEvent } from '../application/ports/EventStore.js';
 import { ContactCreated, ContactUpdated } from '../domain/contacts/contactEvents.js';
 import { contactFromCreated } from '../domain/contacts/contactRecord.js';

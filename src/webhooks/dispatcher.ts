@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { LoopHealth } from '../application/LoopHealth.js';
+import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type {
   AttemptOutcome,

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { ResumePointNotInLogError, type EventStore, type RecordedEvent, type Subscription } from '../application/ports/EventStore.js';
+import { ResumePointNotInLogError, type EventStore, type RecordedEvent } from '../application/ports/EventStore.js';
+import type { UndecodableEventError } from '../application/versioning/UndecodableEventError.js';
 import { FanOutNotOnLogError } from './FanOutNotOnLogError.js';
-import { UndecodableEventError } from '../application/UndecodableEventError.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type {
   FanOutState,
@@ -12,7 +12,8 @@ import type {
 } from '../application/ports/WebhookOutbox.js';
 import { WebhookSubscribed, WebhookUnsubscribed } from '../domain/webhooks/webhookEvents.js';
 import { systemClock, type Clock } from '../shared/Clock.js';
-import { SubscriptionStatus, type SubscriptionStatusSnapshot } from '../application/SubscriptionStatus.js';
+import type { SubscriptionStatusSnapshot } from '../application/subscriptions/SubscriptionStatus.js';
+import { LogFollower } from '../application/subscriptions/LogFollower.js';
 import { comparePositions, type Position } from '../shared/Position.js';
 
 /** The fan-out's checkpoint name, in the outbox's store (never the read models'). */
@@ -148,7 +149,6 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
   /** Subscriptions by id, and the ids of each company. */
   private readonly byId = new Map<string, Known>();
   private readonly byCompany = new Map<string, Set<string>>();
-  private subscription: Subscription | null = null;
   /** The last position handled: stored, or (nothing to store) not yet. */
   private current: Position | null = null;
   /** The position of the last commit, and when it was made (`Date.now()`). */
@@ -156,15 +156,19 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
   private storedAt = 0;
   /** The memory may hold a batch that was not stored: reload before the next one. */
   private stale = false;
-  /** Aborts a start still preparing its source (stop() during the wait). */
-  private readonly stopping = new AbortController();
-  private readonly subscriptionStatus: SubscriptionStatus;
-  private stoppedBy: UndecodableEventError | null = null;
+  private readonly follower: LogFollower;
+  private started = false;
 
   constructor(private readonly deps: WebhookFanOutDeps<D>) {
     this.name = deps.name ?? WEBHOOK_FAN_OUT_CHECKPOINT;
     this.clock = deps.clock ?? systemClock;
-    this.subscriptionStatus = new SubscriptionStatus(this.name, deps.logger, 'the webhook outbox to load the fan-out checkpoint', this.clock);
+    this.follower = new LogFollower(
+      this.name,
+      deps.logger,
+      { retrying: 'webhook fan-out batch failed; retrying', stopped: 'webhook fan-out' },
+      'the webhook outbox to load the fan-out checkpoint',
+      this.clock,
+    );
   }
 
   /** Position of the last batch handled (everything it had to store is stored). */
@@ -174,12 +178,12 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
 
   /** Where the fan-out's subscription stands, and what it waits for (for /health and /ready). */
   get status(): SubscriptionStatusSnapshot {
-    return this.subscriptionStatus.snapshot();
+    return this.follower.status;
   }
 
   /** Before `start`: what the start waits for (the webhooks' lease), shown by /health and /ready. */
   waitingFor(what: string): void {
-    this.subscriptionStatus.waiting(what);
+    this.follower.tracker.waiting(what);
   }
 
   /**
@@ -188,7 +192,7 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
    * null while it follows the log. Everything before it is stored.
    */
   get failure(): UndecodableEventError | null {
-    return this.stoppedBy;
+    return this.follower.failure;
   }
 
   /**
@@ -197,19 +201,21 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
    * may refuse to start), and starts following the log from there.
    */
   async start(): Promise<void> {
-    if (this.subscription) return;
+    if (this.started) return;
+    this.started = true;
     const state = await this.deps.outbox.loadFanOut(this.name);
     await this.checkAgainstLog(state.position);
     this.load(state);
     this.deps.logger.info({ from: state.position, subscriptions: this.byId.size }, 'webhook fan-out started');
     // An injected source (deps.source) is followed in place of the event store's catch-up subscription.
     const source: FanOutEventSource = this.deps.source ?? this.deps.eventStore;
-    const status = this.subscriptionStatus;
+    const status = this.follower.tracker;
+    const { signal } = this.follower;
     if (source.prepare) {
       let waitingFor = 'the event source';
       try {
         await source.prepare(state.position, {
-          signal: this.stopping.signal,
+          signal,
           onWaiting: (what) => {
             waitingFor = what;
             status.waiting(what);
@@ -217,32 +223,25 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
           onFailure: (error) => status.dropped(error, waitingFor),
         });
       } catch (error) {
-        if (this.stopping.signal.aborted) return; // stopped while waiting: not a failure
+        if (signal.aborted) return; // stopped while waiting: not a failure
         throw error;
       }
     }
-    if (this.stopping.signal.aborted) return;
+    if (signal.aborted) return;
     status.waiting('the event store to accept the subscription');
-    const subscription = source.subscribeToAll({
+    this.follower.follow(source, {
       after: state.position,
       handle: (batch) => this.handle(batch),
-      onError: (error, attempt) => {
-        if (error instanceof UndecodableEventError) return this.fail(error);
-        this.deps.logger.error({ err: error, attempt, position: this.current }, 'webhook fan-out batch failed; retrying');
-      },
-      onConnected: () => status.connected(),
-      onDropped: (error) => status.dropped(error, 'the event store to accept the subscription again'),
+      position: () => this.current,
+      droppedWaitingFor: () => 'the event store to accept the subscription again',
+      standby: true,
       onFailed: (error) => {
         const failure = new FanOutNotOnLogError(this.name, error);
         this.deps.logger.error({ err: failure, position: error.position }, failure.message);
-        status.stopped();
         this.deps.onFailed?.(failure);
       },
-      onWaiting: (what) => status.standby(what),
       ...(this.deps.maxBatchSize !== undefined ? { maxBatchSize: this.deps.maxBatchSize } : {}),
     });
-    this.subscription = subscription;
-    if (this.stoppedBy) void subscription.stop();
   }
 
   /**
@@ -267,23 +266,8 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
     if (found !== seen.eventId) throw new FanOutNotOnLogError(this.name, new ResumePointNotInLogError(seen.position, seen.eventId, { eventId: found }));
   }
 
-  /** Stops at an event no retry can read: once, logged once. Not awaited: this runs inside the source's retry loop. */
-  private fail(error: UndecodableEventError): void {
-    if (this.stoppedBy) return;
-    this.stoppedBy = error;
-    this.deps.logger.error(
-      { err: error, event: error.event, reason: error.reason, position: this.current },
-      'webhook fan-out stopped: an event of the log cannot be read (add an upcaster for its version, or correct the event), then restart',
-    );
-    void this.subscription?.stop();
-  }
-
   async stop(): Promise<void> {
-    this.stopping.abort();
-    await this.subscription?.stop();
-    this.subscription = null;
-    await this.storeHandledPosition();
-    this.subscriptionStatus.stopped();
+    await this.follower.stop(() => this.storeHandledPosition());
   }
 
   /** Stores a checkpoint left behind by batches with nothing else to store, so that a restart resumes there. */

@@ -1,4 +1,4 @@
-import type { LoopHealth } from '../application/LoopHealth.js';
+import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { WebhookOutbox } from '../application/ports/WebhookOutbox.js';
 import { systemClock, type Clock } from '../shared/Clock.js';

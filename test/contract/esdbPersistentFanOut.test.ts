@@ -21,6 +21,7 @@ import { tempDir } from '../support/tempStore.js';
 import { contactCreated, webhookSubscribed } from '../unit/webhooks/delivery/support/events.js';
 import { contactCreated as legacyContactCreated, contactUpdatedV1 } from '../support/legacyEvents.js';
 import { upcastingSource, withUpcasting } from '../../src/application/versioning/UpcastingEventStore.js';
+import { STORED_EVENT_TYPES } from '../../src/features/index.js';
 
 /**
  * The webhook fan-out fed by the EventStoreDB persistent subscription group
@@ -134,7 +135,7 @@ if (eventStoreUrl) {
       const source = EsdbPersistentFanOutSource.connect(url, { group, startFrom, bufferSize: 16, logger });
       const fanOut = new WebhookFanOut<DerivedWebhookEvent>({
         eventStore: store,
-        source: upcastingSource(source, withUpcasting(store)),
+        source: upcastingSource(source, withUpcasting(store, STORED_EVENT_TYPES)),
         outbox: over,
         derive: deriveWebhookEvents,
         matches: matchesFilters,

@@ -1,13 +1,14 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
-import { UndecodableEventError } from '../../src/application/UndecodableEventError.js';
+import { UndecodableEventError } from '../../src/application/versioning/UndecodableEventError.js';
 import { withUpcasting, type UpcastingEventStore } from '../../src/application/versioning/UpcastingEventStore.js';
 import type { ContactUpdated } from '../../src/domain/contacts/contactEvents.js';
 import type { DealStatusChanged } from '../../src/domain/deals/dealEvents.js';
 import { eventually } from '../support/events.js';
 import { contactCreated, contactUpdatedV1, dealCreated, dealStatusChangedV1, storedAs } from '../support/legacyEvents.js';
 import type { EventStoreFixture } from './eventStore.contract.js';
+import { STORED_EVENT_TYPES } from '../../src/features/index.js';
 
 /**
  * Event versions on an adapter: the versioning decorator (`UpcastingEventStore`,
@@ -37,7 +38,7 @@ export const eventStoreVersionsContract = (
 
     beforeEach(async () => {
       fixture = await open();
-      store = withUpcasting(fixture.store);
+      store = withUpcasting(fixture.store, STORED_EVENT_TYPES);
     });
     afterEach(async () => {
       await fixture.dispose();

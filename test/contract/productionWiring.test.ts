@@ -2,15 +2,16 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logging.js';
-import { openStores, resetWebhookFanOutGroup, startChronicle } from '../../src/main.js';
-import { closeStores } from '../../src/server/Stores.js';
+import { openStores, resetWebhookFanOutGroup } from '../../src/startup/adapters.js';
+import { startChronicle } from '../../src/startup/startChronicle.js';
+import { closeStores } from '../../src/startup/Stores.js';
 import { eventually } from '../support/events.js';
 import { skipLine } from '../support/integration.js';
 import { tempDir } from '../support/tempStore.js';
 import { startReceiver } from '../unit/webhooks/delivery/support/receiver.js';
 
 /**
- * The production stores and the webhook source as src/main.ts wires them
+ * The production stores and the webhook source as the start-up wires them
  * (`openStores` → `openMongoStores`; `startChronicle` → `openWebhookSource`),
  * from the environment a deployment gives: against real servers only.
  */

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { runCli, type CliRun } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
-import { embeddedDatabaseFile } from '../../src/main.js';
+import { embeddedDatabaseFile } from '../../src/startup/adapters.js';
 
 /** stdout holds exactly one JSON document (one line) and nothing else. */
 const oneJson = <T>(run: CliRun): T => {

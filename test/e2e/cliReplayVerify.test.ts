@@ -7,7 +7,7 @@ import { contactStream } from '../../src/domain/contacts/contactEvents.js';
 import { contactSummaryOf } from '../../src/domain/deals/dealContactSummary.js';
 import { dealDecider } from '../../src/domain/deals/dealDecider.js';
 import { dealStream } from '../../src/domain/deals/dealEvents.js';
-import { embeddedDatabaseFile } from '../../src/main.js';
+import { embeddedDatabaseFile } from '../../src/startup/adapters.js';
 import { newId } from '../../src/shared/ids.js';
 import { runCli, startServer, type CliRun } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
@@ -86,7 +86,7 @@ describe('chronicle CLI: replay and verify', function () {
     it('rebuilds every read model from the whole log and prints one JSON summary', async () => {
       const { events, head } = await logLength();
       const summary = json<ReplayJson>(await cli('replay', '--json'));
-      expect(summary).to.include({ events, position: head, collections: 14 });
+      expect(summary).to.include({ events, position: head, collections: 15 });
       expect(summary.ms).to.be.a('number');
       expect(summary.eventsPerSecond).to.be.a('number');
     });
@@ -96,7 +96,7 @@ describe('chronicle CLI: replay and verify', function () {
       const run = await cli('replay');
       expect(run.code, run.stderr).to.equal(0);
       expect(run.stdout).to.match(
-        new RegExp(`^Replayed ${events} events into 14 read models in .+ \\(\\d+ events/s\\); swapped into the live SQLite read models in one transaction, checkpoint at position \\d+$`, 'm'),
+        new RegExp(`^Replayed ${events} events into 15 read models in .+ \\(\\d+ events/s\\); swapped into the live SQLite read models in one transaction, checkpoint at position \\d+$`, 'm'),
       );
       expect(run.stdout.trimEnd().split('\n')).to.have.length(1);
     });
@@ -107,15 +107,15 @@ describe('chronicle CLI: replay and verify', function () {
       const run = await cli('verify');
       expect(run.code, run.stdout + run.stderr).to.equal(0);
       expect(run.stdout.trimEnd().split('\n')).to.have.length(1);
-      // 2 contacts, 1 deal, 1 subscription, 1 agent, 1 user and 2 keys (the demo key and one revoked),
-      // the keys in both of their read models: 8 streams, 10 documents.
+      // 2 companies (the demo's and one more), 2 contacts, 1 deal, 1 subscription, 1 agent, 1 user and 2 keys
+      // (the demo key and one revoked), the keys in both of their read models: 10 streams, 12 documents.
       const { events, head } = await logLength();
       expect(run.stdout).to.equal(
-        `Verified 7 read models (contacts, deals, agents, users, api_keys, api_key_directory, webhooks) against ${events} events ` +
-          `in 8 streams up to position ${head}: 10 documents, no differences\n`,
+        `Verified 8 read models (contacts, deals, agents, users, api_keys, api_key_directory, webhooks, companies) against ${events} events ` +
+          `in 10 streams up to position ${head}: 12 documents, no differences\n`,
       );
       const report = json<{ equal: boolean; differences: unknown[]; documents: number }>(await cli('verify', '--json'));
-      expect(report).to.deep.include({ equal: true, differences: [], documents: 10 });
+      expect(report).to.deep.include({ equal: true, differences: [], documents: 12 });
     });
 
     it('lists a deal whose contact summary the log contradicts, and exits 1', async () => {
@@ -149,7 +149,7 @@ describe('chronicle CLI: replay and verify', function () {
       expect(run.code).to.equal(1);
       const lines = run.stdout.trimEnd().split('\n');
       expect(lines[0]).to.equal(`deals ${companyId}/${dealId}: contact.name: log says "New", read model says "Old"`);
-      expect(lines[1]).to.match(/in 10 streams up to position \d+: 12 documents, 1 difference$/);
+      expect(lines[1]).to.match(/in 12 streams up to position \d+: 14 documents, 1 difference$/);
       expect(lines).to.have.length(2);
       expect(run.stderr).to.contain('the read models and the log differ (1 difference)');
 

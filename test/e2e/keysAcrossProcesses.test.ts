@@ -5,7 +5,7 @@ import { issueApiKey } from '../../src/application/apiKeys/issueApiKey.js';
 import { generateApiKey } from '../../src/shared/apiKeyFormat.js';
 import { systemClock } from '../../src/shared/Clock.js';
 import { newId } from '../../src/shared/ids.js';
-import { embeddedDatabaseFile } from '../../src/main.js';
+import { embeddedDatabaseFile } from '../../src/startup/adapters.js';
 import { sleep } from '../support/events.js';
 import { assertMatchesOpenApi } from '../support/openApi.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';

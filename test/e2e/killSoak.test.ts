@@ -10,7 +10,7 @@ import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js'
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
 import { deriveWebhookEvents } from '../../src/webhooks/deriveWebhookEvents.js';
 import { matchesFilters } from '../../src/webhooks/filters.js';
-import { embeddedDatabaseFile } from '../../src/main.js';
+import { embeddedDatabaseFile } from '../../src/startup/adapters.js';
 import { eventually, sleep } from '../support/events.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { resetWebhookFanOutGroup } from '../../src/main.js';
+import { resetWebhookFanOutGroup } from '../../src/startup/adapters.js';
 import { sleep } from '../support/events.js';
 import { skipLine } from '../support/integration.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';

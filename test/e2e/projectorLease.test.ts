@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/SqliteReadModelStore.js';
-import { READ_MODELS_CHECKPOINT } from '../../src/application/ProjectionRunner.js';
-import { READ_MODELS_LEASE, WEBHOOKS_LEASE } from '../../src/application/Lease.js';
-import { embeddedDatabaseFile, embeddedReadModelsFile } from '../../src/main.js';
+import { READ_MODELS_CHECKPOINT } from '../../src/application/subscriptions/ProjectionRunner.js';
+import { READ_MODELS_LEASE, WEBHOOKS_LEASE } from '../../src/application/subscriptions/Lease.js';
+import { embeddedDatabaseFile, embeddedReadModelsFile } from '../../src/startup/adapters.js';
 import { eventually } from '../support/events.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';

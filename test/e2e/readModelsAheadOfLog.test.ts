@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
-import { embeddedDatabaseFile } from '../../src/main.js';
+import { embeddedDatabaseFile } from '../../src/startup/adapters.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
 

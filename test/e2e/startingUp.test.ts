@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 import { newId } from '../../src/shared/ids.js';
-import { embeddedDatabaseFile } from '../../src/main.js';
+import { embeddedDatabaseFile } from '../../src/startup/adapters.js';
 import { contactCreated } from '../support/legacyEvents.js';
 import { CLI } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
-import { embeddedDatabaseFile } from '../../src/main.js';
+import { embeddedDatabaseFile } from '../../src/startup/adapters.js';
 import { eventually } from '../support/events.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
-import { handleCommand } from '../../src/application/handleCommand.js';
+import { handleCommand } from '../../src/application/commands/handleCommand.js';
 import { agentDecider } from '../../src/domain/agents/agentDecider.js';
 import { AgentChannels } from '../../src/domain/agents/AgentChannel.js';
 import { AgentDescription } from '../../src/domain/agents/AgentDescription.js';

@@ -270,8 +270,27 @@ describe('HTTP: contacts', function () {
       const position = created.headers.get('x-log-position')!;
       const res = await api.request('GET', `/contacts/${created.body.data.id}`, { headers: { 'X-Min-Log-Position': position } });
       expect(res.status).to.equal(200);
+      expect(res.headers.get('x-read-your-writes'), 'applied: no timeout said').to.equal(null);
       const bad = await api.request('GET', '/contacts', { headers: { 'X-Min-Log-Position': 'latest' } });
       expect(bad.status).to.equal(400);
+    });
+  });
+
+  describe('a read-your-writes wait that runs out', () => {
+    let short: Harness;
+    before(async () => {
+      short = await startHarness({ READ_YOUR_WRITES_TIMEOUT_MS: '300' });
+    });
+    after(() => short.close());
+
+    it('answers with X-Read-Your-Writes: timeout when X-Min-Log-Position is beyond what the read models applied', async () => {
+      const started = performance.now();
+      const res = await short.request('GET', '/contacts', { headers: { 'X-Min-Log-Position': '999999' } });
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('x-read-your-writes')).to.equal('timeout');
+      expect(performance.now() - started).to.be.at.least(250);
+      const applied = await short.request('GET', '/contacts', { headers: { 'X-Min-Log-Position': '1' } });
+      expect(applied.headers.get('x-read-your-writes')).to.equal(null);
     });
   });
 

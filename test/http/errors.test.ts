@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import Router from '@koa/router';
 import { createApp } from '../../src/http/createApp.js';
 import { captureLogger } from '../support/captureLogger.js';
-import { handleCommand } from '../../src/application/handleCommand.js';
+import { handleCommand } from '../../src/application/commands/handleCommand.js';
 import { WrongExpectedRevisionError, type EventStore } from '../../src/application/ports/EventStore.js';
 import { newId } from '../../src/shared/ids.js';
 import { CounterEvent, counterDecider } from '../support/counterDecider.js';

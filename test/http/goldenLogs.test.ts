@@ -5,9 +5,7 @@ import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js'
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
 import { verifyReadModels } from '../../src/application/verify/verifyReadModels.js';
 import { EventUpcaster } from '../../src/application/versioning/EventUpcaster.js';
-import { STORED_EVENT_TYPES } from '../../src/application/versioning/storedEventTypes.js';
 import { MemoryReadModelStore } from '../../src/adapters/memory/MemoryReadModelStore.js';
-import { READ_MODEL_CHECKS } from '../../projections/readModelChecks.js';
 import {
   goldenDifferences,
   goldenLogReleases,
@@ -17,6 +15,7 @@ import {
   type GoldenServer,
 } from '../support/goldenLog.js';
 import { tempDir } from '../support/tempStore.js';
+import { READ_MODEL_CHECKS, STORED_EVENT_TYPES } from '../../src/features/index.js';
 
 /** Every event of a golden log (read from a copy), upcast, with the version each was stored in. */
 const readGoldenLog = async (log: GoldenLog): Promise<RecordedEvent[]> => {
@@ -25,7 +24,7 @@ const readGoldenLog = async (log: GoldenLog): Promise<RecordedEvent[]> => {
   copyFileSync(join(log.folder, 'chronicle.sqlite'), file);
   const store = SqliteEventStore.open(file);
   try {
-    const { events, failure } = await new EventUpcaster(store).upcastLog(await store.readAll());
+    const { events, failure } = await new EventUpcaster(store, { types: STORED_EVENT_TYPES }).upcastLog(await store.readAll());
     if (failure) throw failure;
     return events;
   } finally {

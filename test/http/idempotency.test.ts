@@ -5,7 +5,7 @@ import { sqliteOf } from '../support/sqliteOf.js';
 import { loadConfig } from '../../src/config.js';
 import { requestFingerprint } from '../../src/http/middleware/idempotency.js';
 import { createLogger } from '../../src/logging.js';
-import { startChronicle } from '../../src/main.js';
+import { startChronicle } from '../../src/startup/startChronicle.js';
 import { startHarness, type ApiResponse, type Harness } from '../support/httpHarness.js';
 import { assertMatchesOpenApi } from '../support/openApi.js';
 

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/SqliteReadModelStore.js';
-import { READ_MODELS_LEASE } from '../../src/application/Lease.js';
+import { READ_MODELS_LEASE } from '../../src/application/subscriptions/Lease.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logging.js';
-import { embeddedReadModelsFile, startChronicle, type Chronicle } from '../../src/main.js';
+import { embeddedReadModelsFile } from '../../src/startup/adapters.js';
+import { startChronicle, type Chronicle } from '../../src/startup/startChronicle.js';
 import { eventually } from '../support/events.js';
 import { freePort } from '../support/freePort.js';
 import { tempDir } from '../support/tempStore.js';

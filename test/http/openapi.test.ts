@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { silentLogger } from '../../src/application/ports/Logger.js';
 import { createApp } from '../../src/http/createApp.js';
-import { openApiDocument } from '../../src/http/openapi/document.js';
+import { apiDocument } from '../../src/features/index.js';
 import type { HttpMethod, JsonSchema, OperationObject, ResponseObject } from '../../src/http/openapi/types.js';
 import { openApiRoutes } from '../../src/http/routes/openapi.js';
 import { ALL_PERMISSIONS } from '../../src/shared/permissions.js';
@@ -55,8 +55,8 @@ describe('OpenAPI document', () => {
   it('is an OpenAPI 3.1 document whose server is the base path', () => {
     expect(openApi.openapi).to.equal('3.1.0');
     expect(openApi.info.title).to.be.a('string').and.not.equal('');
-    expect(openApiDocument('/api/external').servers).to.deep.equal([{ url: '/api/external', description: 'This server' }]);
-    expect(openApiDocument('').servers[0]?.url).to.equal('/');
+    expect(apiDocument('/api/external').servers).to.deep.equal([{ url: '/api/external', description: 'This server' }]);
+    expect(apiDocument('').servers[0]?.url).to.equal('/');
     // Plain JSON: nothing is lost by serialising it.
     expect(JSON.parse(JSON.stringify(openApi))).to.deep.equal(openApi);
   });
@@ -463,7 +463,7 @@ describe('GET /openapi.json and GET /docs', () => {
       basePath,
       trustProxy: false,
       health: { eventStoreKind: 'sqlite', readModelsKind: 'memory', headPosition: async () => null },
-      publicRouters: [openApiRoutes(basePath)],
+      publicRouters: [openApiRoutes(basePath, apiDocument(basePath))],
     });
     server = createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -476,7 +476,7 @@ describe('GET /openapi.json and GET /docs', () => {
     expect(response.status).to.equal(200);
     expect(response.headers.get('content-type')).to.match(/^application\/json/);
     const body = await response.json();
-    expect(body).to.deep.equal(JSON.parse(JSON.stringify(openApiDocument(basePath))));
+    expect(body).to.deep.equal(JSON.parse(JSON.stringify(apiDocument(basePath))));
     assertMatchesOpenApi({ method: 'GET', path: '/openapi.json', status: response.status, body, headers: response.headers });
   });
 
@@ -533,7 +533,7 @@ describe('GET /openapi.json and GET /docs', () => {
   });
 
   it('without a base path, the page points at the root', async () => {
-    const page = openApiRoutes('');
+    const page = openApiRoutes('', apiDocument(''));
     expect(page).to.be.an('object');
     const app = createApp({
       logger: silentLogger,

@@ -7,7 +7,7 @@ import { createApp } from '../../src/http/createApp.js';
 import { checkReadiness } from '../../src/ops/readiness.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logging.js';
-import { startChronicle, type Chronicle } from '../../src/main.js';
+import { startChronicle, type Chronicle } from '../../src/startup/startChronicle.js';
 import { anEvent, eventually } from '../support/events.js';
 import { startHarness, type Harness } from '../support/httpHarness.js';
 import { assertMatchesOpenApi } from '../support/openApi.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logging.js';
-import { startChronicle, type Chronicle } from '../../src/main.js';
+import { startChronicle, type Chronicle } from '../../src/startup/startChronicle.js';
 import { assertMatchesOpenApi } from '../support/openApi.js';
 import { runCli } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { loadConfig } from '../../src/config.js';
-import { startChronicle, embeddedDatabaseFile, embeddedReadModelsFile, type Chronicle } from '../../src/main.js';
+import { embeddedDatabaseFile, embeddedReadModelsFile } from '../../src/startup/adapters.js';
+import { startChronicle, type Chronicle } from '../../src/startup/startChronicle.js';
 import { captureLogger } from '../support/captureLogger.js';
 import { tempDir } from '../support/tempStore.js';
 

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { sqliteOf } from '../support/sqliteOf.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logging.js';
-import { startChronicle, type Chronicle } from '../../src/main.js';
+import { startChronicle, type Chronicle } from '../../src/startup/startChronicle.js';
 import type { ResolveHost } from '../../src/webhooks/targetUrlGuard.js';
 import { assertMatchesOpenApi } from '../support/openApi.js';
 import { startHarness, type ApiResponse, type Harness } from '../support/httpHarness.js';

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as t from 'io-ts';
-import { STORED_EVENT_TYPES } from '../../src/application/versioning/storedEventTypes.js';
+import { STORED_EVENT_TYPES } from '../../src/features/index.js';
 
 /** The committed snapshot of every stored event type's schema per version (test/fixtures/event-schemas.json). */
 export const EVENT_SCHEMAS_FILE = fileURLToPath(new URL('../../../test/fixtures/event-schemas.json', import.meta.url));

@@ -4,7 +4,8 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logging.js';
-import { embeddedDatabaseFile, startChronicle, type Chronicle } from '../../src/main.js';
+import { embeddedDatabaseFile } from '../../src/startup/adapters.js';
+import { startChronicle, type Chronicle } from '../../src/startup/startChronicle.js';
 import { assertMatchesOpenApi } from './openApi.js';
 import { tempDir } from './tempStore.js';
 

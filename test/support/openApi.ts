@@ -1,7 +1,7 @@
 import { AssertionError } from 'node:assert';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
-import { openApiDocument } from '../../src/http/openapi/document.js';
+import { apiDocument } from '../../src/features/index.js';
 import type {
   HeaderObject,
   HttpMethod,
@@ -19,7 +19,7 @@ import type {
  */
 
 /** The document under test (the base path only changes `servers`). */
-export const openApi = openApiDocument('');
+export const openApi = apiDocument('');
 
 /** The id the document is registered under in ajv. */
 export const DOCUMENT_ID = 'https://chronicle.invalid/openapi.json';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { LoopHealth } from '../../src/application/LoopHealth.js';
-import { CheckpointProgress, FOLLOWER_LOOP } from '../../src/application/ReadModelProgress.js';
+import { LoopHealth } from '../../src/application/subscriptions/LoopHealth.js';
+import { CheckpointProgress, FOLLOWER_LOOP } from '../../src/application/subscriptions/ReadModelProgress.js';
 import { captureLogger } from '../support/captureLogger.js';
 import { eventually } from '../support/events.js';
 

@@ -16,6 +16,7 @@ describe('configuration from the environment', () => {
   it('has the documented defaults', () => {
     expect(loadConfig({})).to.deep.equal({
       port: 3000,
+      host: '127.0.0.1',
       dataDir: './data',
       eventStoreUrl: undefined,
       mongoUrl: undefined,
@@ -40,6 +41,7 @@ describe('configuration from the environment', () => {
   it('reads every variable', () => {
     const config = loadConfig({
       PORT: '8080',
+      HOST: '0.0.0.0',
       DATA_DIR: '/var/lib/chronicle',
       EVENTSTORE_URL: 'esdb://localhost:2113?tls=false',
       MONGODB_URL: 'mongodb://localhost:27017/?replicaSet=rs0',
@@ -66,6 +68,7 @@ describe('configuration from the environment', () => {
     });
     expect(config).to.deep.include({
       port: 8080,
+      host: '0.0.0.0',
       dataDir: '/var/lib/chronicle',
       eventStoreUrl: 'esdb://localhost:2113?tls=false',
       mongoDb: 'prod',
@@ -81,6 +84,16 @@ describe('configuration from the environment', () => {
       metricsToken: 'scrape-0123456789abcdef',
       shutdownTimeoutMs: 30000,
     });
+  });
+
+  it('listens on loopback unless HOST says otherwise, and takes an address or a host name', () => {
+    expect(loadConfig({}).host).to.equal('127.0.0.1');
+    for (const host of ['0.0.0.0', '::', '::1', '10.1.2.3', 'localhost', 'api.internal', 'chronicle-1']) {
+      expect(loadConfig({ HOST: host }).host, host).to.equal(host);
+    }
+    for (const host of ['http://0.0.0.0', '0.0.0.0:3000', 'a b', '-leading', 'under_score.example']) {
+      expect(() => loadConfig({ HOST: host }), host).to.throw(ConfigError, /HOST.*IP address/);
+    }
   });
 
   it('treats an empty value as unset', () => {

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
-import { handleCommand } from '../../src/application/handleCommand.js';
-import { PreconditionFailedError, type RevisionPrecondition } from '../../src/application/PreconditionFailedError.js';
+import { handleCommand } from '../../src/application/commands/handleCommand.js';
+import { PreconditionFailedError, type RevisionPrecondition } from '../../src/application/commands/PreconditionFailedError.js';
 import { CounterEvent, counterDecider, type CounterCommand } from '../support/counterDecider.js';
 import { tempDir } from '../support/tempStore.js';
 

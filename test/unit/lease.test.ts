@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { MemoryLeaseStore } from '../../src/adapters/memory/MemoryLeaseStore.js';
-import { Lease, LeaseHeldError, LeaseLostError, type HolderState, type LeaseDeps } from '../../src/application/Lease.js';
-import { LoopHealth } from '../../src/application/LoopHealth.js';
+import { Lease, LeaseHeldError, LeaseLostError, type HolderState, type LeaseDeps } from '../../src/application/subscriptions/Lease.js';
+import { LoopHealth } from '../../src/application/subscriptions/LoopHealth.js';
 import type { LeaseHolder, LeaseStore } from '../../src/application/ports/LeaseStore.js';
 import { silentLogger } from '../../src/application/ports/Logger.js';
 import { captureLogger } from '../support/captureLogger.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
-import { isRunning, judgeHolder, thisProcess } from '../../src/server/localProcess.js';
+import { isRunning, judgeHolder, thisProcess } from '../../src/startup/localProcess.js';
 
 /** A child process that has exited (and was reaped): its pid runs no more. */
 const deadPid = async (): Promise<number> => {

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 import { MemoryReadModelStore } from '../../src/adapters/memory/MemoryReadModelStore.js';
-import { ProjectionRunner } from '../../src/application/ProjectionRunner.js';
-import { ReadModelsAheadOfLogError, ReadModelsOfAnotherLogError } from '../../src/application/ReadModelsAheadOfLogError.js';
+import { ProjectionRunner } from '../../src/application/subscriptions/ProjectionRunner.js';
+import { ReadModelsAheadOfLogError, ReadModelsOfAnotherLogError } from '../../src/application/subscriptions/ReadModelsAheadOfLogError.js';
 import { ResumePointNotInLogError, type EventStore, type SubscribeOptions } from '../../src/application/ports/EventStore.js';
 import { replayReadModels } from '../../src/application/replay/replayReadModels.js';
 import type { DocumentCollection, ReadModelDocument, ReadModelStore } from '../../src/application/ports/ReadModelStore.js';
@@ -13,6 +13,7 @@ import { captureLogger } from '../support/captureLogger.js';
 import { tempDir } from '../support/tempStore.js';
 import { UpcastingEventStore } from '../../src/application/versioning/UpcastingEventStore.js';
 import { sleep } from '../support/events.js';
+import { STORED_EVENT_TYPES } from '../../src/features/index.js';
 
 const COMPANY = 'co-1';
 const taskCreated = (id: string, title = 'Task') =>
@@ -219,7 +220,7 @@ describe('ProjectionRunner', () => {
       const { position: before } = await eventStore.append('task-2', [taskCreated('t2')], 'no_stream');
       const { position: bad } = await eventStore.append('contact-c-1', [unreadable()], 'no_stream');
       await eventStore.append('task-3', [taskCreated('t3')], 'no_stream');
-      runner = new ProjectionRunner({ eventStore: new UpcastingEventStore(eventStore), readModels, collections: [tasks as never], logger });
+      runner = new ProjectionRunner({ eventStore: new UpcastingEventStore(eventStore, { types: STORED_EVENT_TYPES }), readModels, collections: [tasks as never], logger });
       await runner.start();
 
       expect(runner.failure).to.include({ stream: 'contact-c-1', type: 'ContactUpdated', position: bad, version: 7 });
@@ -241,7 +242,7 @@ describe('ProjectionRunner', () => {
     });
 
     it('stops at it when it is appended while running', async () => {
-      runner = new ProjectionRunner({ eventStore: new UpcastingEventStore(eventStore), readModels, collections: [tasks as never], logger });
+      runner = new ProjectionRunner({ eventStore: new UpcastingEventStore(eventStore, { types: STORED_EVENT_TYPES }), readModels, collections: [tasks as never], logger });
       await runner.start();
       await eventStore.append('task-1', [taskCreated('t1')], 'no_stream');
       await eventStore.append('contact-c-1', [unreadable()], 'no_stream');

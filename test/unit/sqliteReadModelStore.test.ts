@@ -8,7 +8,7 @@ import type { SqliteDocumentCollection } from '../../src/adapters/sqlite/SqliteD
 import { MemoryReadModelStore } from '../../src/adapters/memory/MemoryReadModelStore.js';
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
 import { CheckpointMovedError, type DocumentCollection, type ListQuery, type Projection } from '../../src/application/ports/ReadModelStore.js';
-import { ProjectionRunner } from '../../src/application/ProjectionRunner.js';
+import { ProjectionRunner } from '../../src/application/subscriptions/ProjectionRunner.js';
 import { taskProjection, type TaskCreatedData, type TaskDoc } from '../support/taskProjection.js';
 import { anEvent } from '../support/events.js';
 import { captureLogger } from '../support/captureLogger.js';

@@ -101,28 +101,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/test": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Check an API key
-         * @description Confirms that the key is valid, and shows its company and permissions.
-         *
-         *     Any valid API key; no permission needed.
-         */
-        get: operations["testApiKey"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/contacts": {
         parameters: {
             query?: never;
@@ -364,6 +342,28 @@ export interface paths {
          *     Requires the `agents:read` permission.
          */
         get: operations["getAgent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check an API key
+         * @description Confirms that the key is valid, and shows its company and permissions.
+         *
+         *     Any valid API key; no permission needed.
+         */
+        get: operations["testApiKey"];
         put?: never;
         post?: never;
         delete?: never;
@@ -885,16 +885,6 @@ export interface components {
             /** @constant */
             error?: "Invalid metrics token";
         } & components["schemas"]["Error"];
-        TestResult: {
-            /** @constant */
-            success: true;
-            message: string;
-            data: {
-                companyId: string;
-                permissions: components["schemas"]["Permission"][];
-                timestamp: components["schemas"]["Timestamp"];
-            };
-        };
         /** @description A stored event of a contact. */
         ContactHistoryEvent: {
             /** @enum {string} */
@@ -1275,6 +1265,16 @@ export interface components {
             /** @constant */
             error?: "Agent not found";
         } & components["schemas"]["Error"];
+        TestResult: {
+            /** @constant */
+            success: true;
+            message: string;
+            data: {
+                companyId: string;
+                permissions: components["schemas"]["Permission"][];
+                timestamp: components["schemas"]["Timestamp"];
+            };
+        };
         /**
          * @description What a subscription listens to.
          * @enum {string}
@@ -1803,150 +1803,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
-                };
-            };
-        };
-    };
-    testApiKey: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
-                "X-Min-Log-Position"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The key is valid. */
-            200: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TestResult"];
-                };
-            };
-            /** @description `X-Min-Log-Position` is not a log position. */
-            400: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
-            401: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
-            429: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Seconds to wait before the next request can succeed. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitError"];
-                };
-            };
-            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
-            500: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit"?: number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining"?: number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset"?: number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit"?: number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining"?: number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit"?: number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining"?: number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset"?: number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit"?: number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining"?: number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset"?: number;
-                    /** @description Seconds to wait before the next request can succeed. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };
@@ -4747,6 +4603,150 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AgentNotFoundError"];
+                };
+            };
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    testApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                "X-Min-Log-Position"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key is valid. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestResult"];
+                };
+            };
+            /** @description `X-Min-Log-Position` is not a log position. */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
             /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */

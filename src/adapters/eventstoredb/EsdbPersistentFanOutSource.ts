@@ -22,7 +22,7 @@ import {
   type Subscription,
 } from '../../application/ports/EventStore.js';
 import { silentLogger, type Logger } from '../../application/ports/Logger.js';
-import { Alarm, backoffMs } from '../../application/Alarm.js';
+import { Alarm, backoffMs } from '../../application/subscriptions/Alarm.js';
 import { comparePositions, type Position } from '../../shared/Position.js';
 import {
   EventStoreDbEventStore,

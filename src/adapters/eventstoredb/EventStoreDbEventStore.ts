@@ -34,7 +34,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../../application/ports/EventStore.js';
-import { Alarm, backoffMs } from '../../application/Alarm.js';
+import { Alarm, backoffMs } from '../../application/subscriptions/Alarm.js';
 import type { EventMetadata } from '../../shared/EventMetadata.js';
 import { comparePositions, isPosition, type Position } from '../../shared/Position.js';
 

@@ -1,5 +1,5 @@
-import { applyThenCheckpoint } from '../../application/applyThenCheckpoint.js';
-import { serializedView } from '../../application/documentView.js';
+import { applyThenCheckpoint } from '../../application/subscriptions/applyThenCheckpoint.js';
+import { serializedView } from '../../application/ports/documentView.js';
 import type { CheckpointStore } from '../../application/ports/CheckpointStore.js';
 import type { LeaseStore } from '../../application/ports/LeaseStore.js';
 import type { RecordedEvent } from '../../application/ports/EventStore.js';
@@ -379,6 +379,11 @@ export class MemoryReadModelStore implements ReadModelStore {
   }
 
   async init(): Promise<void> {}
+
+  /** Rebuilt from the log at every start: nothing is ever missing. */
+  async readModelsToBuild(): Promise<readonly string[]> {
+    return [];
+  }
 
   /** Applies the batch to each collection, then keeps the checkpoint (both in memory, so nothing to make atomic). */
   async applyBatch(

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { serializedView } from '../../application/documentView.js';
+import { serializedView } from '../../application/ports/documentView.js';
 import {
   MongoBulkWriteError,
   MongoClient,
@@ -44,6 +44,15 @@ const DUPLICATE_KEY = 11000;
 const CHECKPOINTS = 'checkpoints';
 /** The collection of exclusive leases (the projector's), beside the read models. */
 const LEASES = 'leases';
+/** Read models created empty beside documents that had applied the log (one document, `to-build`): built before the projector resumes. */
+const META = 'read_model_meta';
+const TO_BUILD = 'to-build';
+
+interface ReadModelMeta {
+  _id: string;
+  names: string[];
+}
+
 /** Suffix of the collections a replay builds before they are renamed over the live ones. */
 const STAGING_SUFFIX = '__replay';
 /** Suffix of a read model's collection of per-company totals (`<name>__counts`). */
@@ -56,6 +65,8 @@ const LAYOUT_VERSION = 1;
 const MAX_SEARCHED = 16;
 /** A collection whose layout is not current is looked at again this often by readers (they fall back meanwhile). */
 const LAYOUT_RECHECK_MS = 5_000;
+/** The names a read model cannot take: the store's own collections. */
+const RESERVED: ReadonlySet<string> = new Set([CHECKPOINTS, LEASES, META, LAYOUTS]);
 
 /** What a read-model document looks like in MongoDB. */
 interface StoredDocument extends Document {
@@ -640,6 +651,7 @@ class MongoStaging implements StagingReadModels {
     }
     if (checkpoint.position === null) await this.checkpoints.reset(checkpoint.name);
     else await this.checkpoints.save(checkpoint.name, checkpoint.position, checkpoint.eventId ?? null);
+    await this.db.collection<ReadModelMeta>(META).updateOne({ _id: TO_BUILD }, { $pull: { names: { $in: [...this.staged.keys()] } } });
   }
 
   async discard(): Promise<void> {
@@ -669,7 +681,7 @@ const applyAll = async (collections: readonly DocumentCollection<ReadModelDocume
 
 /** Refuses a read model's name that the adapter's own collections use. */
 const checkName = (name: string): void => {
-  if (name === CHECKPOINTS || name === LEASES || name === LAYOUTS) throw new Error(`A read model cannot be named ${name}`);
+  if (RESERVED.has(name)) throw new Error(`A read model cannot be named ${name}`);
   if (name.endsWith(STAGING_SUFFIX) || name.endsWith(COUNTS_SUFFIX)) {
     throw new Error(`A read model's name cannot end in ${STAGING_SUFFIX} or ${COUNTS_SUFFIX}`);
   }
@@ -762,6 +774,14 @@ export class MongoReadModelStore implements ReadModelStore {
   }
 
   async init(): Promise<void> {
+    // A collection about to be created beside documents that had applied the log lacks what came before:
+    // listed to be built, before it exists (a crash between the two leaves it listed, never forgotten).
+    const existing = new Set((await this.db.listCollections({}, { nameOnly: true }).toArray()).map(({ name }) => name));
+    const created = [...this.collections.keys()].filter((name) => !existing.has(name));
+    const applied = (await this.db.collection<StoredCheckpoint>(CHECKPOINTS).countDocuments({}, { limit: 1 })) > 0;
+    if (created.length > 0 && applied) {
+      await this.db.collection<ReadModelMeta>(META).updateOne({ _id: TO_BUILD }, { $addToSet: { names: { $each: created } } }, { upsert: true });
+    }
     // createIndexes is a no-op for indexes that already exist with the same key and name.
     await Promise.all(
       [...this.collections.values()].map(async (collection) => {
@@ -816,6 +836,11 @@ export class MongoReadModelStore implements ReadModelStore {
     await applyAll(collections, events);
     const last = events[events.length - 1];
     if (last) await this.checkpoints.save(checkpoint, last.position, last.id);
+  }
+
+  async readModelsToBuild(): Promise<readonly string[]> {
+    const meta = await this.db.collection<ReadModelMeta>(META).findOne({ _id: TO_BUILD });
+    return [...(meta?.names ?? [])].sort();
   }
 
   async staging(): Promise<StagingReadModels> {

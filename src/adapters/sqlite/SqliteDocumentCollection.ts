@@ -29,7 +29,7 @@ import {
 import { fieldValue, toSqliteFilter, type SqliteFilter, type TextStatistics } from './toSqliteFilter.js';
 import type { ReadModelCompanies } from './ReadModelCompanies.js';
 import { documentText, viewOfText } from './documentText.js';
-import { viewFieldOf } from '../../application/documentView.js';
+import { viewFieldOf } from '../../application/ports/documentView.js';
 
 interface StoredRow {
   seq: number;

@@ -16,7 +16,7 @@ import {
   type Subscription,
 } from '../../application/ports/EventStore.js';
 import type { Position } from '../../shared/Position.js';
-import { Alarm, backoffMs } from '../../application/Alarm.js';
+import { Alarm, backoffMs } from '../../application/subscriptions/Alarm.js';
 import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
 import { LockRetry, withoutLockWait } from './writeLock.js';
 import { translateSqliteError } from './sqliteErrors.js';

@@ -55,6 +55,8 @@ const MIGRATIONS: readonly string[] = [
    );`,
   // The id of the event at a checkpoint's position: the projector checks it against the log as it starts.
   `ALTER TABLE checkpoints ADD COLUMN event_id TEXT;`,
+  // Read models created empty beside documents that had applied the log: built from the log before the projector resumes.
+  `CREATE TABLE read_models_to_build (name TEXT PRIMARY KEY);`,
 ];
 
 /**
@@ -103,7 +105,11 @@ class Collections {
     const layout = layoutOf(projection as unknown as Projection<ReadModelDocument>);
     const table = projection.name + this.suffix;
     if (this.suffix === '') {
-      ensureReadModelTable(this.db, table, layout, searchTextsOf(layout));
+      // A table created beside documents that had applied the log lacks what came before: it is listed to be built.
+      ensureReadModelTable(this.db, table, layout, searchTextsOf(layout), () => {
+        const applied = this.db.prepare('SELECT 1 FROM checkpoints WHERE position IS NOT NULL LIMIT 1').get() !== undefined;
+        if (applied) this.db.prepare('INSERT OR IGNORE INTO read_models_to_build (name) VALUES (?)').run(table);
+      });
     } else {
       // A staged table always starts empty.
       const create = this.db.transaction(() => {
@@ -158,10 +164,12 @@ class SqliteStaging implements StagingReadModels {
         const now = this.checkpoints.loadNow(checkpoint.name);
         if (now !== checkpoint.expected) throw new CheckpointMovedError(checkpoint.name, checkpoint.expected, now);
       }
+      const built = this.db.prepare('DELETE FROM read_models_to_build WHERE name = ?');
       for (const name of names) {
         dropReadModelTable(this.db, name + RETIRED_SUFFIX);
         if (tableExists(this.db, name)) renameReadModelTable(this.db, name, name + RETIRED_SUFFIX);
         renameReadModelTable(this.db, name + STAGING_SUFFIX, name);
+        built.run(name);
       }
       if (checkpoint.position === null) this.checkpoints.resetNow(checkpoint.name);
       else this.checkpoints.saveNow(checkpoint.name, checkpoint.position, checkpoint.eventId ?? null);
@@ -245,6 +253,10 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async init(): Promise<void> {}
+
+  async readModelsToBuild(): Promise<readonly string[]> {
+    return this.db.prepare<[], { name: string }>('SELECT name FROM read_models_to_build ORDER BY name').all().map((row) => row.name);
+  }
 
   async applyBatch(
     collections: readonly DocumentCollection<ReadModelDocument>[],

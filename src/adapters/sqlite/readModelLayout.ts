@@ -315,6 +315,8 @@ export const ensureReadModelTable = (
   table: string,
   layout: ReadModelLayout,
   searchTexts: (doc: object) => SearchTexts,
+  /** Runs in the transaction that creates a table that did not exist. */
+  onCreated: () => void = () => undefined,
 ): void => {
   const wanted = JSON.stringify(layout);
   const storedLayout = () => db.prepare<[string], { layout: string }>('SELECT layout FROM read_model_tables WHERE name = ?').get(table);
@@ -332,6 +334,7 @@ export const ensureReadModelTable = (
     if (!exists) {
       dropReadModelTable(db, table);
       createReadModelTable(db, table, layout);
+      onCreated();
       return;
     }
     const target = table + RELAYOUT_SUFFIX;

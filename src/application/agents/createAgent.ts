@@ -6,10 +6,10 @@ import { AgentEvent, agentStream } from '../../domain/agents/agentEvents.js';
 import type { AgentRecord } from '../../domain/agents/agentRecord.js';
 import type { CompanyNotFound } from '../../domain/companies/companyErrors.js';
 import type { Position } from '../../shared/Position.js';
-import type { CommandDeps } from '../CommandDeps.js';
+import type { CommandDeps } from '../commands/CommandDeps.js';
 import { loadCompany } from '../companies/loadCompany.js';
-import { handleCommand } from '../handleCommand.js';
-import type { WriteMetadata } from '../WriteMetadata.js';
+import { handleCommand } from '../commands/handleCommand.js';
+import type { WriteMetadata } from '../commands/WriteMetadata.js';
 
 export type AgentFields = Omit<CreateAgent, 'type' | 'agentId' | 'companyId' | 'at'>;
 

@@ -5,9 +5,9 @@ import type { AgentError } from '../../domain/agents/agentErrors.js';
 import { AgentEvent, agentStream } from '../../domain/agents/agentEvents.js';
 import type { AgentRecord } from '../../domain/agents/agentRecord.js';
 import type { Position } from '../../shared/Position.js';
-import type { CommandDeps } from '../CommandDeps.js';
-import { handleCommand } from '../handleCommand.js';
-import type { WriteMetadata } from '../WriteMetadata.js';
+import type { CommandDeps } from '../commands/CommandDeps.js';
+import { handleCommand } from '../commands/handleCommand.js';
+import type { WriteMetadata } from '../commands/WriteMetadata.js';
 
 export interface UpdatedAgent {
   readonly agent: AgentRecord;

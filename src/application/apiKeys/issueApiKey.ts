@@ -6,10 +6,10 @@ import { generateApiKey, hashApiKey, keyHint } from '../../shared/apiKeyFormat.j
 import type { Position } from '../../shared/Position.js';
 import type { ApiKeyType, Permission } from '../../shared/permissions.js';
 import type { CompanyNotFound } from '../../domain/companies/companyErrors.js';
-import type { CommandDeps } from '../CommandDeps.js';
+import type { CommandDeps } from '../commands/CommandDeps.js';
 import { loadCompany } from '../companies/loadCompany.js';
-import { handleCommand } from '../handleCommand.js';
-import type { WriteMetadata } from '../WriteMetadata.js';
+import { handleCommand } from '../commands/handleCommand.js';
+import type { WriteMetadata } from '../commands/WriteMetadata.js';
 
 export interface IssueApiKeyInput {
   readonly companyId: string;

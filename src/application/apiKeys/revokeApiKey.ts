@@ -3,9 +3,9 @@ import { apiKeyDecider } from '../../domain/apiKeys/apiKeyDecider.js';
 import type { ApiKeyError } from '../../domain/apiKeys/apiKeyErrors.js';
 import { ApiKeyEvent, apiKeyStream } from '../../domain/apiKeys/apiKeyEvents.js';
 import type { Position } from '../../shared/Position.js';
-import type { CommandDeps } from '../CommandDeps.js';
-import { handleCommand } from '../handleCommand.js';
-import type { WriteMetadata } from '../WriteMetadata.js';
+import type { CommandDeps } from '../commands/CommandDeps.js';
+import { handleCommand } from '../commands/handleCommand.js';
+import type { WriteMetadata } from '../commands/WriteMetadata.js';
 
 export interface RevokedApiKey {
   readonly keyId: string;

@@ -1,8 +1,5 @@
-import type * as t from 'io-ts';
-import { decodeStoredEvent } from '../decodeStoredEvent.js';
+import type { HistorySource } from '../aggregates/AggregateDescriptor.js';
 import type { EventStore, RecordedEvent } from '../ports/EventStore.js';
-import { ContactEvent, contactStream } from '../../domain/contacts/contactEvents.js';
-import { DealEvent, dealStream } from '../../domain/deals/dealEvents.js';
 import type { EventSource } from '../../shared/EventMetadata.js';
 import type { Position } from '../../shared/Position.js';
 
@@ -63,23 +60,6 @@ export const historyEntryOf = (event: RecordedEvent): HistoryEntry => {
     },
   };
 };
-
-/** Where an entity's events live, and how to tell whose they are. */
-export interface HistorySource {
-  readonly streamOf: (id: string) => string;
-  /** The company the stream's first (creating) event belongs to. */
-  readonly companyOf: (first: RecordedEvent) => string;
-}
-
-/** The company of an event that every event type of the entity records in `data.companyId`. */
-const companyFrom =
-  (codec: t.Decoder<unknown, { readonly data: { readonly companyId: string } }>) =>
-  (event: RecordedEvent): string => {
-    return decodeStoredEvent(codec, event).data.companyId;
-  };
-
-export const CONTACT_HISTORY: HistorySource = { streamOf: contactStream, companyOf: companyFrom(ContactEvent) };
-export const DEAL_HISTORY: HistorySource = { streamOf: dealStream, companyOf: companyFrom(DealEvent) };
 
 export interface HistoryPage {
   readonly entries: readonly HistoryEntry[];

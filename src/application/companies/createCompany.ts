@@ -4,9 +4,9 @@ import { companyDecider } from '../../domain/companies/companyDecider.js';
 import type { CompanyError } from '../../domain/companies/companyErrors.js';
 import { CompanyEvent, companyStream } from '../../domain/companies/companyEvents.js';
 import type { Position } from '../../shared/Position.js';
-import type { CommandDeps } from '../CommandDeps.js';
-import { handleCommand } from '../handleCommand.js';
-import type { WriteMetadata } from '../WriteMetadata.js';
+import type { CommandDeps } from '../commands/CommandDeps.js';
+import { handleCommand } from '../commands/handleCommand.js';
+import type { WriteMetadata } from '../commands/WriteMetadata.js';
 
 export interface CreatedCompany {
   readonly id: string;

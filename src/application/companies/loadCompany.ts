@@ -1,6 +1,6 @@
 import { companyDecider, type CompanyState } from '../../domain/companies/companyDecider.js';
 import { CompanyEvent, companyStream } from '../../domain/companies/companyEvents.js';
-import { loadAggregate } from '../loadAggregate.js';
+import { loadAggregate } from '../commands/loadAggregate.js';
 import type { EventStore } from '../ports/EventStore.js';
 
 export type ExistingCompany = Extract<CompanyState, { status: 'created' }>;

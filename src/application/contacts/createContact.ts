@@ -9,9 +9,9 @@ import { normalizePhoneNumber } from '../../domain/contacts/phoneNumber.js';
 import type { CreateContactFields } from '../../domain/contacts/contactInput.js';
 import type { ContactCommand } from '../../domain/contacts/contactCommands.js';
 import type { ContactError } from '../../domain/contacts/contactErrors.js';
-import { ConcurrencyExhaustedError } from '../ConcurrencyExhaustedError.js';
-import type { CommandDeps } from '../CommandDeps.js';
-import { decideCommand, handleCommand, type CommandSpec } from '../handleCommand.js';
+import { ConcurrencyExhaustedError } from '../commands/ConcurrencyExhaustedError.js';
+import type { CommandDeps } from '../commands/CommandDeps.js';
+import { decideCommand, handleCommand, type CommandSpec } from '../commands/handleCommand.js';
 import { WrongExpectedRevisionError, type EventStore } from '../ports/EventStore.js';
 import {
   decideReservation,

@@ -1,7 +1,7 @@
 import { contactDecider } from '../../domain/contacts/contactDecider.js';
 import { ContactEvent, contactStream } from '../../domain/contacts/contactEvents.js';
 import type { ContactRecord } from '../../domain/contacts/contactRecord.js';
-import { loadAggregate } from '../loadAggregate.js';
+import { loadAggregate } from '../commands/loadAggregate.js';
 import type { EventStore } from '../ports/EventStore.js';
 
 /** The contact as its stream has it now, or null when there is none. */

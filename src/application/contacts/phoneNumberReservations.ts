@@ -45,9 +45,9 @@ import {
 } from '../../domain/phoneReservation/phoneReservationDecider.js';
 import type { PhoneReservationError } from '../../domain/phoneReservation/phoneReservationErrors.js';
 import { PhoneReservationEvent, phoneReservationStream } from '../../domain/phoneReservation/phoneReservationEvents.js';
-import { ConcurrencyExhaustedError } from '../ConcurrencyExhaustedError.js';
-import type { CommandDeps } from '../CommandDeps.js';
-import { decideCommand, handleCommand, type CommandSpec, type Decision } from '../handleCommand.js';
+import { ConcurrencyExhaustedError } from '../commands/ConcurrencyExhaustedError.js';
+import type { CommandDeps } from '../commands/CommandDeps.js';
+import { decideCommand, handleCommand, type CommandSpec, type Decision } from '../commands/handleCommand.js';
 import { loadContact } from './loadContact.js';
 import type { StreamAppend } from '../ports/EventStore.js';
 

@@ -6,11 +6,11 @@ import { ContactEvent, contactStream } from '../../domain/contacts/contactEvents
 import { toContactView } from '../../domain/contacts/contactRecord.js';
 import type { Contact } from '../../domain/contacts/contactView.js';
 import { normalizePhoneNumber } from '../../domain/contacts/phoneNumber.js';
-import type { CommandDeps } from '../CommandDeps.js';
+import type { CommandDeps } from '../commands/CommandDeps.js';
 import { WrongExpectedRevisionError, type EventStore, type StreamAppend } from '../ports/EventStore.js';
-import { decideCommand, handleCommand } from '../handleCommand.js';
-import { ConcurrencyExhaustedError } from '../ConcurrencyExhaustedError.js';
-import { PreconditionFailedError, type RevisionPrecondition } from '../PreconditionFailedError.js';
+import { decideCommand, handleCommand } from '../commands/handleCommand.js';
+import { ConcurrencyExhaustedError } from '../commands/ConcurrencyExhaustedError.js';
+import { PreconditionFailedError, type RevisionPrecondition } from '../commands/PreconditionFailedError.js';
 import { loadContact } from './loadContact.js';
 import {
   decideRelease,

@@ -4,12 +4,12 @@ import type { Position } from '../../shared/Position.js';
 import { dealDecider } from '../../domain/deals/dealDecider.js';
 import { DealEvent, dealStream } from '../../domain/deals/dealEvents.js';
 import { toDealView, type Deal } from '../../domain/deals/dealView.js';
-import type { CommandDeps } from '../CommandDeps.js';
-import { handleCommand } from '../handleCommand.js';
-import { PreconditionFailedError, type RevisionPrecondition } from '../PreconditionFailedError.js';
+import type { CommandDeps } from '../commands/CommandDeps.js';
+import { handleCommand } from '../commands/handleCommand.js';
+import { PreconditionFailedError, type RevisionPrecondition } from '../commands/PreconditionFailedError.js';
 import { dealWriteError, type DealWriteError } from './DealWriteError.js';
 import type { DealStatusChangeFields } from '../../domain/deals/dealInput.js';
-import { loadAggregate } from '../loadAggregate.js';
+import { loadAggregate } from '../commands/loadAggregate.js';
 import { currentView, loadContactSummary } from './dealParties.js';
 
 /**

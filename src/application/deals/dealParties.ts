@@ -10,7 +10,7 @@ import type { DealContactSummary, DealUserSummary } from '../../domain/deals/dea
 import type { DealRecord } from '../../domain/deals/dealRecord.js';
 import { toDealView, type Deal } from '../../domain/deals/dealView.js';
 import { UserEvent, userStream } from '../../domain/users/userEvents.js';
-import { loadAggregate, type AggregateFolding } from '../loadAggregate.js';
+import { loadAggregate, type AggregateFolding } from '../commands/loadAggregate.js';
 import type { EventStore } from '../ports/EventStore.js';
 
 /**

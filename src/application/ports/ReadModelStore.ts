@@ -160,8 +160,9 @@ export interface StagingReadModels {
   /**
    * Replaces each live collection of a staged projection with its staged one (the
    * old documents are dropped), then saves `checkpoint`, so a runner that resumes
-   * from it starts right after what was rebuilt. Live collections of projections
-   * that were not staged are left alone.
+   * from it starts right after what was rebuilt, and the staged read models are
+   * no longer `readModelsToBuild`. Live collections of projections that were not
+   * staged are left alone.
    */
   swap(checkpoint: ReplayedCheckpoint): Promise<void>;
   /** Drops the staged collections without swapping (an abandoned rebuild). */
@@ -200,6 +201,15 @@ export interface ReadModelStore {
   onLost?(listener: (error: Error) => void): () => void;
   /** Creates indexes for every collection handed out so far. */
   init(): Promise<void>;
+  /**
+   * The read models created empty beside documents that had already applied the
+   * log (a release that adds a read model, started on the read models of an
+   * earlier one): they lack every event before the checkpoint, so they must be
+   * built from the log before the projector resumes. Kept durably (a crash before
+   * the build leaves them listed); a rebuild's swap clears them. Empty for a store
+   * whose documents are rebuilt at every start (memory).
+   */
+  readModelsToBuild(): Promise<readonly string[]>;
   /**
    * Brings documents that an earlier release stored to this release's layout
    * (MongoDB: search keys and totals), for every collection handed out so far.

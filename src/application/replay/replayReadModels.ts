@@ -1,6 +1,6 @@
 import type { EventStore, RecordedEvent } from '../ports/EventStore.js';
 import { CheckpointMovedError, type Projection, type ReadModelDocument, type ReadModelStore } from '../ports/ReadModelStore.js';
-import { READ_MODELS_CHECKPOINT } from '../ProjectionRunner.js';
+import { READ_MODELS_CHECKPOINT } from '../subscriptions/ProjectionRunner.js';
 import { comparePositions, type Position } from '../../shared/Position.js';
 
 /** Where a replay stands, after each batch. */

@@ -6,10 +6,10 @@ import { userDecider } from '../../domain/users/userDecider.js';
 import type { UserError } from '../../domain/users/userErrors.js';
 import { UserEvent, userStream } from '../../domain/users/userEvents.js';
 import type { Position } from '../../shared/Position.js';
-import type { CommandDeps } from '../CommandDeps.js';
+import type { CommandDeps } from '../commands/CommandDeps.js';
 import { loadCompany } from '../companies/loadCompany.js';
-import { handleCommand } from '../handleCommand.js';
-import type { WriteMetadata } from '../WriteMetadata.js';
+import { handleCommand } from '../commands/handleCommand.js';
+import type { WriteMetadata } from '../commands/WriteMetadata.js';
 
 export interface CreatedUser {
   readonly id: string;

@@ -1,6 +1,6 @@
 import type { Projection, ReadModelDocument } from '../ports/ReadModelStore.js';
 import type { Position } from '../../shared/Position.js';
-import type { LogFolds } from './logFolds.js';
+import type { AggregateFold, LogFolds } from './logFolds.js';
 
 /** What the log says one document should hold. */
 export interface Expected {
@@ -25,6 +25,8 @@ export interface Observed {
 /** How one read model is checked against the streams it is built from. */
 export interface ReadModelCheck {
   readonly projection: Projection<ReadModelDocument>;
+  /** The aggregates whose folded streams `expected` reads (their descriptors' `fold`). */
+  readonly folds: readonly AggregateFold<unknown>[];
   expected(folds: LogFolds): Iterable<Expected>;
   observed(doc: ReadModelDocument): Observed;
 }

@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import type { RecordedEvent } from '../ports/EventStore.js';
 import type { DomainEvent } from '../../shared/Decider.js';
-import { tryDecodeStoredEvent } from '../decodeStoredEvent.js';
+import { tryDecodeStoredEvent } from '../versioning/decodeStoredEvent.js';
 
 /** One kind of aggregate folded from its streams, with its own codec and `evolve`. */
 export interface AggregateFold<State> {

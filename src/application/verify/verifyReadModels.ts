@@ -1,11 +1,10 @@
 import type { EventStore, RecordedEvent } from '../ports/EventStore.js';
-import { UndecodableEventError } from '../UndecodableEventError.js';
+import { UndecodableEventError } from '../versioning/UndecodableEventError.js';
 import type { DocumentCollection, Projection, ReadModelDocument } from '../ports/ReadModelStore.js';
 import { comparePositions, type Position } from '../../shared/Position.js';
 import { compareFields } from './compareFields.js';
 import { LogFolds } from './logFolds.js';
 import type { Observed, ReadModelCheck } from './ReadModelCheck.js';
-import { VERIFIED_AGGREGATES } from './verifiedAggregates.js';
 
 /** One way in which the log and the read models disagree. */
 export type Difference =
@@ -68,7 +67,7 @@ export interface VerifyDeps {
    * Absent: up to the head.
    */
   readonly readModelsReached?: (head: Position) => Promise<Position | null>;
-  /** The read models to check and how (projections/readModelChecks.ts: READ_MODEL_CHECKS). */
+  /** The read models to check and how (each read model's check, registered with it in src/features). */
   readonly checks: readonly ReadModelCheck[];
   readonly batchSize?: number;
 }
@@ -155,7 +154,8 @@ export const verifyReadModels = async (deps: VerifyDeps): Promise<VerifyReport> 
   const head = await eventStore.headPosition();
   const upTo = head === null || rebuild || !deps.readModelsReached ? head : minPosition(head, await deps.readModelsReached(head));
 
-  const folds = new LogFolds(VERIFIED_AGGREGATES);
+  // Every aggregate a check reads, folded once.
+  const folds = new LogFolds([...new Set(checks.flatMap((check) => check.folds))]);
   const unreadable: UndecodableEventError[] = [];
   let after: Position | null = null;
   // Bounded: every batch moves `after` forward, and the loop ends at `upTo`.

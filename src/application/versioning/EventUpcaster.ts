@@ -4,8 +4,8 @@ import type { DomainEvent } from '../../shared/Decider.js';
 import { comparePositions, type Position } from '../../shared/Position.js';
 import { formatValidationErrors } from '../../shared/validationReporter.js';
 import type { EventStore, EventToAppend, RecordedEvent, RecordedEventVersion } from '../ports/EventStore.js';
-import { UndecodableEventError } from '../UndecodableEventError.js';
-import { STORED_EVENT_TYPES, type StoredEventType, type StreamFolding, type UpcastLog } from './storedEventTypes.js';
+import { UndecodableEventError } from './UndecodableEventError.js';
+import { type StoredEventType, type StreamFolding, type UpcastLog } from './storedEventTypes.js';
 
 /** An event that needs one or more upcasts, with what its classification found. */
 interface Pending {
@@ -85,8 +85,8 @@ class StreamSoFar {
 }
 
 export interface EventUpcasterOptions {
-  /** The stored event types and their versions; default: every type this code declares. */
-  readonly types?: ReadonlyMap<string, StoredEventType>;
+  /** The stored event types and their versions: every type the registry of features declares (src/features). */
+  readonly types: ReadonlyMap<string, StoredEventType>;
   /** How many streams the log paths keep folded for upcasts that need earlier events; default 1000. */
   readonly cachedStreams?: number;
 }
@@ -117,9 +117,9 @@ export class EventUpcaster {
   constructor(
     /** Where the streams an upcast needs are read (the undecorated store, or one whose events come upcast already). */
     private readonly streams: Pick<EventStore, 'readStream'>,
-    options: EventUpcasterOptions = {},
+    options: EventUpcasterOptions,
   ) {
-    this.types = options.types ?? STORED_EVENT_TYPES;
+    this.types = options.types;
     this.cachedStreams = Math.max(1, options.cachedStreams ?? 1000);
   }
 

@@ -12,6 +12,7 @@ import type {
 } from '../ports/EventStore.js';
 import type { Position } from '../../shared/Position.js';
 import { EventUpcaster, type EventUpcasterOptions } from './EventUpcaster.js';
+import type { StoredEventType } from './storedEventTypes.js';
 
 /** Something that hands over the log in batches, shaped like `EventStore.subscribeToAll`. */
 export type LogSource = Pick<EventStore, 'subscribeToAll'>;
@@ -52,7 +53,7 @@ export class UpcastingEventStore implements EventStore {
 
   constructor(
     readonly inner: EventStore,
-    options: EventUpcasterOptions = {},
+    options: EventUpcasterOptions,
   ) {
     this.kind = inner.kind;
     this.upcaster = new EventUpcaster(inner, options);
@@ -100,16 +101,17 @@ export class UpcastingEventStore implements EventStore {
 }
 
 /** The event store with versions recorded on append and upcasting on every read path (idempotent). */
-export const withUpcasting = (store: EventStore): UpcastingEventStore =>
-  store instanceof UpcastingEventStore ? store : new UpcastingEventStore(store);
+export const withUpcasting = (store: EventStore, types: ReadonlyMap<string, StoredEventType>): UpcastingEventStore =>
+  store instanceof UpcastingEventStore ? store : new UpcastingEventStore(store, { types });
 
 /**
  * Another source of the log (the EventStoreDB persistent subscription that feeds
  * the webhook fan-out) with its batches upcast like the event store's own, by
  * the event store's upcaster when it is an `UpcastingEventStore`.
  */
-export const upcastingSource = <S extends LogSource>(source: S, eventStore: Pick<EventStore, 'readStream'>): S => {
-  const upcaster = eventStore instanceof UpcastingEventStore ? eventStore.upcaster : new EventUpcaster(eventStore);
+export const upcastingSource = <S extends LogSource>(source: S, eventStore: EventStore): S => {
+  if (!(eventStore instanceof UpcastingEventStore)) throw new Error('upcastingSource: the event store must be wrapped in the versioning decorator (withUpcasting)');
+  const { upcaster } = eventStore;
   const subscribeToAll: LogSource['subscribeToAll'] = (options) => subscribeUpcast(source, upcaster, options);
   // Everything else the source offers (preparing it, its group) stays as it is, bound to the source.
   return new Proxy(source, {

@@ -1,26 +1,5 @@
-import * as E from 'fp-ts/lib/Either.js';
+import type * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
-import { AgentCreated, AgentUpdated } from '../../domain/agents/agentEvents.js';
-import { ApiKeyIssued, ApiKeyRevoked } from '../../domain/apiKeys/apiKeyEvents.js';
-import { CompanyCreated } from '../../domain/companies/companyEvents.js';
-import { contactDecider } from '../../domain/contacts/contactDecider.js';
-import { ContactCreated, ContactEvent, ContactUpdated, contactStream } from '../../domain/contacts/contactEvents.js';
-import {
-  ContactUpdatedV1,
-  unmarkedContactUpdatedVersion,
-  upcastContactUpdatedV1,
-} from '../../domain/contacts/contactEventVersions.js';
-import { contactSummaryOf } from '../../domain/deals/dealContactSummary.js';
-import { dealDecider } from '../../domain/deals/dealDecider.js';
-import { DealContactRefreshed, DealCreated, DealEvent, DealStatusChanged } from '../../domain/deals/dealEvents.js';
-import {
-  DealStatusChangedV1,
-  unmarkedDealStatusChangedVersion,
-  upcastDealStatusChangedV1,
-} from '../../domain/deals/dealEventVersions.js';
-import { PhoneNumberReleased, PhoneNumberReserved } from '../../domain/phoneReservation/phoneReservationEvents.js';
-import { UserCreated } from '../../domain/users/userEvents.js';
-import { WebhookSubscribed, WebhookUnsubscribed } from '../../domain/webhooks/webhookEvents.js';
 import type { DomainEvent } from '../../shared/Decider.js';
 import type { Position } from '../../shared/Position.js';
 import type { RecordedEvent } from '../ports/EventStore.js';
@@ -64,7 +43,7 @@ export interface StoredEventType {
   readonly unmarkedVersion: (data: unknown) => number;
 }
 
-const storedEventType = (
+export const storedEventType = (
   type: string,
   versions: readonly t.Mixed[],
   upcasts: readonly UpcastStep[] = [],
@@ -77,64 +56,23 @@ const storedEventType = (
 };
 
 /** `data` of an event its version's codec accepted, typed as that version (the codecs transform nothing). */
-const as = <C extends t.Mixed>(_codec: C, event: RecordedEvent): t.TypeOf<C> => ({ type: event.type, data: event.data }) as t.TypeOf<C>;
-
-export const CONTACT_FOLDING: StreamFolding<ContactEvent, typeof contactDecider.initialState> = {
-  eventCodec: ContactEvent,
-  decider: contactDecider,
-};
-export const DEAL_FOLDING: StreamFolding<DealEvent, typeof dealDecider.initialState> = { eventCodec: DealEvent, decider: dealDecider };
-
-/** ContactUpdated v1 → v2: the contact after the change, from the contact's stream before the event. */
-const contactUpdatedV1toV2: UpcastStep = async (event, log) => {
-  const before = await log.stateBefore(event, CONTACT_FOLDING);
-  return E.map((upcast: ContactUpdated) => upcast.data)(upcastContactUpdatedV1(as(ContactUpdatedV1, event), before));
-};
+export const storedAs = <C extends t.Mixed>(_codec: C, event: RecordedEvent): t.TypeOf<C> => ({ type: event.type, data: event.data }) as t.TypeOf<C>;
 
 /**
- * DealStatusChanged v1 → v2: the deal after the change, from the deal's stream
- * before the event, with its contact as the contact's stream was at the event's
- * log position (what the decider embeds: the contact as it was when the change
- * was decided).
+ * Every stored event type of `aggregates`, by type: what the versioning decorator
+ * reads and upcasts with. A type declared by two aggregates is refused (one would
+ * hide the other).
  */
-const dealStatusChangedV1toV2: UpcastStep = async (event, log) => {
-  const before = await log.stateBefore(event, DEAL_FOLDING);
-  const contactId = before.status === 'active' ? before.deal.contact?.id : undefined;
-  const contact = contactId === undefined ? null : await log.stateAt(contactStream(contactId), event.position, CONTACT_FOLDING);
-  const contactThen = contact?.status === 'active' ? contactSummaryOf(contact.contact) : null;
-  return E.map((upcast: DealStatusChanged) => upcast.data)(upcastDealStatusChangedV1(as(DealStatusChangedV1, event), before, contactThen));
+export const storedEventTypesOf = (aggregates: readonly { readonly name: string; readonly storedEvents: readonly StoredEventType[] }[]): ReadonlyMap<string, StoredEventType> => {
+  const types = new Map<string, StoredEventType>();
+  for (const aggregate of aggregates) {
+    for (const type of aggregate.storedEvents) {
+      if (types.has(type.type)) throw new Error(`stored event type ${type.type} is declared twice (again by ${aggregate.name})`);
+      types.set(type.type, type);
+    }
+  }
+  return types;
 };
-
-/**
- * Every stored event type this code declares, with every version it was ever
- * stored in. A change of a stored event's shape adds a version here (the new
- * codec last), an upcaster from the one before, and the golden log of the release
- * before the change (README, "Changing an event").
- */
-export const STORED_EVENT_TYPES: ReadonlyMap<string, StoredEventType> = new Map(
-  [
-    storedEventType('CompanyCreated', [CompanyCreated]),
-    storedEventType('UserCreated', [UserCreated]),
-    storedEventType('ApiKeyIssued', [ApiKeyIssued]),
-    storedEventType('ApiKeyRevoked', [ApiKeyRevoked]),
-    storedEventType('AgentCreated', [AgentCreated]),
-    storedEventType('AgentUpdated', [AgentUpdated]),
-    storedEventType('PhoneNumberReserved', [PhoneNumberReserved]),
-    storedEventType('PhoneNumberReleased', [PhoneNumberReleased]),
-    storedEventType('ContactCreated', [ContactCreated]),
-    storedEventType('ContactUpdated', [ContactUpdatedV1, ContactUpdated], [contactUpdatedV1toV2], unmarkedContactUpdatedVersion),
-    storedEventType('DealCreated', [DealCreated]),
-    storedEventType(
-      'DealStatusChanged',
-      [DealStatusChangedV1, DealStatusChanged],
-      [dealStatusChangedV1toV2],
-      unmarkedDealStatusChangedVersion,
-    ),
-    storedEventType('DealContactRefreshed', [DealContactRefreshed]),
-    storedEventType('WebhookSubscribed', [WebhookSubscribed]),
-    storedEventType('WebhookUnsubscribed', [WebhookUnsubscribed]),
-  ].map((entry) => [entry.type, entry]),
-);
 
 /** The current version of each declared type (what a new event records). */
 export const currentVersionOf = (type: StoredEventType): number => type.versions.length;

@@ -7,8 +7,8 @@ import type { WebhookFilters } from '../../domain/webhooks/webhookFilters.js';
 import type { WebhookSubscriptionRecord } from '../../domain/webhooks/webhookSubscription.js';
 import type { EventMetadata } from '../../shared/EventMetadata.js';
 import type { Position } from '../../shared/Position.js';
-import type { CommandDeps } from '../CommandDeps.js';
-import { handleCommand } from '../handleCommand.js';
+import type { CommandDeps } from '../commands/CommandDeps.js';
+import { handleCommand } from '../commands/handleCommand.js';
 import type { WebhookSecretStore } from '../ports/WebhookSecretStore.js';
 
 export interface WebhookCommandDeps extends CommandDeps {

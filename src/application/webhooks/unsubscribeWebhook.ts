@@ -5,7 +5,7 @@ import type { WebhookError } from '../../domain/webhooks/webhookErrors.js';
 import { WebhookEvent, webhookStream } from '../../domain/webhooks/webhookEvents.js';
 import type { EventMetadata } from '../../shared/EventMetadata.js';
 import type { Position } from '../../shared/Position.js';
-import { handleCommand } from '../handleCommand.js';
+import { handleCommand } from '../commands/handleCommand.js';
 import type { WebhookCommandDeps } from './subscribeWebhook.js';
 
 /**

@@ -9,6 +9,8 @@ import { formatValidationErrors } from '../../shared/validationReporter.js';
 import { print, type RegisterCommands } from '../CliContext.js';
 import { cliCommandDeps, cliMetadata } from '../cliWrites.js';
 import { withStores } from '../withStores.js';
+import { listCompanyDocuments } from '../listCompanyDocuments.js';
+import { companiesProjection, companyOf, PLATFORM_SCOPE } from '../../../projections/companies/companiesProjection.js';
 
 /** Decodes a CLI value with a codec, or throws a message naming the option (exit 1). */
 export const decodeOption = <A>(codec: t.Decoder<unknown, A>, option: string, value: unknown): A => {
@@ -36,5 +38,16 @@ export const registerCompanies: RegisterCommands = (program, context) => {
       if (E.isLeft(outcome)) throw new Error(describeCompanyError(outcome.left));
       const { id } = outcome.right;
       print(context, options.json === true, { id, name }, `Created company "${name}" with id ${id}`);
+    });
+  companies
+    .command('list')
+    .description('list every company, oldest first (ids and names: where a lost demo key is found again)')
+    .option('--json', 'print one JSON document')
+    .action(async (options: { json?: boolean }) => {
+      const listed = await withStores(context, (stores, config) => listCompanyDocuments(context, stores, config, companiesProjection, PLATFORM_SCOPE));
+      const list = listed.map(companyOf);
+      if (options.json === true) context.out(JSON.stringify(list));
+      else if (list.length === 0) context.out('No companies yet');
+      else for (const company of list) context.out(`${company.id}  ${company.name}  (created ${company.createdAt})`);
     });
 };

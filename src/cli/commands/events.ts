@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../application/ports/EventStore.js';
-import { UndecodableEventError } from '../../application/UndecodableEventError.js';
+import { UndecodableEventError } from '../../application/versioning/UndecodableEventError.js';
 import type { CliContext, RegisterCommands } from '../CliContext.js';
 import { withStores } from '../withStores.js';
 

@@ -7,11 +7,11 @@ import {
   type ReplayProgress,
   type ReplaySummary,
 } from '../../application/replay/replayReadModels.js';
-import { allProjections } from '../../../projections/index.js';
+import { PROJECTIONS } from '../../features/index.js';
 import type { ReadModelStore } from '../../application/ports/ReadModelStore.js';
-import { Lease, READ_MODELS_LEASE } from '../../application/Lease.js';
+import { Lease, READ_MODELS_LEASE } from '../../application/subscriptions/Lease.js';
 import { silentLogger } from '../../application/ports/Logger.js';
-import { judgeHolder, thisProcess } from '../../server/localProcess.js';
+import { judgeHolder, thisProcess } from '../../startup/localProcess.js';
 import { systemClock } from '../../shared/Clock.js';
 import { print, type CliContext, type RegisterCommands } from '../CliContext.js';
 import { withStores } from '../withStores.js';
@@ -148,7 +148,7 @@ export const registerReplay: RegisterCommands = (program, context) => {
           const replayed = await replayReadModels({
             eventStore,
             readModels,
-            projections: allProjections,
+            projections: PROJECTIONS,
             onProgress: (progress) => display.update(progress),
           });
           return { summary: replayed, kind: readModels.kind };

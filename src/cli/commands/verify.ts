@@ -1,11 +1,11 @@
-import { READ_MODELS_CHECKPOINT } from '../../application/ProjectionRunner.js';
-import { CheckpointProgress } from '../../application/ReadModelProgress.js';
+import { READ_MODELS_CHECKPOINT } from '../../application/subscriptions/ProjectionRunner.js';
+import { CheckpointProgress } from '../../application/subscriptions/ReadModelProgress.js';
 import type { ReadModelStore } from '../../application/ports/ReadModelStore.js';
 import { describeDifference, verifyReadModels, type VerifyReport } from '../../application/verify/verifyReadModels.js';
 import type { Position } from '../../shared/Position.js';
 import type { CliContext, RegisterCommands } from '../CliContext.js';
 import { withStores } from '../withStores.js';
-import { READ_MODEL_CHECKS } from '../../../projections/readModelChecks.js';
+import { READ_MODEL_CHECKS } from '../../features/index.js';
 import { catchUpReadModels } from '../catchUpReadModels.js';
 
 /** How long `verify` waits for MongoDB read models to reach the head of the log. */

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '../../config.js';
-import { resetWebhookFanOutGroup } from '../../main.js';
+import { resetWebhookFanOutGroup } from '../../startup/adapters.js';
 import { print, type RegisterCommands } from '../CliContext.js';
 
 /**

@@ -40,10 +40,13 @@ const escapeStreamPart = (part: string): string =>
     return escaped;
   });
 
+/** Every reservation stream, and no other, starts with it (both parts of the name are escaped). */
+export const PHONE_RESERVATION_STREAM_PREFIX = 'phone-';
+
 /**
  * The reservation stream of one (company, normalised number):
  * `phone-<companyId>-<number>`, both parts escaped (`+` → `%2B`, `-` → `%2D`), so the
  * only dashes are the two separators and the stream's category is `phone`.
  */
 export const phoneReservationStream = (companyId: string, normalisedNumber: string): string =>
-  `phone-${escapeStreamPart(companyId)}-${escapeStreamPart(normalisedNumber)}`;
+  `${PHONE_RESERVATION_STREAM_PREFIX}${escapeStreamPart(companyId)}-${escapeStreamPart(normalisedNumber)}`;

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import type { IdempotencyStore, StoredResponse } from '../../application/ports/IdempotencyStore.js';
-import type { ReadModelProgress } from '../../application/ReadModelProgress.js';
+import type { ReadModelProgress } from '../../application/subscriptions/ReadModelProgress.js';
 import { canonicalJson } from '../../shared/canonicalJson.js';
 import type { Clock } from '../../shared/Clock.js';
 import { HttpError, errorBody } from '../HttpError.js';
 import { authOf } from './requirePermission.js';
-import { LOG_POSITION_HEADER } from './consistentReads.js';
+import { LOG_POSITION_HEADER, waitForReadModels } from './consistentReads.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -116,7 +116,7 @@ export const idempotency = (deps: IdempotencyDeps, route: string, codec?: Stored
 
   const replay = async (ctx: Context, response: StoredResponse): Promise<void> => {
     const position = response.headers[LOG_POSITION_HEADER];
-    if (position !== undefined) await deps.progress.waitFor(position, deps.readYourWritesTimeoutMs);
+    if (position !== undefined) await waitForReadModels(ctx, deps.progress, position, deps.readYourWritesTimeoutMs);
     ctx.status = response.status;
     ctx.body = codec && response.status < 300 ? await codec.replay(response.body) : response.body;
     for (const [name, value] of Object.entries(response.headers)) ctx.set(name, value);

@@ -8,7 +8,7 @@ import type {
 } from '../../application/ports/RateLimitCounters.js';
 import type { Clock } from '../../shared/Clock.js';
 import type { AuthContext } from '../../application/apiKeys/AuthContext.js';
-import type { LoopHealth } from '../../application/LoopHealth.js';
+import type { LoopHealth } from '../../application/subscriptions/LoopHealth.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import { HttpError } from '../HttpError.js';
 

@@ -97,12 +97,22 @@ export const allowHeader: HeaderObject = {
 /** Headers of a response to an authenticated operation: rate-limit headers are certain once the key was accepted. */
 export type Access = 'public' | 'authenticated' | 'authenticated-maybe-before-limits';
 
+/** On an answer whose wait for the read models ran out (read-your-writes): it may not show that position yet. */
+export const readYourWritesHeader: HeaderObject = {
+  description:
+    'Present (`timeout`) when this answer waited for the read models to apply a log position (the write\'s own, or ' +
+    '`X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position ' +
+    'yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`.',
+  required: false,
+  schema: { const: 'timeout' },
+};
+
 export const headersOf = (access: Access): Record<string, HeaderObject> => {
   switch (access) {
     case 'public':
       return { 'X-Request-Id': requestIdHeader };
     case 'authenticated':
-      return { 'X-Request-Id': requestIdHeader, ...rateLimitHeaders(true) };
+      return { 'X-Request-Id': requestIdHeader, ...rateLimitHeaders(true), 'X-Read-Your-Writes': readYourWritesHeader };
     case 'authenticated-maybe-before-limits':
       return { 'X-Request-Id': requestIdHeader, ...rateLimitHeaders(false) };
   }
@@ -213,7 +223,7 @@ export const minLogPosition: ParameterObject = {
   required: false,
   description:
     'Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until ' +
-    'this instance has applied it. Not a log position: 400.',
+    'this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400.',
   schema: { type: 'string', pattern: DECIMAL_POSITION },
 };
 

@@ -1,11 +1,6 @@
 import { componentResponses, schemas as commonSchemas, securitySchemes, serviceUnavailable, type ApiModule } from './common.js';
-import { agents } from './agents.js';
-import { contacts } from './contacts.js';
-import { deals } from './deals.js';
-import { events } from './events.js';
+import type { ApiResource } from '../ApiResource.js';
 import { system } from './system.js';
-import { triggers } from './triggers.js';
-import { webhooks } from './webhooks.js';
 import { idempotencyModule } from './idempotency.js';
 import { conditionalModule } from './conditional.js';
 import type { JsonSchema, OpenApiDocument, PathItemObject } from './types.js';
@@ -15,11 +10,11 @@ import type { JsonSchema, OpenApiDocument, PathItemObject } from './types.js';
  * HTTP tests check every response against (`test/support/openApi.ts`). Schemas are
  * JSON Schema draft 2020-12 (OpenAPI 3.1's dialect) under `components.schemas`.
  *
- * Assembled from one module per resource (`system.ts`, `contacts.ts`, …); the
+ * Assembled from the service's own paths (`system.ts`), each resource's part (the
+ * resources the registry of features lists, each declaring its routes and its
+ * part together) and the parts every creating or conditional route shares; the
  * shared building blocks and schemas live in `common.ts`.
  */
-
-const MODULES: readonly ApiModule[] = [system, contacts, deals, agents, webhooks, triggers, events, idempotencyModule, conditionalModule];
 
 /** Merges records, refusing a name two parts both define (one would silently hide the other). */
 const merge = <T>(what: string, parts: readonly Readonly<Record<string, T>>[]): Record<string, T> => {
@@ -52,12 +47,6 @@ const withOutage = (item: PathItemObject): PathItemObject => {
   return out;
 };
 
-const paths: Record<string, PathItemObject> = Object.fromEntries(
-  Object.entries(merge('path', MODULES.map((m) => m.paths))).map(([path, item]) => [path, withOutage(item)]),
-);
-const schemas: Record<string, JsonSchema> = merge('schema', [commonSchemas, ...MODULES.map((m) => m.schemas)]);
-const tags = MODULES.flatMap((m) => m.tags);
-
 const INFO_DESCRIPTION = `
 The external HTTP/JSON API of the customer platform: contacts, deals, AI agents,
 REST-hook webhooks and polling triggers, and the audit trail (an entity's history,
@@ -83,23 +72,30 @@ on a read to wait for it on any instance.
 with case-specific fields. Every response carries \`X-Request-Id\`.
 `.trim();
 
-/** The OpenAPI 3.1 document of the API served under `basePath`. */
-export const openApiDocument = (basePath: string): OpenApiDocument => ({
-  openapi: '3.1.0',
-  jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
-  info: {
-    title: 'Chronicle external API',
-    version: '1.0.0',
-    summary: 'Contacts, deals, agents, webhooks and polling triggers of the customer platform.',
-    description: INFO_DESCRIPTION,
-  },
-  servers: [{ url: basePath || '/', description: 'This server' }],
-  security: [{ bearerAuth: [] }],
-  tags,
-  paths,
-  components: {
-    schemas,
-    responses: componentResponses,
-    securitySchemes,
-  },
-});
+/** The OpenAPI 3.1 document of the API served under `basePath`, with `resources`. */
+export const openApiDocument = (basePath: string, resources: readonly ApiResource[]): OpenApiDocument => {
+  const modules: readonly ApiModule[] = [system, ...resources.map((resource) => resource.openapi), idempotencyModule, conditionalModule];
+  const paths: Record<string, PathItemObject> = Object.fromEntries(
+    Object.entries(merge('path', modules.map((m) => m.paths))).map(([path, item]) => [path, withOutage(item)]),
+  );
+  const schemas: Record<string, JsonSchema> = merge('schema', [commonSchemas, ...modules.map((m) => m.schemas)]);
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    info: {
+      title: 'Chronicle external API',
+      version: '1.0.0',
+      summary: 'Contacts, deals, agents, webhooks and polling triggers of the customer platform.',
+      description: INFO_DESCRIPTION,
+    },
+    servers: [{ url: basePath || '/', description: 'This server' }],
+    security: [{ bearerAuth: [] }],
+    tags: modules.flatMap((m) => m.tags),
+    paths,
+    components: {
+      schemas,
+      responses: componentResponses,
+      securitySchemes,
+    },
+  };
+};

@@ -1,13 +1,10 @@
 import {
-  authenticated,
-  badMinLogPosition,
   DECIMAL_POSITION,
   errorCase,
   headersOf,
   internalError,
   json,
   jsonResponse,
-  minLogPosition,
   schemaRef,
   type ApiModule,
 } from './common.js';
@@ -16,13 +13,12 @@ import type { JsonSchema } from './types.js';
 const readinessCheck = (description: string): JsonSchema => ({ ...schemaRef('ReadinessCheck'), description });
 
 /**
- * The service's own paths: `/health`, `/ready`, `/metrics`, `/openapi.json`,
- * `/docs` (no API key) and `/test` (checks a key).
+ * The service's own paths: `/health`, `/ready`, `/metrics`, `/openapi.json`
+ * and `/docs` (no API key).
  */
 export const system: ApiModule = {
   tags: [
     { name: 'Service', description: 'Health, readiness, metrics and documentation (no API key).' },
-    { name: 'Authentication', description: 'Checking an API key.' },
   ],
   paths: {
     '/health': {
@@ -128,17 +124,6 @@ export const system: ApiModule = {
           '500': internalError('public'),
         },
       },
-    },
-    '/test': {
-      get: authenticated(null, {
-        operationId: 'testApiKey',
-        tags: ['Authentication'],
-        summary: 'Check an API key',
-        description: 'Confirms that the key is valid, and shows its company and permissions.',
-        // Like every authenticated GET, it honours X-Min-Log-Position (and refuses a malformed one).
-        parameters: [minLogPosition],
-        responses: { '200': jsonResponse('The key is valid.', 'TestResult', 'authenticated'), '400': badMinLogPosition() },
-      }),
     },
   },
   schemas: {
@@ -307,24 +292,5 @@ export const system: ApiModule = {
       },
     ),
     MetricsUnauthorizedError: errorCase({ const: 'Invalid metrics token' }),
-    TestResult: {
-      type: 'object',
-      required: ['success', 'message', 'data'],
-      additionalProperties: false,
-      properties: {
-        success: { const: true },
-        message: { type: 'string' },
-        data: {
-          type: 'object',
-          required: ['companyId', 'permissions', 'timestamp'],
-          additionalProperties: false,
-          properties: {
-            companyId: { type: 'string' },
-            permissions: { type: 'array', items: schemaRef('Permission') },
-            timestamp: schemaRef('Timestamp'),
-          },
-        },
-      },
-    },
   },
 };

@@ -7,6 +7,9 @@ import { agentListQuery } from '../../../projections/agents/agentQueries.js';
 import { HttpError } from '../HttpError.js';
 import { authOf, requirePermission } from '../middleware/requirePermission.js';
 import { decodeListParams, pageMeta, validationFailed } from '../query/listQuery.js';
+import type { ApiResource } from '../ApiResource.js';
+import { agents as agentsOpenApi } from '../openapi/agents.js';
+import { agentsProjection } from '../../../projections/agents/agentsProjection.js';
 
 export interface AgentRoutesDeps {
   readonly agents: DocumentCollection<AgentDoc>;
@@ -36,4 +39,10 @@ export const agentRoutes = (deps: AgentRoutesDeps): Router => {
   });
 
   return router;
+};
+
+/** `/agents`: the company's AI agents (read only; the platform manages them). */
+export const agentsResource: ApiResource = {
+  openapi: agentsOpenApi,
+  routes: (api) => [agentRoutes({ agents: api.readModels.collection(agentsProjection) })],
 };

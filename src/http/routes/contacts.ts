@@ -2,8 +2,8 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import * as E from 'fp-ts/lib/Either.js';
 import type { DocumentCollection } from '../../application/ports/ReadModelStore.js';
-import type { ReadModelProgress } from '../../application/ReadModelProgress.js';
-import type { CommandDeps } from '../../application/CommandDeps.js';
+import type { ReadModelProgress } from '../../application/subscriptions/ReadModelProgress.js';
+import type { CommandDeps } from '../../application/commands/CommandDeps.js';
 import { createContact } from '../../application/contacts/createContact.js';
 import { updateContact } from '../../application/contacts/updateContact.js';
 import { validateCreateContact, validateUpdateContact } from '../../domain/contacts/contactInput.js';
@@ -14,11 +14,14 @@ import { authOf, requirePermission } from '../middleware/requirePermission.js';
 import { decodeListParams, pageMeta, validationFailed } from '../query/listQuery.js';
 import { toHttpError } from '../errorTable.js';
 import { apiMetadata } from '../apiMetadata.js';
-import { CONTACT_HISTORY } from '../../application/audit/entityHistory.js';
+import { contactAggregate } from '../../application/aggregates/contactAggregate.js';
 import { entityHistoryRoute } from './entityHistory.js';
 import { contactAsOf } from '../../../projections/contacts/contactAsOf.js';
 import { decodeAsOf } from '../query/asOfQuery.js';
 import { answerWithEntityTag, ifMatchPrecondition, setEntityTagAfterWrite } from '../conditionalRequests.js';
+import type { ApiResource } from '../ApiResource.js';
+import { contacts as contactsOpenApi } from '../openapi/contacts.js';
+import { contactsProjection } from '../../../projections/contacts/contactsProjection.js';
 
 export interface ContactRoutesDeps {
   readonly contacts: DocumentCollection<ContactDoc>;
@@ -72,7 +75,7 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
   router.get(
     '/contacts/:id/history',
     requirePermission('contacts:read'),
-    entityHistoryRoute(deps.commands.eventStore, CONTACT_HISTORY, { kind: 'ContactNotFound' }),
+    entityHistoryRoute(deps.commands.eventStore, contactAggregate, { kind: 'ContactNotFound' }),
   );
 
   router.post('/contacts', requirePermission('contacts:write'), deps.idempotency ?? passThrough, async (ctx) => {
@@ -108,4 +111,17 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
   });
 
   return router;
+};
+
+/** `/contacts`: the people a company talks to. */
+export const contactsResource: ApiResource = {
+  openapi: contactsOpenApi,
+  routes: (api) => [
+    contactRoutes({
+      contacts: api.readModels.collection(contactsProjection),
+      commands: api.commands,
+      ...api.readYourWrites,
+      idempotency: api.idempotency('POST /contacts'),
+    }),
+  ],
 };

@@ -2,8 +2,8 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import * as E from 'fp-ts/lib/Either.js';
 import type { DocumentCollection } from '../../application/ports/ReadModelStore.js';
-import type { ReadModelProgress } from '../../application/ReadModelProgress.js';
-import type { CommandDeps } from '../../application/CommandDeps.js';
+import type { ReadModelProgress } from '../../application/subscriptions/ReadModelProgress.js';
+import type { CommandDeps } from '../../application/commands/CommandDeps.js';
 import { changeDealStatus } from '../../application/deals/changeDealStatus.js';
 import { createDeal } from '../../application/deals/createDeal.js';
 import { validateCreateDeal, validateDealStatusChange } from '../../domain/deals/dealInput.js';
@@ -14,11 +14,14 @@ import { authOf, requirePermission } from '../middleware/requirePermission.js';
 import { decodeListParams, pageMeta, validationFailed } from '../query/listQuery.js';
 import { toHttpError } from '../errorTable.js';
 import { apiMetadata } from '../apiMetadata.js';
-import { DEAL_HISTORY } from '../../application/audit/entityHistory.js';
+import { dealAggregate } from '../../application/aggregates/dealAggregate.js';
 import { entityHistoryRoute } from './entityHistory.js';
 import { dealAsOf } from '../../../projections/deals/dealAsOf.js';
 import { decodeAsOf } from '../query/asOfQuery.js';
 import { answerWithEntityTag, ifMatchPrecondition, setEntityTagAfterWrite } from '../conditionalRequests.js';
+import type { ApiResource } from '../ApiResource.js';
+import { deals as dealsOpenApi } from '../openapi/deals.js';
+import { dealsProjection } from '../../../projections/deals/dealsProjection.js';
 
 export interface DealRoutesDeps {
   readonly deals: DocumentCollection<DealDoc>;
@@ -79,7 +82,7 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
   router.get(
     '/deals/:id/history',
     requirePermission('deals:read'),
-    entityHistoryRoute(deps.commands.eventStore, DEAL_HISTORY, { kind: 'DealNotFound' }),
+    entityHistoryRoute(deps.commands.eventStore, dealAggregate, { kind: 'DealNotFound' }),
   );
 
   router.post('/deals', requirePermission('deals:write'), deps.idempotency ?? passThrough, async (ctx) => {
@@ -111,4 +114,12 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
   });
 
   return router;
+};
+
+/** `/deals`: the company's sales pipeline. */
+export const dealsResource: ApiResource = {
+  openapi: dealsOpenApi,
+  routes: (api) => [
+    dealRoutes({ deals: api.readModels.collection(dealsProjection), commands: api.commands, ...api.readYourWrites, idempotency: api.idempotency('POST /deals') }),
+  ],
 };

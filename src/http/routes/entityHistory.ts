@@ -1,7 +1,8 @@
 import type { RouterMiddleware } from '@koa/router';
 import * as E from 'fp-ts/lib/Either.js';
 import type { EventStore } from '../../application/ports/EventStore.js';
-import { readEntityHistory, type HistorySource } from '../../application/audit/entityHistory.js';
+import type { AggregateDescriptor } from '../../application/aggregates/AggregateDescriptor.js';
+import { readEntityHistory } from '../../application/audit/entityHistory.js';
 import { toHttpError } from '../errorTable.js';
 import { authOf } from '../middleware/requirePermission.js';
 import { decodeListParams, pageMeta, validationFailed } from '../query/listQuery.js';
@@ -11,9 +12,14 @@ import { decodeListParams, pageMeta, validationFailed } from '../query/listQuery
  * from the event store itself, so it is current as soon as a write has returned.
  * An unknown id and another company's answer the same `notFound`.
  */
-export const entityHistoryRoute =
-  (eventStore: EventStore, source: HistorySource, notFound: Parameters<typeof toHttpError>[0]): RouterMiddleware =>
-  async (ctx) => {
+export const entityHistoryRoute = (
+  eventStore: EventStore,
+  aggregate: Pick<AggregateDescriptor, 'name' | 'history'>,
+  notFound: Parameters<typeof toHttpError>[0],
+): RouterMiddleware => {
+  const source = aggregate.history;
+  if (source === null) throw new Error(`entityHistoryRoute: the ${aggregate.name} aggregate declares no history`);
+  return async (ctx) => {
     const { companyId } = authOf(ctx.state);
     const params = decodeListParams(ctx.query, {});
     if (E.isLeft(params)) throw validationFailed(params.left);
@@ -22,3 +28,4 @@ export const entityHistoryRoute =
     if (!history) throw toHttpError(notFound);
     ctx.body = { success: true, data: history.entries, meta: pageMeta(page, limit, history.total) };
   };
+};

@@ -6,6 +6,9 @@ import { DEFAULT_FEED_LIMIT, MAX_FEED_LIMIT, eventFeedItemOf, readEventFeed } fr
 import type { WebhookEventCollections } from '../../../projections/webhookEvents/webhookEventsProjection.js';
 import { authOf, requirePermission } from '../middleware/requirePermission.js';
 import { integerParam, singleParam, validationFailed, type QueryValue } from '../query/listQuery.js';
+import type { ApiResource } from '../ApiResource.js';
+import { events as eventsOpenApi } from '../openapi/events.js';
+import { webhookEventCollections } from '../../../projections/webhookEvents/webhookEventsProjection.js';
 
 export interface EventRoutesDeps {
   /** The derived webhook events, one collection per type. */
@@ -83,4 +86,10 @@ export const eventRoutes = (deps: EventRoutesDeps): Router => {
   });
 
   return router;
+};
+
+/** `/events`: the company's event feed, in log order. */
+export const eventsResource: ApiResource = {
+  openapi: eventsOpenApi,
+  routes: (api) => [eventRoutes({ webhookEvents: webhookEventCollections(api.readModels), appliedPosition: api.appliedPosition })],
 };

@@ -1,8 +1,8 @@
 import Router from '@koa/router';
-import type { ProjectionLag } from '../../application/ProjectionRunner.js';
+import type { ProjectionLag } from '../../application/subscriptions/ProjectionRunner.js';
 import type { Position } from '../../shared/Position.js';
 import { describeCheck, type Readiness } from '../../ops/readiness.js';
-import type { SubscriptionStatusSnapshot } from '../../application/SubscriptionStatus.js';
+import type { SubscriptionStatusSnapshot } from '../../application/subscriptions/SubscriptionStatus.js';
 import { HttpError } from '../HttpError.js';
 import { withTimeout } from '../../ops/withTimeout.js';
 

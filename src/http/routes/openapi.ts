@@ -5,7 +5,7 @@ import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import Router from '@koa/router';
 import { HttpError } from '../HttpError.js';
-import { openApiDocument } from '../openapi/document.js';
+import type { OpenApiDocument } from '../openapi/types.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -82,8 +82,8 @@ interface Loaded {
  * gzipped once, on first request, and cached by browsers for a day; their URLs
  * carry swagger-ui's version, so an upgrade is fetched anew.
  */
-export const openApiRoutes = (basePath: string): Router => {
-  const document = JSON.stringify(openApiDocument(basePath));
+export const openApiRoutes = (basePath: string, openApi: OpenApiDocument): Router => {
+  const document = JSON.stringify(openApi);
   const page = docsPage(basePath);
   const loaded = new Map<string, Promise<Loaded>>();
   const load = (name: string, asset: Asset): Promise<Loaded> => {

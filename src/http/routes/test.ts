@@ -1,6 +1,8 @@
 import Router from '@koa/router';
 import type { Clock } from '../../shared/Clock.js';
 import { authOf } from '../middleware/requirePermission.js';
+import type { ApiResource } from '../ApiResource.js';
+import { testOpenApi } from '../openapi/test.js';
 
 /** GET /test: confirms that a key works, and what it may do. Any valid key, no permission needed. */
 export const testRoutes = (clock: Clock): Router => {
@@ -14,4 +16,10 @@ export const testRoutes = (clock: Clock): Router => {
     };
   });
   return router;
+};
+
+/** `/test`: is this key valid, and what may it do. */
+export const testResource: ApiResource = {
+  openapi: testOpenApi,
+  routes: (api) => [testRoutes(api.commands.clock)],
 };

@@ -9,6 +9,9 @@ import { recentWebhookEvents } from '../../../projections/webhookEvents/webhookE
 import { HttpError } from '../HttpError.js';
 import { authOf, requirePermission } from '../middleware/requirePermission.js';
 import { integerParam, singleParam, validationFailed, type QueryValue } from '../query/listQuery.js';
+import type { ApiResource } from '../ApiResource.js';
+import { triggers as triggersOpenApi } from '../openapi/triggers.js';
+import { webhookEventCollections } from '../../../projections/webhookEvents/webhookEventsProjection.js';
 
 export interface TriggerRoutesDeps {
   /** The derived webhook events, one collection per type. */
@@ -84,4 +87,10 @@ export const triggerRoutes = (deps: TriggerRoutesDeps): Router => {
   });
 
   return router;
+};
+
+/** `/triggers`: sample and recent records of each event type, for polling integrations. */
+export const triggersResource: ApiResource = {
+  openapi: triggersOpenApi,
+  routes: (api) => [triggerRoutes({ webhookEvents: webhookEventCollections(api.readModels) })],
 };

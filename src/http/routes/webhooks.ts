@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Context, Middleware } from 'koa';
 import type { DocumentCollection } from '../../application/ports/ReadModelStore.js';
-import type { ReadModelProgress } from '../../application/ReadModelProgress.js';
+import type { ReadModelProgress } from '../../application/subscriptions/ReadModelProgress.js';
 import { subscribeWebhook, type WebhookCommandDeps } from '../../application/webhooks/subscribeWebhook.js';
 import { unsubscribeWebhook } from '../../application/webhooks/unsubscribeWebhook.js';
 import { readPermissionFor } from '../../domain/webhooks/eventTypes.js';
@@ -19,6 +19,10 @@ import { toHttpError } from '../errorTable.js';
 import { HttpError } from '../HttpError.js';
 import { afterWrite } from '../middleware/consistentReads.js';
 import { authOf, requirePermission } from '../middleware/requirePermission.js';
+import type { ApiResource } from '../ApiResource.js';
+import { webhooks as webhooksOpenApi } from '../openapi/webhooks.js';
+import { webhooksProjection } from '../../../projections/webhooks/webhooksProjection.js';
+import { webhookDeliveryRoutes } from './webhookDeliveries.js';
 
 export interface WebhookRoutesDeps {
   readonly webhooks: DocumentCollection<WebhookDoc>;
@@ -142,4 +146,23 @@ export const webhookRoutes = (deps: WebhookRoutesDeps): Router => {
   });
 
   return router;
+};
+
+/** `/webhooks`: REST-hook subscriptions, and each one's delivery log. */
+export const webhooksResource: ApiResource = {
+  openapi: webhooksOpenApi,
+  routes: (api) => {
+    const webhooks = api.readModels.collection(webhooksProjection);
+    const { outbox, secrets, targetUrls, wake } = api.webhooks;
+    return [
+      webhookDeliveryRoutes({ webhooks, outbox, clock: api.commands.clock, ...(wake ? { wake } : {}) }),
+      webhookRoutes({
+        webhooks,
+        commands: { ...api.commands, secrets },
+        targetUrls,
+        ...api.readYourWrites,
+        idempotency: api.idempotency('POST /webhooks/subscribe', subscribeResponseCodec(secrets)),
+      }),
+    ];
+  },
 };

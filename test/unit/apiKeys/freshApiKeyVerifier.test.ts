@@ -6,8 +6,8 @@ import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.
 import { issueApiKey } from '../../../src/application/apiKeys/issueApiKey.js';
 import { revokeApiKey } from '../../../src/application/apiKeys/revokeApiKey.js';
 import { createCompany } from '../../../src/application/companies/createCompany.js';
-import { READ_MODELS_CHECKPOINT, measureLag } from '../../../src/application/ProjectionRunner.js';
-import { CheckpointProgress } from '../../../src/application/ReadModelProgress.js';
+import { READ_MODELS_CHECKPOINT, measureLag } from '../../../src/application/subscriptions/ProjectionRunner.js';
+import { CheckpointProgress } from '../../../src/application/subscriptions/ReadModelProgress.js';
 import type { EventStore } from '../../../src/application/ports/EventStore.js';
 import { withUpcasting } from '../../../src/application/versioning/UpcastingEventStore.js';
 import { CompanyName } from '../../../src/domain/companies/CompanyName.js';
@@ -18,6 +18,7 @@ import { apiKeyDirectoryProjection } from '../../../projections/apiKeys/apiKeyDi
 import { freshApiKeyVerifier, type FreshApiKeyVerification } from '../../../projections/apiKeys/freshApiKeyVerifier.js';
 import { sleep } from '../../support/events.js';
 import { tempDir } from '../../support/tempStore.js';
+import { STORED_EVENT_TYPES } from '../../../src/features/index.js';
 
 const right = <A>(result: E.Either<unknown, A>): A => {
   if (E.isLeft(result)) throw new Error(JSON.stringify(result.left));
@@ -90,7 +91,7 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
   beforeEach(async () => {
     dir = tempDir();
     raw = SqliteEventStore.open(join(dir.path, 'chronicle.sqlite'));
-    log = withUpcasting(raw);
+    log = withUpcasting(raw, STORED_EVENT_TYPES);
     readModels = new MemoryReadModelStore();
     progress = new CheckpointProgress(() => readModels.checkpoints.load(READ_MODELS_CHECKPOINT), 5);
     calls.readStream = 0;

@@ -6,7 +6,7 @@ import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.
 import { issueApiKey } from '../../../src/application/apiKeys/issueApiKey.js';
 import { revokeApiKey } from '../../../src/application/apiKeys/revokeApiKey.js';
 import { verifyApiKey } from '../../../projections/apiKeys/verifyApiKey.js';
-import { ProjectionRunner } from '../../../src/application/ProjectionRunner.js';
+import { ProjectionRunner } from '../../../src/application/subscriptions/ProjectionRunner.js';
 import { silentLogger } from '../../../src/application/ports/Logger.js';
 import { newId } from '../../../src/shared/ids.js';
 import { apiKeyDirectoryProjection } from '../../../projections/apiKeys/apiKeyDirectoryProjection.js';

@@ -49,7 +49,7 @@ describe('the layer rules (npm run lint)', function () {
     const { status, output } = checkLayers(dir);
     expect(status).to.not.equal(0);
     expect(output).to.match(/domain-is-pure: src\/domain\/contacts\/contactDecider\.ts → src\/adapters\/sqlite\/SqliteThing\.ts/);
-    expect(output).to.match(/only-main-picks-adapters/);
+    expect(output).to.match(/only-startup-picks-adapters/);
   });
 
   it('fail on an import cycle between files and between folders', () => {

@@ -1,13 +1,16 @@
 import { expect } from 'chai';
 import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
-import { CONTACT_HISTORY, DEAL_HISTORY, historyEntryOf, readEntityHistory } from '../../../src/application/audit/entityHistory.js';
+import { historyEntryOf, readEntityHistory } from '../../../src/application/audit/entityHistory.js';
+import { contactAggregate } from '../../../src/application/aggregates/contactAggregate.js';
+import { dealAggregate } from '../../../src/application/aggregates/dealAggregate.js';
 import { EventUpcaster } from '../../../src/application/versioning/EventUpcaster.js';
 import { StoredHistory } from '../webhooks/derive/storedHistory.js';
+import { STORED_EVENT_TYPES } from '../../../src/features/index.js';
 
 /** A stream reader over `events`, through the versioning decorator's upcaster as the server's event store reads. */
 const storeOf = (events: readonly RecordedEvent[]) => {
   const raw = { readStream: async (stream: string) => events.filter((event) => event.stream === stream) };
-  const upcaster = new EventUpcaster(raw);
+  const upcaster = new EventUpcaster(raw, { types: STORED_EVENT_TYPES });
   return { readStream: async (stream: string) => upcaster.upcastStream(stream, await raw.readStream(stream)) };
 };
 
@@ -24,7 +27,7 @@ describe('entity history', () => {
   });
 
   const read = (id: string, page = 1, limit = 50, companyId = 'co-1') =>
-    readEntityHistory(storeOf(history.events), CONTACT_HISTORY, { companyId, id, page, limit });
+    readEntityHistory(storeOf(history.events), contactAggregate.history!, { companyId, id, page, limit });
 
   it('pages a contact\'s events oldest first, with the stream\'s total', async () => {
     const first = await read('c-1', 1, 2);
@@ -40,7 +43,7 @@ describe('entity history', () => {
   it('answers an unknown id and another company\'s alike: null', async () => {
     expect(await read('nobody')).to.equal(null);
     expect(await read('c-1', 1, 50, 'co-2')).to.equal(null);
-    const deal = (companyId: string) => readEntityHistory(storeOf(history.events), DEAL_HISTORY, { companyId, id: 'd-1', page: 1, limit: 50 });
+    const deal = (companyId: string) => readEntityHistory(storeOf(history.events), dealAggregate.history!, { companyId, id: 'd-1', page: 1, limit: 50 });
     expect((await deal('co-1'))!.entries.map((e) => e.type)).to.deep.equal(['DealCreated']);
     expect(await deal('co-2')).to.equal(null);
   });
@@ -73,7 +76,7 @@ describe('entity history', () => {
     const updated = history.events[1]!;
     const { contact: _snapshot, ...v1 } = updated.data as Record<string, unknown>;
     const store = storeOf([history.events[0]!, { ...updated, data: v1 }]);
-    const page = await readEntityHistory(store, CONTACT_HISTORY, { companyId: 'co-1', id: 'c-1', page: 1, limit: 50 });
+    const page = await readEntityHistory(store, contactAggregate.history!, { companyId: 'co-1', id: 'c-1', page: 1, limit: 50 });
     expect(page!.entries.map((entry) => entry.schema)).to.deep.equal([
       { version: 1, storedVersion: 1, versionRecorded: false },
       { version: 2, storedVersion: 1, versionRecorded: false },

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { EventEmitter } from 'node:events';
-import { exitOnCrash, type CrashSource } from '../../../src/cli/exitOnCrash.js';
+import { exitOnCrash, type CrashSource } from '../../../src/startup/exitOnCrash.js';
 import { captureLogger } from '../../support/captureLogger.js';
 
 describe('exitOnCrash', () => {

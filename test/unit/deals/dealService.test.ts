@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
-import type { CommandDeps } from '../../../src/application/CommandDeps.js';
+import type { CommandDeps } from '../../../src/application/commands/CommandDeps.js';
 import { createContact } from '../../../src/application/contacts/createContact.js';
 import { updateContact } from '../../../src/application/contacts/updateContact.js';
 import { changeDealStatus } from '../../../src/application/deals/changeDealStatus.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { ProjectionLag } from '../../../src/application/ProjectionRunner.js';
+import type { ProjectionLag } from '../../../src/application/subscriptions/ProjectionRunner.js';
 import { ChronicleMetrics } from '../../../src/ops/ChronicleMetrics.js';
 import { captureLogger } from '../../support/captureLogger.js';
 import { valueOf } from '../../support/prometheusText.js';

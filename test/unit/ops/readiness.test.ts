@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { ProjectionLag } from '../../../src/application/ProjectionRunner.js';
-import { LoopHealth } from '../../../src/application/LoopHealth.js';
+import type { ProjectionLag } from '../../../src/application/subscriptions/ProjectionRunner.js';
+import { LoopHealth } from '../../../src/application/subscriptions/LoopHealth.js';
 import { checkReadiness, describeCheck, type ReadinessDeps } from '../../../src/ops/readiness.js';
 import { captureLogger } from '../../support/captureLogger.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { ProjectionLag } from '../../../src/application/ProjectionRunner.js';
+import type { ProjectionLag } from '../../../src/application/subscriptions/ProjectionRunner.js';
 import { StoreUnavailableError } from '../../../src/application/ports/StoreUnavailableError.js';
 import { ChronicleMetrics } from '../../../src/ops/ChronicleMetrics.js';
 import { supervisedMetrics, workerMetricsHub } from '../../../src/ops/workerMetrics.js';

@@ -11,7 +11,7 @@ import type { RateLimitCounters, RateLimits } from '../../../src/application/por
 import type { AuthContext } from '../../../src/application/apiKeys/AuthContext.js';
 import { errorHandler } from '../../../src/http/middleware/errorHandler.js';
 import { LEASES_LOOP, RATE_LIMIT_HEADERS, rateLimit } from '../../../src/http/middleware/rateLimit.js';
-import { LoopHealth } from '../../../src/application/LoopHealth.js';
+import { LoopHealth } from '../../../src/application/subscriptions/LoopHealth.js';
 import { captureLogger } from '../../support/captureLogger.js';
 import { requestEnvelope } from '../../../src/http/middleware/requestEnvelope.js';
 import { pointer, validatorAt } from '../../support/openApi.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
-import { READ_MODELS_CHECKPOINT } from '../../../src/application/ProjectionRunner.js';
+import { READ_MODELS_CHECKPOINT } from '../../../src/application/subscriptions/ProjectionRunner.js';
 import type { Projection, ReadModelDocument } from '../../../src/application/ports/ReadModelStore.js';
 import {
   ReplayConflictError,

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import type { Stores } from '../../../src/server/Stores.js';
-import type { ReadSide } from '../../../src/server/startReadSide.js';
-import type { ChronicleWebhooks } from '../../../src/server/startWebhooks.js';
-import { gracefulClose } from '../../../src/server/gracefulClose.js';
+import type { Stores } from '../../../src/startup/Stores.js';
+import type { ReadSide } from '../../../src/startup/readSide.js';
+import type { ChronicleWebhooks } from '../../../src/startup/webhooks.js';
+import { gracefulClose } from '../../../src/startup/gracefulClose.js';
 import { captureLogger } from '../../support/captureLogger.js';
 
 /**

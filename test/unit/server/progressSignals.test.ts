@@ -8,12 +8,13 @@ import {
   exchangeProgressSignals,
   relayProgressSignal,
   type RelayTarget,
-} from '../../../src/server/progressSignals.js';
+} from '../../../src/startup/progressSignals.js';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
 import { withUpcasting } from '../../../src/application/versioning/UpcastingEventStore.js';
 import type { IpcEndpoint } from '../../../src/shared/IpcEndpoint.js';
 import { ipcPair } from '../../support/ipcPair.js';
 import { tempDir } from '../../support/tempStore.js';
+import { STORED_EVENT_TYPES } from '../../../src/features/index.js';
 
 /** One end that records what is sent to it; `connected` as given. */
 const recorder = (connected = true): IpcEndpoint & { sent: unknown[] } => {
@@ -143,8 +144,8 @@ describe('progress signals between API_WORKERS’ processes', () => {
       const dir = tempDir();
       const file = join(dir.path, 'events.sqlite');
       // The event store as the composition root wraps it (versions, upcasting): the hooks pass through.
-      const apiStore = withUpcasting(SqliteEventStore.open(file));
-      const projectorStore = withUpcasting(SqliteEventStore.open(file, { pollIntervalMs: 60_000 }));
+      const apiStore = withUpcasting(SqliteEventStore.open(file), STORED_EVENT_TYPES);
+      const projectorStore = withUpcasting(SqliteEventStore.open(file, { pollIntervalMs: 60_000 }), STORED_EVENT_TYPES);
       const api = ipcPair();
       const background = ipcPair();
       // The supervisor's side of each channel relays, as superviseWorkers does.

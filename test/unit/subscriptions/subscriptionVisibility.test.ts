@@ -6,8 +6,8 @@ import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.
 import { SqliteWebhookOutbox } from '../../../src/adapters/sqlite/SqliteWebhookOutbox.js';
 import { EventStoreDbEventStore } from '../../../src/adapters/eventstoredb/EventStoreDbEventStore.js';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
-import { ProjectionRunner } from '../../../src/application/ProjectionRunner.js';
-import { SubscriptionStatus } from '../../../src/application/SubscriptionStatus.js';
+import { ProjectionRunner } from '../../../src/application/subscriptions/ProjectionRunner.js';
+import { SubscriptionStatus } from '../../../src/application/subscriptions/SubscriptionStatus.js';
 import type { EventStore, SubscribeOptions, Subscription } from '../../../src/application/ports/EventStore.js';
 import { deriveWebhookEvents } from '../../../src/webhooks/deriveWebhookEvents.js';
 import type { DerivedWebhookEvent } from '../../../src/webhooks/derivedWebhookEvent.js';

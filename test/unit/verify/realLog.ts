@@ -6,7 +6,7 @@ import { createContact } from '../../../src/application/contacts/createContact.j
 import { updateContact } from '../../../src/application/contacts/updateContact.js';
 import { changeDealStatus } from '../../../src/application/deals/changeDealStatus.js';
 import { createDeal } from '../../../src/application/deals/createDeal.js';
-import { handleCommand } from '../../../src/application/handleCommand.js';
+import { handleCommand } from '../../../src/application/commands/handleCommand.js';
 import { AgentChannels } from '../../../src/domain/agents/AgentChannel.js';
 import { agentDecider } from '../../../src/domain/agents/agentDecider.js';
 import { AgentName } from '../../../src/domain/agents/AgentName.js';

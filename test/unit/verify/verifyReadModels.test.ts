@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
-import { ProjectionRunner } from '../../../src/application/ProjectionRunner.js';
+import { ProjectionRunner } from '../../../src/application/subscriptions/ProjectionRunner.js';
 import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
 import { silentLogger } from '../../../src/application/ports/Logger.js';
 import { describeDifference, verifyReadModels, type VerifyReport } from '../../../src/application/verify/verifyReadModels.js';
@@ -11,10 +11,9 @@ import { contactStream } from '../../../src/domain/contacts/contactEvents.js';
 import { newId } from '../../../src/shared/ids.js';
 import { UpcastingEventStore } from '../../../src/application/versioning/UpcastingEventStore.js';
 import { contactsProjection } from '../../../projections/contacts/contactsProjection.js';
-import { allProjections } from '../../../projections/index.js';
 import { tempDir } from '../../support/tempStore.js';
 import { writeRealLog, type RealLog } from './realLog.js';
-import { READ_MODEL_CHECKS } from '../../../projections/readModelChecks.js';
+import { PROJECTIONS, READ_MODEL_CHECKS, STORED_EVENT_TYPES } from '../../../src/features/index.js';
 
 /** What `writeRealLog` leaves: 2 contacts, 2 deals, 1 agent, 1 user, 2 keys (in 2 read models), 1 subscription. */
 const DOCUMENTS = 11;
@@ -38,7 +37,7 @@ describe('verifyReadModels', () => {
   /** The read models as a server builds them: every projection, fed by the runner. */
   const builtReadModels = async (): Promise<MemoryReadModelStore> => {
     const readModels = new MemoryReadModelStore();
-    const collections = allProjections.map((projection) => readModels.collection(projection));
+    const collections = PROJECTIONS.map((projection) => readModels.collection(projection));
     const runner = new ProjectionRunner({ eventStore, readModels, collections, logger: silentLogger });
     await runner.start();
     await runner.stop();
@@ -157,7 +156,7 @@ describe('verifyReadModels', () => {
       'no_stream',
     );
     const report = await verifyReadModels({
-      eventStore: new UpcastingEventStore(eventStore),
+      eventStore: new UpcastingEventStore(eventStore, { types: STORED_EVENT_TYPES }),
       checks: READ_MODEL_CHECKS,
       readModels: new MemoryReadModelStore(),
       rebuild: true,

@@ -1,24 +1,16 @@
 import { expect } from 'chai';
 import * as t from 'io-ts';
-import { AgentEvent } from '../../../src/domain/agents/agentEvents.js';
-import { ApiKeyEvent } from '../../../src/domain/apiKeys/apiKeyEvents.js';
-import { CompanyEvent } from '../../../src/domain/companies/companyEvents.js';
-import { ContactEvent } from '../../../src/domain/contacts/contactEvents.js';
-import { DealEvent } from '../../../src/domain/deals/dealEvents.js';
-import { PhoneReservationEvent } from '../../../src/domain/phoneReservation/phoneReservationEvents.js';
-import { UserEvent } from '../../../src/domain/users/userEvents.js';
-import { WebhookEvent } from '../../../src/domain/webhooks/webhookEvents.js';
-import { STORED_EVENT_TYPES } from '../../../src/application/versioning/storedEventTypes.js';
+import { AGGREGATES, STORED_EVENT_TYPES } from '../../../src/features/index.js';
 import { committedEventSchemas, currentEventSchemas, EVENT_SCHEMAS_FILE, UPDATE_EVENT_SCHEMAS, type EventSchemas } from '../../support/eventSchemas.js';
 
 /** What to do when a stored event's schema changed: the message CI shows. */
 const HOW_TO_CHANGE_AN_EVENT =
   'A stored event is never rewritten, so a released version\'s schema must never change. To change an event\'s shape: ' +
   '(1) keep the old codec as it was, as <Type>V<n> in src/domain/<aggregate>/<aggregate>EventVersions.ts; ' +
-  '(2) add the new codec as version n+1, with a pure upcaster from version n, in src/application/versioning/storedEventTypes.ts; ' +
+  '(2) add the new codec as version n+1, with a pure upcaster from version n, in the aggregate\'s descriptor (src/application/aggregates/<aggregate>Aggregate.ts); ' +
   '(3) add the golden log of the release before your change (test/fixtures/logs/README.md); ' +
   `(4) then, and only then, run \`${UPDATE_EVENT_SCHEMAS}\` and commit ${EVENT_SCHEMAS_FILE.replace(/^.*\/test\//, 'test/')}. ` +
-  'See README, "Changing an event".';
+  'See docs/contributors/changing-an-event.md.';
 
 /** Every way the code's schemas differ from the committed snapshot, one line each. */
 const schemaChanges = (committed: EventSchemas, current: EventSchemas): string[] => {
@@ -62,23 +54,17 @@ describe('Stored event schemas', () => {
   });
 
   it('declare every event type of every aggregate, its current version being the codec the aggregate writes with', () => {
-    const aggregates: readonly t.Mixed[] = [
-      CompanyEvent,
-      UserEvent,
-      ApiKeyEvent,
-      AgentEvent,
-      PhoneReservationEvent,
-      ContactEvent,
-      DealEvent,
-      WebhookEvent,
-    ];
-    const written = aggregates.flatMap((codec) => (codec instanceof t.UnionType ? (codec.types as t.Mixed[]) : [codec]));
-    const byType = new Map(written.map((codec) => [((codec as t.InterfaceType<{ type: t.LiteralC<string> }>).props.type).value, codec]));
-    expect([...STORED_EVENT_TYPES.keys()].sort()).to.deep.equal([...byType.keys()].sort());
-    for (const [type, codec] of byType) {
-      const declared = STORED_EVENT_TYPES.get(type)!;
-      expect(declared.versions.at(-1), `${type}: its current version is not the codec its aggregate writes with`).to.equal(codec);
-      expect(declared.upcasts).to.have.length(declared.versions.length - 1);
+    for (const aggregate of AGGREGATES) {
+      const codec: t.Mixed = aggregate.eventCodec;
+      const written = codec instanceof t.UnionType ? (codec.types as t.Mixed[]) : [codec];
+      const byType = new Map(written.map((member) => [(member as t.InterfaceType<{ type: t.LiteralC<string> }>).props.type.value, member]));
+      expect(aggregate.storedEvents.map((type) => type.type).sort(), `${aggregate.name}: declared types`).to.deep.equal([...byType.keys()].sort());
+      for (const [type, member] of byType) {
+        const declared = STORED_EVENT_TYPES.get(type)!;
+        expect(declared.versions.at(-1), `${type}: its current version is not the codec its aggregate writes with`).to.equal(member);
+        expect(declared.upcasts).to.have.length(declared.versions.length - 1);
+      }
     }
+    expect(STORED_EVENT_TYPES.size).to.equal(AGGREGATES.reduce((count, aggregate) => count + aggregate.storedEvents.length, 0));
   });
 });

@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
 import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../../../src/application/ports/EventStore.js';
-import { UndecodableEventError } from '../../../src/application/UndecodableEventError.js';
+import { UndecodableEventError } from '../../../src/application/versioning/UndecodableEventError.js';
 import { UpcastingEventStore, upcastingSource } from '../../../src/application/versioning/UpcastingEventStore.js';
 import { contactDecider } from '../../../src/domain/contacts/contactDecider.js';
 import { ContactUpdated, contactStream } from '../../../src/domain/contacts/contactEvents.js';
@@ -22,6 +22,7 @@ import {
 import { eventually } from '../../support/events.js';
 import { tempDir } from '../../support/tempStore.js';
 import { contactCreated, contactUpdatedV1, dealCreated, dealStatusChangedV1, storedAs } from '../../support/legacyEvents.js';
+import { STORED_EVENT_TYPES } from '../../../src/features/index.js';
 
 const CO = 'co-1';
 const right = <A>(either: E.Either<string, A>): A => {
@@ -57,7 +58,7 @@ describe('UpcastingEventStore (over SQLite)', () => {
   beforeEach(() => {
     dir = tempDir('chronicle-upcast-');
     raw = SqliteEventStore.open(join(dir.path, 'events.sqlite'), { pollIntervalMs: 10 });
-    store = new UpcastingEventStore(raw);
+    store = new UpcastingEventStore(raw, { types: STORED_EVENT_TYPES });
   });
   afterEach(async () => {
     await store.close();
@@ -130,7 +131,7 @@ describe('UpcastingEventStore (over SQLite)', () => {
       subscribeToAll: (options) => raw.subscribeToAll(options),
       close: () => raw.close(),
     };
-    expect(new UpcastingEventStore(oneAtATime).appendToStreams).to.equal(undefined);
+    expect(new UpcastingEventStore(oneAtATime, { types: STORED_EVENT_TYPES }).appendToStreams).to.equal(undefined);
   });
 
   it('reads a stream of version-1 events in current shapes: the snapshots folded from the stream before each event', async () => {
@@ -170,7 +171,7 @@ describe('UpcastingEventStore (over SQLite)', () => {
     const key = (event: RecordedEvent) => event.id;
     const expected = new Map(byStreams.map((event) => [key(event), event]));
 
-    for (const reader of [store, new UpcastingEventStore(raw, { cachedStreams: 1 })]) {
+    for (const reader of [store, new UpcastingEventStore(raw, { types: STORED_EVENT_TYPES, cachedStreams: 1 })]) {
       const all = await reader.readAll();
       expect(all).to.have.length(6);
       for (const event of all) expect(event).to.deep.equal(expected.get(key(event)));
@@ -290,7 +291,7 @@ describe('UpcastingEventStore (over SQLite)', () => {
     it('reads the log up to it: an earlier event that needs its stream (or another) is not held up by it', async () => {
       await writeLegacyLog();
       const { position } = await raw.append(contactStream(contactId), [storedAs('ContactUpdated', { contactId }, CO, 3)], 'any');
-      for (const reader of [store, new UpcastingEventStore(raw)]) {
+      for (const reader of [store, new UpcastingEventStore(raw, { types: STORED_EVENT_TYPES })]) {
         const { events, failure } = await reader.upcaster.upcastLog(await raw.readAll());
         expect(events).to.have.length(6);
         expect(dealOf(events[5]!).contact!.email).to.equal('countess@example.com');

@@ -4,7 +4,7 @@ import { SqliteEventStore } from '../../../../src/adapters/sqlite/SqliteEventSto
 import { SqliteWebhookOutbox } from '../../../../src/adapters/sqlite/SqliteWebhookOutbox.js';
 import { SqliteCheckpointStore } from '../../../../src/adapters/sqlite/SqliteCheckpointStore.js';
 import { MemoryReadModelStore } from '../../../../src/adapters/memory/MemoryReadModelStore.js';
-import { ProjectionRunner } from '../../../../src/application/ProjectionRunner.js';
+import { ProjectionRunner } from '../../../../src/application/subscriptions/ProjectionRunner.js';
 import type { EventStore, EventToAppend, RecordedEvent, SubscribeOptions } from '../../../../src/application/ports/EventStore.js';
 import type { Delivery } from '../../../../src/application/ports/WebhookOutbox.js';
 import { deriveWebhookEvents, webhookCompanyOf } from '../../../../src/webhooks/deriveWebhookEvents.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { v5 as uuidv5, validate as isUuid, version as uuidVersion } from 'uuid';
-import { UndecodableEventError } from '../../../../src/application/UndecodableEventError.js';
+import { UndecodableEventError } from '../../../../src/application/versioning/UndecodableEventError.js';
 import type { RecordedEvent } from '../../../../src/application/ports/EventStore.js';
 import type { ChangeDealStatus, CreateDeal } from '../../../../src/domain/deals/dealCommands.js';
 import type { Deal } from '../../../../src/domain/deals/dealView.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { MemoryReadModelStore } from '../../../../src/adapters/memory/MemoryReadModelStore.js';
-import { UndecodableEventError } from '../../../../src/application/UndecodableEventError.js';
+import { UndecodableEventError } from '../../../../src/application/versioning/UndecodableEventError.js';
 import type { RecordedEvent } from '../../../../src/application/ports/EventStore.js';
 import type { DocumentCollection } from '../../../../src/application/ports/ReadModelStore.js';
 import type { WebhookEventType } from '../../../../src/domain/webhooks/eventTypes.js';

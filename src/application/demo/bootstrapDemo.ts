@@ -1,0 +1,37 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { CompanyName } from '../../domain/companies/CompanyName.js';
+import { describeCompanyError } from '../../domain/companies/companyErrors.js';
+import { describeApiKeyError } from '../../domain/apiKeys/apiKeyErrors.js';
+import { ALL_PERMISSIONS } from '../../shared/permissions.js';
+import { issueApiKey } from '../apiKeys/issueApiKey.js';
+import type { CommandDeps } from '../commands/CommandDeps.js';
+import { createCompany } from '../companies/createCompany.js';
+
+export const DEMO_COMPANY_NAME = 'Demo company';
+
+export interface DemoCredentials {
+  readonly companyId: string;
+  readonly companyName: string;
+  readonly keyId: string;
+  /** Shown once (printed at start); only its hash is stored. */
+  readonly key: string;
+}
+
+/**
+ * On an empty log, creates a demo company and a full-permission generic key so a
+ * newcomer can call the API at once; on any other log, does nothing (null).
+ * (Two processes starting together on one empty log could each create one; both
+ * would work, and no later start creates another.)
+ */
+export const bootstrapDemo = async (deps: CommandDeps): Promise<DemoCredentials | null> => {
+  if ((await deps.eventStore.headPosition()) !== null) return null;
+  const metadata = { source: 'system', correlationId: deps.newId() } as const;
+  const name = CompanyName.decode(DEMO_COMPANY_NAME);
+  if (E.isLeft(name)) throw new Error('the demo company name is invalid');
+  const company = await createCompany(deps, { name: name.right, metadata });
+  if (E.isLeft(company)) throw new Error(describeCompanyError(company.left));
+  const companyId = company.right.id;
+  const key = await issueApiKey(deps, { companyId, type: 'generic', permissions: ALL_PERMISSIONS, expiresAt: null, metadata });
+  if (E.isLeft(key)) throw new Error(key.left.kind === 'CompanyNotFound' ? describeCompanyError(key.left) : describeApiKeyError(key.left));
+  return { companyId, companyName: DEMO_COMPANY_NAME, keyId: key.right.keyId, key: key.right.key };
+};

@@ -1,0 +1,28 @@
+import type { AnyAggregate } from '../application/aggregates/AggregateDescriptor.js';
+import type { Projection, ReadModelDocument } from '../application/ports/ReadModelStore.js';
+import type { ReadModelCheck } from '../application/verify/ReadModelCheck.js';
+import type { ApiResource } from '../http/ApiResource.js';
+
+/** A read model as the registry holds it: its projection, and how `chronicle verify` checks it (when it mirrors streams). */
+export interface RegisteredReadModel {
+  readonly projection: Projection<ReadModelDocument>;
+  readonly check?: ReadModelCheck;
+}
+
+/**
+ * One feature's whole public face: the aggregates whose streams it writes, the
+ * read models it keeps, and the API resources it serves. The registry (index.ts)
+ * lists every feature; adding one is adding it there.
+ */
+export interface Feature {
+  readonly name: string;
+  readonly aggregates?: readonly AnyAggregate[];
+  readonly readModels?: readonly RegisteredReadModel[];
+  readonly resources?: readonly ApiResource[];
+}
+
+/** A projection of any document type, as the registry holds it. */
+export const readModel = <D extends ReadModelDocument>(projection: Projection<D>, check?: ReadModelCheck): RegisteredReadModel => ({
+  projection: projection as unknown as Projection<ReadModelDocument>,
+  ...(check ? { check } : {}),
+});

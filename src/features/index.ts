@@ -1,0 +1,59 @@
+import type { AnyAggregate } from '../application/aggregates/AggregateDescriptor.js';
+import type { Projection, ReadModelDocument } from '../application/ports/ReadModelStore.js';
+import type { ReadModelCheck } from '../application/verify/ReadModelCheck.js';
+import { storedEventTypesOf, type StoredEventType } from '../application/versioning/storedEventTypes.js';
+import type { ApiResource } from '../http/ApiResource.js';
+import { openApiDocument } from '../http/openapi/document.js';
+import type { OpenApiDocument } from '../http/openapi/types.js';
+import { agents } from './agents.js';
+import { apiKeys } from './apiKeys.js';
+import { companies } from './companies.js';
+import { contacts } from './contacts.js';
+import { deals } from './deals.js';
+import type { Feature } from './Feature.js';
+import { users } from './users.js';
+import { webhookEvents } from './webhookEvents.js';
+import { webhooks } from './webhooks.js';
+
+/**
+ * The registry: every feature of Chronicle. Each list the rest of the code needs
+ * (stored event types, read models, verify's checks, API routes, the OpenAPI
+ * document) is derived from it below, so adding a feature, with its aggregates,
+ * read models and resources, is adding one line here (docs/contributors,
+ * "Adding an aggregate").
+ */
+export const FEATURES: readonly Feature[] = [contacts, deals, agents, users, apiKeys, webhooks, webhookEvents, companies];
+
+/** Every aggregate, in the order of the features. */
+export const AGGREGATES: readonly AnyAggregate[] = FEATURES.flatMap((feature) => feature.aggregates ?? []);
+
+/** Every stored event type with every version it was stored in: what the versioning decorator reads with. */
+export const STORED_EVENT_TYPES: ReadonlyMap<string, StoredEventType> = storedEventTypesOf(AGGREGATES);
+
+/** Every read model the projector keeps, in the order of the features. */
+export const PROJECTIONS: readonly Projection<ReadModelDocument>[] = FEATURES.flatMap((feature) =>
+  (feature.readModels ?? []).map((readModel) => readModel.projection),
+);
+
+/** How `chronicle verify` checks each read model that mirrors streams. */
+export const READ_MODEL_CHECKS: readonly ReadModelCheck[] = FEATURES.flatMap((feature) =>
+  (feature.readModels ?? []).flatMap((readModel) => (readModel.check ? [readModel.check] : [])),
+);
+
+/** Every resource of the customer API, each with its routes and its part of the OpenAPI document. */
+export const API_RESOURCES: readonly ApiResource[] = FEATURES.flatMap((feature) => feature.resources ?? []);
+
+/** The customer API's OpenAPI document, served under `basePath`. */
+export const apiDocument = (basePath: string): OpenApiDocument => openApiDocument(basePath, API_RESOURCES);
+
+/** Two aggregates whose streams could be taken for each other's (one prefix starts the other) would fold each other's events. */
+const refuseOverlappingStreams = (aggregates: readonly AnyAggregate[]): void => {
+  for (const a of aggregates) {
+    for (const b of aggregates) {
+      if (a !== b && b.streamPrefix.startsWith(a.streamPrefix)) {
+        throw new Error(`aggregates ${a.name} and ${b.name}: stream prefix ${b.streamPrefix} starts with ${a.streamPrefix}`);
+      }
+    }
+  }
+};
+refuseOverlappingStreams(AGGREGATES);

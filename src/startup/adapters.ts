@@ -1,0 +1,160 @@
+import { join } from 'node:path';
+import type { EventStore } from '../application/ports/EventStore.js';
+import type { Logger } from '../application/ports/Logger.js';
+import type { RateLimitCounters } from '../application/ports/RateLimitCounters.js';
+import { MemoryRateLimitCounters } from '../adapters/memory/MemoryRateLimitCounters.js';
+import { SqliteEventStore } from '../adapters/sqlite/SqliteEventStore.js';
+import { SqliteIdempotencyStore } from '../adapters/sqlite/SqliteIdempotencyStore.js';
+import { SqliteRateLimitCounters } from '../adapters/sqlite/SqliteRateLimitCounters.js';
+import { SqliteReadModelStore } from '../adapters/sqlite/SqliteReadModelStore.js';
+import { MemoryReadModelStore } from '../adapters/memory/MemoryReadModelStore.js';
+import { SupervisedRateLimitCounters, serveRateLimits } from '../adapters/ipc/SupervisedRateLimitCounters.js';
+import type { IpcEndpoint } from '../shared/IpcEndpoint.js';
+import { SqliteWebhookOutbox } from '../adapters/sqlite/SqliteWebhookOutbox.js';
+import { SqliteWebhookSecretStore } from '../adapters/sqlite/SqliteWebhookSecretStore.js';
+import { upcastingSource, withUpcasting } from '../application/versioning/UpcastingEventStore.js';
+import type { Config } from '../config.js';
+import { STORED_EVENT_TYPES } from '../features/index.js';
+import type { WebhookSource } from './webhooks.js';
+import type { Stores } from './Stores.js';
+
+/**
+ * The only file that picks adapters: which store each port gets, from the
+ * environment. Every other part of the start-up (startChronicle.ts) works on the
+ * ports. The real-server drivers are loaded only when used.
+ */
+
+/** File of the embedded event store inside DATA_DIR. */
+export const embeddedDatabaseFile = (dataDir: string): string => join(dataDir, 'chronicle.sqlite');
+
+/** File of the embedded read models inside DATA_DIR (beside the log, never in it: they can always be rebuilt). */
+export const embeddedReadModelsFile = (dataDir: string): string => join(dataDir, 'read-models.sqlite');
+
+/**
+ * How long the projections' batches may wait for one shared commit of the SQLite read
+ * models, in a process that runs the API and the projections (see README, "One
+ * process: batches share a commit").
+ */
+export const SHARED_READ_MODEL_COMMIT_MS = 20;
+
+/** File of the embedded rate-limit counters inside DATA_DIR, shared by every process on it. */
+export const embeddedRateLimitsFile = (dataDir: string): string => join(dataDir, 'rate-limits.sqlite');
+
+/**
+ * The only place that picks adapters: EventStoreDB when EVENTSTORE_URL is set,
+ * else SQLite in DATA_DIR; MongoDB when MONGODB_URL is set, else SQLite read models and rate-limit counters in
+ * files of their own in DATA_DIR (every process on one DATA_DIR shares them). The
+ * real-server drivers are loaded only when used.
+ */
+export const openStores = async (config: Config, options: { readonly supervisor?: IpcEndpoint } = {}): Promise<Stores> => {
+  const adapter: EventStore = config.eventStoreUrl
+    ? (await import('../adapters/eventstoredb/EventStoreDbEventStore.js')).EventStoreDbEventStore.connect(config.eventStoreUrl)
+    : SqliteEventStore.open(embeddedDatabaseFile(config.dataDir));
+  // Whichever adapter: appends record their schema version, every read path upcasts to current shapes.
+  const eventStore = withUpcasting(adapter, STORED_EVENT_TYPES);
+  try {
+    if (config.mongoUrl) return { eventStore, ...(await openMongoStores(config.mongoUrl, config)) };
+    // config.ts refuses EVENTSTORE_URL without MONGODB_URL: embedded, the secrets, the
+    // outbox and the idempotency keys share the event log's SQLite connection.
+    if (!(adapter instanceof SqliteEventStore)) throw new Error('EVENTSTORE_URL needs MONGODB_URL');
+    const readModels =
+      config.readModels === 'memory'
+        ? new MemoryReadModelStore()
+        : SqliteReadModelStore.open(embeddedReadModelsFile(config.dataDir), {
+            // The API and the projections in one process: its reads see each batch at once, so batches
+            // share a commit (every 20 ms at most); other processes on DATA_DIR see them then.
+            shareCommitMs: config.roles.api && config.roles.projections ? SHARED_READ_MODEL_COMMIT_MS : 0,
+          });
+    let rateLimits: RateLimitCounters;
+    try {
+      // One process running the API and the projections (`npm start`) is the only API process on its
+      // DATA_DIR: it counts in memory (a count costs 7 µs there, 120 µs in the shared file). API
+      // processes beside a separate projector (RUN_PROJECTIONS=false, as API_WORKERS' workers run)
+      // may be several: they count together in DATA_DIR/rate-limits.sqlite.
+      // An API worker of API_WORKERS asks its supervisor, which counts for all its workers in memory.
+      rateLimits = options.supervisor
+        ? new SupervisedRateLimitCounters(config.rateLimit, options.supervisor)
+        : config.roles.api && !config.roles.projections
+          ? SqliteRateLimitCounters.open(embeddedRateLimitsFile(config.dataDir), config.rateLimit)
+          : new MemoryRateLimitCounters(config.rateLimit);
+    } catch (error) {
+      await readModels.close();
+      throw error;
+    }
+    return {
+      eventStore,
+      readModels,
+      rateLimits,
+      webhookSecrets: new SqliteWebhookSecretStore(adapter.db),
+      webhookOutbox: new SqliteWebhookOutbox(adapter.db),
+      idempotency: new SqliteIdempotencyStore(adapter.db),
+    };
+  } catch (error) {
+    await eventStore.close();
+    throw error;
+  }
+};
+
+/** Read models, rate-limit counters, webhook secrets, outbox and idempotency keys in one MongoDB database. */
+const openMongoStores = async (url: string, config: Config): Promise<Omit<Stores, 'eventStore'>> => {
+  const { MongoReadModelStore } = await import('../adapters/mongodb/MongoReadModelStore.js');
+  const { MongoRateLimitCounters } = await import('../adapters/mongodb/MongoRateLimitCounters.js');
+  const { MongoWebhookSecretStore } = await import('../adapters/mongodb/MongoWebhookSecretStore.js');
+  const { MongoWebhookOutbox } = await import('../adapters/mongodb/MongoWebhookOutbox.js');
+  const { MongoIdempotencyStore } = await import('../adapters/mongodb/MongoIdempotencyStore.js');
+  const readModels = await MongoReadModelStore.connect(url, config.mongoDb);
+  try {
+    return {
+      readModels,
+      rateLimits: await MongoRateLimitCounters.create(readModels.database, config.rateLimit),
+      webhookSecrets: new MongoWebhookSecretStore(readModels.database),
+      webhookOutbox: await MongoWebhookOutbox.create(readModels.database),
+      idempotency: await MongoIdempotencyStore.create(readModels.database),
+    };
+  } catch (error) {
+    await readModels.close();
+    throw error;
+  }
+};
+
+/**
+ * Where the webhook fan-out reads the log: on EventStoreDB a persistent
+ * subscription group to $all (one active consumer across instances, acked after
+ * each outbox write, never nacked); embedded, the event store's checkpointed
+ * catch-up subscription (the default).
+ */
+export const openWebhookSource = async (config: Config, eventStore: EventStore, logger: Logger): Promise<WebhookSource> => {
+  if (!config.eventStoreUrl) return {};
+  const { EsdbPersistentFanOutSource } = await import('../adapters/eventstoredb/EsdbPersistentFanOutSource.js');
+  const esdbSource = EsdbPersistentFanOutSource.connect(config.eventStoreUrl, { logger: logger.child({ role: 'webhook-fan-out' }) });
+  // Upcast like every other read path, with the (upcasting) event store for the streams' earlier events.
+  return { source: upcastingSource(esdbSource, eventStore), closeSource: () => esdbSource.close() };
+};
+
+/**
+ * Deletes the EventStoreDB persistent subscription group of the webhook fan-out
+ * (`chronicle webhooks reset-fan-out`): the next start recreates it at the
+ * outbox's position. Answers the group's name and whether it existed.
+ */
+export const resetWebhookFanOutGroup = async (eventStoreUrl: string): Promise<{ readonly group: string; readonly deleted: boolean }> => {
+  const { EsdbPersistentFanOutSource } = await import('../adapters/eventstoredb/EsdbPersistentFanOutSource.js');
+  const source = EsdbPersistentFanOutSource.connect(eventStoreUrl);
+  try {
+    return { group: source.group, deleted: await source.deleteGroup() };
+  } finally {
+    await source.close();
+  }
+};
+
+/**
+ * The supervisor's rate-limit counters (embedded mode, API_WORKERS above 1): one
+ * count in its memory for all the API workers it starts, each served over its IPC
+ * channel; the returned function, called when a worker is gone, gives back the
+ * concurrency slots it still held. With MONGODB_URL the workers count in MongoDB
+ * (null: nothing to serve).
+ */
+export const supervisorRateLimits = (config: Config): ((worker: IpcEndpoint) => () => Promise<void>) | null => {
+  if (config.mongoUrl) return null;
+  const counters = new MemoryRateLimitCounters(config.rateLimit);
+  return (worker) => serveRateLimits(counters, worker);
+};

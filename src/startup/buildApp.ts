@@ -1,0 +1,134 @@
+import type Koa from 'koa';
+import { READ_MODELS_CHECKPOINT, measureLag } from '../application/subscriptions/ProjectionRunner.js';
+import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
+import type { Logger } from '../application/ports/Logger.js';
+import type { Config } from '../config.js';
+import { rateLimit } from '../http/middleware/rateLimit.js';
+import { createApp } from '../http/createApp.js';
+import { openApiRoutes } from '../http/routes/openapi.js';
+import { idempotency } from '../http/middleware/idempotency.js';
+import type { ApiContext } from '../http/ApiResource.js';
+import { API_RESOURCES, apiDocument } from '../features/index.js';
+import type { ChronicleMetrics } from '../ops/ChronicleMetrics.js';
+import { checkReadiness } from '../ops/readiness.js';
+import { systemClock } from '../shared/Clock.js';
+import { newId } from '../shared/ids.js';
+import { lookupAllAddresses, type ResolveHost } from '../webhooks/targetUrlGuard.js';
+import { apiKeyDirectoryProjection } from '../../projections/apiKeys/apiKeyDirectoryProjection.js';
+import { freshApiKeyVerifier } from '../../projections/apiKeys/freshApiKeyVerifier.js';
+import type { ReadSide } from './readSide.js';
+import type { ChronicleWebhooks } from './webhooks.js';
+import type { Stores } from './Stores.js';
+
+export interface AppParts {
+  readonly config: Config;
+  readonly stores: Stores;
+  readonly readSide: ReadSide;
+  readonly webhooks: ChronicleWebhooks | null;
+  readonly metrics: ChronicleMetrics;
+  readonly logger: Logger;
+  /** True once a graceful stop began: /ready fails and responses carry `Connection: close`. */
+  readonly stopping: () => boolean;
+  /** True until the read side and the webhooks have started: resource routes answer 503 `STARTING`. */
+  readonly starting: () => boolean;
+  /** Resolves webhook target hosts at subscribe; default: the system resolver. */
+  readonly resolveHost?: ResolveHost;
+  /** The background loops meeting store errors right now, for /ready. */
+  readonly health: LoopHealth;
+  /** GET /metrics' text, when it is not this process's own (an API worker of API_WORKERS: every worker's, added up). */
+  readonly renderMetrics?: () => Promise<string>;
+}
+
+/**
+ * The Koa application: /health, /ready and /metrics in every process, whatever
+ * its roles (so each can be probed and scraped); the resource routes with RUN_API.
+ */
+export const buildApp = (parts: AppParts): Koa => {
+  const { config, stores, readSide, metrics, logger } = parts;
+  const { eventStore, readModels } = stores;
+  const lag = readSide.lag;
+  if (lag) metrics.trackSubscription(READ_MODELS_CHECKPOINT, lag);
+  const readinessLogger = logger.child({ role: 'readiness' });
+  // What each subscription this process runs is doing (connected, waiting for what, dropped), read as it is.
+  const subscriptions = () => ({
+    ...(readSide.projections ? { 'read-models': readSide.projections.status } : {}),
+    ...(parts.webhooks ? { 'webhook-fan-out': parts.webhooks.fanOut.status } : {}),
+  });
+  const ops = {
+    clock: systemClock,
+    basePath: config.basePath,
+    trustProxy: config.trustProxy,
+    health: {
+      eventStoreKind: eventStore.kind,
+      readModelsKind: readModels.kind,
+      headPosition: () => eventStore.headPosition(),
+      ...(lag ? { projectionLag: lag } : {}),
+      subscriptions,
+    },
+    ready: () =>
+      checkReadiness({
+        eventStore: () => eventStore.headPosition(),
+        readModels: () => readModels.checkpoints.load(READ_MODELS_CHECKPOINT),
+        // The lag bound applies where this process serves reads.
+        ...(config.roles.api && lag ? { projectionLag: lag } : {}),
+        maxLagMs: config.readyMaxLagMs,
+        subscriptions,
+        // A subscription stopped at an event this release cannot read fails /ready, naming the event.
+        loops: () => parts.health.snapshot(),
+        stoppedAt: {
+          projections: () => readSide.projections?.failure ?? null,
+          webhookFanOut: () => parts.webhooks?.fanOut.failure ?? null,
+        },
+        stopping: parts.stopping,
+        logger: readinessLogger,
+      }),
+    metrics: {
+      render: parts.renderMetrics ?? (() => metrics.render()),
+      contentType: metrics.contentType,
+      token: config.metricsToken,
+      observe: (method: string, route: string, status: number, seconds: number) => metrics.observeRequest(method, route, status, seconds),
+    },
+    draining: parts.stopping,
+  };
+  if (!config.roles.api || !readSide.progress) return createApp({ ...ops, logger: logger.child({ role: 'ops' }) });
+  return createApp({ ...ops, logger: logger.child({ role: 'api' }), publicRouters: [openApiRoutes(config.basePath, apiDocument(config.basePath))], api: apiRoutes(parts, readSide.progress) });
+};
+
+/** The resource routes, each with the stores and settings it needs. */
+const apiRoutes = (parts: AppParts, progress: NonNullable<ReadSide['progress']>) => {
+  const { config, stores, readSide, webhooks } = parts;
+  const { eventStore, readModels } = stores;
+  const commands = { eventStore, newId, clock: systemClock };
+  const readYourWrites = { progress, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs };
+  const keys = { store: stores.idempotency, clock: systemClock, ...readYourWrites };
+  const api: ApiContext = {
+    commands,
+    readModels,
+    readYourWrites,
+    idempotency: (route, codec) => idempotency(keys, route, codec),
+    appliedPosition: () => readSide.appliedPosition(),
+    webhooks: {
+      outbox: stores.webhookOutbox,
+      secrets: stores.webhookSecrets,
+      targetUrls: { allowPrivate: config.webhooks.allowPrivateTargets, resolve: parts.resolveHost ?? lookupAllAddresses },
+      ...(webhooks ? { wake: () => webhooks.dispatcher.wake() } : {}),
+    },
+  };
+  // A key issued or revoked a moment ago (by the CLI, in another process) is answered as the log has it.
+  const verifyApiKey = freshApiKeyVerifier({
+    directory: readModels.collection(apiKeyDirectoryProjection),
+    eventStore,
+    progress,
+    appliedPosition: () => readSide.appliedPosition(),
+    lag: readSide.lag ?? (async () => measureLag(eventStore, await readSide.appliedPosition())),
+    clock: systemClock,
+    unknownKeyWaitMs: config.readYourWritesTimeoutMs,
+  });
+  return {
+    verifyApiKey,
+    starting: parts.starting,
+    rateLimit: rateLimit(stores.rateLimits, systemClock, { health: parts.health, logger: parts.logger.child({ role: 'rate-limits' }) }),
+    ...readYourWrites,
+    routers: API_RESOURCES.flatMap((resource) => resource.routes(api)),
+  };
+};

@@ -1,0 +1,178 @@
+import type { Server } from 'node:http';
+import type { Logger } from '../application/ports/Logger.js';
+import type { DemoCredentials } from '../application/demo/bootstrapDemo.js';
+import { LoopHealth } from '../application/subscriptions/LoopHealth.js';
+import type { ProjectionRunner } from '../application/subscriptions/ProjectionRunner.js';
+import type { Config } from '../config.js';
+import { ChronicleMetrics } from '../ops/ChronicleMetrics.js';
+import { loadTlsFiles } from '../ops/tlsFiles.js';
+import type { IpcEndpoint } from '../shared/IpcEndpoint.js';
+import type { ResolveHost } from '../webhooks/targetUrlGuard.js';
+import { openStores, openWebhookSource } from './adapters.js';
+import { gracefulClose, type CloseReport } from './gracefulClose.js';
+import { startHttp } from './http.js';
+import { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './listen.js';
+import { startProgressSignals } from './progressSignals.js';
+import { startReadSide } from './readSide.js';
+import { StartSteps } from './StartSteps.js';
+import { closeStores, type Stores } from './Stores.js';
+import { startWebhooks, type ChronicleWebhooks } from './webhooks.js';
+import { startWriteSide } from './writeSide.js';
+
+export type { Stores } from './Stores.js';
+export type { CloseReport } from './gracefulClose.js';
+export type { ChronicleWebhooks } from './webhooks.js';
+export { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './listen.js';
+
+/** A started process: what it runs, and one `close()` for a graceful stop. */
+export interface Chronicle {
+  /**
+   * Resource routes with RUN_API, else only /health, /ready and /metrics; null when the process listens on
+   * no port (API_WORKERS' background process without BACKGROUND_PORT: its supervisor hears from it over IPC).
+   */
+  readonly server: Server | null;
+  /** The port actually listened on (PORT=0 picks a free one); null when none. */
+  readonly port: number | null;
+  readonly stores: Stores;
+  readonly projections: ProjectionRunner | null;
+  /** The webhook fan-out and dispatcher, when this process runs them (RUN_WEBHOOKS). */
+  readonly webhooks: ChronicleWebhooks | null;
+  /** The demo company and key created on an empty store (shown once), else null. */
+  readonly demo: DemoCredentials | null;
+  readonly metrics: ChronicleMetrics;
+  /**
+   * Resolves (never rejects) with the reason once this process can no longer do
+   * its work and must stop: another process took over the read models' lease. The
+   * projections have stopped by then; `chronicle serve` stops gracefully and exits 1.
+   */
+  readonly failed: Promise<Error>;
+  /** Graceful stop within `timeoutMs` (default SHUTDOWN_TIMEOUT_MS); see `gracefulClose`. */
+  close(options?: { readonly timeoutMs?: number }): Promise<CloseReport>;
+}
+
+/** Optional replacements of outside services (tests), and the supervisor of an API worker. */
+export interface ChronicleDeps {
+  /** Resolves webhook target hosts at subscribe; default: the system resolver (`dns.lookup`, every address). */
+  readonly resolveHost?: ResolveHost;
+  /** An API worker of API_WORKERS: its IPC channel to the supervisor, which counts the rate limits of every worker and adds up their metrics. */
+  readonly supervisor?: IpcEndpoint;
+  /**
+   * Any process API_WORKERS' supervisor started: the same channel, over which it tells of its appends and
+   * applied batches and hears of the others' (`exchangeProgressSignals`).
+   */
+  readonly progressSignals?: IpcEndpoint;
+}
+
+/** A promise resolved, once, with the first failure that must stop the process. */
+const failureSignal = (): { readonly failed: Promise<Error>; readonly fail: (error: Error) => void } => {
+  let fail: (error: Error) => void = () => undefined;
+  const failed = new Promise<Error>((resolve) => (fail = resolve));
+  return { failed, fail: (error) => fail(error) };
+};
+
+/**
+ * Starts the roles this process runs, step by step: the stores, the write side,
+ * the read side, the progress signals (API_WORKERS), the webhooks, HTTP; then
+ * waits for the read side and the webhooks to have caught up, and hands back one
+ * graceful `close()`. A failure at any step stops what the steps before it
+ * started before it is thrown, so a failed start leaves nothing running.
+ */
+export const startChronicle = async (
+  config: Config,
+  logger: Logger,
+  timeouts: ServerTimeouts = DEFAULT_SERVER_TIMEOUTS,
+  deps: ChronicleDeps = {},
+): Promise<Chronicle> => {
+  // Checked before anything is opened: a bad file is a configuration error (exit 2).
+  const tls = config.tls && config.port !== null ? loadTlsFiles(config.tls) : null;
+  const steps = new StartSteps(logger);
+  try {
+    const stores = await steps.run('stores', () => openStores(config, deps.supervisor ? { supervisor: deps.supervisor } : {}), closeStores);
+    const { eventStore } = stores;
+    // Background loops tell of store errors here (they keep retrying); /ready shows them.
+    const health = new LoopHealth();
+    const metrics = new ChronicleMetrics({ logger: logger.child({ role: 'metrics' }), headPosition: () => eventStore.headPosition() });
+    const { failed, fail } = failureSignal();
+
+    const { demo } = await steps.run('write side', () => startWriteSide(config, stores));
+
+    const readSide = await steps.run(
+      'read side',
+      () => startReadSide(config, stores, logger, health, fail),
+      (side) => side.stop(),
+    );
+
+    const stopSignals = deps.progressSignals
+      ? await steps.run(
+          'progress signals',
+          () => startProgressSignals(deps.progressSignals!, { api: config.roles.api, eventStore, readSide, metrics }),
+          (stop) => stop(),
+        )
+      : () => undefined;
+
+    const webhooks = config.roles.webhooks
+      ? await steps.run(
+          'webhooks',
+          async () =>
+            startWebhooks(config, stores, metrics, logger, {
+              ...(await openWebhookSource(config, eventStore, logger)),
+              health,
+              onLeaseLost: fail,
+              onFailed: fail,
+              ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
+            }),
+          (started) => started.stop(0),
+        )
+      : null;
+
+    const http = await steps.run(
+      'HTTP',
+      () =>
+        startHttp(
+          config,
+          { config, stores, readSide, webhooks, metrics, logger, health, ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}) },
+          { tls, timeouts, ...(deps.supervisor ? { supervisor: deps.supervisor } : {}) },
+        ),
+      (side) => side.close(),
+    );
+
+    await Promise.all([readSide.started, webhooks?.started]);
+    http.started();
+    const { server, port } = http;
+    logger.info(
+      { host: config.host, port, tls: Boolean(tls), basePath: config.basePath, roles: config.roles },
+      port === null ? 'started (listening on no port)' : config.roles.api ? 'API listening' : 'listening (health, readiness and metrics only)',
+    );
+
+    const close = gracefulClose({
+      server,
+      readSide,
+      webhooks,
+      stores,
+      logger,
+      beginStopping: () => http.beginStopping(),
+      defaultTimeoutMs: config.shutdownTimeoutMs,
+    });
+    return {
+      server,
+      port,
+      stores,
+      projections: readSide.projections,
+      webhooks,
+      demo,
+      metrics,
+      failed,
+      close: async (options) => {
+        try {
+          return await close(options);
+        } finally {
+          stopSignals();
+        }
+      },
+    };
+  } catch (error) {
+    logger.error({ err: error }, 'start failed; stopping what was started');
+    await steps.rollback();
+    throw error;
+  }
+};

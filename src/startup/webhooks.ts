@@ -1,0 +1,170 @@
+import { isIPv6 } from 'node:net';
+import { Lease, WEBHOOKS_LEASE, type LeaseLostError } from '../application/subscriptions/Lease.js';
+import { measureLag } from '../application/subscriptions/ProjectionRunner.js';
+import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
+import type { Logger } from '../application/ports/Logger.js';
+import type { Config } from '../config.js';
+import type { ChronicleMetrics } from '../ops/ChronicleMetrics.js';
+import { systemClock } from '../shared/Clock.js';
+import { newId } from '../shared/ids.js';
+import { createDeliveryAgent } from '../webhooks/deliveryAgent.js';
+import type { DerivedWebhookEvent } from '../webhooks/derivedWebhookEvent.js';
+import { deriveWebhookEvents, webhookCompanyOf } from '../webhooks/deriveWebhookEvents.js';
+import { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import { unsubscribeGone } from '../webhooks/dispatcherUnsubscribe.js';
+import { toEnvelope } from '../webhooks/envelope.js';
+import { WEBHOOK_FAN_OUT_CHECKPOINT, WebhookFanOut, type FanOutEventSource } from '../webhooks/fanOut.js';
+import { matchesFilters } from '../webhooks/filters.js';
+import { checkpointWitness } from '../webhooks/checkpointWitness.js';
+import type { FanOutNotOnLogError } from '../webhooks/FanOutNotOnLogError.js';
+import { OutboxRetention } from '../webhooks/outboxRetention.js';
+import { isRefusedAddress, type ResolveHost } from '../webhooks/targetUrlGuard.js';
+import { judgeHolder, thisProcess } from './localProcess.js';
+import type { Stores } from './Stores.js';
+
+/** Deliveries in flight at once (different subscriptions; each subscription has at most one). */
+const DISPATCH_CONCURRENCY = 16;
+
+/** A host resolver as the delivery agent's `lookup` wants it. */
+const asLookup = (resolve: ResolveHost) => async (host: string) =>
+  (await resolve(host)).map((address) => ({ address, family: isIPv6(address) ? 6 : 4 }));
+
+export interface ChronicleWebhooks {
+  readonly fanOut: WebhookFanOut<DerivedWebhookEvent>;
+  readonly dispatcher: WebhookDispatcher;
+  /** Resolves once the fan-out follows the log (on EventStoreDB: after the group check, which may wait or refuse). */
+  readonly started: Promise<void>;
+  /**
+   * Stops the fan-out (its last batch and checkpoint stored), then gives delivery
+   * attempts in flight `graceMs`; true when none had to be aborted.
+   */
+  stop(graceMs: number): Promise<boolean>;
+}
+
+export interface WebhookSource {
+  /** Where the fan-out reads the log (EventStoreDB: a persistent subscription); absent: the event store's own subscription. */
+  readonly source?: FanOutEventSource;
+  readonly closeSource?: () => Promise<void>;
+}
+
+/**
+ * The fan-out follows the log from its own checkpoint (apart from the read
+ * models, so a rebuild never sends anything) into the outbox; the dispatcher
+ * signs and delivers what the outbox holds; the retention prunes the delivery log.
+ *
+ * They run only under the webhooks' lease (beside the read models' one, in the
+ * same store): one dispatcher per DATA_DIR (or MongoDB database), since a second
+ * would send more duplicates. The lease is taken in the background (`started`),
+ * so that /ready shows a wait for it (see `Lease`); when another live process
+ * keeps it, the start fails with `LeaseHeldError`; when another process takes it
+ * over later, the webhooks stop and `onLeaseLost` is told.
+ */
+export const startWebhooks = async (
+  config: Config,
+  stores: Stores,
+  metrics: ChronicleMetrics,
+  logger: Logger,
+  options: WebhookSource & {
+    readonly resolveHost?: ResolveHost;
+    readonly health?: LoopHealth;
+    readonly onLeaseLost?: (error: LeaseLostError) => void;
+    /** Told when the fan-out stopped for good: the log no longer holds where the outbox stands (the webhooks have stopped). */
+    readonly onFailed?: (error: FanOutNotOnLogError) => void;
+  },
+): Promise<ChronicleWebhooks> => {
+  const { eventStore, webhookOutbox: outbox, webhookSecrets: secrets } = stores;
+  let stopWork: () => Promise<unknown> = async () => undefined;
+  // The lease is taken once the process listens (see `started` below), so that /ready shows a wait for it.
+  const stopping = new AbortController();
+  let fanOutRef: WebhookFanOut<DerivedWebhookEvent> | null = null;
+  const leased = Lease.acquire({
+    leases: stores.readModels.leases,
+    name: WEBHOOKS_LEASE,
+    claimant: thisProcess('dispatcher'),
+    judgeHolder,
+    clock: systemClock,
+    logger: logger.child({ role: 'webhooks-lease' }),
+    ...(options.health ? { health: options.health } : {}),
+    signal: stopping.signal,
+    onWaiting: (what) => fanOutRef?.waitingFor(what),
+    onLost: (error) => {
+      void stopWork();
+      options.onLeaseLost?.(error);
+    },
+  });
+  leased.catch(() => undefined);
+  const agent = createDeliveryAgent({
+    allowPrivateTargets: config.webhooks.allowPrivateTargets,
+    // As many idle keep-alive sockets as deliveries in flight: with Node's default
+    // of 4, a burst to one receiver reconnected for most deliveries.
+    maxFreeSockets: DISPATCH_CONCURRENCY,
+    isRefusedAddress,
+    ...(options.resolveHost ? { resolve: asLookup(options.resolveHost) } : {}),
+  });
+  const dispatcher = new WebhookDispatcher({
+    outbox,
+    send: agent.send,
+    secrets,
+    unsubscribe: unsubscribeGone({ eventStore, newId, clock: systemClock, secrets }),
+    timeoutMs: config.webhooks.timeoutMs,
+    retryDelaysMs: config.webhooks.retryDelaysMs,
+    concurrency: DISPATCH_CONCURRENCY,
+    logger: logger.child({ role: 'webhooks' }),
+    onAttempt: (outcome, latencyMs) => metrics.observeAttempt(outcome, latencyMs),
+    ...(options.health ? { health: options.health } : {}),
+  });
+  const witness = checkpointWitness(stores.readModels.checkpoints);
+  const fanOut = new WebhookFanOut<DerivedWebhookEvent>({
+    eventStore,
+    ...(options.source ? { source: options.source } : {}),
+    // Beside a remote log (EventStoreDB), the id of the checkpoint's event is kept too, to check the log at the next start.
+    ...(options.source && witness ? { witness } : {}),
+    onFailed: (error) => {
+      void stopWork();
+      options.onFailed?.(error);
+    },
+    outbox,
+    derive: deriveWebhookEvents,
+    companyOf: webhookCompanyOf,
+    matches: matchesFilters,
+    toEnvelope,
+    logger: logger.child({ role: 'webhook-fan-out' }),
+    onEnqueued: () => dispatcher.wake(),
+  });
+  fanOutRef = fanOut;
+  // Delivered and failed rows older than WEBHOOK_LOG_RETENTION_DAYS go, in bounded batches.
+  const retention = new OutboxRetention({
+    outbox,
+    retentionDays: config.webhooks.logRetentionDays,
+    logger: logger.child({ role: 'webhook-retention' }),
+    onPruned: (rows) => metrics.observePruned(rows),
+    ...(options.health ? { health: options.health } : {}),
+  });
+  const started = leased.then(async () => {
+    if (stopping.signal.aborted) return;
+    dispatcher.start();
+    retention.start();
+    await fanOut.start();
+  });
+  // Awaited by the start after it begins listening; marked handled here so a failure meanwhile is not an unhandled rejection.
+  started.catch(() => undefined);
+  metrics.trackWebhooks(() => outbox.depthByState());
+  metrics.trackSubscription(WEBHOOK_FAN_OUT_CHECKPOINT, () => measureLag(eventStore, fanOut.position));
+
+  let stopped: Promise<boolean> | null = null;
+  const stop = (graceMs: number): Promise<boolean> =>
+    (stopped ??= (async () => {
+      const begun = Date.now();
+      stopping.abort(new Error('stopping'));
+      const lease = await leased.catch(() => null);
+      await retention.stop();
+      await fanOut.stop();
+      await options.closeSource?.();
+      const finished = await dispatcher.stop(Math.max(0, graceMs - (Date.now() - begun)));
+      agent.close();
+      await lease?.release();
+      return finished;
+    })());
+  stopWork = () => stop(0);
+  return { fanOut, dispatcher, started, stop };
+};

@@ -1,0 +1,83 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../support/runCli.js';
+import { tempDir } from '../support/tempStore.js';
+
+const REPOSITORY = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** Whether a TCP connection to host:port is accepted. */
+const accepts = (host: string, port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+/** An IPv4 address of this machine other than loopback, if it has one. */
+const otherAddress = (): string | null =>
+  Object.values(networkInterfaces())
+    .flat()
+    .find((address) => address !== undefined && address.family === 'IPv4' && !address.internal)?.address ?? null;
+
+const eventually = async (check: () => Promise<boolean>, withinMs: number): Promise<boolean> => {
+  const until = Date.now() + withinMs;
+  while (Date.now() < until) {
+    if (await check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return check();
+};
+
+describe('the front door: where a first start listens, and npm start', function () {
+  this.timeout(60_000);
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => (dir = tempDir('chronicle-front-door-')));
+  afterEach(() => dir.dispose());
+
+  it('listens on loopback by default, and on every interface with HOST=0.0.0.0', async function () {
+    const other = otherAddress();
+    const loopback = await startServer({ DATA_DIR: dir.path });
+    try {
+      const port = Number(new URL(loopback.baseUrl).port);
+      expect(await accepts('127.0.0.1', port)).to.equal(true);
+      if (other) expect(await accepts(other, port), `${other} must not reach a loopback server`).to.equal(false);
+    } finally {
+      await loopback.stop();
+    }
+    if (!other) this.skip();
+    const everywhere = await startServer({ DATA_DIR: dir.path, HOST: '0.0.0.0' });
+    try {
+      expect(await accepts(other, Number(new URL(everywhere.baseUrl).port))).to.equal(true);
+    } finally {
+      await everywhere.stop();
+    }
+  });
+
+  it('a server started by `npm start` stops when npm is killed (SIGKILL), instead of running on, orphaned', async () => {
+    const npm = spawn('npm', ['start'], {
+      cwd: REPOSITORY,
+      env: { ...process.env, DATA_DIR: dir.path, PORT: '0', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const port = await new Promise<number>((resolve, reject) => {
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = /listening on https?:\/\/localhost:(\d+)/.exec(output);
+        if (match) resolve(Number(match[1]));
+      };
+      npm.stdout.on('data', onData);
+      npm.stderr.on('data', onData);
+      npm.once('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)));
+    });
+    expect(await accepts('127.0.0.1', port)).to.equal(true);
+    npm.kill('SIGKILL');
+    expect(await eventually(async () => !(await accepts('127.0.0.1', port)), 10_000), 'the server still listens').to.equal(true);
+  });
+});
