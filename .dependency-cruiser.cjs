@@ -1,6 +1,7 @@
 /**
  * The layers of Chronicle, checked by `npm run lint` (dependency-cruiser).
- * README "Architecture" explains each layer; ../shared/ARCHITECTURE.md gives the rules.
+ * docs/contributors/architecture.md explains each layer and the rules; `npm run graph` draws the
+ * folders' imports into docs/contributors/layers.md.
  *
  *   src/shared        brands, ids, Decider type, clock, validation reporter
  *   src/domain        events, commands, deciders, errors: pure

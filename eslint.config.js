@@ -42,8 +42,8 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    // The typed client's generator: an ES module script for Node.
-    files: ['clients/typescript/scripts/*.mjs'],
+    // The typed client's generator, the repository's scripts and the docs check's configuration: ES modules for Node.
+    files: ['clients/typescript/scripts/*.mjs', 'scripts/*.mjs', '.remarkrc.mjs'],
     languageOptions: { globals: { console: 'readonly', process: 'readonly', structuredClone: 'readonly' } },
   },
   {

@@ -2,6 +2,9 @@
 // The `chronicle` command. The TypeScript is compiled to dist/ by `npm install` (prepare) or `npm run build`.
 import { existsSync } from 'node:fs';
 
+// A `.env` file in the working folder sets what the environment does not (variables already set win).
+if (existsSync('.env')) process.loadEnvFile('.env');
+
 const entry = new URL('../dist/src/cli/main.js', import.meta.url);
 if (!existsSync(entry)) {
   console.error('chronicle: dist/ is missing; run `npm run build` first');

@@ -1,6 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { SecretKey } from './shared/SecretKey.js';
 // The stores' clients judge their own connection strings (each loads its client only when asked).
 import { eventStoreDbUrlProblem } from './adapters/eventstoredb/eventStoreDbUrl.js';
 import { mongoDbUrlProblem } from './adapters/mongodb/mongoDbUrl.js';
@@ -104,6 +106,51 @@ const listenHost = new t.Type<string, string, unknown>(
   String,
 );
 
+/** A 256-bit key written in hex or base64 (SECRETS_KEY). */
+const secretKey = new t.Type<SecretKey, string, unknown>(
+  'secretKey',
+  (u): u is SecretKey => u instanceof SecretKey,
+  (u, c) => {
+    const key = typeof u === 'string' ? SecretKey.fromText(u) : E.left('must be a key');
+    return E.isRight(key) ? t.success(key.right) : t.failure(u, c, key.left);
+  },
+  String,
+);
+
+/** A file holding a key as SECRETS_KEY takes it (SECRETS_KEY_FILE): read when the configuration is decoded. */
+const secretKeyFile = new t.Type<SecretKey, string, unknown>(
+  'secretKeyFile',
+  (u): u is SecretKey => u instanceof SecretKey,
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c, 'must be a file path');
+    let text: string;
+    try {
+      text = readFileSync(u, 'utf8');
+    } catch (error) {
+      return t.failure(u, c, `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+    const key = SecretKey.fromText(text);
+    return E.isRight(key) ? t.success(key.right) : t.failure(u, c, `holds no valid key: it ${key.left}`);
+  },
+  String,
+);
+
+/** Keys of earlier rotations, comma-separated (SECRETS_KEY_PREVIOUS). */
+const secretKeyList = new t.Type<readonly SecretKey[], string, unknown>(
+  'secretKeys',
+  (u): u is readonly SecretKey[] => Array.isArray(u),
+  (u, c) => {
+    const keys = typeof u === 'string' ? u.split(',').map((part) => SecretKey.fromText(part)) : [];
+    const bad = keys.findIndex(E.isLeft);
+    if (keys.length === 0 || bad >= 0) {
+      const which = bad >= 0 ? `key ${bad + 1} of the list ` : '';
+      return t.failure(u, c, `${which}must be 32 bytes written as 64 hex digits or in base64, keys separated by commas`);
+    }
+    return t.success(keys.map((key) => (key as E.Right<SecretKey>).right));
+  },
+  (keys) => keys.map(String).join(','),
+);
+
 /** Where embedded read models live: their SQLite file (the default) or this process's memory. */
 const readModelsKind = t.keyof({ sqlite: null, memory: null });
 
@@ -146,10 +193,13 @@ const variables = {
   READY_MAX_LAG_MS: { codec: intFromString('milliseconds', 0), default: '5000' },
   METRICS_TOKEN: { codec: bearerToken, default: undefined },
   SHUTDOWN_TIMEOUT_MS: { codec: intFromString('milliseconds', 100, 600_000), default: '10000' },
+  SECRETS_KEY: { codec: secretKey, default: undefined },
+  SECRETS_KEY_FILE: { codec: secretKeyFile, default: undefined },
+  SECRETS_KEY_PREVIOUS: { codec: secretKeyList, default: undefined },
 } as const;
 
 /** Variables whose value is a secret: a problem with one never shows the value. */
-const SECRET_VARIABLES: ReadonlySet<string> = new Set(['METRICS_TOKEN']);
+const SECRET_VARIABLES: ReadonlySet<string> = new Set(['METRICS_TOKEN', 'SECRETS_KEY', 'SECRETS_KEY_PREVIOUS']);
 /** Connection strings: a problem with one shows it without its password. */
 const CONNECTION_VARIABLES: ReadonlySet<string> = new Set(['EVENTSTORE_URL', 'MONGODB_URL']);
 
@@ -209,6 +259,12 @@ export interface Config {
   readonly metricsToken: string | undefined;
   /** One bound on the whole graceful shutdown (SIGTERM, SIGINT). */
   readonly shutdownTimeoutMs: number;
+  /**
+   * Keys of webhook signing secrets at rest: `key` (SECRETS_KEY or SECRETS_KEY_FILE) encrypts,
+   * `previousKeys` (SECRETS_KEY_PREVIOUS) only decrypt what earlier keys encrypted. No key:
+   * secrets are kept in the clear. Secrets: never logged (they print as their id).
+   */
+  readonly secrets: { readonly key: SecretKey | undefined; readonly previousKeys: readonly SecretKey[] };
 }
 
 export class ConfigError extends Error {
@@ -269,6 +325,14 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   if (c.BACKGROUND_PORT !== undefined && c.BACKGROUND_PORT !== 0 && c.BACKGROUND_PORT === c.PORT) {
     problems.push('BACKGROUND_PORT must differ from PORT: the API workers listen on PORT');
   }
+  // Checked on what was given, valid or not: each mistake is reported at once.
+  const given = (name: keyof Variables): boolean => (env[name]?.trim() ?? '') !== '';
+  if (given('SECRETS_KEY') && given('SECRETS_KEY_FILE')) {
+    problems.push('SECRETS_KEY and SECRETS_KEY_FILE cannot both be set: give the key one way');
+  }
+  if (given('SECRETS_KEY_PREVIOUS') && !given('SECRETS_KEY') && !given('SECRETS_KEY_FILE')) {
+    problems.push('SECRETS_KEY_PREVIOUS needs SECRETS_KEY (or SECRETS_KEY_FILE): previous keys only decrypt, the current one encrypts');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -297,5 +361,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     readyMaxLagMs: c.READY_MAX_LAG_MS,
     metricsToken: c.METRICS_TOKEN,
     shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,
+    secrets: { key: c.SECRETS_KEY ?? c.SECRETS_KEY_FILE, previousKeys: c.SECRETS_KEY_PREVIOUS ?? [] },
   };
 };

@@ -17,7 +17,8 @@ export const REVOCATION_BOUND_MS = 1_000;
 /**
  * How long a key found active is answered again from memory, without a lookup
  * (at most half the revocation bound, which it is part of). A lookup costs a hash
- * and a read of the key directory: about a sixth of a GET by id's CPU (measured).
+ * and a read of the key directory, a noticeable share of a GET by id's CPU
+ * (docs/benchmarks/design-measurements.md, "API key lookups").
  */
 export const KEY_REUSE_MS = 200;
 

@@ -6,6 +6,7 @@ import { registerCompanies } from './commands/companies.js';
 import { registerEvents } from './commands/events.js';
 import { registerKeys } from './commands/keys.js';
 import { registerReplay } from './commands/replay.js';
+import { registerSecrets } from './commands/secrets.js';
 import { registerServe } from './commands/serve.js';
 import { registerUsers } from './commands/users.js';
 import { registerVerify } from './commands/verify.js';
@@ -21,6 +22,7 @@ const commands: readonly RegisterCommands[] = [
   registerVerify,
   registerEvents,
   registerWebhooks,
+  registerSecrets,
 ];
 
 /** Builds the `chronicle` program; every command module plugs in here. */

@@ -14,9 +14,9 @@ interface RouteEntry {
  *
  * Routes are declared with @koa/router (`router.get('/contacts/:id', …)`), whose
  * own dispatch tests each route's regular expression in turn and composes the
- * matching routes' middleware again for every request: about 2.5 µs of each
- * request with this API's 43 routes, against 0.3 µs for one lookup here, where
- * each route's middleware was composed when it was added.
+ * matching routes' middleware again for every request; here one lookup finds the
+ * route, whose middleware was composed when it was added (measured:
+ * docs/benchmarks/design-measurements.md, "Routing").
  *
  * Paths match as @koa/router matched them: case-insensitively, with or without
  * a trailing slash, parameters percent-decoded; an empty parameter matches

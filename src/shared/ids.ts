@@ -19,7 +19,7 @@ const randomBytes16 = (): Uint8Array => {
 /**
  * A new server-assigned id (events, entities): a UUIDv7, time-ordered, so that
  * new rows land at the right edge of every index (SQLite B-trees, MongoDB _id)
- * instead of on random pages. Measured on the embedded store: about 1.7× the
- * group-commit rate of random UUIDv4 ids.
+ * instead of on random pages (what that gives appends: docs/benchmarks/design-measurements.md,
+ * "Ids").
  */
 export const newId = (): string => v7({ random: randomBytes16() });

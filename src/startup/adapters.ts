@@ -17,6 +17,10 @@ import type { Config } from '../config.js';
 import { STORED_EVENT_TYPES } from '../features/index.js';
 import type { WebhookSource } from './webhooks.js';
 import type { Stores } from './Stores.js';
+import { withEncryptedSecrets } from './secretsAtRest.js';
+
+/** DATA_DIR and every file in it private to this user (0700, 0600), however it was left: what every engine keeps there. */
+export { tightenDataDir } from '../adapters/sqlite/privateFiles.js';
 
 /**
  * The only file that picks adapters: which store each port gets, from the
@@ -32,8 +36,8 @@ export const embeddedReadModelsFile = (dataDir: string): string => join(dataDir,
 
 /**
  * How long the projections' batches may wait for one shared commit of the SQLite read
- * models, in a process that runs the API and the projections (see README, "One
- * process: batches share a commit").
+ * models, in a process that runs the API and the projections (see
+ * docs/contributors/sqlite-read-models.md, "One process: batches share a commit").
  */
 export const SHARED_READ_MODEL_COMMIT_MS = 20;
 
@@ -46,7 +50,11 @@ export const embeddedRateLimitsFile = (dataDir: string): string => join(dataDir,
  * files of their own in DATA_DIR (every process on one DATA_DIR shares them). The
  * real-server drivers are loaded only when used.
  */
-export const openStores = async (config: Config, options: { readonly supervisor?: IpcEndpoint } = {}): Promise<Stores> => {
+export const openStores = async (config: Config, options: { readonly supervisor?: IpcEndpoint } = {}): Promise<Stores> =>
+  // Webhook secrets encrypted at rest (SECRETS_KEY) whichever engine keeps them.
+  withEncryptedSecrets(await openEngineStores(config, options), config);
+
+const openEngineStores = async (config: Config, options: { readonly supervisor?: IpcEndpoint }): Promise<Stores> => {
   const adapter: EventStore = config.eventStoreUrl
     ? (await import('../adapters/eventstoredb/EventStoreDbEventStore.js')).EventStoreDbEventStore.connect(config.eventStoreUrl)
     : SqliteEventStore.open(embeddedDatabaseFile(config.dataDir));
@@ -68,7 +76,8 @@ export const openStores = async (config: Config, options: { readonly supervisor?
     let rateLimits: RateLimitCounters;
     try {
       // One process running the API and the projections (`npm start`) is the only API process on its
-      // DATA_DIR: it counts in memory (a count costs 7 µs there, 120 µs in the shared file). API
+      // DATA_DIR: it counts in memory, far cheaper than in the shared file
+      // (docs/benchmarks/design-measurements.md, "Rate-limit counters"). API
       // processes beside a separate projector (RUN_PROJECTIONS=false, as API_WORKERS' workers run)
       // may be several: they count together in DATA_DIR/rate-limits.sqlite.
       // An API worker of API_WORKERS asks its supervisor, which counts for all its workers in memory.

@@ -2,6 +2,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
+import { answerClientErrors } from '../http/clientErrorResponse.js';
 import type { TlsFiles } from '../ops/tlsFiles.js';
 
 /** Limits on slow clients: all headers within `headersMs`, the whole request within `requestMs`. */
@@ -33,6 +34,8 @@ export const listen = async (
   };
   const handler = app.callback();
   const server: Server = tls ? createHttpsServer({ ...serverOptions, ...tls }, handler) : createHttpServer(serverOptions, handler);
+  // What Node's parser refuses (431, 400, 408) is answered with the spec's JSON error body.
+  answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     const failed = (error: Error) => {
       server.close();

@@ -8,7 +8,8 @@ import { ChronicleMetrics } from '../ops/ChronicleMetrics.js';
 import { loadTlsFiles } from '../ops/tlsFiles.js';
 import type { IpcEndpoint } from '../shared/IpcEndpoint.js';
 import type { ResolveHost } from '../webhooks/targetUrlGuard.js';
-import { openStores, openWebhookSource } from './adapters.js';
+import { openStores, openWebhookSource, tightenDataDir } from './adapters.js';
+import { secureSecretsAtStart } from './secretsAtRest.js';
 import { gracefulClose, type CloseReport } from './gracefulClose.js';
 import { startHttp } from './http.js';
 import { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './listen.js';
@@ -87,8 +88,13 @@ export const startChronicle = async (
   const tls = config.tls && config.port !== null ? loadTlsFiles(config.tls) : null;
   const steps = new StartSteps(logger);
   try {
+    // DATA_DIR private to this user first (0700, its files 0600), however it was left.
+    await steps.run('private DATA_DIR', () => tightenDataDir(config.dataDir, logger));
     const stores = await steps.run('stores', () => openStores(config, deps.supervisor ? { supervisor: deps.supervisor } : {}), closeStores);
     const { eventStore } = stores;
+    // Secrets in the clear or under an earlier key encrypted under SECRETS_KEY (one no key opens stops the start);
+    // API_WORKERS' API workers leave it to the background process, started before them.
+    if (!deps.supervisor) await steps.run('secrets at rest', () => secureSecretsAtStart(stores, config, logger));
     // Background loops tell of store errors here (they keep retrying); /ready shows them.
     const health = new LoopHealth();
     const metrics = new ChronicleMetrics({ logger: logger.child({ role: 'metrics' }), headPosition: () => eventStore.headPosition() });

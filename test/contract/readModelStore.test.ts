@@ -47,7 +47,7 @@ if (mongoUrl) {
     };
   };
   readModelStoreContract('MongoDB', mongo);
-  // A regular expression's case folding differs from JavaScript's toLowerCase on a few letters (README, Decisions).
+  // A regular expression's case folding differs from JavaScript's toLowerCase on a few letters (docs/contributors/decisions/0018-substring-search-per-engine.md).
   readModelSearchContract('MongoDB', mongo, { specialCasing: false });
 } else {
   skipLine('ReadModelStore contract: MongoDB', 'MONGODB_URL');

@@ -3,12 +3,24 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 import { SqliteWebhookSecretStore } from '../../src/adapters/sqlite/SqliteWebhookSecretStore.js';
+import type { WebhookSecretStore } from '../../src/application/ports/WebhookSecretStore.js';
+import { EncryptedWebhookSecretStore } from '../../src/application/secrets/EncryptedWebhookSecretStore.js';
+import { SecretsKeyring } from '../../src/application/secrets/SecretsKeyring.js';
 import { generateWebhookSecret } from '../../src/shared/webhookSecret.js';
 import { skipLine } from '../support/integration.js';
 import { tempDir } from '../support/tempStore.js';
-import { webhookSecretStoreContract } from './webhookSecretStore.contract.js';
+import { encryptedWebhookSecretStoreContract, newSecretKey } from './encryptedWebhookSecretStore.contract.js';
+import { webhookSecretStoreContract, type SecretStoreUnderTest } from './webhookSecretStore.contract.js';
 
-webhookSecretStoreContract('SQLite (its own connection)', async () => {
+/** The same store seen through the encryption decorator, as the composition root wraps every adapter. */
+const encrypted = (made: SecretStoreUnderTest): SecretStoreUnderTest => {
+  const keyring = new SecretsKeyring(newSecretKey(), [newSecretKey()]);
+  const wrap = (store: WebhookSecretStore) => new EncryptedWebhookSecretStore(store, keyring);
+  return { store: wrap(made.store), reopen: async () => wrap(await made.reopen()), dispose: made.dispose };
+};
+
+/** The SQLite store on a connection of its own, in a fresh file. */
+const sqliteSecrets = async (): Promise<SecretStoreUnderTest> => {
   const dir = tempDir('chronicle-secrets-');
   const file = join(dir.path, 'chronicle.sqlite');
   const store = SqliteWebhookSecretStore.open(file);
@@ -20,7 +32,11 @@ webhookSecretStoreContract('SQLite (its own connection)', async () => {
       dir.dispose();
     },
   };
-});
+};
+
+webhookSecretStoreContract('SQLite (its own connection)', sqliteSecrets);
+webhookSecretStoreContract('SQLite, encrypted (SECRETS_KEY)', async () => encrypted(await sqliteSecrets()));
+encryptedWebhookSecretStoreContract('SQLite', sqliteSecrets);
 
 webhookSecretStoreContract('SQLite (on the event store’s connection)', async () => {
   const dir = tempDir('chronicle-secrets-');
@@ -41,7 +57,7 @@ webhookSecretStoreContract('SQLite (on the event store’s connection)', async (
 
 const mongoUrl = process.env.MONGODB_URL;
 if (mongoUrl) {
-  webhookSecretStoreContract('MongoDB', async () => {
+  const mongoSecrets = async (): Promise<SecretStoreUnderTest> => {
     // A database of its own per test (the read models' one, as in production), dropped afterwards.
     const { MongoReadModelStore } = await import('../../src/adapters/mongodb/MongoReadModelStore.js');
     const { MongoWebhookSecretStore } = await import('../../src/adapters/mongodb/MongoWebhookSecretStore.js');
@@ -61,7 +77,10 @@ if (mongoUrl) {
         await readModels.close();
       },
     };
-  });
+  };
+  webhookSecretStoreContract('MongoDB', mongoSecrets);
+  webhookSecretStoreContract('MongoDB, encrypted (SECRETS_KEY)', async () => encrypted(await mongoSecrets()));
+  encryptedWebhookSecretStoreContract('MongoDB', mongoSecrets);
 } else {
   skipLine('WebhookSecretStore contract: MongoDB', 'MONGODB_URL');
 }

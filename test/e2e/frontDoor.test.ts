@@ -1,9 +1,11 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../support/runCli.js';
+import { CLI, startServer } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
 
 const REPOSITORY = fileURLToPath(new URL('../../..', import.meta.url));
@@ -79,5 +81,19 @@ describe('the front door: where a first start listens, and npm start', function 
     expect(await accepts('127.0.0.1', port)).to.equal(true);
     npm.kill('SIGKILL');
     expect(await eventually(async () => !(await accepts('127.0.0.1', port)), 10_000), 'the server still listens').to.equal(true);
+  });
+
+  it('reads .env in the working folder for what the environment does not set', () => {
+    const project = join(dir.path, 'project');
+    mkdirSync(project);
+    writeFileSync(join(project, '.env'), `DATA_DIR=${join(dir.path, 'from-dotenv')}\nLOG_LEVEL=warn\n`);
+    const { DATA_DIR: _unset, ...environment } = process.env;
+    const run = (env: NodeJS.ProcessEnv) =>
+      spawnSync(process.execPath, [CLI, 'companies', 'create', '--name', 'Dotenv', '--json'], { cwd: project, env, encoding: 'utf8' });
+    expect(run(environment).status).to.equal(0);
+    expect(existsSync(join(dir.path, 'from-dotenv', 'chronicle.sqlite'))).to.equal(true);
+    // A variable set in the environment wins over the file.
+    expect(run({ ...environment, DATA_DIR: join(dir.path, 'from-env') }).status).to.equal(0);
+    expect(existsSync(join(dir.path, 'from-env', 'chronicle.sqlite'))).to.equal(true);
   });
 });

@@ -51,6 +51,8 @@ export interface RequestOptions {
 
 export interface Harness {
   readonly baseUrl: string;
+  /** The DATA_DIR of this Chronicle (removed by `close`). */
+  readonly dataDir: string;
   readonly chronicle: Chronicle;
   readonly companyId: string;
   /** The demo key: every permission. */
@@ -102,6 +104,7 @@ export const startHarness = async (env: NodeJS.ProcessEnv = {}, timeouts?: Serve
 
   return {
     baseUrl,
+    dataDir: dir.path,
     chronicle,
     companyId: chronicle.demo.companyId,
     key: chronicle.demo.key,

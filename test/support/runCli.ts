@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 export const CLI = fileURLToPath(new URL('../../../bin/chronicle.js', import.meta.url));
@@ -12,7 +13,8 @@ export interface CliRun {
 /** Runs `chronicle <args>` as a user would, with the given environment. */
 export const runCli = (args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
+    // Run from a folder of no project: a `.env` of the checkout must not reach the tests.
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: tmpdir(), env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -33,6 +35,7 @@ export interface ServerProcess {
 export const startServer = (env: NodeJS.ProcessEnv): Promise<ServerProcess> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, 'serve'], {
+      cwd: tmpdir(),
       env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
     });
     let output = '';

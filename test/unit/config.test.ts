@@ -1,6 +1,10 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { inspect } from 'node:util';
 import { ConfigError, configVariables, loadConfig } from '../../src/config.js';
+import { tempDir } from '../support/tempStore.js';
 
 const problemsOf = (env: NodeJS.ProcessEnv): readonly string[] => {
   try {
@@ -35,6 +39,7 @@ describe('configuration from the environment', () => {
       readyMaxLagMs: 5000,
       metricsToken: undefined,
       shutdownTimeoutMs: 10000,
+      secrets: { key: undefined, previousKeys: [] },
     });
   });
 
@@ -149,6 +154,61 @@ describe('configuration from the environment', () => {
       expect(problems[0]).not.to.contain(token);
     }
     expect(loadConfig({ METRICS_TOKEN: 'abcDEF0123456789-._~+/==' }).metricsToken).to.equal('abcDEF0123456789-._~+/==');
+  });
+
+  describe('SECRETS_KEY, SECRETS_KEY_FILE, SECRETS_KEY_PREVIOUS', () => {
+    const bytes = randomBytes(32);
+    const [hex, base64] = [bytes.toString('hex'), bytes.toString('base64')];
+
+    it('takes 32 bytes in hex, base64 or base64url, as the same key, shown only by its id', () => {
+      const ids = [hex, hex.toUpperCase(), base64, bytes.toString('base64url'), ` ${base64}\n`].map((text) => loadConfig({ SECRETS_KEY: text }).secrets.key!.id);
+      expect(new Set(ids).size).to.equal(1);
+      const key = loadConfig({ SECRETS_KEY: base64 }).secrets.key!;
+      for (const shown of [String(key), JSON.stringify({ key }), inspect(key), inspect({ config: loadConfig({ SECRETS_KEY: base64 }) }, { depth: 9 })]) {
+        expect(shown).to.include(key.id).and.not.include(base64).and.not.include(hex);
+      }
+    });
+
+    it('refuses a key that is not 32 bytes, naming the variable and never showing the value', () => {
+      for (const bad of [randomBytes(16).toString('hex'), randomBytes(31).toString('base64'), 'correct horse battery staple', `${hex}0`]) {
+        const problems = problemsOf({ SECRETS_KEY: bad });
+        expect(problems).to.have.length(1);
+        expect(problems[0]).to.match(/^SECRETS_KEY \(value hidden\) must be 32 bytes written as 64 hex digits or in base64/);
+        expect(problems[0]).not.to.include(bad);
+      }
+      const previous = problemsOf({ SECRETS_KEY: hex, SECRETS_KEY_PREVIOUS: `${base64},nope` });
+      expect(previous).to.deep.equal([
+        'SECRETS_KEY_PREVIOUS (value hidden) key 2 of the list must be 32 bytes written as 64 hex digits or in base64, keys separated by commas',
+      ]);
+    });
+
+    it('reads the key from SECRETS_KEY_FILE; an unreadable file or a bad key in it is named', () => {
+      const dir = tempDir('chronicle-key-');
+      try {
+        const file = join(dir.path, 'secrets.key');
+        writeFileSync(file, `${base64}\n`);
+        expect(loadConfig({ SECRETS_KEY_FILE: file }).secrets.key!.id).to.equal(loadConfig({ SECRETS_KEY: hex }).secrets.key!.id);
+        expect(problemsOf({ SECRETS_KEY_FILE: join(dir.path, 'missing') })[0]).to.match(/^SECRETS_KEY_FILE=".*missing" cannot be read \(ENOENT\)/);
+        writeFileSync(file, 'short');
+        const problem = problemsOf({ SECRETS_KEY_FILE: file })[0]!;
+        expect(problem).to.match(/^SECRETS_KEY_FILE=".*" holds no valid key: it must be 32 bytes/);
+        expect(problem).not.to.include('short');
+      } finally {
+        dir.dispose();
+      }
+    });
+
+    it('takes previous keys beside a current one only, and the key one way only', () => {
+      const other = randomBytes(32).toString('hex');
+      const config = loadConfig({ SECRETS_KEY: hex, SECRETS_KEY_PREVIOUS: ` ${other} , ${randomBytes(32).toString('base64')}` });
+      expect(config.secrets.previousKeys).to.have.length(2);
+      expect(problemsOf({ SECRETS_KEY_PREVIOUS: other })).to.deep.equal([
+        'SECRETS_KEY_PREVIOUS needs SECRETS_KEY (or SECRETS_KEY_FILE): previous keys only decrypt, the current one encrypts',
+      ]);
+      expect(problemsOf({ SECRETS_KEY: hex, SECRETS_KEY_FILE: '/etc/chronicle/secrets.key' })).to.include(
+        'SECRETS_KEY and SECRETS_KEY_FILE cannot both be set: give the key one way',
+      );
+    });
   });
 
   it('bounds the shutdown and the readiness lag', () => {

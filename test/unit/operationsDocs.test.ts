@@ -5,11 +5,11 @@ import { readFileSync } from 'node:fs';
 const repoFile = (name: string): string => readFileSync(new URL(`../../../${name}`, import.meta.url), 'utf8');
 
 describe('operations files', () => {
-  it('.env.example names a MongoDB URL the host can reach (the README’s, with directConnection)', () => {
+  it('.env.example names a MongoDB URL the host can reach (the testing guide’s, with directConnection)', () => {
     const example = /^#?\s*MONGODB_URL=(\S+)$/m.exec(repoFile('.env.example'))?.[1];
-    const readme = /MONGODB_URL='([^']+)'/.exec(repoFile('README.md'))?.[1];
-    expect(readme).to.be.a('string');
-    expect(example).to.equal(readme);
+    const guide = /MONGODB_URL='([^']+)'/.exec(repoFile('docs/contributors/testing.md'))?.[1];
+    expect(guide).to.be.a('string');
+    expect(example).to.equal(guide);
     expect(new URL(example!).searchParams.get('directConnection')).to.equal('true');
   });
 

@@ -2047,7 +2047,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactResponse"];
                 };
             };
-            /** @description The body is not valid JSON. */
+            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
             400: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -2156,7 +2156,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description The body is not sent as `Content-Type: application/json`. */
+            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
             415: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -2790,7 +2790,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactResponse"];
                 };
             };
-            /** @description The body is not valid JSON. */
+            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
             400: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -2939,7 +2939,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description The body is not sent as `Content-Type: application/json`. */
+            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
             415: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -3411,7 +3411,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description The body is not sent as `Content-Type: application/json`. */
+            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
             415: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -4045,7 +4045,7 @@ export interface operations {
                     "application/json": components["schemas"]["DealResponse"];
                 };
             };
-            /** @description The body is not valid JSON. */
+            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
             400: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -4171,7 +4171,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description The body is not sent as `Content-Type: application/json`. */
+            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
             415: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -5034,7 +5034,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSubscribeResponse"];
                 };
             };
-            /** @description The body is not valid JSON. */
+            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
             400: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -5143,7 +5143,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description The body is not sent as `Content-Type: application/json`. */
+            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
             415: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -5302,7 +5302,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookUnsubscribeResponse"];
                 };
             };
-            /** @description The body is not valid JSON. */
+            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
             400: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -5405,7 +5405,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description The body is not sent as `Content-Type: application/json`. */
+            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
             415: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -5789,7 +5789,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRedeliverResponse"];
                 };
             };
-            /** @description The body is not valid JSON. */
+            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
             400: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -5915,7 +5915,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description The body is not sent as `Content-Type: application/json`. */
+            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
             415: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -6073,7 +6073,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookUnsubscribeResponse"];
                 };
             };
-            /** @description The body is not valid JSON. */
+            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
             400: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -6176,7 +6176,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description The body is not sent as `Content-Type: application/json`. */
+            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
             415: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */

@@ -39,7 +39,8 @@ class WindowCounts {
  * (`FlexibleRateLimitCounters`); here a count is a plain increment, and a
  * concurrency slot a plain counter (it cannot outlive the process, so it needs no
  * lease). RateLimiterMemory did the same through a promise, a result object and a
- * timer per window and key: about a quarter of the CPU of a GET by id (measured).
+ * timer per window and key, a large share of a GET by id's CPU
+ * (docs/benchmarks/design-measurements.md, "Rate-limit counters").
  */
 export class MemoryRateLimitCounters implements RateLimitCounters {
   private readonly hours = new WindowCounts();

@@ -186,7 +186,7 @@ export class MongoWebhookOutbox implements WebhookOutbox {
   /**
    * Moves the per-state counts after a write, by what the write reported. Not in the
    * write's transaction (the outbox uses none): a process that dies between the two
-   * leaves the figure off by that one write's rows (README, "Metrics").
+   * leaves the figure off by that one write's rows (docs/operators/metrics.md).
    */
   private async count(changes: CountChanges): Promise<void> {
     const operations = STATES.filter((state) => (changes[state] ?? 0) !== 0).map((state) => ({

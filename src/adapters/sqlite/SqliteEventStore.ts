@@ -141,7 +141,8 @@ export class SqliteEventStore implements EventStore {
       insert: db.prepare(
         'INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
-      // Two statements: a LIMIT bound to -1 makes SQLite's plan for the common full read ~6× slower.
+      // Two statements: a LIMIT bound to -1 gives SQLite a much slower plan for the common full read
+      // (docs/benchmarks/design-measurements.md).
       readStream: db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision'),
       readStreamLimited: db.prepare(
         'SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?',

@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import type { WebhookSecretStore } from '../../application/ports/WebhookSecretStore.js';
+import type { StoredSecret, WebhookSecretStore } from '../../application/ports/WebhookSecretStore.js';
 import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
 import { whenLockFreeTranslated } from './writeLock.js';
 
@@ -12,6 +12,8 @@ export class SqliteWebhookSecretStore implements WebhookSecretStore {
     readonly put: Statement<[string, string]>;
     readonly get: Statement<[string], { secret: string }>;
     readonly delete: Statement<[string]>;
+    readonly page: Statement<[string, number], { subscription_id: string; secret: string }>;
+    readonly replace: Statement<[string, string, string]>;
   };
 
   /** On an open (migrated) database; `ownsDatabase`: close it with the store. */
@@ -25,6 +27,8 @@ export class SqliteWebhookSecretStore implements WebhookSecretStore {
       ),
       get: db.prepare('SELECT secret FROM webhook_secrets WHERE subscription_id = ?'),
       delete: db.prepare('DELETE FROM webhook_secrets WHERE subscription_id = ?'),
+      page: db.prepare('SELECT subscription_id, secret FROM webhook_secrets WHERE subscription_id > ? ORDER BY subscription_id LIMIT ?'),
+      replace: db.prepare('UPDATE webhook_secrets SET secret = ? WHERE subscription_id = ? AND secret = ?'),
     };
   }
 
@@ -33,8 +37,23 @@ export class SqliteWebhookSecretStore implements WebhookSecretStore {
     return new SqliteWebhookSecretStore(openSqliteDatabase(file), true);
   }
 
+  /**
+   * Runs a write that replaces or deletes a secret with SQLite's `secure_delete` on
+   * (on this connection, for this write only): the bytes of the value it removes
+   * are overwritten in the file instead of left in free space, so a secret deleted,
+   * or once kept in the clear and now encrypted, does not linger in the pages.
+   */
+  private erasing<T>(write: () => T): T {
+    this.db.pragma('secure_delete = ON');
+    try {
+      return write();
+    } finally {
+      this.db.pragma('secure_delete = OFF');
+    }
+  }
+
   async put(subscriptionId: string, secret: string): Promise<void> {
-    await whenLockFreeTranslated(this.db, () => this.statements.put.run(subscriptionId, secret));
+    await whenLockFreeTranslated(this.db, () => this.erasing(() => this.statements.put.run(subscriptionId, secret)));
   }
 
   async get(subscriptionId: string): Promise<string | null> {
@@ -42,7 +61,17 @@ export class SqliteWebhookSecretStore implements WebhookSecretStore {
   }
 
   async delete(subscriptionId: string): Promise<void> {
-    await whenLockFreeTranslated(this.db, () => this.statements.delete.run(subscriptionId));
+    await whenLockFreeTranslated(this.db, () => this.erasing(() => this.statements.delete.run(subscriptionId)));
+  }
+
+  async storedPage(after: string | null, limit: number): Promise<readonly StoredSecret[]> {
+    // '' sorts before every id.
+    return this.statements.page.all(after ?? '', limit).map((row) => ({ subscriptionId: row.subscription_id, stored: row.secret }));
+  }
+
+  async replaceStored(subscriptionId: string, expected: string, next: string): Promise<boolean> {
+    const { changes } = await whenLockFreeTranslated(this.db, () => this.erasing(() => this.statements.replace.run(next, subscriptionId, expected)));
+    return changes === 1;
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { createPrivateFile, makePrivateFolder } from './privateFiles.js';
 
 export type SqliteDatabase = Database.Database;
 
@@ -133,7 +133,7 @@ export const LOG_FILE_MIGRATIONS: readonly string[] = [
 
 /**
  * Opens one of the embedded mode's SQLite files, shared by the processes on a
- * DATA_DIR: its folder made, WAL (readers never wait for the writer), a 10 s busy
+ * DATA_DIR: its folder made (0700) and the file (0600) if new, WAL (readers never wait for the writer), a 10 s busy
  * timeout (writers take turns), the given `synchronous` level, then `configure`
  * (pragmas, functions), and the migrations not run yet, in one write transaction
  * (`user_version` counts those run; none when all have run).
@@ -146,7 +146,12 @@ export const openWalDatabase = (
     readonly configure?: (db: SqliteDatabase) => void;
   },
 ): SqliteDatabase => {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    // Private to the server's user whatever the umask: the folder 0700, the file (and so
+    // its -wal and -shm, which SQLite gives the file's mode) 0600.
+    makePrivateFolder(dirname(file));
+    createPrivateFile(file);
+  }
   const db = new Database(file);
   db.pragma('busy_timeout = 10000');
   db.pragma('journal_mode = WAL');
@@ -178,7 +183,7 @@ export const openSqliteDatabase = (file: string): SqliteDatabase =>
       // Checkpoint the WAL every 40 MB instead of 4 MB. A checkpoint copies each page once
       // however often it was rewritten since the last: the webhook outbox rewrites the same
       // few pages (its queues' index pages, the counters, the rows being delivered) every few
-      // milliseconds (README, `bench:webhooks`).
+      // milliseconds (docs/benchmarks/bench-webhooks.md).
       db.pragma(`wal_autocheckpoint = ${LOG_WAL_AUTOCHECKPOINT_PAGES}`);
     },
   });

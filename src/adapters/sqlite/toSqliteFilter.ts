@@ -31,8 +31,8 @@ export interface TextStatistics {
 const SAMPLED_TRIGRAMS = 6;
 /**
  * A full-text candidate costs a row lookup and an `instr`; a document in the
- * company's covering index, an `instr`: measured about 1.5 to 1 (100,000 contacts:
- * 11,111 candidates checked in 2 ms, the company's index read in 12 ms).
+ * company's covering index, an `instr` alone: a candidate counts as two index
+ * entries (measured: docs/benchmarks/design-measurements.md, "SQLite read models").
  */
 const LOOKUP_COST = 2;
 

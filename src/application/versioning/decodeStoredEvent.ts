@@ -27,8 +27,9 @@ export const decodeStoredEvent = <Event>(codec: t.Decoder<unknown, Event>, event
 /**
  * A decoder for a projection: `targets` and `evolve` see the same stored event,
  * decoded once (cached per event object). The event codecs transform nothing, so
- * a value that `is` accepts (about 4× faster than `decode` on a rebuild) is its
- * own decoding; `decode` runs only to explain a refusal.
+ * a value that `is` accepts (far cheaper than `decode` on a rebuild: see
+ * docs/benchmarks/design-measurements.md) is its own decoding; `decode` runs only
+ * to explain a refusal.
  */
 export const cachedDecoder = <Event>(codec: t.Type<Event, unknown, unknown>): ((event: RecordedEvent) => Event) => {
   const decoded = new WeakMap<RecordedEvent, Event>();

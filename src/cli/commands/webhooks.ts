@@ -8,7 +8,7 @@ import { print, type RegisterCommands } from '../CliContext.js';
  * events). The next start of a dispatcher recreates it at the outbox's position,
  * or, for an empty outbox, at the start of the log (every event is fanned out
  * again; receivers de-duplicate by `metadata.eventId`). For the refusal to start
- * on an outbox that is behind the group (README, "Order, retries …").
+ * on an outbox that is behind the group (docs/operators/webhook-pipeline.md).
  */
 export const registerWebhooks: RegisterCommands = (program, context) => {
   const webhooks = program.command('webhooks').description('webhook fan-out maintenance (EventStoreDB)');

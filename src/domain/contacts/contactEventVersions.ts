@@ -7,7 +7,7 @@ import { applyContactUpdated, toContactView } from './contactRecord.js';
 /*
  * Earlier versions of the contact's stored events, and the upcasters that read
  * them as the current version. A released version's codec never changes: a new
- * shape is a new version (see README, "Changing an event").
+ * shape is a new version (see docs/contributors/changing-an-event.md).
  *
  *   ContactCreated  v1 (current)
  *   ContactUpdated  v1: changes, previous, updatedAt (releases up to 92d4d5c)

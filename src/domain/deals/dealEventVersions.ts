@@ -8,7 +8,7 @@ import { toDealView } from './dealView.js';
 /*
  * Earlier versions of the deal's stored events, and the upcasters that read them
  * as the current version. A released version's codec never changes: a new shape
- * is a new version (see README, "Changing an event").
+ * is a new version (see docs/contributors/changing-an-event.md).
  *
  *   DealCreated           v1 (current)
  *   DealStatusChanged     v1: the moves, actualCloseDate, updatedAt (releases up to 92d4d5c)

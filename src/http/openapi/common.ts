@@ -183,9 +183,20 @@ export const badMinLogPosition = (): ResponseObject => badRequest('`X-Min-Log-Po
 
 /** Failures of a request with a JSON body, before the body is looked at. */
 export const bodyErrors = {
-  '400': badRequest('The body is not valid JSON.'),
+  '400': badRequest(
+    'The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, ' +
+      '`__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and ' +
+      '`details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` ' +
+      '(`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong).',
+  ),
   '413': jsonResponse('The body is larger than 1 MB.', 'PayloadTooLargeError', 'authenticated'),
-  '415': jsonResponse('The body is not sent as `Content-Type: application/json`.', 'UnsupportedMediaTypeError', 'authenticated'),
+  '415': jsonResponse(
+    'The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` ' +
+      'types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names ' +
+      'are case-insensitive; other parameters are ignored.',
+    'UnsupportedMediaTypeError',
+    'authenticated',
+  ),
 } as const;
 
 /** Responses of the whole application rather than of one operation. */

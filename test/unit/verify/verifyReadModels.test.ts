@@ -15,9 +15,9 @@ import { tempDir } from '../../support/tempStore.js';
 import { writeRealLog, type RealLog } from './realLog.js';
 import { PROJECTIONS, READ_MODEL_CHECKS, STORED_EVENT_TYPES } from '../../../src/features/index.js';
 
-/** What `writeRealLog` leaves: 2 contacts, 2 deals, 1 agent, 1 user, 2 keys (in 2 read models), 1 subscription. */
-const DOCUMENTS = 11;
-const STREAMS = 9;
+/** What `writeRealLog` leaves: 2 companies, 2 contacts, 2 deals, 1 agent, 1 user, 2 keys (in 2 read models), 1 subscription. */
+const DOCUMENTS = 13;
+const STREAMS = 11;
 
 describe('verifyReadModels', () => {
   let dir: ReturnType<typeof tempDir>;
@@ -63,7 +63,7 @@ describe('verifyReadModels', () => {
     expect(report.differences).to.deep.equal([]);
     expect(report).to.include({ documents: DOCUMENTS, streams: STREAMS, skipped: 0, position: await eventStore.headPosition() });
     expect(report.events).to.equal((await eventStore.readAll()).length);
-    expect(report.readModels).to.deep.equal(['contacts', 'deals', 'agents', 'users', 'api_keys', 'api_key_directory', 'webhooks']);
+    expect(report.readModels).to.deep.equal(['contacts', 'deals', 'agents', 'users', 'api_keys', 'api_key_directory', 'webhooks', 'companies']);
   });
 
   it('builds empty read models from the very events it folds, and finds them equal', async () => {
