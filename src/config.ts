@@ -3,6 +3,9 @@ import * as t from 'io-ts';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { SecretKey } from './shared/SecretKey.js';
+// The stores' clients judge their own connection strings (each loads its client only when asked).
+import { eventStoreDbUrlProblem } from './adapters/eventstoredb/eventStoreDbUrl.js';
+import { mongoDbUrlProblem } from './adapters/mongodb/mongoDbUrl.js';
 
 /** An integer within bounds, read from an environment string. */
 const intFromString = (name: string, min: number, max = Number.MAX_SAFE_INTEGER) =>
@@ -45,6 +48,33 @@ const delaysFromString = new t.Type<number[], string, unknown>(
   (a) => a.join(','),
 );
 
+/**
+ * A store's connection string, checked by the store's own client (`problem`: why
+ * the client refuses it, or null), so that whatever the client takes is taken:
+ * host lists of clusters and replica sets, DNS seed lists, every option.
+ */
+const connectionString = (name: string, problem: (url: string) => string | null) =>
+  new t.Type<string, string, unknown>(
+    name,
+    (u): u is string => typeof u === 'string',
+    (u, c) => {
+      if (typeof u !== 'string') return t.failure(u, c, 'must be a connection string');
+      const refused = problem(u);
+      return refused === null ? t.success(u) : t.failure(u, c, `is refused by the ${name} client: ${refused}`);
+    },
+    String,
+  );
+
+/** The password of a connection string (`scheme://user:password@…`), or null. */
+const passwordOf = (url: string): string | null => /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^:@/?#]*:([^@/?#]+)@/.exec(url)?.[1] ?? null;
+
+/** `text` without the password of `url` (a refused connection string is shown, its password never). */
+const withoutPassword = (text: string, url: string): string => {
+  const password = passwordOf(url);
+  return password === null ? text : text.split(password).join('***');
+};
+
+/** A URL with one of `schemes` (PostgreSQL's connection URL). */
 const urlWithScheme = (name: string, schemes: readonly string[]) =>
   new t.Type<string, string, unknown>(
     name,
@@ -156,8 +186,8 @@ const variables = {
   PORT: { codec: intFromString('port', 0, 65535), default: '3000' },
   HOST: { codec: listenHost, default: '127.0.0.1' },
   DATA_DIR: { codec: nonEmpty, default: './data' },
-  EVENTSTORE_URL: { codec: urlWithScheme('EventStoreDB URL', ['esdb:', 'esdb+discover:']), default: undefined },
-  MONGODB_URL: { codec: urlWithScheme('MongoDB URL', ['mongodb:', 'mongodb+srv:']), default: undefined },
+  EVENTSTORE_URL: { codec: connectionString('EventStoreDB', eventStoreDbUrlProblem), default: undefined },
+  MONGODB_URL: { codec: connectionString('MongoDB', mongoDbUrlProblem), default: undefined },
   MONGODB_DB: { codec: nonEmpty, default: 'chronicle' },
   POSTGRES_URL: { codec: urlWithScheme('PostgreSQL URL', ['postgres:', 'postgresql:']), default: undefined },
   POSTGRES_POOL_SIZE: { codec: intFromString('connections', 1, 1000), default: '10' },
@@ -190,6 +220,8 @@ const variables = {
 
 /** Variables whose value is a secret: a problem with one never shows the value. */
 const SECRET_VARIABLES: ReadonlySet<string> = new Set(['METRICS_TOKEN', 'SECRETS_KEY', 'SECRETS_KEY_PREVIOUS', 'POSTGRES_URL']);
+/** Connection strings: a problem with one shows it without its password. */
+const CONNECTION_VARIABLES: ReadonlySet<string> = new Set(['EVENTSTORE_URL', 'MONGODB_URL']);
 
 type Variables = typeof variables;
 type Decoded<K extends keyof Variables> = t.TypeOf<Variables[K]['codec']>;
@@ -284,7 +316,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     const decoded = (spec.codec as t.Decoder<unknown, unknown>).decode(value);
     if (E.isLeft(decoded)) {
       const message = decoded.left[0]?.message ?? 'is invalid';
-      problems.push(SECRET_VARIABLES.has(name) ? `${name} (value hidden) ${message}` : `${name}=${JSON.stringify(value)} ${message}`);
+      if (SECRET_VARIABLES.has(name)) problems.push(`${name} (value hidden) ${message}`);
+      else if (CONNECTION_VARIABLES.has(name)) problems.push(withoutPassword(`${name}=${JSON.stringify(value)} ${message}`, value));
+      else problems.push(`${name}=${JSON.stringify(value)} ${message}`);
     } else raw[name] = decoded.right;
   }
   const c = raw as RawConfig;

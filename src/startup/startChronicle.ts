@@ -124,6 +124,7 @@ export const startChronicle = async (
               ...(await openWebhookSource(config, eventStore, logger)),
               health,
               onLeaseLost: fail,
+              onFailed: fail,
               ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
             }),
           (started) => started.stop(0),

@@ -124,6 +124,30 @@ describe('configuration from the environment', () => {
     expect(problems.find((p) => p.startsWith('PORT='))).to.contain('from 0 to 65535');
   });
 
+  it('takes the host lists of clusters and replica sets, as the EventStoreDB and MongoDB clients take them', () => {
+    const mongo = 'mongodb://m1:27017,m2:27017/?replicaSet=rs0';
+    for (const url of ['esdb://n1:2113,n2:2113,n3:2113?tls=true', 'esdb+discover://cluster.example.com:2113', 'esdb://admin:changeit@localhost:2113?tls=false']) {
+      expect(loadConfig({ EVENTSTORE_URL: url, MONGODB_URL: mongo }).eventStoreUrl).to.equal(url);
+    }
+    for (const url of [mongo, 'mongodb://m1,m2,m3/?replicaSet=rs0&w=majority', 'mongodb+srv://cluster0.example.net/?retryWrites=true', 'mongodb://u:p@h/db?authSource=admin']) {
+      expect(loadConfig({ MONGODB_URL: url }).mongoUrl).to.equal(url);
+    }
+  });
+
+  it('refuses what the clients refuse, in their own words, without a password', () => {
+    const problem = (env: NodeJS.ProcessEnv) => problemsOf({ MONGODB_URL: 'mongodb://db', ...env })[0] ?? '';
+    expect(problem({ EVENTSTORE_URL: 'http://localhost:2113' })).to.match(/^EVENTSTORE_URL="http:\/\/localhost:2113" is refused by the EventStoreDB client: .*esdb:\/\/ or esdb\+discover:\/\//);
+    expect(problem({ EVENTSTORE_URL: 'esdb://n1:2113:7,n2:2113' })).to.match(/^EVENTSTORE_URL=.* is refused by the EventStoreDB client/);
+    expect(problem({ EVENTSTORE_URL: 'esdb://localhost:2113?tls=maybe' })).to.contain('true or false');
+    expect(problemsOf({ MONGODB_URL: 'mongodb://a,b/?directConnection=true' })[0]).to.match(
+      /^MONGODB_URL=.* is refused by the MongoDB client: directConnection option requires exactly one host/,
+    );
+    expect(problemsOf({ MONGODB_URL: 'mongo://db' })[0]).to.contain('Invalid scheme');
+    expect(problemsOf({ MONGODB_URL: 'mongodb://m1:70000' })[0]).to.match(/^MONGODB_URL=/);
+    const secret = problemsOf({ MONGODB_URL: 'mongodb://chronicle:s3cret-pass@m1:27017/?replicaSet=rs0&bogus=1' })[0]!;
+    expect(secret).to.contain('option bogus is not supported').and.to.contain('chronicle:***@m1').and.not.to.contain('s3cret-pass');
+  });
+
   it('refuses a short or malformed METRICS_TOKEN without ever showing it', () => {
     for (const token of ['short-token', 'has spaces in it, which bearer tokens cannot', 'ümlaut-0123456789abcdef']) {
       const problems = problemsOf({ METRICS_TOKEN: token });

@@ -1818,7 +1818,7 @@ export interface operations {
                 updatedSince?: string | unknown | unknown;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path?: never;
@@ -1843,6 +1843,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1866,6 +1868,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1900,6 +1904,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1923,6 +1929,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1946,6 +1954,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -2037,6 +2047,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position": string;
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
@@ -2064,6 +2076,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -2100,6 +2114,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2123,6 +2139,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Seconds to wait before retrying (in-progress only). */
@@ -2150,6 +2168,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2173,6 +2193,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2196,6 +2218,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2219,6 +2243,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -2286,7 +2312,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path: {
@@ -2314,6 +2340,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2337,6 +2365,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2371,6 +2401,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2394,6 +2426,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2417,6 +2451,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2440,6 +2476,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -2505,7 +2543,7 @@ export interface operations {
                 asOf?: string | unknown | unknown;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
                 /** @description ETags (or `*`) of a copy the client holds: when one matches (weak comparison, RFC 9110), 304 without a body. */
                 "If-None-Match"?: string;
@@ -2535,6 +2573,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description A strong ETag of the contact: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
                     ETag?: string;
                     [name: string]: unknown;
@@ -2560,6 +2600,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description A strong ETag of the contact: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
                     ETag: string;
                     [name: string]: unknown;
@@ -2583,6 +2625,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2617,6 +2661,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2640,6 +2686,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2663,6 +2711,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2686,6 +2736,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -2780,6 +2832,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write (absent when the body changed nothing); send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position"?: string;
                     /** @description A strong ETag of the contact: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
@@ -2807,6 +2861,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2841,6 +2897,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2864,6 +2922,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2887,6 +2947,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2910,6 +2972,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2933,6 +2997,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2956,6 +3022,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2979,6 +3047,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3002,6 +3072,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -3073,7 +3145,7 @@ export interface operations {
                 updatedSince?: string | unknown | unknown;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path?: never;
@@ -3098,6 +3170,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3121,6 +3195,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3155,6 +3231,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3178,6 +3256,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3201,6 +3281,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -3292,6 +3374,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position": string;
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
@@ -3319,6 +3403,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -3355,6 +3441,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3378,6 +3466,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Seconds to wait before retrying (in-progress only). */
@@ -3405,6 +3495,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3428,6 +3520,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3451,6 +3545,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3474,6 +3570,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -3539,7 +3637,7 @@ export interface operations {
                 asOf?: string | unknown | unknown;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
                 /** @description ETags (or `*`) of a copy the client holds: when one matches (weak comparison, RFC 9110), 304 without a body. */
                 "If-None-Match"?: string;
@@ -3569,6 +3667,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description A strong ETag of the deal: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
                     ETag?: string;
                     [name: string]: unknown;
@@ -3594,6 +3694,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description A strong ETag of the deal: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
                     ETag: string;
                     [name: string]: unknown;
@@ -3617,6 +3719,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3651,6 +3755,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3674,6 +3780,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3697,6 +3805,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3720,6 +3830,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -3787,7 +3899,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path: {
@@ -3815,6 +3927,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3838,6 +3952,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3872,6 +3988,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3895,6 +4013,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3918,6 +4038,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3941,6 +4063,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -4035,6 +4159,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write (absent when the body changed nothing); send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position"?: string;
                     /** @description A strong ETag of the deal: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
@@ -4062,6 +4188,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4096,6 +4224,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4119,6 +4249,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4142,6 +4274,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4165,6 +4299,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4188,6 +4324,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4211,6 +4349,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4234,6 +4374,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -4301,7 +4443,7 @@ export interface operations {
                 status?: components["schemas"]["AgentStatus"];
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path?: never;
@@ -4326,6 +4468,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4349,6 +4493,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4383,6 +4529,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4406,6 +4554,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4429,6 +4579,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -4491,7 +4643,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path: {
@@ -4519,6 +4671,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4542,6 +4696,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4576,6 +4732,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4599,6 +4757,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4622,6 +4782,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -4684,7 +4846,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path?: never;
@@ -4709,6 +4871,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4732,6 +4896,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4766,6 +4932,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -4828,7 +4996,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path?: never;
@@ -4853,6 +5021,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4876,6 +5046,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4910,6 +5082,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4933,6 +5107,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -5024,6 +5200,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position": string;
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
@@ -5051,6 +5229,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -5087,6 +5267,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5110,6 +5292,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Seconds to wait before retrying (in-progress only). */
@@ -5137,6 +5321,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5160,6 +5346,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5183,6 +5371,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5206,6 +5396,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -5294,6 +5486,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position": string;
                     [name: string]: unknown;
@@ -5319,6 +5513,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5353,6 +5549,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5376,6 +5574,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5399,6 +5599,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5422,6 +5624,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5445,6 +5649,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5468,6 +5674,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -5533,7 +5741,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path: {
@@ -5561,6 +5769,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5589,6 +5799,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5623,6 +5835,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5646,6 +5860,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5669,6 +5885,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5692,6 +5910,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -5783,6 +6003,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5806,6 +6028,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5840,6 +6064,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5863,6 +6089,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5886,6 +6114,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5909,6 +6139,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5932,6 +6164,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5955,6 +6189,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5978,6 +6214,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -6065,6 +6303,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position": string;
                     [name: string]: unknown;
@@ -6090,6 +6330,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6124,6 +6366,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6147,6 +6391,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6170,6 +6416,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6193,6 +6441,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6216,6 +6466,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -6278,7 +6530,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path: {
@@ -6306,6 +6558,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6346,6 +6600,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6380,6 +6636,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6403,6 +6661,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6426,6 +6686,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -6492,7 +6754,7 @@ export interface operations {
                 since?: string | unknown | unknown;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path: {
@@ -6520,6 +6782,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6567,6 +6831,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6601,6 +6867,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6624,6 +6892,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6647,6 +6917,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6670,6 +6942,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -6742,7 +7016,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path?: never;
@@ -6767,6 +7041,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6790,6 +7066,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6824,6 +7102,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6847,6 +7127,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6870,6 +7152,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
