@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { openSqliteDatabase } from '../../src/adapters/sqlite/openSqliteDatabase.js';
 import { SqliteWebhookOutbox } from '../../src/adapters/sqlite/SqliteWebhookOutbox.js';
+import { PostgresWebhookOutbox } from '../../src/adapters/postgres/PostgresWebhookOutbox.js';
+import { postgresTestUrl } from '../support/postgres.js';
+import { databaseForThisFile, migratedLogPool } from '../support/postgresLog.js';
 import { skipLine } from '../support/integration.js';
 import { tempDir } from '../support/tempStore.js';
 import { dispatcherFairnessContract } from './dispatcherFairness.contract.js';
@@ -37,4 +40,16 @@ if (mongoUrl) {
   });
 } else {
   skipLine('Webhook dispatcher fairness: MongoDB', 'MONGODB_URL');
+}
+
+if (postgresTestUrl()) {
+  const database = databaseForThisFile();
+  dispatcherFairnessContract('PostgreSQL', async () => {
+    // The dispatcher's own pool size in production is 10; its turns share it.
+    const pool = await migratedLogPool((await database()).url, 10);
+    await pool.query('TRUNCATE webhook_outbox, webhook_fan_out_subscriptions, webhook_fan_out_checkpoints, webhook_outbox_count_changes');
+    return { outbox: new PostgresWebhookOutbox(pool), dispose: () => pool.end() };
+  });
+} else {
+  skipLine('Webhook dispatcher fairness: PostgreSQL', 'POSTGRES_TEST_URL');
 }
