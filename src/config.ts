@@ -198,6 +198,13 @@ const variables = {
   WEBHOOK_RETRY_DELAYS_MS: { codec: delaysFromString, default: '5000,30000,120000' },
   WEBHOOK_ALLOW_PRIVATE_TARGETS: { codec: booleanFromString, default: 'false' },
   WEBHOOK_LOG_RETENTION_DAYS: { codec: intFromString('days', 1, 36_500), default: '30' },
+  WEBHOOK_MAX_IN_FLIGHT: { codec: intFromString('count', 1, 4096), default: '64' },
+  WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY: { codec: intFromString('count', 1, 4096), default: '16' },
+  WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY: { codec: intFromString('count', 1, 100_000), default: '100' },
+  // 1 min, 5 min, 30 min, 1 h, 2 h, 4 h, then every 6 h.
+  WEBHOOK_PAUSE_DELAYS_MS: { codec: delaysFromString, default: '60000,300000,1800000,3600000,7200000,14400000,21600000' },
+  // 5 days.
+  WEBHOOK_DISABLE_AFTER_MS: { codec: intFromString('milliseconds', 1), default: '432000000' },
   LOG_LEVEL: { codec: logLevel, default: 'info' },
   BASE_PATH: { codec: basePath, default: undefined },
   TLS_CERT_FILE: { codec: nonEmpty, default: undefined },
@@ -253,6 +260,16 @@ export interface Config {
     readonly allowPrivateTargets: boolean;
     /** Delivered and failed outbox rows are pruned this many days after they became final. */
     readonly logRetentionDays: number;
+    /** Delivery attempts in flight at once (each to a different subscription). */
+    readonly maxInFlight: number;
+    /** Of which at most this many to the subscriptions of one company. */
+    readonly maxInFlightPerCompany: number;
+    /** Subscriptions (not unsubscribed) one company may have. */
+    readonly maxSubscriptionsPerCompany: number;
+    /** How long each successive hold of a paused subscription lasts (the last one repeats). */
+    readonly pauseDelaysMs: readonly number[];
+    /** A receiver failing every attempt for this long is disabled. */
+    readonly disableAfterMs: number;
   };
   readonly logLevel: t.TypeOf<typeof logLevel>;
   readonly basePath: string;
@@ -328,6 +345,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   if (c.WEBHOOK_RETRY_DELAYS_MS && c.WEBHOOK_RETRY_DELAYS_MS.length === 0) {
     problems.push('WEBHOOK_RETRY_DELAYS_MS must list at least one delay');
   }
+  if (c.WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY > c.WEBHOOK_MAX_IN_FLIGHT) {
+    problems.push('WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY must not exceed WEBHOOK_MAX_IN_FLIGHT: a company gets a share of the dispatcher');
+  }
   if (c.EVENTSTORE_URL !== undefined && c.MONGODB_URL === undefined) {
     // The outbox, webhook secrets and fan-out checkpoint would otherwise live in DATA_DIR's SQLite
     // file beside a remote log: inside a container without a volume they vanish at every
@@ -383,6 +403,11 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       retryDelaysMs: c.WEBHOOK_RETRY_DELAYS_MS,
       allowPrivateTargets: c.WEBHOOK_ALLOW_PRIVATE_TARGETS,
       logRetentionDays: c.WEBHOOK_LOG_RETENTION_DAYS,
+      maxInFlight: c.WEBHOOK_MAX_IN_FLIGHT,
+      maxInFlightPerCompany: c.WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY,
+      maxSubscriptionsPerCompany: c.WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY,
+      pauseDelaysMs: c.WEBHOOK_PAUSE_DELAYS_MS,
+      disableAfterMs: c.WEBHOOK_DISABLE_AFTER_MS,
     },
     logLevel: c.LOG_LEVEL,
     basePath: c.BASE_PATH ?? '',

@@ -112,6 +112,7 @@ const apiRoutes = (parts: AppParts, progress: NonNullable<ReadSide['progress']>)
       secrets: stores.webhookSecrets,
       targetUrls: { allowPrivate: config.webhooks.allowPrivateTargets, resolve: parts.resolveHost ?? lookupAllAddresses },
       ...(webhooks ? { wake: () => webhooks.dispatcher.wake() } : {}),
+      maxSubscriptionsPerCompany: config.webhooks.maxSubscriptionsPerCompany,
     },
   };
   // A key issued or revoked a moment ago (by the CLI, in another process) is answered as the log has it.

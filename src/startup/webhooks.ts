@@ -11,6 +11,7 @@ import { createDeliveryAgent } from '../webhooks/deliveryAgent.js';
 import type { DerivedWebhookEvent } from '../webhooks/derivedWebhookEvent.js';
 import { deriveWebhookEvents, webhookCompanyOf } from '../webhooks/deriveWebhookEvents.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import { announceDeliveryStatus } from '../webhooks/dispatcherAnnounce.js';
 import { unsubscribeGone } from '../webhooks/dispatcherUnsubscribe.js';
 import { toEnvelope } from '../webhooks/envelope.js';
 import { WEBHOOK_FAN_OUT_CHECKPOINT, WebhookFanOut, type FanOutEventSource } from '../webhooks/fanOut.js';
@@ -21,9 +22,6 @@ import { OutboxRetention } from '../webhooks/outboxRetention.js';
 import { isRefusedAddress, type ResolveHost } from '../webhooks/targetUrlGuard.js';
 import { judgeHolder, thisProcess } from './localProcess.js';
 import type { Stores } from './Stores.js';
-
-/** Deliveries in flight at once (different subscriptions; each subscription has at most one). */
-const DISPATCH_CONCURRENCY = 16;
 
 /** A host resolver as the delivery agent's `lookup` wants it. */
 const asLookup = (resolve: ResolveHost) => async (host: string) =>
@@ -97,7 +95,7 @@ export const startWebhooks = async (
     allowPrivateTargets: config.webhooks.allowPrivateTargets,
     // As many idle keep-alive sockets as deliveries in flight: with Node's default
     // of 4, a burst to one receiver reconnected for most deliveries.
-    maxFreeSockets: DISPATCH_CONCURRENCY,
+    maxFreeSockets: config.webhooks.maxInFlight,
     isRefusedAddress,
     ...(options.resolveHost ? { resolve: asLookup(options.resolveHost) } : {}),
   });
@@ -106,9 +104,12 @@ export const startWebhooks = async (
     send: agent.send,
     secrets,
     unsubscribe: unsubscribeGone({ eventStore, newId, clock: systemClock, secrets }),
+    announce: announceDeliveryStatus({ eventStore, newId, clock: systemClock }),
     timeoutMs: config.webhooks.timeoutMs,
     retryDelaysMs: config.webhooks.retryDelaysMs,
-    concurrency: DISPATCH_CONCURRENCY,
+    concurrency: config.webhooks.maxInFlight,
+    perCompany: config.webhooks.maxInFlightPerCompany,
+    pausing: { pauseDelaysMs: config.webhooks.pauseDelaysMs, disableAfterMs: config.webhooks.disableAfterMs },
     logger: logger.child({ role: 'webhooks' }),
     onAttempt: (outcome, latencyMs) => metrics.observeAttempt(outcome, latencyMs),
     ...(options.health ? { health: options.health } : {}),

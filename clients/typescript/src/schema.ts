@@ -515,6 +515,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The stored events of a subscription
+         * @description Every event of the subscription, oldest first: subscribed, paused and disabled by the dispatcher (`metadata.source` `system`, with `failingSince`), enabled again (`reason` `recovered` by the system, `client` by the company), unsubscribed. Read from the event log itself. Ended subscriptions keep their history. Paginated like the lists.
+         *
+         *     Requires the `webhooks:read` permission.
+         */
+        get: operations["getWebhookHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a paused or disabled subscription
+         * @description Deliveries to a subscription that the dispatcher **paused** (its receiver kept failing: it is
+         *     tried again now and then, and resumes by itself at its first 200) or **disabled** (failing for
+         *     `WEBHOOK_DISABLE_AFTER_MS`, 5 days by default: never tried until enabled) go on at once, from
+         *     its oldest pending event, in order: events were queued all along. Recorded in the log as
+         *     `WebhookEnabled` (reason `client`). Enabling an active subscription changes nothing and
+         *     answers 200 all the same. `GET /webhooks` shows each subscription's `delivery_status`. The body is
+         *     an empty JSON object (`{}`), sent with `Content-Type: application/json` as every POST is.
+         *
+         *     Requires the `webhooks:write` permission.
+         */
+        post: operations["enableWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/{id}": {
         parameters: {
             query?: never;
@@ -1323,11 +1373,103 @@ export interface components {
             /** Format: uri */
             target_url: string;
             /**
-             * @description Always true: only active subscriptions are listed.
+             * @description Always true: only subscriptions not unsubscribed are listed (paused and disabled ones too).
              * @constant
              */
             is_active: true;
             created_at: components["schemas"]["Timestamp"];
+            delivery_status: components["schemas"]["WebhookDeliveryStatus"];
+            /** @description While paused or disabled: the first failed attempt since the last delivery. Null while active. */
+            failing_since: components["schemas"]["Timestamp"] | null;
+        };
+        /**
+         * @description `active`: delivered to. `paused`: its receiver kept failing (a delivery used up its retries); events are queued and the receiver is tried again after 1 min, 5 min, 30 min, 1 h, 2 h, 4 h, then every 6 h (`WEBHOOK_PAUSE_DELAYS_MS`); its first 200 resumes it. `disabled`: it failed every attempt for `WEBHOOK_DISABLE_AFTER_MS` (5 days): events are queued, nothing is sent until `POST /webhooks/{id}/enable`.
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "active" | "paused" | "disabled";
+        WebhookEnableResponse: {
+            /** @constant */
+            success: true;
+            message: string;
+            data: {
+                id: string;
+                /** @constant */
+                delivery_status: "active";
+            };
+        };
+        WebhookSubscriptionLimitError: {
+            /** @constant */
+            error?: "Webhook subscription limit reached";
+        } & components["schemas"]["Error"];
+        /** @description A stored event of a webhook subscription (never its secret). */
+        WebhookHistoryEvent: {
+            /** @enum {string} */
+            type: "WebhookSubscribed" | "WebhookUnsubscribed" | "WebhookPaused" | "WebhookDisabled" | "WebhookEnabled";
+            /** @description 0-based revision of the event in the entity's stream. */
+            revision: number;
+            /** @description The event's position in the whole log. */
+            position: components["schemas"]["LogPosition"];
+            /** @description When the event was recorded. */
+            timestamp: components["schemas"]["Timestamp"];
+            schema: components["schemas"]["HistorySchema"];
+            /** @description The event's data in the current version of its type (shape per `type`): as stored when it was stored in that version, otherwise upcast from the version it was stored in (`schema.storedVersion`). */
+            data: Record<string, never>;
+            metadata: components["schemas"]["HistoryMetadata"];
+        } & ({
+            /** @constant */
+            type?: "WebhookSubscribed";
+            data?: {
+                subscriptionId: string;
+                companyId: string;
+                event: components["schemas"]["WebhookEventType"];
+                targetUrl: string;
+                filters: components["schemas"]["WebhookFilters"] | null;
+                createdAt: components["schemas"]["Timestamp"];
+            };
+        } | {
+            /** @constant */
+            type?: "WebhookUnsubscribed";
+            data?: {
+                subscriptionId: string;
+                companyId: string;
+                /** @enum {unknown} */
+                reason: "client" | "gone";
+                at: components["schemas"]["Timestamp"];
+            };
+        } | {
+            /** @constant */
+            type?: "WebhookPaused";
+            data?: {
+                subscriptionId: string;
+                companyId: string;
+                failingSince: components["schemas"]["Timestamp"];
+                at: components["schemas"]["Timestamp"];
+            };
+        } | {
+            /** @constant */
+            type?: "WebhookDisabled";
+            data?: {
+                subscriptionId: string;
+                companyId: string;
+                failingSince: components["schemas"]["Timestamp"];
+                at: components["schemas"]["Timestamp"];
+            };
+        } | {
+            /** @constant */
+            type?: "WebhookEnabled";
+            data?: {
+                subscriptionId: string;
+                companyId: string;
+                /** @enum {unknown} */
+                reason: "client" | "recovered";
+                at: components["schemas"]["Timestamp"];
+            };
+        });
+        WebhookHistory: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["WebhookHistoryEvent"][];
+            meta: components["schemas"]["PaginationMeta"];
         };
         WebhookList: {
             /** @constant */
@@ -5275,7 +5417,7 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still running (`Request in progress`). */
+            /** @description The company already has `WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY` subscriptions (the server's setting, default 100; paused and disabled ones count, unsubscribed ones do not): `Webhook subscription limit reached`, with `code` `WEBHOOK_SUBSCRIPTION_LIMIT` and `details {limit, subscriptions}`. Unsubscribe one first. Or: A request with the same `Idempotency-Key` is still running (`Request in progress`). */
             409: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -5301,7 +5443,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IdempotencyInProgressError"];
+                    "application/json": components["schemas"]["WebhookSubscriptionLimitError"] | components["schemas"]["IdempotencyInProgressError"];
                 };
             };
             /** @description The body is larger than 1 MB. */
@@ -6216,6 +6358,469 @@ export interface operations {
                     "X-RateLimit-Daily-Reset": number;
                     /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getWebhookHistory: {
+        parameters: {
+            query?: {
+                /** @description Page of the history, 1-based. */
+                page?: number;
+                /** @description Events per page, 1–200. */
+                limit?: number;
+            };
+            header?: {
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                "X-Min-Log-Position"?: string;
+            };
+            path: {
+                /** @description The subscription id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the subscription's events. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookHistory"];
+                };
+            };
+            /** @description `X-Min-Log-Position` is not a log position. */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The API key lacks the `webhooks:read` permission. */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description No active webhook subscription with this id in the caller's company (unknown, another company's, or already unsubscribed): `Webhook subscription not found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookNotFoundError"];
+                };
+            };
+            /** @description `page` or `limit` is out of bounds or malformed: `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
+            422: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    enableWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Deliveries go on. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Log position of the write (absent when the body changed nothing); send it as `X-Min-Log-Position` to read it on any instance. */
+                    "X-Log-Position"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnableResponse"];
+                };
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The API key lacks the `webhooks:write` permission. */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description No active webhook subscription with this id in the caller's company (unknown, another company's, or already unsubscribed): `Webhook subscription not found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookNotFoundError"];
+                };
+            };
+            /** @description The body is larger than 1 MB. */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The body is not sent as `Content-Type: application/json`. */
+            415: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
