@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
 import type { Logger } from '../application/ports/Logger.js';
@@ -211,6 +212,8 @@ export class WebhookDispatcher {
     this.sleep = deps.sleep ?? realSleep;
     this.random = deps.random ?? Math.random;
     this.concurrency = Math.max(1, deps.concurrency ?? 16);
+    // Each queue in flight may pause on the stop signal (after a store error): as many listeners as slots.
+    setMaxListeners(this.concurrency + 10, this.stopping.signal);
     this.perCompany = Math.max(1, Math.min(this.concurrency, deps.perCompany ?? this.concurrency));
     this.pollIntervalMs = deps.pollIntervalMs ?? 1000;
     this.turnSize = Math.max(1, deps.turnSize ?? 20);
