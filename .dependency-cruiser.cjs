@@ -94,8 +94,17 @@ module.exports = {
       name: 'only-startup-picks-adapters',
       severity: 'error',
       comment: 'Only src/startup/adapters.ts (and adapters among themselves) import src/adapters.',
-      from: { path: '^(src|projections)/', pathNot: ['^src/startup/adapters\\.ts$', '^src/adapters/'] },
+      from: { path: '^(src|projections)/', pathNot: ['^src/startup/adapters\\.ts$', '^src/adapters/', '^src/config\\.ts$'] },
       to: { path: '^src/adapters/' },
+    },
+    {
+      name: 'config-asks-the-clients-about-their-urls',
+      severity: 'error',
+      comment:
+        'src/config.ts imports only the connection-string checks of the adapters (each loads its client only when ' +
+        'asked): a URL is judged by the client that will use it, and no adapter is picked there.',
+      from: { path: '^src/config\\.ts$' },
+      to: { path: '^src/adapters/', pathNot: '^src/adapters/(eventstoredb/eventStoreDbUrl|mongodb/mongoDbUrl)\\.ts$' },
     },
     {
       name: 'only-adapters-import-drivers',

@@ -1,5 +1,5 @@
-// A remark plugin for `npm run docs:check`: every link of the documentation to a file stays inside the
-// repository. remark-validate-links proves that a relative link resolves; a link that climbs out of
+// A remark plugin for `npm run docs:check`: every link of the documentation stays inside the repository
+// (the project stands alone: no link to a web address either). remark-validate-links proves that a relative link resolves; a link that climbs out of
 // the repository (`../../elsewhere.md`) may still resolve on one machine and be broken on every clone,
 // so it is refused here, as are absolute paths and file: URLs.
 import { relative, resolve, dirname, isAbsolute } from 'node:path';
@@ -10,7 +10,7 @@ const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 const problemOf = (url, fromFile, root) => {
   if (url === '' || url.startsWith('#')) return null;
   if (/^file:/i.test(url)) return 'a file: URL points at one machine, not at the repository';
-  if (SCHEME.test(url) || url.startsWith('//')) return null;
+  if (SCHEME.test(url) || url.startsWith('//')) return 'a web address: the documentation links only to files of the repository';
   const path = decodeURIComponent(url.split('#')[0].split('?')[0]);
   if (path.startsWith('/')) return 'an absolute path: link to the file relative to this one';
   const target = resolve(dirname(fromFile), path);

@@ -3,6 +3,9 @@ import * as t from 'io-ts';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { SecretKey } from './shared/SecretKey.js';
+// The stores' clients judge their own connection strings (each loads its client only when asked).
+import { eventStoreDbUrlProblem } from './adapters/eventstoredb/eventStoreDbUrl.js';
+import { mongoDbUrlProblem } from './adapters/mongodb/mongoDbUrl.js';
 
 /** An integer within bounds, read from an environment string. */
 const intFromString = (name: string, min: number, max = Number.MAX_SAFE_INTEGER) =>
@@ -45,6 +48,33 @@ const delaysFromString = new t.Type<number[], string, unknown>(
   (a) => a.join(','),
 );
 
+/**
+ * A store's connection string, checked by the store's own client (`problem`: why
+ * the client refuses it, or null), so that whatever the client takes is taken:
+ * host lists of clusters and replica sets, DNS seed lists, every option.
+ */
+const connectionString = (name: string, problem: (url: string) => string | null) =>
+  new t.Type<string, string, unknown>(
+    name,
+    (u): u is string => typeof u === 'string',
+    (u, c) => {
+      if (typeof u !== 'string') return t.failure(u, c, 'must be a connection string');
+      const refused = problem(u);
+      return refused === null ? t.success(u) : t.failure(u, c, `is refused by the ${name} client: ${refused}`);
+    },
+    String,
+  );
+
+/** The password of a connection string (`scheme://user:password@…`), or null. */
+const passwordOf = (url: string): string | null => /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^:@/?#]*:([^@/?#]+)@/.exec(url)?.[1] ?? null;
+
+/** `text` without the password of `url` (a refused connection string is shown, its password never). */
+const withoutPassword = (text: string, url: string): string => {
+  const password = passwordOf(url);
+  return password === null ? text : text.split(password).join('***');
+};
+
+/** A URL with one of `schemes` (PostgreSQL's connection URL). */
 const urlWithScheme = (name: string, schemes: readonly string[]) =>
   new t.Type<string, string, unknown>(
     name,
@@ -177,8 +207,8 @@ const variables = {
   PORT: { codec: intFromString('port', 0, 65535), default: '3000' },
   HOST: { codec: listenHost, default: '127.0.0.1' },
   DATA_DIR: { codec: nonEmpty, default: './data' },
-  EVENTSTORE_URL: { codec: urlWithScheme('EventStoreDB URL', ['esdb:', 'esdb+discover:']), default: undefined },
-  MONGODB_URL: { codec: urlWithScheme('MongoDB URL', ['mongodb:', 'mongodb+srv:']), default: undefined },
+  EVENTSTORE_URL: { codec: connectionString('EventStoreDB', eventStoreDbUrlProblem), default: undefined },
+  MONGODB_URL: { codec: connectionString('MongoDB', mongoDbUrlProblem), default: undefined },
   MONGODB_DB: { codec: nonEmpty, default: 'chronicle' },
   POSTGRES_URL: { codec: urlWithScheme('PostgreSQL URL', ['postgres:', 'postgresql:']), default: undefined },
   POSTGRES_POOL_SIZE: { codec: intFromString('connections', 1, 1000), default: '10' },
@@ -189,6 +219,13 @@ const variables = {
   WEBHOOK_RETRY_DELAYS_MS: { codec: delaysFromString, default: '5000,30000,120000' },
   WEBHOOK_ALLOW_PRIVATE_TARGETS: { codec: booleanFromString, default: 'false' },
   WEBHOOK_LOG_RETENTION_DAYS: { codec: intFromString('days', 1, 36_500), default: '30' },
+  WEBHOOK_MAX_IN_FLIGHT: { codec: intFromString('count', 1, 4096), default: '64' },
+  WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY: { codec: intFromString('count', 1, 4096), default: '16' },
+  WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY: { codec: intFromString('count', 1, 100_000), default: '100' },
+  // 1 min, 5 min, 30 min, 1 h, 2 h, 4 h, then every 6 h.
+  WEBHOOK_PAUSE_DELAYS_MS: { codec: delaysFromString, default: '60000,300000,1800000,3600000,7200000,14400000,21600000' },
+  // 5 days.
+  WEBHOOK_DISABLE_AFTER_MS: { codec: intFromString('milliseconds', 1), default: '432000000' },
   LOG_LEVEL: { codec: logLevel, default: 'info' },
   BASE_PATH: { codec: basePath, default: undefined },
   TLS_CERT_FILE: { codec: nonEmpty, default: undefined },
@@ -215,6 +252,8 @@ const variables = {
 
 /** Variables whose value is a secret: a problem with one never shows the value. */
 const SECRET_VARIABLES: ReadonlySet<string> = new Set(['METRICS_TOKEN', 'SECRETS_KEY', 'SECRETS_KEY_PREVIOUS', 'POSTGRES_URL']);
+/** Connection strings: a problem with one shows it without its password. */
+const CONNECTION_VARIABLES: ReadonlySet<string> = new Set(['EVENTSTORE_URL', 'MONGODB_URL']);
 
 type Variables = typeof variables;
 type Decoded<K extends keyof Variables> = t.TypeOf<Variables[K]['codec']>;
@@ -246,6 +285,16 @@ export interface Config {
     readonly allowPrivateTargets: boolean;
     /** Delivered and failed outbox rows are pruned this many days after they became final. */
     readonly logRetentionDays: number;
+    /** Delivery attempts in flight at once (each to a different subscription). */
+    readonly maxInFlight: number;
+    /** Of which at most this many to the subscriptions of one company. */
+    readonly maxInFlightPerCompany: number;
+    /** Subscriptions (not unsubscribed) one company may have. */
+    readonly maxSubscriptionsPerCompany: number;
+    /** How long each successive hold of a paused subscription lasts (the last one repeats). */
+    readonly pauseDelaysMs: readonly number[];
+    /** A receiver failing every attempt for this long is disabled. */
+    readonly disableAfterMs: number;
   };
   readonly logLevel: t.TypeOf<typeof logLevel>;
   readonly basePath: string;
@@ -321,7 +370,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     const decoded = (spec.codec as t.Decoder<unknown, unknown>).decode(value);
     if (E.isLeft(decoded)) {
       const message = decoded.left[0]?.message ?? 'is invalid';
-      problems.push(SECRET_VARIABLES.has(name) ? `${name} (value hidden) ${message}` : `${name}=${JSON.stringify(value)} ${message}`);
+      if (SECRET_VARIABLES.has(name)) problems.push(`${name} (value hidden) ${message}`);
+      else if (CONNECTION_VARIABLES.has(name)) problems.push(withoutPassword(`${name}=${JSON.stringify(value)} ${message}`, value));
+      else problems.push(`${name}=${JSON.stringify(value)} ${message}`);
     } else raw[name] = decoded.right;
   }
   const c = raw as RawConfig;
@@ -330,6 +381,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   }
   if (c.WEBHOOK_RETRY_DELAYS_MS && c.WEBHOOK_RETRY_DELAYS_MS.length === 0) {
     problems.push('WEBHOOK_RETRY_DELAYS_MS must list at least one delay');
+  }
+  if (c.WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY > c.WEBHOOK_MAX_IN_FLIGHT) {
+    problems.push('WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY must not exceed WEBHOOK_MAX_IN_FLIGHT: a company gets a share of the dispatcher');
   }
   if (c.EVENTSTORE_URL !== undefined && c.MONGODB_URL === undefined) {
     // The outbox, webhook secrets and fan-out checkpoint would otherwise live in DATA_DIR's SQLite
@@ -386,6 +440,11 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       retryDelaysMs: c.WEBHOOK_RETRY_DELAYS_MS,
       allowPrivateTargets: c.WEBHOOK_ALLOW_PRIVATE_TARGETS,
       logRetentionDays: c.WEBHOOK_LOG_RETENTION_DAYS,
+      maxInFlight: c.WEBHOOK_MAX_IN_FLIGHT,
+      maxInFlightPerCompany: c.WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY,
+      maxSubscriptionsPerCompany: c.WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY,
+      pauseDelaysMs: c.WEBHOOK_PAUSE_DELAYS_MS,
+      disableAfterMs: c.WEBHOOK_DISABLE_AFTER_MS,
     },
     logLevel: c.LOG_LEVEL,
     basePath: c.BASE_PATH ?? '',

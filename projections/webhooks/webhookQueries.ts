@@ -40,3 +40,7 @@ export const activeSubscriptions = async (
     if (result.items.length < PAGE_SIZE || found.length >= result.total) return found;
   }
 };
+
+/** How many subscriptions of a company are not unsubscribed (paused and disabled ones count): one count of the read model. */
+export const countActiveSubscriptions = async (webhooks: DocumentCollection<WebhookDoc>, companyId: string): Promise<number> =>
+  (await webhooks.list(activeSubscriptionsQuery({ companyId, page: 1, limit: 1 }))).total;

@@ -20,7 +20,19 @@ export interface WebhookDoc extends ReadModelDocument {
   readonly subscription: WebhookSubscriptionView;
 }
 
-export const subscriptionOf = (doc: WebhookDoc): WebhookSubscriptionView => doc.subscription;
+/**
+ * The subscription of a document. Documents projected before deliveries could be
+ * paused lack the delivery status: theirs is `active`.
+ */
+const BEFORE_DELIVERY_STATUS: Pick<WebhookSubscriptionView, 'deliveryStatus' | 'failingSince'> = { deliveryStatus: 'active', failingSince: null };
+export const subscriptionOf = (doc: WebhookDoc): WebhookSubscriptionView => ({ ...BEFORE_DELIVERY_STATUS, ...doc.subscription });
+
+/** The document with its subscription's delivery status changed (and the position of the event that changed it). */
+const withDelivery = (
+  doc: WebhookDoc | null,
+  position: Position,
+  change: Pick<WebhookSubscriptionView, 'deliveryStatus' | 'failingSince'>,
+): WebhookDoc | null => doc && { ...doc, position, subscription: { ...subscriptionOf(doc), ...change } };
 
 /** Decoded once per stored event: `targets` and `evolve` see the same event. */
 const decode = cachedDecoder(WebhookEvent);
@@ -48,6 +60,12 @@ export const webhooksProjection: Projection<WebhookDoc> = {
       }
       case 'WebhookUnsubscribed':
         return doc && { ...doc, position: event.position, subscription: { ...doc.subscription, isActive: false } };
+      case 'WebhookPaused':
+        return withDelivery(doc, event.position, { deliveryStatus: 'paused', failingSince: decoded.data.failingSince });
+      case 'WebhookDisabled':
+        return withDelivery(doc, event.position, { deliveryStatus: 'disabled', failingSince: decoded.data.failingSince });
+      case 'WebhookEnabled':
+        return withDelivery(doc, event.position, { deliveryStatus: 'active', failingSince: null });
       default: {
         const unknown: never = decoded;
         return unknown;

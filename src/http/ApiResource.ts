@@ -29,6 +29,8 @@ export interface ApiContext {
     readonly targetUrls: { readonly allowPrivate: boolean; readonly resolve: ResolveHost };
     /** Wakes this process's dispatcher (absent: none runs here; it finds new work at its next look). */
     readonly wake?: () => void;
+    /** Subscriptions a company may hold at once (WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY). */
+    readonly maxSubscriptionsPerCompany: number;
   };
 }
 

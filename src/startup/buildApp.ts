@@ -124,6 +124,7 @@ const apiContext = (parts: AppParts, progress: NonNullable<ReadSide['progress']>
       secrets: stores.webhookSecrets,
       targetUrls: { allowPrivate: config.webhooks.allowPrivateTargets, resolve: parts.resolveHost ?? lookupAllAddresses },
       ...(webhooks ? { wake: () => webhooks.dispatcher.wake() } : {}),
+      maxSubscriptionsPerCompany: config.webhooks.maxSubscriptionsPerCompany,
     },
   };
 };

@@ -1,16 +1,21 @@
 import type { Server } from 'node:http';
 import type { Logger } from '../application/ports/Logger.js';
 import type { UsageRecorder } from '../application/usage/UsageRecorder.js';
-import { withTimeout } from '../ops/withTimeout.js';
 import type { ReadSide } from './readSide.js';
 import type { ChronicleWebhooks } from './webhooks.js';
 import { closeStores, type Stores } from './Stores.js';
 
 /** How a graceful stop went. */
 export interface CloseReport {
-  /** False when the bound ran out: requests still in flight were cut off, or delivery attempts aborted. */
+  /**
+   * False when the bound ran out: requests still in flight were cut off, delivery
+   * attempts aborted, or a stop of store work (the fan-out's last batch, the read
+   * side, closing the stores) did not finish in time.
+   */
   readonly complete: boolean;
   readonly ms: number;
+  /** The steps cut off at the bound (`requests`, `webhooks`, `read side`, `stores`); empty when complete. */
+  readonly cutOff: readonly string[];
 }
 
 export interface Running {
@@ -32,8 +37,10 @@ export interface Running {
  * Graceful stop within `timeoutMs`: stops accepting connections and closes idle
  * ones, lets requests in flight finish, stops the webhook fan-out (its last batch
  * and checkpoint stored) and gives delivery attempts in flight the rest of the
- * bound, then stops the read side and closes every store. What is still running
- * when the bound is near is cut off. Idempotent: every call gets the first call's outcome.
+ * bound, then stops the read side and closes every store, each of these steps
+ * bounded within the same budget (store work may wait long for a server). What is
+ * still running when the bound is near is cut off and named in the report.
+ * Idempotent: every call gets the first call's outcome.
  */
 export const gracefulClose = (running: Running): ((options?: { readonly timeoutMs?: number }) => Promise<CloseReport>) => {
   let closing: Promise<CloseReport> | null = null;
@@ -42,9 +49,13 @@ export const gracefulClose = (running: Running): ((options?: { readonly timeoutM
       const { logger } = running;
       const started = Date.now();
       const budgetMs = options.timeoutMs ?? running.defaultTimeoutMs;
-      // Kept back from the draining to stop the read side and close the stores.
+      // Kept back from the draining to stop the read side and close the stores; each of those
+      // waits for a store (a MongoDB operation may wait 30 s to select a server), so each is
+      // bounded too, the stores' close ending a little before the whole bound.
       const reserveMs = Math.min(1000, Math.floor(budgetMs / 4));
+      const end = started + budgetMs - Math.min(200, Math.floor(reserveMs / 4));
       const drainUntil = started + budgetMs - reserveMs;
+      const readSideUntil = drainUntil + Math.floor((end - drainUntil) / 2);
       running.beginStopping();
       logger.info({ budgetMs }, 'stopping: finishing the requests and deliveries in flight');
       // HTTP and webhooks drain side by side; the projections run until the requests are
@@ -53,23 +64,30 @@ export const gracefulClose = (running: Running): ((options?: { readonly timeoutM
         drainHttp(running.server, drainUntil, logger),
         stopWebhooks(running.webhooks, drainUntil, logger),
       ]);
-      await running.readSide.stop();
-      await flushUsage(running, Math.max(100, reserveMs / 2));
-      await closeStores(running.stores);
-      const report: CloseReport = { complete: requestsDone && deliveriesDone, ms: Date.now() - started };
+      const [readSideDone] = await Promise.all([
+        bounded('read side', running.readSide.stop(), readSideUntil, logger),
+        // The usage counted since its last write: lost when cut off, which leaves the stop complete.
+        running.usage ? bounded('usage counters', running.usage.stop(), readSideUntil, logger) : true,
+      ]);
+      const storesDone = await bounded('stores', closeStores(running.stores), end, logger);
+      const done = { requests: requestsDone, webhooks: deliveriesDone, 'read side': readSideDone, stores: storesDone };
+      const cutOff = Object.entries(done).flatMap(([step, finished]) => (finished ? [] : [step]));
+      const report: CloseReport = { complete: cutOff.length === 0, ms: Date.now() - started, cutOff };
       logger.info(report, 'stopped');
       return report;
     })());
 };
 
-/** Writes the usage counted since the last write, within `ms` (a store that does not answer loses them, never the stop). */
-const flushUsage = async (running: Running, ms: number): Promise<void> => {
-  if (!running.usage) return;
-  try {
-    await withTimeout(running.usage.stop(), ms);
-  } catch (error) {
-    running.logger.warn({ err: error }, 'shutdown: the last usage counts could not be written');
-  }
+/**
+ * Waits for one step of the stop until `until`: true when it finished then, false
+ * when the bound came first (it is left to run; the process exits regardless). A
+ * step that fails has finished: its failure is logged.
+ */
+const bounded = async (step: string, work: Promise<unknown>, until: number, logger: Logger): Promise<boolean> => {
+  const failed = work.catch((error: unknown) => logger.error({ err: error, step }, `shutdown: stopping the ${step} failed`));
+  if (await settlesBefore(failed, until)) return true;
+  logger.warn({ step }, `shutdown: stopping the ${step} did not finish within the bound; cut off`);
+  return false;
 };
 
 /** Stops accepting connections; true when every request in flight was answered before `until`. */
@@ -85,11 +103,18 @@ const drainHttp = async (server: Server | null, until: number, logger: Logger): 
   return false;
 };
 
-/** Stops the fan-out, then the dispatcher; true when no delivery attempt had to be aborted before `until`. */
+/**
+ * Stops the fan-out, then the dispatcher; true when no delivery attempt had to be
+ * aborted and the fan-out's store work (its last batch and checkpoint) finished before `until`.
+ */
 const stopWebhooks = async (webhooks: ChronicleWebhooks | null, until: number, logger: Logger): Promise<boolean> => {
   if (!webhooks) return true;
-  const graceMs = Math.max(0, until - Date.now());
-  const finished = await webhooks.stop(graceMs);
+  // The fan-out's stop and the lease's release follow the attempts' grace: a little is kept for them.
+  const leftMs = Math.max(0, until - Date.now());
+  const graceMs = leftMs - Math.min(100, Math.floor(leftMs / 10));
+  let finished = false;
+  const stopped = webhooks.stop(graceMs).then((drained) => (finished = drained));
+  if (!(await bounded('webhooks', stopped, until, logger))) return false;
   if (!finished) logger.warn({ graceMs }, 'shutdown: webhook deliveries still in flight at the bound were aborted (sent again after a restart)');
   return finished;
 };

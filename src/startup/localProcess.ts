@@ -1,6 +1,6 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { LeaseClaimant } from '../application/subscriptions/Lease.js';
+import type { HolderState, LeaseClaimant } from '../application/subscriptions/Lease.js';
 import type { LeaseHolder } from '../application/ports/LeaseStore.js';
 
 const readOrNull = (read: () => string): string | null => {
@@ -48,13 +48,14 @@ export const isRunning = (pid: number): boolean => {
 };
 
 /**
- * True only when the lease's holder certainly no longer runs: it ran on this host,
- * in this pid namespace, and its pid is gone. A holder elsewhere is never judged
- * here (its lease runs out when it stops renewing it).
+ * What this process can tell of a lease holder's process: `gone` only when it ran
+ * on this host, in this pid namespace, and its pid no longer runs; `running` when
+ * it does run here (this process included); `unknown` for a holder elsewhere (its
+ * lease runs out when it stops renewing it), which after a container's restart, in
+ * a new pid namespace, is also its own previous run.
  */
-export const holderIsGone = (holder: LeaseHolder): boolean => {
+export const judgeHolder = (holder: LeaseHolder): HolderState => {
   const { host, scope } = thisHost();
-  if (holder.host !== host || holder.scope !== scope) return false;
-  if (holder.pid === process.pid) return false;
-  return !isRunning(holder.pid);
+  if (holder.host !== host || holder.scope !== scope) return 'unknown';
+  return holder.pid === process.pid || isRunning(holder.pid) ? 'running' : 'gone';
 };

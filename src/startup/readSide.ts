@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import { systemClock } from '../shared/Clock.js';
 import { PROJECTIONS } from '../features/index.js';
 import { buildAddedReadModels } from '../application/replay/buildAddedReadModels.js';
-import { holderIsGone, thisProcess } from './localProcess.js';
+import { judgeHolder, thisProcess } from './localProcess.js';
 import type { Stores } from './Stores.js';
 
 /** How this process sees the read models: it runs the projections, follows the projector's checkpoint, or neither. */
@@ -35,9 +35,11 @@ export interface ReadSide {
  * the projector's checkpoint instead.
  *
  * The projections run only under the read models' lease: one projector per
- * DATA_DIR (or MongoDB database). When another live process holds it, the start
- * fails with `LeaseHeldError`; when another process takes it over later (this one
- * failed to renew it in time), the projections stop at once and `onFailed` is told;
+ * DATA_DIR (or MongoDB database), taken in the background once the process
+ * listens (`started`), so that /ready shows a wait for it (see `Lease`). When
+ * another live process keeps it, the start fails with `LeaseHeldError`; when
+ * another process takes it over later (this one failed to renew it in time), the
+ * projections stop at once and `onFailed` is told;
  * so it is when the read models lose batches they had applied (`ReadModelStore.onLost`).
  */
 export const startReadSide = async (
@@ -55,44 +57,59 @@ export const startReadSide = async (
   const collections = PROJECTIONS.map((projection) => readModels.collection(projection));
   await readModels.init();
   if (config.roles.projections) {
-    let runner: ProjectionRunner | null = null;
-    const lease = await Lease.acquire({
-      leases: readModels.leases,
-      name: READ_MODELS_LEASE,
-      claimant: thisProcess('projector'),
-      holderIsGone,
-      clock: systemClock,
-      logger: logger.child({ role: 'projector-lease' }),
-      health,
-      onLost: (error) => {
-        void runner?.stop();
+    const runner = new ProjectionRunner({
+      eventStore,
+      readModels,
+      collections,
+      logger: logger.child({ role: 'projections' }),
+      // The log no longer holds where the read models stand (EventStoreDB restored from an older copy): stop.
+      onFailed,
+    });
+    // The lease is taken once the process listens, so that /ready shows a wait for it.
+    const stopping = new AbortController();
+    let lease: Lease | null = null;
+    let stopLost: (() => void) | undefined;
+    const leased = (async () => {
+      lease = await Lease.acquire({
+        leases: readModels.leases,
+        name: READ_MODELS_LEASE,
+        claimant: thisProcess('projector'),
+        judgeHolder,
+        clock: systemClock,
+        logger: logger.child({ role: 'projector-lease' }),
+        health,
+        signal: stopping.signal,
+        onWaiting: (what) => runner.waitingFor(what),
+        onLost: (error) => {
+          void runner.stop();
+          onFailed(error);
+        },
+      });
+      stopLost = readModels.onLost?.((error) => {
+        logger.error({ err: error }, 'read models lost applied batches; stopping');
+        void runner.stop();
         onFailed(error);
-      },
-    });
-    const stopLost = readModels.onLost?.((error) => {
-      logger.error({ err: error }, 'read models lost applied batches; stopping');
-      void runner?.stop();
-      onFailed(error);
-    });
-    // Read models this release adds are built from the log before the projector resumes.
-    await buildAddedReadModels({ eventStore, readModels, projections: PROJECTIONS, logger: logger.child({ role: 'projections' }) });
-    runner = new ProjectionRunner({ eventStore, readModels, collections, logger: logger.child({ role: 'projections' }) });
-    const projections = runner;
-    const started = runner.start();
+      });
+      // Read models this release adds are built from the log before the projector resumes.
+      await buildAddedReadModels({ eventStore, readModels, projections: PROJECTIONS, logger: logger.child({ role: 'projections' }) });
+    })();
+    const started = leased.then(() => (stopping.signal.aborted ? undefined : runner.start()));
     // Awaited by the start after it begins listening; marked handled here so a failure meanwhile is not an unhandled rejection.
     started.catch(() => undefined);
     return {
       started,
-      projections,
-      progress: projections,
-      appliedPosition: async () => projections.position,
-      onApplied: (listener) => projections.onApplied(listener),
+      projections: runner,
+      progress: runner,
+      appliedPosition: async () => runner.position,
+      onApplied: (listener) => runner.onApplied(listener),
       checkpointMoved: () => undefined,
-      lag: () => projections.lag(),
+      lag: () => runner.lag(),
       stop: async () => {
+        stopping.abort(new Error('stopping'));
+        await leased.catch(() => undefined);
         stopLost?.();
-        await projections.stop();
-        await lease.release();
+        await runner.stop();
+        await (lease as Lease | null)?.release();
       },
     };
   }

@@ -140,6 +140,7 @@ export const startChronicle = async (
               health,
               usage,
               onLeaseLost: fail,
+              onFailed: fail,
               ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
             }),
           (started) => started.stop(0),

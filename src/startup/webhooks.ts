@@ -12,17 +12,17 @@ import { createDeliveryAgent } from '../webhooks/deliveryAgent.js';
 import type { DerivedWebhookEvent } from '../webhooks/derivedWebhookEvent.js';
 import { deriveWebhookEvents, webhookCompanyOf } from '../webhooks/deriveWebhookEvents.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import { announceDeliveryStatus } from '../webhooks/dispatcherAnnounce.js';
 import { unsubscribeGone } from '../webhooks/dispatcherUnsubscribe.js';
 import { toEnvelope } from '../webhooks/envelope.js';
 import { WEBHOOK_FAN_OUT_CHECKPOINT, WebhookFanOut, type FanOutEventSource } from '../webhooks/fanOut.js';
 import { matchesFilters } from '../webhooks/filters.js';
+import { checkpointWitness } from '../webhooks/checkpointWitness.js';
+import type { FanOutNotOnLogError } from '../webhooks/FanOutNotOnLogError.js';
 import { OutboxRetention } from '../webhooks/outboxRetention.js';
 import { isRefusedAddress, type ResolveHost } from '../webhooks/targetUrlGuard.js';
-import { holderIsGone, thisProcess } from './localProcess.js';
+import { judgeHolder, thisProcess } from './localProcess.js';
 import type { Stores } from './Stores.js';
-
-/** Deliveries in flight at once (different subscriptions; each subscription has at most one). */
-const DISPATCH_CONCURRENCY = 16;
 
 /** A host resolver as the delivery agent's `lookup` wants it. */
 const asLookup = (resolve: ResolveHost) => async (host: string) =>
@@ -53,9 +53,10 @@ export interface WebhookSource {
  *
  * They run only under the webhooks' lease (beside the read models' one, in the
  * same store): one dispatcher per DATA_DIR (or MongoDB database), since a second
- * would send more duplicates. When another live process holds it, the start
- * fails with `LeaseHeldError`; when another process takes it over later, the
- * webhooks stop and `onLeaseLost` is told.
+ * would send more duplicates. The lease is taken in the background (`started`),
+ * so that /ready shows a wait for it (see `Lease`); when another live process
+ * keeps it, the start fails with `LeaseHeldError`; when another process takes it
+ * over later, the webhooks stop and `onLeaseLost` is told.
  */
 export const startWebhooks = async (
   config: Config,
@@ -66,30 +67,38 @@ export const startWebhooks = async (
     readonly resolveHost?: ResolveHost;
     readonly health?: LoopHealth;
     readonly onLeaseLost?: (error: LeaseLostError) => void;
+    /** Told when the fan-out stopped for good: the log no longer holds where the outbox stands (the webhooks have stopped). */
+    readonly onFailed?: (error: FanOutNotOnLogError) => void;
     /** Where each attempt is counted for its company (the console's usage). */
     readonly usage?: UsageRecorder;
   },
 ): Promise<ChronicleWebhooks> => {
   const { eventStore, webhookOutbox: outbox, webhookSecrets: secrets } = stores;
   let stopWork: () => Promise<unknown> = async () => undefined;
-  const lease = await Lease.acquire({
+  // The lease is taken once the process listens (see `started` below), so that /ready shows a wait for it.
+  const stopping = new AbortController();
+  let fanOutRef: WebhookFanOut<DerivedWebhookEvent> | null = null;
+  const leased = Lease.acquire({
     leases: stores.readModels.leases,
     name: WEBHOOKS_LEASE,
     claimant: thisProcess('dispatcher'),
-    holderIsGone,
+    judgeHolder,
     clock: systemClock,
     logger: logger.child({ role: 'webhooks-lease' }),
     ...(options.health ? { health: options.health } : {}),
+    signal: stopping.signal,
+    onWaiting: (what) => fanOutRef?.waitingFor(what),
     onLost: (error) => {
       void stopWork();
       options.onLeaseLost?.(error);
     },
   });
+  leased.catch(() => undefined);
   const agent = createDeliveryAgent({
     allowPrivateTargets: config.webhooks.allowPrivateTargets,
     // As many idle keep-alive sockets as deliveries in flight: with Node's default
     // of 4, a burst to one receiver reconnected for most deliveries.
-    maxFreeSockets: DISPATCH_CONCURRENCY,
+    maxFreeSockets: config.webhooks.maxInFlight,
     isRefusedAddress,
     ...(options.resolveHost ? { resolve: asLookup(options.resolveHost) } : {}),
   });
@@ -98,9 +107,12 @@ export const startWebhooks = async (
     send: agent.send,
     secrets,
     unsubscribe: unsubscribeGone({ eventStore, newId, clock: systemClock, secrets }),
+    announce: announceDeliveryStatus({ eventStore, newId, clock: systemClock }),
     timeoutMs: config.webhooks.timeoutMs,
     retryDelaysMs: config.webhooks.retryDelaysMs,
-    concurrency: DISPATCH_CONCURRENCY,
+    concurrency: config.webhooks.maxInFlight,
+    perCompany: config.webhooks.maxInFlightPerCompany,
+    pausing: { pauseDelaysMs: config.webhooks.pauseDelaysMs, disableAfterMs: config.webhooks.disableAfterMs },
     logger: logger.child({ role: 'webhooks' }),
     onAttempt: (outcome, latencyMs, companyId) => {
       metrics.observeAttempt(outcome, latencyMs);
@@ -108,9 +120,16 @@ export const startWebhooks = async (
     },
     ...(options.health ? { health: options.health } : {}),
   });
+  const witness = checkpointWitness(stores.readModels.checkpoints);
   const fanOut = new WebhookFanOut<DerivedWebhookEvent>({
     eventStore,
     ...(options.source ? { source: options.source } : {}),
+    // Beside a remote log (EventStoreDB), the id of the checkpoint's event is kept too, to check the log at the next start.
+    ...(options.source && witness ? { witness } : {}),
+    onFailed: (error) => {
+      void stopWork();
+      options.onFailed?.(error);
+    },
     outbox,
     derive: deriveWebhookEvents,
     companyOf: webhookCompanyOf,
@@ -119,10 +138,7 @@ export const startWebhooks = async (
     logger: logger.child({ role: 'webhook-fan-out' }),
     onEnqueued: () => dispatcher.wake(),
   });
-  dispatcher.start();
-  const started = fanOut.start();
-  // Awaited by the start after it begins listening; marked handled here so a failure meanwhile is not an unhandled rejection.
-  started.catch(() => undefined);
+  fanOutRef = fanOut;
   // Delivered and failed rows older than WEBHOOK_LOG_RETENTION_DAYS go, in bounded batches.
   const retention = new OutboxRetention({
     outbox,
@@ -131,7 +147,14 @@ export const startWebhooks = async (
     onPruned: (rows) => metrics.observePruned(rows),
     ...(options.health ? { health: options.health } : {}),
   });
-  retention.start();
+  const started = leased.then(async () => {
+    if (stopping.signal.aborted) return;
+    dispatcher.start();
+    retention.start();
+    await fanOut.start();
+  });
+  // Awaited by the start after it begins listening; marked handled here so a failure meanwhile is not an unhandled rejection.
+  started.catch(() => undefined);
   metrics.trackWebhooks(() => outbox.depthByState());
   metrics.trackSubscription(WEBHOOK_FAN_OUT_CHECKPOINT, () => measureLag(eventStore, fanOut.position));
 
@@ -139,12 +162,14 @@ export const startWebhooks = async (
   const stop = (graceMs: number): Promise<boolean> =>
     (stopped ??= (async () => {
       const begun = Date.now();
+      stopping.abort(new Error('stopping'));
+      const lease = await leased.catch(() => null);
       await retention.stop();
       await fanOut.stop();
       await options.closeSource?.();
       const finished = await dispatcher.stop(Math.max(0, graceMs - (Date.now() - begun)));
       agent.close();
-      await lease.release();
+      await lease?.release();
       return finished;
     })());
   stopWork = () => stop(0);

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
 import type { Logger } from '../application/ports/Logger.js';
@@ -6,12 +7,16 @@ import type {
   Delivery,
   DeliveryAttempt,
   DeliveryQueue,
+  QueueHealth,
   WebhookOutbox,
 } from '../application/ports/WebhookOutbox.js';
 import { systemClock, type Clock } from '../shared/Clock.js';
 import { assertNever } from '../shared/Decider.js';
 import type { SendDelivery } from './deliveryAgent.js';
 import { decideAttempt, type AttemptDecision } from './dispatcherRetryPolicy.js';
+import { pickFairly } from './fairShare.js';
+import type { HealthChange, PausePolicy } from './queueHealthPolicy.js';
+import { QueueHealthKeeper, withoutVersion, type DeliveryStatusChange, type Turn } from './queueHealthKeeper.js';
 import { webhookSigner, type WebhookSigner } from './signing.js';
 
 /** Where the dispatcher gets each subscription's signing secret (`WebhookSecretStore`). */
@@ -46,6 +51,13 @@ export interface WebhookDispatcherDeps {
    * the subscription has already ended (a 410 may be seen again after a restart).
    */
   unsubscribe(subscriptionId: string, companyId: string): Promise<void>;
+  /**
+   * Records in the log that deliveries to a subscription were paused, disabled or
+   * resumed on their own (`WebhookPaused`, `WebhookDisabled`, `WebhookEnabled
+   * {reason: 'recovered'}`, by the system). Must resolve when the log already says
+   * so, or the subscription has ended. Absent: nothing is recorded.
+   */
+  announce?(queue: { readonly subscriptionId: string; readonly companyId: string }, change: DeliveryStatusChange): Promise<void>;
   /** Total time of one attempt: connect, request, response headers and body. */
   readonly timeoutMs: number;
   /** One entry per retry. */
@@ -57,6 +69,10 @@ export interface WebhookDispatcherDeps {
   readonly random?: () => number;
   /** Subscriptions delivered to at the same time; default 16. */
   readonly concurrency?: number;
+  /** Subscriptions of one company delivered to at the same time; default `concurrency` (no cap). */
+  readonly perCompany?: number;
+  /** When a receiver that keeps failing is paused, then disabled; absent: never (a row that used up its retries fails, and the queue moves on). */
+  readonly pausing?: PausePolicy;
   /** Upper bound of `Retry-After`; default 10 minutes. */
   readonly maxRetryAfterMs?: number;
   /** How often to look for work written by other processes (redeliveries through another API instance); default 1 s. */
@@ -74,6 +90,8 @@ export interface WebhookDispatcherDeps {
  * follows), `failed` (the last retry failed), `gone` (410: the subscription ended).
  */
 export type AttemptResult = 'delivered' | 'retry' | 'failed' | 'gone';
+
+export type { DeliveryStatusChange } from './queueHealthKeeper.js';
 
 /** The error text recorded for an attempt that got no response. */
 const describeError = (error: unknown): string => {
@@ -106,6 +124,13 @@ interface SentAttempt {
 /** How one turn signs its attempts, or why it cannot (each attempt then fails without a request). */
 type TurnSigning = { readonly sign: WebhookSigner; readonly error?: undefined } | { readonly error: string };
 
+/**
+ * How a turn ended: `more` (a full turn, rows left behind), `done` (every row it read
+ * went), `waiting` (a row waits for a retry, the queue is held or disabled, or a row
+ * stopped being pending).
+ */
+type TurnEnd = 'more' | 'done' | 'waiting';
+
 class ShutdownError extends Error {
   override readonly name = 'ShutdownError';
   constructor() {
@@ -119,16 +144,23 @@ class ShutdownError extends Error {
  * next row attempted), up to `concurrency` subscriptions at once, so a slow or
  * failing receiver holds one slot and delays only its own queue.
  *
- * When more queues are due than slots are free, the queues that waited longest
- * for their turn go first (a queue gives its slot up after `turnSize` deliveries).
- * One read of the due queues serves several slots: the candidates beyond the free
- * slots wait in line and take the next slots that free up, until new rows (`wake`)
- * or the poll interval call for a fresh read.
+ * Slots are shared fairly between companies: no company has more than
+ * `perCompany` queues in flight, and when more queues are due than slots are
+ * free, the slots go round-robin across the companies with due queues (the company
+ * served least recently first; within a company, the queue that waited longest for
+ * its turn, a queue giving its slot up after `turnSize` deliveries). So a company
+ * whose receivers hang holds at most `perCompany` slots for the length of their
+ * timeouts, and the others' deliveries go on. One read of the due queues serves
+ * several slots: the candidates beyond the free slots wait in line and take the
+ * next slots that free up, until new rows (`wake`) or the poll interval call for a
+ * fresh read.
  *
  * An attempt POSTs the stored envelope, signed (Standard Webhooks), within
  * `timeoutMs`. Only a 200 delivers. 410 Gone ends the subscription (`unsubscribe`)
  * and stops its queue. Anything else (another status, a redirect, a timeout, a
- * refused address, a connection error) is retried per `dispatcherRetryPolicy`.
+ * refused address, a connection error) is retried per `dispatcherRetryPolicy`;
+ * a receiver that keeps failing is paused, then disabled, per `pausing`
+ * (`queueHealthPolicy`), each change recorded in the log (`announce`).
  *
  * Delivery is at least once: a process that dies after the receiver's 200 but
  * before recording it sends that row again on restart, with the same
@@ -139,17 +171,31 @@ export class WebhookDispatcher {
   private readonly sleep: Sleep;
   private readonly random: () => number;
   private readonly concurrency: number;
+  private readonly perCompany: number;
   private readonly pollIntervalMs: number;
   private readonly turnSize: number;
   /** Queues being worked on, by subscription id. */
   private readonly active = new Map<string, Promise<void>>();
-  /** When each queue's last turn ended (a counter), for fairness between due queues. */
+  /** Queues being worked on, per company. */
+  private readonly companyInFlight = new Map<string, number>();
+  /** When each queue's last turn ended (a counter), for fairness between a company's due queues. */
   private readonly served = new Map<string, number>();
   private turns = 0;
-  /** Due queues read but not launched yet, least recently served first (see `run`). */
+  /** When each company last got a slot (a counter), for the round-robin between companies. */
+  private readonly companyServed = new Map<string, number>();
+  private slotsHanded = 0;
+  /** Due queues read but not launched yet (see `run`). */
   private ready: DeliveryQueue[] = [];
-  /** The outbox may hold due queues that `ready` lacks: new rows, or the poll interval has passed. */
+  /** The outbox may hold due queues that `ready` lacks: new rows, a queue left waiting, or the poll interval has passed. */
   private stale = true;
+  /** The last read listed as many queues as it asked for: more may be due. */
+  private lastReadFull = false;
+  /** The companies the last read left out (at their cap then): their due queues are not in `ready`. */
+  private lastSkipped: ReadonlySet<string> = new Set();
+  /** Calls of `wake` so far: a turn during which it was called may have new rows. */
+  private wakes = 0;
+  /** The earliest due time after the last read, to read again then. */
+  private nextDueAt: Date | null = null;
   /** Aborted at stop (after the grace period): the pauses, and any attempt starting after it. */
   private readonly stopping = new AbortController();
   /** The attempts in flight, aborted at stop (one set rather than a listener per attempt). */
@@ -158,12 +204,17 @@ export class WebhookDispatcher {
   private wakePending = false;
   private loop: Promise<void> | null = null;
   private stopped = false;
+  private readonly healthKeeper: QueueHealthKeeper;
 
   constructor(private readonly deps: WebhookDispatcherDeps) {
     this.clock = deps.clock ?? systemClock;
+    this.healthKeeper = new QueueHealthKeeper({ ...deps, clock: this.clock });
     this.sleep = deps.sleep ?? realSleep;
     this.random = deps.random ?? Math.random;
     this.concurrency = Math.max(1, deps.concurrency ?? 16);
+    // Each queue in flight may pause on the stop signal (after a store error): as many listeners as slots.
+    setMaxListeners(this.concurrency + 10, this.stopping.signal);
+    this.perCompany = Math.max(1, Math.min(this.concurrency, deps.perCompany ?? this.concurrency));
     this.pollIntervalMs = deps.pollIntervalMs ?? 1000;
     this.turnSize = Math.max(1, deps.turnSize ?? 20);
   }
@@ -175,6 +226,7 @@ export class WebhookDispatcher {
 
   /** New rows were enqueued (the fan-out calls this): look for due queues now. */
   wake(): void {
+    this.wakes += 1;
     this.stale = true;
     this.nudge();
   }
@@ -222,24 +274,22 @@ export class WebhookDispatcher {
       let waitMs = this.pollIntervalMs;
       try {
         // Queues read earlier take the free slots first, as long as nothing new came in.
-        while (!this.stale && this.ready.length > 0 && this.active.size < this.concurrency) {
-          const queue = this.ready.shift()!;
-          if (!this.active.has(queue.subscriptionId)) this.launch(queue);
-        }
-        if (this.active.size < this.concurrency) {
+        if (!this.stale) this.launchFairly();
+        if (this.active.size < this.concurrency && (this.stale || this.mayHaveMore())) {
           this.stale = false;
           const now = this.clock.now();
-          // More candidates than slots, so that the least recently served go first; the
-          // rest wait in `ready` for the next slots, sparing a read of the outbox for each.
-          const { due, nextDueAt } = await this.deps.outbox.dueQueues(now, this.concurrency * 4, new Set(this.active.keys()));
-          const lastServed = (queue: DeliveryQueue): number => this.served.get(queue.subscriptionId) ?? 0;
-          const order = due.filter((queue) => !this.active.has(queue.subscriptionId));
-          order.sort((a, b) => lastServed(a) - lastServed(b));
-          const free = Math.max(0, this.concurrency - this.active.size);
-          for (const queue of order.slice(0, free)) this.launch(queue);
-          this.ready = order.slice(free);
-          if (nextDueAt) waitMs = Math.min(waitMs, Math.max(0, nextDueAt.getTime() - now.getTime()));
+          const skipped = this.cappedCompanies();
+          // More candidates than slots, so that the slots can be shared out; the rest wait in
+          // `ready` for the next slots, sparing a read of the outbox for each.
+          const limit = this.concurrency * 4;
+          const { due, nextDueAt } = await this.deps.outbox.dueQueues(now, limit, { queues: new Set(this.active.keys()), companies: skipped });
+          this.ready = due.filter((queue) => !this.active.has(queue.subscriptionId));
+          this.lastReadFull = due.length >= limit;
+          this.lastSkipped = skipped;
+          this.nextDueAt = nextDueAt;
+          this.launchFairly();
         }
+        if (this.nextDueAt) waitMs = Math.min(waitMs, Math.max(0, this.nextDueAt.getTime() - this.clock.now().getTime()));
         failures = 0;
         this.deps.health?.succeeded(DISPATCHER_LOOP);
       } catch (error) {
@@ -253,6 +303,37 @@ export class WebhookDispatcher {
       // come due, rows written by other processes).
       if (!(await this.idleFor(waitMs))) this.stale = true;
     }
+  }
+
+  /**
+   * Whether due queues may exist that `ready` lacks although nothing new came in: the
+   * last read was cut at its limit, or left out a company that is below its cap now
+   * and has nothing in `ready`.
+   */
+  private mayHaveMore(): boolean {
+    if (this.lastReadFull) return true;
+    for (const company of this.lastSkipped) {
+      if ((this.companyInFlight.get(company) ?? 0) < this.perCompany && !this.ready.some((queue) => queue.companyId === company)) return true;
+    }
+    return false;
+  }
+
+  /** Companies with `perCompany` queues in flight: none of their queues is read. */
+  private cappedCompanies(): Set<string> {
+    const capped = new Set<string>();
+    for (const [company, count] of this.companyInFlight) if (count >= this.perCompany) capped.add(company);
+    return capped;
+  }
+
+  /** Launches the queues of `ready` that the free slots go to (`pickFairly`); the others stay in line. */
+  private launchFairly(): void {
+    const free = this.concurrency - this.active.size;
+    if (free <= 0 || this.ready.length === 0) return;
+    const lastServed = (queue: DeliveryQueue): number => this.served.get(queue.subscriptionId) ?? 0;
+    const candidates = this.ready.filter((queue) => !this.active.has(queue.subscriptionId)).sort((a, b) => lastServed(a) - lastServed(b));
+    const picked = new Set(pickFairly(candidates, free, this.perCompany, { inFlight: this.companyInFlight, lastServed: this.companyServed }));
+    for (const queue of picked) this.launch(queue);
+    this.ready = candidates.filter((queue) => !picked.has(queue));
   }
 
   /** Waits `ms` or until nudged; true when nudged. */
@@ -271,18 +352,43 @@ export class WebhookDispatcher {
   }
 
   private launch(queue: DeliveryQueue): void {
+    const { subscriptionId, companyId } = queue;
+    const wakesAtLaunch = this.wakes;
+    this.companyInFlight.set(companyId, (this.companyInFlight.get(companyId) ?? 0) + 1);
+    this.companyServed.set(companyId, ++this.slotsHanded);
     const work = this.work(queue)
+      .then(({ end, after }) => {
+        // A full turn leaves more rows behind: the queue waits in line for its next turn, without
+        // a read. A queue left waiting is due later (a retry, a hold), and one that got rows while
+        // it was worked on (the read of their wake left it out) is due again: the next read learns.
+        if (end === 'more') this.ready.push(after);
+        else if (end === 'waiting' || this.wakes !== wakesAtLaunch) this.stale = true;
+      })
       .catch(async (error: unknown) => {
-        this.deps.logger.error({ err: error, subscriptionId: queue.subscriptionId }, 'webhook queue failed; will retry');
+        this.deps.logger.error({ err: error, subscriptionId }, 'webhook queue failed; will retry');
         // Keep the slot a moment, so that a failing store is not hammered by the same queue.
         await this.sleep(ERROR_PAUSE_MS, this.stopping.signal);
       })
       .finally(() => {
-        this.active.delete(queue.subscriptionId);
-        this.served.set(queue.subscriptionId, ++this.turns);
+        this.active.delete(subscriptionId);
+        const left = (this.companyInFlight.get(companyId) ?? 1) - 1;
+        if (left > 0) this.companyInFlight.set(companyId, left);
+        else this.companyInFlight.delete(companyId);
+        this.served.set(subscriptionId, ++this.turns);
         this.nudge();
       });
-    this.active.set(queue.subscriptionId, work);
+    this.active.set(subscriptionId, work);
+  }
+
+  /**
+   * One turn of a queue, then its due time set from where the queue stands
+   * (`settleQueue`): its next row, a retry, a hold, or nothing left.
+   */
+  private async work(queue: DeliveryQueue): Promise<{ readonly end: TurnEnd; readonly after: DeliveryQueue }> {
+    const turn: Turn = { queue, health: queue.health };
+    const end = await this.deliverTurn(turn);
+    await this.deps.outbox.settleQueue(queue.subscriptionId);
+    return { end, after: { ...queue, health: turn.health } };
   }
 
   /**
@@ -290,20 +396,32 @@ export class WebhookDispatcher {
    * at once, and its secret once: each row is attempted only after the one before it
    * was recorded delivered or failed, and the turn ends at the first row that waits
    * (a retry), that is not pending any more when its attempt is recorded (the
-   * subscription ended, or another process changed it), or at stop. Rows the queue
-   * gains meanwhile (the fan-out's, later in the log; a redelivered one, put back at
-   * its place) are read by its next turn.
+   * subscription ended, or another process changed it), when the queue is paused,
+   * or at stop. Rows the queue gains meanwhile (the fan-out's, later in the log; a
+   * redelivered one, put back at its place) are read by its next turn. A paused
+   * queue whose hold has ended gets one attempt at its head: a 200 resumes it.
    */
-  private async work(queue: DeliveryQueue): Promise<void> {
-    const rows = await this.deps.outbox.pendingRows(queue.subscriptionId, this.turnSize);
-    if (rows.length === 0) return;
-    const signing = await this.signing(queue.subscriptionId);
+  private async deliverTurn(turn: Turn): Promise<TurnEnd> {
+    // A status the log lacks (its event could not be appended before) is recorded first.
+    if (turn.health.status !== turn.health.loggedStatus) await this.healthKeeper.store(turn, withoutVersion(turn.health));
+    if (!this.mayAttempt(turn.health)) return 'waiting';
+    const { subscriptionId } = turn.queue;
+    const rows = await this.deps.outbox.pendingRows(subscriptionId, this.turnSize);
+    if (rows.length === 0) return 'done';
+    const signing = await this.signing(subscriptionId);
     for (const row of rows) {
-      if (this.stopped) return;
-      if (row.nextAttemptAt !== null && Date.parse(row.nextAttemptAt) > this.clock.now().getTime()) return;
-      const moveOn = await this.attempt(queue, row, signing);
-      if (!moveOn) return;
+      if (this.stopped) return 'done';
+      if (row.nextAttemptAt !== null && Date.parse(row.nextAttemptAt) > this.clock.now().getTime()) return 'waiting';
+      const moveOn = await this.attempt(turn, row, signing);
+      if (!moveOn) return 'waiting';
     }
+    return rows.length === this.turnSize ? 'more' : 'done';
+  }
+
+  /** Whether the queue may be attempted now: not disabled, and not held. */
+  private mayAttempt(health: QueueHealth): boolean {
+    if (health.status === 'disabled') return false;
+    return health.holdUntil === null || Date.parse(health.holdUntil) <= this.clock.now().getTime();
   }
 
   /** The subscription's signer for one turn: its secret read and decoded once. */
@@ -318,15 +436,11 @@ export class WebhookDispatcher {
   }
 
   /**
-   * One attempt at the head, recorded. True when the queue may go on to its next row
-   * at once: the head was recorded delivered, or failed after its last retry.
-   */
-  /**
    * One attempt at the head of a queue: send it, decide what the answer means,
    * record that. True when the queue may go on with its next row.
    */
-  private async attempt(queue: DeliveryQueue, head: Delivery, signing: TurnSigning): Promise<boolean> {
-    const sent = await this.send(queue, head, signing);
+  private async attempt(turn: Turn, head: Delivery, signing: TurnSigning): Promise<boolean> {
+    const sent = await this.send(turn.queue, head, signing);
     // Cut short by stop(): not an attempt of the receiver's; it is made again after a restart.
     if (sent === null) return false;
     const now = this.clock.now();
@@ -339,7 +453,7 @@ export class WebhookDispatcher {
       random: this.random,
       ...(this.deps.maxRetryAfterMs !== undefined ? { maxRetryAfterMs: this.deps.maxRetryAfterMs } : {}),
     });
-    return this.record(queue, head, sent.attempt, decision, now);
+    return this.record(turn, head, sent.attempt, decision, now);
   }
 
   /**
@@ -371,8 +485,9 @@ export class WebhookDispatcher {
   }
 
   /** Stores the attempt and what it decided, tells the metrics, logs; true when the queue may go on. */
-  private async record(queue: DeliveryQueue, head: Delivery, attempt: DeliveryAttempt, decision: AttemptDecision, now: Date): Promise<boolean> {
+  private async record(turn: Turn, head: Delivery, attempt: DeliveryAttempt, decision: AttemptDecision, now: Date): Promise<boolean> {
     const { outbox, logger } = this.deps;
+    const { queue } = turn;
     const { subscriptionId } = queue;
     const log = { subscriptionId, eventId: head.eventId, eventType: head.eventType };
     switch (decision.kind) {
@@ -380,6 +495,7 @@ export class WebhookDispatcher {
         const recorded = await outbox.recordAttempt(subscriptionId, head.eventId, attempt, { state: 'delivered' });
         this.deps.onAttempt?.('delivered', attempt.latencyMs, queue.companyId);
         if (logger.isLevelEnabled('debug')) logger.debug({ ...log, latencyMs: attempt.latencyMs }, 'webhook delivered');
+        await this.healthKeeper.afterAttempt(turn, 'delivered', attempt, now);
         // Not recorded: the row stopped being pending meanwhile; the next turn reads the queue again.
         return recorded;
       }
@@ -392,20 +508,25 @@ export class WebhookDispatcher {
           return false;
         }
         // Not ended yet: the 410 is retried like any failure, and ends it next time.
-        return this.record(queue, head, attempt, { kind: 'retry', retryInMs: decision.retryInMs }, now);
+        return this.record(turn, head, attempt, { kind: 'retry', retryInMs: decision.retryInMs }, now);
       case 'retry':
       case 'failed': {
         const retryInMs = decision.kind === 'retry' ? decision.retryInMs : null;
+        const change = this.healthKeeper.after(turn, retryInMs === null ? 'exhausted' : 'retry', attempt, now);
         const outcome: AttemptOutcome =
-          retryInMs === null ? { state: 'failed', reason: 'retries_exhausted' } : { state: 'pending', nextAttemptAt: new Date(now.getTime() + retryInMs) };
+          retryInMs === null
+            ? { state: 'failed', reason: 'retries_exhausted' }
+            : { state: 'pending', nextAttemptAt: retryAt(now, retryInMs, change) };
         const recorded = await outbox.recordAttempt(subscriptionId, head.eventId, attempt, outcome);
         this.deps.onAttempt?.(decision.kind, attempt.latencyMs, queue.companyId);
         logger.warn(
           { ...log, attempt: head.roundAttempts + 1, statusCode: attempt.statusCode, error: attempt.error, ...(retryInMs === null ? {} : { retryInMs }) },
-          retryInMs === null ? 'webhook delivery failed after its last retry; the queue moves on' : 'webhook attempt failed; will retry',
+          retryInMs === null ? 'webhook delivery failed after its last retry' : 'webhook attempt failed; will retry',
         );
-        // After the last retry the queue goes on with its next row; before it, the head waits.
-        return retryInMs === null && recorded;
+        if (change) await this.healthKeeper.store(turn, change);
+        // After the last retry the queue goes on with its next row, unless it is paused now;
+        // before it, the head waits.
+        return retryInMs === null && recorded && turn.health.status === 'active';
       }
       default:
         return assertNever(decision);
@@ -424,3 +545,10 @@ export class WebhookDispatcher {
   }
 
 }
+
+/** When a row is tried again: after its retry delay, or at the end of its queue's hold when that is later. */
+const retryAt = (now: Date, retryInMs: number, change: HealthChange | null): Date => {
+  const after = now.getTime() + retryInMs;
+  const hold = change?.holdUntil ? Date.parse(change.holdUntil) : 0;
+  return new Date(Math.max(after, hold));
+};

@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
-import type { EventStore, RecordedEvent } from '../application/ports/EventStore.js';
+import { ResumePointNotInLogError, type EventStore, type RecordedEvent } from '../application/ports/EventStore.js';
 import type { UndecodableEventError } from '../application/versioning/UndecodableEventError.js';
+import { FanOutNotOnLogError } from './FanOutNotOnLogError.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type {
   FanOutState,
@@ -52,8 +53,32 @@ export type FanOutEventSource = Pick<EventStore, 'subscribeToAll'> & {
   ): Promise<void>;
 };
 
+/**
+ * Where the fan-out keeps the id of the event at its checkpoint, beside the outbox
+ * (the outbox's own checkpoint keeps only the position), so that a start can
+ * check the log still holds that event there. Saved with each batch, alongside
+ * the outbox's commit (either may land first: both name events of this log).
+ */
+export interface FanOutLogWitness {
+  load(name: string): Promise<{ readonly position: Position; readonly eventId: string } | null>;
+  save(name: string, position: Position, eventId: string): Promise<void>;
+}
+
 export interface WebhookFanOutDeps<D extends FanOutDerivedEvent> {
-  readonly eventStore: Pick<EventStore, 'subscribeToAll'>;
+  /**
+   * The log: its catch-up subscription (unless `source` replaces it), and, where
+   * given, its head and the event at a position, with which a start checks that
+   * the log holds what the outbox was filled from (`FanOutNotOnLogError`).
+   */
+  readonly eventStore: Pick<EventStore, 'subscribeToAll'> & Partial<Pick<EventStore, 'headPosition' | 'eventIdAt'>>;
+  /** See `FanOutLogWitness`; absent: the start checks the position alone. */
+  readonly witness?: FanOutLogWitness;
+  /**
+   * Told when the fan-out stopped for good after its start: the log no longer holds
+   * where the outbox stands (EventStoreDB put back to an older copy while this
+   * process ran). The process must stop; its next start refuses, saying why.
+   */
+  readonly onFailed?: (error: FanOutNotOnLogError) => void;
   /**
    * Replaces `eventStore.subscribeToAll` as the fan-out's event source (on
    * EventStoreDB: a persistent subscription group with one active consumer).
@@ -156,6 +181,11 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
     return this.follower.status;
   }
 
+  /** Before `start`: what the start waits for (the webhooks' lease), shown by /health and /ready. */
+  waitingFor(what: string): void {
+    this.follower.tracker.waiting(what);
+  }
+
   /**
    * The event that stopped the fan-out (an event of the log this release cannot
    * read: retrying would never pass it, skipping it would lose its webhooks), or
@@ -174,6 +204,7 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
     if (this.started) return;
     this.started = true;
     const state = await this.deps.outbox.loadFanOut(this.name);
+    await this.checkAgainstLog(state.position);
     this.load(state);
     this.deps.logger.info({ from: state.position, subscriptions: this.byId.size }, 'webhook fan-out started');
     // An injected source (deps.source) is followed in place of the event store's catch-up subscription.
@@ -204,8 +235,35 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
       position: () => this.current,
       droppedWaitingFor: () => 'the event store to accept the subscription again',
       standby: true,
+      onFailed: (error) => {
+        const failure = new FanOutNotOnLogError(this.name, error);
+        this.deps.logger.error({ err: failure, position: error.position }, failure.message);
+        this.deps.onFailed?.(failure);
+      },
       ...(this.deps.maxBatchSize !== undefined ? { maxBatchSize: this.deps.maxBatchSize } : {}),
     });
+  }
+
+  /**
+   * Refuses to start on a log that does not hold what the outbox was filled from:
+   * one that ends before the outbox's position, or holds another event where the
+   * witness saw one (a position alone cannot tell a restored log that took new
+   * events since).
+   */
+  private async checkAgainstLog(position: Position | null): Promise<void> {
+    const log = this.deps.eventStore;
+    if (position === null || !log.headPosition) return;
+    const head = await log.headPosition();
+    if (head === null || comparePositions(position, head) > 0) {
+      throw new FanOutNotOnLogError(this.name, new ResumePointNotInLogError(position, null, { head }));
+    }
+    const seen = await this.deps.witness?.load(this.name);
+    if (!seen || !log.eventIdAt) return;
+    if (comparePositions(seen.position, head) > 0) {
+      throw new FanOutNotOnLogError(this.name, new ResumePointNotInLogError(seen.position, seen.eventId, { head }));
+    }
+    const found = await log.eventIdAt(seen.position);
+    if (found !== seen.eventId) throw new FanOutNotOnLogError(this.name, new ResumePointNotInLogError(seen.position, seen.eventId, { eventId: found }));
   }
 
   async stop(): Promise<void> {
@@ -284,11 +342,10 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
       this.stale = false;
       return;
     }
-    await this.deps.outbox.commitFanOut(
-      this.name,
-      { position: last.position, subscriptions: [...changed.values()], deliveries },
-      this.clock.now(),
-    );
+    await Promise.all([
+      this.deps.outbox.commitFanOut(this.name, { position: last.position, subscriptions: [...changed.values()], deliveries }, this.clock.now()),
+      this.deps.witness?.save(this.name, last.position, last.id),
+    ]);
     // Stored: what ended before the checkpoint is no longer needed in memory.
     for (const sub of changed.values()) if (sub.unsubscribedAt !== null) this.forget(sub);
     this.current = last.position;

@@ -7,6 +7,7 @@ import type { EsdbPersistentFanOutSource } from '../../src/adapters/eventstoredb
 import type { EventStoreDbEventStore } from '../../src/adapters/eventstoredb/EventStoreDbEventStore.js';
 import { openSqliteDatabase } from '../../src/adapters/sqlite/openSqliteDatabase.js';
 import { SqliteWebhookOutbox } from '../../src/adapters/sqlite/SqliteWebhookOutbox.js';
+import type { MongoReadModelStore } from '../../src/adapters/mongodb/MongoReadModelStore.js';
 import { deriveWebhookEvents } from '../../src/webhooks/deriveWebhookEvents.js';
 import type { DerivedWebhookEvent } from '../../src/webhooks/derivedWebhookEvent.js';
 import { toEnvelope } from '../../src/webhooks/envelope.js';
@@ -28,15 +29,101 @@ import { STORED_EVENT_TYPES } from '../../src/features/index.js';
  * Each test uses a group of its own, created at the log's head (so it does not
  * page through what earlier suites wrote), and deletes it afterwards.
  */
+/** An outbox the fan-out fills, with what the tests do to it. */
+interface OutboxUnderTest {
+  readonly outbox: WebhookOutbox;
+  /** A copy of the outbox as it is now, opened as another outbox: a backup, restored. */
+  backup(): Promise<OutboxUnderTest>;
+  /** Another, empty outbox: a changed MONGODB_DB, an emptied outbox. */
+  empty(): Promise<OutboxUnderTest>;
+  dispose(): Promise<void>;
+}
+
+/** The embedded outbox: a SQLite file (a backup is `VACUUM INTO`). */
+const sqliteOutbox = (): OutboxUnderTest => {
+  const dir = tempDir('chronicle-esdb-fanout-');
+  const opened: ReturnType<typeof openSqliteDatabase>[] = [];
+  const open = (file: string): OutboxUnderTest => {
+    const db = openSqliteDatabase(join(dir.path, file));
+    opened.push(db);
+    return {
+      outbox: new SqliteWebhookOutbox(db),
+      backup: async () => {
+        const copy = `backup-${randomUUID()}.sqlite`;
+        db.exec(`VACUUM INTO '${join(dir.path, copy)}'`);
+        return open(copy);
+      },
+      empty: async () => open(`empty-${randomUUID()}.sqlite`),
+      dispose: async () => {
+        for (const each of opened.splice(0)) each.close();
+        dir.dispose();
+      },
+    };
+  };
+  return open('chronicle.sqlite');
+};
+
+/** MongoDB's outbox, as production runs it beside EventStoreDB: a database per test (a backup is a copy of its collections). */
+const mongoOutbox = async (url: string): Promise<OutboxUnderTest> => {
+  const { MongoReadModelStore } = await import('../../src/adapters/mongodb/MongoReadModelStore.js');
+  const { MongoWebhookOutbox } = await import('../../src/adapters/mongodb/MongoWebhookOutbox.js');
+  const stores: MongoReadModelStore[] = [];
+  const open = async (database: string): Promise<OutboxUnderTest> => {
+    const store = await MongoReadModelStore.connect(url, database);
+    stores.push(store);
+    return {
+      outbox: await MongoWebhookOutbox.create(store.database),
+      backup: async () => {
+        const copy = `chronicle_test_${randomUUID().slice(0, 8)}`;
+        for (const { name } of await store.database.listCollections({}, { nameOnly: true }).toArray()) {
+          await store.database.collection(name).aggregate([{ $match: {} }, { $out: { db: copy, coll: name } }]).toArray();
+        }
+        return open(copy);
+      },
+      empty: () => open(`chronicle_test_${randomUUID().slice(0, 8)}`),
+      dispose: async () => {
+        for (const each of stores.splice(0)) {
+          await each.dropDatabase();
+          await each.close();
+        }
+      },
+    };
+  };
+  return open(`chronicle_test_${randomUUID().slice(0, 8)}`);
+};
+
+/** An outbox whose first `failures` batch commits fail (the store is down), whatever its kind. */
+const flaky = (outbox: WebhookOutbox, state: { failures: number }): WebhookOutbox =>
+  new Proxy(outbox, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target) as unknown;
+      if (key === 'commitFanOut') {
+        return async (...args: Parameters<WebhookOutbox['commitFanOut']>) => {
+          if (state.failures > 0) {
+            state.failures -= 1;
+            throw new Error('outbox unavailable');
+          }
+          return target.commitFanOut(...args);
+        };
+      }
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+
 const eventStoreUrl = process.env.EVENTSTORE_URL;
+const mongoUrl = process.env.MONGODB_URL;
+const outboxKinds: { readonly name: string; readonly open: () => Promise<OutboxUnderTest> }[] = [
+  { name: 'a SQLite outbox', open: async () => sqliteOutbox() },
+  ...(mongoUrl ? [{ name: 'MongoDB’s outbox (as production runs it)', open: () => mongoOutbox(mongoUrl) }] : []),
+];
+if (eventStoreUrl && !mongoUrl) skipLine('Webhook fan-out: EventStoreDB persistent subscription with MongoDB’s outbox', 'MONGODB_URL');
 if (eventStoreUrl) {
-  describe('Webhook fan-out on an EventStoreDB persistent subscription', function () {
+  for (const kind of outboxKinds) describe(`Webhook fan-out on an EventStoreDB persistent subscription, into ${kind.name}`, function () {
     this.timeout(60_000);
     const url = eventStoreUrl;
     let store: EventStoreDbEventStore;
-    let dir: ReturnType<typeof tempDir>;
-    let db: ReturnType<typeof openSqliteDatabase>;
-    let outbox: SqliteWebhookOutbox;
+    let fixture: OutboxUnderTest;
+    let outbox: WebhookOutbox;
     let group: string;
     let startFrom: string | null;
     const running: { fanOut: WebhookFanOut<DerivedWebhookEvent>; source: EsdbPersistentFanOutSource }[] = [];
@@ -82,9 +169,8 @@ if (eventStoreUrl) {
     beforeEach(async () => {
       const { EventStoreDbEventStore } = await import('../../src/adapters/eventstoredb/EventStoreDbEventStore.js');
       store = EventStoreDbEventStore.connect(url);
-      dir = tempDir('chronicle-esdb-fanout-');
-      db = openSqliteDatabase(join(dir.path, 'chronicle.sqlite'));
-      outbox = new SqliteWebhookOutbox(db);
+      fixture = await kind.open();
+      outbox = fixture.outbox;
       group = `chronicle-test-fan-out-${randomUUID()}`;
       startFrom = await store.headPosition();
       logger.lines.length = 0;
@@ -97,8 +183,7 @@ if (eventStoreUrl) {
       await cleaner.deleteGroup();
       await cleaner.close();
       await store.close();
-      db.close();
-      dir.dispose();
+      await fixture.dispose();
     });
 
     it('creates the group, and enqueues a contact of a subscribed company once, even across a restart', async () => {
@@ -127,24 +212,15 @@ if (eventStoreUrl) {
     it('retries a failed outbox write itself (no nack) and stores the batch once, in order', async () => {
       const company = `company-${randomUUID()}`;
       const subscriptionId = randomUUID();
-      let failures = 2;
-      // The same outbox (same file), whose first two batch commits fail.
-      class FlakyOutbox extends SqliteWebhookOutbox {
-        override async commitFanOut(...args: Parameters<WebhookOutbox['commitFanOut']>): Promise<void> {
-          if (failures > 0) {
-            failures -= 1;
-            throw new Error('outbox unavailable');
-          }
-          return super.commitFanOut(...args);
-        }
-      }
-      const entry = await startFanOut(new FlakyOutbox(db));
+      // The same outbox, whose first two batch commits fail.
+      const failing = { failures: 2 };
+      const entry = await startFanOut(flaky(outbox, failing));
       await append('webhook', webhookSubscribed(subscriptionId, company, 'https://receiver.example/hook'));
       await append('contact', contactCreated(company, 'one'));
       const { position: last } = await append('contact', contactCreated(company, 'two'));
       await eventually(() => reached(entry.fanOut, last), 20_000, 50);
 
-      expect(failures).to.equal(0);
+      expect(failing.failures).to.equal(0);
       expect(logger.lines.filter((line) => line.msg === 'webhook fan-out batch failed; retrying')).to.have.length(2);
       expect(await names(subscriptionId)).to.deep.equal(['one', 'two']);
     });
@@ -176,8 +252,7 @@ if (eventStoreUrl) {
       const { position: adaAt } = await append('contact', contactCreated(company, 'Ada'));
       await eventually(() => reached(first.fanOut, adaAt), 20_000, 50);
       // The backup: the outbox as it is now (Ada).
-      const backup = join(dir.path, 'backup.sqlite');
-      db.exec(`VACUUM INTO '${backup}'`);
+      const backup = await fixture.backup();
       await append('contact', contactCreated(company, 'Bob'));
       const { position: cyAt } = await append('contact', contactCreated(company, 'Cy'));
       await eventually(() => reached(first.fanOut, cyAt), 20_000, 50);
@@ -185,9 +260,8 @@ if (eventStoreUrl) {
       await checkpointReaches(cyAt);
 
       // Restored from the backup: the outbox is behind the group's checkpoint.
-      const restoredDb = openSqliteDatabase(backup);
-      try {
-        const restored = new SqliteWebhookOutbox(restoredDb);
+      {
+        const restored = backup.outbox;
         const second = await startFanOut(restored);
         await eventually(() => reached(second.fanOut, cyAt), 20_000, 50);
         const restoredNames = (await restored.listDeliveries(subscriptionId, { page: 1, limit: 10 })).items
@@ -196,8 +270,6 @@ if (eventStoreUrl) {
         expect(restoredNames).to.deep.equal(['Ada', 'Bob', 'Cy']);
         expect(logger.lines.some((line) => /group is ahead of the outbox/.test(line.msg ?? ""))).to.equal(true);
         await stopFanOut(second);
-      } finally {
-        restoredDb.close();
       }
     });
 
@@ -213,9 +285,8 @@ if (eventStoreUrl) {
       await checkpointReaches(adaAt);
 
       // Another (empty) outbox: a changed MONGODB_DB, an emptied outbox.
-      const emptyDb = openSqliteDatabase(join(dir.path, 'empty.sqlite'));
-      try {
-        const empty = new SqliteWebhookOutbox(emptyDb);
+      {
+        const empty = (await fixture.empty()).outbox;
         const refused = await startFanOut(empty).then(
           () => null,
           (error: unknown) => error,
@@ -230,8 +301,6 @@ if (eventStoreUrl) {
         await eventually(() => reached(again.fanOut, adaAt), 20_000, 50);
         expect((await empty.listDeliveries(subscriptionId, { page: 1, limit: 10 })).total).to.equal(1);
         await stopFanOut(again);
-      } finally {
-        emptyDb.close();
       }
     });
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import type { LeaseRecord, LeaseStore } from '../../src/application/ports/LeaseStore.js';
+import type { LeaseHolder, LeaseStore } from '../../src/application/ports/LeaseStore.js';
+import { sleep } from '../support/events.js';
 
 export interface LeasesUnderTest {
   /** Two handles on one store (on SQLite two connections to one file, as two processes have): what one writes, the other sees. */
@@ -11,15 +12,32 @@ export interface LeasesUnderTest {
 
 export type MakeLeases = () => Promise<LeasesUnderTest>;
 
-const record = (owner: string, renewedAt = '2026-03-04T10:00:00.000Z', pid = 4242): LeaseRecord => ({
-  owner,
-  role: 'projector',
-  pid,
-  host: 'host-1',
-  scope: null,
-  acquiredAt: '2026-03-04T10:00:00.000Z',
-  renewedAt,
-});
+const holder = (owner: string, pid = 4242): LeaseHolder => ({ owner, role: 'projector', pid, host: 'host-1', scope: null });
+const LIVE = { staleAfterMs: 15_000 };
+
+/**
+ * Runs `work` while this process's JavaScript clock (`Date`) runs `aheadMs` ahead,
+ * as a claimant on a machine whose clock is ahead would see time. The store's own
+ * clock (a database server's, SQLite's, the memory store's injected one) is not moved.
+ */
+const withClockAhead = async <T>(aheadMs: number, work: () => Promise<T>): Promise<T> => {
+  const RealDate = Date;
+  class AheadDate extends RealDate {
+    constructor(...args: unknown[]) {
+      if (args.length === 0) super(RealDate.now() + aheadMs);
+      else super(...(args as [string]));
+    }
+    static override now(): number {
+      return RealDate.now() + aheadMs;
+    }
+  }
+  globalThis.Date = AheadDate as DateConstructor;
+  try {
+    return await work();
+  } finally {
+    globalThis.Date = RealDate;
+  }
+};
 
 /** The LeaseStore contract, run for every adapter. Lease names are unique per test, so a shared store is fine. */
 export const leaseStoreContract = (name: string, make: MakeLeases): void => {
@@ -36,57 +54,86 @@ export const leaseStoreContract = (name: string, make: MakeLeases): void => {
       expect(await stores.a.read(lease)).to.equal(null);
     });
 
-    it('gives a free lease to exactly one of two claimants, and shows the holder to both', async () => {
-      const [first, second] = await Promise.all([stores.a.claim(lease, record('A'), null), stores.b.claim(lease, record('B'), null)]);
-      expect([first, second].filter(Boolean)).to.have.length(1);
-      const winner = first ? 'A' : 'B';
-      expect(await stores.a.read(lease)).to.deep.equal(record(winner));
-      expect(await stores.b.read(lease)).to.deep.equal(record(winner));
+    it('gives a free lease to exactly one of two claimants, stamped with the store’s time, and shows the holder to both', async () => {
+      const [first, second] = await Promise.all([stores.a.claim(lease, holder('A'), LIVE), stores.b.claim(lease, holder('B'), LIVE)]);
+      expect([first, second].filter((outcome) => outcome.taken)).to.have.length(1);
+      const winner = first.taken ? 'A' : 'B';
+      const loser = first.taken ? second : first;
+      expect(loser.taken === false && loser.holder?.owner).to.equal(winner);
+      const seen = (await stores.b.read(lease))!;
+      expect(seen).to.deep.include(holder(winner));
+      expect(seen.acquiredAt).to.equal(seen.renewedAt);
+      expect(seen.renewedAt).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(seen.silentMs).to.be.within(0, 5_000);
+      expect(await stores.a.read(lease)).to.deep.include(holder(winner));
     });
 
-    it('keeps names apart', async () => {
-      expect(await stores.a.claim(lease, record('A'), null)).to.equal(true);
-      expect(await stores.b.claim(`${lease}-other`, record('B'), null)).to.equal(true);
+    it('keeps names apart, and every field of the holder, a scope included', async () => {
+      const full: LeaseHolder = { ...holder('A'), role: 'replay', scope: 'boot/pid:[4026531836]' };
+      expect((await stores.a.claim(lease, full, LIVE)).taken).to.equal(true);
+      expect((await stores.b.claim(`${lease}-other`, holder('B'), LIVE)).taken).to.equal(true);
+      expect(await stores.b.read(lease)).to.deep.include(full);
       expect((await stores.a.read(`${lease}-other`))?.owner).to.equal('B');
     });
 
-    it('keeps every field of the record, a scope included', async () => {
-      const full: LeaseRecord = { ...record('A'), role: 'replay', scope: 'boot/pid:[4026531836]' };
-      expect(await stores.a.claim(lease, full, null)).to.equal(true);
-      expect(await stores.b.read(lease)).to.deep.equal(full);
+    it('leaves a lease its holder renews to it, naming the holder', async () => {
+      await stores.a.claim(lease, holder('A'), LIVE);
+      const refused = await stores.b.claim(lease, holder('B'), LIVE);
+      expect(refused.taken).to.equal(false);
+      expect(refused.taken === false && refused.holder).to.deep.include(holder('A'));
+      expect((await stores.a.read(lease))?.owner).to.equal('A');
     });
 
-    it('replaces a holder only as it was read: not after it renewed, not after another replaced it', async () => {
-      await stores.a.claim(lease, record('A'), null);
-      const seen = (await stores.b.read(lease))!;
-      // The holder renews after B read it: B's claim fails.
-      expect(await stores.a.renew(lease, 'A', '2026-03-04T10:00:02.000Z')).to.equal(true);
-      expect(await stores.b.claim(lease, record('B'), seen)).to.equal(false);
-      const renewed = (await stores.b.read(lease))!;
-      expect(renewed.renewedAt).to.equal('2026-03-04T10:00:02.000Z');
-      // Two take over the same record: one wins.
-      const [b, c] = await Promise.all([stores.b.claim(lease, record('B'), renewed), stores.a.claim(lease, record('C'), renewed)]);
-      expect([b, c].filter(Boolean)).to.have.length(1);
-      // A free lease is not claimed by replacing a holder, nor a held one as free.
-      expect(await stores.a.claim(lease, record('D'), null)).to.equal(false);
+    it('does not let a claimant whose clock runs 15 s ahead take a live lease: staleness is the store’s to judge', async () => {
+      await stores.a.claim(lease, holder('A'), LIVE);
+      const refused = await withClockAhead(15_500, () => stores.b.claim(lease, holder('B'), LIVE));
+      expect(refused.taken).to.equal(false);
+      // Nor does a holder whose clock runs behind make its lease look stale by renewing.
+      await withClockAhead(-60_000, () => stores.a.renew(lease, 'A'));
+      expect((await stores.b.claim(lease, holder('B'), LIVE)).taken).to.equal(false);
+      expect((await stores.b.read(lease))?.silentMs).to.be.below(5_000);
     });
 
-    it('renews only its own lease, and a holder that was replaced finds out when it renews', async () => {
-      await stores.a.claim(lease, record('A'), null);
-      expect(await stores.b.renew(lease, 'B', '2026-03-04T10:00:05.000Z')).to.equal(false);
-      expect(await stores.b.claim(lease, record('B'), (await stores.b.read(lease))!)).to.equal(true);
-      expect(await stores.a.renew(lease, 'A', '2026-03-04T10:00:06.000Z')).to.equal(false);
+    it('takes over a lease not renewed for the stale bound; its old holder then finds out when it renews', async () => {
+      await stores.a.claim(lease, holder('A'), LIVE);
+      await sleep(300);
+      expect((await stores.b.read(lease))?.silentMs).to.be.at.least(250);
+      const taken = await stores.b.claim(lease, holder('B', 5151), { staleAfterMs: 200 });
+      expect(taken.taken).to.equal(true);
+      expect(taken.taken && taken.lease).to.deep.include(holder('B', 5151));
+      expect(await stores.a.renew(lease, 'A')).to.equal(false);
       expect((await stores.a.read(lease))?.owner).to.equal('B');
-      expect(await stores.a.renew(`${lease}-none`, 'A', '2026-03-04T10:00:06.000Z')).to.equal(false);
+    });
+
+    it('keeps a lease fresh with each renewal', async () => {
+      await stores.a.claim(lease, holder('A'), LIVE);
+      await sleep(300);
+      expect(await stores.a.renew(lease, 'A')).to.equal(true);
+      expect((await stores.b.claim(lease, holder('B'), { staleAfterMs: 200 })).taken).to.equal(false);
+      expect((await stores.b.read(lease))?.owner).to.equal('A');
+    });
+
+    it('takes over at once a lease held by an owner known to be gone, and only that owner’s', async () => {
+      await stores.a.claim(lease, holder('A'), LIVE);
+      expect((await stores.b.claim(lease, holder('B'), { ...LIVE, replacing: 'someone-else' })).taken).to.equal(false);
+      expect((await stores.b.claim(lease, holder('B'), { ...LIVE, replacing: 'A' })).taken).to.equal(true);
+      expect((await stores.a.read(lease))?.owner).to.equal('B');
+    });
+
+    it('renews only its own lease', async () => {
+      await stores.a.claim(lease, holder('A'), LIVE);
+      expect(await stores.b.renew(lease, 'B')).to.equal(false);
+      expect(await stores.a.renew(`${lease}-none`, 'A')).to.equal(false);
+      expect(await stores.a.renew(lease, 'A')).to.equal(true);
     });
 
     it("releases only its own lease: another's release leaves it, the holder's frees it", async () => {
-      await stores.a.claim(lease, record('A'), null);
+      await stores.a.claim(lease, holder('A'), LIVE);
       await stores.b.release(lease, 'B');
       expect((await stores.b.read(lease))?.owner).to.equal('A');
       await stores.a.release(lease, 'A');
       expect(await stores.b.read(lease)).to.equal(null);
-      expect(await stores.b.claim(lease, record('B'), null)).to.equal(true);
+      expect((await stores.b.claim(lease, holder('B'), LIVE)).taken).to.equal(true);
     });
   });
 };

@@ -10,7 +10,8 @@ export interface SearchContractOptions {
    * Whether the alphabet holds the letters whose case JavaScript maps in ways a
    * regular expression's case folding does not (İ → i̇, ẞ → ß, the final sigma,
    * dotless ı). The memory and SQLite adapters lower-case with JavaScript and
-   * match them exactly; MongoDB's `$regex` folds them otherwise.
+   * match them exactly; so does MongoDB in the fields it keeps search keys for
+   * (`title`), while its `$regex` folds them otherwise in the others (`status`).
    */
   readonly specialCasing: boolean;
 }
@@ -180,6 +181,30 @@ export const readModelSearchContract = (
           .map((doc) => doc.id);
         expect(found.items.map((doc) => doc.id), JSON.stringify([a, b])).to.deep.equal(expected);
         expect(found.total).to.equal(expected.length);
+      }
+    });
+
+    it('lower-cases as JavaScript does in the field it indexes (İ, ẞ, the final sigma), exactly as a plain scan', async () => {
+      const companyC = `company-c-${randomUUID()}`;
+      const titles = ['İstanbul', 'STRAẞE', 'ΟΔΟΣ', 'ıi', 'Straße', 'plain'];
+      let position = 900_000;
+      await tasks.apply(
+        titles.map((title, i) => ({
+          id: randomUUID(),
+          stream: `test-${companyC}`,
+          revision: i,
+          position: String(++position),
+          type: 'TaskCreated',
+          data: { id: `c${i}`, title, status: 'open', points: i, tags: [], owner: null, at: '2026-01-01T00:00:00.000Z' } satisfies TaskCreatedData,
+          metadata: { source: 'system', correlationId: 'c', companyId: companyC },
+          recordedAt: new Date().toISOString(),
+        })),
+      );
+      for (const search of ['i̇', 'İ', 'ß', 'ẞ', 'ς', 'σ', 'Σ', 'ı', 'I', 'ss', 'odos', 'str']) {
+        const expected = titles.flatMap((title, i) => (title.toLowerCase().includes(search.toLowerCase()) ? [`c${i}`] : []));
+        const found = await tasks.list({ companyId: companyC, filters: [{ op: 'contains', fields: ['title'], text: search }], page: 1, limit: 100, order: 'asc' });
+        expect(found.items.map((doc) => doc.id), JSON.stringify(search)).to.deep.equal(expected);
+        expect(found.total, JSON.stringify(search)).to.equal(expected.length);
       }
     });
 

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import type {
-  DeliveryAttempt,
-  FannedOutSubscription,
-  NewDelivery,
-  WebhookOutbox,
+import {
+  HEALTHY,
+  type DeliveryAttempt,
+  type FannedOutSubscription,
+  type NewDelivery,
+  type WebhookOutbox,
 } from '../../src/application/ports/WebhookOutbox.js';
 
 export interface OutboxUnderTest {
@@ -312,7 +313,9 @@ export const webhookOutboxContract = (name: string, make: () => Promise<OutboxUn
     });
 
     describe('due queues', () => {
-      it('lists the heads of active subscriptions due now, the longest-waiting first, and when the next one is due', async () => {
+      const ids = (queues: readonly { subscriptionId: string }[]) => queues.map((q) => q.subscriptionId);
+
+      it('lists the queues of active subscriptions due now, the longest-waiting first, and when the next one is due', async () => {
         const early = aSubscription();
         const late = aSubscription();
         const waiting = aSubscription();
@@ -325,17 +328,172 @@ export const webhookOutboxContract = (name: string, make: () => Promise<OutboxUn
         const retrying = aDelivery(waiting, '1');
         await outbox.enqueue([retrying], at(0));
         await outbox.recordAttempt(waiting.subscriptionId, retrying.eventId, anAttempt(500), { state: 'pending', nextAttemptAt: at(5000) });
+        await outbox.settleQueue(waiting.subscriptionId);
         await outbox.enqueue([aDelivery(ended, '5')], at(0));
 
         const { due, nextDueAt } = await outbox.dueQueues(at(1000), 10);
-        expect(due.map((q) => q.subscriptionId)).to.deep.equal([early.subscriptionId, late.subscriptionId]);
-        expect(due[1]).to.deep.equal({ subscriptionId: late.subscriptionId, companyId: late.companyId, targetUrl: late.targetUrl });
+        expect(ids(due)).to.deep.equal([early.subscriptionId, late.subscriptionId]);
+        expect(due[1]).to.deep.equal({ subscriptionId: late.subscriptionId, companyId: late.companyId, targetUrl: late.targetUrl, health: HEALTHY });
         expect(nextDueAt?.toISOString()).to.equal(at(5000).toISOString());
 
-        expect((await outbox.dueQueues(at(1000), 1)).due.map((q) => q.subscriptionId)).to.deep.equal([early.subscriptionId]);
-        const skipped = await outbox.dueQueues(at(1000), 10, new Set([early.subscriptionId]));
-        expect(skipped.due.map((q) => q.subscriptionId)).to.deep.equal([late.subscriptionId]);
-        expect((await outbox.dueQueues(at(6000), 10)).due.map((q) => q.subscriptionId)).to.include(waiting.subscriptionId);
+        expect(ids((await outbox.dueQueues(at(1000), 1)).due)).to.deep.equal([early.subscriptionId]);
+        expect((await outbox.dueQueues(at(1000), 0)).due).to.deep.equal([]);
+        expect(ids((await outbox.dueQueues(at(6000), 10)).due)).to.include(waiting.subscriptionId);
+      });
+
+      it('leaves out the queues being worked on, and every queue of the companies named', async () => {
+        const companyId = `co-${randomUUID()}`;
+        const [a1, a2] = [aSubscription({ companyId }), aSubscription({ companyId })];
+        const b = aSubscription();
+        await commit('3', [a1, a2, b], [aDelivery(a1, '1'), aDelivery(a2, '2'), aDelivery(b, '3')]);
+        const mine = async (skip: Parameters<WebhookOutbox['dueQueues']>[2]) =>
+          ids((await outbox.dueQueues(at(10), 100, skip)).due).filter((id) => [a1, a2, b].some((s) => s.subscriptionId === id));
+        expect(await mine({})).to.have.members([a1.subscriptionId, a2.subscriptionId, b.subscriptionId]);
+        expect(await mine({ queues: new Set([a1.subscriptionId]) })).to.have.members([a2.subscriptionId, b.subscriptionId]);
+        expect(await mine({ companies: new Set([companyId]) })).to.deep.equal([b.subscriptionId]);
+        expect(await mine({ queues: new Set([b.subscriptionId]), companies: new Set([companyId]) })).to.deep.equal([]);
+      });
+
+      it('makes an empty queue due when rows arrive, and a settled queue with nothing pending is not due', async () => {
+        const sub = aSubscription();
+        await commit('1', [sub], []);
+        const isDue = async (when: Date) => ids((await outbox.dueQueues(when, 1000)).due).includes(sub.subscriptionId);
+        expect(await isDue(at(10))).to.equal(false);
+        const row = aDelivery(sub, '2');
+        await commit('2', [], [row], at(5));
+        expect(await isDue(at(10))).to.equal(true);
+        // Not before the row was queued.
+        expect(await isDue(at(1))).to.equal(false);
+        await outbox.recordAttempt(sub.subscriptionId, row.eventId, anAttempt(200), { state: 'delivered' });
+        await outbox.settleQueue(sub.subscriptionId);
+        expect(await isDue(at(10))).to.equal(false);
+        // A row the fan-out stores again (a replay) is not new: the queue stays idle.
+        await commit('2', [], [row], at(20));
+        expect(await isDue(at(30))).to.equal(false);
+        // A redelivery makes it due at once.
+        expect(await outbox.redeliver(sub.subscriptionId, row.eventId, at(40))).to.equal('requeued');
+        expect(await isDue(at(40))).to.equal(true);
+      });
+
+      it('a queue waiting for a retry is due at its head’s next attempt, and rows queued behind it do not change that', async () => {
+        const sub = aSubscription();
+        const [head, behind] = [aDelivery(sub, '1'), aDelivery(sub, '2')];
+        await commit('1', [sub], [head]);
+        await outbox.recordAttempt(sub.subscriptionId, head.eventId, anAttempt(500), { state: 'pending', nextAttemptAt: at(60_000) });
+        await outbox.settleQueue(sub.subscriptionId);
+        await commit('2', [], [behind], at(100));
+        const listed = await outbox.dueQueues(at(1000), 1000);
+        expect(ids(listed.due)).not.to.include(sub.subscriptionId);
+        expect(listed.nextDueAt!.getTime()).to.be.at.most(at(60_000).getTime());
+        expect(ids((await outbox.dueQueues(at(60_000), 1000)).due)).to.include(sub.subscriptionId);
+      });
+
+      it('a failed redelivery in front of a waiting head makes the queue due now', async () => {
+        const sub = aSubscription();
+        const [first, second] = [aDelivery(sub, '1'), aDelivery(sub, '2')];
+        await commit('2', [sub], [first, second]);
+        await outbox.recordAttempt(sub.subscriptionId, first.eventId, anAttempt(500), { state: 'failed', reason: 'retries_exhausted' });
+        await outbox.recordAttempt(sub.subscriptionId, second.eventId, anAttempt(500), { state: 'pending', nextAttemptAt: at(60_000) });
+        await outbox.settleQueue(sub.subscriptionId);
+        expect(ids((await outbox.dueQueues(at(100), 1000)).due)).not.to.include(sub.subscriptionId);
+        expect(await outbox.redeliverFailedSince(sub.subscriptionId, new Date(0), at(100))).to.equal(1);
+        expect(ids((await outbox.dueQueues(at(100), 1000)).due)).to.include(sub.subscriptionId);
+        expect((await outbox.head(sub.subscriptionId))?.eventId).to.equal(first.eventId);
+      });
+    });
+
+    describe('the health of a queue', () => {
+      const paused = (holdUntil: Date, failingSince = T0) => ({
+        status: 'paused' as const,
+        loggedStatus: 'paused' as const,
+        failingSince: failingSince.toISOString(),
+        pauses: 1,
+        holdUntil: holdUntil.toISOString(),
+      });
+      const dueIds = async (when: Date) => (await outbox.dueQueues(when, 1000)).due.map((q) => q.subscriptionId);
+
+      it('starts healthy, is stored with its version moved on, and comes back with the due queue', async () => {
+        const sub = aSubscription();
+        await commit('1', [sub], [aDelivery(sub, '1')]);
+        expect(await outbox.health(sub.subscriptionId)).to.deep.equal(HEALTHY);
+        expect(await outbox.health('nobody')).to.equal(null);
+        const failing = { ...HEALTHY, failingSince: at(5).toISOString() };
+        const { version: _v, ...change } = failing;
+        expect(await outbox.setHealth(sub.subscriptionId, change, 0)).to.equal(true);
+        expect(await outbox.health(sub.subscriptionId)).to.deep.equal({ ...failing, version: 1 });
+        const [queue] = (await outbox.dueQueues(at(10), 1000)).due.filter((q) => q.subscriptionId === sub.subscriptionId);
+        expect(queue?.health).to.deep.equal({ ...failing, version: 1 });
+        expect(await outbox.setHealth('nobody', change, 0)).to.equal(false);
+      });
+
+      it('refuses a change made on an older version, and writes nothing', async () => {
+        const sub = aSubscription();
+        await commit('1', [sub], [aDelivery(sub, '1')]);
+        expect(await outbox.setHealth(sub.subscriptionId, paused(at(60_000)), 0)).to.equal(true);
+        expect(await outbox.setHealth(sub.subscriptionId, { ...paused(at(90_000)), pauses: 2 }, 0)).to.equal(false);
+        expect(await outbox.health(sub.subscriptionId)).to.deep.equal({ ...paused(at(60_000)), version: 1 });
+      });
+
+      it('holds a paused queue until its hold ends, rows arriving meanwhile included', async () => {
+        const sub = aSubscription();
+        await commit('1', [sub], [aDelivery(sub, '1')]);
+        await outbox.setHealth(sub.subscriptionId, paused(at(60_000)), 0);
+        expect(await dueIds(at(1000))).not.to.include(sub.subscriptionId);
+        expect((await outbox.dueQueues(at(1000), 1000)).nextDueAt!.getTime()).to.be.at.most(at(60_000).getTime());
+        await commit('2', [], [aDelivery(sub, '2')], at(2000));
+        expect(await dueIds(at(2000))).not.to.include(sub.subscriptionId);
+        expect(await dueIds(at(60_000))).to.include(sub.subscriptionId);
+      });
+
+      it('an empty paused queue that gets a row is due only when its hold ends', async () => {
+        const sub = aSubscription();
+        await commit('1', [sub], []);
+        await outbox.setHealth(sub.subscriptionId, paused(at(60_000)), 0);
+        await commit('2', [], [aDelivery(sub, '2')], at(10));
+        expect(await dueIds(at(10))).not.to.include(sub.subscriptionId);
+        expect(await dueIds(at(60_000))).to.include(sub.subscriptionId);
+      });
+
+      it('never lists a disabled queue, which keeps its rows; enabling it makes it due from its head, healthy again', async () => {
+        const sub = aSubscription();
+        const rows = [aDelivery(sub, '1'), aDelivery(sub, '2')];
+        await commit('2', [sub], rows);
+        const disabled = { ...paused(at(0)), status: 'disabled' as const, loggedStatus: 'disabled' as const, holdUntil: null };
+        expect(await outbox.setHealth(sub.subscriptionId, disabled, 0)).to.equal(true);
+        expect(await dueIds(at(1_000_000))).not.to.include(sub.subscriptionId);
+        await commit('3', [], [aDelivery(sub, '3')], at(10));
+        expect(await dueIds(at(1_000_000))).not.to.include(sub.subscriptionId);
+        expect(await outbox.redeliver(sub.subscriptionId, rows[0]!.eventId, at(20))).to.equal('pending');
+        expect((await outbox.listDeliveries(sub.subscriptionId, { page: 1, limit: 10 })).items.map((d) => d.state)).to.deep.equal([
+          'pending',
+          'pending',
+          'pending',
+        ]);
+
+        expect(await outbox.enableDelivery(sub.subscriptionId)).to.equal(true);
+        expect(await outbox.health(sub.subscriptionId)).to.deep.equal({ ...HEALTHY, version: 2 });
+        expect(await dueIds(at(30))).to.include(sub.subscriptionId);
+        expect((await outbox.head(sub.subscriptionId))?.eventId).to.equal(rows[0]!.eventId);
+      });
+
+      it('enabling a paused queue ends its hold at once', async () => {
+        const sub = aSubscription();
+        await commit('1', [sub], [aDelivery(sub, '1')]);
+        await outbox.setHealth(sub.subscriptionId, paused(at(3_600_000)), 0);
+        expect(await outbox.enableDelivery(sub.subscriptionId)).to.equal(true);
+        expect(await dueIds(at(10))).to.include(sub.subscriptionId);
+      });
+
+      it('does not enable an unknown, ended or stopped subscription', async () => {
+        const ended = aSubscription();
+        const stopped = aSubscription();
+        await commit('2', [ended, stopped], [aDelivery(stopped, '1')]);
+        await commit('3', [{ ...ended, unsubscribedAt: '3' }], []);
+        await outbox.stopSubscription(stopped.subscriptionId, at(10));
+        expect(await outbox.enableDelivery('nobody')).to.equal(false);
+        expect(await outbox.enableDelivery(ended.subscriptionId)).to.equal(false);
+        expect(await outbox.enableDelivery(stopped.subscriptionId)).to.equal(false);
+        expect(await dueIds(at(1_000_000))).not.to.include.members([ended.subscriptionId, stopped.subscriptionId]);
       });
     });
 

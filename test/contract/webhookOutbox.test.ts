@@ -38,6 +38,28 @@ if (mongoUrl) {
       },
     };
   });
+  describe('MongoWebhookOutbox: picking due queues', () => {
+    it('reads the due queues through the subscriptions’ due index, whatever the rows pending', async () => {
+      const { MongoReadModelStore } = await import('../../src/adapters/mongodb/MongoReadModelStore.js');
+      const { MongoWebhookOutbox, DUE_ORDER, WEBHOOK_FAN_OUT_SUBSCRIPTIONS_COLLECTION, dueQueuesFilter } = await import(
+        '../../src/adapters/mongodb/MongoWebhookOutbox.js'
+      );
+      const store = await MongoReadModelStore.connect(mongoUrl, `chronicle_test_${randomUUID().slice(0, 8)}`);
+      try {
+        await MongoWebhookOutbox.create(store.database);
+        const filter = dueQueuesFilter(new Date().toISOString(), { queues: new Set(['a']), companies: new Set(['c']) });
+        const plan = JSON.stringify(
+          await store.database.collection<{ _id: string }>(WEBHOOK_FAN_OUT_SUBSCRIPTIONS_COLLECTION).find(filter).sort(DUE_ORDER).limit(64).explain('queryPlanner'),
+        );
+        expect(plan).to.contain('"indexName":"due"');
+        expect(plan).not.to.contain('COLLSCAN');
+        expect(plan).not.to.contain('"stage":"SORT"');
+      } finally {
+        await store.dropDatabase();
+        await store.close();
+      }
+    });
+  });
 } else {
   skipLine('WebhookOutbox contract: MongoDB', 'MONGODB_URL');
 }

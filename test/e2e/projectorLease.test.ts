@@ -111,9 +111,8 @@ describe('the projector lease: one projector per DATA_DIR', function () {
     try {
       const held = (await readModels.leases.read(READ_MODELS_LEASE))!;
       expect(held.pid).to.equal(projector.child.pid);
-      const now = new Date().toISOString();
-      const taker = { ...held, owner: 'taker', pid: process.pid, host: 'elsewhere', scope: null, acquiredAt: now, renewedAt: now };
-      expect(await readModels.leases.claim(READ_MODELS_LEASE, taker, held)).to.equal(true);
+      const taker = { owner: 'taker', role: 'projector', pid: process.pid, host: 'elsewhere', scope: null };
+      expect((await readModels.leases.claim(READ_MODELS_LEASE, taker, { staleAfterMs: 15_000, replacing: held.owner })).taken).to.equal(true);
       // Its next renewal (every 2 s) finds the lease taken.
       expect(await exited).to.equal(1);
       expect(projector.output()).to.contain(`lost the "read-models" lease to a projector, pid ${process.pid} on host elsewhere`);

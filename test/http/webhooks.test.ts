@@ -67,6 +67,8 @@ describe('HTTP: webhooks', function () {
         target_url: 'https://93.184.215.14:8443/a/b?c=d',
         is_active: true,
         created_at: data.created_at,
+        delivery_status: 'active',
+        failing_since: null,
       });
       expect(JSON.stringify(list.body)).not.to.contain(data.secret.slice(6));
       // Not in the event log, byte for byte as stored (the secrets table of the same file holds it).

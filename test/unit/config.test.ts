@@ -28,7 +28,17 @@ describe('configuration from the environment', () => {
       postgresUrl: undefined,
       postgresPoolSize: 10,
       rateLimit: { hourly: 1000, daily: 10000, concurrent: 10 },
-      webhooks: { timeoutMs: 30000, retryDelaysMs: [5000, 30000, 120000], allowPrivateTargets: false, logRetentionDays: 30 },
+      webhooks: {
+        timeoutMs: 30000,
+        retryDelaysMs: [5000, 30000, 120000],
+        allowPrivateTargets: false,
+        logRetentionDays: 30,
+        maxInFlight: 64,
+        maxInFlightPerCompany: 16,
+        maxSubscriptionsPerCompany: 100,
+        pauseDelaysMs: [60_000, 300_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000, 21_600_000],
+        disableAfterMs: 5 * 24 * 3_600_000,
+      },
       logLevel: 'info',
       basePath: '',
       tls: undefined,
@@ -61,6 +71,11 @@ describe('configuration from the environment', () => {
       WEBHOOK_RETRY_DELAYS_MS: '10, 20,30',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       WEBHOOK_LOG_RETENTION_DAYS: '7',
+      WEBHOOK_MAX_IN_FLIGHT: '32',
+      WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY: '4',
+      WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY: '20',
+      WEBHOOK_PAUSE_DELAYS_MS: '100,200',
+      WEBHOOK_DISABLE_AFTER_MS: '5000',
       LOG_LEVEL: 'debug',
       BASE_PATH: '/api/external',
       TLS_CERT_FILE: 'cert.pem',
@@ -81,7 +96,17 @@ describe('configuration from the environment', () => {
       eventStoreUrl: 'esdb://localhost:2113?tls=false',
       mongoDb: 'prod',
       rateLimit: { hourly: 50, daily: 500, concurrent: 2 },
-      webhooks: { timeoutMs: 1000, retryDelaysMs: [10, 20, 30], allowPrivateTargets: true, logRetentionDays: 7 },
+      webhooks: {
+        timeoutMs: 1000,
+        retryDelaysMs: [10, 20, 30],
+        allowPrivateTargets: true,
+        logRetentionDays: 7,
+        maxInFlight: 32,
+        maxInFlightPerCompany: 4,
+        maxSubscriptionsPerCompany: 20,
+        pauseDelaysMs: [100, 200],
+        disableAfterMs: 5000,
+      },
       logLevel: 'debug',
       basePath: '/api/external',
       tls: { certFile: 'cert.pem', keyFile: 'key.pem' },
@@ -123,6 +148,30 @@ describe('configuration from the environment', () => {
       expect(problems.some((p) => p.startsWith(`${name}=`)), name).to.equal(true);
     }
     expect(problems.find((p) => p.startsWith('PORT='))).to.contain('from 0 to 65535');
+  });
+
+  it('takes the host lists of clusters and replica sets, as the EventStoreDB and MongoDB clients take them', () => {
+    const mongo = 'mongodb://m1:27017,m2:27017/?replicaSet=rs0';
+    for (const url of ['esdb://n1:2113,n2:2113,n3:2113?tls=true', 'esdb+discover://cluster.example.com:2113', 'esdb://admin:changeit@localhost:2113?tls=false']) {
+      expect(loadConfig({ EVENTSTORE_URL: url, MONGODB_URL: mongo }).eventStoreUrl).to.equal(url);
+    }
+    for (const url of [mongo, 'mongodb://m1,m2,m3/?replicaSet=rs0&w=majority', 'mongodb+srv://cluster0.example.net/?retryWrites=true', 'mongodb://u:p@h/db?authSource=admin']) {
+      expect(loadConfig({ MONGODB_URL: url }).mongoUrl).to.equal(url);
+    }
+  });
+
+  it('refuses what the clients refuse, in their own words, without a password', () => {
+    const problem = (env: NodeJS.ProcessEnv) => problemsOf({ MONGODB_URL: 'mongodb://db', ...env })[0] ?? '';
+    expect(problem({ EVENTSTORE_URL: 'http://localhost:2113' })).to.match(/^EVENTSTORE_URL="http:\/\/localhost:2113" is refused by the EventStoreDB client: .*esdb:\/\/ or esdb\+discover:\/\//);
+    expect(problem({ EVENTSTORE_URL: 'esdb://n1:2113:7,n2:2113' })).to.match(/^EVENTSTORE_URL=.* is refused by the EventStoreDB client/);
+    expect(problem({ EVENTSTORE_URL: 'esdb://localhost:2113?tls=maybe' })).to.contain('true or false');
+    expect(problemsOf({ MONGODB_URL: 'mongodb://a,b/?directConnection=true' })[0]).to.match(
+      /^MONGODB_URL=.* is refused by the MongoDB client: directConnection option requires exactly one host/,
+    );
+    expect(problemsOf({ MONGODB_URL: 'mongo://db' })[0]).to.contain('Invalid scheme');
+    expect(problemsOf({ MONGODB_URL: 'mongodb://m1:70000' })[0]).to.match(/^MONGODB_URL=/);
+    const secret = problemsOf({ MONGODB_URL: 'mongodb://chronicle:s3cret-pass@m1:27017/?replicaSet=rs0&bogus=1' })[0]!;
+    expect(secret).to.contain('option bogus is not supported').and.to.contain('chronicle:***@m1').and.not.to.contain('s3cret-pass');
   });
 
   it('refuses a short or malformed METRICS_TOKEN without ever showing it', () => {
@@ -199,6 +248,11 @@ describe('configuration from the environment', () => {
   it('keeps the webhook delivery log at least a day', () => {
     expect(problemsOf({ WEBHOOK_LOG_RETENTION_DAYS: '0' })[0]).to.match(/^WEBHOOK_LOG_RETENTION_DAYS="0" must be a whole number from 1 to 36500/);
     expect(loadConfig({ WEBHOOK_LOG_RETENTION_DAYS: '90' }).webhooks.logRetentionDays).to.equal(90);
+    expect(problemsOf({ WEBHOOK_MAX_IN_FLIGHT: '8', WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY: '16' })).to.deep.equal([
+      'WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY must not exceed WEBHOOK_MAX_IN_FLIGHT: a company gets a share of the dispatcher',
+    ]);
+    expect(problemsOf({ WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY: '0' })[0]).to.match(/^WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY="0" must be a whole number from 1/);
+    expect(problemsOf({ WEBHOOK_PAUSE_DELAYS_MS: '1m' })[0]).to.match(/^WEBHOOK_PAUSE_DELAYS_MS="1m" must be a comma-separated list of milliseconds/);
   });
 
   it('needs both TLS files or neither', () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
-import { holderIsGone, isRunning, thisProcess } from '../../src/startup/localProcess.js';
+import { isRunning, judgeHolder, thisProcess } from '../../src/startup/localProcess.js';
 
 /** A child process that has exited (and was reaped): its pid runs no more. */
 const deadPid = async (): Promise<number> => {
@@ -22,14 +22,14 @@ describe('this process, as a lease names it', () => {
     });
   });
 
-  describe('holderIsGone', () => {
-    it('is true only for a pid gone from this host and pid namespace', async () => {
+  describe('judgeHolder', () => {
+    it('tells gone only for a pid gone from this host and pid namespace; running for one that runs here; elsewhere unknown', async () => {
       const here = thisProcess('projector');
       const pid = await deadPid();
-      expect(holderIsGone({ ...here, owner: 'x', pid })).to.equal(true);
-      expect(holderIsGone({ ...here, owner: 'x' }), 'this process').to.equal(false);
-      expect(holderIsGone({ ...here, owner: 'x', pid, host: `${here.host}-other` }), 'another host: never judged here').to.equal(false);
-      expect(holderIsGone({ ...here, owner: 'x', pid, scope: 'another-boot/pid:[1]' }), 'another container of this host').to.equal(false);
+      expect(judgeHolder({ ...here, owner: 'x', pid })).to.equal('gone');
+      expect(judgeHolder({ ...here, owner: 'x' }), 'this process').to.equal('running');
+      expect(judgeHolder({ ...here, owner: 'x', pid, host: `${here.host}-other` }), 'another host: never judged here').to.equal('unknown');
+      expect(judgeHolder({ ...here, owner: 'x', pid, scope: 'another-boot/pid:[1]' }), 'another container of this host').to.equal('unknown');
     });
   });
 });

@@ -33,7 +33,9 @@ describe('the hosted-CI integration workflow', () => {
   it('uses the images docker-compose.yml runs', () => {
     const compose = imagesOf(repoFile('docker-compose.yml')).filter((image) => !image!.startsWith('chronicle'));
     const text = workflow();
-    const used = [...imagesOf(text), ...[...text.matchAll(/docker run [^\n]*?\s(mongo:\S+)/g)].map((m) => m[1])];
+    // Service images, and those the steps start with docker run (each job its own servers).
+    const started = [...text.matchAll(/^\s+(?:docker run [^\n]*?\s)?((?:eventstore\/eventstore|mongo):[\w.-]+)/gm)].map((m) => m[1]);
+    const used = new Set([...imagesOf(text), ...started]);
     expect([...used].sort()).to.deep.equal([...compose].sort());
     expect(compose).to.have.members(['eventstore/eventstore:24.10', 'mongo:8.0']);
   });

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 import { MemoryReadModelStore } from '../../src/adapters/memory/MemoryReadModelStore.js';
 import { ProjectionRunner } from '../../src/application/subscriptions/ProjectionRunner.js';
-import { ReadModelsAheadOfLogError } from '../../src/application/subscriptions/ReadModelsAheadOfLogError.js';
+import { ReadModelsAheadOfLogError, ReadModelsOfAnotherLogError } from '../../src/application/subscriptions/ReadModelsAheadOfLogError.js';
+import { ResumePointNotInLogError, type EventStore, type SubscribeOptions } from '../../src/application/ports/EventStore.js';
 import { replayReadModels } from '../../src/application/replay/replayReadModels.js';
 import type { DocumentCollection, ReadModelDocument, ReadModelStore } from '../../src/application/ports/ReadModelStore.js';
 import { taskProjection, type TaskCreatedData, type TaskDoc } from '../support/taskProjection.js';
@@ -249,5 +250,48 @@ describe('ProjectionRunner', () => {
       expect(await tasks.get(COMPANY, 't1')).to.not.equal(null);
       expect(runner.failure!.version).to.equal(7);
     });
+  });
+});
+
+describe('ProjectionRunner: a log that no longer holds where the read models stand, found by the subscription', () => {
+  const stubLog = (head: string | null, failWith: ResumePointNotInLogError, at: 'start' | 'later') => {
+    let fail: (() => void) | null = null;
+    const store = {
+      kind: 'eventstoredb',
+      headPosition: async () => head,
+      readAll: async () => [],
+      subscribeToAll: (options: SubscribeOptions) => {
+        fail = () => options.onFailed?.(failWith);
+        if (at === 'start') setImmediate(fail);
+        return { position: null, stop: async () => undefined };
+      },
+    } as unknown as EventStore;
+    return { store, failNow: () => fail?.() };
+  };
+  const durable = () => {
+    const store = new DurableMemoryStore();
+    return { store, collections: [store.collection(taskProjection) as never] };
+  };
+
+  it('fails its start with the read models’ own error when the server says no event begins where they stand', async () => {
+    const { store: readModels, collections } = durable();
+    await readModels.checkpoints.save('read-models', '15');
+    const { store } = stubLog('20', new ResumePointNotInLogError('15', null, { eventId: null }), 'start');
+    const runner = new ProjectionRunner({ eventStore: store, readModels, collections, logger: captureLogger() });
+    const refused = await runner.start().catch((error: unknown) => error);
+    expect(refused).to.be.instanceOf(ReadModelsOfAnotherLogError);
+    expect((refused as Error).message).to.contain('but the log has no event there');
+  });
+
+  it('after its start, tells onFailed (the process stops) when the log was put back behind the read models', async () => {
+    const { store: readModels, collections } = durable();
+    const failures: Error[] = [];
+    const { store, failNow } = stubLog(null, new ResumePointNotInLogError('20', 'e-20', { head: '10' }), 'later');
+    const runner = new ProjectionRunner({ eventStore: store, readModels, collections, logger: captureLogger(), onFailed: (error) => failures.push(error) });
+    await runner.start();
+    failNow();
+    expect(failures).to.have.length(1);
+    expect(failures[0]).to.be.instanceOf(ReadModelsAheadOfLogError);
+    expect(failures[0]!.message).to.contain('hold the log up to position 20, but the log ends at position 10');
   });
 });

@@ -515,6 +515,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The stored events of a subscription
+         * @description Every event of the subscription, oldest first: subscribed, paused and disabled by the dispatcher (`metadata.source` `system`, with `failingSince`), enabled again (`reason` `recovered` by the system, `client` by the company), unsubscribed. Read from the event log itself. Ended subscriptions keep their history. Paginated like the lists.
+         *
+         *     Requires the `webhooks:read` permission.
+         */
+        get: operations["getWebhookHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a paused or disabled subscription
+         * @description Deliveries to a subscription that the dispatcher **paused** (its receiver kept failing: it is
+         *     tried again now and then, and resumes by itself at its first 200) or **disabled** (failing for
+         *     `WEBHOOK_DISABLE_AFTER_MS`, 5 days by default: never tried until enabled) go on at once, from
+         *     its oldest pending event, in order: events were queued all along. Recorded in the log as
+         *     `WebhookEnabled` (reason `client`). Enabling an active subscription changes nothing and
+         *     answers 200 all the same. `GET /webhooks` shows each subscription's `delivery_status`. The body is
+         *     an empty JSON object (`{}`), sent with `Content-Type: application/json` as every POST is.
+         *
+         *     Requires the `webhooks:write` permission.
+         */
+        post: operations["enableWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/{id}": {
         parameters: {
             query?: never;
@@ -1323,11 +1373,103 @@ export interface components {
             /** Format: uri */
             target_url: string;
             /**
-             * @description Always true: only active subscriptions are listed.
+             * @description Always true: only subscriptions not unsubscribed are listed (paused and disabled ones too).
              * @constant
              */
             is_active: true;
             created_at: components["schemas"]["Timestamp"];
+            delivery_status: components["schemas"]["WebhookDeliveryStatus"];
+            /** @description While paused or disabled: the first failed attempt since the last delivery. Null while active. */
+            failing_since: components["schemas"]["Timestamp"] | null;
+        };
+        /**
+         * @description `active`: delivered to. `paused`: its receiver kept failing (a delivery used up its retries); events are queued and the receiver is tried again after 1 min, 5 min, 30 min, 1 h, 2 h, 4 h, then every 6 h (`WEBHOOK_PAUSE_DELAYS_MS`); its first 200 resumes it. `disabled`: it failed every attempt for `WEBHOOK_DISABLE_AFTER_MS` (5 days): events are queued, nothing is sent until `POST /webhooks/{id}/enable`.
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "active" | "paused" | "disabled";
+        WebhookEnableResponse: {
+            /** @constant */
+            success: true;
+            message: string;
+            data: {
+                id: string;
+                /** @constant */
+                delivery_status: "active";
+            };
+        };
+        WebhookSubscriptionLimitError: {
+            /** @constant */
+            error?: "Webhook subscription limit reached";
+        } & components["schemas"]["Error"];
+        /** @description A stored event of a webhook subscription (never its secret). */
+        WebhookHistoryEvent: {
+            /** @enum {string} */
+            type: "WebhookSubscribed" | "WebhookUnsubscribed" | "WebhookPaused" | "WebhookDisabled" | "WebhookEnabled";
+            /** @description 0-based revision of the event in the entity's stream. */
+            revision: number;
+            /** @description The event's position in the whole log. */
+            position: components["schemas"]["LogPosition"];
+            /** @description When the event was recorded. */
+            timestamp: components["schemas"]["Timestamp"];
+            schema: components["schemas"]["HistorySchema"];
+            /** @description The event's data in the current version of its type (shape per `type`): as stored when it was stored in that version, otherwise upcast from the version it was stored in (`schema.storedVersion`). */
+            data: Record<string, never>;
+            metadata: components["schemas"]["HistoryMetadata"];
+        } & ({
+            /** @constant */
+            type?: "WebhookSubscribed";
+            data?: {
+                subscriptionId: string;
+                companyId: string;
+                event: components["schemas"]["WebhookEventType"];
+                targetUrl: string;
+                filters: components["schemas"]["WebhookFilters"] | null;
+                createdAt: components["schemas"]["Timestamp"];
+            };
+        } | {
+            /** @constant */
+            type?: "WebhookUnsubscribed";
+            data?: {
+                subscriptionId: string;
+                companyId: string;
+                /** @enum {unknown} */
+                reason: "client" | "gone";
+                at: components["schemas"]["Timestamp"];
+            };
+        } | {
+            /** @constant */
+            type?: "WebhookPaused";
+            data?: {
+                subscriptionId: string;
+                companyId: string;
+                failingSince: components["schemas"]["Timestamp"];
+                at: components["schemas"]["Timestamp"];
+            };
+        } | {
+            /** @constant */
+            type?: "WebhookDisabled";
+            data?: {
+                subscriptionId: string;
+                companyId: string;
+                failingSince: components["schemas"]["Timestamp"];
+                at: components["schemas"]["Timestamp"];
+            };
+        } | {
+            /** @constant */
+            type?: "WebhookEnabled";
+            data?: {
+                subscriptionId: string;
+                companyId: string;
+                /** @enum {unknown} */
+                reason: "client" | "recovered";
+                at: components["schemas"]["Timestamp"];
+            };
+        });
+        WebhookHistory: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["WebhookHistoryEvent"][];
+            meta: components["schemas"]["PaginationMeta"];
         };
         WebhookList: {
             /** @constant */
@@ -1818,7 +1960,7 @@ export interface operations {
                 updatedSince?: string | unknown | unknown;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path?: never;
@@ -1843,6 +1985,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1866,6 +2010,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1900,6 +2046,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1923,6 +2071,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1946,6 +2096,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -2037,6 +2189,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position": string;
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
@@ -2064,6 +2218,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -2100,6 +2256,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2123,6 +2281,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Seconds to wait before retrying (in-progress only). */
@@ -2150,6 +2310,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2173,6 +2335,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2196,6 +2360,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2219,6 +2385,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -2286,7 +2454,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path: {
@@ -2314,6 +2482,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2337,6 +2507,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2371,6 +2543,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2394,6 +2568,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2417,6 +2593,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2440,6 +2618,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -2505,7 +2685,7 @@ export interface operations {
                 asOf?: string | unknown | unknown;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
                 /** @description ETags (or `*`) of a copy the client holds: when one matches (weak comparison, RFC 9110), 304 without a body. */
                 "If-None-Match"?: string;
@@ -2535,6 +2715,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description A strong ETag of the contact: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
                     ETag?: string;
                     [name: string]: unknown;
@@ -2560,6 +2742,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description A strong ETag of the contact: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
                     ETag: string;
                     [name: string]: unknown;
@@ -2583,6 +2767,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2617,6 +2803,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2640,6 +2828,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2663,6 +2853,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2686,6 +2878,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -2780,6 +2974,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write (absent when the body changed nothing); send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position"?: string;
                     /** @description A strong ETag of the contact: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
@@ -2807,6 +3003,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2841,6 +3039,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2864,6 +3064,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2887,6 +3089,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2910,6 +3114,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2933,6 +3139,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2956,6 +3164,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2979,6 +3189,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3002,6 +3214,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -3073,7 +3287,7 @@ export interface operations {
                 updatedSince?: string | unknown | unknown;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path?: never;
@@ -3098,6 +3312,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3121,6 +3337,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3155,6 +3373,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3178,6 +3398,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3201,6 +3423,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -3292,6 +3516,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position": string;
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
@@ -3319,6 +3545,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -3355,6 +3583,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3378,6 +3608,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Seconds to wait before retrying (in-progress only). */
@@ -3405,6 +3637,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3428,6 +3662,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3451,6 +3687,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3474,6 +3712,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -3539,7 +3779,7 @@ export interface operations {
                 asOf?: string | unknown | unknown;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
                 /** @description ETags (or `*`) of a copy the client holds: when one matches (weak comparison, RFC 9110), 304 without a body. */
                 "If-None-Match"?: string;
@@ -3569,6 +3809,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description A strong ETag of the deal: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
                     ETag?: string;
                     [name: string]: unknown;
@@ -3594,6 +3836,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description A strong ETag of the deal: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
                     ETag: string;
                     [name: string]: unknown;
@@ -3617,6 +3861,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3651,6 +3897,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3674,6 +3922,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3697,6 +3947,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3720,6 +3972,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -3787,7 +4041,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path: {
@@ -3815,10 +4069,2394 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DealHistory"];
+                };
+            };
+            /** @description `X-Min-Log-Position` is not a log position. */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The API key lacks the `deals:read` permission. */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description No deal with this id in the caller's company (`Deal not found`). */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealNotFoundError"];
+                };
+            };
+            /** @description `page` or `limit` is out of bounds or malformed: `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
+            422: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    changeDealStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the deal has not changed since the client read it: the ETag it got (a list, or `*` for any). It guards the deal's own fields (its stream's revision): a change of the embedded contact alone moves the ETag's position but does not fail `If-Match`, since this write cannot change the contact. The revision in the ETag is the append's expected revision, so no other write can come in between. Strong comparison (RFC 9110): a weak or foreign tag never matches. Without the header the write is unconditional. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The deal id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DealStatusChange"];
+            };
+        };
+        responses: {
+            /** @description The deal after the change. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    /** @description Log position of the write (absent when the body changed nothing); send it as `X-Min-Log-Position` to read it on any instance. */
+                    "X-Log-Position"?: string;
+                    /** @description A strong ETag of the deal: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealResponse"];
+                };
+            };
+            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The API key lacks the `deals:write` permission. */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description No deal with this id in the caller's company (`Deal not found`). */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealNotFoundError"];
+                };
+            };
+            /** @description `If-Match` named no current ETag of the deal: it changed since; nothing was written (`Precondition failed`). */
+            412: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreconditionFailedError"];
+                };
+            };
+            /** @description The body is larger than 1 MB. */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
+            415: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description The body is invalid: empty, a field other than `status`, `stage` and `actualCloseDate`, a bad value, or an `actualCloseDate` for a deal that is open after the change: `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
+            422: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    listAgents: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Only agents with this status. */
+                status?: components["schemas"]["AgentStatus"];
+            };
+            header?: {
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
+                "X-Min-Log-Position"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of agents. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentList"];
+                };
+            };
+            /** @description `X-Min-Log-Position` is not a log position. */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The API key lacks the `agents:read` permission. */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description A query parameter is out of bounds or malformed: `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
+            422: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
+                "X-Min-Log-Position"?: string;
+            };
+            path: {
+                /** @description The agent id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentResponse"];
+                };
+            };
+            /** @description `X-Min-Log-Position` is not a log position. */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The API key lacks the `agents:read` permission. */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description No agent with this id in the caller's company (`Agent not found`). */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentNotFoundError"];
+                };
+            };
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    testApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
+                "X-Min-Log-Position"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key is valid. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestResult"];
+                };
+            };
+            /** @description `X-Min-Log-Position` is not a log position. */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
+                "X-Min-Log-Position"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The active subscriptions. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description `X-Min-Log-Position` is not a log position. */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The API key lacks the `webhooks:read` permission. */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    subscribeWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry of this request safe: 1–255 printable ASCII characters (a UUID is a good key), chosen by the client, unique per request it means, scoped to the company of the API key. The IETF draft's quoted form (`"…"`) is accepted too. Malformed: 422 with `details["Idempotency-Key"]` (`code` `INVALID_IDEMPOTENCY_KEY`). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSubscribeRequest"];
+            };
+        };
+        responses: {
+            /** @description The new subscription, with its signing secret (shown only here). */
+            201: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
+                    "X-Log-Position": string;
+                    /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscribeResponse"];
+                };
+            };
+            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The API key lacks `webhooks:write`, or the read permission of the event type's resource (`contacts:read` for `contact.*`, `deals:read` for `deal.*`); `requiredPermission` names the missing one. */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description The company already has `WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY` subscriptions (the server's setting, default 100; paused and disabled ones count, unsubscribed ones do not): `Webhook subscription limit reached`, with `code` `WEBHOOK_SUBSCRIPTION_LIMIT` and `details {limit, subscriptions}`. Unsubscribe one first. Or: A request with the same `Idempotency-Key` is still running (`Request in progress`). */
+            409: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Seconds to wait before retrying (in-progress only). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionLimitError"] | components["schemas"]["IdempotencyInProgressError"];
+                };
+            };
+            /** @description The body is larger than 1 MB. */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
+            415: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description `event` or `target_url` missing, an unknown event type (`details.event`), a malformed or refused target URL (`details.target_url`), or malformed filters (`details.filters`): `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
+            422: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    unsubscribeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookUnsubscribeRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription ended; it receives no more deliveries. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
+                    "X-Log-Position": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookUnsubscribeResponse"];
+                };
+            };
+            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The API key lacks the `webhooks:write` permission. */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description No active webhook subscription with this id in the caller's company (unknown, another company's, or already unsubscribed): `Webhook subscription not found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookNotFoundError"];
+                };
+            };
+            /** @description The body is larger than 1 MB. */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
+            415: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description `subscription_id` missing or not a string: `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
+            422: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: {
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
+                "X-Min-Log-Position"?: string;
+            };
+            path: {
+                /** @description The subscription id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries, newest first. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["WebhookDelivery"][];
+                        meta: components["schemas"]["PaginationMeta"];
+                    };
+                };
+            };
+            /** @description `X-Min-Log-Position` is not a log position. */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The API key lacks the `webhooks:read` permission. */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description No webhook subscription with this id in the caller's company (`Webhook subscription not found`), or no delivery of it with this event id (`Delivery not found`). */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryNotFoundError"];
+                };
+            };
+            /** @description `page` or `limit` out of range: `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
+            422: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRedeliverRequest"];
+            };
+        };
+        responses: {
+            /** @description What was queued again. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRedeliverResponse"];
+                };
+            };
+            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The API key lacks the `webhooks:write` permission. */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description No webhook subscription with this id in the caller's company (`Webhook subscription not found`), or no delivery of it with this event id (`Delivery not found`). */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryNotFoundError"];
+                };
+            };
+            /** @description The subscription has ended. */
+            409: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookNotActiveError"];
+                };
+            };
+            /** @description The body is larger than 1 MB. */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
+            415: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description neither or both of `eventId` and `failedSince`, or a bad `failedSince`: `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
+            422: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getWebhookHistory: {
+        parameters: {
+            query?: {
+                /** @description Page of the history, 1-based. */
+                page?: number;
+                /** @description Events per page, 1–200. */
+                limit?: number;
+            };
+            header?: {
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                "X-Min-Log-Position"?: string;
+            };
+            path: {
+                /** @description The subscription id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the subscription's events. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookHistory"];
                 };
             };
             /** @description `X-Min-Log-Position` is not a log position. */
@@ -3855,7 +6493,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `deals:read` permission. */
+            /** @description The API key lacks the `webhooks:read` permission. */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -3878,7 +6516,7 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenError"];
                 };
             };
-            /** @description No deal with this id in the caller's company (`Deal not found`). */
+            /** @description No active webhook subscription with this id in the caller's company (unknown, another company's, or already unsubscribed): `Webhook subscription not found`. */
             404: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -3898,7 +6536,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DealNotFoundError"];
+                    "application/json": components["schemas"]["WebhookNotFoundError"];
                 };
             };
             /** @description `page` or `limit` is out of bounds or malformed: `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
@@ -3999,26 +6637,23 @@ export interface operations {
             };
         };
     };
-    changeDealStatus: {
+    enableWebhook: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description Write only if the deal has not changed since the client read it: the ETag it got (a list, or `*` for any). It guards the deal's own fields (its stream's revision): a change of the embedded contact alone moves the ETag's position but does not fail `If-Match`, since this write cannot change the contact. The revision in the ETag is the append's expected revision, so no other write can come in between. Strong comparison (RFC 9110): a weak or foreign tag never matches. Without the header the write is unconditional. */
-                "If-Match"?: string;
-            };
+            header?: never;
             path: {
-                /** @description The deal id. */
+                /** @description The subscription id. */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["DealStatusChange"];
+                "application/json": Record<string, never>;
             };
         };
         responses: {
-            /** @description The deal after the change. */
+            /** @description Deliveries go on. */
             200: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -4037,1272 +6672,13 @@ export interface operations {
                     "X-RateLimit-Daily-Reset": number;
                     /** @description Log position of the write (absent when the body changed nothing); send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position"?: string;
-                    /** @description A strong ETag of the deal: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
-                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DealResponse"];
+                    "application/json": components["schemas"]["WebhookEnableResponse"];
                 };
             };
-            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
-            400: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
-            401: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The API key lacks the `deals:write` permission. */
-            403: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
-                };
-            };
-            /** @description No deal with this id in the caller's company (`Deal not found`). */
-            404: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DealNotFoundError"];
-                };
-            };
-            /** @description `If-Match` named no current ETag of the deal: it changed since; nothing was written (`Precondition failed`). */
-            412: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 1 MB. */
-            413: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
-            415: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description The body is invalid: empty, a field other than `status`, `stage` and `actualCloseDate`, a bad value, or an `actualCloseDate` for a deal that is open after the change: `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
-            422: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
-            429: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Seconds to wait before the next request can succeed. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitError"];
-                };
-            };
-            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
-            500: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit"?: number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining"?: number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset"?: number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit"?: number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining"?: number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit"?: number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining"?: number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset"?: number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit"?: number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining"?: number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset"?: number;
-                    /** @description Seconds to wait before the next request can succeed. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    listAgents: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-                /** @description Only agents with this status. */
-                status?: components["schemas"]["AgentStatus"];
-            };
-            header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
-                "X-Min-Log-Position"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of agents. */
-            200: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AgentList"];
-                };
-            };
-            /** @description `X-Min-Log-Position` is not a log position. */
-            400: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
-            401: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The API key lacks the `agents:read` permission. */
-            403: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
-                };
-            };
-            /** @description A query parameter is out of bounds or malformed: `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
-            422: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
-            429: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Seconds to wait before the next request can succeed. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitError"];
-                };
-            };
-            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
-            500: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit"?: number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining"?: number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset"?: number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit"?: number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining"?: number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit"?: number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining"?: number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset"?: number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit"?: number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining"?: number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset"?: number;
-                    /** @description Seconds to wait before the next request can succeed. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    getAgent: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
-                "X-Min-Log-Position"?: string;
-            };
-            path: {
-                /** @description The agent id. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The agent. */
-            200: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AgentResponse"];
-                };
-            };
-            /** @description `X-Min-Log-Position` is not a log position. */
-            400: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
-            401: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The API key lacks the `agents:read` permission. */
-            403: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
-                };
-            };
-            /** @description No agent with this id in the caller's company (`Agent not found`). */
-            404: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AgentNotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
-            429: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Seconds to wait before the next request can succeed. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitError"];
-                };
-            };
-            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
-            500: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit"?: number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining"?: number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset"?: number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit"?: number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining"?: number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit"?: number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining"?: number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset"?: number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit"?: number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining"?: number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset"?: number;
-                    /** @description Seconds to wait before the next request can succeed. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    testApiKey: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
-                "X-Min-Log-Position"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The key is valid. */
-            200: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TestResult"];
-                };
-            };
-            /** @description `X-Min-Log-Position` is not a log position. */
-            400: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
-            401: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
-            429: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Seconds to wait before the next request can succeed. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitError"];
-                };
-            };
-            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
-            500: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit"?: number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining"?: number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset"?: number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit"?: number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining"?: number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit"?: number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining"?: number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset"?: number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit"?: number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining"?: number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset"?: number;
-                    /** @description Seconds to wait before the next request can succeed. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    listWebhooks: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
-                "X-Min-Log-Position"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The active subscriptions. */
-            200: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookList"];
-                };
-            };
-            /** @description `X-Min-Log-Position` is not a log position. */
-            400: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
-            401: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The API key lacks the `webhooks:read` permission. */
-            403: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
-                };
-            };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
-            429: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Seconds to wait before the next request can succeed. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitError"];
-                };
-            };
-            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
-            500: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit"?: number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining"?: number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset"?: number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit"?: number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining"?: number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit"?: number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining"?: number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset"?: number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit"?: number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining"?: number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset"?: number;
-                    /** @description Seconds to wait before the next request can succeed. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    subscribeWebhook: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes a retry of this request safe: 1–255 printable ASCII characters (a UUID is a good key), chosen by the client, unique per request it means, scoped to the company of the API key. The IETF draft's quoted form (`"…"`) is accepted too. Malformed: 422 with `details["Idempotency-Key"]` (`code` `INVALID_IDEMPOTENCY_KEY`). */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WebhookSubscribeRequest"];
-            };
-        };
-        responses: {
-            /** @description The new subscription, with its signing secret (shown only here). */
-            201: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
-                    "X-Log-Position": string;
-                    /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotent-Replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookSubscribeResponse"];
-                };
-            };
-            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
-            400: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotent-Replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
-            401: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The API key lacks `webhooks:write`, or the read permission of the event type's resource (`contacts:read` for `contact.*`, `deals:read` for `deal.*`); `requiredPermission` names the missing one. */
-            403: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`Request in progress`). */
-            409: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotent-Replayed"?: "true";
-                    /** @description Seconds to wait before retrying (in-progress only). */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["IdempotencyInProgressError"];
-                };
-            };
-            /** @description The body is larger than 1 MB. */
-            413: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
-            415: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description `event` or `target_url` missing, an unknown event type (`details.event`), a malformed or refused target URL (`details.target_url`), or malformed filters (`details.filters`): `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
-            422: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
-            429: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Seconds to wait before the next request can succeed. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitError"];
-                };
-            };
-            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
-            500: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit"?: number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining"?: number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset"?: number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit"?: number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining"?: number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit"?: number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining"?: number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset"?: number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit"?: number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining"?: number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset"?: number;
-                    /** @description Seconds to wait before the next request can succeed. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    unsubscribeWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WebhookUnsubscribeRequest"];
-            };
-        };
-        responses: {
-            /** @description The subscription ended; it receives no more deliveries. */
-            200: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
-                    "X-Log-Position": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookUnsubscribeResponse"];
-                };
-            };
-            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
+            /** @description The body is not valid JSON. */
             400: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -5405,7 +6781,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
+            /** @description The body is not sent as `Content-Type: application/json`. */
             415: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -5426,539 +6802,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description `subscription_id` missing or not a string: `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
-            422: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
-            429: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Seconds to wait before the next request can succeed. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitError"];
-                };
-            };
-            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
-            500: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit"?: number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining"?: number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset"?: number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit"?: number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining"?: number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit"?: number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining"?: number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset"?: number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit"?: number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining"?: number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset"?: number;
-                    /** @description Seconds to wait before the next request can succeed. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    listWebhookDeliveries: {
-        parameters: {
-            query?: {
-                page?: number;
-                limit?: number;
-            };
-            header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
-                "X-Min-Log-Position"?: string;
-            };
-            path: {
-                /** @description The subscription id. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The deliveries, newest first. */
-            200: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        data: components["schemas"]["WebhookDelivery"][];
-                        meta: components["schemas"]["PaginationMeta"];
-                    };
-                };
-            };
-            /** @description `X-Min-Log-Position` is not a log position. */
-            400: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
-            401: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The API key lacks the `webhooks:read` permission. */
-            403: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
-                };
-            };
-            /** @description No webhook subscription with this id in the caller's company (`Webhook subscription not found`), or no delivery of it with this event id (`Delivery not found`). */
-            404: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookDeliveryNotFoundError"];
-                };
-            };
-            /** @description `page` or `limit` out of range: `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
-            422: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
-            429: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Seconds to wait before the next request can succeed. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitError"];
-                };
-            };
-            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
-            500: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit"?: number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining"?: number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset"?: number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit"?: number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining"?: number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit"?: number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining"?: number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset"?: number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit"?: number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining"?: number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset"?: number;
-                    /** @description Seconds to wait before the next request can succeed. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    redeliverWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The subscription id. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WebhookRedeliverRequest"];
-            };
-        };
-        responses: {
-            /** @description What was queued again. */
-            200: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookRedeliverResponse"];
-                };
-            };
-            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
-            400: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
-            401: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The API key lacks the `webhooks:write` permission. */
-            403: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
-                };
-            };
-            /** @description No webhook subscription with this id in the caller's company (`Webhook subscription not found`), or no delivery of it with this event id (`Delivery not found`). */
-            404: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookDeliveryNotFoundError"];
-                };
-            };
-            /** @description The subscription has ended. */
-            409: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookNotActiveError"];
-                };
-            };
-            /** @description The body is larger than 1 MB. */
-            413: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
-            415: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description neither or both of `eventId` and `failedSince`, or a bad `failedSince`: `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
-            422: {
-                headers: {
-                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
-                    "X-Request-Id": string;
-                    /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
-                    /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
-                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
-                    /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
-                    /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
-                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
@@ -6065,6 +6908,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position": string;
                     [name: string]: unknown;
@@ -6090,6 +6935,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6124,6 +6971,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6147,6 +6996,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6170,6 +7021,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6193,6 +7046,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6216,6 +7071,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -6278,7 +7135,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path: {
@@ -6306,6 +7163,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6346,6 +7205,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6380,6 +7241,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6403,6 +7266,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6426,6 +7291,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -6492,7 +7359,7 @@ export interface operations {
                 since?: string | unknown | unknown;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path: {
@@ -6520,6 +7387,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6567,6 +7436,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6601,6 +7472,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6624,6 +7497,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6647,6 +7522,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6670,6 +7547,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -6742,7 +7621,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path?: never;
@@ -6767,6 +7646,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6790,6 +7671,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6824,6 +7707,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6847,6 +7732,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6870,6 +7757,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;

@@ -14,6 +14,7 @@ import {
   type PersistentSubscriptionToAllSettings,
 } from '@eventstore/db-client';
 import {
+  ResumePointNotInLogError,
   notify,
   type EventStore,
   type RecordedEvent,
@@ -27,6 +28,7 @@ import {
   EventStoreDbEventStore,
   decodeEsdbPosition,
   encodeEsdbPosition,
+  isInvalidPosition,
   isSystemEvent,
   toRecordedEvent,
 } from './EventStoreDbEventStore.js';
@@ -256,6 +258,8 @@ export class EsdbPersistentFanOutSource implements Pick<EventStore, 'subscribeTo
           await this.ensureGroup(after);
           return;
         } catch (error) {
+          // No event begins at the outbox's position in this log: no retry changes that.
+          if (isInvalidPosition(error) && after !== null) throw new ResumePointNotInLogError(after, null, { eventId: null });
           if (error instanceof FanOutGroupAheadError || hooks.signal?.aborted) throw error;
           notify(hooks.onFailure, error, attempt);
           await alarm.sleep(backoffMs(attempt));
@@ -272,6 +276,7 @@ export class EsdbPersistentFanOutSource implements Pick<EventStore, 'subscribeTo
       this.client,
       this.group,
       (after) => this.ensureGroup(after),
+      (position, eventId) => this.log.checkResumePoint(position, eventId),
       options,
       Math.max(1, Math.floor(this.options.bufferSize ?? 100)),
       this.logger,
@@ -397,6 +402,8 @@ const IDLE_RECHECK_MS = 30_000;
  */
 class PersistentFanOutSubscription implements Subscription {
   private handled: Position | null;
+  /** The id of the event at `handled`, once a batch was handled here. */
+  private handledId: string | null = null;
   private stopped = false;
   private groupReady = false;
   /** Woken by the driver stream (data, error, end, confirmation) and by stop(). */
@@ -410,6 +417,7 @@ class PersistentFanOutSubscription implements Subscription {
     private readonly client: EventStoreDBClient,
     private readonly group: string,
     private readonly ensureGroup: (after: Position | null) => Promise<void>,
+    private readonly checkResumePoint: (position: Position, eventId: string | null) => Promise<void>,
     private readonly options: SubscribeOptions,
     private readonly bufferSize: number,
     private readonly logger: Logger,
@@ -438,6 +446,10 @@ class PersistentFanOutSubscription implements Subscription {
     while (!this.stopped) {
       let driver: PersistentSubscriptionToAll | null = null;
       try {
+        // After a drop (EventStoreDB restarted, perhaps from an older copy of its data), resume only where
+        // the log still holds what was stored: the group would hand over new events under positions the
+        // outbox counts as stored, and they would be skipped.
+        if (drops > 0 && this.handled !== null) await this.checkResumePoint(this.handled, this.handledId);
         if (!this.groupReady) {
           await this.ensureGroup(this.handled);
           this.groupReady = true;
@@ -455,6 +467,18 @@ class PersistentFanOutSubscription implements Subscription {
         });
       } catch (error) {
         if (this.stopped) break;
+        const notInLog =
+          error instanceof ResumePointNotInLogError
+            ? error
+            : isInvalidPosition(error) && this.handled !== null
+              ? new ResumePointNotInLogError(this.handled, this.handledId, { eventId: null })
+              : null;
+        if (notInLog) {
+          // No retry can pass it: stop, and say so once.
+          this.stopped = true;
+          notify(this.options.onFailed, notInLog);
+          break;
+        }
         drops += 1;
         // Deleted under us (an operator reset): create it again on the next attempt.
         if (error instanceof PersistentSubscriptionDoesNotExistError) this.groupReady = false;
@@ -550,7 +574,9 @@ class PersistentFanOutSubscription implements Subscription {
     for (let attempt = 1; !this.stopped; attempt++) {
       try {
         await this.options.handle(batch);
-        this.handled = batch[batch.length - 1]!.position;
+        const last = batch[batch.length - 1]!;
+        this.handled = last.position;
+        this.handledId = last.id;
         return true;
       } catch (error) {
         try {

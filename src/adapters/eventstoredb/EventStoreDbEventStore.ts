@@ -21,6 +21,7 @@ import {
   type RecordedEvent as DriverRecordedEvent,
 } from '@eventstore/db-client';
 import {
+  ResumePointNotInLogError,
   WrongExpectedRevisionError,
   notify,
   type AppendResult,
@@ -35,7 +36,7 @@ import {
 } from '../../application/ports/EventStore.js';
 import { Alarm, backoffMs } from '../../application/subscriptions/Alarm.js';
 import type { EventMetadata } from '../../shared/EventMetadata.js';
-import { isPosition, type Position } from '../../shared/Position.js';
+import { comparePositions, isPosition, type Position } from '../../shared/Position.js';
 
 /*
  * Positions.
@@ -135,6 +136,14 @@ export const toRecordedEvent = (event: DriverRecordedEvent): RecordedEvent => {
     recordedAt: event.created.toISOString(),
   };
 };
+
+/**
+ * The server's answer to a read or subscription of $all from a position where no
+ * record begins (gRPC INVALID_ARGUMENT, "Trying to read from an invalid position"),
+ * which the client passes on as an unknown error with the status code.
+ */
+export const isInvalidPosition = (error: unknown): boolean =>
+  error instanceof Error && (error as Error & { code?: unknown }).code === 3 && /invalid position/i.test(error.message);
 
 /** Calls an observer hook; a throwing hook must not break the subscription loop. */
 const tell = (hook: ((error: unknown, attempt: number) => void) | undefined, error: unknown, attempt: number): void => {
@@ -318,9 +327,38 @@ export class EventStoreDbEventStore implements EventStore {
     }
   }
 
+  /**
+   * The id of the event at `position`: a forward read of $all from it (inclusive)
+   * returns that event when one begins there, else the next one (or the server
+   * answers that no record begins there).
+   */
+  async eventIdAt(position: Position): Promise<string | null> {
+    this.assertOpen();
+    try {
+      const [first] = await collect(this.client.readAll({ direction: FORWARDS, fromPosition: decodeEsdbPosition(position), maxCount: 1 }));
+      const event = first?.event;
+      return event && isKnown(event.position) && encodeEsdbPosition(event.position) === position ? event.id : null;
+    } catch (error) {
+      if (isInvalidPosition(error)) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Checks that a subscription may resume after `position`, the event `eventId`
+   * (null: not known): the log reaches it and holds that event there. Throws
+   * `ResumePointNotInLogError` when not (EventStoreDB put back to an older copy).
+   */
+  async checkResumePoint(position: Position, eventId: string | null): Promise<void> {
+    const head = await this.headPosition();
+    if (head === null || comparePositions(position, head) > 0) throw new ResumePointNotInLogError(position, eventId, { head });
+    const found = await this.eventIdAt(position);
+    if (found === null || (eventId !== null && found !== eventId)) throw new ResumePointNotInLogError(position, eventId, { eventId: found });
+  }
+
   subscribeToAll(options: SubscribeOptions): Subscription {
     this.assertOpen();
-    const subscription = new AllSubscription(this.client, options, this.options.onSubscriptionDropped, () =>
+    const subscription = new AllSubscription(this.client, this, options, this.options.onSubscriptionDropped, () =>
       this.subscriptions.delete(subscription),
     );
     this.subscriptions.add(subscription);
@@ -352,6 +390,8 @@ export class EventStoreDbEventStore implements EventStore {
  */
 class AllSubscription implements Subscription {
   private handled: Position | null;
+  /** The id of the event at `handled`, once a batch was handled here (null before: the subscriber checked its start). */
+  private handledId: string | null = null;
   private stopped = false;
   /** Woken by the driver stream (data, error, end) and by stop(). */
   private readonly streamAlarm = new Alarm();
@@ -362,6 +402,7 @@ class AllSubscription implements Subscription {
 
   constructor(
     private readonly client: EventStoreDBClient,
+    private readonly log: EventStoreDbEventStore,
     private readonly options: SubscribeOptions,
     private readonly onDropped: ((error: unknown, attempt: number) => void) | undefined,
     private readonly onStopped: () => void,
@@ -389,6 +430,9 @@ class AllSubscription implements Subscription {
     while (!this.stopped) {
       let driver: AllStreamSubscription | null = null;
       try {
+        // After a drop (the server restarted, perhaps from an older copy of its data), resume only
+        // where the log still holds what was handled: resuming past its end would skip what it appends next.
+        if (drops > 0 && this.handled !== null) await this.log.checkResumePoint(this.handled, this.handledId);
         driver = this.client.subscribeToAll(
           {
             fromPosition: this.handled === null ? START : decodeEsdbPosition(this.handled),
@@ -402,6 +446,13 @@ class AllSubscription implements Subscription {
         });
       } catch (error) {
         if (this.stopped) break;
+        const notInLog = this.notInLog(error);
+        if (notInLog) {
+          // No retry can pass it: stop, and say so once.
+          this.stopped = true;
+          notify(this.options.onFailed, notInLog);
+          break;
+        }
         drops += 1;
         tell(this.onDropped, error, drops);
         notify(this.options.onDropped, error, drops);
@@ -410,6 +461,13 @@ class AllSubscription implements Subscription {
         if (driver) await release(driver);
       }
     }
+  }
+
+  /** The error as a resume point that is not in the log, or null for a failure worth retrying. */
+  private notInLog(error: unknown): ResumePointNotInLogError | null {
+    if (error instanceof ResumePointNotInLogError) return error;
+    if (isInvalidPosition(error) && this.handled !== null) return new ResumePointNotInLogError(this.handled, this.handledId, { eventId: null });
+    return null;
   }
 
   /** Reads and delivers until stopped (returns) or the driver stream fails or ends (throws). */
@@ -462,7 +520,9 @@ class AllSubscription implements Subscription {
     for (let attempt = 1; !this.stopped; attempt++) {
       try {
         await this.options.handle(batch);
-        this.handled = batch[batch.length - 1]!.position;
+        const last = batch[batch.length - 1]!;
+        this.handled = last.position;
+        this.handledId = last.id;
         return true;
       } catch (error) {
         tell(this.options.onError, error, attempt);

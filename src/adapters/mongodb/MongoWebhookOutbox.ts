@@ -12,10 +12,13 @@ import {
   type DeliveryQueue,
   type DeliveryState,
   type DueQueues,
+  type DueQueuesSkip,
   type FanOutCommit,
   type FanOutState,
   type FannedOutSubscription,
   type NewDelivery,
+  type QueueHealth,
+  type QueueStatus,
   type RedeliverResult,
   type WebhookFilters,
   type WebhookOutbox,
@@ -63,7 +66,64 @@ interface SubscriptionDocument {
   subscribedAt: string;
   unsubscribedAt: string | null;
   stoppedAt: string | null;
+  // The queue's health and due time (absent on documents of an earlier release: healthy, and
+  // set from the queue's head at start).
+  deliveryStatus?: QueueStatus;
+  loggedStatus?: QueueStatus;
+  failingSince?: string | null;
+  pauses?: number;
+  holdUntil?: string | null;
+  healthVersion?: number | null;
+  /** When the queue is next due (ISO 8601 UTC), or null (see `WebhookOutbox.dueQueues`). */
+  dueAt?: string | null;
+  /**
+   * Moved by every write that changes the queue's due time: a settle computed from a head
+   * read before another write moved it is refused, and computed again.
+   */
+  queueVersion?: number | null;
 }
+
+const toHealth = (doc: SubscriptionDocument): QueueHealth => ({
+  status: doc.deliveryStatus ?? 'active',
+  loggedStatus: doc.loggedStatus ?? 'active',
+  failingSince: doc.failingSince ?? null,
+  pauses: doc.pauses ?? 0,
+  holdUntil: doc.holdUntil ?? null,
+  version: doc.healthVersion ?? 0,
+});
+
+/** A subscription whose queue is never due: ended, stopped (410) or disabled. */
+const isClosed = (doc: SubscriptionDocument): boolean =>
+  (doc.unsubscribedAt ?? null) !== null || (doc.stoppedAt ?? null) !== null || doc.deliveryStatus === 'disabled';
+
+/** The same, as an aggregation expression on the document. */
+const CLOSED = {
+  $or: [
+    { $ne: [{ $ifNull: ['$unsubscribedAt', null] }, null] },
+    { $ne: [{ $ifNull: ['$stoppedAt', null] }, null] },
+    { $eq: ['$deliveryStatus', 'disabled'] },
+  ],
+};
+
+const NEXT_QUEUE_VERSION = { $add: [{ $ifNull: ['$queueVersion', 0] }, 1] };
+
+/**
+ * The subscriptions whose queues are due at `nowIso`, without those `skip` names;
+ * read in `DUE_ORDER` through the subscriptions' `due` index.
+ */
+export const dueQueuesFilter = (nowIso: string, skip: DueQueuesSkip) => {
+  const queues = [...(skip.queues ?? [])];
+  const companies = [...(skip.companies ?? [])];
+  return {
+    dueAt: { $lte: nowIso },
+    ...(queues.length > 0 ? { _id: { $nin: queues } } : {}),
+    ...(companies.length > 0 ? { companyId: { $nin: companies } } : {}),
+  };
+};
+export const DUE_ORDER = { dueAt: 1 } as const;
+
+/** Attempts at settling a queue whose due time other writes keep moving. */
+const SETTLE_ATTEMPTS = 10;
 
 interface CountDocument {
   _id: DeliveryState;
@@ -159,14 +219,26 @@ export class MongoWebhookOutbox implements WebhookOutbox {
     const outbox = new MongoWebhookOutbox(db);
     await outbox.outbox.createIndexes([
       { key: { subscriptionId: 1, eventId: 1 }, unique: true, name: 'subscription_event' },
-      // Heads of the queues, and listing newest first.
+      // The head of a queue (`settleQueue`, `pendingRows`).
       { key: { state: 1, subscriptionId: 1, queueKey: 1 }, name: 'state_queue' },
       { key: { subscriptionId: 1, queueKey: 1 }, name: 'queue' },
       // Retention: final rows of one state by completion time.
       { key: { state: 1, completedAt: 1 }, name: 'state_completed' },
     ]);
+    // The due queues, in due order (`dueQueues`): the subscriptions, never the rows.
+    await outbox.subscriptions.createIndexes([{ key: { dueAt: 1 }, name: 'due' }]);
     await outbox.initCounts();
+    await outbox.initDueTimes();
     return outbox;
+  }
+
+  /**
+   * The due times of subscriptions written before they existed, set once from each
+   * queue's head (one read per such subscription; none after the first start).
+   */
+  private async initDueTimes(): Promise<void> {
+    const older = await this.subscriptions.find({ dueAt: { $exists: false } }, { projection: { _id: 1 } }).toArray();
+    for (const { _id } of older) await this.settleQueue(_id);
   }
 
   /**
@@ -210,7 +282,7 @@ export class MongoWebhookOutbox implements WebhookOutbox {
 
   async commitFanOut(name: string, commit: FanOutCommit, now: Date): Promise<void> {
     const at = now.toISOString();
-    await this.insert(commit.deliveries, at);
+    // The subscriptions first, so that their first rows make their queues due.
     if (commit.subscriptions.length > 0) {
       await this.subscriptions.bulkWrite(
         commit.subscriptions.map((sub) => ({
@@ -224,6 +296,8 @@ export class MongoWebhookOutbox implements WebhookOutbox {
                 filters: sub.filters,
                 subscribedAt: positionKey(sub.subscribedAt),
                 stoppedAt: null,
+                dueAt: null,
+                queueVersion: 0,
                 ...(sub.unsubscribedAt === null ? { unsubscribedAt: null } : {}),
               },
               ...(sub.unsubscribedAt === null ? {} : { $set: { unsubscribedAt: positionKey(sub.unsubscribedAt) } }),
@@ -233,9 +307,10 @@ export class MongoWebhookOutbox implements WebhookOutbox {
         })),
         { ordered: true },
       );
-      for (const sub of commit.subscriptions) {
-        if (sub.unsubscribedAt !== null) await this.cancelPending(sub.subscriptionId, 'unsubscribed', at);
-      }
+    }
+    await this.insert(commit.deliveries, at);
+    for (const sub of commit.subscriptions) {
+      if (sub.unsubscribedAt !== null) await this.cancelPending(sub.subscriptionId, 'unsubscribed', at);
     }
     await this.checkpoints.updateOne({ _id: name }, { $set: { position: commit.position } }, { upsert: true });
   }
@@ -244,11 +319,13 @@ export class MongoWebhookOutbox implements WebhookOutbox {
     return this.insert(deliveries, now.toISOString());
   }
 
-  /** Inserts the rows that are not stored yet; answers how many were new. */
+  /** Inserts the rows that are not stored yet, making the queues that were empty due; answers how many were new. */
   private async insert(deliveries: readonly NewDelivery[], now: string): Promise<number> {
     let inserted = 0;
+    const filled = new Set<string>();
     for (let i = 0; i < deliveries.length; i += CHUNK) {
-      const operations: AnyBulkWriteOperation<OutboxDocument>[] = deliveries.slice(i, i + CHUNK).map((d) => ({
+      const chunk = deliveries.slice(i, i + CHUNK);
+      const operations: AnyBulkWriteOperation<OutboxDocument>[] = chunk.map((d) => ({
         updateOne: {
           filter: { subscriptionId: d.subscriptionId, eventId: d.eventId },
           update: { $setOnInsert: newDocument(d, now) },
@@ -258,9 +335,39 @@ export class MongoWebhookOutbox implements WebhookOutbox {
       // Unordered: each row is independent. An upsert on the unique key is retried by the server on a race.
       const result = await this.outbox.bulkWrite(operations, { ordered: false });
       inserted += result.upsertedCount;
+      for (const index of Object.keys(result.upsertedIds)) filled.add(chunk[Number(index)]!.subscriptionId);
       await this.count({ pending: result.upsertedCount });
     }
+    for (const subscriptionId of filled) await this.fillDue(subscriptionId, now);
     return inserted;
+  }
+
+  /**
+   * New rows in a queue: due at `now` (or the end of its hold) when it was empty;
+   * a queue with a head keeps its due time (rows go behind it). Its version moves
+   * either way, so a settle that read the queue before these rows computes again.
+   */
+  private async fillDue(subscriptionId: string, now: string): Promise<void> {
+    await this.subscriptions.updateOne({ _id: subscriptionId }, [
+      {
+        $set: {
+          dueAt: { $cond: [{ $or: [CLOSED, { $ne: [{ $ifNull: ['$dueAt', null] }, null] }] }, '$dueAt', { $max: [{ $literal: now }, '$holdUntil'] }] },
+          queueVersion: NEXT_QUEUE_VERSION,
+        },
+      },
+    ]);
+  }
+
+  /** A redelivered row may come before the head: the queue is due at `now` at the latest (or at the end of its hold). */
+  private async lowerDue(subscriptionId: string, now: string): Promise<void> {
+    await this.subscriptions.updateOne({ _id: subscriptionId }, [
+      {
+        $set: {
+          dueAt: { $cond: [CLOSED, '$dueAt', { $min: ['$dueAt', { $max: [{ $literal: now }, '$holdUntil'] }] }] },
+          queueVersion: NEXT_QUEUE_VERSION,
+        },
+      },
+    ]);
   }
 
   private async cancelPending(subscriptionId: string, reason: DeliveryFailureReason, at: string): Promise<void> {
@@ -269,6 +376,7 @@ export class MongoWebhookOutbox implements WebhookOutbox {
       { $set: { state: 'failed', failureReason: reason, completedAt: at, nextAttemptAt: null } },
     );
     await this.count({ pending: -result.modifiedCount, failed: result.modifiedCount });
+    await this.settleQueue(subscriptionId);
   }
 
   async head(subscriptionId: string): Promise<Delivery | null> {
@@ -293,34 +401,80 @@ export class MongoWebhookOutbox implements WebhookOutbox {
     return doc ? toDelivery(doc) : null;
   }
 
-  async dueQueues(now: Date, limit: number, skip: ReadonlySet<string> = new Set()): Promise<DueQueues> {
+  async dueQueues(now: Date, limit: number, skip: DueQueuesSkip = {}): Promise<DueQueues> {
     const nowIso = now.toISOString();
-    // Only when each head is due, not the row itself: the dispatcher reads a turn's rows with `pendingRows`.
-    const heads = await this.outbox
-      .aggregate<{ head: Pick<OutboxDocument, 'nextAttemptAt'>; sub: SubscriptionDocument }>([
-        { $match: { state: 'pending' } },
-        { $sort: { state: 1, subscriptionId: 1, queueKey: 1 } },
-        { $group: { _id: '$subscriptionId', head: { $first: { nextAttemptAt: '$nextAttemptAt' } } } },
-        { $lookup: { from: WEBHOOK_FAN_OUT_SUBSCRIPTIONS_COLLECTION, localField: '_id', foreignField: '_id', as: 'sub' } },
-        { $unwind: '$sub' },
-        { $match: { 'sub.unsubscribedAt': null, 'sub.stoppedAt': null } },
-      ])
-      .toArray();
-    const open = heads.filter(({ sub }) => !skip.has(sub._id));
-    open.sort((a, b) => ((a.head.nextAttemptAt ?? '') < (b.head.nextAttemptAt ?? '') ? -1 : 1));
-    const due: DeliveryQueue[] = [];
-    let nextDueAt: string | null = null;
-    for (const { head, sub } of open) {
-      const at = head.nextAttemptAt ?? nowIso;
-      if (at <= nowIso) {
-        if (due.length < limit) {
-          due.push({ subscriptionId: sub._id, companyId: sub.companyId, targetUrl: sub.targetUrl });
-        }
-      } else if (nextDueAt === null || at < nextDueAt) {
-        nextDueAt = at;
+    const size = Math.max(0, Math.floor(limit));
+    // Through the `due` index of the subscriptions: never the rows of a queue.
+    const docs = size === 0 ? [] : await this.subscriptions.find(dueQueuesFilter(nowIso, skip), { sort: DUE_ORDER, limit: size }).toArray();
+    const next = await this.subscriptions.findOne({ dueAt: { $gt: nowIso } }, { sort: { dueAt: 1 }, projection: { dueAt: 1 } });
+    const due: DeliveryQueue[] = docs.map((doc) => ({ subscriptionId: doc._id, companyId: doc.companyId, targetUrl: doc.targetUrl, health: toHealth(doc) }));
+    return { due, nextDueAt: typeof next?.dueAt === 'string' ? new Date(next.dueAt) : null };
+  }
+
+  async settleQueue(subscriptionId: string): Promise<void> {
+    for (let attempt = 0; attempt < SETTLE_ATTEMPTS; attempt++) {
+      const sub = await this.subscriptions.findOne({ _id: subscriptionId });
+      if (!sub) return;
+      let dueAt: string | null = null;
+      if (!isClosed(sub)) {
+        const head = await this.outbox.findOne(
+          { state: 'pending', subscriptionId },
+          { sort: { queueKey: 1 }, projection: { nextAttemptAt: 1 } },
+        );
+        if (head) dueAt = [head.nextAttemptAt ?? '', sub.holdUntil ?? ''].reduce((a, b) => (a > b ? a : b));
       }
+      // Refused when another write moved the queue meanwhile (its version): read it again.
+      const version = sub.queueVersion ?? null;
+      const { matchedCount } = await this.subscriptions.updateOne(
+        { _id: subscriptionId, queueVersion: version },
+        { $set: { dueAt, queueVersion: (version ?? 0) + 1 } },
+      );
+      if (matchedCount === 1) return;
     }
-    return { due, nextDueAt: nextDueAt === null ? null : new Date(nextDueAt) };
+    throw new Error(`Webhook queue ${subscriptionId}: its due time kept moving while being settled`);
+  }
+
+  async setHealth(subscriptionId: string, health: Omit<QueueHealth, 'version'>, expectedVersion: number): Promise<boolean> {
+    const { matchedCount } = await this.subscriptions.updateOne(
+      // A document of an earlier release has no version: it is at 0.
+      { _id: subscriptionId, healthVersion: expectedVersion === 0 ? { $in: [0, null] } : expectedVersion },
+      {
+        $set: {
+          deliveryStatus: health.status,
+          loggedStatus: health.loggedStatus,
+          failingSince: health.failingSince,
+          pauses: health.pauses,
+          holdUntil: health.holdUntil,
+          healthVersion: expectedVersion + 1,
+        },
+      },
+    );
+    if (matchedCount === 0) return false;
+    await this.settleQueue(subscriptionId);
+    return true;
+  }
+
+  async health(subscriptionId: string): Promise<QueueHealth | null> {
+    const doc = await this.subscriptions.findOne({ _id: subscriptionId });
+    return doc ? toHealth(doc) : null;
+  }
+
+  async enableDelivery(subscriptionId: string): Promise<boolean> {
+    const { matchedCount } = await this.subscriptions.updateOne({ _id: subscriptionId, unsubscribedAt: null, stoppedAt: null }, [
+      {
+        $set: {
+          deliveryStatus: 'active',
+          loggedStatus: 'active',
+          failingSince: null,
+          pauses: 0,
+          holdUntil: null,
+          healthVersion: { $add: [{ $ifNull: ['$healthVersion', 0] }, 1] },
+        },
+      },
+    ]);
+    if (matchedCount === 0) return false;
+    await this.settleQueue(subscriptionId);
+    return true;
   }
 
   async recordAttempt(
@@ -384,6 +538,7 @@ export class MongoWebhookOutbox implements WebhookOutbox {
     );
     if (before === null) return 'pending';
     await this.count({ [before.state]: -1, pending: 1 });
+    await this.lowerDue(subscriptionId, now.toISOString());
     return 'requeued';
   }
 
@@ -394,6 +549,7 @@ export class MongoWebhookOutbox implements WebhookOutbox {
       { $set: requeued(now) },
     );
     await this.count({ failed: -result.modifiedCount, pending: result.modifiedCount });
+    if (result.modifiedCount > 0) await this.lowerDue(subscriptionId, now.toISOString());
     return result.modifiedCount;
   }
 

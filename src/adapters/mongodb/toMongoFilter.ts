@@ -1,13 +1,7 @@
 import type { Document } from 'mongodb';
 import type { Filter } from '../../application/ports/ReadModelStore.js';
-
-/**
- * Escapes text so that a MongoDB (PCRE) regular expression matches it literally.
- * Every escaped character is non-alphanumeric, which PCRE always reads as a literal;
- * a NUL (which the server refuses inside a pattern) becomes `\x00`.
- */
-export const escapeRegex = (text: string): string =>
-  text.replace(/[\\^$.*+?()[\]{}|\-/#]/g, '\\$&').replace(/\0/g, '\\x00');
+import { escapeRegex } from './escapeRegex.js';
+import { searchClause } from './searchKeys.js';
 
 /** Matches no document (every document has an `_id`). */
 const NOTHING: Document = { _id: { $in: [] } };
@@ -22,7 +16,7 @@ const fieldName = (field: string): string => {
  * One filter as a MongoDB clause, with the same meaning as the memory adapter's
  * predicate; null when the filter matches every document.
  */
-const toClause = (filter: Filter): Document | null => {
+const toClause = (companyId: string, filter: Filter, search: readonly string[]): Document | null => {
   switch (filter.op) {
     case 'eq':
       // `$eq: null` matches a null or missing field, like the memory adapter's `== null`.
@@ -37,10 +31,15 @@ const toClause = (filter: Filter): Document | null => {
     case 'contains': {
       if (filter.fields.length === 0) return NOTHING;
       if (filter.text === '') return null;
-      // Case-insensitive literal substring: the server runs $regex in UTF-8 mode, so
-      // `i` folds non-ASCII letters too (Ü/ü).
+      // Fields with search keys: the index on them, then the exact check (searchKeys.ts). Other
+      // fields: a case-insensitive literal substring, by a scan of the company's documents; the
+      // server runs $regex in UTF-8 mode, so `i` folds non-ASCII letters too (Ü/ü), though not
+      // every letter as JavaScript's toLowerCase does.
       const regex = { $regex: escapeRegex(filter.text), $options: 'i' };
-      const clauses = filter.fields.map((field) => ({ [fieldName(field)]: regex }));
+      const clauses = filter.fields.map((field) => {
+        const i = search.indexOf(field);
+        return i >= 0 ? searchClause(companyId, [i], filter.text) : { [fieldName(field)]: regex };
+      });
       return clauses.length === 1 ? clauses[0]! : { $or: clauses };
     }
     case 'hasAll': {
@@ -58,11 +57,15 @@ const toClause = (filter: Filter): Document | null => {
   }
 };
 
-/** A list query's filters as one MongoDB filter, always scoped to the company. */
-export const toMongoFilter = (companyId: string, filters: readonly Filter[]): Document => {
+/**
+ * A list query's filters as one MongoDB filter, always scoped to the company.
+ * `search`: the projection's searched fields whose search keys every document
+ * holds (none while the collection is laid out again).
+ */
+export const toMongoFilter = (companyId: string, filters: readonly Filter[], search: readonly string[] = []): Document => {
   const clauses: Document[] = [];
   for (const filter of filters) {
-    const clause = toClause(filter);
+    const clause = toClause(companyId, filter, search);
     if (clause !== null) clauses.push(clause);
   }
   // `$and` keeps two bounds on one field (gt and lt) from overwriting each other.

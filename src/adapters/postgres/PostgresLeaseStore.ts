@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { LeaseRecord, LeaseStore } from '../../application/ports/LeaseStore.js';
+import type { ClaimOutcome, LeaseClaim, LeaseHolder, LeaseRecord, LeaseStore } from '../../application/ports/LeaseStore.js';
 import { query } from './postgresPool.js';
 
 interface LeaseRow {
@@ -10,79 +10,72 @@ interface LeaseRow {
   scope: string | null;
   acquired_at: string;
   renewed_at: string;
+  silent_ms: string;
 }
 
+/** The database's time, as the ISO 8601 UTC text the table keeps (milliseconds). */
+const NOW = `to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** How long ago, in ms of the database's time, the lease was last claimed or renewed. */
+const SILENT_MS = 'floor(extract(epoch FROM now() - renewed_by_database) * 1000)::bigint';
+const COLUMNS = `owner, role, pid, host, scope, acquired_at, renewed_at, ${SILENT_MS} AS silent_ms`;
+
 /**
- * Leases in the `leases` table, shared by every process on the database, each
- * changed by one conditional statement (an insert that a held name refuses, or an
- * update whose filter holds what the caller read), so of two processes claiming a
- * lease as they read it, exactly one succeeds.
- *
- * The record is kept as the holder wrote it (the port's contract); beside it,
- * `renewed_by_database` takes the database's own `now()` at every claim and
- * renewal: the time on one clock that every host shares, so that how long a lease
- * has gone unrenewed can be judged without comparing two machines' clocks (see
- * `silentForMs`).
+ * Leases in a `leases` table (the log's, or the read models' schema's), shared
+ * by every process on the database, on any host. Each change is one statement;
+ * time is the database's own (`now()`, the one clock every host shares): a claim
+ * takes a lease that is free, held by the owner known to be gone, or not renewed
+ * for the stale bound by that clock, in its one conditional upsert, so of two
+ * processes claiming one lease exactly one succeeds.
  */
 export class PostgresLeaseStore implements LeaseStore {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    /** The (qualified) table; `leases` of the log's schema by default. */
+    private readonly table = 'leases',
+  ) {}
 
   async read(name: string): Promise<LeaseRecord | null> {
+    const { rows } = await query<LeaseRow>(this.pool, `SELECT ${COLUMNS} FROM ${this.table} WHERE name = $1`, [name]);
+    return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  async claim(name: string, holder: LeaseHolder, { staleAfterMs, replacing = null }: LeaseClaim): Promise<ClaimOutcome> {
+    const { owner, role, pid, host, scope } = holder;
     const { rows } = await query<LeaseRow>(
       this.pool,
-      'SELECT owner, role, pid, host, scope, acquired_at, renewed_at FROM leases WHERE name = $1',
-      [name],
+      `INSERT INTO ${this.table} AS lease (name, owner, role, pid, host, scope, acquired_at, renewed_at, renewed_by_database)
+       VALUES ($1, $2, $3, $4, $5, $6, ${NOW}, ${NOW}, now())
+       ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, role = excluded.role, pid = excluded.pid, host = excluded.host,
+         scope = excluded.scope, acquired_at = excluded.acquired_at, renewed_at = excluded.renewed_at, renewed_by_database = now()
+       WHERE lease.owner = $7 OR now() - lease.renewed_by_database >= $8 * interval '1 millisecond'
+       RETURNING ${COLUMNS}`,
+      [name, owner, role, pid, host, scope, replacing, staleAfterMs],
     );
-    const row = rows[0];
-    return row
-      ? { owner: row.owner, role: row.role, pid: row.pid, host: row.host, scope: row.scope, acquiredAt: row.acquired_at, renewedAt: row.renewed_at }
-      : null;
+    if (rows[0]) return { taken: true, lease: toRecord(rows[0]) };
+    return { taken: false, holder: await this.read(name) };
   }
 
-  async claim(name: string, record: LeaseRecord, replacing: LeaseRecord | null): Promise<boolean> {
-    const { owner, role, pid, host, scope, acquiredAt, renewedAt } = record;
-    const written =
-      replacing === null
-        ? await query(
-            this.pool,
-            `INSERT INTO leases (name, owner, role, pid, host, scope, acquired_at, renewed_at, renewed_by_database)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now()) ON CONFLICT (name) DO NOTHING`,
-            [name, owner, role, pid, host, scope, acquiredAt, renewedAt],
-          )
-        : await query(
-            this.pool,
-            `UPDATE leases SET owner = $2, role = $3, pid = $4, host = $5, scope = $6, acquired_at = $7, renewed_at = $8,
-               renewed_by_database = now()
-             WHERE name = $1 AND owner = $9 AND renewed_at = $10`,
-            [name, owner, role, pid, host, scope, acquiredAt, renewedAt, replacing.owner, replacing.renewedAt],
-          );
-    return written.rowCount === 1;
-  }
-
-  async renew(name: string, owner: string, at: string): Promise<boolean> {
-    const renewed = await query(this.pool, 'UPDATE leases SET renewed_at = $3, renewed_by_database = now() WHERE name = $1 AND owner = $2', [
-      name,
-      owner,
-      at,
-    ]);
+  async renew(name: string, owner: string): Promise<boolean> {
+    const renewed = await query(
+      this.pool,
+      `UPDATE ${this.table} SET renewed_at = ${NOW}, renewed_by_database = now() WHERE name = $1 AND owner = $2`,
+      [name, owner],
+    );
     return renewed.rowCount === 1;
   }
 
   async release(name: string, owner: string): Promise<void> {
-    await query(this.pool, 'DELETE FROM leases WHERE name = $1 AND owner = $2', [name, owner]);
-  }
-
-  /**
-   * How long the lease has gone without a claim or renewal, measured on the
-   * database's clock alone (null when nobody holds it): what a store that judges
-   * staleness itself compares with the stale interval.
-   */
-  async silentForMs(name: string): Promise<number | null> {
-    const { rows } = await query<{ silent_ms: string }>(
-      this.pool,
-      'SELECT floor(extract(epoch FROM now() - renewed_by_database) * 1000)::bigint AS silent_ms FROM leases WHERE name = $1',
-      [name],
-    );
-    return rows[0] ? Number(rows[0].silent_ms) : null;
+    await query(this.pool, `DELETE FROM ${this.table} WHERE name = $1 AND owner = $2`, [name, owner]);
   }
 }
+
+const toRecord = (row: LeaseRow): LeaseRecord => ({
+  owner: row.owner,
+  role: row.role,
+  pid: row.pid,
+  host: row.host,
+  scope: row.scope,
+  acquiredAt: row.acquired_at,
+  renewedAt: row.renewed_at,
+  silentMs: Math.max(0, Number(row.silent_ms)),
+});

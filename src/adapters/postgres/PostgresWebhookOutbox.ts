@@ -6,101 +6,62 @@ import {
   type DeliveryAttempt,
   type DeliveryFailureReason,
   type DeliveryPage,
-  type DeliveryQueue,
   type DeliveryState,
   type DueQueues,
+  type DueQueuesSkip,
   type FanOutCommit,
   type FanOutState,
-  type FannedOutSubscription,
   type NewDelivery,
+  type QueueHealth,
   type RedeliverResult,
-  type WebhookFilters,
   type WebhookOutbox,
 } from '../../application/ports/WebhookOutbox.js';
-import { isPosition, type Position } from '../../shared/Position.js';
 import { inTransaction, query, withConnection } from './postgresPool.js';
-
-interface DeliveryRow {
-  subscription_id: string;
-  event_id: string;
-  company_id: string;
-  position: string;
-  ordinal: number;
-  event_type: string;
-  occurred_at: Date;
-  envelope: string;
-  state: DeliveryState;
-  attempts: DeliveryAttempt[];
-  round_attempts: number;
-  next_attempt_at: Date | null;
-  completed_at: Date | null;
-  failure_reason: DeliveryFailureReason | null;
-  created_at: Date;
-}
-
-interface SubscriptionRow {
-  subscription_id: string;
-  company_id: string;
-  event: string;
-  target_url: string;
-  filters: WebhookFilters;
-  subscribed_at: string;
-  unsubscribed_at: string | null;
-  stopped_at: Date | null;
-}
-
-const DELIVERY_COLUMNS = `subscription_id, event_id, company_id, position, ordinal, event_type, occurred_at, envelope, state,
-  attempts, round_attempts, next_attempt_at, completed_at, failure_reason, created_at`;
-
-const iso = (date: Date | null): string | null => (date === null ? null : date.toISOString());
-
-const toDelivery = (row: DeliveryRow): Delivery => ({
-  subscriptionId: row.subscription_id,
-  companyId: row.company_id,
-  eventId: row.event_id,
-  eventType: row.event_type,
-  position: row.position,
-  ordinal: row.ordinal,
-  occurredAt: row.occurred_at.toISOString(),
-  envelope: row.envelope,
-  state: row.state,
-  attempts: row.attempts.map(({ at, statusCode, error, latencyMs }) => ({ at, statusCode, error, latencyMs })),
-  roundAttempts: row.round_attempts,
-  nextAttemptAt: iso(row.next_attempt_at),
-  completedAt: iso(row.completed_at),
-  failureReason: row.failure_reason,
-  createdAt: row.created_at.toISOString(),
-});
-
-const toSubscription = (row: SubscriptionRow): FannedOutSubscription => ({
-  subscriptionId: row.subscription_id,
-  companyId: row.company_id,
-  event: row.event,
-  targetUrl: row.target_url,
-  filters: row.filters,
-  subscribedAt: row.subscribed_at,
-  unsubscribedAt: row.unsubscribed_at,
-});
-
-/** A position the numeric(40) columns take: refused here rather than by the server. */
-const storedPosition = (position: Position): string => {
-  if (!isPosition(position) || position.length > 40) throw new Error(`Not a position: ${JSON.stringify(position)}`);
-  return position;
-};
+import {
+  DELIVERY_COLUMNS,
+  HEALTH_COLUMNS,
+  SUBSCRIPTION_COLUMNS,
+  storedPosition,
+  toDelivery,
+  toDueQueue,
+  toHealth,
+  toSubscription,
+  type DeliveryRow,
+  type DueQueueRow,
+  type HealthRow,
+  type SubscriptionRow,
+} from './postgresOutboxRows.js';
 
 const ACTIVE = 'unsubscribed_at IS NULL AND stopped_at IS NULL';
 
 const REQUEUE = `state = 'pending', round_attempts = 0, next_attempt_at = $1, completed_at = NULL, failure_reason = NULL`;
 
 /**
+ * The due queues, through the partial index of due times in due order: the walk passes over
+ * the queues being worked on and those of companies at their cap (both bounded by the
+ * dispatcher's slots and each company's subscriptions), never over outbox rows.
+ * $1 now, $2 queues left out, $3 companies left out, $4 limit.
+ */
+export const DUE_QUEUES_SQL = `SELECT ${HEALTH_COLUMNS}, subscription_id, company_id, target_url FROM webhook_fan_out_subscriptions
+  WHERE due_at <= $1 AND subscription_id <> ALL($2::text[]) AND company_id <> ALL($3::text[])
+  ORDER BY due_at LIMIT $4`;
+
+/** The earliest due time after $1, from the same index. */
+export const NEXT_DUE_SQL = 'SELECT min(due_at) AS at FROM webhook_fan_out_subscriptions WHERE due_at > $1';
+
+/**
  * The webhook outbox in PostgreSQL, beside the log: a fan-out batch (rows,
  * subscription view, checkpoint) is one transaction, every other change one
  * statement or one short transaction, so several processes may share it (the
- * dispatcher's process, and API processes redelivering on request).
+ * dispatcher's process, and API processes redelivering or enabling on request).
  *
  * A queue is a subscription's pending rows in (position, ordinal) order, served by
- * a partial index of pending rows. Counts by state are kept by statement triggers
- * as rows of changes (see logMigrations.ts), folded when read.
+ * a partial index of pending rows. Each subscription keeps its queue's due time
+ * (decision 0201), moved by the functions `webhook_queues_filled` and
+ * `webhook_queue_settle` (see logMigrations.ts) under the subscription's row lock.
+ * A transaction that locks both a subscription and its rows takes the
+ * subscription first, so that two of them never wait on each other. Counts by
+ * state are kept by statement triggers as rows of changes, folded when read.
  *
  * A fan-out batch commits without waiting for its WAL to reach the disk
  * (`synchronous_commit = off`): everything in it is derived from events the log
@@ -120,18 +81,23 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     // Every stored position is above -1 (and so after the start of the log).
     const { rows } = await query<SubscriptionRow>(
       this.pool,
-      'SELECT * FROM webhook_fan_out_subscriptions WHERE unsubscribed_at IS NULL OR unsubscribed_at > $1',
+      `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_fan_out_subscriptions WHERE unsubscribed_at IS NULL OR unsubscribed_at > $1`,
       [position ?? '-1'],
     );
     return { position, subscriptions: rows.map(toSubscription) };
   }
 
+  /**
+   * The subscriptions the batch changed (in id order, the order every locker of
+   * several takes them in), its rows (a subscription first, so that its first rows
+   * make its queue due), an ended subscription's rows cancelled, and the checkpoint.
+   */
   async commitFanOut(name: string, commit: FanOutCommit, now: Date): Promise<void> {
     await inTransaction(
       this.pool,
       async (client) => {
-        await this.insertAll(client, commit.deliveries, now);
-        for (const sub of commit.subscriptions) {
+        const subscriptions = [...commit.subscriptions].sort((a, b) => (a.subscriptionId < b.subscriptionId ? -1 : 1));
+        for (const sub of subscriptions) {
           await client.query(
             `INSERT INTO webhook_fan_out_subscriptions (subscription_id, company_id, event, target_url, filters, subscribed_at, unsubscribed_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -147,7 +113,12 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
               sub.unsubscribedAt === null ? null : storedPosition(sub.unsubscribedAt),
             ],
           );
-          if (sub.unsubscribedAt !== null) await this.cancelPending(client, sub.subscriptionId, 'unsubscribed', now);
+        }
+        await this.insertAll(client, commit.deliveries, now);
+        for (const sub of subscriptions) {
+          if (sub.unsubscribedAt === null) continue;
+          await this.cancelPending(client, sub.subscriptionId, 'unsubscribed', now);
+          await settle(client, sub.subscriptionId);
         }
         await client.query(
           `INSERT INTO webhook_fan_out_checkpoints (name, position) VALUES ($1, $2)
@@ -160,21 +131,28 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   }
 
   async enqueue(deliveries: readonly NewDelivery[], now: Date): Promise<number> {
-    return withConnection(this.pool, (client) => this.insertAll(client, deliveries, now));
+    if (deliveries.length === 0) return 0;
+    return inTransaction(this.pool, (client) => this.insertAll(client, deliveries, now));
   }
 
-  /** Inserts the rows not stored yet, in one statement; answers how many were new. */
+  /**
+   * Inserts the rows not stored yet, in one statement, then makes the queues that got
+   * rows due if they were empty; answers how many rows were new.
+   */
   private async insertAll(client: pg.PoolClient, deliveries: readonly NewDelivery[], now: Date): Promise<number> {
     if (deliveries.length === 0) return 0;
     const column = <T>(pick: (d: NewDelivery) => T): T[] => deliveries.map(pick);
-    const inserted = await client.query(
-      `INSERT INTO webhook_outbox (subscription_id, event_id, company_id, position, ordinal, event_type, occurred_at, envelope,
-         state, next_attempt_at, created_at)
-       SELECT d.subscription_id, d.event_id, d.company_id, d.position, d.ordinal, d.event_type, d.occurred_at, d.envelope,
-         'pending', $9, $9
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::numeric[], $5::integer[], $6::text[], $7::timestamptz[], $8::text[])
-         AS d(subscription_id, event_id, company_id, position, ordinal, event_type, occurred_at, envelope)
-       ON CONFLICT (subscription_id, event_id) DO NOTHING`,
+    const { rows } = await client.query<{ subscription_id: string; inserted: string }>(
+      `WITH inserted AS (
+         INSERT INTO webhook_outbox (subscription_id, event_id, company_id, position, ordinal, event_type, occurred_at, envelope,
+           state, next_attempt_at, created_at)
+         SELECT d.subscription_id, d.event_id, d.company_id, d.position, d.ordinal, d.event_type, d.occurred_at, d.envelope,
+           'pending', $9, $9
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::numeric[], $5::integer[], $6::text[], $7::timestamptz[], $8::text[])
+           AS d(subscription_id, event_id, company_id, position, ordinal, event_type, occurred_at, envelope)
+         ON CONFLICT (subscription_id, event_id) DO NOTHING
+         RETURNING subscription_id)
+       SELECT subscription_id, count(*) AS inserted FROM inserted GROUP BY subscription_id`,
       [
         column((d) => d.subscriptionId),
         column((d) => d.eventId),
@@ -187,7 +165,9 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
         now,
       ],
     );
-    return inserted.rowCount ?? 0;
+    if (rows.length === 0) return 0;
+    await client.query('SELECT webhook_queues_filled($1::text[], $2)', [rows.map((row) => row.subscription_id), now]);
+    return rows.reduce((sum, row) => sum + Number(row.inserted), 0);
   }
 
   private async cancelPending(client: pg.PoolClient, subscriptionId: string, reason: DeliveryFailureReason, at: Date): Promise<void> {
@@ -223,32 +203,55 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     return rows[0] ? toDelivery(rows[0]) : null;
   }
 
-  async dueQueues(now: Date, limit: number, skip: ReadonlySet<string> = new Set()): Promise<DueQueues> {
-    // One head per active subscription, through the partial index of pending rows: only when it is
-    // due, not the row itself (the dispatcher reads a turn's rows with `pendingRows`).
-    const { rows } = await query<{ subscription_id: string; company_id: string; target_url: string; next_attempt_at: Date | null }>(
-      this.pool,
-      `SELECT s.subscription_id, s.company_id, s.target_url, h.next_attempt_at
-       FROM webhook_fan_out_subscriptions s
-       CROSS JOIN LATERAL (
-         SELECT o.next_attempt_at FROM webhook_outbox o
-         WHERE o.subscription_id = s.subscription_id AND o.state = 'pending'
-         ORDER BY o.position, o.ordinal LIMIT 1) h
-       WHERE s.unsubscribed_at IS NULL AND s.stopped_at IS NULL
-       ORDER BY h.next_attempt_at NULLS FIRST`,
-    );
-    const due: DeliveryQueue[] = [];
-    let nextDueAt: Date | null = null;
-    for (const row of rows) {
-      if (skip.has(row.subscription_id)) continue;
-      const at = row.next_attempt_at ?? now;
-      if (at.getTime() <= now.getTime()) {
-        if (due.length < limit) due.push({ subscriptionId: row.subscription_id, companyId: row.company_id, targetUrl: row.target_url });
-      } else if (nextDueAt === null || at < nextDueAt) {
-        nextDueAt = at;
-      }
-    }
-    return { due, nextDueAt };
+  async dueQueues(now: Date, limit: number, skip: DueQueuesSkip = {}): Promise<DueQueues> {
+    const size = Math.max(0, Math.floor(limit));
+    return withConnection(this.pool, async (client) => {
+      const due =
+        size === 0
+          ? []
+          : (await client.query<DueQueueRow>(DUE_QUEUES_SQL, [now, [...(skip.queues ?? [])], [...(skip.companies ?? [])], size])).rows.map(toDueQueue);
+      const next = await client.query<{ at: Date | null }>(NEXT_DUE_SQL, [now]);
+      return { due, nextDueAt: next.rows[0]?.at ?? null };
+    });
+  }
+
+  async settleQueue(subscriptionId: string): Promise<void> {
+    await query(this.pool, 'SELECT webhook_queue_settle($1)', [subscriptionId]);
+  }
+
+  async setHealth(subscriptionId: string, health: Omit<QueueHealth, 'version'>, expectedVersion: number): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
+      const changed = await client.query(
+        `UPDATE webhook_fan_out_subscriptions SET delivery_status = $2, logged_status = $3, failing_since = $4, pauses = $5,
+           hold_until = $6, health_version = health_version + 1
+         WHERE subscription_id = $1 AND health_version = $7`,
+        [subscriptionId, health.status, health.loggedStatus, health.failingSince, health.pauses, health.holdUntil, expectedVersion],
+      );
+      if (changed.rowCount !== 1) return false;
+      await settle(client, subscriptionId);
+      return true;
+    });
+  }
+
+  async health(subscriptionId: string): Promise<QueueHealth | null> {
+    const { rows } = await query<HealthRow>(this.pool, `SELECT ${HEALTH_COLUMNS} FROM webhook_fan_out_subscriptions WHERE subscription_id = $1`, [
+      subscriptionId,
+    ]);
+    return rows[0] ? toHealth(rows[0]) : null;
+  }
+
+  async enableDelivery(subscriptionId: string): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
+      const changed = await client.query(
+        `UPDATE webhook_fan_out_subscriptions SET delivery_status = 'active', logged_status = 'active', failing_since = NULL, pauses = 0,
+           hold_until = NULL, health_version = health_version + 1
+         WHERE subscription_id = $1 AND ${ACTIVE}`,
+        [subscriptionId],
+      );
+      if (changed.rowCount !== 1) return false;
+      await settle(client, subscriptionId);
+      return true;
+    });
   }
 
   async recordAttempt(subscriptionId: string, eventId: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean> {
@@ -292,6 +295,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
         at,
       ]);
       await this.cancelPending(client, subscriptionId, 'gone', at);
+      await settle(client, subscriptionId);
     });
   }
 
@@ -348,36 +352,48 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
 
   async redeliver(subscriptionId: string, eventId: string, now: Date): Promise<RedeliverResult> {
     return inTransaction(this.pool, async (client) => {
+      const active = await this.lockIfActive(client, subscriptionId);
       const row = await client.query<{ state: DeliveryState }>(
         'SELECT state FROM webhook_outbox WHERE subscription_id = $1 AND event_id = $2 FOR UPDATE',
         [subscriptionId, eventId],
       );
       const state = row.rows[0]?.state;
       if (state === undefined) return 'not_found';
-      if (!(await this.isActive(client, subscriptionId))) return 'inactive';
+      if (!active) return 'inactive';
       if (state === 'pending') return 'pending';
       await client.query(`UPDATE webhook_outbox SET ${REQUEUE} WHERE subscription_id = $2 AND event_id = $3`, [now, subscriptionId, eventId]);
+      await settle(client, subscriptionId);
       return 'requeued';
     });
   }
 
   async redeliverFailedSince(subscriptionId: string, since: Date, now: Date): Promise<number> {
     return inTransaction(this.pool, async (client) => {
-      if (!(await this.isActive(client, subscriptionId))) return 0;
+      if (!(await this.lockIfActive(client, subscriptionId))) return 0;
       const requeued = await client.query(
         `UPDATE webhook_outbox SET ${REQUEUE} WHERE subscription_id = $2 AND state = 'failed' AND occurred_at >= $3`,
         [now, subscriptionId, since],
       );
+      if ((requeued.rowCount ?? 0) > 0) await settle(client, subscriptionId);
       return requeued.rowCount ?? 0;
     });
   }
 
-  private async isActive(client: pg.PoolClient, subscriptionId: string): Promise<boolean> {
-    const { rows } = await client.query(`SELECT 1 FROM webhook_fan_out_subscriptions WHERE subscription_id = $1 AND ${ACTIVE} FOR SHARE`, [subscriptionId]);
-    return rows.length === 1;
+  /** Locks the subscription (before any of its rows) and answers whether it is active. */
+  private async lockIfActive(client: pg.PoolClient, subscriptionId: string): Promise<boolean> {
+    const { rows } = await client.query<{ active: boolean }>(
+      `SELECT ${ACTIVE} AS active FROM webhook_fan_out_subscriptions WHERE subscription_id = $1 FOR UPDATE`,
+      [subscriptionId],
+    );
+    return rows[0]?.active ?? false;
   }
 
   async close(): Promise<void> {
     // The pool is shared; the event store ends it.
   }
 }
+
+/** Sets the queue's due time from its head and hold, in the caller's transaction (see webhook_queue_settle). */
+const settle = async (client: pg.PoolClient, subscriptionId: string): Promise<void> => {
+  await client.query('SELECT webhook_queue_settle($1)', [subscriptionId]);
+};

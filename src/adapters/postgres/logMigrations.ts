@@ -287,5 +287,79 @@ const outbox: PostgresMigration = {
   `,
 };
 
+/**
+ * Fair, cheap picking of due work (the same step as the embedded log file's sixth):
+ * each subscription keeps when its queue is next due (its head's next attempt, or
+ * the end of a hold; NULL while it has nothing to send, or is disabled or ended),
+ * so that the dispatcher reads the due subscriptions through one partial index
+ * instead of looking for every queue's head among the pending rows; beside it, how
+ * its receiver is doing (paused or disabled after failing, since when, how often
+ * held, and a version every write of it moves). Every row is kept; the due times of
+ * the queues pending now are set from their heads.
+ *
+ * Two functions move the due time, each under the subscription's row lock and each
+ * of its statements on a snapshot taken after that lock was had (a volatile
+ * function's statements each take their own at READ COMMITTED), so that a fan-out
+ * adding rows and a dispatcher settling the same queue never both decide on what
+ * the other has not committed yet: `webhook_queues_filled` makes the empty queues
+ * among `p_ids` due (their new rows are behind no head), `webhook_queue_settle`
+ * sets a queue's due time from its head and hold, writing only a changed value.
+ */
+const dueQueues: PostgresMigration = {
+  version: 4,
+  name: 'due times and receiver health on the fan-out subscriptions, the due index, fill and settle',
+  sql: `
+    ALTER TABLE webhook_fan_out_subscriptions
+      ADD COLUMN delivery_status text        NOT NULL DEFAULT 'active' CHECK (delivery_status IN ('active', 'paused', 'disabled')),
+      ADD COLUMN logged_status   text        NOT NULL DEFAULT 'active' CHECK (logged_status IN ('active', 'paused', 'disabled')),
+      ADD COLUMN failing_since   timestamptz,
+      ADD COLUMN pauses          integer     NOT NULL DEFAULT 0,
+      ADD COLUMN hold_until      timestamptz,
+      ADD COLUMN health_version  integer     NOT NULL DEFAULT 0,
+      ADD COLUMN due_at          timestamptz;
+
+    UPDATE webhook_fan_out_subscriptions s SET due_at = (
+        SELECT o.next_attempt_at FROM webhook_outbox o
+        WHERE o.subscription_id = s.subscription_id AND o.state = 'pending' ORDER BY o.position, o.ordinal LIMIT 1)
+      WHERE s.unsubscribed_at IS NULL AND s.stopped_at IS NULL;
+
+    CREATE INDEX webhook_fan_out_due ON webhook_fan_out_subscriptions (due_at) WHERE due_at IS NOT NULL;
+
+    CREATE FUNCTION webhook_queues_filled(p_ids text[], p_now timestamptz) RETURNS void
+    LANGUAGE plpgsql AS $$
+    BEGIN
+      PERFORM 1 FROM webhook_fan_out_subscriptions WHERE subscription_id = ANY(p_ids) ORDER BY subscription_id FOR UPDATE;
+      UPDATE webhook_fan_out_subscriptions SET due_at = greatest(p_now, hold_until)
+      WHERE subscription_id = ANY(p_ids) AND due_at IS NULL AND delivery_status <> 'disabled'
+        AND unsubscribed_at IS NULL AND stopped_at IS NULL;
+    END
+    $$;
+
+    CREATE FUNCTION webhook_queue_settle(p_subscription_id text) RETURNS void
+    LANGUAGE plpgsql AS $$
+    DECLARE
+      v_sub  webhook_fan_out_subscriptions%ROWTYPE;
+      v_head timestamptz;
+      v_due  timestamptz;
+    BEGIN
+      SELECT * INTO v_sub FROM webhook_fan_out_subscriptions WHERE subscription_id = p_subscription_id FOR UPDATE;
+      IF NOT FOUND THEN
+        RETURN;
+      END IF;
+      IF v_sub.unsubscribed_at IS NULL AND v_sub.stopped_at IS NULL AND v_sub.delivery_status <> 'disabled' THEN
+        SELECT o.next_attempt_at INTO v_head FROM webhook_outbox o
+        WHERE o.subscription_id = p_subscription_id AND o.state = 'pending' ORDER BY o.position, o.ordinal LIMIT 1;
+        IF FOUND THEN
+          v_due := greatest(v_head, v_sub.hold_until);
+        END IF;
+      END IF;
+      IF v_due IS DISTINCT FROM v_sub.due_at THEN
+        UPDATE webhook_fan_out_subscriptions SET due_at = v_due WHERE subscription_id = p_subscription_id;
+      END IF;
+    END
+    $$;
+  `,
+};
+
 /** Every step of the log's part of the schema, in order (see migratePostgres). */
-export const logMigrations: readonly PostgresMigration[] = [log, smallStores, outbox];
+export const logMigrations: readonly PostgresMigration[] = [log, smallStores, outbox, dueQueues];

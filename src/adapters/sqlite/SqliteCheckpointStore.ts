@@ -59,8 +59,8 @@ export class SqliteCheckpointStore implements CheckpointStore {
   }
 
   /** Alone (not in a caller's transaction): waits for the file's write lock with the event loop serving (writeLock.ts). */
-  async save(name: string, position: Position): Promise<void> {
-    await whenLockFree(this.db, () => this.saveNow(name, position));
+  async save(name: string, position: Position, eventId: string | null = null): Promise<void> {
+    await whenLockFree(this.db, () => this.saveNow(name, position, eventId));
   }
 
   async reset(name: string): Promise<void> {

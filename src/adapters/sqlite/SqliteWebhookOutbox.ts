@@ -8,20 +8,21 @@ import {
   type Delivery,
   type DeliveryAttempt,
   type DeliveryPage,
-  type DeliveryQueue,
   type DeliveryState,
   type DueQueues,
+  type DueQueuesSkip,
   type FanOutCommit,
   type FanOutState,
   type FannedOutSubscription,
   type NewDelivery,
+  type QueueHealth,
   type RedeliverResult,
   type WebhookFilters,
   type WebhookOutbox,
 } from '../../application/ports/WebhookOutbox.js';
 import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
 import { LockRetry, whenLockFree, whenLockFreeTranslated, withoutLockWait } from './writeLock.js';
-import { prepareOutboxStatements, type DeliveryRow, type OutboxStatements, type SubscriptionRow } from './webhookOutboxSql.js';
+import { prepareOutboxStatements, type DeliveryRow, type HealthRow, type OutboxStatements, type SubscriptionRow } from './webhookOutboxSql.js';
 
 const toDelivery = (row: DeliveryRow): Delivery => ({
   subscriptionId: row.subscription_id,
@@ -51,13 +52,27 @@ const toSubscription = (row: SubscriptionRow): FannedOutSubscription => ({
   unsubscribedAt: row.unsubscribed_at === null ? null : fromPositionKey(row.unsubscribed_at),
 });
 
-interface PendingAttempt {
+const toHealth = (row: HealthRow): QueueHealth => ({
+  status: row.delivery_status,
+  loggedStatus: row.logged_status,
+  failingSince: row.failing_since,
+  pauses: row.pauses,
+  holdUntil: row.hold_until,
+  version: row.health_version,
+});
+
+/** A write of the dispatcher's group commit (an attempt, a queue's settle): true when it changed what it was for. */
+interface PendingWrite {
+  readonly run: () => boolean;
+  readonly resolve: (done: boolean) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+interface AttemptRecord {
   readonly subscriptionId: string;
   readonly eventId: string;
   readonly attempt: DeliveryAttempt;
   readonly outcome: AttemptOutcome;
-  readonly resolve: (recorded: boolean) => void;
-  readonly reject: (error: unknown) => void;
 }
 
 /**
@@ -77,13 +92,16 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     readonly enqueue: Transaction<(deliveries: readonly NewDelivery[], now: string) => number>;
     readonly commit: Transaction<(name: string, commit: FanOutCommit, now: string) => void>;
     readonly redeliver: Transaction<(subscriptionId: string, eventId: string, now: string) => RedeliverResult>;
-    readonly recordBatch: Transaction<(batch: readonly PendingAttempt[]) => Array<{ ok: boolean } | { error: unknown }>>;
+    readonly recordBatch: Transaction<(batch: readonly PendingWrite[]) => Array<{ ok: boolean } | { error: unknown }>>;
     readonly stop: Transaction<(subscriptionId: string, at: string) => void>;
+    readonly setHealth: Transaction<(subscriptionId: string, health: Omit<QueueHealth, 'version'>, expectedVersion: number) => boolean>;
+    readonly enable: Transaction<(subscriptionId: string) => boolean>;
+    readonly redeliverFailedSince: Transaction<(subscriptionId: string, since: string, now: string) => number>;
   };
   /** The connection's own `synchronous` level (the log's FULL), put back after `withoutOwnFsync`. */
   private readonly synchronous: number;
-  /** Attempts recorded during one turn of the event loop, committed together (group commit). */
-  private pendingAttempts: PendingAttempt[] = [];
+  /** Attempts recorded (and queues settled) during one turn of the event loop, committed together (group commit). */
+  private pendingAttempts: PendingWrite[] = [];
   private attemptsFlushScheduled = false;
   /** The wait of the attempts' group commit for a write lock another connection holds (see writeLock.ts). */
   private readonly attemptsLockRetry = new LockRetry();
@@ -102,17 +120,35 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       enqueue: db.transaction((deliveries: readonly NewDelivery[], now: string) => this.insertAll(deliveries, now)),
       commit: db.transaction((name: string, commit: FanOutCommit, now: string) => this.storeFanOutBatch(name, commit, now)),
       redeliver: db.transaction((subscriptionId: string, eventId: string, now: string) => this.requeueOne(subscriptionId, eventId, now)),
-      recordBatch: db.transaction((batch: readonly PendingAttempt[]) => this.recordEach(batch)),
+      recordBatch: db.transaction((batch: readonly PendingWrite[]) => this.recordEach(batch)),
       stop: db.transaction((subscriptionId: string, at: string) => {
         this.s.stop.run({ at, subscriptionId });
         this.s.cancelPending.run({ reason: 'gone', at, subscriptionId });
+        this.s.settle.run({ subscriptionId });
+      }),
+      setHealth: db.transaction((subscriptionId: string, health: Omit<QueueHealth, 'version'>, expectedVersion: number) => {
+        const { status, loggedStatus, failingSince, pauses, holdUntil } = health;
+        const changed = this.s.setHealth.run({ subscriptionId, status, loggedStatus, failingSince, pauses, holdUntil, expectedVersion }).changes === 1;
+        if (changed) this.s.settle.run({ subscriptionId });
+        return changed;
+      }),
+      redeliverFailedSince: db.transaction((subscriptionId: string, since: string, now: string) => {
+        const requeued = this.s.requeueFailedSince.run({ now, subscriptionId, since }).changes;
+        if (requeued > 0) this.s.settle.run({ subscriptionId });
+        return requeued;
+      }),
+      enable: db.transaction((subscriptionId: string) => {
+        const changed = this.s.enable.run({ subscriptionId }).changes === 1;
+        if (changed) this.s.settle.run({ subscriptionId });
+        return changed;
       }),
     };
   }
 
-  /** Inserts the rows not stored yet; answers how many were new. */
+  /** Inserts the rows not stored yet, making the queues that were empty due; answers how many were new. */
   private insertAll(deliveries: readonly NewDelivery[], now: string): number {
     let inserted = 0;
+    const filled = new Set<string>();
     // A stored event's webhook event goes to every matching subscription: consecutive rows
     // mostly share their queue key, computed once for them.
     let key = '';
@@ -123,14 +159,20 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
         keyOf = d;
       }
       const { subscriptionId, eventId, companyId, position, ordinal, eventType, occurredAt, envelope } = d;
-      inserted += this.s.insert.run({ subscriptionId, eventId, companyId, queueKey: key, position, ordinal, eventType, occurredAt, envelope, now }).changes;
+      const added = this.s.insert.run({ subscriptionId, eventId, companyId, queueKey: key, position, ordinal, eventType, occurredAt, envelope, now }).changes;
+      inserted += added;
+      if (added > 0) filled.add(subscriptionId);
     }
+    for (const subscriptionId of filled) this.s.fillDue.run({ subscriptionId, now });
     return inserted;
   }
 
-  /** A fan-out batch: its rows, the subscriptions it changed (cancelling an ended one's rows) and the checkpoint. */
+  /**
+   * A fan-out batch: the subscriptions it changed, its rows (a subscription first,
+   * so that its first rows make its queue due), an ended subscription's rows
+   * cancelled, and the checkpoint.
+   */
   private storeFanOutBatch(name: string, commit: FanOutCommit, now: string): void {
-    this.insertAll(commit.deliveries, now);
     for (const sub of commit.subscriptions) {
       this.s.upsertSubscription.run({
         subscriptionId: sub.subscriptionId,
@@ -141,7 +183,12 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
         subscribedAt: positionKey(sub.subscribedAt),
         unsubscribedAt: sub.unsubscribedAt === null ? null : positionKey(sub.unsubscribedAt),
       });
-      if (sub.unsubscribedAt !== null) this.s.cancelPending.run({ reason: 'unsubscribed', at: now, subscriptionId: sub.subscriptionId });
+    }
+    this.insertAll(commit.deliveries, now);
+    for (const sub of commit.subscriptions) {
+      if (sub.unsubscribedAt === null) continue;
+      this.s.cancelPending.run({ reason: 'unsubscribed', at: now, subscriptionId: sub.subscriptionId });
+      this.s.settle.run({ subscriptionId: sub.subscriptionId });
     }
     this.s.saveCheckpoint.run({ name, position: commit.position });
   }
@@ -152,6 +199,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     if (!this.isActive(subscriptionId)) return 'inactive';
     if (row.state === 'pending') return 'pending';
     this.s.requeue.run({ now, subscriptionId, eventId });
+    this.s.settle.run({ subscriptionId });
     return 'requeued';
   }
 
@@ -160,10 +208,10 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
    * fails leaves the others of the batch in place. An error that ended the transaction
    * itself (disk, I/O) fails the whole batch rather than letting the rest run outside it.
    */
-  private recordEach(batch: readonly PendingAttempt[]): Array<{ ok: boolean } | { error: unknown }> {
+  private recordEach(batch: readonly PendingWrite[]): Array<{ ok: boolean } | { error: unknown }> {
     return batch.map((pending) => {
       try {
-        return { ok: this.record(pending) };
+        return { ok: pending.run() };
       } catch (error) {
         if (!this.db.inTransaction) throw error;
         return { error };
@@ -172,7 +220,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   /** Records one attempt (in the batch's transaction); false when the row is not pending. */
-  private record({ subscriptionId, eventId, attempt, outcome }: PendingAttempt): boolean {
+  private record({ subscriptionId, eventId, attempt, outcome }: AttemptRecord): boolean {
     const recorded = this.s.record.run({
       subscriptionId,
       eventId,
@@ -282,23 +330,42 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     return row ? toDelivery(row) : null;
   }
 
-  async dueQueues(now: Date, limit: number, skip: ReadonlySet<string> = new Set()): Promise<DueQueues> {
+  async dueQueues(now: Date, limit: number, skip: DueQueuesSkip = {}): Promise<DueQueues> {
     const nowIso = now.toISOString();
-    const due: DeliveryQueue[] = [];
-    let nextDueAt: string | null = null;
-    const heads = this.s.heads.all().filter((row) => !skip.has(row.subscription_id));
-    heads.sort((a, b) => ((a.next_attempt_at ?? '') < (b.next_attempt_at ?? '') ? -1 : 1));
-    for (const row of heads) {
-      const at = row.next_attempt_at ?? nowIso;
-      if (at <= nowIso) {
-        if (due.length < limit) {
-          due.push({ subscriptionId: row.subscription_id, companyId: row.company_id, targetUrl: row.target_url });
-        }
-      } else if (nextDueAt === null || at < nextDueAt) {
-        nextDueAt = at;
-      }
-    }
-    return { due, nextDueAt: nextDueAt === null ? null : new Date(nextDueAt) };
+    const size = Math.max(0, Math.floor(limit));
+    const rows =
+      size === 0
+        ? []
+        : this.s.due.all({
+            now: nowIso,
+            queues: JSON.stringify([...(skip.queues ?? [])]),
+            companies: JSON.stringify([...(skip.companies ?? [])]),
+            limit: size,
+          });
+    const due = rows.map((row) => ({ subscriptionId: row.subscription_id, companyId: row.company_id, targetUrl: row.target_url, health: toHealth(row) }));
+    const next = this.s.nextDue.get({ now: nowIso })?.at ?? null;
+    return { due, nextDueAt: next === null ? null : new Date(next) };
+  }
+
+  async settleQueue(subscriptionId: string): Promise<void> {
+    // Joins the attempts' group commit: a turn settles its queue right after its last attempt.
+    await this.groupWrite(() => {
+      this.s.settle.run({ subscriptionId });
+      return true;
+    });
+  }
+
+  async setHealth(subscriptionId: string, health: Omit<QueueHealth, 'version'>, expectedVersion: number): Promise<boolean> {
+    return whenLockFree(this.db, () => this.transactions.setHealth.immediate(subscriptionId, health, expectedVersion));
+  }
+
+  async health(subscriptionId: string): Promise<QueueHealth | null> {
+    const row = this.s.health.get({ subscriptionId });
+    return row ? toHealth(row) : null;
+  }
+
+  async enableDelivery(subscriptionId: string): Promise<boolean> {
+    return whenLockFreeTranslated(this.db, () => this.transactions.enable.immediate(subscriptionId));
   }
 
   async recordAttempt(
@@ -307,11 +374,17 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     attempt: DeliveryAttempt,
     outcome: AttemptOutcome,
   ): Promise<boolean> {
-    // Group commit, as the event store's appends: the attempts of one event-loop turn share a
-    // transaction (one fsync), each in its own savepoint with its own result; a promise
-    // resolves only after the commit.
+    return this.groupWrite(() => this.record({ subscriptionId, eventId, attempt, outcome }));
+  }
+
+  /**
+   * Group commit, as the event store's appends: the writes of one event-loop turn share a
+   * transaction (one commit), each one statement with its own result; a promise resolves
+   * only after the commit.
+   */
+  private groupWrite(run: () => boolean): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      this.pendingAttempts.push({ subscriptionId, eventId, attempt, outcome, resolve, reject });
+      this.pendingAttempts.push({ run, resolve, reject });
       if (!this.attemptsFlushScheduled) {
         this.attemptsFlushScheduled = true;
         setImmediate(() => this.flushAttempts());
@@ -352,10 +425,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
 
   async redeliverFailedSince(subscriptionId: string, since: Date, now: Date): Promise<number> {
     if (!this.isActive(subscriptionId)) return 0;
-    return whenLockFreeTranslated(
-      this.db,
-      () => this.s.requeueFailedSince.run({ now: now.toISOString(), subscriptionId, since: since.toISOString() }).changes,
-    );
+    return whenLockFreeTranslated(this.db, () => this.transactions.redeliverFailedSince.immediate(subscriptionId, since.toISOString(), now.toISOString()));
   }
 
   private isActive(subscriptionId: string): boolean {

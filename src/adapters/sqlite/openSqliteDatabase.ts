@@ -129,6 +129,26 @@ export const LOG_FILE_MIGRATIONS: readonly string[] = [
      UPDATE webhook_outbox_counts SET total = total - 1 WHERE state = OLD.state;
      UPDATE webhook_outbox_counts SET total = total + 1 WHERE state = NEW.state;
    END;`,
+  // Fair, cheap picking of due work: each subscription keeps when its queue is next due
+  // (its head's next attempt, or the end of a hold; NULL while it has nothing to send, or
+  // is disabled or ended), so the dispatcher reads the due subscriptions through one index
+  // instead of looking for every queue's head among the pending rows. Beside it, how its
+  // receiver is doing (paused or disabled after failing, since when, how often held). Every
+  // existing row is kept; the due times of the queues pending now are set from their heads.
+  `ALTER TABLE webhook_fan_out_subscriptions ADD COLUMN delivery_status TEXT NOT NULL DEFAULT 'active'
+     CHECK (delivery_status IN ('active', 'paused', 'disabled'));
+   ALTER TABLE webhook_fan_out_subscriptions ADD COLUMN logged_status TEXT NOT NULL DEFAULT 'active'
+     CHECK (logged_status IN ('active', 'paused', 'disabled'));
+   ALTER TABLE webhook_fan_out_subscriptions ADD COLUMN failing_since TEXT;
+   ALTER TABLE webhook_fan_out_subscriptions ADD COLUMN pauses INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE webhook_fan_out_subscriptions ADD COLUMN hold_until TEXT;
+   ALTER TABLE webhook_fan_out_subscriptions ADD COLUMN health_version INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE webhook_fan_out_subscriptions ADD COLUMN due_at TEXT;
+   UPDATE webhook_fan_out_subscriptions AS s SET due_at = (
+       SELECT o.next_attempt_at FROM webhook_outbox o
+       WHERE o.subscription_id = s.subscription_id AND o.state = 'pending' ORDER BY o.queue_key LIMIT 1)
+     WHERE s.unsubscribed_at IS NULL AND s.stopped_at IS NULL;
+   CREATE INDEX webhook_fan_out_due ON webhook_fan_out_subscriptions (due_at) WHERE due_at IS NOT NULL;`,
 ];
 
 /**

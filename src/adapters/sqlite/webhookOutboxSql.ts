@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import type { DeliveryFailureReason, DeliveryState } from '../../application/ports/WebhookOutbox.js';
+import type { DeliveryFailureReason, DeliveryState, QueueStatus } from '../../application/ports/WebhookOutbox.js';
 import type { SqliteDatabase } from './openSqliteDatabase.js';
 
 /** A row of `webhook_outbox`, as the statements below read it. */
@@ -21,8 +21,18 @@ export interface DeliveryRow {
   created_at: string;
 }
 
+/** The health columns of `webhook_fan_out_subscriptions` (`QueueHealth`). */
+export interface HealthRow {
+  delivery_status: QueueStatus;
+  logged_status: QueueStatus;
+  failing_since: string | null;
+  pauses: number;
+  hold_until: string | null;
+  health_version: number;
+}
+
 /** A row of `webhook_fan_out_subscriptions`. */
-export interface SubscriptionRow {
+export interface SubscriptionRow extends HealthRow {
   subscription_id: string;
   company_id: string;
   event: string;
@@ -31,14 +41,24 @@ export interface SubscriptionRow {
   subscribed_at: string;
   unsubscribed_at: string | null;
   stopped_at: string | null;
+  due_at: string | null;
 }
 
-/** A queue's head, as `heads` reads it: no row body, only when it is due. */
-export interface QueueHeadRow {
+/** A due queue, as `due` reads it: the subscription, not its rows. */
+export interface DueQueueRow extends HealthRow {
   subscription_id: string;
   company_id: string;
   target_url: string;
-  next_attempt_at: string | null;
+}
+
+export interface SetHealth {
+  subscriptionId: string;
+  status: QueueStatus;
+  loggedStatus: QueueStatus;
+  failingSince: string | null;
+  pauses: number;
+  holdUntil: string | null;
+  expectedVersion: number;
 }
 
 export interface InsertDelivery {
@@ -82,6 +102,8 @@ const DELIVERY_COLUMNS = `o.subscription_id, o.event_id, o.company_id, o.positio
   o.occurred_at, o.envelope, o.state, o.attempts, o.round_attempts, o.next_attempt_at, o.completed_at,
   o.failure_reason, o.created_at`;
 
+const HEALTH_COLUMNS = 'delivery_status, logged_status, failing_since, pauses, hold_until, health_version';
+
 /** Every statement of the embedded outbox, prepared once on its connection, with named parameters. */
 export const prepareOutboxStatements = (db: SqliteDatabase) => ({
   insert: db.prepare(
@@ -120,16 +142,50 @@ export const prepareOutboxStatements = (db: SqliteDatabase) => ({
   get: db.prepare(
     `SELECT ${DELIVERY_COLUMNS} FROM webhook_outbox o WHERE o.subscription_id = @subscriptionId AND o.event_id = @eventId`,
   ) as Statement<[{ subscriptionId: string; eventId: string }], DeliveryRow>,
-  // One head per active subscription, through the partial index of pending rows: only
-  // when it is due, not the row itself (the dispatcher reads a turn's rows with `pending`).
-  heads: db.prepare(
-    `SELECT s.subscription_id, s.company_id, s.target_url, o.next_attempt_at FROM webhook_fan_out_subscriptions s
-     JOIN webhook_outbox o ON o.id = (
-       SELECT p.id FROM webhook_outbox p
-       WHERE p.subscription_id = s.subscription_id AND p.state = 'pending'
-       ORDER BY p.queue_key LIMIT 1)
-     WHERE s.unsubscribed_at IS NULL AND s.stopped_at IS NULL`,
-  ) as Statement<[], QueueHeadRow>,
+  // The due queues, through the partial index of due times: the walk passes over the
+  // queues being worked on and those of companies at their cap (both bounded by the
+  // dispatcher's slots and each company's subscriptions), never over outbox rows.
+  due: db.prepare(
+    `SELECT ${HEALTH_COLUMNS}, subscription_id, company_id, target_url FROM webhook_fan_out_subscriptions
+     WHERE due_at <= @now
+       AND subscription_id NOT IN (SELECT value FROM json_each(@queues))
+       AND company_id NOT IN (SELECT value FROM json_each(@companies))
+     ORDER BY due_at LIMIT @limit`,
+  ) as Statement<[{ now: string; queues: string; companies: string; limit: number }], DueQueueRow>,
+  nextDue: db.prepare('SELECT MIN(due_at) AS at FROM webhook_fan_out_subscriptions WHERE due_at > @now') as Statement<
+    [{ now: string }],
+    { at: string | null }
+  >,
+  // New rows in an empty queue make it due (rows are added behind the head, so a queue with
+  // a head keeps its due time); a held one stays held. Nothing for a disabled or ended one.
+  fillDue: db.prepare(
+    `UPDATE webhook_fan_out_subscriptions SET due_at = MAX(@now, COALESCE(hold_until, ''))
+     WHERE subscription_id = @subscriptionId AND due_at IS NULL AND delivery_status <> 'disabled'
+       AND unsubscribed_at IS NULL AND stopped_at IS NULL`,
+  ) as Statement<[{ subscriptionId: string; now: string }]>,
+  // The queue's due time from its head (one probe of the partial index of pending rows) and its hold.
+  settle: db.prepare(
+    `UPDATE webhook_fan_out_subscriptions AS s SET due_at = CASE
+       WHEN s.unsubscribed_at IS NOT NULL OR s.stopped_at IS NOT NULL OR s.delivery_status = 'disabled' THEN NULL
+       ELSE (SELECT MAX(o.next_attempt_at, COALESCE(s.hold_until, '')) FROM webhook_outbox o
+             WHERE o.subscription_id = s.subscription_id AND o.state = 'pending' ORDER BY o.queue_key LIMIT 1)
+     END
+     WHERE s.subscription_id = @subscriptionId`,
+  ) as Statement<[{ subscriptionId: string }]>,
+  health: db.prepare(`SELECT ${HEALTH_COLUMNS} FROM webhook_fan_out_subscriptions WHERE subscription_id = @subscriptionId`) as Statement<
+    [{ subscriptionId: string }],
+    HealthRow
+  >,
+  setHealth: db.prepare(
+    `UPDATE webhook_fan_out_subscriptions SET delivery_status = @status, logged_status = @loggedStatus,
+       failing_since = @failingSince, pauses = @pauses, hold_until = @holdUntil, health_version = health_version + 1
+     WHERE subscription_id = @subscriptionId AND health_version = @expectedVersion`,
+  ) as Statement<[SetHealth]>,
+  enable: db.prepare(
+    `UPDATE webhook_fan_out_subscriptions SET delivery_status = 'active', logged_status = 'active', failing_since = NULL,
+       pauses = 0, hold_until = NULL, health_version = health_version + 1
+     WHERE subscription_id = @subscriptionId AND unsubscribed_at IS NULL AND stopped_at IS NULL`,
+  ) as Statement<[{ subscriptionId: string }]>,
   // One statement per attempt: the pending check, the outcome and the attempt appended
   // to the JSON list in SQL (the oldest dropped beyond the kept number), so recording
   // neither reads the row nor parses and rewrites its attempts in JavaScript.

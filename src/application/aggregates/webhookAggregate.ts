@@ -1,13 +1,29 @@
 import { webhookDecider } from '../../domain/webhooks/webhookDecider.js';
-import { WebhookEvent, WebhookSubscribed, WebhookUnsubscribed, webhookStream } from '../../domain/webhooks/webhookEvents.js';
+import {
+  WebhookDisabled,
+  WebhookEnabled,
+  WebhookEvent,
+  WebhookPaused,
+  WebhookSubscribed,
+  WebhookUnsubscribed,
+  webhookStream,
+} from '../../domain/webhooks/webhookEvents.js';
 import { storedEventType } from '../versioning/storedEventTypes.js';
-import { describeAggregate } from './AggregateDescriptor.js';
+import { companyInData, describeAggregate } from './AggregateDescriptor.js';
 
-/** A webhook subscription of a company: `webhook-<id>`. */
+/** A webhook subscription of a company, and the state of its deliveries: `webhook-<id>`. */
 export const webhookAggregate = describeAggregate({
   name: 'webhook',
   streamPrefix: webhookStream(''),
   eventCodec: WebhookEvent,
   decider: webhookDecider,
-  storedEvents: [storedEventType('WebhookSubscribed', [WebhookSubscribed]), storedEventType('WebhookUnsubscribed', [WebhookUnsubscribed])],
+  storedEvents: [
+    storedEventType('WebhookSubscribed', [WebhookSubscribed]),
+    storedEventType('WebhookUnsubscribed', [WebhookUnsubscribed]),
+    storedEventType('WebhookPaused', [WebhookPaused]),
+    storedEventType('WebhookDisabled', [WebhookDisabled]),
+    storedEventType('WebhookEnabled', [WebhookEnabled]),
+  ],
+  // GET /webhooks/:id/history: the subscription's own events (paused, disabled, enabled …), ended ones included.
+  history: { streamOf: webhookStream, companyOf: companyInData(WebhookEvent) },
 });

@@ -144,6 +144,47 @@ export interface SubscribeOptions {
    * subscription group, and this one stands by.
    */
   readonly onWaiting?: (what: string) => void;
+  /**
+   * Told once when the subscription stopped by itself for good: where it would
+   * resume is not a point of this log (`ResumePointNotInLogError`: checked when it
+   * resubscribes after a drop, and said by a server asked to start there). No retry
+   * can change that; the subscription has stopped.
+   */
+  readonly onFailed?: (error: ResumePointNotInLogError) => void;
+}
+
+/**
+ * Where a subscription would resume is not a point of this log: the log ends
+ * before it, no event begins there, or another event than the one handled there
+ * is there. The position was reached on another log, or on this one before it was
+ * put back to an older copy (a restored backup); resuming would skip events
+ * appended since under positions counted as handled, so no retry can help.
+ */
+export class ResumePointNotInLogError extends Error {
+  override readonly name = 'ResumePointNotInLogError';
+  constructor(
+    readonly position: Position,
+    /** The id of the event handled at `position`, when known. */
+    readonly expectedEventId: string | null,
+    /** What the log has: its head (it ends before `position`), or the id of the event at `position` (null: none begins there). */
+    readonly found: { readonly head: Position | null } | { readonly eventId: string | null },
+  ) {
+    super(
+      `the log has no ${expectedEventId === null ? 'event' : `event ${expectedEventId}`} at position ${position} to resume after: ` +
+        ('head' in found
+          ? found.head === null
+            ? 'it is empty'
+            : `it ends at position ${found.head}`
+          : found.eventId === null
+            ? 'no event begins there'
+            : `event ${found.eventId} is there`),
+    );
+  }
+
+  /** True when the log ends before the position (else it holds another event there, or none begins there). */
+  get logEndsBefore(): boolean {
+    return 'head' in this.found;
+  }
 }
 
 /** Calls an observer hook of `SubscribeOptions`; a throwing observer must not break a subscription's loop. */
@@ -200,8 +241,9 @@ export interface EventStore {
   headPosition(): Promise<Position | null>;
   /**
    * The id of the event at `position`, or null when the log has none there. The
-   * embedded store and PostgreSQL offer it (one indexed read); with it, read models
-   * that keep the id of their checkpoint's event are checked against the log exactly.
+   * embedded store and PostgreSQL offer it (one indexed read), EventStoreDB too (one
+   * read of $all from the position); with it, read models that keep the id of their
+   * checkpoint's event are checked against the log exactly.
    */
   eventIdAt?(position: Position): Promise<string | null>;
   /** Catch up from `after`, then follow live appends (including other processes'). */

@@ -2,7 +2,7 @@
 export interface LeaseHolder {
   /** Unique per acquisition (a random id): a restarted process is another holder. */
   readonly owner: string;
-  /** What holds it, for people: `projector` (a process with RUN_PROJECTIONS) or `replay` (`chronicle replay`). */
+  /** What holds it, for people: `projector` (a process with RUN_PROJECTIONS), `dispatcher` or `replay` (`chronicle replay`). */
   readonly role: string;
   readonly pid: number;
   /** The host's name. */
@@ -15,31 +15,56 @@ export interface LeaseHolder {
   readonly scope: string | null;
 }
 
-/** A lease as stored: its holder, when it was taken and when it was last renewed (ISO 8601 UTC). */
+/**
+ * A lease as stored: its holder, when it was taken and when it was last renewed
+ * (ISO 8601 UTC, both by the store's clock), and how long ago that renewal was, by
+ * the store's clock when it was read.
+ */
 export interface LeaseRecord extends LeaseHolder {
   readonly acquiredAt: string;
   readonly renewedAt: string;
+  readonly silentMs: number;
 }
+
+export interface LeaseClaim {
+  /** A lease its holder has not renewed for this long, by the store's clock, is taken over. */
+  readonly staleAfterMs: number;
+  /**
+   * The owner of a lease whose process the claimant knows to be gone (on its own
+   * host, in its own pid namespace): taken over at once, if that owner still holds it.
+   */
+  readonly replacing?: string | null;
+}
+
+/** What a claim did: took the lease (as now stored), or left it to its holder (null: it changed meanwhile; read it again). */
+export type ClaimOutcome =
+  | { readonly taken: true; readonly lease: LeaseRecord }
+  | { readonly taken: false; readonly holder: LeaseRecord | null };
 
 /**
  * Named exclusive leases kept beside what they protect (the read models' lease
- * beside the read models), each changed by one atomic conditional write, so that
- * processes on one store (and, on MongoDB, on many hosts) agree on one holder.
- * Whether a lease may be taken (free, stale, its holder dead) is decided by the
- * caller (`Lease`), which then claims it with the record it read.
+ * beside the read models), so that processes on one store (and, on MongoDB, on
+ * many hosts) agree on one holder.
+ *
+ * Time is the store's own: whether a lease is stale is judged, and renewals and
+ * acquisitions are stamped, by the store's clock in the store's own atomic write
+ * (MongoDB: the server's `$$NOW`; SQLite: SQLite's time on the one machine whose
+ * processes share the file; PostgreSQL: `now()`; memory: its injected clock),
+ * never by comparing a claimant's clock with the holder's, which two machines do
+ * not share.
  */
 export interface LeaseStore {
   /** The lease as stored now, or null when nobody holds it. */
   read(name: string): Promise<LeaseRecord | null>;
   /**
-   * Writes `record` as lease `name` when it is still as the caller read it: free
-   * (`replacing` null), or held by `replacing.owner`, last renewed at
-   * `replacing.renewedAt`. True when written; false when another process changed
-   * it meanwhile (it took the lease, or its holder renewed it).
+   * In one atomic write, takes lease `name` for `holder` when nobody holds it, when
+   * its holder has not renewed it for `claim.staleAfterMs` (the store's clock), or
+   * when `claim.replacing` holds it; `acquiredAt` and `renewedAt` are then the
+   * store's time. Otherwise leaves it, and answers who holds it.
    */
-  claim(name: string, record: LeaseRecord, replacing: LeaseRecord | null): Promise<boolean>;
-  /** Moves the renewal time of `owner`'s lease to `at`; false when `owner` no longer holds it. */
-  renew(name: string, owner: string, at: string): Promise<boolean>;
+  claim(name: string, holder: LeaseHolder, claim: LeaseClaim): Promise<ClaimOutcome>;
+  /** Stamps the store's time as the last renewal of `owner`'s lease; false when `owner` no longer holds it. */
+  renew(name: string, owner: string): Promise<boolean>;
   /** Frees the lease when `owner` holds it; does nothing when another does. */
   release(name: string, owner: string): Promise<void>;
 }

@@ -2,6 +2,7 @@ import type { Position } from '../../shared/Position.js';
 import type { RecordedEvent } from './EventStore.js';
 import type { CheckpointStore } from './CheckpointStore.js';
 import type { LeaseStore } from './LeaseStore.js';
+import type { Logger } from './Logger.js';
 
 /** Every read-model document belongs to one company and records the last event it applied. */
 export interface ReadModelDocument {
@@ -209,6 +210,14 @@ export interface ReadModelStore {
    * whose documents are rebuilt at every start (memory).
    */
   readModelsToBuild(): Promise<readonly string[]>;
+  /**
+   * Brings documents that an earlier release stored to this release's layout
+   * (MongoDB: search keys and totals), for every collection handed out so far.
+   * Run by the one process that writes the read models (the projector, under their
+   * lease) before it applies the log; readers answer the same meanwhile, the slower
+   * way. Absent: nothing to bring up (SQLite lays its tables out again at open).
+   */
+  upgrade?(logger: Logger): Promise<void>;
   /** Fresh, empty staging collections for a rebuild (any left over by an earlier one are dropped first). */
   staging(): Promise<StagingReadModels>;
   close(): Promise<void>;

@@ -107,20 +107,60 @@ export interface FanOutCommit {
 }
 
 /**
- * A subscription whose pending head is due. Only what the dispatcher needs to
- * start a turn: it reads the rows themselves with `pendingRows`.
+ * Whether the dispatcher delivers to a subscription: `active`; `paused` (its
+ * receiver kept failing: the queue is held until `holdUntil`, then tried again);
+ * `disabled` (never due until `enableDelivery`). Rows are queued in every case.
+ */
+export type QueueStatus = 'active' | 'paused' | 'disabled';
+
+/**
+ * The dispatcher's record of how a subscription's receiver is doing, kept beside
+ * its queue and written only by the dispatcher (`setHealth`) and by
+ * `enableDelivery`. `version` grows with every write, so that a decision made on
+ * an older record (an attempt in flight while the company enabled the
+ * subscription) is refused rather than written over the newer one.
+ */
+export interface QueueHealth {
+  readonly status: QueueStatus;
+  /**
+   * The status the log records (the subscription's last WebhookPaused, WebhookDisabled or
+   * WebhookEnabled): differs from `status` until the dispatcher has appended the event.
+   */
+  readonly loggedStatus: QueueStatus;
+  /** The first failed attempt since the last delivery (ISO 8601 UTC), or null. */
+  readonly failingSince: string | null;
+  /** Times the queue was held since the receiver started failing (0 while active): how long the next hold is. */
+  readonly pauses: number;
+  /** The queue is not attempted before this time (ISO 8601 UTC), or null. */
+  readonly holdUntil: string | null;
+  readonly version: number;
+}
+
+/** The health of a subscription whose receiver never failed (and of one just enabled, at version 0). */
+export const HEALTHY: QueueHealth = { status: 'active', loggedStatus: 'active', failingSince: null, pauses: 0, holdUntil: null, version: 0 };
+
+/**
+ * A subscription whose queue is due. Only what the dispatcher needs to start a
+ * turn: it reads the rows themselves with `pendingRows`.
  */
 export interface DeliveryQueue {
   readonly subscriptionId: string;
   readonly companyId: string;
   readonly targetUrl: string;
+  readonly health: QueueHealth;
 }
 
 export interface DueQueues {
-  /** Queues whose head may be attempted now, the longest-waiting first. */
+  /** Queues due now, the longest-waiting first (by the time each became due). */
   readonly due: readonly DeliveryQueue[];
-  /** The earliest `nextAttemptAt` of the queues not yet due, or null. */
+  /** The earliest due time after `now` of any queue, or null. */
   readonly nextDueAt: Date | null;
+}
+
+/** Queues `dueQueues` leaves out: those being worked on, and every queue of the companies at their cap. */
+export interface DueQueuesSkip {
+  readonly queues?: ReadonlySet<string>;
+  readonly companies?: ReadonlySet<string>;
 }
 
 /** What an attempt leads to. */
@@ -165,8 +205,37 @@ export interface WebhookOutbox {
   pendingRows(subscriptionId: string, limit: number): Promise<readonly Delivery[]>;
   /** One row. */
   get(subscriptionId: string, eventId: string): Promise<Delivery | null>;
-  /** Queues of active subscriptions with a pending head. At most `limit` due ones; `skip`: queues being worked on. */
-  dueQueues(now: Date, limit: number, skip?: ReadonlySet<string>): Promise<DueQueues>;
+  /**
+   * At most `limit` queues due at `now`, the longest-waiting first, without those
+   * `skip` names. Read from each queue's due time, kept beside the subscription
+   * (never by reading the rows), so its cost does not grow with the rows a stalled
+   * receiver has pending.
+   *
+   * A queue's due time is the later of its head's `nextAttemptAt` and its health's
+   * `holdUntil`; none while it has no pending row, or its subscription is disabled,
+   * ended or stopped. Writes that can make a queue due sooner (new rows in an empty
+   * queue, a redelivery, `enableDelivery`) move its due time at once; the writes of
+   * attempts do not: `settleQueue` (which the dispatcher calls when a turn ends) and
+   * `setHealth` set it from the queue's head. So a queue is never missed while due,
+   * and one attempted since its last settle may be listed though its head waits.
+   */
+  dueQueues(now: Date, limit: number, skip?: DueQueuesSkip): Promise<DueQueues>;
+  /** Sets the queue's due time from its head and health (see `dueQueues`). */
+  settleQueue(subscriptionId: string): Promise<void>;
+  /**
+   * Stores the subscription's health (with `version` one more than `expectedVersion`)
+   * and settles its queue; false, and nothing written, when its stored health is
+   * not at `expectedVersion` any more, or the subscription is unknown.
+   */
+  setHealth(subscriptionId: string, health: Omit<QueueHealth, 'version'>, expectedVersion: number): Promise<boolean>;
+  /** The subscription's health (`HEALTHY` for one never written), or null when it is unknown. */
+  health(subscriptionId: string): Promise<QueueHealth | null>;
+  /**
+   * The company enabled a paused or disabled subscription (or it recovered): its
+   * health is healthy again (status and logged status `active`, the version moved
+   * on) and its queue due from its head. False for an unknown, ended or stopped one.
+   */
+  enableDelivery(subscriptionId: string): Promise<boolean>;
   /**
    * Records an attempt on a pending row and moves it to the outcome. False (and
    * nothing written) when the row is not pending any more.

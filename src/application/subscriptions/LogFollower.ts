@@ -1,4 +1,4 @@
-import type { EventStore, SubscribeOptions, Subscription } from '../ports/EventStore.js';
+import type { EventStore, ResumePointNotInLogError, SubscribeOptions, Subscription } from '../ports/EventStore.js';
 import type { Logger } from '../ports/Logger.js';
 import { UndecodableEventError } from '../versioning/UndecodableEventError.js';
 import type { Clock } from '../../shared/Clock.js';
@@ -64,6 +64,11 @@ export class LogFollower {
       /** A healthy standby (another instance consumes the persistent group). */
       readonly standby?: boolean;
       readonly onStopped?: () => void;
+      /**
+       * Told when the source stopped for good: where it would resume is not a point of
+       * this log (EventStoreDB put back to an older copy). The status shows it stopped.
+       */
+      readonly onFailed?: (error: ResumePointNotInLogError) => void;
     },
   ): void {
     if (this.stopping.signal.aborted) return;
@@ -77,6 +82,10 @@ export class LogFollower {
       },
       onConnected: () => tracker.connected(),
       onDropped: (error) => tracker.dropped(error, options.droppedWaitingFor()),
+      onFailed: (error) => {
+        tracker.stopped();
+        options.onFailed?.(error);
+      },
       ...(options.standby ? { onWaiting: (what: string) => tracker.standby(what) } : {}),
       ...(options.maxBatchSize !== undefined ? { maxBatchSize: options.maxBatchSize } : {}),
     });

@@ -1,4 +1,4 @@
-import type { EventStore, RecordedEvent } from '../ports/EventStore.js';
+import type { EventStore, RecordedEvent, ResumePointNotInLogError } from '../ports/EventStore.js';
 import type { DocumentCollection, ReadModelDocument, ReadModelStore } from '../ports/ReadModelStore.js';
 import type { Logger } from '../ports/Logger.js';
 import { compareNullablePositions, type Position } from '../../shared/Position.js';
@@ -20,7 +20,19 @@ export interface ProjectionRunnerDeps {
   readonly name?: string;
   /** Log a catch-up progress line this often; default 2000 ms. */
   readonly progressEveryMs?: number;
+  /**
+   * Told when the subscription stopped for good after the start: the log no longer
+   * holds where the read models stand (EventStoreDB put back to an older copy while
+   * this process ran). The process must stop; its next start refuses, saying why.
+   */
+  readonly onFailed?: (error: ReadModelsAheadOfLogError | ReadModelsOfAnotherLogError) => void;
 }
+
+/** The read models' own error for a resume point the log does not hold. */
+export const readModelsNotOnLog = (checkpoint: string, error: ResumePointNotInLogError): ReadModelsAheadOfLogError | ReadModelsOfAnotherLogError =>
+  'head' in error.found
+    ? new ReadModelsAheadOfLogError(checkpoint, error.position, error.found.head)
+    : new ReadModelsOfAnotherLogError(checkpoint, error.position, error.expectedEventId, error.found.eventId);
 
 export interface ProjectionLag {
   readonly position: Position | null;
@@ -92,6 +104,11 @@ export class ProjectionRunner implements ReadModelProgress {
     return this.follower.status;
   }
 
+  /** Before `start`: what the start waits for (the read models' lease), shown by /health and /ready. */
+  waitingFor(what: string): void {
+    this.follower.tracker.waiting(what);
+  }
+
   /** The event that stopped the read models (they hold everything before it), or null while they follow the log. */
   get failure(): UndecodableEventError | null {
     return this.follower.failure;
@@ -105,6 +122,8 @@ export class ProjectionRunner implements ReadModelProgress {
   /** Starts the subscription and resolves once the log as it was at the start has been applied. */
   async start(): Promise<void> {
     const { eventStore, readModels, logger } = this.deps;
+    // Documents an earlier release stored, brought to this release's layout by their one writer.
+    await readModels.upgrade?.(logger);
     const from = readModels.durable ? await readModels.checkpoints.load(this.name) : null;
     const head = await eventStore.headPosition();
     // Resuming there would skip the next events appended (their positions count as applied), and
@@ -128,7 +147,11 @@ export class ProjectionRunner implements ReadModelProgress {
     /** Until the log as it was at the start is applied: the start waits for this subscription. */
     let starting = true;
     let resolveCaughtUp!: () => void;
-    const caughtUp = new Promise<void>((resolve) => (resolveCaughtUp = resolve));
+    let rejectCaughtUp!: (error: Error) => void;
+    const caughtUp = new Promise<void>((resolve, reject) => {
+      resolveCaughtUp = resolve;
+      rejectCaughtUp = reject;
+    });
     this.endCatchUp = resolveCaughtUp;
     if (!catchingUp) resolveCaughtUp();
 
@@ -163,6 +186,13 @@ export class ProjectionRunner implements ReadModelProgress {
         starting ? 'the event store, to apply the log before the start completes' : 'the event store to accept the subscription again',
       // Stopped at an event it cannot read: the start waits no longer.
       onStopped: () => this.endCatchUp(),
+      // The log no longer holds where the read models stand: the start fails, or (after it) the process stops.
+      onFailed: (error) => {
+        const failure = readModelsNotOnLog(this.name, error);
+        logger.error({ err: failure, position: error.position }, `read models stopped: ${failure.message}`);
+        if (starting) rejectCaughtUp(failure);
+        else this.deps.onFailed?.(failure);
+      },
     });
     await caughtUp;
     starting = false;

@@ -42,11 +42,12 @@ export class ReadModelsOfAnotherLogError extends Error {
   constructor(
     readonly checkpoint: string,
     readonly position: Position,
-    readonly expectedEventId: string,
+    /** Null when not known (a checkpoint kept without it: the server said no event begins at its position). */
+    readonly expectedEventId: string | null,
     readonly actualEventId: string | null,
   ) {
     super(
-      `the read models (checkpoint "${checkpoint}") hold the log up to event ${expectedEventId} at position ${position}, but the log ` +
+      `the read models (checkpoint "${checkpoint}") hold the log up to ${expectedEventId === null ? 'the event' : `event ${expectedEventId}`} at position ${position}, but the log ` +
         (actualEventId === null ? 'has no event there' : `has event ${actualEventId} there`) +
         WHAT_TO_DO,
     );

@@ -17,5 +17,5 @@ export const applyThenCheckpoint = async (
 ): Promise<void> => {
   for (const collection of collections) await collection.apply(events);
   const last = events[events.length - 1];
-  if (last) await checkpoints.save(checkpoint, last.position);
+  if (last) await checkpoints.save(checkpoint, last.position, last.id);
 };

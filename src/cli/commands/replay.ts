@@ -11,7 +11,7 @@ import { PROJECTIONS } from '../../features/index.js';
 import type { ReadModelStore } from '../../application/ports/ReadModelStore.js';
 import { Lease, READ_MODELS_LEASE } from '../../application/subscriptions/Lease.js';
 import { silentLogger } from '../../application/ports/Logger.js';
-import { holderIsGone, thisProcess } from '../../startup/localProcess.js';
+import { judgeHolder, thisProcess } from '../../startup/localProcess.js';
 import { systemClock } from '../../shared/Clock.js';
 import { print, type CliContext, type RegisterCommands } from '../CliContext.js';
 import { withStores } from '../withStores.js';
@@ -138,9 +138,11 @@ export const registerReplay: RegisterCommands = (program, context) => {
           leases: readModels.leases,
           name: READ_MODELS_LEASE,
           claimant: thisProcess('replay'),
-          holderIsGone,
+          judgeHolder,
           clock: systemClock,
           logger: silentLogger,
+          // A holder on another host or in another container: say what the replay waits for.
+          onWaiting: (what) => context.err(`waiting for ${what}`),
         });
         // The bar goes to the terminal itself; anything else gets plain lines, stdout stays the result.
         const display = process.stderr.isTTY ? barDisplay(process.stderr) : lineDisplay(context);

@@ -1,5 +1,5 @@
 import type { WebhookEventType } from './eventTypes.js';
-import type { UnsubscribeReason } from './webhookEvents.js';
+import type { EnableReason, UnsubscribeReason } from './webhookEvents.js';
 import type { WebhookFilters } from './webhookFilters.js';
 
 /**
@@ -25,4 +25,31 @@ export interface UnsubscribeWebhook {
   readonly at: Date;
 }
 
-export type WebhookCommand = SubscribeWebhook | UnsubscribeWebhook;
+/** Pause deliveries to a receiver that keeps failing (the dispatcher's decision). */
+export interface PauseWebhook {
+  readonly type: 'PauseWebhook';
+  readonly subscriptionId: string;
+  readonly companyId: string;
+  readonly failingSince: Date;
+  readonly at: Date;
+}
+
+/** Stop trying a receiver that failed for the documented time (the dispatcher's decision). */
+export interface DisableWebhook {
+  readonly type: 'DisableWebhook';
+  readonly subscriptionId: string;
+  readonly companyId: string;
+  readonly failingSince: Date;
+  readonly at: Date;
+}
+
+/** Let deliveries to a paused or disabled subscription go on. */
+export interface EnableWebhook {
+  readonly type: 'EnableWebhook';
+  readonly subscriptionId: string;
+  readonly companyId: string;
+  readonly reason: EnableReason;
+  readonly at: Date;
+}
+
+export type WebhookCommand = SubscribeWebhook | UnsubscribeWebhook | PauseWebhook | DisableWebhook | EnableWebhook;

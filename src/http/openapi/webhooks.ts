@@ -7,6 +7,8 @@ import {
   badMinLogPosition,
   bodyErrors,
   errorCase,
+  historyEvent,
+  historyParameters,
   idParameter,
   itemEnvelope,
   json,
@@ -21,7 +23,7 @@ import {
   writePositionHeaders,
   type ApiModule,
 } from './common.js';
-import type { OperationObject } from './types.js';
+import type { JsonSchema, OperationObject } from './types.js';
 
 /** `/webhooks`: REST-hook subscriptions (subscribe, unsubscribe, list). */
 
@@ -80,6 +82,32 @@ const withResourcePermission = (operation: OperationObject): OperationObject => 
   },
 });
 
+const subscriptionLimit = jsonResponse(
+  'The company already has `WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY` subscriptions (the server\'s setting, default 100; paused and ' +
+    'disabled ones count, unsubscribed ones do not): `Webhook subscription limit reached`, with `code` ' +
+    '`WEBHOOK_SUBSCRIPTION_LIMIT` and `details {limit, subscriptions}`. Unsubscribe one first.',
+  'WebhookSubscriptionLimitError',
+  'authenticated',
+);
+
+const ENABLE_DESCRIPTION = `
+Deliveries to a subscription that the dispatcher **paused** (its receiver kept failing: it is
+tried again now and then, and resumes by itself at its first 200) or **disabled** (failing for
+\`WEBHOOK_DISABLE_AFTER_MS\`, 5 days by default: never tried until enabled) go on at once, from
+its oldest pending event, in order: events were queued all along. Recorded in the log as
+\`WebhookEnabled\` (reason \`client\`). Enabling an active subscription changes nothing and
+answers 200 all the same. \`GET /webhooks\` shows each subscription's \`delivery_status\`. The body is
+an empty JSON object (\`{}\`), sent with \`Content-Type: application/json\` as every POST is.
+`.trim();
+
+/** The `data` of a subscription's stored event: its ids, and `fields`. */
+const historyData = (required: readonly string[], fields: Record<string, JsonSchema>): JsonSchema => ({
+  type: 'object',
+  required: ['subscriptionId', 'companyId', ...required],
+  additionalProperties: false,
+  properties: { subscriptionId: { type: 'string' }, companyId: { type: 'string' }, ...fields },
+});
+
 const UNSUBSCRIBE_NOTE =
   'The subscription stops receiving deliveries and its secret is deleted. An unknown id, another company\'s, ' +
   'or one already unsubscribed is a 404.';
@@ -116,6 +144,7 @@ export const webhooks: ApiModule = {
               writePositionHeaders(true),
             ),
             ...bodyErrors,
+            '409': subscriptionLimit,
             '422': validationFailed(
               '`event` or `target_url` missing, an unknown event type (`details.event`), a malformed or refused target URL ' +
                 '(`details.target_url`), or malformed filters (`details.filters`)',
@@ -176,6 +205,39 @@ export const webhooks: ApiModule = {
           '404': subscriptionOrDeliveryNotFound,
           '409': jsonResponse('The subscription has ended.', 'WebhookNotActiveError', 'authenticated'),
           '422': validationFailed('neither or both of `eventId` and `failedSince`, or a bad `failedSince`'),
+        },
+      }),
+    },
+    '/webhooks/{id}/history': {
+      get: authenticated('webhooks:read', {
+        operationId: 'getWebhookHistory',
+        tags: ['Webhooks'],
+        summary: 'The stored events of a subscription',
+        description:
+          'Every event of the subscription, oldest first: subscribed, paused and disabled by the dispatcher (`metadata.source` ' +
+          '`system`, with `failingSince`), enabled again (`reason` `recovered` by the system, `client` by the company), ' +
+          'unsubscribed. Read from the event log itself. Ended subscriptions keep their history. Paginated like the lists.',
+        parameters: [idParameter('subscription'), ...historyParameters, minLogPosition],
+        responses: {
+          '200': jsonResponse('A page of the subscription\'s events.', 'WebhookHistory', 'authenticated'),
+          '400': badMinLogPosition(),
+          '404': webhookNotFound,
+          '422': validationFailed('`page` or `limit` is out of bounds or malformed'),
+        },
+      }),
+    },
+    '/webhooks/{id}/enable': {
+      post: authenticated('webhooks:write', {
+        operationId: 'enableWebhook',
+        tags: ['Webhooks'],
+        summary: 'Enable a paused or disabled subscription',
+        description: ENABLE_DESCRIPTION,
+        parameters: [idParameter('subscription')],
+        requestBody: { required: true, content: json({ type: 'object', description: 'An empty JSON object (`{}`): nothing is read from it.' }) },
+        responses: {
+          '200': jsonResponse('Deliveries go on.', 'WebhookEnableResponse', 'authenticated', writePositionHeaders(false)),
+          ...bodyErrors,
+          '404': webhookNotFound,
         },
       }),
     },
@@ -247,17 +309,60 @@ export const webhooks: ApiModule = {
     WebhookSubscribeResponse: itemEnvelope('WebhookSubscriptionCreated'),
     WebhookListItem: {
       type: 'object',
-      required: ['id', 'subscription_id', 'event_type', 'target_url', 'is_active', 'created_at'],
+      required: ['id', 'subscription_id', 'event_type', 'target_url', 'is_active', 'created_at', 'delivery_status', 'failing_since'],
       additionalProperties: false,
       properties: {
         id: { type: 'string' },
         subscription_id: { type: 'string', description: 'The same as `id`.' },
         event_type: schemaRef('WebhookEventType'),
         target_url: { type: 'string', format: 'uri' },
-        is_active: { const: true, description: 'Always true: only active subscriptions are listed.' },
+        is_active: { const: true, description: 'Always true: only subscriptions not unsubscribed are listed (paused and disabled ones too).' },
         created_at: schemaRef('Timestamp'),
+        delivery_status: schemaRef('WebhookDeliveryStatus'),
+        failing_since: {
+          ...nullable(schemaRef('Timestamp')),
+          description: 'While paused or disabled: the first failed attempt since the last delivery. Null while active.',
+        },
       },
     },
+    WebhookDeliveryStatus: {
+      type: 'string',
+      enum: ['active', 'paused', 'disabled'],
+      description:
+        '`active`: delivered to. `paused`: its receiver kept failing (a delivery used up its retries); events are queued and ' +
+        'the receiver is tried again after 1 min, 5 min, 30 min, 1 h, 2 h, 4 h, then every 6 h (`WEBHOOK_PAUSE_DELAYS_MS`); ' +
+        'its first 200 resumes it. `disabled`: it failed every attempt for `WEBHOOK_DISABLE_AFTER_MS` (5 days): events are ' +
+        'queued, nothing is sent until `POST /webhooks/{id}/enable`.',
+    },
+    WebhookEnableResponse: {
+      type: 'object',
+      required: ['success', 'message', 'data'],
+      additionalProperties: false,
+      properties: {
+        success: { const: true },
+        message: { type: 'string' },
+        data: {
+          type: 'object',
+          required: ['id', 'delivery_status'],
+          additionalProperties: false,
+          properties: { id: { type: 'string' }, delivery_status: { const: 'active' } },
+        },
+      },
+    },
+    WebhookSubscriptionLimitError: errorCase({ const: 'Webhook subscription limit reached' }),
+    WebhookHistoryEvent: historyEvent('A stored event of a webhook subscription (never its secret).', {
+      WebhookSubscribed: historyData(['event', 'targetUrl', 'filters', 'createdAt'], {
+        event: schemaRef('WebhookEventType'),
+        targetUrl: { type: 'string' },
+        filters: nullable(schemaRef('WebhookFilters')),
+        createdAt: schemaRef('Timestamp'),
+      }),
+      WebhookUnsubscribed: historyData(['reason', 'at'], { reason: { enum: ['client', 'gone'] }, at: schemaRef('Timestamp') }),
+      WebhookPaused: historyData(['failingSince', 'at'], { failingSince: schemaRef('Timestamp'), at: schemaRef('Timestamp') }),
+      WebhookDisabled: historyData(['failingSince', 'at'], { failingSince: schemaRef('Timestamp'), at: schemaRef('Timestamp') }),
+      WebhookEnabled: historyData(['reason', 'at'], { reason: { enum: ['client', 'recovered'] }, at: schemaRef('Timestamp') }),
+    }),
+    WebhookHistory: listEnvelope('WebhookHistoryEvent'),
     WebhookList: {
       type: 'object',
       required: ['success', 'data'],

@@ -13,7 +13,8 @@ import type { WebhookSecretStore } from '../../application/ports/WebhookSecretSt
 import type { StoredBodyCodec } from '../middleware/idempotency.js';
 import { checkTargetUrl, type ResolveHost } from '../../webhooks/targetUrlGuard.js';
 import { subscriptionOf, type WebhookDoc } from '../../../projections/webhooks/webhooksProjection.js';
-import { activeSubscriptions } from '../../../projections/webhooks/webhookQueries.js';
+import { activeSubscriptions, countActiveSubscriptions } from '../../../projections/webhooks/webhookQueries.js';
+import { KeyedLock } from '../../shared/keyedLock.js';
 import { apiMetadata } from '../apiMetadata.js';
 import { toHttpError } from '../errorTable.js';
 import { HttpError } from '../HttpError.js';
@@ -23,6 +24,7 @@ import type { ApiResource } from '../ApiResource.js';
 import { webhooks as webhooksOpenApi } from '../openapi/webhooks.js';
 import { webhooksProjection } from '../../../projections/webhooks/webhooksProjection.js';
 import { webhookDeliveryRoutes } from './webhookDeliveries.js';
+import { webhookStatusRoutes } from './webhookStatus.js';
 
 export interface WebhookRoutesDeps {
   readonly webhooks: DocumentCollection<WebhookDoc>;
@@ -36,6 +38,8 @@ export interface WebhookRoutesDeps {
   readonly readYourWritesTimeoutMs: number;
   /** `Idempotency-Key` on POST /webhooks/subscribe (see `idempotency`, with `subscribeResponseCodec`); absent: ignored. */
   readonly idempotency?: Middleware;
+  /** Subscriptions (not unsubscribed) one company may have (`WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY`). */
+  readonly maxSubscriptionsPerCompany: number;
 }
 
 const passThrough: Middleware = (_ctx, next) => next();
@@ -71,7 +75,17 @@ const toListItem = (subscription: WebhookSubscriptionView) => ({
   target_url: subscription.targetUrl,
   is_active: subscription.isActive,
   created_at: subscription.createdAt,
+  delivery_status: subscription.deliveryStatus,
+  failing_since: subscription.failingSince,
 });
+
+const subscriptionLimitReached = (limit: number, current: number): HttpError =>
+  new HttpError(
+    409,
+    'Webhook subscription limit reached',
+    `Your company has ${current} webhook subscriptions, the most it may have (${limit}). Unsubscribe one before subscribing another.`,
+    { code: 'WEBHOOK_SUBSCRIPTION_LIMIT', details: { limit, subscriptions: current } },
+  );
 
 const noNext = async (): Promise<void> => undefined;
 
@@ -83,6 +97,8 @@ const noNext = async (): Promise<void> => undefined;
 export const webhookRoutes = (deps: WebhookRoutesDeps): Router => {
   const router = new Router();
   const newSecret = deps.newSecret ?? generateWebhookSecret;
+  // A company's subscribes one at a time in this process: each counts the ones before it.
+  const companyLock = new KeyedLock();
 
   router.get('/webhooks', requirePermission('webhooks:read'), async (ctx) => {
     const { companyId } = authOf(ctx.state);
@@ -101,15 +117,21 @@ export const webhookRoutes = (deps: WebhookRoutesDeps): Router => {
     const checked = await checkTargetUrl(fields.right.targetUrl, deps.targetUrls);
     if (!checked.ok) throw toHttpError({ kind: 'Invalid', details: { target_url: `target_url ${checked.reason}` } });
 
-    const { subscription, secret, position } = await subscribeWebhook(deps.commands, {
-      companyId,
-      event,
-      targetUrl: checked.url.href,
-      filters,
-      secret: newSecret(),
-      metadata: apiMetadata(ctx.state),
+    const { subscription, secret } = await companyLock.run(companyId, async () => {
+      // Counted in the read model, which holds every subscribe answered before (read-your-writes).
+      const current = await countActiveSubscriptions(deps.webhooks, companyId);
+      if (current >= deps.maxSubscriptionsPerCompany) throw subscriptionLimitReached(deps.maxSubscriptionsPerCompany, current);
+      const created = await subscribeWebhook(deps.commands, {
+        companyId,
+        event,
+        targetUrl: checked.url.href,
+        filters,
+        secret: newSecret(),
+        metadata: apiMetadata(ctx.state),
+      });
+      await afterWrite(ctx, deps.progress, created.position, deps.readYourWritesTimeoutMs);
+      return created;
     });
-    await afterWrite(ctx, deps.progress, position, deps.readYourWritesTimeoutMs);
     ctx.status = 201;
     ctx.body = {
       success: true,
@@ -156,12 +178,14 @@ export const webhooksResource: ApiResource = {
     const { outbox, secrets, targetUrls, wake } = api.webhooks;
     return [
       webhookDeliveryRoutes({ webhooks, outbox, clock: api.commands.clock, ...(wake ? { wake } : {}) }),
+      webhookStatusRoutes({ commands: api.commands, outbox, ...(wake ? { wake } : {}), ...api.readYourWrites }),
       webhookRoutes({
         webhooks,
         commands: { ...api.commands, secrets },
         targetUrls,
         ...api.readYourWrites,
         idempotency: api.idempotency('POST /webhooks/subscribe', subscribeResponseCodec(secrets)),
+        maxSubscriptionsPerCompany: api.webhooks.maxSubscriptionsPerCompany,
       }),
     ];
   },

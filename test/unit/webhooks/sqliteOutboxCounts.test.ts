@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { join } from 'node:path';
-import { openSqliteDatabase } from '../../../src/adapters/sqlite/openSqliteDatabase.js';
+import { LOG_FILE_MIGRATIONS, openSqliteDatabase, openWalDatabase } from '../../../src/adapters/sqlite/openSqliteDatabase.js';
 import { SqliteWebhookOutbox } from '../../../src/adapters/sqlite/SqliteWebhookOutbox.js';
 import { tempDir } from '../../support/tempStore.js';
 
@@ -22,10 +22,7 @@ describe('SQLite webhook outbox: counts and retention index', () => {
   it('counts the rows a database already held when it is upgraded', () => {
     const file = join(dir.path, 'chronicle.sqlite');
     // A database as the release before the counters wrote it: without them, rows already in.
-    const old = openSqliteDatabase(file);
-    old.exec(`DROP TRIGGER webhook_outbox_counts_insert; DROP TRIGGER webhook_outbox_counts_delete;
-      DROP TRIGGER webhook_outbox_counts_update; DROP TABLE webhook_outbox_counts; DROP INDEX webhook_outbox_completed;`);
-    old.pragma('user_version = 3');
+    const old = openWalDatabase(file, { synchronous: 'FULL', migrations: LOG_FILE_MIGRATIONS.slice(0, 3) });
     const insert = old.prepare(
       `INSERT INTO webhook_outbox (subscription_id, event_id, company_id, queue_key, position, ordinal, event_type,
          occurred_at, envelope, state, completed_at, created_at)

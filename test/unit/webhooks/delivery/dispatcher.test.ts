@@ -270,6 +270,20 @@ describe('Webhook dispatcher', function () {
       expect(h.calls.get('dueQueues')).to.be.at.most(5);
     });
 
+    it('under a per-company cap, keeps one company’s backlog moving turn after turn without a read per turn, never past the cap', async () => {
+      const h = (harness = dispatcherHarness({ concurrency: 8, perCompany: 2, turnSize: 5, pollIntervalMs: 60_000 }));
+      receiver.on('/a', (_request, res) => void setTimeout(() => res.writeHead(200).end(), 2));
+      const companyId = 'co-backlog';
+      const subs: Awaited<ReturnType<typeof h.subscribe>>[] = [];
+      for (let i = 0; i < 6; i++) subs.push(await h.subscribe(`${receiver.url}/a`, 25, companyId));
+      h.dispatcher.start();
+      await eventually(() => receiver.requests.length === 150, 8000);
+      for (const sub of subs) expect(receiver.requests.filter((r) => sub.eventIds.includes(String(r.headers['webhook-id']))).map((r) => r.headers['webhook-id'])).to.deep.equal(sub.eventIds);
+      expect(receiver.maxInFlight()).to.equal(2);
+      // 30 turns of 5 deliveries; the outbox is read far less often than once a turn.
+      expect(h.calls.get('dueQueues')).to.be.at.most(10);
+    });
+
     it('ends a turn at a row that stopped being pending (the subscription ended): nothing more is sent', async () => {
       const h = start({ turnSize: 20 });
       let sub: Awaited<ReturnType<typeof h.subscribe>> | null = null;

@@ -61,9 +61,32 @@ describe('webhooks projection', () => {
         filters: { tags: ['vip'] },
         isActive: true,
         createdAt: iso(0),
+        deliveryStatus: 'active',
+        failingSince: null,
       },
     });
     expect(await webhooks.get('co-2', 'w-1')).to.equal(null);
+  });
+
+  it('follows the delivery status: paused, disabled (since the first failure), enabled again; still listed as active', async () => {
+    await subscribe('w-1', 'deal.won');
+    const status = async () => {
+      const { deliveryStatus, failingSince, isActive } = subscriptionOf((await webhooks.get('co-1', 'w-1'))!);
+      return { deliveryStatus, failingSince, isActive };
+    };
+    await apply({ type: 'WebhookPaused', data: { subscriptionId: 'w-1', companyId: 'co-1', failingSince: iso(1), at: iso(2) } });
+    expect(await status()).to.deep.equal({ deliveryStatus: 'paused', failingSince: iso(1), isActive: true });
+    await apply({ type: 'WebhookDisabled', data: { subscriptionId: 'w-1', companyId: 'co-1', failingSince: iso(1), at: iso(3) } });
+    expect(await status()).to.deep.equal({ deliveryStatus: 'disabled', failingSince: iso(1), isActive: true });
+    expect(ids(await activeSubscriptions(webhooks, 'co-1'))).to.deep.equal(['w-1']);
+    const enabled = await apply({ type: 'WebhookEnabled', data: { subscriptionId: 'w-1', companyId: 'co-1', reason: 'client', at: iso(4) } });
+    expect(await status()).to.deep.equal({ deliveryStatus: 'active', failingSince: null, isActive: true });
+    expect((await webhooks.get('co-1', 'w-1'))?.position).to.equal(enabled.position);
+  });
+
+  it('reads a document projected before delivery statuses existed as active', () => {
+    const older = { id: 'w-0', companyId: 'co-1', position: '1', subscription: { id: 'w-0', event: 'deal.won', targetUrl: 'https://x/', filters: null, isActive: true, createdAt: iso(0) } };
+    expect(subscriptionOf(older as unknown as WebhookDoc)).to.include({ deliveryStatus: 'active', failingSince: null });
   });
 
   it('keeps an unsubscribed subscription, inactive, and changes nothing when events are applied again', async () => {

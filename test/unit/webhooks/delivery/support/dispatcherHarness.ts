@@ -54,11 +54,11 @@ export const dispatcherHarness = (options: Partial<WebhookDispatcherDeps> & { cl
   });
   const clock = options.clock ?? { now: () => new Date() };
 
-  /** A subscription (with a secret) and `count` queued events for it; answers the event ids in order. */
-  const subscribe = async (targetUrl: string, count: number) => {
+  /** A subscription (with a secret, of a new company unless given) and `count` queued events for it; answers the event ids in order. */
+  const subscribe = async (targetUrl: string, count: number, companyId = `co-${randomUUID()}`) => {
     const sub: FannedOutSubscription = {
       subscriptionId: `sub-${randomUUID()}`,
-      companyId: `co-${randomUUID()}`,
+      companyId,
       event: 'contact.created',
       targetUrl,
       filters: null,

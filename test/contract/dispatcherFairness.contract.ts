@@ -1,0 +1,139 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { FannedOutSubscription, NewDelivery } from '../../src/application/ports/WebhookOutbox.js';
+import { createDeliveryAgent } from '../../src/webhooks/deliveryAgent.js';
+import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
+import { DEFAULT_PAUSE_POLICY } from '../../src/webhooks/queueHealthPolicy.js';
+import { isRefusedAddress } from '../../src/webhooks/targetUrlGuard.js';
+import { captureLogger } from '../support/captureLogger.js';
+import { eventually } from '../support/events.js';
+import { aSecret } from '../unit/webhooks/delivery/support/events.js';
+import type { OutboxUnderTest } from './webhookOutbox.contract.js';
+
+const HANGING = 60;
+const CONCURRENCY = 16;
+const PER_COMPANY = 4;
+
+/** A receiver on 127.0.0.1: `/hang` accepts and never answers; anything else answers 200 and notes when. */
+const startReceiver = async () => {
+  const sockets = new Set<Socket>();
+  const arrivals = new Map<string, number>();
+  let hanging = 0;
+  let maxHanging = 0;
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      if (req.url === '/hang') {
+        hanging += 1;
+        maxHanging = Math.max(maxHanging, hanging);
+        res.once('close', () => (hanging -= 1));
+        return;
+      }
+      arrivals.set(String(req.headers['webhook-id']), performance.now());
+      res.writeHead(200).end();
+    });
+  });
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    arrivals,
+    hanging: () => hanging,
+    maxHanging: () => maxHanging,
+    close: async () => {
+      sockets.forEach((socket) => socket.destroy());
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+};
+
+/**
+ * The dispatcher's fair sharing on an outbox adapter: another company's 60 hanging
+ * subscriptions, a queued event for each, hold at most `perCompany` slots, and a
+ * healthy subscription's deliveries arrive within a second (attempts time out
+ * after 30 s, as in production).
+ */
+export const dispatcherFairnessContract = (name: string, make: () => Promise<OutboxUnderTest>): void => {
+  describe(`Webhook dispatcher on ${name}: fair between companies`, function () {
+    this.timeout(30_000);
+
+    it(`another company's ${HANGING} hanging receivers hold ${PER_COMPANY} slots; a healthy subscription is delivered within 1 s`, async () => {
+      const { outbox, dispose } = await make();
+      const receiver = await startReceiver();
+      const agent = createDeliveryAgent({ allowPrivateTargets: true, isRefusedAddress, maxFreeSockets: CONCURRENCY });
+      const secrets = new Map<string, string>();
+      const dispatcher = new WebhookDispatcher({
+        outbox,
+        send: agent.send,
+        secrets: { get: async (id) => secrets.get(id) ?? null },
+        unsubscribe: async () => undefined,
+        timeoutMs: 30_000,
+        retryDelaysMs: [5000, 30_000, 120_000],
+        concurrency: CONCURRENCY,
+        perCompany: PER_COMPANY,
+        pausing: DEFAULT_PAUSE_POLICY,
+        logger: captureLogger(),
+      });
+      let position = 0;
+      const subscription = (companyId: string, path: string): FannedOutSubscription => {
+        const sub = {
+          subscriptionId: `sub-${randomUUID()}`,
+          companyId,
+          event: 'contact.created',
+          targetUrl: `${receiver.url}${path}`,
+          filters: null,
+          subscribedAt: String(++position),
+          unsubscribedAt: null,
+        };
+        secrets.set(sub.subscriptionId, aSecret());
+        return sub;
+      };
+      const row = (sub: FannedOutSubscription): NewDelivery => ({
+        subscriptionId: sub.subscriptionId,
+        companyId: sub.companyId,
+        eventId: randomUUID(),
+        eventType: 'contact.created',
+        position: String(++position),
+        ordinal: 0,
+        occurredAt: new Date().toISOString(),
+        envelope: JSON.stringify({ event: 'contact.created', data: {} }),
+      });
+      const checkpoint = `fairness-${randomUUID()}`;
+      const store = async (subscriptions: FannedOutSubscription[], deliveries: NewDelivery[]) => {
+        await outbox.commitFanOut(checkpoint, { position: String(position), subscriptions, deliveries }, new Date());
+        dispatcher.wake();
+      };
+      try {
+        const other = `co-${randomUUID()}`;
+        const hangingSubs = Array.from({ length: HANGING }, () => subscription(other, '/hang'));
+        const healthySub = subscription(`co-${randomUUID()}`, '/ok');
+        await store([...hangingSubs, healthySub], hangingSubs.map(row));
+        dispatcher.start();
+        await eventually(() => receiver.hanging() === PER_COMPANY, 10_000, 10);
+
+        const latencies: number[] = [];
+        for (let i = 0; i < 5; i++) {
+          const delivery = row(healthySub);
+          const queuedAt = performance.now();
+          await store([], [delivery]);
+          await eventually(() => receiver.arrivals.has(delivery.eventId), 5000, 5);
+          latencies.push(Math.round(receiver.arrivals.get(delivery.eventId)! - queuedAt));
+        }
+        expect(Math.max(...latencies), `queued → delivered, ms: ${latencies.join(', ')}`).to.be.below(1000);
+        expect(receiver.maxHanging()).to.equal(PER_COMPANY);
+      } finally {
+        await receiver.close();
+        await dispatcher.stop();
+        agent.close();
+        await dispose();
+      }
+    });
+  });
+};
