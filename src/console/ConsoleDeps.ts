@@ -29,6 +29,8 @@ export interface ConsoleDeps {
     readonly secrets: WebhookSecretStore;
     readonly targetUrls: { readonly allowPrivate: boolean; readonly resolve: ResolveHost };
     readonly wake?: () => void;
+    /** Subscriptions a company may have at once (paused and disabled ones count), as on the API. */
+    readonly maxSubscriptionsPerCompany: number;
   };
   /** The API's per-key limits, shown beside each key's use. */
   readonly rateLimits: RateLimits;

@@ -1,4 +1,8 @@
 import { expect } from 'chai';
+import * as E from 'fp-ts/lib/Either.js';
+import { changeDeliveryStatus } from '../../src/application/webhooks/changeDeliveryStatus.js';
+import { systemClock } from '../../src/shared/Clock.js';
+import { newId } from '../../src/shared/ids.js';
 import { apiKeyStream } from '../../src/domain/apiKeys/apiKeyEvents.js';
 import { consoleLinkStream } from '../../src/domain/consoleLinks/consoleLinkEvents.js';
 import { REVOCATION_BOUND_MS } from '../../projections/apiKeys/freshApiKeyVerifier.js';
@@ -332,5 +336,48 @@ describe("HTTP: the console under BASE_PATH, framed by its own origin only", fun
     } finally {
       await api.close();
     }
+  });
+});
+
+describe('HTTP: console webhooks under the API’s rules (the subscription cap, paused deliveries)', function () {
+  this.timeout(20_000);
+  let api: Harness;
+  before(async () => (api = await startHarness({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY: '1' })));
+  after(() => api.close());
+
+  it('refuses a subscription past the cap, as the API does', async () => {
+    const session = await openConsole(api.baseUrl, api.chronicle.stores.eventStore, api.companyId);
+    const first = await session.post('/console/webhooks', { event: 'contact.created', target_url: 'http://127.0.0.1:9/hook' });
+    expect(first.status).to.equal(201);
+    const second = await session.post('/console/webhooks', { event: 'deal.won', target_url: 'http://127.0.0.1:9/other' });
+    expect(second.status).to.equal(409);
+    expect(second.text).to.contain('Your company has 1 subscriptions, the most it may have');
+    expect((await api.request('GET', '/webhooks')).body.data).to.have.length(1);
+  });
+
+  it('enables a subscription whose deliveries were disabled, recorded as the API records it', async () => {
+    const session = await openConsole(api.baseUrl, api.chronicle.stores.eventStore, api.companyId);
+    const [subscription] = (await api.request('GET', '/webhooks')).body.data as { id: string }[];
+    // Disabled as the dispatcher disables a receiver that kept failing.
+    const commands = { eventStore: api.chronicle.stores.eventStore, newId, clock: systemClock };
+    const disabled = await changeDeliveryStatus(commands, {
+      subscriptionId: subscription!.id,
+      companyId: api.companyId,
+      change: { to: 'disabled', failingSince: new Date(Date.now() - 3_600_000) },
+      metadata: { source: 'system', correlationId: newId(), companyId: api.companyId },
+    });
+    if (E.isLeft(disabled) || disabled.right.position === null) throw new Error('not disabled');
+    await api.chronicle.projections!.waitFor(disabled.right.position, 5000);
+    const page = await session.get(`/console/webhooks/${subscription!.id}`);
+    expect(page.text).to.match(/class="state-disabled">disabled<br><span class="hint">failing since/);
+    const enabled = await session.post(`/console/webhooks/${subscription!.id}/enable`);
+    expect(enabled.headers.get('location')).to.equal(`/console/webhooks/${subscription!.id}?done=enabled`);
+    expect((await session.get(`/console/webhooks/${subscription!.id}`)).text).to.contain('class="state-active">active');
+    const history = await api.request('GET', `/webhooks/${subscription!.id}/history`);
+    expect(history.body.data.map((entry: { type: string; metadata: { source: string } }) => [entry.type, entry.metadata.source])).to.deep.equal([
+      ['WebhookSubscribed', 'console'],
+      ['WebhookDisabled', 'system'],
+      ['WebhookEnabled', 'console'],
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '../ports/EventStore.js';
 import type { Projection, ReadModelDocument } from '../ports/ReadModelStore.js';
 
-/** One field a change set, cleared or changed: its value before and after (undefined: not set). */
+/** One field a change set, cleared or changed: its value before and after (undefined: not set, null included). */
 export interface FieldChange {
   readonly field: string;
   readonly before: unknown;
@@ -16,6 +16,9 @@ export interface EntityChange {
 
 /** Fields that every change moves (`updatedAt`): shown with the event's time, not as a change of their own. */
 const ALWAYS_MOVING = new Set(['updatedAt']);
+
+/** A field the view shows as null is as unset as one it leaves out: a record created without a city did not "change" it. */
+const valueOf = (view: Record<string, unknown>, field: string): unknown => view[field] ?? undefined;
 
 const differs = (a: unknown, b: unknown): boolean => JSON.stringify(a) !== JSON.stringify(b);
 
@@ -38,7 +41,9 @@ export const entityChanges = <D extends ReadModelDocument>(
     doc = projection.evolve(doc, event);
     const after: Record<string, unknown> = doc ? { ...viewOf(doc) } : {};
     const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((field) => !ALWAYS_MOVING.has(field));
-    const changes = fields.filter((field) => differs(before[field], after[field])).map((field) => ({ field, before: before[field], after: after[field] }));
+    const changes = fields
+      .map((field) => ({ field, before: valueOf(before, field), after: valueOf(after, field) }))
+      .filter((change) => differs(change.before, change.after));
     return { event, changes };
   });
 };

@@ -38,7 +38,7 @@ th, td { text-align: left; padding: .5rem .75rem .5rem 0; border-bottom: 1px sol
 th { font-weight: 600; white-space: nowrap; }
 td code, .secret code { word-break: break-all; }
 .state-active, .state-delivered, .ok { color: var(--ok); }
-.state-ended, .state-failed, .state-revoked, .bad { color: var(--bad); }
+.state-ended, .state-failed, .state-revoked, .state-disabled, .state-expired, .bad { color: var(--bad); }
 .state-pending, .state-paused { color: var(--warn); }
 form.stack { display: grid; gap: .75rem; max-width: 36rem; }
 form.inline { display: inline; }
@@ -78,6 +78,7 @@ dl.record dt { font-weight: 600; }
 dl.record dd { margin: 0; word-break: break-word; }
 .pager { display: flex; gap: 1rem; margin-top: 1rem; }
 .row-actions { display: flex; flex-wrap: wrap; gap: .5rem; }
+.panel > .row-actions { margin: 1rem 0; }
 @media (max-width: 40rem) {
   html { font-size: 15px; }
   header.top { padding: .75rem 1rem; }

@@ -16,8 +16,21 @@ export interface SubscribeForm {
 
 export const EMPTY_SUBSCRIBE_FORM: SubscribeForm = { event: 'contact.created', targetUrl: '', tags: '', problems: {} };
 
-/** A subscription's state as the console names it. */
-export const subscriptionState = (subscription: WebhookSubscriptionView): string => (subscription.isActive ? 'active' : 'ended');
+/** A subscription's state as the console names it: ended, or its delivery status (active, paused, disabled). */
+export const subscriptionState = (subscription: WebhookSubscriptionView): string => (subscription.isActive ? subscription.deliveryStatus : 'ended');
+
+/** The state, with since when a paused or disabled receiver has been failing. */
+const stateText = (subscription: WebhookSubscriptionView): Html =>
+  html`${subscriptionState(subscription)}${subscription.isActive && subscription.failingSince ? html`<br><span class="hint">failing since ${formatTime(subscription.failingSince)}</span>` : ''}`;
+
+/** Enable: deliveries to a paused or disabled subscription go on at once, from its oldest pending event. */
+const enableForm = (basePath: string, csrf: string, s: WebhookSubscriptionView): Html | '' =>
+  s.isActive && s.deliveryStatus !== 'active'
+    ? html`<form method="post" action="${consoleUrl(basePath, `/webhooks/${s.id}/enable`)}">
+      ${csrfField(csrf)}
+      <button type="submit" class="secondary" aria-label="${`Enable deliveries to ${s.targetUrl}`}">Enable</button>
+    </form>`
+    : '';
 
 const filtersText = (subscription: WebhookSubscriptionView): string =>
   subscription.filters?.tags ? `contacts tagged ${subscription.filters.tags.join(', ')}` : 'none';
@@ -32,10 +45,11 @@ const subscriptionRow = (basePath: string, csrf: string, s: WebhookSubscriptionV
   <th scope="row"><a href="${consoleUrl(basePath, `/webhooks/${s.id}`)}">${s.event}</a></th>
   <td data-label="URL"><code>${s.targetUrl}</code></td>
   <td data-label="Filters">${filtersText(s)}</td>
-  <td data-label="State" class="state-${subscriptionState(s)}">${subscriptionState(s)}</td>
+  <td data-label="State" class="state-${subscriptionState(s)}">${stateText(s)}</td>
   <td data-label="Created">${formatTime(s.createdAt)}</td>
   <td class="row-actions">
     <a href="${consoleUrl(basePath, `/webhooks/${s.id}`)}" aria-label="${`Delivery log of ${s.event} to ${s.targetUrl}`}">Deliveries</a>
+    ${enableForm(basePath, csrf, s)}
     ${
       s.isActive
         ? html`<form method="post" action="${consoleUrl(basePath, `/webhooks/${s.id}/unsubscribe`)}" data-confirm="${`Unsubscribe ${s.targetUrl} from ${s.event}? It receives nothing more.`}">
@@ -142,13 +156,14 @@ export const subscriptionBody = (spec: {
   <h2 id="subscription-title">Subscription</h2>
   <dl class="record">
     <dt>Id</dt><dd><code>${s.id}</code></dd>
-    <dt>State</dt><dd class="state-${subscriptionState(s)}">${subscriptionState(s)}</dd>
+    <dt>State</dt><dd class="state-${subscriptionState(s)}">${stateText(s)}</dd>
     <dt>Filters</dt><dd>${filtersText(s)}</dd>
     <dt>Created</dt><dd>${formatTime(s.createdAt)}</dd>
   </dl>
   ${
     s.isActive
       ? html`<div class="row-actions">
+    ${enableForm(basePath, csrf, s)}
     <form method="post" action="${consoleUrl(basePath, `/webhooks/${s.id}/test`)}">
       ${csrfField(csrf)}
       <button type="submit" class="secondary">Send a test event</button>

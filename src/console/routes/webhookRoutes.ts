@@ -1,14 +1,17 @@
 import Router from '@koa/router';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Context } from 'koa';
+import { changeDeliveryStatus } from '../../application/webhooks/changeDeliveryStatus.js';
 import { redeliverWebhook, type Redelivery } from '../../application/webhooks/redeliverWebhook.js';
 import { subscribeWebhook } from '../../application/webhooks/subscribeWebhook.js';
 import { unsubscribeWebhook } from '../../application/webhooks/unsubscribeWebhook.js';
 import { validateSubscribe } from '../../domain/webhooks/subscriptionInput.js';
 import type { InputProblem } from '../../shared/InputProblem.js';
+import { KeyedLock } from '../../shared/keyedLock.js';
 import { generateWebhookSecret } from '../../shared/webhookSecret.js';
 import { sendTestEvent } from '../../webhooks/sendTestEvent.js';
 import { checkTargetUrl } from '../../webhooks/targetUrlGuard.js';
+import { countActiveSubscriptions } from '../../../projections/webhooks/webhookQueries.js';
 import { subscriptionOf, webhooksProjection, type WebhookDoc } from '../../../projections/webhooks/webhooksProjection.js';
 import type { ConsoleDeps } from '../ConsoleDeps.js';
 import { ConsolePageError } from '../ConsolePageError.js';
@@ -27,6 +30,7 @@ const NOTICES: Readonly<Record<string, string>> = {
   unsubscribed: 'Unsubscribed: the endpoint receives nothing more.',
   test: 'A test event is on its way; it shows in the log below.',
   queued: 'Nothing to redeliver: it is queued already.',
+  enabled: 'Enabled: its pending deliveries go out again, oldest first.',
 };
 
 /** The notice of a page after a change: a fixed text by its code, or how many deliveries were queued again. */
@@ -46,14 +50,17 @@ const problemsOf = (problem: InputProblem): Record<string, string> =>
 /**
  * Webhooks: the subscriptions with the subscribe form; subscribe (the signing
  * secret shown once) and unsubscribe (after a confirmation); each one's
- * delivery log, redelivery of one event or of every failure since a time, and a
- * test event. Through the same functions as the API: `subscribeWebhook` after
- * the same validation and target-URL guard, `unsubscribeWebhook`, `redeliverWebhook`.
+ * delivery log, redelivery of one event or of every failure since a time, a
+ * test event, and enabling a subscription the dispatcher paused or disabled.
+ * Through the same functions as the API: `subscribeWebhook` after the same
+ * validation, target-URL guard and cap, `unsubscribeWebhook`, `redeliverWebhook`,
+ * `changeDeliveryStatus`.
  */
 export const webhookRoutes = (deps: ConsoleDeps): Router => {
   const router = new Router();
   const webhooks = deps.readModels.collection(webhooksProjection);
   const commands = { ...deps.commands, secrets: deps.webhooks.secrets };
+  const companyLock = new KeyedLock();
 
   /** The company's subscription by id (ended ones too); another company's is as unknown. */
   const ownSubscription = async (ctx: Context): Promise<WebhookDoc> => {
@@ -84,15 +91,27 @@ export const webhookRoutes = (deps: ConsoleDeps): Router => {
     if (E.isLeft(fields)) return webhooksPage(ctx, { ...sent, problems: problemsOf(fields.left) }, 422);
     const checked = await checkTargetUrl(fields.right.targetUrl, deps.webhooks.targetUrls);
     if (!checked.ok) return webhooksPage(ctx, { ...sent, problems: { target_url: `The URL ${checked.reason}.` } }, 422);
-    const { subscription, secret, position } = await subscribeWebhook(commands, {
-      companyId: signedInOf(ctx).session.companyId,
-      event: fields.right.event,
-      targetUrl: checked.url.href,
-      filters: fields.right.filters,
-      secret: generateWebhookSecret(),
-      metadata: consoleMetadata(ctx),
+    const { companyId } = signedInOf(ctx).session;
+    // The API's cap, counted as the API counts it (one subscribe of a company at a time in this process).
+    const created = await companyLock.run(companyId, async () => {
+      const current = await countActiveSubscriptions(webhooks, companyId);
+      if (current >= deps.webhooks.maxSubscriptionsPerCompany) return null;
+      const made = await subscribeWebhook(commands, {
+        companyId,
+        event: fields.right.event,
+        targetUrl: checked.url.href,
+        filters: fields.right.filters,
+        secret: generateWebhookSecret(),
+        metadata: consoleMetadata(ctx),
+      });
+      await afterChange(deps, made.position);
+      return made;
     });
-    await afterChange(deps, position);
+    if (!created) {
+      const limit = deps.webhooks.maxSubscriptionsPerCompany;
+      return webhooksPage(ctx, { ...sent, problems: { target_url: `Your company has ${limit} subscriptions, the most it may have: unsubscribe one first.` } }, 409);
+    }
+    const { subscription, secret } = created;
     renderPage(ctx, deps, { title: 'Endpoint subscribed', section: 'webhooks', status: 201, body: subscribedBody(deps.basePath, subscription, secret) });
   });
 
@@ -161,6 +180,21 @@ export const webhookRoutes = (deps: ConsoleDeps): Router => {
     }
     const done = 'eventId' in redelivery && result.right.requeued === 0 ? 'queued' : `requeued-${result.right.requeued}`;
     redirectTo(ctx, deps, `/webhooks/${doc.id}?done=${done}`);
+  });
+
+  router.post('/console/webhooks/:id/enable', async (ctx) => {
+    const doc = await ownSubscription(ctx);
+    const changed = await changeDeliveryStatus(deps.commands, {
+      subscriptionId: doc.id,
+      companyId: doc.companyId,
+      change: { to: 'active', reason: 'client' },
+      metadata: consoleMetadata(ctx),
+    });
+    if (E.isLeft(changed)) throw new ConsolePageError(409, 'This subscription has ended', 'An ended subscription cannot be enabled.');
+    await deps.webhooks.outbox.enableDelivery(doc.id);
+    deps.webhooks.wake?.();
+    await afterChange(deps, changed.right.position);
+    redirectTo(ctx, deps, `/webhooks/${doc.id}?done=enabled`);
   });
 
   router.post('/console/webhooks/:id/test', async (ctx) => {
