@@ -6425,7 +6425,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path: {
@@ -6453,6 +6453,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6476,6 +6478,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6510,6 +6514,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6533,6 +6539,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6556,6 +6564,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6579,6 +6589,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -6670,6 +6682,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write (absent when the body changed nothing); send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position"?: string;
                     [name: string]: unknown;
@@ -6678,7 +6692,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEnableResponse"];
                 };
             };
-            /** @description The body is not valid JSON. */
+            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
             400: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -6695,6 +6709,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6729,6 +6745,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6752,6 +6770,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6775,13 +6795,15 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description The body is not sent as `Content-Type: application/json`. */
+            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
             415: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -6798,6 +6820,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6821,6 +6845,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
