@@ -64,6 +64,15 @@ if (postgresTestUrl()) {
     };
   });
 
+  leaseStoreContract('PostgreSQL (two read-model stores opened on their own: the leases of their schema)', async () => {
+    const { PostgresReadModelStore } = await import('../../src/adapters/postgres/PostgresReadModelStore.js');
+    const { url } = await database();
+    const schema = `leases_${randomUUID().slice(0, 8)}`;
+    const a = await PostgresReadModelStore.connect(url, { schema, maxConnections: 2 });
+    const b = await PostgresReadModelStore.connect(url, { schema, maxConnections: 2 });
+    return { a: a.leases, b: b.leases, dispose: async () => void (await Promise.all([a.close(), b.close()])) };
+  });
+
   describe('PostgresLeaseStore: how long a lease went unrenewed, on the database’s clock', () => {
     it('counts from each claim and renewal on the server, whatever time the holder writes', async () => {
       const pool = await migratedLogPool((await database()).url);

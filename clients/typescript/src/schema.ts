@@ -834,9 +834,9 @@ export interface components {
             data: {
                 /** @constant */
                 status: "ok";
-                /** @description Event store kind: `sqlite` or `eventstoredb`. */
+                /** @description Event store kind: `sqlite` (embedded), `eventstoredb` or `postgres`. */
                 eventStore: string;
-                /** @description Read-model store kind: `sqlite` (embedded), `mongodb` or `memory`. */
+                /** @description Read-model store kind: `sqlite` (embedded), `mongodb`, `postgres` or `memory`. */
                 readModels: string;
                 /** @description Position of the newest event in the log; null while the log is empty, or when the store did not answer within 1 s. */
                 lastPosition: string | null;
@@ -1960,7 +1960,7 @@ export interface operations {
                 updatedSince?: string | unknown | unknown;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path?: never;
@@ -1985,6 +1985,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2008,6 +2010,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2042,6 +2046,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2065,6 +2071,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2088,6 +2096,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -2179,6 +2189,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position": string;
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
@@ -2206,6 +2218,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -2242,6 +2256,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2265,6 +2281,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Seconds to wait before retrying (in-progress only). */
@@ -2292,6 +2310,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2315,6 +2335,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2338,6 +2360,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2361,6 +2385,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -2428,7 +2454,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path: {
@@ -2456,6 +2482,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2479,6 +2507,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2513,6 +2543,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2536,6 +2568,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2559,6 +2593,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2582,6 +2618,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -2647,7 +2685,7 @@ export interface operations {
                 asOf?: string | unknown | unknown;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
                 /** @description ETags (or `*`) of a copy the client holds: when one matches (weak comparison, RFC 9110), 304 without a body. */
                 "If-None-Match"?: string;
@@ -2677,6 +2715,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description A strong ETag of the contact: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
                     ETag?: string;
                     [name: string]: unknown;
@@ -2702,6 +2742,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description A strong ETag of the contact: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
                     ETag: string;
                     [name: string]: unknown;
@@ -2725,6 +2767,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2759,6 +2803,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2782,6 +2828,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2805,6 +2853,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2828,6 +2878,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -2922,6 +2974,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write (absent when the body changed nothing); send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position"?: string;
                     /** @description A strong ETag of the contact: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
@@ -2949,6 +3003,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2983,6 +3039,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3006,6 +3064,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3029,6 +3089,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3052,6 +3114,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3075,6 +3139,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3098,6 +3164,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3121,6 +3189,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3144,6 +3214,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -3215,7 +3287,7 @@ export interface operations {
                 updatedSince?: string | unknown | unknown;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path?: never;
@@ -3240,6 +3312,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3263,6 +3337,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3297,6 +3373,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3320,6 +3398,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3343,6 +3423,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -3434,6 +3516,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position": string;
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
@@ -3461,6 +3545,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -3497,6 +3583,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3520,6 +3608,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Seconds to wait before retrying (in-progress only). */
@@ -3547,6 +3637,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3570,6 +3662,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3593,6 +3687,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3616,6 +3712,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -3681,7 +3779,7 @@ export interface operations {
                 asOf?: string | unknown | unknown;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
                 /** @description ETags (or `*`) of a copy the client holds: when one matches (weak comparison, RFC 9110), 304 without a body. */
                 "If-None-Match"?: string;
@@ -3711,6 +3809,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description A strong ETag of the deal: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
                     ETag?: string;
                     [name: string]: unknown;
@@ -3736,6 +3836,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description A strong ETag of the deal: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
                     ETag: string;
                     [name: string]: unknown;
@@ -3759,6 +3861,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3793,6 +3897,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3816,6 +3922,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3839,6 +3947,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3862,6 +3972,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -3929,7 +4041,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path: {
@@ -3957,6 +4069,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3980,6 +4094,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4014,6 +4130,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4037,6 +4155,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4060,6 +4180,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4083,6 +4205,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -4177,6 +4301,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write (absent when the body changed nothing); send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position"?: string;
                     /** @description A strong ETag of the deal: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
@@ -4204,6 +4330,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4238,6 +4366,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4261,6 +4391,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4284,6 +4416,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4307,6 +4441,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4330,6 +4466,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4353,6 +4491,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4376,6 +4516,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -4443,7 +4585,7 @@ export interface operations {
                 status?: components["schemas"]["AgentStatus"];
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path?: never;
@@ -4468,6 +4610,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4491,6 +4635,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4525,6 +4671,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4548,6 +4696,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4571,6 +4721,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -4633,7 +4785,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path: {
@@ -4661,6 +4813,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4684,6 +4838,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4718,6 +4874,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4741,6 +4899,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4764,6 +4924,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -4826,7 +4988,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path?: never;
@@ -4851,6 +5013,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4874,6 +5038,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4908,6 +5074,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -4970,7 +5138,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path?: never;
@@ -4995,6 +5163,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5018,6 +5188,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5052,6 +5224,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5075,6 +5249,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -5166,6 +5342,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position": string;
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
@@ -5193,6 +5371,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -5229,6 +5409,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5252,6 +5434,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     /** @description Seconds to wait before retrying (in-progress only). */
@@ -5279,6 +5463,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5302,6 +5488,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5325,6 +5513,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5348,6 +5538,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -5436,6 +5628,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position": string;
                     [name: string]: unknown;
@@ -5461,6 +5655,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5495,6 +5691,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5518,6 +5716,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5541,6 +5741,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5564,6 +5766,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5587,6 +5791,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5610,6 +5816,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -5675,7 +5883,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path: {
@@ -5703,6 +5911,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5731,6 +5941,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5765,6 +5977,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5788,6 +6002,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5811,6 +6027,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5834,6 +6052,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -5925,6 +6145,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5948,6 +6170,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5982,6 +6206,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6005,6 +6231,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6028,6 +6256,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6051,6 +6281,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6074,6 +6306,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6097,6 +6331,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6120,6 +6356,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -6187,7 +6425,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path: {
@@ -6215,6 +6453,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6238,6 +6478,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6272,6 +6514,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6295,6 +6539,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6318,6 +6564,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6341,6 +6589,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -6432,6 +6682,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write (absent when the body changed nothing); send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position"?: string;
                     [name: string]: unknown;
@@ -6440,7 +6692,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEnableResponse"];
                 };
             };
-            /** @description The body is not valid JSON. */
+            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
             400: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -6457,6 +6709,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6491,6 +6745,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6514,6 +6770,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6537,13 +6795,15 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description The body is not sent as `Content-Type: application/json`. */
+            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
             415: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -6560,6 +6820,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6583,6 +6845,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -6670,6 +6934,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position": string;
                     [name: string]: unknown;
@@ -6695,6 +6961,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6729,6 +6997,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6752,6 +7022,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6775,6 +7047,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6798,6 +7072,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6821,6 +7097,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -6883,7 +7161,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path: {
@@ -6911,6 +7189,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6951,6 +7231,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6985,6 +7267,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7008,6 +7292,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7031,6 +7317,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -7097,7 +7385,7 @@ export interface operations {
                 since?: string | unknown | unknown;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path: {
@@ -7125,6 +7413,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7172,6 +7462,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7206,6 +7498,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7229,6 +7523,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7252,6 +7548,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7275,6 +7573,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -7347,7 +7647,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it. Not a log position: 400. */
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
                 "X-Min-Log-Position"?: string;
             };
             path?: never;
@@ -7372,6 +7672,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7395,6 +7697,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7429,6 +7733,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7452,6 +7758,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7475,6 +7783,8 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;

@@ -12,11 +12,14 @@ interface LeaseRow {
   renewed_at: string;
 }
 
+const COLUMNS = 'owner, role, pid, host, scope, acquired_at, renewed_at';
+
 /**
- * Leases in the `leases` table, shared by every process on the database, each
- * changed by one conditional statement (an insert that a held name refuses, or an
- * update whose filter holds what the caller read), so of two processes claiming a
- * lease as they read it, exactly one succeeds.
+ * Leases in a table shared by every process on the database (the log's `leases`,
+ * which production uses; a read-model store opened on its own keeps one in its
+ * schema, of the same layout), each changed by one conditional statement (an
+ * insert that a held name refuses, or an update whose filter holds what the caller
+ * read), so of two processes claiming a lease as they read it, exactly one succeeds.
  *
  * The record is kept as the holder wrote it (the port's contract); beside it,
  * `renewed_by_database` takes the database's own `now()` at every claim and
@@ -25,12 +28,16 @@ interface LeaseRow {
  * `silentForMs`).
  */
 export class PostgresLeaseStore implements LeaseStore {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    /** The table, qualified and quoted as SQL names it (the log's `leases` by default). */
+    private readonly table = 'leases',
+  ) {}
 
   async read(name: string): Promise<LeaseRecord | null> {
     const { rows } = await query<LeaseRow>(
       this.pool,
-      'SELECT owner, role, pid, host, scope, acquired_at, renewed_at FROM leases WHERE name = $1',
+      `SELECT ${COLUMNS} FROM ${this.table} WHERE name = $1`,
       [name],
     );
     const row = rows[0];
@@ -45,13 +52,13 @@ export class PostgresLeaseStore implements LeaseStore {
       replacing === null
         ? await query(
             this.pool,
-            `INSERT INTO leases (name, owner, role, pid, host, scope, acquired_at, renewed_at, renewed_by_database)
+            `INSERT INTO ${this.table} (name, ${COLUMNS}, renewed_by_database)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now()) ON CONFLICT (name) DO NOTHING`,
             [name, owner, role, pid, host, scope, acquiredAt, renewedAt],
           )
         : await query(
             this.pool,
-            `UPDATE leases SET owner = $2, role = $3, pid = $4, host = $5, scope = $6, acquired_at = $7, renewed_at = $8,
+            `UPDATE ${this.table} SET owner = $2, role = $3, pid = $4, host = $5, scope = $6, acquired_at = $7, renewed_at = $8,
                renewed_by_database = now()
              WHERE name = $1 AND owner = $9 AND renewed_at = $10`,
             [name, owner, role, pid, host, scope, acquiredAt, renewedAt, replacing.owner, replacing.renewedAt],
@@ -60,7 +67,7 @@ export class PostgresLeaseStore implements LeaseStore {
   }
 
   async renew(name: string, owner: string, at: string): Promise<boolean> {
-    const renewed = await query(this.pool, 'UPDATE leases SET renewed_at = $3, renewed_by_database = now() WHERE name = $1 AND owner = $2', [
+    const renewed = await query(this.pool, `UPDATE ${this.table} SET renewed_at = $3, renewed_by_database = now() WHERE name = $1 AND owner = $2`, [
       name,
       owner,
       at,
@@ -69,7 +76,7 @@ export class PostgresLeaseStore implements LeaseStore {
   }
 
   async release(name: string, owner: string): Promise<void> {
-    await query(this.pool, 'DELETE FROM leases WHERE name = $1 AND owner = $2', [name, owner]);
+    await query(this.pool, `DELETE FROM ${this.table} WHERE name = $1 AND owner = $2`, [name, owner]);
   }
 
   /**
@@ -80,7 +87,7 @@ export class PostgresLeaseStore implements LeaseStore {
   async silentForMs(name: string): Promise<number | null> {
     const { rows } = await query<{ silent_ms: string }>(
       this.pool,
-      'SELECT floor(extract(epoch FROM now() - renewed_by_database) * 1000)::bigint AS silent_ms FROM leases WHERE name = $1',
+      `SELECT floor(extract(epoch FROM now() - renewed_by_database) * 1000)::bigint AS silent_ms FROM ${this.table} WHERE name = $1`,
       [name],
     );
     return rows[0] ? Number(rows[0].silent_ms) : null;

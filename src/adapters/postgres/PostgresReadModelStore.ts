@@ -16,7 +16,7 @@ import { layoutOf } from '../sqlite/readModelLayout.js';
 import { createStagedTable, ensureReadModelTable, lockReadModelTables } from './ensurePostgresReadModelTable.js';
 import { PostgresDocumentCollection, type CollectionContext, type ReadModelWrite } from './PostgresDocumentCollection.js';
 import { PostgresReadModelCheckpoints } from './PostgresReadModelCheckpoints.js';
-import { PostgresReadModelLeases } from './PostgresReadModelLeases.js';
+import { PostgresLeaseStore } from './PostgresLeaseStore.js';
 import {
   POSTGRES_LAYOUT_VERSION,
   STAGING_SUFFIX,
@@ -199,7 +199,7 @@ export class PostgresReadModelStore implements ReadModelStore {
   ) {
     const schema = quoteIdentifier(context.database.schema);
     this.checkpoints = new PostgresReadModelCheckpoints(context.pool, `${schema}.checkpoints`);
-    this.leases = options.leases ?? new PostgresReadModelLeases(context.pool, `${schema}.leases`);
+    this.leases = options.leases ?? new PostgresLeaseStore(context.pool, `${schema}.leases`);
     this.collections = new Collections(context, '');
   }
 
