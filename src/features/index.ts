@@ -5,6 +5,7 @@ import { storedEventTypesOf, type StoredEventType } from '../application/version
 import type { ApiResource } from '../http/ApiResource.js';
 import { openApiDocument } from '../http/openapi/document.js';
 import type { OpenApiDocument } from '../http/openapi/types.js';
+import { adminTokens } from './adminTokens.js';
 import { agents } from './agents.js';
 import { apiKeys } from './apiKeys.js';
 import { companies } from './companies.js';
@@ -22,7 +23,7 @@ import { webhooks } from './webhooks.js';
  * read models and resources, is adding one line here (docs/contributors,
  * "Adding an aggregate").
  */
-export const FEATURES: readonly Feature[] = [contacts, deals, agents, users, apiKeys, webhooks, webhookEvents, companies];
+export const FEATURES: readonly Feature[] = [contacts, deals, agents, users, apiKeys, webhooks, webhookEvents, companies, adminTokens];
 
 /** Every aggregate, in the order of the features. */
 export const AGGREGATES: readonly AnyAggregate[] = FEATURES.flatMap((feature) => feature.aggregates ?? []);
