@@ -6,6 +6,7 @@ import { canonicalJson } from '../../shared/canonicalJson.js';
 import type { Clock } from '../../shared/Clock.js';
 import { HttpError, errorBody } from '../HttpError.js';
 import { authOf } from './requirePermission.js';
+import { adminOf } from '../adminMetadata.js';
 import { LOG_POSITION_HEADER, waitForReadModels } from './consistentReads.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -62,6 +63,9 @@ export type IdempotencyScope = (state: Record<string, unknown>) => string;
 
 /** The customer API's scope: the company of the API key. */
 export const companyScope: IdempotencyScope = (state) => authOf(state).companyId;
+
+/** The admin API's scope: the admin token (a prefix no company id has: ids are UUIDs). */
+export const adminTokenScope: IdempotencyScope = (state) => `admin-token:${adminOf(state).tokenId}`;
 
 /** How a route's body is kept: without secrets at rest, and made whole again on replay. */
 export interface StoredBodyCodec {

@@ -8,6 +8,7 @@ import type {
 } from '../../application/ports/RateLimitCounters.js';
 import type { Clock } from '../../shared/Clock.js';
 import type { AuthContext } from '../../application/apiKeys/AuthContext.js';
+import type { AdminAuthContext } from '../../application/adminTokens/AdminAuthContext.js';
 import type { LoopHealth } from '../../application/subscriptions/LoopHealth.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import { HttpError } from '../HttpError.js';
@@ -73,6 +74,15 @@ export interface RateLimitSubject {
 export const API_KEY_SUBJECT: RateLimitSubject = {
   keyOf: (state) => (state.auth as AuthContext | undefined)?.keyId,
   holder: 'API key',
+};
+
+/** The admin API's callers: counted by admin token id, under a prefix no API key id has (ids are UUIDs). */
+export const ADMIN_TOKEN_SUBJECT: RateLimitSubject = {
+  keyOf: (state) => {
+    const admin = state.admin as AdminAuthContext | undefined;
+    return admin && `admin-token:${admin.tokenId}`;
+  },
+  holder: 'admin token',
 };
 
 /**
