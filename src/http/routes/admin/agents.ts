@@ -32,9 +32,11 @@ export interface AdminAgentRoutesDeps {
 /** A company's AI agents: create, list, get, change (as `chronicle agents` does). */
 export const adminAgentRoutes = (deps: AdminAgentRoutesDeps): Router => {
   const router = new Router();
+  const lookup = { companies: deps.companies, eventStore: deps.commands.eventStore };
+  const company = (id: string) => knownCompany(lookup, id);
 
   router.post('/admin/companies/:id/agents', deps.idempotency, async (ctx) => {
-    const companyId = (await knownCompany(deps.companies, ctx.params.id!)).id;
+    const companyId = await company(ctx.params.id!);
     const fields = validateCreateAgent(ctx.request.body);
     if (E.isLeft(fields)) throw toHttpError(fields.left);
     const created = await createAgent(deps.commands, { companyId, fields: fields.right, metadata: adminMetadata(ctx.state) });
@@ -48,7 +50,7 @@ export const adminAgentRoutes = (deps: AdminAgentRoutesDeps): Router => {
   });
 
   router.get('/admin/companies/:id/agents', async (ctx) => {
-    const companyId = (await knownCompany(deps.companies, ctx.params.id!)).id;
+    const companyId = await company(ctx.params.id!);
     const params = decodeListParams(ctx.query, { enums: { status: AGENT_STATUSES } });
     if (E.isLeft(params)) throw validationFailed(params.left);
     const { page, limit, enums } = params.right;
@@ -58,14 +60,14 @@ export const adminAgentRoutes = (deps: AdminAgentRoutesDeps): Router => {
   });
 
   router.get('/admin/companies/:id/agents/:agentId', async (ctx) => {
-    const companyId = (await knownCompany(deps.companies, ctx.params.id!)).id;
+    const companyId = await company(ctx.params.id!);
     const doc = await deps.agents.get(companyId, ctx.params.agentId!);
     if (!doc) throw toHttpError({ kind: 'AgentNotFound', agentId: ctx.params.agentId! });
     ctx.body = { success: true, data: agentOf(doc) };
   });
 
   router.patch('/admin/companies/:id/agents/:agentId', async (ctx) => {
-    const companyId = (await knownCompany(deps.companies, ctx.params.id!)).id;
+    const companyId = await company(ctx.params.id!);
     const changes = validateUpdateAgent(ctx.request.body);
     if (E.isLeft(changes)) throw toHttpError(changes.left);
     const updated = await updateAgent(deps.commands, { agentId: ctx.params.agentId!, companyId, changes: changes.right, metadata: adminMetadata(ctx.state) });

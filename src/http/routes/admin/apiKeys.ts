@@ -55,9 +55,11 @@ export const keyShownOnce: StoredBodyCodec = {
 /** A company's API keys: issue (the key shown once), list (hints only), revoke. */
 export const adminApiKeyRoutes = (deps: AdminApiKeyRoutesDeps): Router => {
   const router = new Router();
+  const lookup = { companies: deps.companies, eventStore: deps.commands.eventStore };
+  const company = (id: string) => knownCompany(lookup, id);
 
   router.post('/admin/companies/:id/keys', deps.idempotency, async (ctx) => {
-    const companyId = (await knownCompany(deps.companies, ctx.params.id!)).id;
+    const companyId = await company(ctx.params.id!);
     const fields = validateIssueApiKey(ctx.request.body);
     if (E.isLeft(fields)) throw toHttpError(fields.left);
     const { name, type, permissions, expiresAt } = fields.right;
@@ -94,7 +96,7 @@ export const adminApiKeyRoutes = (deps: AdminApiKeyRoutesDeps): Router => {
   });
 
   router.get('/admin/companies/:id/keys', async (ctx) => {
-    const companyId = (await knownCompany(deps.companies, ctx.params.id!)).id;
+    const companyId = await company(ctx.params.id!);
     const params = decodeListParams(ctx.query, {});
     if (E.isLeft(params)) throw validationFailed(params.left);
     const { page, limit } = params.right;
@@ -103,7 +105,7 @@ export const adminApiKeyRoutes = (deps: AdminApiKeyRoutesDeps): Router => {
   });
 
   router.delete('/admin/companies/:id/keys/:keyId', async (ctx) => {
-    const companyId = (await knownCompany(deps.companies, ctx.params.id!)).id;
+    const companyId = await company(ctx.params.id!);
     const keyId = ctx.params.keyId!;
     const revoked = await revokeApiKey(deps.commands, { keyId, companyId, metadata: adminMetadata(ctx.state) });
     if (E.isLeft(revoked)) {

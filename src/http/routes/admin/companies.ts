@@ -6,7 +6,7 @@ import { createCompany } from '../../../application/companies/createCompany.js';
 import type { DocumentCollection } from '../../../application/ports/ReadModelStore.js';
 import type { ReadModelProgress } from '../../../application/subscriptions/ReadModelProgress.js';
 import { validateCreateCompany } from '../../../domain/companies/companyInput.js';
-import { companiesProjection, companyOf, type CompanyDoc } from '../../../../projections/companies/companiesProjection.js';
+import { PLATFORM_SCOPE, companiesProjection, companyOf, type CompanyDoc } from '../../../../projections/companies/companiesProjection.js';
 import { companyListQuery } from '../../../../projections/companies/companyQueries.js';
 import type { AdminResource } from '../../AdminResource.js';
 import { adminMetadata } from '../../adminMetadata.js';
@@ -14,7 +14,6 @@ import { toHttpError } from '../../errorTable.js';
 import { afterWrite } from '../../middleware/consistentReads.js';
 import { adminCompanies as adminCompaniesOpenApi } from '../../openapi/admin/companies.js';
 import { decodeListParams, pageMeta, validationFailed } from '../../query/listQuery.js';
-import { knownCompany } from './knownCompany.js';
 
 export interface AdminCompanyRoutesDeps {
   readonly companies: DocumentCollection<CompanyDoc>;
@@ -48,7 +47,9 @@ export const adminCompanyRoutes = (deps: AdminCompanyRoutesDeps): Router => {
   });
 
   router.get('/admin/companies/:id', async (ctx) => {
-    ctx.body = { success: true, data: await knownCompany(deps.companies, ctx.params.id!) };
+    const doc = await deps.companies.get(PLATFORM_SCOPE, ctx.params.id!);
+    if (!doc) throw toHttpError({ kind: 'CompanyNotFound', companyId: ctx.params.id! });
+    ctx.body = { success: true, data: companyOf(doc) };
   });
 
   return router;

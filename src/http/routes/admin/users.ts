@@ -35,9 +35,11 @@ const userOf = (user: { readonly id: string; readonly name: string; readonly ema
 /** A company's users: create and list (as `chronicle users create` makes them). */
 export const adminUserRoutes = (deps: AdminUserRoutesDeps): Router => {
   const router = new Router();
+  const lookup = { companies: deps.companies, eventStore: deps.commands.eventStore };
+  const company = (id: string) => knownCompany(lookup, id);
 
   router.post('/admin/companies/:id/users', deps.idempotency, async (ctx) => {
-    const companyId = (await knownCompany(deps.companies, ctx.params.id!)).id;
+    const companyId = await company(ctx.params.id!);
     const fields = validateCreateUser(ctx.request.body);
     if (E.isLeft(fields)) throw toHttpError(fields.left);
     const created = await createUser(deps.commands, { companyId, ...fields.right, metadata: adminMetadata(ctx.state) });
@@ -51,7 +53,7 @@ export const adminUserRoutes = (deps: AdminUserRoutesDeps): Router => {
   });
 
   router.get('/admin/companies/:id/users', async (ctx) => {
-    const companyId = (await knownCompany(deps.companies, ctx.params.id!)).id;
+    const companyId = await company(ctx.params.id!);
     const params = decodeListParams(ctx.query, {});
     if (E.isLeft(params)) throw validationFailed(params.left);
     const { page, limit } = params.right;
