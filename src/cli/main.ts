@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import type { CliContext, RegisterCommands } from './CliContext.js';
+import { registerAdminTokens } from './commands/adminTokens.js';
 import { registerAgents } from './commands/agents.js';
 import { registerCompanies } from './commands/companies.js';
 import { registerEvents } from './commands/events.js';
@@ -16,6 +17,7 @@ const commands: readonly RegisterCommands[] = [
   registerServe,
   registerCompanies,
   registerKeys,
+  registerAdminTokens,
   registerUsers,
   registerAgents,
   registerReplay,
