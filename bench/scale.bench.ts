@@ -6,6 +6,9 @@
 //   core): start to /ready, the resident memory of every process, the same reads;
 // - READ_MODELS=memory, one process: start to /ready (the read models rebuilt in memory), resident
 //   memory, the same reads;
+// - PostgreSQL (when BENCH_POSTGRES_URL or POSTGRES_TEST_URL names a server: a fresh database there,
+//   the same log copied in, dropped at the end), one process with POSTGRES_URL: the SQLite phase's
+//   figures (first start, restart, memory, the reads, POST /contacts at 10 and at 50 connections);
 // - a bare Koa server's GET and POST (and POST at 50 connections), measured in the same run before and after
 //   (the mean is the baseline);
 // - (budget) bare Koa's GET with 5 to 30 µs of work added per request: what the GET ratio leaves for work;
@@ -16,6 +19,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
+import pg from 'pg';
 import { SqliteEventStore } from '../src/adapters/sqlite/SqliteEventStore.js';
 import { issueApiKey } from '../src/application/apiKeys/issueApiKey.js';
 import { embeddedDatabaseFile } from '../src/startup/adapters.js';
@@ -26,14 +30,19 @@ import { tempDir } from '../test/support/tempStore.js';
 import { seedScaleLog } from './support/seedScaleLog.js';
 import { CLI, contactPosting as posting, load, startBareKoa, type Figures } from './support/httpLoad.js';
 import { freePort } from '../test/support/freePort.js';
+import { freshPostgresDatabase, type FreshDatabase } from '../test/support/postgres.js';
+import { copyLogToPostgres } from './support/copyLogToPostgres.js';
 
 /** Six events per contact: 166,667 contacts make the issue's 1,000,000 events. */
 const CONTACTS = Number(process.env.BENCH_SCALE_CONTACTS ?? 166_667);
-/** Which of the phases to run (all by default): `sqlite`, `workers`, `memory`, `budget`. */
-const PHASES = new Set((process.env.BENCH_SCALE_PHASES ?? 'sqlite,workers,memory,budget').split(',').map((phase) => phase.trim()));
+/** Which of the phases to run (all by default): `sqlite`, `postgres`, `workers`, `memory`, `budget`. */
+const PHASES = new Set((process.env.BENCH_SCALE_PHASES ?? 'sqlite,postgres,workers,memory,budget').split(',').map((phase) => phase.trim()));
+/** The PostgreSQL server of the `postgres` phase (a database of its own is made there), or none: the phase is skipped. */
+const POSTGRES_SERVER = process.env.BENCH_POSTGRES_URL || process.env.POSTGRES_TEST_URL || null;
 /** Microseconds of work per request the budget phase adds to bare Koa's GET by id. */
 const BUDGET_WORK_US = [5, 10, 15, 20, 25, 30];
-const READY_WITHIN_MS = 20 * 60_000;
+/** How long a start (a first start builds every read model from the whole log) may take. */
+const READY_WITHIN_MS = Number(process.env.BENCH_SCALE_READY_MINUTES ?? 40) * 60_000;
 /** POST /contacts is measured again at this many connections (the other loads use 10). */
 const BUSIER_CONNECTIONS = 50;
 
@@ -215,8 +224,49 @@ const durableBudget = async (baseline: number, dir: string): Promise<void> => {
   }
 };
 
+/**
+ * The SQLite phase's figures with every store in PostgreSQL (POSTGRES_URL), on a
+ * copy of the same log: the first start builds the read models there from the whole
+ * log, the restart resumes from their checkpoint.
+ */
+const postgresPhase = async (database: FreshDatabase, headers: Record<string, string>): Promise<void> => {
+  const dataDir = tempDir('chronicle-scale-pg-');
+  const env = { POSTGRES_URL: database.url };
+  try {
+    const first = await startServe(dataDir.path, env);
+    console.log(`PostgreSQL, first start (read models built from the log) to /ready: ${(first.readyMs / 1000).toFixed(1)} s, RSS ${rssMb(first.child.pid!)} MB`);
+    await stop(first.child);
+    const again = await startServe(dataDir.path, env);
+    console.log(`PostgreSQL, restart to /ready: ${(again.readyMs / 1000).toFixed(2)} s, RSS ${rssMb(again.child.pid!)} MB`);
+    await reads('PostgreSQL', again, headers);
+    console.log(`  RSS after the reads: ${rssMb(again.child.pid!)} MB`);
+    measured('  POST /contacts (PostgreSQL; durable, read-your-writes)', await load(posting(again.base, headers)), 'post');
+    measured(
+      `  POST /contacts at ${BUSIER_CONNECTIONS} connections (PostgreSQL)`,
+      await load({ ...posting(again.base, headers), connections: BUSIER_CONNECTIONS }),
+      'busierPost',
+    );
+    await stop(again.child);
+    const size = await fetchDatabaseSize(database.url);
+    console.log(`  PostgreSQL database: ${Math.round(size / 1e6)} MB`);
+  } finally {
+    dataDir.dispose();
+  }
+};
+
+const fetchDatabaseSize = async (url: string): Promise<number> => {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return Number((await client.query<{ n: string }>('SELECT pg_database_size(current_database()) AS n')).rows[0]!.n);
+  } finally {
+    await client.end();
+  }
+};
+
 const main = async (): Promise<void> => {
   const dir = tempDir('chronicle-scale-');
+  let database: FreshDatabase | null = null;
   try {
     console.log(`scale benchmark: seeding ${CONTACTS} contacts (6 events each) into a fresh log…`);
     const seededAt = performance.now();
@@ -230,6 +280,15 @@ const main = async (): Promise<void> => {
     if (E.isLeft(issued)) throw new Error('no key');
     const headers = { Authorization: `Bearer ${issued.right.key}` };
     console.log(`seeded ${events} events in ${((performance.now() - seededAt) / 1000).toFixed(1)} s`);
+    if (PHASES.has('postgres')) {
+      if (POSTGRES_SERVER === null) console.log('PostgreSQL phase skipped: neither BENCH_POSTGRES_URL nor POSTGRES_TEST_URL is set');
+      else {
+        database = await freshPostgresDatabase(POSTGRES_SERVER);
+        const copiedAt = performance.now();
+        const copied = await copyLogToPostgres(embeddedDatabaseFile(dir.path), database.url);
+        console.log(`copied the same ${copied} events into a fresh PostgreSQL database in ${((performance.now() - copiedAt) / 1000).toFixed(1)} s`);
+      }
+    }
 
     const before = await bareFigures();
     console.log(
@@ -260,6 +319,7 @@ const main = async (): Promise<void> => {
       );
       await stop(again.child);
     }
+    if (database !== null) await postgresPhase(database, headers);
     if (PHASES.has('workers')) {
       const workers = await startServe(dir.path, { API_WORKERS: '2' });
       const atReady = treeRss(workers.child.pid!);
@@ -302,6 +362,7 @@ const main = async (): Promise<void> => {
         'GET by id ≥ 0.5× bare Koa GET; POST /contacts ≥ 0.2× bare Koa POST',
     );
   } finally {
+    await database?.drop();
     dir.dispose();
   }
 };

@@ -215,6 +215,9 @@ const variables = {
   RATE_LIMIT_HOURLY: { codec: intFromString('limit', 1), default: '1000' },
   RATE_LIMIT_DAILY: { codec: intFromString('limit', 1), default: '10000' },
   RATE_LIMIT_CONCURRENT: { codec: intFromString('limit', 1), default: '10' },
+  ADMIN_RATE_LIMIT_HOURLY: { codec: intFromString('limit', 1), default: '3600' },
+  ADMIN_RATE_LIMIT_DAILY: { codec: intFromString('limit', 1), default: '50000' },
+  ADMIN_RATE_LIMIT_CONCURRENT: { codec: intFromString('limit', 1), default: '10' },
   WEBHOOK_TIMEOUT_MS: { codec: intFromString('milliseconds', 1), default: '30000' },
   WEBHOOK_RETRY_DELAYS_MS: { codec: delaysFromString, default: '5000,30000,120000' },
   WEBHOOK_ALLOW_PRIVATE_TARGETS: { codec: booleanFromString, default: 'false' },
@@ -278,7 +281,10 @@ export interface Config {
   readonly postgresUrl: string | undefined;
   /** Connections each process opens to PostgreSQL at most, shared by all its stores (one more listens for the log's commits). */
   readonly postgresPoolSize: number;
+  /** Per API key, on the customer API. */
   readonly rateLimit: { readonly hourly: number; readonly daily: number; readonly concurrent: number };
+  /** Per admin token, on the admin API (`/admin`): counted apart from every API key. */
+  readonly adminRateLimit: { readonly hourly: number; readonly daily: number; readonly concurrent: number };
   readonly webhooks: {
     readonly timeoutMs: number;
     readonly retryDelaysMs: readonly number[];
@@ -435,6 +441,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     postgresUrl: c.POSTGRES_URL,
     postgresPoolSize: c.POSTGRES_POOL_SIZE,
     rateLimit: { hourly: c.RATE_LIMIT_HOURLY, daily: c.RATE_LIMIT_DAILY, concurrent: c.RATE_LIMIT_CONCURRENT },
+    adminRateLimit: { hourly: c.ADMIN_RATE_LIMIT_HOURLY, daily: c.ADMIN_RATE_LIMIT_DAILY, concurrent: c.ADMIN_RATE_LIMIT_CONCURRENT },
     webhooks: {
       timeoutMs: c.WEBHOOK_TIMEOUT_MS,
       retryDelaysMs: c.WEBHOOK_RETRY_DELAYS_MS,

@@ -4,6 +4,11 @@ import { decodeApiKeyEvent } from './decodeApiKeyEvent.js';
 
 /** A company's API key as listings show it: the hint, never the key or its hash. */
 export interface ApiKeyDoc extends ReadModelDocument {
+  /**
+   * The key's label; null: none. Absent from documents projected before keys had
+   * names: those keys were all issued without one (read it with `apiKeyNameOf`).
+   */
+  readonly name?: string | null;
   readonly type: ApiKeyType;
   readonly permissions: readonly Permission[];
   readonly expiresAt: string | null;
@@ -30,6 +35,7 @@ export const apiKeysProjection: Projection<ApiKeyDoc> = {
         return {
           id: d.keyId,
           companyId: d.companyId,
+          name: d.name,
           type: d.type,
           permissions: d.permissions,
           expiresAt: d.expiresAt,
@@ -46,3 +52,6 @@ export const apiKeysProjection: Projection<ApiKeyDoc> = {
     }
   },
 };
+
+/** A listed key's name: null for none, and for documents projected before keys had names. */
+export const apiKeyNameOf = (doc: ApiKeyDoc): string | null => doc.name ?? null;

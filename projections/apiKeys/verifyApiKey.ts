@@ -2,13 +2,9 @@ import type { AuthContext } from '../../src/application/apiKeys/AuthContext.js';
 import { API_KEY_DIRECTORY, type ApiKeyDirectoryDoc } from './apiKeyDirectoryProjection.js';
 import { hashApiKey, isWellFormedApiKey, type ApiKeyHash } from '../../src/shared/apiKeyFormat.js';
 import type { DocumentCollection } from '../../src/application/ports/ReadModelStore.js';
+import type { CredentialVerification } from '../freshCredentialVerifier.js';
 
-export type ApiKeyVerification =
-  /** Not a Chronicle key at all (prefix, length, alphabet or checksum): no lookup was made. */
-  | { readonly kind: 'malformed' }
-  /** Well formed, but unknown (to these read models), revoked or expired. */
-  | { readonly kind: 'invalid'; readonly reason: 'unknown' | 'revoked' | 'expired' }
-  | { readonly kind: 'valid'; readonly auth: AuthContext };
+export type ApiKeyVerification = CredentialVerification<AuthContext>;
 
 /**
  * Checks a presented key. The key is hashed and looked up by its hash: keys are

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import type { CliContext, RegisterCommands } from './CliContext.js';
+import { registerAdminTokens } from './commands/adminTokens.js';
 import { registerAgents } from './commands/agents.js';
 import { registerCompanies } from './commands/companies.js';
 import { registerConsole } from './commands/console.js';
@@ -17,6 +18,7 @@ const commands: readonly RegisterCommands[] = [
   registerServe,
   registerCompanies,
   registerKeys,
+  registerAdminTokens,
   registerUsers,
   registerAgents,
   registerReplay,

@@ -1,6 +1,7 @@
 import type { AnyAggregate } from '../application/aggregates/AggregateDescriptor.js';
 import type { Projection, ReadModelDocument } from '../application/ports/ReadModelStore.js';
 import type { ReadModelCheck } from '../application/verify/ReadModelCheck.js';
+import type { AdminResource } from '../http/AdminResource.js';
 import type { ApiResource } from '../http/ApiResource.js';
 
 /** A read model as the registry holds it: its projection, and how `chronicle verify` checks it (when it mirrors streams). */
@@ -11,14 +12,16 @@ export interface RegisteredReadModel {
 
 /**
  * One feature's whole public face: the aggregates whose streams it writes, the
- * read models it keeps, and the API resources it serves. The registry (index.ts)
- * lists every feature; adding one is adding it there.
+ * read models it keeps, the customer API's resources it serves, and the admin
+ * API's (`/admin`, for the platform). The registry (index.ts) lists every
+ * feature; adding one is adding it there.
  */
 export interface Feature {
   readonly name: string;
   readonly aggregates?: readonly AnyAggregate[];
   readonly readModels?: readonly RegisteredReadModel[];
   readonly resources?: readonly ApiResource[];
+  readonly adminResources?: readonly AdminResource[];
 }
 
 /** A projection of any document type, as the registry holds it. */

@@ -1,5 +1,6 @@
 import { agentAggregate } from '../application/aggregates/agentAggregate.js';
 import { agentsResource } from '../http/routes/agents.js';
+import { adminAgentsResource } from '../http/routes/admin/agents.js';
 import { agentsCheck } from '../../projections/agents/agentsCheck.js';
 import { agentsProjection } from '../../projections/agents/agentsProjection.js';
 import { readModel, type Feature } from './Feature.js';
@@ -10,4 +11,5 @@ export const agents: Feature = {
   aggregates: [agentAggregate],
   readModels: [readModel(agentsProjection, agentsCheck)],
   resources: [agentsResource],
+  adminResources: [adminAgentsResource],
 };

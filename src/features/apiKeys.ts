@@ -4,6 +4,7 @@ import { apiKeyDirectoryCheck } from '../../projections/apiKeys/apiKeyDirectoryC
 import { apiKeyDirectoryProjection } from '../../projections/apiKeys/apiKeyDirectoryProjection.js';
 import { apiKeysCheck } from '../../projections/apiKeys/apiKeysCheck.js';
 import { apiKeysProjection } from '../../projections/apiKeys/apiKeysProjection.js';
+import { adminApiKeysResource } from '../http/routes/admin/apiKeys.js';
 import { readModel, type Feature } from './Feature.js';
 
 /** API keys: issued and revoked; looked up by hash on every request; `GET /test` checks one. */
@@ -12,4 +13,5 @@ export const apiKeys: Feature = {
   aggregates: [apiKeyAggregate],
   readModels: [readModel(apiKeysProjection, apiKeysCheck), readModel(apiKeyDirectoryProjection, apiKeyDirectoryCheck)],
   resources: [testResource],
+  adminResources: [adminApiKeysResource],
 };

@@ -3,8 +3,11 @@ import type { Projection, ReadModelDocument } from '../application/ports/ReadMod
 import type { ReadModelCheck } from '../application/verify/ReadModelCheck.js';
 import { storedEventTypesOf, type StoredEventType } from '../application/versioning/storedEventTypes.js';
 import type { ApiResource } from '../http/ApiResource.js';
+import type { AdminResource } from '../http/AdminResource.js';
+import { adminApiSpec } from '../http/openapi/admin/document.js';
 import { openApiDocument } from '../http/openapi/document.js';
 import type { OpenApiDocument } from '../http/openapi/types.js';
+import { adminTokens } from './adminTokens.js';
 import { agents } from './agents.js';
 import { apiKeys } from './apiKeys.js';
 import { companies } from './companies.js';
@@ -23,7 +26,7 @@ import { webhooks } from './webhooks.js';
  * read models and resources, is adding one line here (docs/contributors,
  * "Adding an aggregate").
  */
-export const FEATURES: readonly Feature[] = [contacts, deals, agents, users, apiKeys, webhooks, webhookEvents, companies, customerConsole];
+export const FEATURES: readonly Feature[] = [contacts, deals, agents, users, apiKeys, webhooks, webhookEvents, companies, adminTokens, customerConsole];
 
 /** Every aggregate, in the order of the features. */
 export const AGGREGATES: readonly AnyAggregate[] = FEATURES.flatMap((feature) => feature.aggregates ?? []);
@@ -46,6 +49,12 @@ export const API_RESOURCES: readonly ApiResource[] = FEATURES.flatMap((feature) 
 
 /** The customer API's OpenAPI document, served under `basePath`. */
 export const apiDocument = (basePath: string): OpenApiDocument => openApiDocument(basePath, API_RESOURCES);
+
+/** Every resource of the admin API (`/admin`), each with its routes and its part of the admin API's OpenAPI document. */
+export const ADMIN_RESOURCES: readonly AdminResource[] = FEATURES.flatMap((feature) => feature.adminResources ?? []);
+
+/** The admin API's OpenAPI document, served under `basePath` at `/admin/openapi.json`. */
+export const adminDocument = (basePath: string): OpenApiDocument => openApiDocument(basePath, ADMIN_RESOURCES, adminApiSpec);
 
 /** Two aggregates whose streams could be taken for each other's (one prefix starts the other) would fold each other's events. */
 const refuseOverlappingStreams = (aggregates: readonly AnyAggregate[]): void => {

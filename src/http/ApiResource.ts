@@ -35,12 +35,12 @@ export interface ApiContext {
 }
 
 /**
- * One resource of the API, declared in one place: its part of the OpenAPI
- * document and its routes. The registry of features (src/features) lists them;
+ * One resource of the API (the customer API; the admin API's take an
+ * `AdminContext`), declared in one place: its part of the OpenAPI document and its routes. The registry of features (src/features) lists them;
  * the application's routes and its OpenAPI document are both derived from that
  * one list, so they cannot drift apart.
  */
-export interface ApiResource {
+export interface ApiResource<Context = ApiContext> {
   readonly openapi: ApiModule;
-  routes(api: ApiContext): readonly Router[];
+  routes(api: Context): readonly Router[];
 }

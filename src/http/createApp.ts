@@ -14,17 +14,27 @@ import { healthRoutes, readinessRoutes, type HealthDeps } from './routes/health.
 import { metricsRoutes, type MetricsRouteDeps } from './routes/metrics.js';
 import type { Readiness } from '../ops/readiness.js';
 
-export interface ApiDeps {
-  readonly verifyApiKey: VerifyApiKey;
+/** Routes behind a credential: what runs before each, once it matched. */
+interface GuardedRoutes {
   /** Runs after authentication (rate limits); absent in tests that do not need it. */
   readonly rateLimit?: Middleware;
-  /** Resource routes: every one needs an API key. */
+  /** Resource routes: every one needs the credential. */
   readonly routers: readonly Router[];
   /** Honours X-Min-Log-Position on reads. */
   readonly progress?: ReadModelProgress;
   /** True while the process is still starting (read models catching up): resource routes answer 503 `STARTING`. */
   readonly starting?: () => boolean;
   readonly readYourWritesTimeoutMs?: number;
+}
+
+/** The customer API: every route needs an API key. */
+export interface ApiDeps extends GuardedRoutes {
+  readonly verifyApiKey: VerifyApiKey;
+}
+
+/** The admin API (`/admin`): every route needs an admin token, checked by `authenticate` (`authenticateAdmin`). */
+export interface AdminApiDeps extends GuardedRoutes {
+  readonly authenticate: Middleware;
 }
 
 export interface AppDeps {
@@ -44,6 +54,7 @@ export interface AppDeps {
   /** Routes with a way in of their own (the customer console: its session, not an API key), each behind its `before`. */
   readonly mounted?: readonly { readonly router: Router; readonly before: readonly Middleware[] }[];
   readonly api?: ApiDeps;
+  readonly admin?: AdminApiDeps;
 }
 
 /**
@@ -62,10 +73,20 @@ const whileStarting =
     return next();
   };
 
+/** What runs before a guarded route once it matched: the start gate, authentication, rate limits, the JSON body, read-your-writes. */
+const guard = (group: GuardedRoutes, authentication: Middleware): Middleware[] => [
+  ...(group.starting ? [whileStarting(group.starting)] : []),
+  authentication,
+  ...(group.rateLimit ? [group.rateLimit] : []),
+  jsonBody(),
+  ...(group.progress ? [consistentReads(group.progress, group.readYourWritesTimeoutMs ?? 5000)] : []),
+];
+
 /**
  * The Koa application. Order: the request envelope (request id, `Connection: close`
  * while draining, request log, request metrics) → error bodies → routes under the
- * base path. Authenticated routes run authentication, rate limiting and JSON body
+ * base path. Authenticated routes (the customer API's with an API key, the admin
+ * API's with an admin token) run authentication, rate limiting and JSON body
  * parsing only once a route matched, so an unknown path is a 404 for anyone and no
  * body is parsed for an unauthenticated caller.
  *
@@ -87,14 +108,12 @@ export const createApp = (deps: AppDeps): Koa => {
   for (const router of deps.publicRouters ?? []) routes.add(router);
   for (const { router, before } of deps.mounted ?? []) routes.add(router, before);
   if (deps.api) {
-    const before: Middleware[] = [
-      ...(deps.api.starting ? [whileStarting(deps.api.starting)] : []),
-      authenticate(deps.api.verifyApiKey, deps.clock),
-      ...(deps.api.rateLimit ? [deps.api.rateLimit] : []),
-      jsonBody(),
-      ...(deps.api.progress ? [consistentReads(deps.api.progress, deps.api.readYourWritesTimeoutMs ?? 5000)] : []),
-    ];
+    const before = guard(deps.api, authenticate(deps.api.verifyApiKey, deps.clock));
     for (const router of deps.api.routers) routes.add(router, before);
+  }
+  if (deps.admin) {
+    const before = guard(deps.admin, deps.admin.authenticate);
+    for (const router of deps.admin.routers) routes.add(router, before);
   }
 
   app.use(

@@ -2,11 +2,20 @@ import { ConcurrencyExhaustedError } from '../application/commands/ConcurrencyEx
 import type { ContactWriteError } from '../application/contacts/ContactWriteError.js';
 import type { DealWriteError } from '../application/deals/DealWriteError.js';
 import type { InputProblem } from '../shared/InputProblem.js';
+import type { AgentError } from '../domain/agents/agentErrors.js';
+import type { ApiKeyError } from '../domain/apiKeys/apiKeyErrors.js';
+import type { CompanyNotFound } from '../domain/companies/companyErrors.js';
 import { HttpError } from './HttpError.js';
 import { StoreUnavailableError } from '../application/ports/StoreUnavailableError.js';
 
+/** Refusals of the admin API's writes and reads: what they name does not exist (in that company), or a key is refused. */
+export type AdminFailure =
+  | CompanyNotFound
+  | Extract<ApiKeyError, { kind: 'ApiKeyNotFound' | 'NoPermissions' | 'ExpiryNotInFuture' }>
+  | Extract<AgentError, { kind: 'AgentNotFound' }>;
+
 /** Every refusal a route can meet: bad input, or a write the application refused. */
-export type DomainFailure = InputProblem | ContactWriteError | DealWriteError;
+export type DomainFailure = InputProblem | ContactWriteError | DealWriteError | AdminFailure;
 
 /** The one table from domain errors to HTTP statuses and the spec's error bodies. */
 export const toHttpError = (failure: DomainFailure): HttpError => {
@@ -37,6 +46,16 @@ export const toHttpError = (failure: DomainFailure): HttpError => {
       return new HttpError(422, 'Validation failed', 'One or more fields are invalid.', {
         details: { actualCloseDate: 'only for won or lost deals' },
       });
+    case 'CompanyNotFound':
+      return new HttpError(404, 'Company not found', 'No company with this id exists.');
+    case 'ApiKeyNotFound':
+      return new HttpError(404, 'API key not found', 'No API key with this id exists in this company.');
+    case 'AgentNotFound':
+      return new HttpError(404, 'Agent not found', 'No agent with this id exists in this company.');
+    case 'NoPermissions':
+      return new HttpError(422, 'Validation failed', 'One or more fields are invalid.', { details: { permissions: 'must hold at least one permission' } });
+    case 'ExpiryNotInFuture':
+      return new HttpError(422, 'Validation failed', 'One or more fields are invalid.', { details: { expiresAt: 'must be in the future' } });
   }
 };
 

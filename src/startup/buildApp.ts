@@ -11,7 +11,7 @@ import { createApp } from '../http/createApp.js';
 import { openApiRoutes } from '../http/routes/openapi.js';
 import { idempotency } from '../http/middleware/idempotency.js';
 import type { ApiContext } from '../http/ApiResource.js';
-import { API_RESOURCES, apiDocument } from '../features/index.js';
+import { API_RESOURCES, adminDocument, apiDocument } from '../features/index.js';
 import type { ChronicleMetrics } from '../ops/ChronicleMetrics.js';
 import { checkReadiness } from '../ops/readiness.js';
 import { systemClock } from '../shared/Clock.js';
@@ -20,6 +20,7 @@ import { lookupAllAddresses, type ResolveHost } from '../webhooks/targetUrlGuard
 import { apiKeyDirectoryProjection } from '../../projections/apiKeys/apiKeyDirectoryProjection.js';
 import { freshApiKeyVerifier } from '../../projections/apiKeys/freshApiKeyVerifier.js';
 import type { ReadSide } from './readSide.js';
+import { adminApi } from './adminApi.js';
 import type { ChronicleWebhooks } from './webhooks.js';
 import type { Stores } from './Stores.js';
 
@@ -46,7 +47,8 @@ export interface AppParts {
 
 /**
  * The Koa application: /health, /ready and /metrics in every process, whatever
- * its roles (so each can be probed and scraped); the resource routes with RUN_API.
+ * its roles (so each can be probed and scraped); the resource routes of the
+ * customer API and of the admin API (`/admin`) with RUN_API.
  */
 export const buildApp = (parts: AppParts): Koa => {
   const { config, stores, readSide, metrics, logger } = parts;
@@ -100,10 +102,14 @@ export const buildApp = (parts: AppParts): Koa => {
   return createApp({
     ...ops,
     logger: logger.child({ role: 'api' }),
-    publicRouters: [openApiRoutes(config.basePath, apiDocument(config.basePath))],
+    publicRouters: [
+      openApiRoutes(config.basePath, apiDocument(config.basePath)),
+      openApiRoutes(config.basePath, adminDocument(config.basePath), { prefix: '/admin', title: 'Chronicle admin API documentation' }),
+    ],
     // The customer console beside the API, on the same stores, behind its own sessions.
     mounted: consoleRoutes(consoleDeps(parts, api)),
     api: apiRoutes(parts, api, readSide.progress),
+    admin: adminApi(parts, readSide.progress),
   });
 };
 

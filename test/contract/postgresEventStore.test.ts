@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { PostgresEventStore, type PostgresEventStoreOptions } from '../../src/adapters/postgres/PostgresEventStore.js';
-import { LogReplacedError } from '../../src/application/LogReplacedError.js';
+import { LogReplacedError } from '../../src/application/subscriptions/LogReplacedError.js';
 import type { EventToAppend, RecordedEvent } from '../../src/application/ports/EventStore.js';
 import { StoreUnavailableError } from '../../src/application/ports/StoreUnavailableError.js';
 import { anEvent, eventually, sleep, uniqueStream } from '../support/events.js';

@@ -174,6 +174,40 @@ export const rateLimitCountersContract = (
       }
     });
 
+    describe('other limits on the same counters (withLimits)', () => {
+      it('counts a key once whichever limits judge it, and each judges windows and slots with its own', async () => {
+        const c = await counters({ hourly: 5, daily: 20, concurrent: 3 });
+        const other = c.withLimits({ hourly: 2, daily: 4, concurrent: 1 });
+        expect(other.limits).to.deep.equal({ hourly: 2, daily: 4, concurrent: 1 });
+        const k = key();
+        const now = at('2026-03-04T10:20:30.000Z');
+        const first = await other.consume(k, now);
+        expect([first.allowed, first.hourly.limit, first.hourly.remaining, first.daily.limit]).to.deep.equal([true, 2, 1, 4]);
+        expect((await c.consume(k, now)).hourly.remaining, 'the same count, judged with 5').to.equal(3);
+        const third = await other.consume(k, now);
+        expect(third.allowed).to.equal(false);
+        expect(third.exceeded).to.deep.equal(['hourly']);
+
+        const s = key();
+        const slot = await other.acquire(s);
+        expect(slot, 'one slot with the other limits').to.be.a('function');
+        expect(await other.acquire(s), 'and no second').to.equal(null);
+        const own = await c.acquire(s);
+        expect(own, 'three with the first').to.be.a('function');
+        await own!();
+        await slot!();
+        expect(await eventuallyAcquired(other, s)).to.be.a('function');
+        if (features.take) {
+          const t = key();
+          const take = (other.take ?? other.admit)!.bind(other);
+          expect((await take(t, now)).decision.hourly.limit).to.equal(2);
+          await take(t, now);
+          const refused = await take(t, now);
+          expect([refused.decision.allowed, refused.release]).to.deep.equal([false, null]);
+        }
+      });
+    });
+
     if (features.take) describe('take (counters that count and give a slot in one step)', () => {
       it('counts as consume does, gives a slot only while the windows allow, and the slot is the one acquire counts', async () => {
         const c = await counters({ hourly: 3, daily: 20, concurrent: 2 });

@@ -31,6 +31,7 @@ interface CreatedKey {
   id: string;
   key: string;
   companyId: string;
+  name: string | null;
   type: string;
   permissions: string[];
   expiresAt: string | null;
@@ -38,6 +39,7 @@ interface CreatedKey {
 interface ListedKey {
   id: string;
   companyId: string;
+  name: string | null;
   type: string;
   permissions: string[];
   expiresAt: string | null;
@@ -79,8 +81,8 @@ describe('chronicle CLI: companies, keys, users', function () {
     it('prints the key once, with --json, and stores it nowhere in the SQLite files', async () => {
       const run = await cli('keys', 'create', '--company', companyId, '--permissions', 'all', '--json');
       const created = oneJson<CreatedKey>(run);
-      expect(Object.keys(created)).to.deep.equal(['id', 'key', 'companyId', 'type', 'permissions', 'expiresAt']);
-      expect(created).to.deep.include({ companyId, type: 'generic', permissions: ALL, expiresAt: null });
+      expect(Object.keys(created)).to.deep.equal(['id', 'key', 'companyId', 'name', 'type', 'permissions', 'expiresAt']);
+      expect(created).to.deep.include({ companyId, name: null, type: 'generic', permissions: ALL, expiresAt: null });
       expect(created.key).to.match(/^chr_[0-9A-Za-z]{36}$/);
       expect(run.stdout.split(created.key)).to.have.length(2);
       expect(run.stderr).to.not.contain(created.key);
@@ -100,6 +102,13 @@ describe('chronicle CLI: companies, keys, users', function () {
         await cli('keys', 'create', '--company', companyId, '--permissions', 'deals:write, contacts:read', '--type', 'zapier', '--expires-at', '2099-01-31T12:00:00+01:00', '--json'),
       );
       expect(created).to.deep.include({ type: 'zapier', permissions: ['contacts:read', 'deals:write'], expiresAt: '2099-01-31T11:00:00.000Z' });
+    });
+
+    it('takes a name, trimmed, and refuses a blank one', async () => {
+      const created = oneJson<CreatedKey>(await cli('keys', 'create', '--company', companyId, '--permissions', 'all', '--name', ' Zapier production ', '--json'));
+      expect(created.name).to.equal('Zapier production');
+      expect(oneLine(await cli('keys', 'create', '--company', companyId, '--permissions', 'all', '--name', 'CRM sync'))).to.contain('"CRM sync"');
+      failed(await cli('keys', 'create', '--company', companyId, '--permissions', 'all', '--name', '  '), /--name must be 1 to 200 characters/);
     });
 
     it('prints one readable line holding the key without --json', async () => {
@@ -136,15 +145,18 @@ describe('chronicle CLI: companies, keys, users', function () {
     before(async () => {
       listCompany = oneJson<{ id: string }>(await cli('companies', 'create', '--name', 'Listed', '--json')).id;
       first = oneJson<CreatedKey>(await cli('keys', 'create', '--company', listCompany, '--permissions', 'all', '--json'));
-      second = oneJson<CreatedKey>(await cli('keys', 'create', '--company', listCompany, '--permissions', 'deals:read', '--type', 'make', '--json'));
+      second = oneJson<CreatedKey>(
+        await cli('keys', 'create', '--company', listCompany, '--permissions', 'deals:read', '--type', 'make', '--name', 'Make scenario', '--json'),
+      );
     });
 
     it("lists the company's keys in creation order with hints, never the keys", async () => {
       const run = await cli('keys', 'list', '--company', listCompany, '--json');
       const keys = oneJson<ListedKey[]>(run);
       expect(keys.map((k) => k.id)).to.deep.equal([first.id, second.id]);
-      expect(Object.keys(keys[0]!)).to.deep.equal(['id', 'companyId', 'type', 'permissions', 'expiresAt', 'revokedAt', 'keyHint', 'createdAt']);
-      expect(keys[1]).to.deep.include({ companyId: listCompany, type: 'make', permissions: ['deals:read'], revokedAt: null, keyHint: `chr_...${second.key.slice(-4)}` });
+      expect(Object.keys(keys[0]!)).to.deep.equal(['id', 'companyId', 'name', 'type', 'permissions', 'expiresAt', 'revokedAt', 'keyHint', 'createdAt']);
+      expect(keys[0]!.name).to.equal(null);
+      expect(keys[1]).to.deep.include({ companyId: listCompany, name: 'Make scenario', type: 'make', permissions: ['deals:read'], revokedAt: null, keyHint: `chr_...${second.key.slice(-4)}` });
       for (const key of [first, second]) expect(run.stdout).to.not.contain(key.key.slice(4, 34));
     });
 
@@ -153,7 +165,8 @@ describe('chronicle CLI: companies, keys, users', function () {
       expect(run.code).to.equal(0);
       const lines = run.stdout.trimEnd().split('\n');
       expect(lines).to.have.length(2);
-      expect(lines[0]).to.contain(first.id).and.contain(`chr_...${first.key.slice(-4)}`).and.contain('active');
+      expect(lines[0]).to.contain(first.id).and.contain(`chr_...${first.key.slice(-4)}`).and.contain('active').and.contain('(no name)');
+      expect(lines[1]).to.contain('"Make scenario"');
       expect(run.stdout).to.not.contain(first.key);
     });
 

@@ -207,10 +207,13 @@ describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside
     }
   });
 
-  it('the workers count a key\'s hourly limit together, with their supervisor', async () => {
+  it('the workers count a key\'s hourly limit together, with their supervisor; an admin token\'s too, with its own limit', async () => {
     const dir = tempDir('chronicle-workers-');
     const [key] = await seedKeys(dir.path);
-    const server = await startServer({ DATA_DIR: dir.path, API_WORKERS: '2', LOG_LEVEL: 'info', RATE_LIMIT_HOURLY: '8' });
+    const admin = await runCli(['admin-tokens', 'create', '--name', 'workers', '--json'], { DATA_DIR: dir.path });
+    expect(admin.code, admin.stderr).to.equal(0);
+    const { token } = JSON.parse(admin.stdout) as { token: string };
+    const server = await startServer({ DATA_DIR: dir.path, API_WORKERS: '2', LOG_LEVEL: 'info', RATE_LIMIT_HOURLY: '8', ADMIN_RATE_LIMIT_HOURLY: '4' });
     try {
       await eventually(async () => (await fetch(`${server.baseUrl}/ready`)).status === 200, 10_000, 50);
       const remaining: number[] = [];
@@ -224,6 +227,16 @@ describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside
       expect(answeredBy(server).size, 'both workers answered').to.equal(2);
       expect((await call(server.baseUrl, key, 'GET', '/test', undefined, { connection: 'close' })).status).to.equal(429);
       expect((await call(server.baseUrl, key, 'GET', '/test', undefined, { connection: 'close' })).status).to.equal(429);
+      // The admin token: one count across the workers too, judged by the supervisor with the admin limit.
+      const adminRemaining: number[] = [];
+      for (let i = 0; i < 4; i += 1) {
+        const res = await call(server.baseUrl, token, 'GET', '/admin/companies', undefined, { connection: 'close' });
+        expect([res.status, res.headers.get('x-ratelimit-hourly-limit')]).to.deep.equal([200, '4']);
+        adminRemaining.push(Number(res.headers.get('x-ratelimit-hourly-remaining')));
+      }
+      expect(adminRemaining).to.deep.equal([3, 2, 1, 0]);
+      expect((await call(server.baseUrl, token, 'GET', '/admin/companies', undefined, { connection: 'close' })).status).to.equal(429);
+      expect((await call(server.baseUrl, token, 'GET', '/admin/companies', undefined, { connection: 'close' })).status).to.equal(429);
       // Counted by the supervisor, in its memory: no worker opened the shared counters' file.
       expect(existsSync(join(dir.path, 'rate-limits.sqlite'))).to.equal(false);
     } finally {

@@ -6,6 +6,9 @@ import { startChronicle, type Chronicle, type ChronicleDeps, type ServerTimeouts
 import { handleCommand } from '../../src/application/commands/handleCommand.js';
 import { issueApiKey } from '../../src/application/apiKeys/issueApiKey.js';
 import { revokeApiKey } from '../../src/application/apiKeys/revokeApiKey.js';
+import { issueAdminToken } from '../../src/application/adminTokens/issueAdminToken.js';
+import { revokeAdminToken } from '../../src/application/adminTokens/revokeAdminToken.js';
+import { AdminTokenName } from '../../src/domain/adminTokens/AdminTokenName.js';
 import { companyDecider } from '../../src/domain/companies/companyDecider.js';
 import { CompanyEvent, companyStream } from '../../src/domain/companies/companyEvents.js';
 import { CompanyName } from '../../src/domain/companies/CompanyName.js';
@@ -63,6 +66,9 @@ export interface Harness {
   newCompany(name?: string): Promise<{ companyId: string; key: string; keyId: string }>;
   issueKey(companyId: string, permissions: readonly Permission[], expiresAt?: Date | null): Promise<{ key: string; keyId: string }>;
   revokeKey(keyId: string): Promise<void>;
+  /** A new admin token (as `chronicle admin-tokens create` makes one), applied to the read models. */
+  issueAdminToken(name?: string): Promise<{ token: string; tokenId: string }>;
+  revokeAdminToken(tokenId: string): Promise<void>;
   createUser(companyId: string, name: string, email: string): Promise<string>;
   /**
    * Test-only: caps the embedded SQLite file at its current size plus `extraPages`
@@ -168,6 +174,19 @@ export const startHarness = async (env: NodeJS.ProcessEnv = {}, timeouts?: Serve
     },
     async revokeKey(keyId) {
       const revoked = await revokeApiKey({ eventStore, newId, clock: systemClock }, { keyId, metadata: { source: 'cli', correlationId: newId() } });
+      if (E.isLeft(revoked)) throw new Error(JSON.stringify(revoked.left));
+      await settle(revoked.right.position);
+    },
+    async issueAdminToken(name = 'platform backend') {
+      const decoded = AdminTokenName.decode(name);
+      if (E.isLeft(decoded)) throw new Error('bad admin token name');
+      const issued = await issueAdminToken({ eventStore, newId, clock: systemClock }, { name: decoded.right, metadata: { source: 'cli', correlationId: newId() } });
+      if (E.isLeft(issued)) throw new Error(JSON.stringify(issued.left));
+      await settle(issued.right.position);
+      return { token: issued.right.token, tokenId: issued.right.tokenId };
+    },
+    async revokeAdminToken(tokenId) {
+      const revoked = await revokeAdminToken({ eventStore, newId, clock: systemClock }, { tokenId, metadata: { source: 'cli', correlationId: newId() } });
       if (E.isLeft(revoked)) throw new Error(JSON.stringify(revoked.left));
       await settle(revoked.right.position);
     },

@@ -31,10 +31,16 @@ export interface ServerProcess {
   readonly stop: () => Promise<number | null>;
 }
 
-/** Starts `chronicle serve` on a free port and resolves once it listens. */
-export const startServer = (env: NodeJS.ProcessEnv): Promise<ServerProcess> =>
+export interface StartServerOptions {
+  /** A command that runs the server, e.g. `ip netns exec <name>` to run it on a test host of its own. */
+  readonly prefix?: readonly string[];
+}
+
+/** Starts `chronicle serve` on a free port and resolves once it listens (at the address it names). */
+export const startServer = (env: NodeJS.ProcessEnv, options: StartServerOptions = {}): Promise<ServerProcess> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'serve'], {
+    const [command, ...args] = [...(options.prefix ?? []), process.execPath, CLI, 'serve'];
+    const child = spawn(command!, args, {
       cwd: tmpdir(),
       env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
     });
@@ -42,7 +48,7 @@ export const startServer = (env: NodeJS.ProcessEnv): Promise<ServerProcess> =>
     const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /listening on (https?:\/\/localhost:\d+\S*)/.exec(output);
+      const match = /listening on (https?:\/\/(?:localhost|\d+\.\d+\.\d+\.\d+|\[[0-9a-f:]+\]):\d+\S*)/.exec(output);
       if (match) {
         resolve({
           child,

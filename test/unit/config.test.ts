@@ -28,6 +28,7 @@ describe('configuration from the environment', () => {
       postgresUrl: undefined,
       postgresPoolSize: 10,
       rateLimit: { hourly: 1000, daily: 10000, concurrent: 10 },
+      adminRateLimit: { hourly: 3600, daily: 50000, concurrent: 10 },
       webhooks: {
         timeoutMs: 30000,
         retryDelaysMs: [5000, 30000, 120000],
@@ -67,6 +68,9 @@ describe('configuration from the environment', () => {
       RATE_LIMIT_HOURLY: '50',
       RATE_LIMIT_DAILY: '500',
       RATE_LIMIT_CONCURRENT: '2',
+      ADMIN_RATE_LIMIT_HOURLY: '60',
+      ADMIN_RATE_LIMIT_DAILY: '600',
+      ADMIN_RATE_LIMIT_CONCURRENT: '3',
       WEBHOOK_TIMEOUT_MS: '1000',
       WEBHOOK_RETRY_DELAYS_MS: '10, 20,30',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
@@ -96,6 +100,7 @@ describe('configuration from the environment', () => {
       eventStoreUrl: 'esdb://localhost:2113?tls=false',
       mongoDb: 'prod',
       rateLimit: { hourly: 50, daily: 500, concurrent: 2 },
+      adminRateLimit: { hourly: 60, daily: 600, concurrent: 3 },
       webhooks: {
         timeoutMs: 1000,
         retryDelaysMs: [10, 20, 30],

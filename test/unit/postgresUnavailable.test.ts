@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { PostgresEventStore } from '../../src/adapters/postgres/PostgresEventStore.js';
+import { PostgresRateLimitCounters } from '../../src/adapters/postgres/PostgresRateLimitCounters.js';
 import { PostgresWebhookSecretStore } from '../../src/adapters/postgres/PostgresWebhookSecretStore.js';
 import { createPostgresPool } from '../../src/adapters/postgres/postgresPool.js';
 import { StoreUnavailableError } from '../../src/application/ports/StoreUnavailableError.js';
@@ -21,6 +22,11 @@ describe('PostgreSQL stores when no server answers', function () {
       expect((refused as StoreUnavailableError).reason).to.equal('busy');
       const secret = await new PostgresWebhookSecretStore(pool).put('sub', 'whsec_x').catch((error: unknown) => error);
       expect(secret).to.be.instanceOf(StoreUnavailableError);
+      // The rate-limit count every request makes first (the library's own statements, through the same translation).
+      const counters = new PostgresRateLimitCounters(pool, { hourly: 10, daily: 100, concurrent: 2 });
+      const counted = await counters.consume('key', new Date()).catch((error: unknown) => error);
+      await counters.close();
+      expect(counted).to.be.instanceOf(StoreUnavailableError);
       await eventually(() => dropped.length >= 2, 5_000, 10);
       expect(dropped.slice(0, 2)).to.deep.equal([1, 2]);
     } finally {

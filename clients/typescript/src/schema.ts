@@ -834,9 +834,9 @@ export interface components {
             data: {
                 /** @constant */
                 status: "ok";
-                /** @description Event store kind: `sqlite` or `eventstoredb`. */
+                /** @description Event store kind: `sqlite` (embedded), `eventstoredb` or `postgres`. */
                 eventStore: string;
-                /** @description Read-model store kind: `sqlite` (embedded), `mongodb` or `memory`. */
+                /** @description Read-model store kind: `sqlite` (embedded), `mongodb`, `postgres` or `memory`. */
                 readModels: string;
                 /** @description Position of the newest event in the log; null while the log is empty, or when the store did not answer within 1 s. */
                 lastPosition: string | null;

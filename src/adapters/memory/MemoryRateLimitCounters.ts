@@ -43,11 +43,23 @@ class WindowCounts {
  * (docs/benchmarks/design-measurements.md, "Rate-limit counters").
  */
 export class MemoryRateLimitCounters implements RateLimitCounters {
-  private readonly hours = new WindowCounts();
-  private readonly days = new WindowCounts();
-  private readonly inFlight = new Map<string, number>();
+  private readonly hours: WindowCounts;
+  private readonly days: WindowCounts;
+  private readonly inFlight: Map<string, number>;
 
-  constructor(readonly limits: RateLimits) {}
+  constructor(
+    readonly limits: RateLimits,
+    /** The counts of the counters these judge with other limits (`withLimits`); none: counts of their own. */
+    sharing?: MemoryRateLimitCounters,
+  ) {
+    this.hours = sharing?.hours ?? new WindowCounts();
+    this.days = sharing?.days ?? new WindowCounts();
+    this.inFlight = sharing?.inFlight ?? new Map();
+  }
+
+  withLimits(limits: RateLimits): MemoryRateLimitCounters {
+    return new MemoryRateLimitCounters(limits, this);
+  }
 
   async consume(keyId: string, now: Date): Promise<RateLimitDecision> {
     const { hourly, daily } = this.count(keyId, now);

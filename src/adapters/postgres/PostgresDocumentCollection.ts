@@ -26,6 +26,7 @@ import type { ReadModelDatabase } from './readModelSchema.js';
 import type { ReadModelCompanyKeys } from './ReadModelCompanyKeys.js';
 import { searchedText, storableJson, storableText } from './storableText.js';
 import { SqlParams, toPostgresFilter } from './toPostgresFilter.js';
+import { query as poolQuery } from './postgresPool.js';
 import { withReadModelTransaction } from './withReadModelTransaction.js';
 
 /** A write transaction of the store: its connection, and the company keys it used (kept once it commits). */
@@ -137,7 +138,8 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
     await this.ready();
     const company = await this.context.keys.find(companyId);
     if (company === null) return null;
-    const { rows } = await this.context.pool.query<{ json: string }>(
+    const { rows } = await poolQuery<{ json: string }>(
+      this.context.pool,
       `SELECT coalesce(raw, doc::text) AS json FROM ${this.names.documents} WHERE company = $1 AND id = $2`,
       [company, storableText(id)],
     );
@@ -176,7 +178,7 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
     const run = async (total: TotalMode): Promise<ListRow | null> => {
       const statement = this.listStatement(query, company, limit, offset, total, countKey);
       if (statement === null) return null;
-      const { rows } = await this.context.pool.query<ListRow>(statement.text, statement.values);
+      const { rows } = await poolQuery<ListRow>(this.context.pool, statement.text, statement.values);
       return rows[0]!;
     };
     let row = await run(known ? 'token' : mode);
@@ -251,7 +253,8 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
     const company = await this.context.keys.find(companyId);
     if (company === null) return [];
     // Every document created by the event at `after` has exactly that position: `>` leaves them out.
-    const { rows } = await this.context.pool.query<{ json: string }>(
+    const { rows } = await poolQuery<{ json: string }>(
+      this.context.pool,
       `SELECT coalesce(raw, doc::text) AS json FROM ${this.names.documents} WHERE company = $1 AND created > $2::numeric ORDER BY created, seq LIMIT $3`,
       [company, after ?? '-1', n],
     );
@@ -506,7 +509,8 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
   async *scan(): AsyncIterable<D> {
     await this.ready();
     for (let after = '0'; ; ) {
-      const { rows } = await this.context.pool.query<{ seq: string; json: string }>(
+      const { rows } = await poolQuery<{ seq: string; json: string }>(
+        this.context.pool,
         `SELECT seq, coalesce(raw, doc::text) AS json FROM ${this.names.documents} WHERE seq > $1 ORDER BY seq LIMIT ${SCAN_PAGE}`,
         [after],
       );

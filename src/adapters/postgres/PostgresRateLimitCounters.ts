@@ -2,13 +2,22 @@ import type pg from 'pg';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { RateLimits } from '../../application/ports/RateLimitCounters.js';
 import { FlexibleRateLimitCounters, type RateLimitCounterOptions } from '../rateLimiterFlexible/FlexibleRateLimitCounters.js';
-import { query } from './postgresPool.js';
+import { query, withConnection } from './postgresPool.js';
 
 /** The table of every counter (rate-limiter-flexible's layout: key, points, expire in epoch ms), made by the log's migrations. */
 const TABLE = 'rate_limits';
 
 /** Expired counters (finished windows, slots of dead processes) are deleted this often. */
 const CLEAR_EVERY_MS = 5 * 60_000;
+
+/**
+ * The pool as the library calls it (`query(config)`), through `withConnection`: a
+ * server that cannot be reached, or refuses for now, fails as busy (503) rather
+ * than as an error the API does not know (500).
+ */
+const translating = (pool: pg.Pool) => ({
+  query: (config: pg.QueryConfig) => withConnection(pool, (client) => client.query(config)),
+});
 
 /**
  * Counters in the `rate_limits` table (rate-limiter-flexible's RateLimiterPostgres
@@ -30,7 +39,8 @@ export class PostgresRateLimitCounters extends FlexibleRateLimitCounters {
   ) {
     super(
       limits,
-      (spec) => new RateLimiterPostgres({ ...spec, storeClient: pool, storeType: 'pool', tableName: TABLE, tableCreated: true, clearExpiredByTimeout: false }),
+      (spec) =>
+        new RateLimiterPostgres({ ...spec, storeClient: translating(pool), storeType: 'pool', tableName: TABLE, tableCreated: true, clearExpiredByTimeout: false }),
       options,
     );
     this.clearTimer = setInterval(() => void this.clearExpired(), CLEAR_EVERY_MS);

@@ -1,6 +1,6 @@
 import { notify, type RecordedEvent, type SubscribeOptions, type Subscription } from '../../application/ports/EventStore.js';
 import { Alarm, backoffMs } from '../../application/subscriptions/Alarm.js';
-import { LogReplacedError } from '../../application/LogReplacedError.js';
+import { LogReplacedError } from '../../application/subscriptions/LogReplacedError.js';
 import type { Position } from '../../shared/Position.js';
 
 /** A page of the log after a position, read in one snapshot with the head and the id of the event at that position. */

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { checkOut } from './postgresPool.js';
 
 /** One step of a schema: applied once, in order, inside the transaction of the start that finds it missing. */
 export interface PostgresMigration {
@@ -43,7 +44,7 @@ export const migratePostgres = async (pool: pg.Pool, component: string, migratio
   migrations.forEach((migration, i) => {
     if (migration.version !== i + 1) throw new Error(`${component} migrations must be numbered 1, 2, 3… in order (found ${migration.version} at ${i + 1})`);
   });
-  const client = await pool.connect();
+  const { client, done } = await checkOut(pool);
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATIONS_LOCK.toString()]);
@@ -70,6 +71,6 @@ export const migratePostgres = async (pool: pg.Pool, component: string, migratio
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
-    client.release();
+    done();
   }
 };

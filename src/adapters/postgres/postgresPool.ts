@@ -32,7 +32,39 @@ export const createPostgresPool = (url: string, options: PostgresPoolOptions = {
 };
 
 /** A failure that left the connection unusable (no server error code: the socket, the protocol). */
-const breaksConnection = (error: unknown): error is Error => error instanceof Error && sqlState(error) === null;
+const breaksConnection = (error: unknown): boolean => error instanceof Error && sqlState(error) === null;
+
+/** A connection taken from the pool, given back (or dropped) by `done`. */
+export interface HeldConnection {
+  readonly client: pg.PoolClient;
+  /** Gives the connection back to the pool; drops it instead when `drop`, or when it broke while held. */
+  done(drop?: boolean): void;
+}
+
+/**
+ * Takes a connection from the pool for one use. pg tells of a connection's failure
+ * (the server restarting or ending its session, the socket reset) as an 'error'
+ * event on it, even between two of its statements; the pool listens only on the
+ * connections it holds idle, and an 'error' event without a listener ends the
+ * process. So a connection carries a listener of its own while it is held, which
+ * notes that it broke: a statement in flight fails by itself, and the pool never
+ * gets the connection back.
+ */
+export const checkOut = async (pool: pg.Pool): Promise<HeldConnection> => {
+  const client = await pool.connect();
+  let broken = false;
+  const onError = (): void => {
+    broken = true;
+  };
+  client.on('error', onError);
+  return {
+    client,
+    done: (drop = false) => {
+      client.removeListener('error', onError);
+      client.release(broken || drop);
+    },
+  };
+};
 
 /**
  * Runs `use` on a connection of the pool. A connection that cannot be had fails
@@ -40,20 +72,20 @@ const breaksConnection = (error: unknown): error is Error => error instanceof Er
  * translated (see translatePostgresError); a connection left broken is dropped.
  */
 export const withConnection = async <T>(pool: pg.Pool, use: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
-  let client: pg.PoolClient;
+  let held: HeldConnection;
   try {
-    client = await pool.connect();
+    held = await checkOut(pool);
   } catch (error) {
     throw connectionUnavailable(error);
   }
-  let broken: Error | undefined;
+  let broken = false;
   try {
-    return await use(client);
+    return await use(held.client);
   } catch (error) {
-    if (breaksConnection(error)) broken = error;
+    broken = breaksConnection(error);
     throw translatePostgresError(error);
   } finally {
-    client.release(broken);
+    held.done(broken);
   }
 };
 

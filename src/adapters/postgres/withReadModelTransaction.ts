@@ -1,12 +1,13 @@
 import type pg from 'pg';
+import { checkOut } from './postgresPool.js';
 
 /**
  * Runs `work` in one transaction on a connection of the pool, then commits (or
- * rolls back, and throws what failed). A connection whose rollback fails too is
- * closed rather than handed back to the pool.
+ * rolls back, and throws what failed). A connection whose rollback fails too, or
+ * that broke meanwhile, is closed rather than handed back to the pool.
  */
 export const withReadModelTransaction = async <T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
-  const client = await pool.connect();
+  const { client, done } = await checkOut(pool);
   let broken = false;
   try {
     await client.query('BEGIN');
@@ -19,6 +20,6 @@ export const withReadModelTransaction = async <T>(pool: pg.Pool, work: (client: 
     });
     throw error;
   } finally {
-    client.release(broken);
+    done(broken);
   }
 };

@@ -98,14 +98,19 @@ export class FlexibleRateLimitCounters implements RateLimitCounters {
 
   constructor(
     readonly limits: RateLimits,
-    limiter: (spec: LimiterSpec) => Limiter,
-    options: RateLimitCounterOptions = {},
+    private readonly limiter: (spec: LimiterSpec) => Limiter,
+    private readonly options: RateLimitCounterOptions = {},
   ) {
     this.leaseSeconds = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
     if (!Number.isInteger(this.leaseSeconds) || this.leaseSeconds < 1) throw new Error('leaseSeconds must be a whole number of at least 1');
     this.hourly = limiter({ keyPrefix: 'hourly', points: limits.hourly, duration: 3_600 + WINDOW_GRACE_SECONDS });
     this.daily = limiter({ keyPrefix: 'daily', points: limits.daily, duration: 86_400 + WINDOW_GRACE_SECONDS });
     this.slots = limiter({ keyPrefix: 'slot', points: 1, duration: this.leaseSeconds });
+  }
+
+  /** Limiters of their own on the same store (cheap: a limiter holds no connection); closing stays with these. */
+  withLimits(limits: RateLimits): RateLimitCounters {
+    return new FlexibleRateLimitCounters(limits, this.limiter, this.options);
   }
 
   async consume(keyId: string, now: Date): Promise<RateLimitDecision> {

@@ -7,6 +7,7 @@ import type { AgentRecord } from '../../domain/agents/agentRecord.js';
 import type { Position } from '../../shared/Position.js';
 import type { CommandDeps } from '../commands/CommandDeps.js';
 import { handleCommand } from '../commands/handleCommand.js';
+import { loadAggregate } from '../commands/loadAggregate.js';
 import type { WriteMetadata } from '../commands/WriteMetadata.js';
 
 export interface UpdatedAgent {
@@ -16,12 +17,20 @@ export interface UpdatedAgent {
   readonly position: Position | null;
 }
 
-/** Changes some fields of an agent; the others keep their values. Values equal to the current ones record nothing. */
+/**
+ * Changes some fields of an agent; the others keep their values. Values equal to
+ * the current ones record nothing. With `companyId`, an agent of another company
+ * is not found (an agent's company never changes, so looking first cannot race the change).
+ */
 export const updateAgent = async (
   deps: CommandDeps,
-  input: { readonly agentId: string; readonly changes: AgentFieldChanges; readonly metadata: WriteMetadata },
+  input: { readonly agentId: string; readonly companyId?: string; readonly changes: AgentFieldChanges; readonly metadata: WriteMetadata },
 ): Promise<E.Either<AgentError, UpdatedAgent>> => {
   const { agentId } = input;
+  if (input.companyId !== undefined) {
+    const { state } = await loadAggregate(deps.eventStore, agentStream(agentId), { eventCodec: AgentEvent, decider: agentDecider });
+    if (state.status !== 'created' || state.agent.companyId !== input.companyId) return E.left({ kind: 'AgentNotFound', agentId });
+  }
   const outcome = await handleCommand(deps, {
     decider: agentDecider,
     eventCodec: AgentEvent,

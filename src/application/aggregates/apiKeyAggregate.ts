@@ -1,7 +1,12 @@
 import { apiKeyDecider } from '../../domain/apiKeys/apiKeyDecider.js';
+import * as E from 'fp-ts/lib/Either.js';
 import { ApiKeyEvent, ApiKeyIssued, ApiKeyRevoked, apiKeyStream } from '../../domain/apiKeys/apiKeyEvents.js';
-import { storedEventType } from '../versioning/storedEventTypes.js';
+import { ApiKeyIssuedV1, upcastApiKeyIssuedV1 } from '../../domain/apiKeys/apiKeyEventVersions.js';
+import { storedAs, storedEventType, type UpcastStep } from '../versioning/storedEventTypes.js';
 import { describeAggregate } from './AggregateDescriptor.js';
+
+/** ApiKeyIssued v1 → v2: the event alone decides (no name). */
+const apiKeyIssuedV1toV2: UpcastStep = async (event) => E.right(upcastApiKeyIssuedV1(storedAs(ApiKeyIssuedV1, event)).data);
 
 /** An API key of a company (only its hash is stored): `apikey-<id>`. */
 export const apiKeyAggregate = describeAggregate({
@@ -9,5 +14,9 @@ export const apiKeyAggregate = describeAggregate({
   streamPrefix: apiKeyStream(''),
   eventCodec: ApiKeyEvent,
   decider: apiKeyDecider,
-  storedEvents: [storedEventType('ApiKeyIssued', [ApiKeyIssued]), storedEventType('ApiKeyRevoked', [ApiKeyRevoked])],
+  storedEvents: [
+    // Events stored before versions were recorded are all version 1 (the default rule): version 2 came later.
+    storedEventType('ApiKeyIssued', [ApiKeyIssuedV1, ApiKeyIssued], [apiKeyIssuedV1toV2]),
+    storedEventType('ApiKeyRevoked', [ApiKeyRevoked]),
+  ],
 });

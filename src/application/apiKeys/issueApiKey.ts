@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { apiKeyDecider } from '../../domain/apiKeys/apiKeyDecider.js';
 import type { ApiKeyError } from '../../domain/apiKeys/apiKeyErrors.js';
+import type { ApiKeyName } from '../../domain/apiKeys/ApiKeyName.js';
 import { ApiKeyEvent, apiKeyStream } from '../../domain/apiKeys/apiKeyEvents.js';
 import { generateApiKey, hashApiKey, keyHint } from '../../shared/apiKeyFormat.js';
 import type { Position } from '../../shared/Position.js';
@@ -13,6 +14,8 @@ import type { WriteMetadata } from '../commands/WriteMetadata.js';
 
 export interface IssueApiKeyInput {
   readonly companyId: string;
+  /** The key's label; null or absent: none. */
+  readonly name?: ApiKeyName | null;
   readonly type: ApiKeyType;
   readonly permissions: readonly Permission[];
   readonly expiresAt: Date | null;
@@ -24,6 +27,7 @@ export interface IssuedApiKey {
   /** The key itself: hand it to the caller once; it is stored nowhere. */
   readonly key: string;
   readonly companyId: string;
+  readonly name: string | null;
   readonly type: ApiKeyType;
   readonly permissions: readonly Permission[];
   readonly expiresAt: string | null;
@@ -51,6 +55,7 @@ export const issueApiKey = async (
         type: 'IssueApiKey',
         keyId,
         companyId: input.companyId,
+        name: input.name ?? null,
         keyType: input.type,
         permissions: input.permissions,
         expiresAt: input.expiresAt,
@@ -69,6 +74,7 @@ export const issueApiKey = async (
     keyId,
     key,
     companyId: data.companyId,
+    name: data.name,
     type: data.type,
     permissions: data.permissions,
     expiresAt: data.expiresAt,

@@ -5,6 +5,7 @@ import { ApiKeyEvent, apiKeyStream } from '../../domain/apiKeys/apiKeyEvents.js'
 import type { Position } from '../../shared/Position.js';
 import type { CommandDeps } from '../commands/CommandDeps.js';
 import { handleCommand } from '../commands/handleCommand.js';
+import { loadAggregate } from '../commands/loadAggregate.js';
 import type { WriteMetadata } from '../commands/WriteMetadata.js';
 
 export interface RevokedApiKey {
@@ -14,11 +15,19 @@ export interface RevokedApiKey {
   readonly position: Position | null;
 }
 
-/** Revokes a key; the event's metadata names the key's company, which only the key's stream knows. */
+/**
+ * Revokes a key; the event's metadata names the key's company, which only the
+ * key's stream knows. With `companyId`, a key of another company is not found (a
+ * key's company never changes, so looking first cannot race the revocation).
+ */
 export const revokeApiKey = async (
   deps: CommandDeps,
-  input: { readonly keyId: string; readonly metadata: WriteMetadata },
+  input: { readonly keyId: string; readonly companyId?: string; readonly metadata: WriteMetadata },
 ): Promise<E.Either<ApiKeyError, RevokedApiKey>> => {
+  if (input.companyId !== undefined) {
+    const { state } = await loadAggregate(deps.eventStore, apiKeyStream(input.keyId), { eventCodec: ApiKeyEvent, decider: apiKeyDecider });
+    if (state.status === 'none' || state.companyId !== input.companyId) return E.left({ kind: 'ApiKeyNotFound', keyId: input.keyId });
+  }
   const outcome = await handleCommand(deps, {
     decider: apiKeyDecider,
     eventCodec: ApiKeyEvent,

@@ -11,6 +11,7 @@ import type { WriteMetadata } from '../commands/WriteMetadata.js';
 export interface CreatedCompany {
   readonly id: string;
   readonly name: string;
+  readonly createdAt: string;
   readonly position: Position | null;
 }
 
@@ -27,5 +28,8 @@ export const createCompany = async (
     command: { type: 'CreateCompany', companyId, name: input.name, at: deps.clock.now() },
     metadata: { ...input.metadata, companyId },
   });
-  return E.map(({ position }: { position: Position | null }) => ({ id: companyId, name: input.name, position }))(outcome);
+  if (E.isLeft(outcome)) return outcome;
+  const [created] = outcome.right.events;
+  if (!created) throw new Error('CreateCompany recorded no event');
+  return E.right({ id: companyId, name: created.data.name, createdAt: created.data.createdAt, position: outcome.right.position });
 };

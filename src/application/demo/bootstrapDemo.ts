@@ -2,12 +2,14 @@ import * as E from 'fp-ts/lib/Either.js';
 import { CompanyName } from '../../domain/companies/CompanyName.js';
 import { describeCompanyError } from '../../domain/companies/companyErrors.js';
 import { describeApiKeyError } from '../../domain/apiKeys/apiKeyErrors.js';
+import { ApiKeyName } from '../../domain/apiKeys/ApiKeyName.js';
 import { ALL_PERMISSIONS } from '../../shared/permissions.js';
 import { issueApiKey } from '../apiKeys/issueApiKey.js';
 import type { CommandDeps } from '../commands/CommandDeps.js';
 import { createCompany } from '../companies/createCompany.js';
 
 export const DEMO_COMPANY_NAME = 'Demo company';
+export const DEMO_KEY_NAME = 'Demo key';
 
 export interface DemoCredentials {
   readonly companyId: string;
@@ -31,7 +33,9 @@ export const bootstrapDemo = async (deps: CommandDeps): Promise<DemoCredentials 
   const company = await createCompany(deps, { name: name.right, metadata });
   if (E.isLeft(company)) throw new Error(describeCompanyError(company.left));
   const companyId = company.right.id;
-  const key = await issueApiKey(deps, { companyId, type: 'generic', permissions: ALL_PERMISSIONS, expiresAt: null, metadata });
+  const keyName = ApiKeyName.decode(DEMO_KEY_NAME);
+  if (E.isLeft(keyName)) throw new Error('the demo key name is invalid');
+  const key = await issueApiKey(deps, { companyId, name: keyName.right, type: 'generic', permissions: ALL_PERMISSIONS, expiresAt: null, metadata });
   if (E.isLeft(key)) throw new Error(key.left.kind === 'CompanyNotFound' ? describeCompanyError(key.left) : describeApiKeyError(key.left));
   return { companyId, companyName: DEMO_COMPANY_NAME, keyId: key.right.keyId, key: key.right.key };
 };

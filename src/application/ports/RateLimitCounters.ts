@@ -73,6 +73,13 @@ export interface RateLimitCounters {
    * `consume`'s and `acquire`'s two.
    */
   admit?(keyId: string, now: Date): Promise<RateLimitAdmission>;
+  /**
+   * The same counters (the same store, the same keys) judged against other limits:
+   * for callers of another kind whose limits differ (the admin API's tokens). The
+   * counts of a key do not depend on the limits; the caller keeps the keys of each
+   * kind apart (a prefix of its own). Closing stays with these counters.
+   */
+  withLimits(limits: RateLimits): RateLimitCounters;
   /** Closes what the counters hold of their own (a file); counters on another store's connection have none. */
   close?(): Promise<void>;
 }

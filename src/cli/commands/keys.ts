@@ -3,13 +3,14 @@ import * as E from 'fp-ts/lib/Either.js';
 import { issueApiKey } from '../../application/apiKeys/issueApiKey.js';
 import { revokeApiKey } from '../../application/apiKeys/revokeApiKey.js';
 import { describeApiKeyError } from '../../domain/apiKeys/apiKeyErrors.js';
+import { ApiKeyName } from '../../domain/apiKeys/ApiKeyName.js';
 import { describeCompanyError } from '../../domain/companies/companyErrors.js';
 import { ALL_PERMISSIONS, ApiKeyType, Permission } from '../../shared/permissions.js';
-import { apiKeysProjection } from '../../../projections/apiKeys/apiKeysProjection.js';
+import { apiKeyNameOf, apiKeysProjection } from '../../../projections/apiKeys/apiKeysProjection.js';
 import { print, type RegisterCommands } from '../CliContext.js';
 import { cliCommandDeps, cliMetadata } from '../cliWrites.js';
 import { withStores } from '../withStores.js';
-import { requireCompany } from './companies.js';
+import { decodeOption, requireCompany } from './companies.js';
 
 /** `all`, or a comma-separated list of the seven permissions. */
 export const parsePermissions = (list: string): Permission[] => {
@@ -58,15 +59,17 @@ export const registerKeys: RegisterCommands = (program, context) => {
     .description('issue an API key (the key is printed once; only its hash is stored)')
     .requiredOption('--company <id>', 'id of an existing company')
     .requiredOption('--permissions <list>', `"all" or a comma-separated list of ${ALL_PERMISSIONS.join(', ')}`)
+    .option('--name <name>', 'a label to tell the key apart, e.g. "Zapier production" (default: none)')
     .option('--type <type>', 'generic, custom, zapier or make', 'generic')
     .option('--expires-at <iso>', 'expiry, a future ISO 8601 date-time (default: never)')
     .option('--json', 'print one JSON document')
-    .action(async (options: { company: string; permissions: string; type: string; expiresAt?: string; json?: boolean }) => {
+    .action(async (options: { company: string; name?: string; permissions: string; type: string; expiresAt?: string; json?: boolean }) => {
+      const name = options.name === undefined ? null : decodeOption(ApiKeyName, '--name', options.name);
       const permissions = parsePermissions(options.permissions);
       const type = parseKeyType(options.type);
       const expiresAt = options.expiresAt === undefined ? null : parseDateTime('--expires-at', options.expiresAt);
       const issued = await withStores(context, ({ eventStore }) =>
-        issueApiKey(cliCommandDeps(eventStore), { companyId: options.company, type, permissions, expiresAt, metadata: cliMetadata() }),
+        issueApiKey(cliCommandDeps(eventStore), { companyId: options.company, name, type, permissions, expiresAt, metadata: cliMetadata() }),
       );
       if (E.isLeft(issued)) {
         const error = issued.left;
@@ -76,8 +79,8 @@ export const registerKeys: RegisterCommands = (program, context) => {
       print(
         context,
         options.json === true,
-        { id: key.keyId, key: key.key, companyId: key.companyId, type: key.type, permissions: key.permissions, expiresAt: key.expiresAt },
-        `Created API key ${key.keyId} for company ${key.companyId} (${key.type}, ${describePermissions(key.permissions)}, ` +
+        { id: key.keyId, key: key.key, companyId: key.companyId, name: key.name, type: key.type, permissions: key.permissions, expiresAt: key.expiresAt },
+        `Created API key ${key.keyId}${key.name === null ? '' : ` "${key.name}"`} for company ${key.companyId} (${key.type}, ${describePermissions(key.permissions)}, ` +
           `expires ${key.expiresAt ?? 'never'}): ${key.key}  (shown only now; store it safely)`,
       );
     });
@@ -109,6 +112,7 @@ export const registerKeys: RegisterCommands = (program, context) => {
       const listed = docs.map((doc) => ({
         id: doc.id,
         companyId: doc.companyId,
+        name: apiKeyNameOf(doc),
         type: doc.type,
         permissions: doc.permissions,
         expiresAt: doc.expiresAt,
@@ -127,7 +131,7 @@ export const registerKeys: RegisterCommands = (program, context) => {
       for (const key of listed) {
         const status = key.revokedAt ? `revoked ${key.revokedAt}` : 'active';
         context.out(
-          `${key.id}  ${key.keyHint}  ${key.type}  ${describePermissions(key.permissions)}  ` +
+          `${key.id}  ${key.keyHint}  ${key.name === null ? '(no name)' : `"${key.name}"`}  ${key.type}  ${describePermissions(key.permissions)}  ` +
             `created ${key.createdAt}  expires ${key.expiresAt ?? 'never'}  ${status}`,
         );
       }

@@ -14,6 +14,8 @@ export const whoOf = (change: EntityChange, keyNames: ReadonlyMap<string, string
       return 'the platform’s operator (CLI)';
     case 'system':
       return 'Chronicle';
+    case 'admin':
+      return 'the platform (admin API)';
   }
 };
 

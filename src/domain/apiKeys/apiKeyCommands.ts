@@ -1,5 +1,6 @@
 import type { ApiKeyHash, ApiKeyHint } from '../../shared/apiKeyFormat.js';
 import type { ApiKeyType, Permission } from '../../shared/permissions.js';
+import type { ApiKeyName } from './ApiKeyName.js';
 
 /**
  * Issue a key whose secret the caller generated. The command carries only the
@@ -10,6 +11,8 @@ export interface IssueApiKey {
   readonly type: 'IssueApiKey';
   readonly keyId: string;
   readonly companyId: string;
+  /** null: no name given. */
+  readonly name: ApiKeyName | null;
   readonly keyType: ApiKeyType;
   readonly permissions: readonly Permission[];
   /** null: never expires. */

@@ -32,6 +32,7 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState, Api
             data: {
               keyId: command.keyId,
               companyId: command.companyId,
+              name: command.name,
               type: command.keyType,
               permissions,
               expiresAt: command.expiresAt === null ? null : toIsoTimestamp(command.expiresAt),

@@ -2,14 +2,17 @@ import * as t from 'io-ts';
 import { ApiKeyType, Permission } from '../../shared/permissions.js';
 
 /**
- * A key was issued. Holds the SHA-256 of the key and a hint, never the key: the
- * key is shown once to whoever created it and exists nowhere else.
+ * A key was issued (version 2: with its `name`). Holds the SHA-256 of the key and
+ * a hint, never the key: the key is shown once to whoever created it and exists
+ * nowhere else. Version 1 is in apiKeyEventVersions.ts.
  */
 export const ApiKeyIssued = t.type({
   type: t.literal('ApiKeyIssued'),
   data: t.type({
     keyId: t.string,
     companyId: t.string,
+    /** The key's label; null: issued without one (every key of version 1). */
+    name: t.union([t.string, t.null]),
     type: ApiKeyType,
     permissions: t.array(Permission),
     /** ISO 8601 UTC; null: never expires. */

@@ -3,52 +3,84 @@ import type { Clock } from '../../shared/Clock.js';
 import type { AuthContext } from '../../application/apiKeys/AuthContext.js';
 import { HttpError } from '../HttpError.js';
 
-export type KeyVerification =
+/** What checking a presented credential found (format first, then the hash against its read model). */
+export type BearerVerification<Auth> =
   | { readonly kind: 'malformed' }
   | { readonly kind: 'invalid' }
   /** Unknown to read models that stayed behind the log while the request waited: it cannot be told yet. */
   | { readonly kind: 'unverifiable' }
-  | { readonly kind: 'valid'; readonly auth: AuthContext };
+  | { readonly kind: 'valid'; readonly auth: Auth };
+
+export type KeyVerification = BearerVerification<AuthContext>;
 
 /** Checks a presented API key (format first, then the hash against the key directory). */
 export type VerifyApiKey = (presented: string, now: Date) => Promise<KeyVerification>;
 
+/** One kind of bearer credential: how it is checked, the 401s that refuse it, and where the caller is put. */
+export interface BearerCredential<Auth> {
+  /** What the credential is called in messages ("API key"). */
+  readonly noun: string;
+  readonly verify: (presented: string, now: Date) => Promise<BearerVerification<Auth>>;
+  /** `error` and `message` of the three 401s: no header, a malformed credential, an unknown or refused one. */
+  readonly refusals: {
+    readonly missing: readonly [string, string];
+    readonly malformed: readonly [string, string];
+    readonly invalid: readonly [string, string];
+  };
+  /** A clearer message for a malformed credential that is a well-formed one of another kind (null: none). */
+  readonly otherKind?: (presented: string) => string | null;
+  /** Puts the caller on `ctx.state` for what follows. */
+  readonly assign: (state: Record<string, unknown>, auth: Auth) => void;
+}
+
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
 /**
- * `Authorization: Bearer <key>`, answered exactly as the spec's three 401 bodies:
- * no header; a malformed key (refused without a lookup); an unknown, expired or
- * revoked key. A key that cannot be told yet (unknown while the read models are
- * behind the log) is a 503 `READ_MODELS_BEHIND` with `Retry-After`, never a wrong
- * 401. Sets `ctx.state.auth` for what follows.
+ * `Authorization: Bearer <credential>`, answered with the three 401 bodies of
+ * `credential.refusals`: no header; a malformed credential (refused without a
+ * lookup); an unknown, expired or revoked one. One that cannot be told yet
+ * (unknown while the read models are behind the log) is a 503
+ * `READ_MODELS_BEHIND` with `Retry-After`, never a wrong 401.
  */
-export const authenticate =
-  (verify: VerifyApiKey, clock: Clock): Middleware =>
+export const authenticateBearer =
+  <Auth>(credential: BearerCredential<Auth>, clock: Clock): Middleware =>
   async (ctx, next) => {
     const header = ctx.get('Authorization');
-    if (header === '') {
-      throw new HttpError(
-        401,
-        'API key required in Authorization header',
-        'Send your API key as "Authorization: Bearer <API_KEY>".',
-      );
-    }
+    const { missing, malformed, invalid } = credential.refusals;
+    if (header === '') throw new HttpError(401, missing[0], missing[1]);
     const presented = BEARER.exec(header)?.[1];
-    const verification: KeyVerification = presented ? await verify(presented, clock.now()) : { kind: 'malformed' };
+    const verification: BearerVerification<Auth> = presented ? await credential.verify(presented, clock.now()) : { kind: 'malformed' };
     switch (verification.kind) {
       case 'malformed':
-        throw new HttpError(401, 'Invalid API key format', 'The Authorization header must be "Bearer <API_KEY>" with a well-formed key.');
+        throw new HttpError(401, malformed[0], (presented && credential.otherKind?.(presented)) || malformed[1]);
       case 'invalid':
-        throw new HttpError(401, 'Invalid API key', 'The API key is unknown, expired or revoked.');
+        throw new HttpError(401, invalid[0], invalid[1]);
       case 'unverifiable':
         throw new HttpError(
           503,
           'Service unavailable',
-          'The API key cannot be checked yet: the read models are catching up with the log. Retry in a moment.',
+          `The ${credential.noun} cannot be checked yet: the read models are catching up with the log. Retry in a moment.`,
           { code: 'READ_MODELS_BEHIND', headers: { 'Retry-After': '1' } },
         );
       case 'valid':
-        ctx.state.auth = verification.auth;
+        credential.assign(ctx.state as Record<string, unknown>, verification.auth);
         await next();
     }
   };
+
+/** The customer API's API keys, refused with the spec's three 401 bodies; the caller goes to `ctx.state.auth`. */
+export const apiKeyCredential = (verify: VerifyApiKey): BearerCredential<AuthContext> => ({
+  noun: 'API key',
+  verify,
+  refusals: {
+    missing: ['API key required in Authorization header', 'Send your API key as "Authorization: Bearer <API_KEY>".'],
+    malformed: ['Invalid API key format', 'The Authorization header must be "Bearer <API_KEY>" with a well-formed key.'],
+    invalid: ['Invalid API key', 'The API key is unknown, expired or revoked.'],
+  },
+  assign: (state, auth) => {
+    state.auth = auth;
+  },
+});
+
+/** `authenticateBearer` for the customer API: sets `ctx.state.auth`. */
+export const authenticate = (verify: VerifyApiKey, clock: Clock): Middleware => authenticateBearer(apiKeyCredential(verify), clock);

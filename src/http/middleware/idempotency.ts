@@ -6,6 +6,7 @@ import { canonicalJson } from '../../shared/canonicalJson.js';
 import type { Clock } from '../../shared/Clock.js';
 import { HttpError, errorBody } from '../HttpError.js';
 import { authOf } from './requirePermission.js';
+import { adminOf } from '../adminMetadata.js';
 import { LOG_POSITION_HEADER, waitForReadModels } from './consistentReads.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -47,9 +48,24 @@ export const parseIdempotencyKey = (raw: string): string | null => {
   return KEY_PATTERN.test(key) ? key : null;
 };
 
-/** What a request was: method, route template and the SHA-256 of its canonical JSON body. */
-export const requestFingerprint = (route: string, body: unknown): string =>
-  createHash('sha256').update(`${route}\n${canonicalJson(body ?? null)}`).digest('hex');
+/**
+ * What a request was: method, route template, its path parameters when the route
+ * has any (`POST /admin/companies/:id/keys` for one company is not the same
+ * request for another), and the SHA-256 of its canonical JSON body.
+ */
+export const requestFingerprint = (route: string, body: unknown, params: Readonly<Record<string, string>> = {}): string => {
+  const withParams = Object.keys(params).length === 0 ? route : `${route}\n${canonicalJson(params)}`;
+  return createHash('sha256').update(`${withParams}\n${canonicalJson(body ?? null)}`).digest('hex');
+};
+
+/** Whose keys a key is one of: the caller's company on the customer API (the admin API: the admin token). */
+export type IdempotencyScope = (state: Record<string, unknown>) => string;
+
+/** The customer API's scope: the company of the API key. */
+export const companyScope: IdempotencyScope = (state) => authOf(state).companyId;
+
+/** The admin API's scope: the admin token (a prefix no company id has: ids are UUIDs). */
+export const adminTokenScope: IdempotencyScope = (state) => `admin-token:${adminOf(state).tokenId}`;
 
 /** How a route's body is kept: without secrets at rest, and made whole again on replay. */
 export interface StoredBodyCodec {
@@ -101,8 +117,9 @@ const storedHeaders = (ctx: Context): Record<string, string> => {
 /**
  * `Idempotency-Key` on a creating POST (Stripe's semantics, and the IETF
  * draft's): without the header the request runs as usual. With it, the first
- * request claims the key for the caller's company and runs; its response (status,
- * body, headers) is stored durably when it is a stored status, and every later
+ * request claims the key in the caller's scope (its company; on the admin API,
+ * its admin token) and runs; its response (status, body, headers) is stored
+ * durably when it is a stored status, and every later
  * request with the same key and the same request gets it back with
  * `Idempotent-Replayed: true`, for `retentionMs`. The same key with another
  * request is a 422; while the first is still running, a 409 with `Retry-After`.
@@ -110,7 +127,7 @@ const storedHeaders = (ctx: Context): Record<string, string> => {
  * Runs after authentication and the route's permission check, so a key is only
  * claimed by a caller allowed to make the request.
  */
-export const idempotency = (deps: IdempotencyDeps, route: string, codec?: StoredBodyCodec): Middleware => {
+export const idempotency = (deps: IdempotencyDeps, route: string, codec?: StoredBodyCodec, scopeOf: IdempotencyScope = companyScope): Middleware => {
   const retentionMs = deps.retentionMs ?? IDEMPOTENCY_RETENTION_MS;
   const claimTtlMs = deps.claimTtlMs ?? IDEMPOTENCY_CLAIM_TTL_MS;
 
@@ -129,8 +146,9 @@ export const idempotency = (deps: IdempotencyDeps, route: string, codec?: Stored
     const key = parseIdempotencyKey(raw);
     if (key === null) throw invalidKey();
 
-    const { companyId } = authOf(ctx.state);
-    const fingerprint = requestFingerprint(route, ctx.request.body);
+    // The store's `companyId` is the scope: a company's id, or (`admin-token:<id>`) no company's.
+    const companyId = scopeOf(ctx.state as Record<string, unknown>);
+    const fingerprint = requestFingerprint(route, ctx.request.body, ctx.params ?? {});
     const claimed = await deps.store.claim({ companyId, key, fingerprint, now: deps.clock.now(), claimTtlMs });
     if (claimed.kind !== 'claimed') {
       if (claimed.fingerprint !== fingerprint) throw keyReused();

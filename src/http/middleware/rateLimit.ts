@@ -8,6 +8,7 @@ import type {
 } from '../../application/ports/RateLimitCounters.js';
 import type { Clock } from '../../shared/Clock.js';
 import type { AuthContext } from '../../application/apiKeys/AuthContext.js';
+import type { AdminAuthContext } from '../../application/adminTokens/AdminAuthContext.js';
 import type { LoopHealth } from '../../application/subscriptions/LoopHealth.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import { HttpError } from '../HttpError.js';
@@ -52,14 +53,6 @@ const overLimitMessage = (decision: RateLimitDecision): string => {
   );
 };
 
-/**
- * Per-API-key limits, after authentication (unauthenticated requests pass
- * untouched). Every request counts in its UTC hour and UTC day, refused ones
- * included; the six `X-RateLimit-*` headers are set before anything else runs, so
- * they are on every authenticated response, errors included. Over a window's limit,
- * or with all concurrency slots taken, the answer is 429 with `Retry-After`. The
- * slot is given back when the request ends, however it ends.
- */
 /** The loop name under which failing lease releases show in `/ready`. */
 export const LEASES_LOOP = 'rate-limit-leases';
 
@@ -69,15 +62,48 @@ export interface LeaseReports {
   readonly health?: LoopHealth;
 }
 
+/** Where a failed lease release is told, and (the console's usage) who is told of every counted request. */
 export interface RateLimitOptions extends LeaseReports {
   /**
-   * Told of every counted request (the console's usage): its company, its key, and whether it was refused
-   * (429). Called on the hot path: it must only count in memory.
+   * Told of every counted request of an API key (the console's usage): its company, its key, and whether
+   * it was refused (429). Called on the hot path: it must only count in memory.
    */
   readonly counted?: (companyId: string, keyId: string, limited: boolean) => void;
 }
 
-export const rateLimit = (counters: RateLimitCounters, clock: Clock, reports: RateLimitOptions = {}): Middleware => {
+/** Whose requests are counted: the caller's key in the counters, found on `ctx.state`, and what messages call it. */
+export interface RateLimitSubject {
+  /** The caller's key in the counters; undefined: no caller of this kind (the request passes untouched). */
+  readonly keyOf: (state: Record<string, unknown>) => string | undefined;
+  /** What the caller holds, as a 429's message names it. */
+  readonly holder: string;
+}
+
+/** The customer API's callers: counted by API key id. */
+export const API_KEY_SUBJECT: RateLimitSubject = {
+  keyOf: (state) => (state.auth as AuthContext | undefined)?.keyId,
+  holder: 'API key',
+};
+
+/** The admin API's callers: counted by admin token id, under a prefix no API key id has (ids are UUIDs). */
+export const ADMIN_TOKEN_SUBJECT: RateLimitSubject = {
+  keyOf: (state) => {
+    const admin = state.admin as AdminAuthContext | undefined;
+    return admin && `admin-token:${admin.tokenId}`;
+  },
+  holder: 'admin token',
+};
+
+/**
+ * Per-caller limits (per API key; on the admin API, per admin token), after
+ * authentication (unauthenticated requests pass untouched). Every request counts
+ * in its UTC hour and UTC day, refused ones included; the six `X-RateLimit-*`
+ * headers are set before anything else runs, so they are on every authenticated
+ * response, errors included. Over a window's limit, or with all concurrency slots
+ * taken, the answer is 429 with `Retry-After`. The slot is given back when the
+ * request ends, however it ends.
+ */
+export const rateLimit = (counters: RateLimitCounters, clock: Clock, reports: RateLimitOptions = {}, subject: RateLimitSubject = API_KEY_SUBJECT): Middleware => {
   const releasing = (release: ReleaseSlot) =>
     release().then(
       () => reports.health?.succeeded(LEASES_LOOP),
@@ -91,7 +117,7 @@ export const rateLimit = (counters: RateLimitCounters, clock: Clock, reports: Ra
     if (!decision.allowed) return tooManyRequests(overLimitMessage(decision), decision.retryAfterSeconds, decision);
     if (!slot) {
       return tooManyRequests(
-        `Too many concurrent requests: at most ${counters.limits.concurrent} at a time per API key. Retry after 1 second.`,
+        `Too many concurrent requests: at most ${counters.limits.concurrent} at a time per ${subject.holder}. Retry after 1 second.`,
         1,
         decision,
       );
@@ -106,18 +132,22 @@ export const rateLimit = (counters: RateLimitCounters, clock: Clock, reports: Ra
     }
     return { decision: decided.value, release: acquired.value };
   };
+  const countUsage = (state: Record<string, unknown>, limited: boolean): void => {
+    const auth = state.auth as AuthContext | undefined;
+    if (reports.counted && auth) reports.counted(auth.companyId, auth.keyId, limited);
+  };
   return async (ctx, next) => {
-    const auth = ctx.state.auth as AuthContext | undefined;
-    if (!auth) {
+    const keyId = subject.keyOf(ctx.state as Record<string, unknown>);
+    if (keyId === undefined) {
       await next();
       return;
     }
     if (counters.take) {
       // Counters in this process's memory: counted and given a slot at once.
-      const { decision, release } = counters.take(auth.keyId, clock.now());
+      const { decision, release } = counters.take(keyId, clock.now());
       ctx.set(rateLimitHeaders(decision));
       const refused = refusal(decision, release !== null);
-      reports.counted?.(auth.companyId, auth.keyId, refused !== null);
+      countUsage(ctx.state as Record<string, unknown>, refused !== null);
       if (refused) throw refused;
       try {
         await next();
@@ -127,10 +157,10 @@ export const rateLimit = (counters: RateLimitCounters, clock: Clock, reports: Ra
       return;
     }
     // Counters kept by another process answer both in one question; a shared store, both at once.
-    const { decision, release } = counters.admit ? await counters.admit(auth.keyId, clock.now()) : await consumeAndAcquire(auth.keyId);
+    const { decision, release } = counters.admit ? await counters.admit(keyId, clock.now()) : await consumeAndAcquire(keyId);
     ctx.set(rateLimitHeaders(decision));
     const refused = refusal(decision, release !== null);
-    reports.counted?.(auth.companyId, auth.keyId, refused !== null);
+    countUsage(ctx.state as Record<string, unknown>, refused !== null);
     if (refused) {
       if (release) await releasing(release);
       throw refused;

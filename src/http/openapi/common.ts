@@ -45,17 +45,17 @@ export const requestIdHeader: HeaderObject = {
  * The six rate-limit headers. Resets are Unix epoch seconds (as GitHub's
  * `X-RateLimit-Reset`) of the moment the window ends.
  */
-export const rateLimitHeaders = (required: boolean): Record<string, HeaderObject> => {
+export const rateLimitHeaders = (required: boolean, holder = 'API key'): Record<string, HeaderObject> => {
   const header = (description: string, minimum: number): HeaderObject => ({
     description,
     required,
     schema: { type: 'integer', minimum },
   });
   return {
-    'X-RateLimit-Hourly-Limit': header('Requests this API key may make per UTC hour.', 1),
+    'X-RateLimit-Hourly-Limit': header(`Requests this ${holder} may make per UTC hour.`, 1),
     'X-RateLimit-Hourly-Remaining': header('Requests left in the current UTC hour.', 0),
     'X-RateLimit-Hourly-Reset': header('When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds.', 0),
-    'X-RateLimit-Daily-Limit': header('Requests this API key may make per UTC day.', 1),
+    'X-RateLimit-Daily-Limit': header(`Requests this ${holder} may make per UTC day.`, 1),
     'X-RateLimit-Daily-Remaining': header('Requests left in the current UTC day.', 0),
     'X-RateLimit-Daily-Reset': header('When the daily window ends (the next midnight UTC), in Unix epoch seconds.', 0),
   };
@@ -94,8 +94,14 @@ export const allowHeader: HeaderObject = {
 
 // ---------------------------------------------------------------- responses
 
-/** Headers of a response to an authenticated operation: rate-limit headers are certain once the key was accepted. */
-export type Access = 'public' | 'authenticated' | 'authenticated-maybe-before-limits';
+/**
+ * Headers of a response to an authenticated operation: rate-limit headers are certain once the key was accepted.
+ * `admin…`: the same on the admin API, where the caller holds an admin token.
+ */
+export type Access = 'public' | 'authenticated' | 'authenticated-maybe-before-limits' | 'admin' | 'admin-maybe-before-limits';
+
+/** Answers on the admin API are the same as on the customer API, said of an admin token. */
+export const isAdminAccess = (access: Access): boolean => access === 'admin' || access === 'admin-maybe-before-limits';
 
 /** On an answer whose wait for the read models ran out (read-your-writes): it may not show that position yet. */
 export const readYourWritesHeader: HeaderObject = {
@@ -115,6 +121,10 @@ export const headersOf = (access: Access): Record<string, HeaderObject> => {
       return { 'X-Request-Id': requestIdHeader, ...rateLimitHeaders(true), 'X-Read-Your-Writes': readYourWritesHeader };
     case 'authenticated-maybe-before-limits':
       return { 'X-Request-Id': requestIdHeader, ...rateLimitHeaders(false) };
+    case 'admin':
+      return { 'X-Request-Id': requestIdHeader, ...rateLimitHeaders(true, 'admin token'), 'X-Read-Your-Writes': readYourWritesHeader };
+    case 'admin-maybe-before-limits':
+      return { 'X-Request-Id': requestIdHeader, ...rateLimitHeaders(false, 'admin token') };
   }
 };
 
@@ -165,39 +175,43 @@ export const internalError = (access: Access): ResponseObject =>
   jsonResponse(
     'Unexpected failure. No internals are shown; quote `requestId` to support.',
     'InternalError',
-    access === 'public' ? 'public' : 'authenticated-maybe-before-limits',
+    access === 'public' ? 'public' : isAdminAccess(access) ? 'admin-maybe-before-limits' : 'authenticated-maybe-before-limits',
   );
 
-export const validationFailed = (what: string): ResponseObject =>
+export const validationFailed = (what: string, access: Access = 'authenticated'): ResponseObject =>
   jsonResponse(
     `${what}: \`Validation failed\` with \`details\` mapping each field to a message, ` +
       'or `Missing required fields` with `details.missingFields`.',
     'ValidationError',
-    'authenticated',
+    access,
   );
 
-export const badRequest = (what: string): ResponseObject => jsonResponse(what, 'BadRequestError', 'authenticated');
+export const badRequest = (what: string, access: Access = 'authenticated'): ResponseObject => jsonResponse(what, 'BadRequestError', access);
 
 /** The 400 of a read: `X-Min-Log-Position` (honoured on every authenticated GET) is malformed. */
-export const badMinLogPosition = (): ResponseObject => badRequest('`X-Min-Log-Position` is not a log position.');
+export const badMinLogPosition = (access: Access = 'authenticated'): ResponseObject => badRequest('`X-Min-Log-Position` is not a log position.', access);
 
-/** Failures of a request with a JSON body, before the body is looked at. */
-export const bodyErrors = {
+/** Failures of a request with a JSON body, before the body is looked at (`access`: whose operation it is). */
+export const bodyErrorsOf = (access: Access) => ({
   '400': badRequest(
     'The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, ' +
       '`__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and ' +
       '`details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` ' +
       '(`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong).',
+    access,
   ),
-  '413': jsonResponse('The body is larger than 1 MB.', 'PayloadTooLargeError', 'authenticated'),
+  '413': jsonResponse('The body is larger than 1 MB.', 'PayloadTooLargeError', access),
   '415': jsonResponse(
     'The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` ' +
       'types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names ' +
       'are case-insensitive; other parameters are ignored.',
     'UnsupportedMediaTypeError',
-    'authenticated',
+    access,
   ),
-} as const;
+});
+
+/** Failures of a request with a JSON body on the customer API, before the body is looked at. */
+export const bodyErrors = bodyErrorsOf('authenticated');
 
 /** Responses of the whole application rather than of one operation. */
 export const componentResponses: Record<string, ResponseObject> = {

@@ -1,19 +1,20 @@
 import { componentResponses, schemas as commonSchemas, securitySchemes, serviceUnavailable, type ApiModule } from './common.js';
-import type { ApiResource } from '../ApiResource.js';
 import { system } from './system.js';
 import { idempotencyModule } from './idempotency.js';
 import { conditionalModule } from './conditional.js';
-import type { JsonSchema, OpenApiDocument, PathItemObject } from './types.js';
+import type { JsonSchema, OpenApiDocument, PathItemObject, ResponseObject } from './types.js';
 
 /**
- * Chronicle's OpenAPI 3.1 document: the contract the routes implement and the
- * HTTP tests check every response against (`test/support/openApi.ts`). Schemas are
- * JSON Schema draft 2020-12 (OpenAPI 3.1's dialect) under `components.schemas`.
+ * Chronicle's OpenAPI 3.1 documents, the customer API's (`/openapi.json`) and the
+ * admin API's (`/admin/openapi.json`, its spec in `admin/document.ts`): the
+ * contracts the routes implement and the HTTP tests check every response against
+ * (`test/support/openApi.ts`). Schemas are JSON Schema draft 2020-12 (OpenAPI
+ * 3.1's dialect) under `components.schemas`.
  *
- * Assembled from the service's own paths (`system.ts`), each resource's part (the
- * resources the registry of features lists, each declaring its routes and its
- * part together) and the parts every creating or conditional route shares; the
- * shared building blocks and schemas live in `common.ts`.
+ * Each is assembled from the service's own paths (`system.ts`), each resource's
+ * part (the resources the registry of features lists, each declaring its routes
+ * and its part together) and the parts several routes share; the shared building
+ * blocks and schemas live in `common.ts`.
  */
 
 /** Merges records, refusing a name two parts both define (one would silently hide the other). */
@@ -32,20 +33,32 @@ const merge = <T>(what: string, parts: readonly Readonly<Record<string, T>>[]): 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 /**
- * Adds the 503 of a temporary outage to every authenticated operation: a process
- * still starting (every operation), or a write that cannot be taken now (storage
- * full, a busy store, a record changing under it).
+ * Adds the 503 of a temporary outage (`outage`) to every authenticated
+ * operation: a process still starting (every operation), or a write that cannot
+ * be taken now (storage full, a busy store, a record changing under it).
  */
-const withOutage = (item: PathItemObject): PathItemObject => {
+const withOutage = (item: PathItemObject, outage: ResponseObject): PathItemObject => {
   const out: PathItemObject = { ...item };
   for (const method of METHODS) {
     const operation = item[method];
     if (operation?.security && operation.security.length > 0) {
-      out[method] = { ...operation, responses: { ...operation.responses, '503': serviceUnavailable } };
+      out[method] = { ...operation, responses: { ...operation.responses, '503': outage } };
     }
   }
   return out;
 };
+
+/** What makes one API's document besides its resources: its description, credentials, and the parts around the resources'. */
+export interface DocumentSpec {
+  readonly info: OpenApiDocument['info'];
+  readonly security: OpenApiDocument['security'];
+  readonly securitySchemes: OpenApiDocument['components']['securitySchemes'];
+  /** Parts before the resources' (the service's own paths) and after them (what several operations share). */
+  readonly before: readonly ApiModule[];
+  readonly after: readonly ApiModule[];
+  /** The 503 every authenticated operation may answer. */
+  readonly outage: ResponseObject;
+}
 
 const INFO_DESCRIPTION = `
 The external HTTP/JSON API of the customer platform: contacts, deals, AI agents,
@@ -72,30 +85,44 @@ on a read to wait for it on any instance.
 with case-specific fields. Every response carries \`X-Request-Id\`.
 `.trim();
 
-/** The OpenAPI 3.1 document of the API served under `basePath`, with `resources`. */
-export const openApiDocument = (basePath: string, resources: readonly ApiResource[]): OpenApiDocument => {
-  const modules: readonly ApiModule[] = [system, ...resources.map((resource) => resource.openapi), idempotencyModule, conditionalModule];
+/** The customer API's document: `/openapi.json`. */
+export const customerApiSpec: DocumentSpec = {
+  info: {
+    title: 'Chronicle external API',
+    version: '1.0.0',
+    summary: 'Contacts, deals, agents, webhooks and polling triggers of the customer platform.',
+    description: INFO_DESCRIPTION,
+  },
+  security: [{ bearerAuth: [] }],
+  securitySchemes,
+  before: [system],
+  after: [idempotencyModule, conditionalModule],
+  outage: serviceUnavailable,
+};
+
+/** The OpenAPI 3.1 document of an API (the customer API unless `spec` says another) served under `basePath`, with `resources`. */
+export const openApiDocument = (
+  basePath: string,
+  resources: readonly { readonly openapi: ApiModule }[],
+  spec: DocumentSpec = customerApiSpec,
+): OpenApiDocument => {
+  const modules: readonly ApiModule[] = [...spec.before, ...resources.map((resource) => resource.openapi), ...spec.after];
   const paths: Record<string, PathItemObject> = Object.fromEntries(
-    Object.entries(merge('path', modules.map((m) => m.paths))).map(([path, item]) => [path, withOutage(item)]),
+    Object.entries(merge('path', modules.map((m) => m.paths))).map(([path, item]) => [path, withOutage(item, spec.outage)]),
   );
   const schemas: Record<string, JsonSchema> = merge('schema', [commonSchemas, ...modules.map((m) => m.schemas)]);
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
-    info: {
-      title: 'Chronicle external API',
-      version: '1.0.0',
-      summary: 'Contacts, deals, agents, webhooks and polling triggers of the customer platform.',
-      description: INFO_DESCRIPTION,
-    },
+    info: spec.info,
     servers: [{ url: basePath || '/', description: 'This server' }],
-    security: [{ bearerAuth: [] }],
+    security: spec.security,
     tags: modules.flatMap((m) => m.tags),
     paths,
     components: {
       schemas,
       responses: componentResponses,
-      securitySchemes,
+      securitySchemes: spec.securitySchemes,
     },
   };
 };

@@ -139,8 +139,8 @@ export const system: ApiModule = {
           additionalProperties: false,
           properties: {
             status: { const: 'ok' },
-            eventStore: { type: 'string', description: 'Event store kind: `sqlite` or `eventstoredb`.' },
-            readModels: { type: 'string', description: 'Read-model store kind: `sqlite` (embedded), `mongodb` or `memory`.' },
+            eventStore: { type: 'string', description: 'Event store kind: `sqlite` (embedded), `eventstoredb` or `postgres`.' },
+            readModels: { type: 'string', description: 'Read-model store kind: `sqlite` (embedded), `mongodb`, `postgres` or `memory`.' },
             lastPosition: {
               type: ['string', 'null'],
               pattern: DECIMAL_POSITION,

@@ -47,22 +47,32 @@ const ASSETS: Readonly<Record<string, Asset>> = {
 const escapeHtml = (value: string): string =>
   value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** The /docs page; every URL in it is absolute under the base path, so it works behind the external prefix. */
-const docsPage = (basePath: string): string => {
-  const asset = (name: string) => escapeHtml(`${basePath}/docs/assets/${name}?v=${SWAGGER_UI_VERSION}`);
+/** Where one API's document and its page are served, and what the page is called. */
+export interface DocsPlace {
+  /** Before `/openapi.json` and `/docs` (after the base path): '' for the customer API, `/admin` for the admin API. */
+  readonly prefix: string;
+  readonly title: string;
+}
+
+const CUSTOMER_DOCS: DocsPlace = { prefix: '', title: 'Chronicle API documentation' };
+
+/** The docs page; every URL in it is absolute under the base path, so it works behind the external prefix. */
+const docsPage = (basePath: string, place: DocsPlace): string => {
+  const root = `${basePath}${place.prefix}`;
+  const asset = (name: string) => escapeHtml(`${root}/docs/assets/${name}?v=${SWAGGER_UI_VERSION}`);
   return `<!DOCTYPE html>
 <html lang="en">
   <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
-    <title>Chronicle API documentation</title>
+    <title>${escapeHtml(place.title)}</title>
     <link rel="stylesheet" href="${asset('swagger-ui.css')}">
     <link rel="icon" type="image/png" href="${asset('favicon-32x32.png')}" sizes="32x32">
     <link rel="icon" type="image/png" href="${asset('favicon-16x16.png')}" sizes="16x16">
   </head>
   <body>
-    <div id="swagger-ui" data-openapi-url="${escapeHtml(`${basePath}/openapi.json`)}"></div>
-    <noscript>This page needs JavaScript. The API description itself is at <a href="${escapeHtml(`${basePath}/openapi.json`)}">openapi.json</a>.</noscript>
+    <div id="swagger-ui" data-openapi-url="${escapeHtml(`${root}/openapi.json`)}"></div>
+    <noscript>This page needs JavaScript. The API description itself is at <a href="${escapeHtml(`${root}/openapi.json`)}">openapi.json</a>.</noscript>
     <script src="${asset('swagger-ui-bundle.js')}" charset="utf-8"></script>
     <script src="${asset('docs-init.js')}" charset="utf-8"></script>
   </body>
@@ -77,14 +87,16 @@ interface Loaded {
 
 /**
  * GET /openapi.json (the OpenAPI 3.1 document), GET /docs (Swagger UI) and its
- * assets under /docs/assets/, all without an API key. Swagger UI comes from the
- * installed `swagger-ui-dist` package, never from a CDN. Assets are read and
- * gzipped once, on first request, and cached by browsers for a day; their URLs
- * carry swagger-ui's version, so an upgrade is fetched anew.
+ * assets under /docs/assets/, all without a credential; under `place.prefix` for
+ * an API served there (the admin API: /admin/openapi.json, /admin/docs). Swagger
+ * UI comes from the installed `swagger-ui-dist` package, never from a CDN. Assets
+ * are read and gzipped once, on first request, and cached by browsers for a day;
+ * their URLs carry swagger-ui's version, so an upgrade is fetched anew.
  */
-export const openApiRoutes = (basePath: string, openApi: OpenApiDocument): Router => {
+export const openApiRoutes = (basePath: string, openApi: OpenApiDocument, place: DocsPlace = CUSTOMER_DOCS): Router => {
   const document = JSON.stringify(openApi);
-  const page = docsPage(basePath);
+  const page = docsPage(basePath, place);
+  const { prefix } = place;
   const loaded = new Map<string, Promise<Loaded>>();
   const load = (name: string, asset: Asset): Promise<Loaded> => {
     let found = loaded.get(name);
@@ -102,15 +114,15 @@ export const openApiRoutes = (basePath: string, openApi: OpenApiDocument): Route
   };
 
   const router = new Router();
-  router.get('/openapi.json', (ctx) => {
+  router.get(`${prefix}/openapi.json`, (ctx) => {
     ctx.type = 'application/json';
     ctx.body = document;
   });
-  router.get('/docs', (ctx) => {
+  router.get(`${prefix}/docs`, (ctx) => {
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = page;
   });
-  router.get('/docs/assets/:file', async (ctx) => {
+  router.get(`${prefix}/docs/assets/:file`, async (ctx) => {
     const name = ctx.params.file ?? '';
     const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
     if (!asset) throw new HttpError(404, 'Not found', `No documentation asset ${name}`);

@@ -1,6 +1,7 @@
 import { apiKeyDecider } from '../../../src/domain/apiKeys/apiKeyDecider.js';
 import type { IssueApiKey } from '../../../src/domain/apiKeys/apiKeyCommands.js';
 import type { ApiKeyEvent } from '../../../src/domain/apiKeys/apiKeyEvents.js';
+import type { ApiKeyName } from '../../../src/domain/apiKeys/ApiKeyName.js';
 import { hashApiKey, keyHint } from '../../../src/shared/apiKeyFormat.js';
 import { ALL_PERMISSIONS } from '../../../src/shared/permissions.js';
 import { specFor } from '../../support/givenWhenThen.js';
@@ -14,6 +15,7 @@ const issue: IssueApiKey = {
   type: 'IssueApiKey',
   keyId: 'k-1',
   companyId: 'co-1',
+  name: 'Zapier production' as ApiKeyName,
   keyType: 'zapier',
   permissions: ['deals:read', 'contacts:read', 'deals:read'],
   expiresAt: new Date('2027-01-01T00:00:00.000Z'),
@@ -26,6 +28,7 @@ const issued: ApiKeyEvent = {
   data: {
     keyId: 'k-1',
     companyId: 'co-1',
+    name: 'Zapier production',
     type: 'zapier',
     permissions: ['contacts:read', 'deals:read'],
     expiresAt: '2027-01-01T00:00:00.000Z',

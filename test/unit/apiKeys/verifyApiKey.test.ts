@@ -35,6 +35,7 @@ const issued = (keyId: string, key: string, expiresAt: string | null = null): Re
     data: {
       keyId,
       companyId: 'co-1',
+      name: null,
       type: 'generic',
       permissions: ['contacts:read', 'deals:write'],
       expiresAt,

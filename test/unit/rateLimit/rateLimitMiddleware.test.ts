@@ -75,6 +75,7 @@ const behindPromises = (counters: MemoryRateLimitCounters): RateLimitCounters =>
   limits: counters.limits,
   consume: (keyId, now) => counters.consume(keyId, now),
   acquire: (keyId) => counters.acquire(keyId),
+  withLimits: (limits) => behindPromises(counters.withLimits(limits)),
 });
 
 const kinds: [string, (limits: RateLimits) => RateLimitCounters][] = [

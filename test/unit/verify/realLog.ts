@@ -19,6 +19,9 @@ import { webhookDecider } from '../../../src/domain/webhooks/webhookDecider.js';
 import { WebhookEvent, webhookStream } from '../../../src/domain/webhooks/webhookEvents.js';
 import { newId } from '../../../src/shared/ids.js';
 import { systemClock } from '../../../src/shared/Clock.js';
+import { issueAdminToken } from '../../../src/application/adminTokens/issueAdminToken.js';
+import { revokeAdminToken } from '../../../src/application/adminTokens/revokeAdminToken.js';
+import { AdminTokenName } from '../../../src/domain/adminTokens/AdminTokenName.js';
 
 const right = <A>(result: E.Either<unknown, A>): A => {
   if (E.isLeft(result)) throw new Error(`expected success, got ${JSON.stringify(result.left)}`);
@@ -125,6 +128,8 @@ export const writeRealLog = async (eventStore: EventStore): Promise<RealLog> => 
   const revoked = right(await issueApiKey(keyDeps, keyInput));
   right(await issueApiKey(keyDeps, keyInput));
   right(await revokeApiKey(keyDeps, { keyId: revoked.keyId, metadata: { source: 'cli', correlationId: newId() } }));
+  const adminToken = right(await issueAdminToken(keyDeps, { name: right(AdminTokenName.decode('billing backend')), metadata: { source: 'cli', correlationId: newId() } }));
+  right(await revokeAdminToken(keyDeps, { tokenId: adminToken.tokenId, metadata: { source: 'cli', correlationId: newId() } }));
 
   const subscriptionId = newId();
   const subscription = { subscriptionId, companyId, at: new Date() };

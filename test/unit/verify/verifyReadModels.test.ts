@@ -19,9 +19,9 @@ import { skipLine } from '../../support/integration.js';
 import { postgresTestUrl } from '../../support/postgres.js';
 import { postgresReadModelStores, type PostgresReadModelFixture } from '../../support/postgresReadModels.js';
 
-/** What `writeRealLog` leaves: 2 companies, 2 contacts, 2 deals, 1 agent, 1 user, 2 keys (in 2 read models), 1 subscription. */
-const DOCUMENTS = 13;
-const STREAMS = 11;
+/** What `writeRealLog` leaves: 2 companies, 2 contacts, 2 deals, 1 agent, 1 user, 2 keys (in 2 read models), 1 subscription, 1 admin token. */
+const DOCUMENTS = 14;
+const STREAMS = 12;
 
 describe('verifyReadModels', () => {
   let dir: ReturnType<typeof tempDir>;
@@ -67,7 +67,7 @@ describe('verifyReadModels', () => {
     expect(report.differences).to.deep.equal([]);
     expect(report).to.include({ documents: DOCUMENTS, streams: STREAMS, skipped: 0, position: await eventStore.headPosition() });
     expect(report.events).to.equal((await eventStore.readAll()).length);
-    expect(report.readModels).to.deep.equal(['contacts', 'deals', 'agents', 'users', 'api_keys', 'api_key_directory', 'webhooks', 'companies']);
+    expect(report.readModels).to.deep.equal(['contacts', 'deals', 'agents', 'users', 'api_keys', 'api_key_directory', 'webhooks', 'companies', 'admin_tokens']);
   });
 
   it('builds empty read models from the very events it folds, and finds them equal', async () => {

@@ -14,7 +14,7 @@ export interface Received {
 export type Handle = (request: Received, res: ServerResponse) => void;
 
 export interface Receiver {
-  /** `http://127.0.0.1:<port>` */
+  /** `http://<host>:<port>` */
   readonly url: string;
   readonly port: number;
   readonly requests: Received[];
@@ -30,8 +30,11 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** A local webhook receiver on 127.0.0.1 (loopback only), closed by `close`. */
-export const startReceiver = async (): Promise<Receiver> => {
+/**
+ * A local webhook receiver on 127.0.0.1 (loopback only), or on `host`, an address of this
+ * machine (a test network's bridge), closed by `close`.
+ */
+export const startReceiver = async (host = '127.0.0.1'): Promise<Receiver> => {
   const requests: Received[] = [];
   const handlers = new Map<string, Handle>();
   const sockets = new Set<Socket>();
@@ -63,10 +66,10 @@ export const startReceiver = async (): Promise<Receiver> => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     port,
     requests,
     connections: () => connections,

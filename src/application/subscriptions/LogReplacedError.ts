@@ -1,4 +1,4 @@
-import type { Position } from '../shared/Position.js';
+import type { Position } from '../../shared/Position.js';
 
 /**
  * A subscription that follows a log on a server found that the log no longer

@@ -1,0 +1,20 @@
+import type { Middleware } from 'koa';
+import type { ApiContext, ApiResource } from './ApiResource.js';
+
+/**
+ * Everything an admin resource's routes may use: the customer API's context
+ * without the webhooks, and `Idempotency-Key` scoped to the caller's admin token.
+ * Built once by the start-up and handed to every admin resource.
+ */
+export interface AdminContext extends Pick<ApiContext, 'commands' | 'readModels' | 'readYourWrites'> {
+  /** `Idempotency-Key` on the creating route `route` (`POST /admin/companies/:id/keys`), its body kept through `codec` when given. */
+  idempotency(route: string, codec?: Parameters<ApiContext['idempotency']>[1]): Middleware;
+}
+
+/**
+ * One resource of the admin API, declared as customer resources are: its routes
+ * (under `/admin`, behind the admin token, its rate limit and the JSON body) and
+ * its part of the admin API's OpenAPI document. Features list them in
+ * `adminResources`; adding an admin route to a feature is adding its resource there.
+ */
+export type AdminResource = ApiResource<AdminContext>;

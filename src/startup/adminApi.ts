@@ -1,0 +1,63 @@
+import { measureLag } from '../application/subscriptions/ProjectionRunner.js';
+import { ADMIN_RESOURCES } from '../features/index.js';
+import type { AdminContext } from '../http/AdminResource.js';
+import type { AdminApiDeps } from '../http/createApp.js';
+import { authenticateAdmin } from '../http/middleware/authenticateAdmin.js';
+import { adminTokenScope, idempotency } from '../http/middleware/idempotency.js';
+import { ADMIN_TOKEN_SUBJECT, rateLimit } from '../http/middleware/rateLimit.js';
+import { systemClock } from '../shared/Clock.js';
+import { newId } from '../shared/ids.js';
+import { adminTokensProjection } from '../../projections/adminTokens/adminTokensProjection.js';
+import { freshAdminTokenVerifier } from '../../projections/adminTokens/freshAdminTokenVerifier.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../application/ports/Logger.js';
+import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
+import type { ReadSide } from './readSide.js';
+import type { Stores } from './Stores.js';
+
+/** What the admin API is built from: the start-up's parts (see `AppParts`). */
+export interface AdminApiParts {
+  readonly config: Config;
+  readonly stores: Stores;
+  readonly readSide: ReadSide;
+  /** True until the start completes: admin routes answer 503 `STARTING`. */
+  readonly starting: () => boolean;
+  readonly health: LoopHealth;
+  readonly logger: Logger;
+}
+
+/**
+ * The admin API's routes (`/admin`, every admin resource of the registry), each
+ * behind an admin token, the admin rate limits (the customer API's counters,
+ * judged with ADMIN_RATE_LIMIT_*, keyed by token) and the JSON body.
+ */
+export const adminApi = (parts: AdminApiParts, progress: NonNullable<ReadSide['progress']>): AdminApiDeps => {
+  const { config, stores, readSide } = parts;
+  const { eventStore, readModels } = stores;
+  const readYourWrites = { progress, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs };
+  const keys = { store: stores.idempotency, clock: systemClock, ...readYourWrites };
+  const admin: AdminContext = {
+    commands: { eventStore, newId, clock: systemClock },
+    readModels,
+    readYourWrites,
+    idempotency: (route, codec) => idempotency(keys, route, codec, adminTokenScope),
+  };
+  // A token issued or revoked a moment ago (by the CLI, in another process) is answered as the log has it.
+  const verifyAdminToken = freshAdminTokenVerifier({
+    tokens: readModels.collection(adminTokensProjection),
+    eventStore,
+    progress,
+    appliedPosition: () => readSide.appliedPosition(),
+    lag: readSide.lag ?? (async () => measureLag(eventStore, await readSide.appliedPosition())),
+    clock: systemClock,
+    unknownKeyWaitMs: config.readYourWritesTimeoutMs,
+  });
+  const reports = { health: parts.health, logger: parts.logger.child({ role: 'rate-limits' }) };
+  return {
+    authenticate: authenticateAdmin(verifyAdminToken, systemClock),
+    starting: parts.starting,
+    rateLimit: rateLimit(stores.rateLimits.withLimits(config.adminRateLimit), systemClock, reports, ADMIN_TOKEN_SUBJECT),
+    ...readYourWrites,
+    routers: ADMIN_RESOURCES.flatMap((resource) => resource.routes(admin)),
+  };
+};

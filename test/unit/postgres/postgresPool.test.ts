@@ -1,0 +1,53 @@
+import { expect } from 'chai';
+import type pg from 'pg';
+import { createPostgresPool, inTransaction, withConnection } from '../../../src/adapters/postgres/postgresPool.js';
+import { withReadModelTransaction } from '../../../src/adapters/postgres/withReadModelTransaction.js';
+import { sleep } from '../../support/events.js';
+import { skipLine } from '../../support/integration.js';
+import { postgresTestUrl } from '../../support/postgres.js';
+
+/** The server ends `client`'s session (as a restart with `-m fast` ends every one), from another connection. */
+const endSessionOf = async (pool: pg.Pool, client: pg.PoolClient): Promise<void> => {
+  const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  await pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+  // The server's goodbye arrives while no statement of `client` runs.
+  await sleep(300);
+};
+
+if (!postgresTestUrl()) {
+  skipLine('PostgreSQL pool: connections that break while held', 'POSTGRES_TEST_URL');
+} else {
+  describe('PostgreSQL pool: a connection whose session ends while it is held', function () {
+    this.timeout(20_000);
+    let pool: pg.Pool;
+    beforeEach(() => {
+      pool = createPostgresPool(postgresTestUrl()!, { max: 3, applicationName: 'chronicle-test' });
+    });
+    afterEach(() => pool.end());
+
+    it('between two statements of a use: the use goes on, the connection is dropped, the process lives', async () => {
+      const answer = await withConnection(pool, async (client) => {
+        await endSessionOf(pool, client);
+        return 'done';
+      });
+      expect(answer).to.equal('done');
+      // The pool holds no broken connection: every statement after it answers.
+      const answers = await Promise.all([1, 2, 3].map(async (n) => (await pool.query<{ n: number }>('SELECT $1::int AS n', [n])).rows[0]!.n));
+      expect(answers).to.deep.equal([1, 2, 3]);
+    });
+
+    it('inside a transaction: its next statement fails, and nothing else does', async () => {
+      const failed = await inTransaction(pool, async (client) => {
+        await endSessionOf(pool, client);
+        await client.query('SELECT 1');
+      }).catch((error: unknown) => error);
+      expect(failed).to.be.instanceOf(Error);
+      const read = await withReadModelTransaction(pool, async (client) => {
+        await endSessionOf(pool, client);
+        await client.query('SELECT 1');
+      }).catch((error: unknown) => error);
+      expect(read).to.be.instanceOf(Error);
+      expect((await pool.query('SELECT 1 AS one')).rows).to.deep.equal([{ one: 1 }]);
+    });
+  });
+}
