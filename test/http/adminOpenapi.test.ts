@@ -27,6 +27,7 @@ const declaredRoutes = (): string[] => {
     readModels: new MemoryReadModelStore(),
     readYourWrites: { progress: new CheckpointProgress(async () => null, 1000), readYourWritesTimeoutMs: 1 },
     idempotency: () => passThrough,
+    console: { publicUrl: undefined, basePath: '' },
   };
   return ADMIN_RESOURCES.flatMap((resource) => resource.routes(context)).flatMap((router) =>
     router.stack.flatMap((layer) =>
@@ -68,6 +69,7 @@ describe('The admin API\'s OpenAPI document', () => {
       'GET /admin/companies/{id}/agents',
       'GET /admin/companies/{id}/agents/{agentId}',
       'PATCH /admin/companies/{id}/agents/{agentId}',
+      'POST /admin/companies/{id}/console-sessions',
     ]);
   });
 
@@ -83,7 +85,9 @@ describe('The admin API\'s OpenAPI document', () => {
       expect(operation.responses, where).to.include.keys('401', '429', '500', '503');
       expect(operation['x-required-permission'], where).to.equal(undefined);
       const parameters = (operation.parameters ?? []).map((parameter) => ('name' in parameter ? parameter.name : ''));
-      expect(parameters.includes('Idempotency-Key'), where).to.equal(method === 'post');
+      // A console link is a secret shown once: a replay could not show it again, so each call issues a new one.
+      const idempotent = method === 'post' && path !== '/admin/companies/{id}/console-sessions';
+      expect(parameters.includes('Idempotency-Key'), where).to.equal(idempotent);
     }
   });
 

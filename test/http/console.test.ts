@@ -111,7 +111,7 @@ describe('HTTP: the customer console (links, sessions, CSRF, headers)', function
     it('refuses a change without the CSRF token, with a wrong one, or from another origin, and changes nothing', async () => {
       const session = await openConsole(api.baseUrl, api.chronicle.stores.eventStore, api.companyId);
       const keysBefore = (await session.get('/console/keys')).text.match(/<tr>/g)?.length;
-      const fields = { type: 'generic', permissions: 'contacts:read' };
+      const fields = { name: 'Probe', type: 'generic', permissions: 'contacts:read' };
       for (const [why, posted] of [
         ['no token', await session.post('/console/keys', fields, { withoutCsrf: true })],
         ['a wrong token', await session.post('/console/keys', { ...fields, _csrf: 'x'.repeat(43) })],
@@ -153,16 +153,20 @@ describe('HTTP: the customer console (links, sessions, CSRF, headers)', function
 
     it('leaves the same events as the API, with source console and the session', async () => {
       const session = await openConsole(api.baseUrl, api.chronicle.stores.eventStore, api.companyId);
-      const created = await session.post('/console/keys', { type: 'zapier', permissions: ['contacts:read', 'deals:read'] });
+      const unnamed = await session.post('/console/keys', { name: ' ', type: 'zapier', permissions: ['contacts:read'] });
+      expect([unnamed.status, /id="name-problem">([^<]*)</.exec(unnamed.text)?.[1]]).to.deep.equal([422, 'Give the key a name.']);
+      const created = await session.post('/console/keys', { name: 'Zapier production', type: 'zapier', permissions: ['contacts:read', 'deals:read'] });
       expect(created.status).to.equal(201);
+      expect(created.text).to.contain('<dt>Name</dt><dd>Zapier production</dd>');
       const key = /<code id="new-key"[^>]*>(chr_[A-Za-z0-9]+)<\/code>/.exec(created.text)![1]!;
       const keyId = /<dt>Id<\/dt><dd><code>([0-9a-f-]+)<\/code>/.exec(created.text)![1]!;
       expect((await api.request('GET', '/test', { key })).body.data.permissions).to.deep.equal(['contacts:read', 'deals:read']);
       const listed = await session.get('/console/keys');
       expect(listed.text).to.contain(keyId);
       expect(listed.text).not.to.contain(key);
+      expect(listed.text).to.contain('<th scope="row">Zapier production<br>');
       const asked = await session.post(`/console/keys/${keyId}/revoke`);
-      expect([asked.status, titleOf(asked.text)]).to.deep.equal([200, `Revoke the key chr_...${key.slice(-4)}?`]);
+      expect([asked.status, titleOf(asked.text)]).to.deep.equal([200, 'Revoke the key Zapier production?']);
       expect((await api.request('GET', '/test', { key })).status).to.equal(200);
       const revoked = await session.post(`/console/keys/${keyId}/revoke`, { confirmed: 'yes' });
       expect([revoked.status, revoked.headers.get('location')]).to.deep.equal([303, '/console/keys?done=revoked']);
@@ -196,7 +200,7 @@ describe('HTTP: the customer console (links, sessions, CSRF, headers)', function
       const opened = await consolePost(api.baseUrl, '/console/login', { token: link.token });
       const cookie = sessionCookieOf(opened)!;
       await consoleGet(api.baseUrl, '/console', cookie);
-      await consolePost(api.baseUrl, '/console/keys', { type: 'generic' }, cookie);
+      await consolePost(api.baseUrl, '/console/keys', { name: 'Logged', type: 'generic' }, cookie);
       expect(api.logs()).to.contain('"path":"/console/login"');
       expect(api.logs()).not.to.contain(link.token.split('.')[1]);
       expect(api.logs()).not.to.contain(cookie.split('.')[1]);

@@ -1,10 +1,7 @@
-import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeysProjection.js';
+import { apiKeyNameOf, type ApiKeyDoc } from '../../../projections/apiKeys/apiKeysProjection.js';
 
 /** How a key is named on a page: its name when it has one, else its hint (`chr_...abcd`). */
-export const keyLabel = (doc: ApiKeyDoc): string => {
-  const { name } = doc as ApiKeyDoc & { readonly name?: string | null };
-  return typeof name === 'string' && name !== '' ? name : doc.keyHint;
-};
+export const keyLabel = (doc: ApiKeyDoc): string => apiKeyNameOf(doc) ?? doc.keyHint;
 
 /** Whether a key works now: active, revoked, or expired. */
 export const keyState = (doc: ApiKeyDoc, now: Date): 'active' | 'revoked' | 'expired' => {

@@ -11,13 +11,14 @@ export const KEY_TYPES = Object.keys(ApiKeyType.keys) as readonly ApiKeyType[];
 
 /** What the create form was sent with, and what was wrong with it (shown again with the form). */
 export interface KeyForm {
+  readonly name: string;
   readonly type: string;
   readonly permissions: readonly string[];
   readonly expiresAt: string;
   readonly problems: Readonly<Record<string, string>>;
 }
 
-export const EMPTY_KEY_FORM: KeyForm = { type: 'generic', permissions: [], expiresAt: '', problems: {} };
+export const EMPTY_KEY_FORM: KeyForm = { name: '', type: 'generic', permissions: [], expiresAt: '', problems: {} };
 
 const problem = (form: KeyForm, field: string): Html | '' =>
   form.problems[field] ? html`<p class="bad" id="${field}-problem">${form.problems[field]}</p>` : '';
@@ -65,6 +66,12 @@ export const keysBody = (spec: { readonly basePath: string; readonly csrf: strin
   <form method="post" action="${consoleUrl(spec.basePath, '/keys')}" class="stack" novalidate>
     ${csrfField(spec.csrf)}
     <div>
+      <label for="key-name">Name</label>
+      <input type="text" id="key-name" name="name" value="${form.name}" maxlength="200" autocomplete="off"${described(form, 'name')}>
+      <p class="hint">So that you can tell your keys apart, for example “Zapier production”.</p>
+      ${problem(form, 'name')}
+    </div>
+    <div>
       <label for="key-type">Type</label>
       <select id="key-type" name="type"${described(form, 'type')}>
         ${KEY_TYPES.map((type) => html`<option value="${type}"${form.type === type ? html` selected` : ''}>${type}</option>`)}
@@ -96,6 +103,7 @@ export const keyCreatedBody = (basePath: string, key: IssuedApiKey): Html => htm
   <h2 id="created-title">Your new key</h2>
   ${secretBox('new-key', 'Key', key.key, 'Shown only now: Chronicle keeps only a hash of it. Store it safely before you leave this page.')}
   <dl class="record">
+    <dt>Name</dt><dd>${key.name ?? ''}</dd>
     <dt>Id</dt><dd><code>${key.keyId}</code></dd>
     <dt>Type</dt><dd>${key.type}</dd>
     <dt>Permissions</dt><dd>${key.permissions.join(', ')}</dd>

@@ -3,6 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { Context } from 'koa';
 import { issueApiKey } from '../../application/apiKeys/issueApiKey.js';
 import { revokeApiKey } from '../../application/apiKeys/revokeApiKey.js';
+import { ApiKeyName } from '../../domain/apiKeys/ApiKeyName.js';
 import { describeApiKeyError } from '../../domain/apiKeys/apiKeyErrors.js';
 import { ApiKeyType } from '../../shared/permissions.js';
 import { apiKeysProjection } from '../../../projections/apiKeys/apiKeysProjection.js';
@@ -45,16 +46,20 @@ export const keyRoutes = (deps: ConsoleDeps): Router => {
 
   router.post('/console/keys', async (ctx) => {
     const form = await readForm(ctx);
-    const sent: KeyForm = { type: field(form, 'type'), permissions: form.getAll('permissions'), expiresAt: field(form, 'expiresAt'), problems: {} };
+    const sent: KeyForm = { name: field(form, 'name'), type: field(form, 'type'), permissions: form.getAll('permissions'), expiresAt: field(form, 'expiresAt'), problems: {} };
     const problems: Record<string, string> = {};
+    const name = ApiKeyName.decode(sent.name.trim());
+    if (sent.name.trim() === '') problems.name = 'Give the key a name.';
+    else if (E.isLeft(name)) problems.name = 'Use at most 200 characters, with no control characters.';
     const permissions = permissionsOf(sent.permissions);
     if (!ApiKeyType.is(sent.type)) problems.type = 'Choose a type.';
     if (permissions.length === 0) problems.permissions = 'Choose at least one permission.';
     const expiresAt = sent.expiresAt === '' ? null : utcDateTimeField(sent.expiresAt);
     if (sent.expiresAt !== '' && expiresAt === null) problems.expiresAt = 'Give a date and time, or leave it empty.';
-    if (Object.keys(problems).length > 0) return keysPage(ctx, { ...sent, problems }, 422);
+    if (Object.keys(problems).length > 0 || E.isLeft(name)) return keysPage(ctx, { ...sent, problems }, 422);
     const issued = await issueApiKey(deps.commands, {
       companyId: signedInOf(ctx).session.companyId,
+      name: name.right,
       type: sent.type as ApiKeyType,
       permissions,
       expiresAt,
