@@ -61,6 +61,18 @@ describe('HTTP admin API: links into the customer console', function () {
       expect(api.logs()).to.not.include(tokenOf(second));
     });
 
+    it('answers a replay of an Idempotency-Key with the same expiry and no link (shown once), and issues no other', async () => {
+      const headers = { 'Idempotency-Key': randomUUID() };
+      const path = `/admin/companies/${companyId}/console-sessions`;
+      const first = await api.request('POST', path, { key: token, body: {}, headers });
+      const replay = await api.request('POST', path, { key: token, body: {}, headers });
+      expect(first.status).to.equal(201);
+      expect(first.body.data.url).to.be.a('string');
+      expect([replay.status, replay.headers.get('Idempotent-Replayed')]).to.deep.equal([201, 'true']);
+      expect(replay.body.data).to.deep.equal({ url: null, expiresAt: first.body.data.expiresAt });
+      expect(replay.headers.get('X-Log-Position')).to.equal(first.headers.get('X-Log-Position'));
+    });
+
     it('answers 404 Company not found for an unknown company, and 401 to a customer API key', async () => {
       const unknown = await admin('POST', `/admin/companies/${randomUUID()}/console-sessions`, {});
       expect([unknown.status, unknown.body.success, unknown.body.error]).to.deep.equal([404, false, 'Company not found']);
