@@ -10,6 +10,7 @@
  *   src/webhooks      fan-out mapping, dispatcher, signing, target-URL guard
  *   src/features      the registry: each feature's aggregates, read models and API resources
  *   src/http, src/cli, src/ops   the ways in
+ *   src/console       the customer console, a way in of its own: its pages and its session
  *   src/adapters      the only code that touches a driver
  *   src/startup       the composition root: the start-up's steps; src/startup/adapters.ts is the only file
  *                     that picks adapters
@@ -42,7 +43,7 @@ module.exports = {
       from: { path: '^src/application/' },
       to: {
         path: [
-          '^src/(http|cli|ops|adapters|webhooks|features)/',
+          '^src/(http|cli|ops|console|adapters|webhooks|features)/',
           '^src/startup/', '^src/(config|logging)\\.ts$',
           '^projections/',
         ],
@@ -54,7 +55,7 @@ module.exports = {
       comment: 'projections/ build on the domain, shared, application ports and the webhook-event mapping; never on a way in.',
       from: { path: '^projections/' },
       to: {
-        path: ['^src/(http|cli|ops|adapters|features)/', '^src/startup/', '^src/(config|logging)\\.ts$'],
+        path: ['^src/(http|cli|ops|console|adapters|features)/', '^src/startup/', '^src/(config|logging)\\.ts$'],
       },
     },
     {
@@ -62,14 +63,23 @@ module.exports = {
       severity: 'error',
       comment: 'src/webhooks never imports http, cli, ops, an adapter or the composition root.',
       from: { path: '^src/webhooks/' },
-      to: { path: ['^src/(http|cli|ops|adapters|features)/', '^src/startup/', '^src/config\\.ts$'] },
+      to: { path: ['^src/(http|cli|ops|console|adapters|features)/', '^src/startup/', '^src/config\\.ts$'] },
     },
     {
       name: 'http-never-imports-an-adapter',
       severity: 'error',
       comment: 'Routes and middleware work on ports; adapters are picked in src/startup/adapters.ts.',
       from: { path: '^src/http/' },
-      to: { path: ['^src/adapters/', '^src/(cli|features|startup)/'] },
+      to: { path: ['^src/adapters/', '^src/(cli|console|features|startup)/'] },
+    },
+    {
+      name: 'console-calls-the-application',
+      severity: 'error',
+      comment:
+        'The customer console calls application functions and reads read models through their ports, as the API does: ' +
+        'never an adapter, a driver, the CLI, the registry or the start-up (adapters are picked in src/startup/adapters.ts).',
+      from: { path: '^src/console/' },
+      to: { path: ['^src/adapters/', '^src/(cli|features|startup)/', '^src/(config|logging)\\.ts$'] },
     },
     {
       name: 'features-only-compose',

@@ -169,6 +169,27 @@ const secretKeyList = new t.Type<readonly SecretKey[], string, unknown>(
   (keys) => keys.map(String).join(','),
 );
 
+/**
+ * CONSOLE_FRAME_ANCESTORS: who may frame the console, as CSP `frame-ancestors` sources separated by spaces:
+ * `'none'` alone, or any of `'self'` and origins (`https://dashboard.example.com`, `https://*.example.com:8443`).
+ * The keywords may be written without their quotes (a `.env` file drops them): `none`, `self`.
+ */
+const frameAncestors = new t.Type<readonly string[], string, unknown>(
+  'frameAncestors',
+  (u): u is readonly string[] => Array.isArray(u),
+  (u, c) => {
+    const keyword = (source: string) => (source === 'none' || source === 'self' ? `'${source}'` : source);
+    const sources = typeof u === 'string' ? u.trim().split(/\s+/).map(keyword) : [];
+    const origin = /^https?:\/\/(\*\.)?[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(:\d{1,5})?$/;
+    const valid = sources.every((source) => source === "'self'" || origin.test(source));
+    if (sources.length === 1 && sources[0] === "'none'") return t.success(sources);
+    return sources.length > 0 && sources[0] !== '' && valid
+      ? t.success(sources)
+      : t.failure(u, c, "must be 'none', or 'self' and origins such as https://dashboard.example.com, separated by spaces");
+  },
+  (sources) => sources.join(' '),
+);
+
 /** Where embedded read models live: their SQLite file (the default) or this process's memory. */
 const readModelsKind = t.keyof({ sqlite: null, memory: null });
 
@@ -226,6 +247,10 @@ const variables = {
   SECRETS_KEY: { codec: secretKey, default: undefined },
   SECRETS_KEY_FILE: { codec: secretKeyFile, default: undefined },
   SECRETS_KEY_PREVIOUS: { codec: secretKeyList, default: undefined },
+  CONSOLE_PUBLIC_URL: { codec: urlWithScheme('URL', ['https:', 'http:']), default: undefined },
+  CONSOLE_FRAME_ANCESTORS: { codec: frameAncestors, default: 'none' },
+  CONSOLE_SESSION_IDLE_SECONDS: { codec: intFromString('seconds', 1, 86_400), default: '1800' },
+  CONSOLE_SESSION_MAX_SECONDS: { codec: intFromString('seconds', 1, 604_800), default: '28800' },
 } as const;
 
 /** Variables whose value is a secret: a problem with one never shows the value. */
@@ -312,6 +337,18 @@ export interface Config {
    * secrets are kept in the clear. Secrets: never logged (they print as their id).
    */
   readonly secrets: { readonly key: SecretKey | undefined; readonly previousKeys: readonly SecretKey[] };
+  readonly console: {
+    /**
+     * The scheme, host and port customers reach Chronicle at (`https://api.example.com`): console links
+     * start with it, then BASE_PATH. Unset: the admin API answers with the origin its request came to
+     * (through TRUST_PROXY's headers), the CLI with this process's own address.
+     */
+    readonly publicUrl: string | undefined;
+    /** CSP `frame-ancestors` of every console page: `'none'` (the default) or the platform's origins that embed it. */
+    readonly frameAncestors: readonly string[];
+    /** A session ends after `idleMs` without a request, and `maxMs` after it opened, whatever happens. */
+    readonly session: { readonly idleMs: number; readonly maxMs: number };
+  };
 }
 
 export class ConfigError extends Error {
@@ -429,5 +466,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     metricsToken: c.METRICS_TOKEN,
     shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,
     secrets: { key: c.SECRETS_KEY ?? c.SECRETS_KEY_FILE, previousKeys: c.SECRETS_KEY_PREVIOUS ?? [] },
+    console: {
+      publicUrl: c.CONSOLE_PUBLIC_URL?.replace(/\/+$/, ''),
+      frameAncestors: c.CONSOLE_FRAME_ANCESTORS,
+      session: { idleMs: c.CONSOLE_SESSION_IDLE_SECONDS * 1000, maxMs: c.CONSOLE_SESSION_MAX_SECONDS * 1000 },
+    },
   };
 };

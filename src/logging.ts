@@ -15,6 +15,15 @@ export const REDACTED_PATHS = [
   '*.secret',
   'password',
   '*.password',
+  // Console session cookies and link tokens.
+  'cookie',
+  '*.cookie',
+  'headers.cookie',
+  '*.headers.cookie',
+  'headers["set-cookie"]',
+  '*.headers["set-cookie"]',
+  'token',
+  '*.token',
 ];
 
 /** Structured JSON logs on stdout (or the given destination), secrets redacted. */

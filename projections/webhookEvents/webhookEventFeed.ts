@@ -85,3 +85,27 @@ export const eventFeedItemOf = (doc: WebhookEventDoc): EventFeedItem => ({
   data: doc.event.data,
   metadata: { companyId: doc.companyId, eventId: doc.event.eventId, source: doc.event.source },
 });
+
+/** Pages of the newest-first feed a reader may turn to: each is read from the top, so deep pages cost more (GET /events pages the whole log). */
+export const MAX_RECENT_FEED_PAGES = 20;
+
+/**
+ * One page of a company's newest events, newest first (the console's activity):
+ * each type's newest `page × limit + 1` (a keyset read from the top of its
+ * collection, counting nothing), merged, then the page cut out. `hasMore` says a
+ * next, older page has events.
+ */
+export const readRecentFeed = async (
+  collections: WebhookEventCollections,
+  params: { readonly companyId: string; readonly types: readonly WebhookEventType[]; readonly page: number; readonly limit: number },
+): Promise<{ readonly events: readonly WebhookEventDoc[]; readonly hasMore: boolean }> => {
+  const page = Math.min(Math.max(1, params.page), MAX_RECENT_FEED_PAGES);
+  const depth = page * params.limit + 1;
+  const lists = await Promise.all(
+    params.types.map((type) =>
+      collections[type].list({ companyId: params.companyId, filters: [], page: 1, limit: depth, order: 'desc', withTotal: false }),
+    ),
+  );
+  const merged = lists.flatMap((list) => list.items).sort((a, b) => compareFeedOrder(b, a));
+  return { events: merged.slice((page - 1) * params.limit, page * params.limit), hasMore: merged.length > page * params.limit };
+};

@@ -4,6 +4,7 @@ import type { CliContext, RegisterCommands } from './CliContext.js';
 import { registerAdminTokens } from './commands/adminTokens.js';
 import { registerAgents } from './commands/agents.js';
 import { registerCompanies } from './commands/companies.js';
+import { registerConsole } from './commands/console.js';
 import { registerEvents } from './commands/events.js';
 import { registerKeys } from './commands/keys.js';
 import { registerReplay } from './commands/replay.js';
@@ -25,6 +26,7 @@ const commands: readonly RegisterCommands[] = [
   registerEvents,
   registerWebhooks,
   registerSecrets,
+  registerConsole,
 ];
 
 /** Builds the `chronicle` program; every command module plugs in here. */

@@ -11,6 +11,7 @@ import { adminTokens } from './adminTokens.js';
 import { agents } from './agents.js';
 import { apiKeys } from './apiKeys.js';
 import { companies } from './companies.js';
+import { customerConsole } from './console.js';
 import { contacts } from './contacts.js';
 import { deals } from './deals.js';
 import type { Feature } from './Feature.js';
@@ -25,7 +26,7 @@ import { webhooks } from './webhooks.js';
  * read models and resources, is adding one line here (docs/contributors,
  * "Adding an aggregate").
  */
-export const FEATURES: readonly Feature[] = [contacts, deals, agents, users, apiKeys, webhooks, webhookEvents, companies, adminTokens];
+export const FEATURES: readonly Feature[] = [contacts, deals, agents, users, apiKeys, webhooks, webhookEvents, companies, adminTokens, customerConsole];
 
 /** Every aggregate, in the order of the features. */
 export const AGGREGATES: readonly AnyAggregate[] = FEATURES.flatMap((feature) => feature.aggregates ?? []);

@@ -51,6 +51,8 @@ export interface AppDeps {
   readonly draining?: () => boolean;
   /** Routes without an API key (documentation), mounted after the operational routes. */
   readonly publicRouters?: readonly Router[];
+  /** Routes with a way in of their own (the customer console: its session, not an API key), each behind its `before`. */
+  readonly mounted?: readonly { readonly router: Router; readonly before: readonly Middleware[] }[];
   readonly api?: ApiDeps;
   readonly admin?: AdminApiDeps;
 }
@@ -104,6 +106,7 @@ export const createApp = (deps: AppDeps): Koa => {
   if (deps.ready) routes.add(readinessRoutes(deps.ready));
   if (deps.metrics) routes.add(metricsRoutes(deps.metrics));
   for (const router of deps.publicRouters ?? []) routes.add(router);
+  for (const { router, before } of deps.mounted ?? []) routes.add(router, before);
   if (deps.api) {
     const before = guard(deps.api, authenticate(deps.api.verifyApiKey, deps.clock));
     for (const router of deps.api.routers) routes.add(router, before);

@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 
-/** Where a change came from: the customer API, the CLI, the server itself, the platform's admin API. */
-export const EventSource = t.keyof({ api: null, cli: null, system: null, admin: null });
+/** Where a change came from: the customer API, the CLI, the customer console, the server itself, the platform's admin API. */
+export const EventSource = t.keyof({ api: null, cli: null, console: null, system: null, admin: null });
 export type EventSource = t.TypeOf<typeof EventSource>;
 
 /**
@@ -22,6 +22,8 @@ export const EventMetadata = t.intersection([
     /** The admin token (its id, never the token) of a change made through the admin API. */
     adminTokenId: t.string,
     userId: t.string,
+    /** The customer-console session that made the change (source `console`). */
+    sessionId: t.string,
     causationId: t.string,
     schemaVersion: t.number,
   }),

@@ -3,10 +3,12 @@ import type { EventStore } from '../application/ports/EventStore.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { RateLimitCounters } from '../application/ports/RateLimitCounters.js';
 import { MemoryRateLimitCounters } from '../adapters/memory/MemoryRateLimitCounters.js';
+import { SqliteConsoleSessionStore } from '../adapters/sqlite/SqliteConsoleSessionStore.js';
 import { SqliteEventStore } from '../adapters/sqlite/SqliteEventStore.js';
 import { SqliteIdempotencyStore } from '../adapters/sqlite/SqliteIdempotencyStore.js';
 import { SqliteRateLimitCounters } from '../adapters/sqlite/SqliteRateLimitCounters.js';
 import { SqliteReadModelStore } from '../adapters/sqlite/SqliteReadModelStore.js';
+import { SqliteUsageCounters } from '../adapters/sqlite/SqliteUsageCounters.js';
 import { MemoryReadModelStore } from '../adapters/memory/MemoryReadModelStore.js';
 import { SupervisedRateLimitCounters, serveRateLimits } from '../adapters/ipc/SupervisedRateLimitCounters.js';
 import type { IpcEndpoint } from '../shared/IpcEndpoint.js';
@@ -40,6 +42,9 @@ export const embeddedReadModelsFile = (dataDir: string): string => join(dataDir,
  * docs/contributors/sqlite-read-models.md, "One process: batches share a commit").
  */
 export const SHARED_READ_MODEL_COMMIT_MS = 20;
+
+/** File of the console's sessions and usage counters inside DATA_DIR, shared by every process on it. */
+export const embeddedConsoleFile = (dataDir: string): string => join(dataDir, 'console.sqlite');
 
 /** File of the embedded rate-limit counters inside DATA_DIR, shared by every process on it. */
 export const embeddedRateLimitsFile = (dataDir: string): string => join(dataDir, 'rate-limits.sqlite');
@@ -78,7 +83,9 @@ const openEngineStores = async (config: Config, options: { readonly supervisor?:
             // share a commit (every 20 ms at most); other processes on DATA_DIR see them then.
             shareCommitMs: config.roles.api && config.roles.projections ? SHARED_READ_MODEL_COMMIT_MS : 0,
           });
-    let rateLimits: RateLimitCounters;
+    let rateLimits: RateLimitCounters | undefined;
+    let consoleSessions: SqliteConsoleSessionStore | undefined;
+    let usage: SqliteUsageCounters;
     try {
       // One process running the API and the projections (`npm start`) is the only API process on its
       // DATA_DIR: it counts in memory, far cheaper than in the shared file
@@ -91,8 +98,10 @@ const openEngineStores = async (config: Config, options: { readonly supervisor?:
         : config.roles.api && !config.roles.projections
           ? SqliteRateLimitCounters.open(embeddedRateLimitsFile(config.dataDir), config.rateLimit)
           : new MemoryRateLimitCounters(config.rateLimit);
+      consoleSessions = SqliteConsoleSessionStore.open(embeddedConsoleFile(config.dataDir));
+      usage = SqliteUsageCounters.open(embeddedConsoleFile(config.dataDir));
     } catch (error) {
-      await readModels.close();
+      await Promise.allSettled([readModels.close(), rateLimits?.close?.(), consoleSessions?.close()]);
       throw error;
     }
     return {
@@ -102,6 +111,8 @@ const openEngineStores = async (config: Config, options: { readonly supervisor?:
       webhookSecrets: new SqliteWebhookSecretStore(adapter.db),
       webhookOutbox: new SqliteWebhookOutbox(adapter.db),
       idempotency: new SqliteIdempotencyStore(adapter.db),
+      consoleSessions,
+      usage,
     };
   } catch (error) {
     await eventStore.close();
@@ -109,13 +120,15 @@ const openEngineStores = async (config: Config, options: { readonly supervisor?:
   }
 };
 
-/** Read models, rate-limit counters, webhook secrets, outbox and idempotency keys in one MongoDB database. */
+/** Read models, rate-limit counters, webhook secrets, outbox, idempotency keys, console sessions and usage in one MongoDB database. */
 const openMongoStores = async (url: string, config: Config): Promise<Omit<Stores, 'eventStore'>> => {
   const { MongoReadModelStore } = await import('../adapters/mongodb/MongoReadModelStore.js');
   const { MongoRateLimitCounters } = await import('../adapters/mongodb/MongoRateLimitCounters.js');
   const { MongoWebhookSecretStore } = await import('../adapters/mongodb/MongoWebhookSecretStore.js');
   const { MongoWebhookOutbox } = await import('../adapters/mongodb/MongoWebhookOutbox.js');
   const { MongoIdempotencyStore } = await import('../adapters/mongodb/MongoIdempotencyStore.js');
+  const { MongoConsoleSessionStore } = await import('../adapters/mongodb/MongoConsoleSessionStore.js');
+  const { MongoUsageCounters } = await import('../adapters/mongodb/MongoUsageCounters.js');
   const readModels = await MongoReadModelStore.connect(url, config.mongoDb);
   try {
     return {
@@ -124,6 +137,8 @@ const openMongoStores = async (url: string, config: Config): Promise<Omit<Stores
       webhookSecrets: new MongoWebhookSecretStore(readModels.database),
       webhookOutbox: await MongoWebhookOutbox.create(readModels.database),
       idempotency: await MongoIdempotencyStore.create(readModels.database),
+      consoleSessions: await MongoConsoleSessionStore.create(readModels.database),
+      usage: await MongoUsageCounters.create(readModels.database),
     };
   } catch (error) {
     await readModels.close();

@@ -41,6 +41,7 @@ export const adminApi = (parts: AdminApiParts, progress: NonNullable<ReadSide['p
     readModels,
     readYourWrites,
     idempotency: (route, codec) => idempotency(keys, route, codec, adminTokenScope),
+    console: { publicUrl: config.console.publicUrl, basePath: config.basePath },
   };
   // A token issued or revoked a moment ago (by the CLI, in another process) is answered as the log has it.
   const verifyAdminToken = freshAdminTokenVerifier({

@@ -2,6 +2,9 @@ import type Koa from 'koa';
 import { READ_MODELS_CHECKPOINT, measureLag } from '../application/subscriptions/ProjectionRunner.js';
 import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
 import type { Logger } from '../application/ports/Logger.js';
+import type { UsageRecorder } from '../application/usage/UsageRecorder.js';
+import { consoleRoutes } from '../console/consoleRoutes.js';
+import type { ConsoleDeps } from '../console/ConsoleDeps.js';
 import type { Config } from '../config.js';
 import { rateLimit } from '../http/middleware/rateLimit.js';
 import { createApp } from '../http/createApp.js';
@@ -36,6 +39,8 @@ export interface AppParts {
   readonly resolveHost?: ResolveHost;
   /** The background loops meeting store errors right now, for /ready. */
   readonly health: LoopHealth;
+  /** Where each API request is counted for its company (the console's usage). */
+  readonly usage?: UsageRecorder;
   /** GET /metrics' text, when it is not this process's own (an API worker of API_WORKERS: every worker's, added up). */
   readonly renderMetrics?: () => Promise<string>;
 }
@@ -93,6 +98,7 @@ export const buildApp = (parts: AppParts): Koa => {
     draining: parts.stopping,
   };
   if (!config.roles.api || !readSide.progress) return createApp({ ...ops, logger: logger.child({ role: 'ops' }) });
+  const api = apiContext(parts, readSide.progress);
   return createApp({
     ...ops,
     logger: logger.child({ role: 'api' }),
@@ -100,20 +106,21 @@ export const buildApp = (parts: AppParts): Koa => {
       openApiRoutes(config.basePath, apiDocument(config.basePath)),
       openApiRoutes(config.basePath, adminDocument(config.basePath), { prefix: '/admin', title: 'Chronicle admin API documentation' }),
     ],
-    api: apiRoutes(parts, readSide.progress),
+    // The customer console beside the API, on the same stores, behind its own sessions.
+    mounted: consoleRoutes(consoleDeps(parts, api)),
+    api: apiRoutes(parts, api, readSide.progress),
     admin: adminApi(parts, readSide.progress),
   });
 };
 
-/** The resource routes, each with the stores and settings it needs. */
-const apiRoutes = (parts: AppParts, progress: NonNullable<ReadSide['progress']>) => {
+/** What every resource's routes use: the stores and settings, built once. */
+const apiContext = (parts: AppParts, progress: NonNullable<ReadSide['progress']>): ApiContext => {
   const { config, stores, readSide, webhooks } = parts;
   const { eventStore, readModels } = stores;
-  const commands = { eventStore, newId, clock: systemClock };
   const readYourWrites = { progress, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs };
   const keys = { store: stores.idempotency, clock: systemClock, ...readYourWrites };
-  const api: ApiContext = {
-    commands,
+  return {
+    commands: { eventStore, newId, clock: systemClock },
     readModels,
     readYourWrites,
     idempotency: (route, codec) => idempotency(keys, route, codec),
@@ -126,6 +133,28 @@ const apiRoutes = (parts: AppParts, progress: NonNullable<ReadSide['progress']>)
       maxSubscriptionsPerCompany: config.webhooks.maxSubscriptionsPerCompany,
     },
   };
+};
+
+/** The console's pages: the API's context, its sessions and usage, and its settings. */
+const consoleDeps = (parts: AppParts, api: ApiContext): ConsoleDeps => ({
+  basePath: parts.config.basePath,
+  commands: api.commands,
+  readModels: api.readModels,
+  readYourWrites: api.readYourWrites,
+  appliedPosition: api.appliedPosition,
+  sessions: parts.stores.consoleSessions,
+  usage: parts.stores.usage,
+  webhooks: api.webhooks,
+  rateLimits: parts.config.rateLimit,
+  settings: { session: parts.config.console.session, frameAncestors: parts.config.console.frameAncestors },
+  logger: parts.logger.child({ role: 'console' }),
+});
+
+/** The resource routes, each with the stores and settings it needs. */
+const apiRoutes = (parts: AppParts, api: ApiContext, progress: NonNullable<ReadSide['progress']>) => {
+  const { config, stores, readSide } = parts;
+  const { eventStore, readModels } = stores;
+  const readYourWrites = api.readYourWrites;
   // A key issued or revoked a moment ago (by the CLI, in another process) is answered as the log has it.
   const verifyApiKey = freshApiKeyVerifier({
     directory: readModels.collection(apiKeyDirectoryProjection),
@@ -139,7 +168,11 @@ const apiRoutes = (parts: AppParts, progress: NonNullable<ReadSide['progress']>)
   return {
     verifyApiKey,
     starting: parts.starting,
-    rateLimit: rateLimit(stores.rateLimits, systemClock, { health: parts.health, logger: parts.logger.child({ role: 'rate-limits' }) }),
+    rateLimit: rateLimit(stores.rateLimits, systemClock, {
+      health: parts.health,
+      logger: parts.logger.child({ role: 'rate-limits' }),
+      ...(parts.usage ? { counted: parts.usage.request.bind(parts.usage) } : {}),
+    }),
     ...readYourWrites,
     routers: API_RESOURCES.flatMap((resource) => resource.routes(api)),
   };

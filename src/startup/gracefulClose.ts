@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { Logger } from '../application/ports/Logger.js';
+import type { UsageRecorder } from '../application/usage/UsageRecorder.js';
 import type { ReadSide } from './readSide.js';
 import type { ChronicleWebhooks } from './webhooks.js';
 import { closeStores, type Stores } from './Stores.js';
@@ -23,6 +24,8 @@ export interface Running {
   readonly readSide: ReadSide;
   readonly webhooks: ChronicleWebhooks | null;
   readonly stores: Stores;
+  /** Usage counted since its last write: written before the stores close. */
+  readonly usage?: UsageRecorder;
   readonly logger: Logger;
   /** Marks the stop as begun: /ready fails and responses carry `Connection: close`. */
   readonly beginStopping: () => void;
@@ -61,7 +64,11 @@ export const gracefulClose = (running: Running): ((options?: { readonly timeoutM
         drainHttp(running.server, drainUntil, logger),
         stopWebhooks(running.webhooks, drainUntil, logger),
       ]);
-      const readSideDone = await bounded('read side', running.readSide.stop(), readSideUntil, logger);
+      const [readSideDone] = await Promise.all([
+        bounded('read side', running.readSide.stop(), readSideUntil, logger),
+        // The usage counted since its last write: lost when cut off, which leaves the stop complete.
+        running.usage ? bounded('usage counters', running.usage.stop(), readSideUntil, logger) : true,
+      ]);
       const storesDone = await bounded('stores', closeStores(running.stores), end, logger);
       const done = { requests: requestsDone, webhooks: deliveriesDone, 'read side': readSideDone, stores: storesDone };
       const cutOff = Object.entries(done).flatMap(([step, finished]) => (finished ? [] : [step]));

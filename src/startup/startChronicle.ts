@@ -2,7 +2,9 @@ import type { Server } from 'node:http';
 import type { Logger } from '../application/ports/Logger.js';
 import type { DemoCredentials } from '../application/demo/bootstrapDemo.js';
 import { LoopHealth } from '../application/subscriptions/LoopHealth.js';
+import { UsageRecorder } from '../application/usage/UsageRecorder.js';
 import type { ProjectionRunner } from '../application/subscriptions/ProjectionRunner.js';
+import { systemClock } from '../shared/Clock.js';
 import type { Config } from '../config.js';
 import { ChronicleMetrics } from '../ops/ChronicleMetrics.js';
 import { loadTlsFiles } from '../ops/tlsFiles.js';
@@ -41,6 +43,8 @@ export interface Chronicle {
   /** The demo company and key created on an empty store (shown once), else null. */
   readonly demo: DemoCredentials | null;
   readonly metrics: ChronicleMetrics;
+  /** Requests and delivery attempts counted per company and hour (written every few seconds; `flush()` writes now). */
+  readonly usage: UsageRecorder;
   /**
    * Resolves (never rejects) with the reason once this process can no longer do
    * its work and must stop: another process took over the read models' lease. The
@@ -102,6 +106,17 @@ export const startChronicle = async (
 
     const { demo } = await steps.run('write side', () => startWriteSide(config, stores));
 
+    // Requests and delivery attempts per company and hour, for the console: counted in memory, written every few seconds.
+    const usage = await steps.run(
+      'usage counters',
+      () => {
+        const recorder = new UsageRecorder({ counters: stores.usage, clock: systemClock, logger: logger.child({ role: 'usage' }) });
+        recorder.start();
+        return recorder;
+      },
+      (recorder) => recorder.stop(),
+    );
+
     const readSide = await steps.run(
       'read side',
       () => startReadSide(config, stores, logger, health, fail),
@@ -123,6 +138,7 @@ export const startChronicle = async (
             startWebhooks(config, stores, metrics, logger, {
               ...(await openWebhookSource(config, eventStore, logger)),
               health,
+              usage,
               onLeaseLost: fail,
               onFailed: fail,
               ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
@@ -136,7 +152,7 @@ export const startChronicle = async (
       () =>
         startHttp(
           config,
-          { config, stores, readSide, webhooks, metrics, logger, health, ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}) },
+          { config, stores, readSide, webhooks, metrics, logger, health, usage, ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}) },
           { tls, timeouts, ...(deps.supervisor ? { supervisor: deps.supervisor } : {}) },
         ),
       (side) => side.close(),
@@ -155,6 +171,7 @@ export const startChronicle = async (
       readSide,
       webhooks,
       stores,
+      usage,
       logger,
       beginStopping: () => http.beginStopping(),
       defaultTimeoutMs: config.shutdownTimeoutMs,
@@ -167,6 +184,7 @@ export const startChronicle = async (
       webhooks,
       demo,
       metrics,
+      usage,
       failed,
       close: async (options) => {
         try {

@@ -2,6 +2,7 @@ import { isIPv6 } from 'node:net';
 import { Lease, WEBHOOKS_LEASE, type LeaseLostError } from '../application/subscriptions/Lease.js';
 import { measureLag } from '../application/subscriptions/ProjectionRunner.js';
 import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
+import type { UsageRecorder } from '../application/usage/UsageRecorder.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { Config } from '../config.js';
 import type { ChronicleMetrics } from '../ops/ChronicleMetrics.js';
@@ -68,6 +69,8 @@ export const startWebhooks = async (
     readonly onLeaseLost?: (error: LeaseLostError) => void;
     /** Told when the fan-out stopped for good: the log no longer holds where the outbox stands (the webhooks have stopped). */
     readonly onFailed?: (error: FanOutNotOnLogError) => void;
+    /** Where each attempt is counted for its company (the console's usage). */
+    readonly usage?: UsageRecorder;
   },
 ): Promise<ChronicleWebhooks> => {
   const { eventStore, webhookOutbox: outbox, webhookSecrets: secrets } = stores;
@@ -111,7 +114,10 @@ export const startWebhooks = async (
     perCompany: config.webhooks.maxInFlightPerCompany,
     pausing: { pauseDelaysMs: config.webhooks.pauseDelaysMs, disableAfterMs: config.webhooks.disableAfterMs },
     logger: logger.child({ role: 'webhooks' }),
-    onAttempt: (outcome, latencyMs) => metrics.observeAttempt(outcome, latencyMs),
+    onAttempt: (outcome, latencyMs, companyId) => {
+      metrics.observeAttempt(outcome, latencyMs);
+      options.usage?.delivery(companyId, outcome === 'delivered');
+    },
     ...(options.health ? { health: options.health } : {}),
   });
   const witness = checkpointWitness(stores.readModels.checkpoints);

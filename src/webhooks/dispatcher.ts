@@ -79,8 +79,8 @@ export interface WebhookDispatcherDeps {
   readonly pollIntervalMs?: number;
   /** Deliveries of one queue before its slot goes to another queue that waits; default 20. */
   readonly turnSize?: number;
-  /** Told of every recorded attempt (metrics). */
-  readonly onAttempt?: (outcome: AttemptResult, latencyMs: number) => void;
+  /** Told of every recorded attempt, with the company of its subscription (metrics, usage). */
+  readonly onAttempt?: (outcome: AttemptResult, latencyMs: number, companyId: string) => void;
   /** Told when reading the outbox fails and recovers, for `/ready` (loop `webhook-dispatcher`). */
   readonly health?: LoopHealth;
 }
@@ -493,7 +493,7 @@ export class WebhookDispatcher {
     switch (decision.kind) {
       case 'delivered': {
         const recorded = await outbox.recordAttempt(subscriptionId, head.eventId, attempt, { state: 'delivered' });
-        this.deps.onAttempt?.('delivered', attempt.latencyMs);
+        this.deps.onAttempt?.('delivered', attempt.latencyMs, queue.companyId);
         if (logger.isLevelEnabled('debug')) logger.debug({ ...log, latencyMs: attempt.latencyMs }, 'webhook delivered');
         await this.healthKeeper.afterAttempt(turn, 'delivered', attempt, now);
         // Not recorded: the row stopped being pending meanwhile; the next turn reads the queue again.
@@ -503,7 +503,7 @@ export class WebhookDispatcher {
         if ((await this.endSubscription(queue, log)) || decision.retryInMs === null) {
           await outbox.recordAttempt(subscriptionId, head.eventId, attempt, { state: 'failed', reason: 'gone' });
           await outbox.stopSubscription(subscriptionId, now);
-          this.deps.onAttempt?.('gone', attempt.latencyMs);
+          this.deps.onAttempt?.('gone', attempt.latencyMs, queue.companyId);
           logger.warn(log, 'webhook receiver answered 410 Gone: subscription ended, its queue stopped');
           return false;
         }
@@ -518,7 +518,7 @@ export class WebhookDispatcher {
             ? { state: 'failed', reason: 'retries_exhausted' }
             : { state: 'pending', nextAttemptAt: retryAt(now, retryInMs, change) };
         const recorded = await outbox.recordAttempt(subscriptionId, head.eventId, attempt, outcome);
-        this.deps.onAttempt?.(decision.kind, attempt.latencyMs);
+        this.deps.onAttempt?.(decision.kind, attempt.latencyMs, queue.companyId);
         logger.warn(
           { ...log, attempt: head.roundAttempts + 1, statusCode: attempt.statusCode, error: attempt.error, ...(retryInMs === null ? {} : { retryInMs }) },
           retryInMs === null ? 'webhook delivery failed after its last retry' : 'webhook attempt failed; will retry',

@@ -27,6 +27,7 @@ const declaredRoutes = (): string[] => {
     readModels: new MemoryReadModelStore(),
     readYourWrites: { progress: new CheckpointProgress(async () => null, 1000), readYourWritesTimeoutMs: 1 },
     idempotency: () => passThrough,
+    console: { publicUrl: undefined, basePath: '' },
   };
   return ADMIN_RESOURCES.flatMap((resource) => resource.routes(context)).flatMap((router) =>
     router.stack.flatMap((layer) =>
@@ -68,6 +69,7 @@ describe('The admin API\'s OpenAPI document', () => {
       'GET /admin/companies/{id}/agents',
       'GET /admin/companies/{id}/agents/{agentId}',
       'PATCH /admin/companies/{id}/agents/{agentId}',
+      'POST /admin/companies/{id}/console-sessions',
     ]);
   });
 

@@ -53,6 +53,7 @@ describe('configuration from the environment', () => {
       metricsToken: undefined,
       shutdownTimeoutMs: 10000,
       secrets: { key: undefined, previousKeys: [] },
+      console: { publicUrl: undefined, frameAncestors: ["'none'"], session: { idleMs: 1_800_000, maxMs: 28_800_000 } },
     });
   });
 
@@ -312,6 +313,25 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ BACKGROUND_PORT: '0' }).backgroundPort).to.equal(0);
     expect(problemsOf({ BACKGROUND_PORT: '3000' })).to.deep.equal(['BACKGROUND_PORT must differ from PORT: the API workers listen on PORT']);
     expect(problemsOf({ BACKGROUND_PORT: '70000' })[0]).to.match(/^BACKGROUND_PORT="70000" must be a whole number from 0 to 65535/);
+  });
+
+  it('takes the console settings: who may frame it, the session ends, the public URL', () => {
+    const set = loadConfig({
+      CONSOLE_FRAME_ANCESTORS: "self  https://dashboard.example.com 'self' https://*.example.org:8443",
+      CONSOLE_SESSION_IDLE_SECONDS: '60',
+      CONSOLE_SESSION_MAX_SECONDS: '3600',
+      CONSOLE_PUBLIC_URL: 'https://api.example.com/',
+    }).console;
+    expect(set).to.deep.equal({
+      publicUrl: 'https://api.example.com',
+      frameAncestors: ["'self'", 'https://dashboard.example.com', "'self'", 'https://*.example.org:8443'],
+      session: { idleMs: 60_000, maxMs: 3_600_000 },
+    });
+    for (const bad of ["'none' https://a.example.com", 'https://a.example.com; script-src *', 'dashboard.example.com', '*']) {
+      expect(problemsOf({ CONSOLE_FRAME_ANCESTORS: bad })[0], bad).to.match(/^CONSOLE_FRAME_ANCESTORS=.* must be 'none', or 'self' and origins/);
+    }
+    expect(problemsOf({ CONSOLE_SESSION_IDLE_SECONDS: '0' })).to.have.length(1);
+    expect(problemsOf({ CONSOLE_PUBLIC_URL: 'ftp://x' })).to.have.length(1);
   });
 
   it('is fully listed in .env.example', () => {

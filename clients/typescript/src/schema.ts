@@ -733,7 +733,7 @@ export interface components {
         /** @description Who caused a stored event: its `source`, the API key (`keyId`) or user (`userId`) when known, and the `correlationId` (the request id of an API request, as in `X-Request-Id`). Never a secret. */
         HistoryMetadata: {
             /** @enum {string} */
-            source: "api" | "cli" | "system";
+            source: "api" | "cli" | "console" | "system";
             keyId?: string;
             userId?: string;
             correlationId: string;
@@ -1654,7 +1654,7 @@ export interface components {
                  */
                 eventId: string;
                 /** @enum {string} */
-                source: "api" | "cli" | "system";
+                source: "api" | "cli" | "console" | "system";
             };
         } & ({
             /** @enum {unknown} */

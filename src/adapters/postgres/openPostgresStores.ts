@@ -1,13 +1,16 @@
 import type { Logger } from '../../application/ports/Logger.js';
 import type { Config } from '../../config.js';
 import type { Stores } from '../../application/ports/Stores.js';
+import { CONSOLE_SCHEMA, consoleMigrations } from './consoleMigrations.js';
 import { LOG_SCHEMA, logMigrations } from './logMigrations.js';
 import { migratePostgres } from './migratePostgres.js';
+import { PostgresConsoleSessionStore } from './PostgresConsoleSessionStore.js';
 import { PostgresEventStore } from './PostgresEventStore.js';
 import { PostgresIdempotencyStore } from './PostgresIdempotencyStore.js';
 import { PostgresLeaseStore } from './PostgresLeaseStore.js';
 import { PostgresReadModelStore } from './PostgresReadModelStore.js';
 import { PostgresRateLimitCounters } from './PostgresRateLimitCounters.js';
+import { PostgresUsageCounters } from './PostgresUsageCounters.js';
 import { PostgresWebhookOutbox } from './PostgresWebhookOutbox.js';
 import { PostgresWebhookSecretStore } from './PostgresWebhookSecretStore.js';
 import { createPostgresPool } from './postgresPool.js';
@@ -36,6 +39,7 @@ export const openPostgresStores = async (
   });
   try {
     await migratePostgres(pool, LOG_SCHEMA, logMigrations);
+    await migratePostgres(pool, CONSOLE_SCHEMA, consoleMigrations);
     const eventStore = new PostgresEventStore(pool, {
       ownsPool: true,
       onListenFailure: (error, attempt) =>
@@ -50,6 +54,8 @@ export const openPostgresStores = async (
       webhookSecrets: new PostgresWebhookSecretStore(pool),
       webhookOutbox: new PostgresWebhookOutbox(pool),
       idempotency: new PostgresIdempotencyStore(pool),
+      consoleSessions: new PostgresConsoleSessionStore(pool),
+      usage: new PostgresUsageCounters(pool),
     };
   } catch (error) {
     await pool.end().catch(() => undefined);

@@ -1,6 +1,8 @@
+import type { ConsoleSessionStore } from './ConsoleSessionStore.js';
 import type { EventStore } from './EventStore.js';
 import type { IdempotencyStore } from './IdempotencyStore.js';
 import type { RateLimitCounters } from './RateLimitCounters.js';
+import type { UsageCounters } from './UsageCounters.js';
 import type { ReadModelStore } from './ReadModelStore.js';
 import type { WebhookOutbox } from './WebhookOutbox.js';
 import type { WebhookSecretStore } from './WebhookSecretStore.js';
@@ -17,4 +19,8 @@ export interface Stores {
   readonly webhookOutbox: WebhookOutbox;
   /** Idempotency keys of creating requests: in the SQLite file, in MongoDB or in PostgreSQL, shared by every process. */
   readonly idempotency: IdempotencyStore;
+  /** Customer-console sessions: in DATA_DIR's `console.sqlite`, in MongoDB or in PostgreSQL, shared by every process. */
+  readonly consoleSessions: ConsoleSessionStore;
+  /** Per-company usage by hour (requests, 429s, deliveries) for the console: beside the console's sessions. */
+  readonly usage: UsageCounters;
 }

@@ -62,6 +62,15 @@ export interface LeaseReports {
   readonly health?: LoopHealth;
 }
 
+/** Where a failed lease release is told, and (the console's usage) who is told of every counted request. */
+export interface RateLimitOptions extends LeaseReports {
+  /**
+   * Told of every counted request of an API key (the console's usage): its company, its key, and whether
+   * it was refused (429). Called on the hot path: it must only count in memory.
+   */
+  readonly counted?: (companyId: string, keyId: string, limited: boolean) => void;
+}
+
 /** Whose requests are counted: the caller's key in the counters, found on `ctx.state`, and what messages call it. */
 export interface RateLimitSubject {
   /** The caller's key in the counters; undefined: no caller of this kind (the request passes untouched). */
@@ -94,7 +103,7 @@ export const ADMIN_TOKEN_SUBJECT: RateLimitSubject = {
  * taken, the answer is 429 with `Retry-After`. The slot is given back when the
  * request ends, however it ends.
  */
-export const rateLimit = (counters: RateLimitCounters, clock: Clock, reports: LeaseReports = {}, subject: RateLimitSubject = API_KEY_SUBJECT): Middleware => {
+export const rateLimit = (counters: RateLimitCounters, clock: Clock, reports: RateLimitOptions = {}, subject: RateLimitSubject = API_KEY_SUBJECT): Middleware => {
   const releasing = (release: ReleaseSlot) =>
     release().then(
       () => reports.health?.succeeded(LEASES_LOOP),
@@ -123,6 +132,10 @@ export const rateLimit = (counters: RateLimitCounters, clock: Clock, reports: Le
     }
     return { decision: decided.value, release: acquired.value };
   };
+  const countUsage = (state: Record<string, unknown>, limited: boolean): void => {
+    const auth = state.auth as AuthContext | undefined;
+    if (reports.counted && auth) reports.counted(auth.companyId, auth.keyId, limited);
+  };
   return async (ctx, next) => {
     const keyId = subject.keyOf(ctx.state as Record<string, unknown>);
     if (keyId === undefined) {
@@ -134,6 +147,7 @@ export const rateLimit = (counters: RateLimitCounters, clock: Clock, reports: Le
       const { decision, release } = counters.take(keyId, clock.now());
       ctx.set(rateLimitHeaders(decision));
       const refused = refusal(decision, release !== null);
+      countUsage(ctx.state as Record<string, unknown>, refused !== null);
       if (refused) throw refused;
       try {
         await next();
@@ -146,6 +160,7 @@ export const rateLimit = (counters: RateLimitCounters, clock: Clock, reports: Le
     const { decision, release } = counters.admit ? await counters.admit(keyId, clock.now()) : await consumeAndAcquire(keyId);
     ctx.set(rateLimitHeaders(decision));
     const refused = refusal(decision, release !== null);
+    countUsage(ctx.state as Record<string, unknown>, refused !== null);
     if (refused) {
       if (release) await releasing(release);
       throw refused;

@@ -474,7 +474,7 @@ export const schemas: Record<string, JsonSchema> = {
     required: ['source', 'correlationId'],
     additionalProperties: false,
     properties: {
-      source: { type: 'string', enum: ['api', 'cli', 'system'] },
+      source: { type: 'string', enum: ['api', 'cli', 'console', 'system'] },
       keyId: { type: 'string' },
       userId: { type: 'string' },
       correlationId: { type: 'string' },

@@ -104,7 +104,7 @@ export const events: ApiModule = {
           properties: {
             companyId: { type: 'string' },
             eventId: { type: 'string', format: 'uuid', description: 'The webhook event\'s id, as in deliveries: de-duplicate on it.' },
-            source: { type: 'string', enum: ['api', 'cli', 'system'] },
+            source: { type: 'string', enum: ['api', 'cli', 'console', 'system'] },
           },
         },
       },

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import * as E from 'fp-ts/lib/Either.js';
 import type { DocumentCollection } from '../../application/ports/ReadModelStore.js';
 import type { Delivery, WebhookOutbox } from '../../application/ports/WebhookOutbox.js';
+import { redeliverWebhook, type Redelivery } from '../../application/webhooks/redeliverWebhook.js';
 import type { Clock } from '../../shared/Clock.js';
 import { parseInstant } from '../../shared/instant.js';
 import type { WebhookDoc } from '../../../projections/webhooks/webhooksProjection.js';
@@ -66,25 +67,21 @@ export const webhookDeliveryRoutes = (deps: WebhookDeliveryRoutesDeps): Router =
     if ((eventId === undefined) === (failedSince === undefined)) {
       throw validationFailed({ '(body)': 'send exactly one of eventId or failedSince' });
     }
-    if (!subscription.subscription.isActive) {
-      throw new HttpError(409, 'Webhook subscription is not active', 'Deliveries of an ended subscription cannot be sent again.');
-    }
-    const now = deps.clock.now();
-    let requeued: number;
+    let redelivery: Redelivery;
     if (eventId !== undefined) {
       if (typeof eventId !== 'string' || eventId === '') throw validationFailed({ eventId: 'eventId must be an event id' });
-      const result = await deps.outbox.redeliver(subscription.id, eventId, now);
-      if (result === 'not_found') throw new HttpError(404, 'Delivery not found', 'This subscription has no delivery with this event id.');
-      if (result === 'inactive') {
-        throw new HttpError(409, 'Webhook subscription is not active', 'Deliveries of an ended subscription cannot be sent again.');
-      }
-      requeued = result === 'requeued' ? 1 : 0;
+      redelivery = { eventId };
     } else {
       const since = typeof failedSince === 'string' ? parseInstant(failedSince) : null;
       if (since === null) throw validationFailed({ failedSince: 'failedSince must be an ISO 8601 date, or a date-time with a zone' });
-      requeued = await deps.outbox.redeliverFailedSince(subscription.id, new Date(since), now);
+      redelivery = { failedSince: new Date(since) };
     }
-    if (requeued > 0) deps.wake?.();
+    const result = await redeliverWebhook(deps, { subscriptionId: subscription.id, active: subscription.subscription.isActive, redelivery });
+    if (E.isLeft(result)) {
+      if (result.left === 'not_found') throw new HttpError(404, 'Delivery not found', 'This subscription has no delivery with this event id.');
+      throw new HttpError(409, 'Webhook subscription is not active', 'Deliveries of an ended subscription cannot be sent again.');
+    }
+    const { requeued } = result.right;
     ctx.body = {
       success: true,
       message: requeued === 0 ? 'Nothing to redeliver: the delivery is already queued.' : `Queued ${requeued} deliveries again.`,

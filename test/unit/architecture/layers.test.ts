@@ -76,4 +76,20 @@ describe('the layer rules (npm run lint)', function () {
     expect(output).to.match(/application-stays-inside: src\/application\/apiKeys\/verifyApiKey\.ts → src\/http\/AuthContext\.ts/);
     expect(output).to.match(/application-stays-inside: src\/application\/apiKeys\/verifyApiKey\.ts → projections\/apiKeys\/apiKeysProjection\.ts/);
   });
+
+  it('fail when the console imports an adapter or the start-up, or the API imports the console', () => {
+    const dir = treeOf({
+      'src/adapters/sqlite/SqliteConsoleSessionStore.ts': 'export const store = 1;\n',
+      'src/startup/adapters.ts': "import { store } from '../adapters/sqlite/SqliteConsoleSessionStore.js';\nexport const stores = store;\n",
+      'src/console/routes/keyRoutes.ts':
+        "import { store } from '../../adapters/sqlite/SqliteConsoleSessionStore.js';\nimport { stores } from '../../startup/adapters.js';\nexport const keys = [store, stores];\n",
+      'src/http/routes/keys.ts': "import { keys } from '../../console/routes/keyRoutes.js';\nexport const routes = keys;\n",
+      'projections/index.ts': 'export const z = 1;\n',
+    });
+    const { status, output } = checkLayers(dir);
+    expect(status).to.not.equal(0);
+    expect(output).to.match(/console-calls-the-application: src\/console\/routes\/keyRoutes\.ts → src\/adapters\/sqlite\/SqliteConsoleSessionStore\.ts/);
+    expect(output).to.match(/console-calls-the-application: src\/console\/routes\/keyRoutes\.ts → src\/startup\/adapters\.ts/);
+    expect(output).to.match(/http-never-imports-an-adapter: src\/http\/routes\/keys\.ts → src\/console\/routes\/keyRoutes\.ts/);
+  });
 });

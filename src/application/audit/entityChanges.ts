@@ -1,0 +1,49 @@
+import type { RecordedEvent } from '../ports/EventStore.js';
+import type { Projection, ReadModelDocument } from '../ports/ReadModelStore.js';
+
+/** One field a change set, cleared or changed: its value before and after (undefined: not set, null included). */
+export interface FieldChange {
+  readonly field: string;
+  readonly before: unknown;
+  readonly after: unknown;
+}
+
+/** One stored event of an entity, with what it changed in the entity as the read model shows it. */
+export interface EntityChange {
+  readonly event: RecordedEvent;
+  readonly changes: readonly FieldChange[];
+}
+
+/** Fields that every change moves (`updatedAt`): shown with the event's time, not as a change of their own. */
+const ALWAYS_MOVING = new Set(['updatedAt']);
+
+/** A field the view shows as null is as unset as one it leaves out: a record created without a city did not "change" it. */
+const valueOf = (view: Record<string, unknown>, field: string): unknown => view[field] ?? undefined;
+
+const differs = (a: unknown, b: unknown): boolean => JSON.stringify(a) !== JSON.stringify(b);
+
+/**
+ * An entity's stored events (in log order), each with the fields it changed,
+ * field by field: the read model's own `evolve` folds them one by one, and the
+ * view (`viewOf`) before and after each is compared. So a change reads exactly
+ * as the API would have shown the record before and after it, whatever shape the
+ * event was stored in (events come upcast to their current shape).
+ */
+export const entityChanges = <D extends ReadModelDocument>(
+  events: readonly RecordedEvent[],
+  projection: Projection<D>,
+  viewOf: (doc: D) => object,
+): EntityChange[] => {
+  let doc: D | null = null;
+  return events.map((event) => {
+    if (!projection.eventTypes.has(event.type)) return { event, changes: [] };
+    const before: Record<string, unknown> = doc ? { ...viewOf(doc) } : {};
+    doc = projection.evolve(doc, event);
+    const after: Record<string, unknown> = doc ? { ...viewOf(doc) } : {};
+    const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((field) => !ALWAYS_MOVING.has(field));
+    const changes = fields
+      .map((field) => ({ field, before: valueOf(before, field), after: valueOf(after, field) }))
+      .filter((change) => differs(change.before, change.after));
+    return { event, changes };
+  });
+};

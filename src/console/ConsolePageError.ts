@@ -1,0 +1,15 @@
+/**
+ * A request the console refuses, shown as a page: its status, a title and what
+ * to do. `pageHeaders` go with it (a cleared cookie, Retry-After).
+ */
+export class ConsolePageError extends Error {
+  override readonly name = 'ConsolePageError';
+  constructor(
+    readonly status: number,
+    readonly title: string,
+    readonly detail: string,
+    readonly pageHeaders: Readonly<Record<string, string>> = {},
+  ) {
+    super(detail);
+  }
+}

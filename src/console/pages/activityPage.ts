@@ -1,0 +1,75 @@
+import { WEBHOOK_EVENT_TYPES, isContactEventType, type WebhookEventType } from '../../domain/webhooks/eventTypes.js';
+import type { WebhookEventDoc } from '../../../projections/webhookEvents/webhookEventsProjection.js';
+import { formatTime } from '../html/format.js';
+import { html, type Html } from '../html/html.js';
+import { consoleUrl } from '../html/layout.js';
+
+/** The record an event is about: a contact or a deal, by the id its data carries. */
+const recordLink = (basePath: string, doc: WebhookEventDoc): Html => {
+  const { id, title, name } = doc.event.data as { id?: unknown; title?: unknown; name?: unknown };
+  if (typeof id !== 'string') return html`—`;
+  const kind = isContactEventType(doc.event.type) ? 'contacts' : 'deals';
+  const label = typeof name === 'string' ? name : typeof title === 'string' ? title : id;
+  return html`<a href="${consoleUrl(basePath, `/${kind}/${id}`)}">${label}</a>`;
+};
+
+/** The activity page: the company's events, newest first, filtered by type, and a lookup of one record's history. */
+export const activityBody = (spec: {
+  readonly basePath: string;
+  readonly type: WebhookEventType | null;
+  readonly events: readonly WebhookEventDoc[];
+  readonly page: number;
+  readonly hasMore: boolean;
+}): Html => {
+  const { basePath } = spec;
+  const here = (page: number) => consoleUrl(basePath, `/activity?${spec.type ? `type=${spec.type}&` : ''}page=${page}`);
+  return html`<h1>Activity</h1>
+<section class="panel" aria-labelledby="lookup-title">
+  <h2 id="lookup-title">A record’s history</h2>
+  <form method="get" action="${consoleUrl(basePath, '/records')}" class="stack">
+    <div>
+      <label for="lookup-kind">Kind</label>
+      <select id="lookup-kind" name="kind"><option value="contacts">Contact</option><option value="deals">Deal</option></select>
+    </div>
+    <div>
+      <label for="lookup-id">Id</label>
+      <input type="text" id="lookup-id" name="id" required autocomplete="off">
+    </div>
+    <div><button type="submit" class="secondary">Show its history</button></div>
+  </form>
+</section>
+<section class="panel" aria-labelledby="feed-title">
+  <h2 id="feed-title">Events, newest first</h2>
+  <form method="get" action="${consoleUrl(basePath, '/activity')}" class="row-actions">
+    <label for="feed-type">Type</label>
+    <select id="feed-type" name="type">
+      <option value="">Every type</option>
+      ${WEBHOOK_EVENT_TYPES.map((type) => html`<option value="${type}"${spec.type === type ? html` selected` : ''}>${type}</option>`)}
+    </select>
+    <button type="submit" class="secondary">Show</button>
+  </form>
+  ${
+    spec.events.length === 0
+      ? html`<p>No event${spec.type ? html` of type ${spec.type}` : ''} yet.</p>`
+      : html`<div class="table-box"><table class="cards">
+    <thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Record</th><th scope="col">Source</th><th scope="col">Event id</th></tr></thead>
+    <tbody>
+      ${spec.events.map(
+        (doc) => html`<tr>
+        <td data-label="Time">${formatTime(doc.event.timestamp)}</td>
+        <th scope="row">${doc.event.type}</th>
+        <td data-label="Record">${recordLink(basePath, doc)}</td>
+        <td data-label="Source">${doc.event.source}</td>
+        <td data-label="Event id"><code class="hint">${doc.event.eventId}</code></td>
+      </tr>`,
+      )}
+    </tbody>
+  </table></div>`
+  }
+  <nav class="pager" aria-label="Event pages">
+    ${spec.page > 1 ? html`<a href="${here(spec.page - 1)}">Newer</a>` : ''}
+    ${spec.hasMore ? html`<a href="${here(spec.page + 1)}">Older</a>` : ''}
+  </nav>
+  <p class="hint">The whole feed, from the first event on, is the API’s <code>GET /events</code>.</p>
+</section>`;
+};

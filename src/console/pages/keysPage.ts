@@ -1,0 +1,116 @@
+import type { IssuedApiKey } from '../../application/apiKeys/issueApiKey.js';
+import { ALL_PERMISSIONS, ApiKeyType, type Permission } from '../../shared/permissions.js';
+import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeysProjection.js';
+import { formatTime } from '../html/format.js';
+import { html, type Html } from '../html/html.js';
+import { consoleUrl, csrfField } from '../html/layout.js';
+import { keyLabel, keyState } from './keyLabel.js';
+import { secretBox } from './secretBox.js';
+
+export const KEY_TYPES = Object.keys(ApiKeyType.keys) as readonly ApiKeyType[];
+
+/** What the create form was sent with, and what was wrong with it (shown again with the form). */
+export interface KeyForm {
+  readonly name: string;
+  readonly type: string;
+  readonly permissions: readonly string[];
+  readonly expiresAt: string;
+  readonly problems: Readonly<Record<string, string>>;
+}
+
+export const EMPTY_KEY_FORM: KeyForm = { name: '', type: 'generic', permissions: [], expiresAt: '', problems: {} };
+
+const problem = (form: KeyForm, field: string): Html | '' =>
+  form.problems[field] ? html`<p class="bad" id="${field}-problem">${form.problems[field]}</p>` : '';
+
+const described = (form: KeyForm, field: string): Html | '' => (form.problems[field] ? html` aria-describedby="${field}-problem" aria-invalid="true"` : '');
+
+const keyRow = (basePath: string, csrf: string, key: ApiKeyDoc, now: Date): Html => {
+  const state = keyState(key, now);
+  return html`<tr>
+  <th scope="row">${keyLabel(key)}<br><code class="hint">${key.id}</code></th>
+  <td data-label="Type">${key.type}</td>
+  <td data-label="Permissions">${key.permissions.join(', ')}</td>
+  <td data-label="Created">${formatTime(key.createdAt)}</td>
+  <td data-label="Expires">${key.expiresAt === null ? 'never' : formatTime(key.expiresAt)}</td>
+  <td data-label="Hint"><code>${key.keyHint}</code></td>
+  <td data-label="State" class="state-${state}">${state}${key.revokedAt ? html`<br><span class="hint">${formatTime(key.revokedAt)}</span>` : ''}</td>
+  <td>${
+    state === 'revoked'
+      ? ''
+      : html`<form method="post" action="${consoleUrl(basePath, `/keys/${key.id}/revoke`)}" data-confirm="${`Revoke the key ${keyLabel(key)}? Requests with it are refused from now on; this cannot be undone.`}">
+      ${csrfField(csrf)}
+      <button type="submit" class="danger" aria-label="${`Revoke ${keyLabel(key)}`}">Revoke</button>
+    </form>`
+  }</td>
+</tr>`;
+};
+
+/** The keys page: every key of the company (never the key itself), and the form that creates one. */
+export const keysBody = (spec: { readonly basePath: string; readonly csrf: string; readonly keys: readonly ApiKeyDoc[]; readonly now: Date; readonly form: KeyForm }): Html => {
+  const { form } = spec;
+  return html`<h1>API keys</h1>
+<section class="panel" aria-labelledby="keys-title">
+  <h2 id="keys-title">Keys of your company</h2>
+  ${
+    spec.keys.length === 0
+      ? html`<p>No key yet.</p>`
+      : html`<div class="table-box"><table class="cards">
+    <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Permissions</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Hint</th><th scope="col">State</th><th scope="col"><span class="skip">Actions</span></th></tr></thead>
+    <tbody>${spec.keys.map((key) => keyRow(spec.basePath, spec.csrf, key, spec.now))}</tbody>
+  </table></div>`
+  }
+</section>
+<section class="panel" aria-labelledby="create-title">
+  <h2 id="create-title">Create a key</h2>
+  <form method="post" action="${consoleUrl(spec.basePath, '/keys')}" class="stack" novalidate>
+    ${csrfField(spec.csrf)}
+    <div>
+      <label for="key-name">Name</label>
+      <input type="text" id="key-name" name="name" value="${form.name}" maxlength="200" autocomplete="off"${described(form, 'name')}>
+      <p class="hint">So that you can tell your keys apart, for example “Zapier production”.</p>
+      ${problem(form, 'name')}
+    </div>
+    <div>
+      <label for="key-type">Type</label>
+      <select id="key-type" name="type"${described(form, 'type')}>
+        ${KEY_TYPES.map((type) => html`<option value="${type}"${form.type === type ? html` selected` : ''}>${type}</option>`)}
+      </select>
+      ${problem(form, 'type')}
+    </div>
+    <fieldset${described(form, 'permissions')}>
+      <legend>Permissions</legend>
+      ${ALL_PERMISSIONS.map(
+        (permission) =>
+          html`<label><input type="checkbox" name="permissions" value="${permission}"${form.permissions.includes(permission) ? html` checked` : ''}> ${permission}</label>`,
+      )}
+      ${problem(form, 'permissions')}
+    </fieldset>
+    <div>
+      <label for="key-expires">Expires (UTC, optional)</label>
+      <input type="datetime-local" id="key-expires" name="expiresAt" value="${form.expiresAt}"${described(form, 'expiresAt')}>
+      <p class="hint">Leave empty for a key that never expires.</p>
+      ${problem(form, 'expiresAt')}
+    </div>
+    <div><button type="submit">Create key</button></div>
+  </form>
+</section>`;
+};
+
+/** The page after a key was created: the key, once, with its copy button. */
+export const keyCreatedBody = (basePath: string, key: IssuedApiKey): Html => html`<h1>API key created</h1>
+<section class="panel" aria-labelledby="created-title">
+  <h2 id="created-title">Your new key</h2>
+  ${secretBox('new-key', 'Key', key.key, 'Shown only now: Chronicle keeps only a hash of it. Store it safely before you leave this page.')}
+  <dl class="record">
+    <dt>Name</dt><dd>${key.name ?? ''}</dd>
+    <dt>Id</dt><dd><code>${key.keyId}</code></dd>
+    <dt>Type</dt><dd>${key.type}</dd>
+    <dt>Permissions</dt><dd>${key.permissions.join(', ')}</dd>
+    <dt>Expires</dt><dd>${key.expiresAt === null ? 'never' : formatTime(key.expiresAt)}</dd>
+  </dl>
+  <p><a href="${consoleUrl(basePath, '/keys')}">Back to the keys</a></p>
+</section>`;
+
+/** Permissions as sent by the checkboxes: known ones only. */
+export const permissionsOf = (values: readonly string[]): Permission[] => ALL_PERMISSIONS.filter((permission) => values.includes(permission));

@@ -1,0 +1,72 @@
+import type { EntityChange, FieldChange } from '../../application/audit/entityChanges.js';
+import { formatTime, formatValue } from '../html/format.js';
+import { html, type Html } from '../html/html.js';
+
+/** Who made a change, as the timeline names them. */
+export const whoOf = (change: EntityChange, keyNames: ReadonlyMap<string, string>): string => {
+  const { source, keyId } = change.event.metadata;
+  switch (source) {
+    case 'api':
+      return keyId ? `API key ${keyNames.get(keyId) ?? keyId}` : 'API';
+    case 'console':
+      return 'this console';
+    case 'cli':
+      return 'the platform’s operator (CLI)';
+    case 'system':
+      return 'Chronicle';
+    case 'admin':
+      return 'the platform (admin API)';
+  }
+};
+
+const changeRow = (change: FieldChange): Html => html`<tr>
+  <th scope="row">${change.field}</th>
+  <td>${change.before === undefined ? html`<span class="hint">not set</span>` : html`<del>${formatValue(change.before)}</del>`}</td>
+  <td>${change.after === undefined ? html`<span class="hint">not set</span>` : html`<ins>${formatValue(change.after)}</ins>`}</td>
+</tr>`;
+
+/** The record as it was at a time, field by field. */
+const recordAt = (record: object | null, asOf: string): Html =>
+  record === null
+    ? html`<p>It did not exist yet at ${formatTime(asOf)}.</p>`
+    : html`<dl class="record">${Object.entries(record).map(([field, value]) => html`<dt>${field}</dt><dd>${formatValue(value)}</dd>`)}</dl>`;
+
+/** A contact's or a deal's whole history, each change field by field, and the form that shows it as it was at a time. */
+export const timelineBody = (spec: {
+  readonly kind: 'contact' | 'deal';
+  readonly title: string;
+  readonly id: string;
+  readonly action: string;
+  readonly changes: readonly EntityChange[];
+  readonly keyNames: ReadonlyMap<string, string>;
+  readonly asOf: { readonly at: string; readonly field: string; readonly record: object | null } | null;
+}): Html => html`<h1>${spec.title}</h1>
+<p class="hint">${spec.kind === 'contact' ? 'Contact' : 'Deal'} <code>${spec.id}</code></p>
+<section class="panel" aria-labelledby="asof-title">
+  <h2 id="asof-title">As it was at a time</h2>
+  <form method="get" action="${spec.action}" class="row-actions">
+    <label for="as-of">Time (UTC)</label>
+    <input type="datetime-local" id="as-of" name="asOf" step="1" value="${spec.asOf?.field ?? ''}" required>
+    <button type="submit" class="secondary">Show</button>
+  </form>
+  ${spec.asOf ? recordAt(spec.asOf.record, spec.asOf.at) : ''}
+</section>
+<section class="panel" aria-labelledby="history-title">
+  <h2 id="history-title">History, oldest first</h2>
+  <ol class="timeline">
+    ${spec.changes.map(
+      (change) => html`<li>
+      <h3>${change.event.type} <span class="hint">at ${formatTime(change.event.recordedAt)}</span></h3>
+      <p class="hint">By ${whoOf(change, spec.keyNames)}</p>
+      ${
+        change.changes.length === 0
+          ? html`<p class="hint">No field of the ${spec.kind} changed.</p>`
+          : html`<div class="table-box"><table class="changes">
+        <thead><tr><th scope="col">Field</th><th scope="col">Before</th><th scope="col">After</th></tr></thead>
+        <tbody>${change.changes.map(changeRow)}</tbody>
+      </table></div>`
+      }
+    </li>`,
+    )}
+  </ol>
+</section>`;

@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import * as E from 'fp-ts/lib/Either.js';
+import { entityChanges } from '../../../src/application/audit/entityChanges.js';
+import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
+import type { ContactCommand } from '../../../src/domain/contacts/contactCommands.js';
+import { contactDecider } from '../../../src/domain/contacts/contactDecider.js';
+import type { ContactEvent } from '../../../src/domain/contacts/contactEvents.js';
+import { contactOf, contactsProjection } from '../../../projections/contacts/contactsProjection.js';
+
+/** A contact's stream as the decider writes it: created, then changed. */
+const streamOf = (commands: readonly ContactCommand[]): RecordedEvent[] => {
+  let state = contactDecider.initialState;
+  const events: ContactEvent[] = [];
+  for (const command of commands) {
+    const decided = contactDecider.decide(command, state);
+    if (E.isLeft(decided)) throw new Error(JSON.stringify(decided.left));
+    for (const event of decided.right) {
+      events.push(event);
+      state = contactDecider.evolve(state, event);
+    }
+  }
+  return events.map((event, revision) => ({
+    id: `e-${revision}`,
+    stream: 'contact-c1',
+    revision,
+    position: String(revision + 1),
+    type: event.type,
+    data: event.data,
+    metadata: { source: 'api', correlationId: 'r', keyId: 'k1' },
+    recordedAt: `2026-03-01T10:0${revision}:00.000Z`,
+  }));
+};
+
+describe('entityChanges: what each stored event changed, field by field', () => {
+  it('lists the fields a creation set (not those it left unset), then each change, updatedAt left out', () => {
+    const events = streamOf([
+      { type: 'CreateContact', contactId: 'c1', companyId: 'co', fields: { name: 'Ada Lovelace', phoneNumber: '+15555550100', tags: [] }, at: new Date('2026-03-01T10:00:00.000Z') },
+      { type: 'UpdateContact', contactId: 'c1', companyId: 'co', changes: { city: 'London', tags: ['vip'] }, at: new Date('2026-03-01T10:01:00.000Z') },
+    ] as ContactCommand[]);
+    const [created, updated] = entityChanges(events, contactsProjection, contactOf);
+    expect(created!.changes.map((change) => change.field)).to.deep.equal(['id', 'name', 'phoneNumber', 'tags', 'createdAt']);
+    expect(updated!.changes).to.deep.equal([
+      { field: 'city', before: undefined, after: 'London' },
+      { field: 'tags', before: [], after: ['vip'] },
+    ]);
+    expect(updated!.event.metadata.keyId).to.equal('k1');
+  });
+});
