@@ -86,7 +86,7 @@ describe('chronicle CLI: replay and verify', function () {
     it('rebuilds every read model from the whole log and prints one JSON summary', async () => {
       const { events, head } = await logLength();
       const summary = json<ReplayJson>(await cli('replay', '--json'));
-      expect(summary).to.include({ events, position: head, collections: 15 });
+      expect(summary).to.include({ events, position: head, collections: 16 });
       expect(summary.ms).to.be.a('number');
       expect(summary.eventsPerSecond).to.be.a('number');
     });
@@ -96,7 +96,7 @@ describe('chronicle CLI: replay and verify', function () {
       const run = await cli('replay');
       expect(run.code, run.stderr).to.equal(0);
       expect(run.stdout).to.match(
-        new RegExp(`^Replayed ${events} events into 15 read models in .+ \\(\\d+ events/s\\); swapped into the live SQLite read models in one transaction, checkpoint at position \\d+$`, 'm'),
+        new RegExp(`^Replayed ${events} events into 16 read models in .+ \\(\\d+ events/s\\); swapped into the live SQLite read models in one transaction, checkpoint at position \\d+$`, 'm'),
       );
       expect(run.stdout.trimEnd().split('\n')).to.have.length(1);
     });
@@ -111,7 +111,7 @@ describe('chronicle CLI: replay and verify', function () {
       // (the demo key and one revoked), the keys in both of their read models: 10 streams, 12 documents.
       const { events, head } = await logLength();
       expect(run.stdout).to.equal(
-        `Verified 8 read models (contacts, deals, agents, users, api_keys, api_key_directory, webhooks, companies) against ${events} events ` +
+        `Verified 9 read models (contacts, deals, agents, users, api_keys, api_key_directory, webhooks, companies, admin_tokens) against ${events} events ` +
           `in 10 streams up to position ${head}: 12 documents, no differences\n`,
       );
       const report = json<{ equal: boolean; differences: unknown[]; documents: number }>(await cli('verify', '--json'));

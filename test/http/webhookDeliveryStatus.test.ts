@@ -19,6 +19,9 @@ describe('HTTP: webhook subscriptions paused, disabled and enabled again', funct
       WEBHOOK_RETRY_DELAYS_MS: '20,20,20',
       WEBHOOK_PAUSE_DELAYS_MS: '150,300',
       WEBHOOK_DISABLE_AFTER_MS: '1200',
+      // The tests poll the subscriptions often while waiting; the key's hourly limit is not what they test.
+      RATE_LIMIT_HOURLY: '1000000',
+      RATE_LIMIT_DAILY: '1000000',
     });
     receiver = await startReceiver();
   });
