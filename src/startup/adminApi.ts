@@ -1,4 +1,3 @@
-import { measureLag } from '../application/subscriptions/ProjectionRunner.js';
 import { ADMIN_RESOURCES } from '../features/index.js';
 import type { AdminContext } from '../http/AdminResource.js';
 import type { AdminApiDeps } from '../http/createApp.js';
@@ -12,6 +11,7 @@ import { freshAdminTokenVerifier } from '../../projections/adminTokens/freshAdmi
 import type { Config } from '../config.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
+import { credentialFreshness } from './credentialFreshness.js';
 import type { ReadSide } from './readSide.js';
 import type { Stores } from './Stores.js';
 
@@ -32,7 +32,7 @@ export interface AdminApiParts {
  * judged with ADMIN_RATE_LIMIT_*, keyed by token) and the JSON body.
  */
 export const adminApi = (parts: AdminApiParts, progress: NonNullable<ReadSide['progress']>): AdminApiDeps => {
-  const { config, stores, readSide } = parts;
+  const { config, stores } = parts;
   const { eventStore, readModels } = stores;
   const readYourWrites = { progress, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs };
   const keys = { store: stores.idempotency, clock: systemClock, ...readYourWrites };
@@ -46,12 +46,7 @@ export const adminApi = (parts: AdminApiParts, progress: NonNullable<ReadSide['p
   // A token issued or revoked a moment ago (by the CLI, in another process) is answered as the log has it.
   const verifyAdminToken = freshAdminTokenVerifier({
     tokens: readModels.collection(adminTokensProjection),
-    eventStore,
-    progress,
-    appliedPosition: () => readSide.appliedPosition(),
-    lag: readSide.lag ?? (async () => measureLag(eventStore, await readSide.appliedPosition())),
-    clock: systemClock,
-    unknownKeyWaitMs: config.readYourWritesTimeoutMs,
+    ...credentialFreshness(parts, progress),
   });
   const reports = { health: parts.health, logger: parts.logger.child({ role: 'rate-limits' }) };
   return {

@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { READ_MODELS_CHECKPOINT, measureLag } from '../application/subscriptions/ProjectionRunner.js';
+import { READ_MODELS_CHECKPOINT } from '../application/subscriptions/ProjectionRunner.js';
 import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { UsageRecorder } from '../application/usage/UsageRecorder.js';
@@ -19,6 +19,7 @@ import { newId } from '../shared/ids.js';
 import { lookupAllAddresses, type ResolveHost } from '../webhooks/targetUrlGuard.js';
 import { apiKeyDirectoryProjection } from '../../projections/apiKeys/apiKeyDirectoryProjection.js';
 import { freshApiKeyVerifier } from '../../projections/apiKeys/freshApiKeyVerifier.js';
+import { credentialFreshness } from './credentialFreshness.js';
 import type { ReadSide } from './readSide.js';
 import { adminApi } from './adminApi.js';
 import type { ChronicleWebhooks } from './webhooks.js';
@@ -152,18 +153,13 @@ const consoleDeps = (parts: AppParts, api: ApiContext): ConsoleDeps => ({
 
 /** The resource routes, each with the stores and settings it needs. */
 const apiRoutes = (parts: AppParts, api: ApiContext, progress: NonNullable<ReadSide['progress']>) => {
-  const { config, stores, readSide } = parts;
-  const { eventStore, readModels } = stores;
+  const { stores } = parts;
+  const { readModels } = stores;
   const readYourWrites = api.readYourWrites;
   // A key issued or revoked a moment ago (by the CLI, in another process) is answered as the log has it.
   const verifyApiKey = freshApiKeyVerifier({
     directory: readModels.collection(apiKeyDirectoryProjection),
-    eventStore,
-    progress,
-    appliedPosition: () => readSide.appliedPosition(),
-    lag: readSide.lag ?? (async () => measureLag(eventStore, await readSide.appliedPosition())),
-    clock: systemClock,
-    unknownKeyWaitMs: config.readYourWritesTimeoutMs,
+    ...credentialFreshness(parts, progress),
   });
   return {
     verifyApiKey,
