@@ -28,14 +28,23 @@ const translating = (pool: pg.Pool) => ({
  * (see FlexibleRateLimitCounters); a slot's lease expires on the clock of the
  * process that took it. Expired rows are deleted every five minutes, by this
  * process's own timer rather than the library's.
+ *
+ * Production gives it a pool of its own whose commits do not wait for the disk
+ * (`openPostgresStores`): every request writes these rows, a key's requests one
+ * after another on the same rows, and a count lost in a crash of the database
+ * lets a client a few more requests, which a rate limit can afford.
  */
 export class PostgresRateLimitCounters extends FlexibleRateLimitCounters {
   private readonly clearTimer: NodeJS.Timeout;
+  private readonly ownsPool: boolean;
 
   constructor(
     private readonly pool: pg.Pool,
     limits: RateLimits,
-    options: RateLimitCounterOptions = {},
+    options: RateLimitCounterOptions & {
+      /** The pool is this store's own (the counters' pool of asynchronous commits): `close` ends it. */
+      readonly ownsPool?: boolean;
+    } = {},
   ) {
     super(
       limits,
@@ -43,6 +52,7 @@ export class PostgresRateLimitCounters extends FlexibleRateLimitCounters {
         new RateLimiterPostgres({ ...spec, storeClient: translating(pool), storeType: 'pool', tableName: TABLE, tableCreated: true, clearExpiredByTimeout: false }),
       options,
     );
+    this.ownsPool = options.ownsPool === true;
     this.clearTimer = setInterval(() => void this.clearExpired(), CLEAR_EVERY_MS);
     this.clearTimer.unref();
   }
@@ -58,5 +68,6 @@ export class PostgresRateLimitCounters extends FlexibleRateLimitCounters {
 
   async close(): Promise<void> {
     clearInterval(this.clearTimer);
+    if (this.ownsPool) await this.pool.end();
   }
 }

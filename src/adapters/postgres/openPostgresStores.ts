@@ -23,7 +23,8 @@ export interface PostgresStoresOptions {
 /**
  * Every store of a process in one PostgreSQL database, on one pool of
  * `config.postgresPoolSize` connections (and one more that listens for the log's
- * commits). The schema is brought up to date first (migratePostgres: versioned,
+ * commits), the rate limits' counters on a pool of their own (half as many,
+ * at least 2) whose commits do not wait for the disk. The schema is brought up to date first (migratePostgres: versioned,
  * under an advisory lock, so processes starting at once are safe). The event store
  * owns the pool: closing the stores (`closeStores`, the log last) ends it.
  */
@@ -35,6 +36,13 @@ export const openPostgresStores = async (
   const { logger } = options;
   const pool = createPostgresPool(url, {
     max: config.postgresPoolSize,
+    onIdleError: (error) => logger?.warn({ err: error }, 'an idle PostgreSQL connection failed; the pool replaces it'),
+  });
+  // The rate limits' counters, written by every request, on connections whose commits do not wait for the disk.
+  const countersPool = createPostgresPool(url, {
+    max: countersPoolSize(config.postgresPoolSize),
+    applicationName: 'chronicle-counters',
+    asynchronousCommit: true,
     onIdleError: (error) => logger?.warn({ err: error }, 'an idle PostgreSQL connection failed; the pool replaces it'),
   });
   try {
@@ -50,7 +58,7 @@ export const openPostgresStores = async (
     return {
       eventStore,
       readModels,
-      rateLimits: new PostgresRateLimitCounters(pool, config.rateLimit),
+      rateLimits: new PostgresRateLimitCounters(countersPool, config.rateLimit, { ownsPool: true }),
       webhookSecrets: new PostgresWebhookSecretStore(pool),
       webhookOutbox: new PostgresWebhookOutbox(pool),
       idempotency: new PostgresIdempotencyStore(pool),
@@ -59,6 +67,10 @@ export const openPostgresStores = async (
     };
   } catch (error) {
     await pool.end().catch(() => undefined);
+    await countersPool.end().catch(() => undefined);
     throw error;
   }
 };
+
+/** The counters' pool: half of POSTGRES_POOL_SIZE, at least 2 (each request holds one for a statement or two). */
+export const countersPoolSize = (poolSize: number): number => Math.max(2, Math.ceil(poolSize / 2));

@@ -8,6 +8,12 @@ export interface PostgresPoolOptions {
   readonly applicationName?: string;
   /** Told of an idle connection's failure (the server restarted): the pool replaces it by itself. */
   readonly onIdleError?: (error: Error) => void;
+  /**
+   * Commits on these connections answer before their WAL reaches the disk
+   * (`synchronous_commit = off`): for writes that may be lost in a crash of the
+   * database (at most its last `wal_writer_delay`s), never for the log's.
+   */
+  readonly asynchronousCommit?: boolean;
 }
 
 /** How long a query waits for a free connection (a full pool, a server that does not answer) before it fails as busy. */
@@ -26,6 +32,7 @@ export const createPostgresPool = (url: string, options: PostgresPoolOptions = {
     application_name: options.applicationName ?? 'chronicle',
     connectionTimeoutMillis: CONNECTION_WAIT_MS,
     keepAlive: true,
+    ...(options.asynchronousCommit ? { options: '-c synchronous_commit=off' } : {}),
   });
   pool.on('error', (error) => options.onIdleError?.(error));
   return pool;
