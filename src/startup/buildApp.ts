@@ -1,3 +1,4 @@
+import { withoutRedaction } from '../logging.js';
 import type Koa from 'koa';
 import { READ_MODELS_CHECKPOINT, measureLag } from '../application/subscriptions/ProjectionRunner.js';
 import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
@@ -90,8 +91,12 @@ export const buildApp = (parts: AppParts): Koa => {
     },
     draining: parts.stopping,
   };
-  if (!config.roles.api || !readSide.progress) return createApp({ ...ops, logger: logger.child({ role: 'ops' }) });
-  return createApp({ ...ops, logger: logger.child({ role: 'api' }), publicRouters: [openApiRoutes(config.basePath, apiDocument(config.basePath))], api: apiRoutes(parts, readSide.progress) });
+  const requestLines = (role: string) => {
+    const child = logger.child({ role });
+    return { logger: child, requestLogger: withoutRedaction(child) };
+  };
+  if (!config.roles.api || !readSide.progress) return createApp({ ...ops, ...requestLines('ops') });
+  return createApp({ ...ops, ...requestLines('api'), publicRouters: [openApiRoutes(config.basePath, apiDocument(config.basePath))], api: apiRoutes(parts, readSide.progress) });
 };
 
 /** The resource routes, each with the stores and settings it needs. */
