@@ -104,7 +104,7 @@ const startServe = async (dataDir: string, env: Record<string, string> = {}): Pr
   while (performance.now() - started < READY_WITHIN_MS) {
     const ready = listening ? await fetch(`${base}/ready`).then((r) => r.status, () => 0) : 0;
     if (ready === 200) return { child, base, readyMs: Math.round(performance.now() - started) };
-    if (child.exitCode !== null) throw new Error(`chronicle serve exited with ${child.exitCode}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`chronicle serve exited with ${child.exitCode ?? child.signalCode}`);
     await sleep(100);
   }
   child.kill('SIGKILL');
@@ -113,7 +113,7 @@ const startServe = async (dataDir: string, env: Record<string, string> = {}): Pr
 
 const stop = (child: ChildProcess): Promise<void> =>
   new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
   });
