@@ -152,18 +152,24 @@ const reads = async (phase: string, served: Served, headers: Record<string, stri
   measured(`  GET /contacts/:id (${phase})`, await load(rotating(served.base, headers, ids)), 'get');
   line(`  GET ${FILTERED}`, await load(rotating(served.base, headers, [FILTERED])));
   line('  GET /contacts?search= (4 texts in turn)', await load(rotating(served.base, headers, SEARCHES)));
-  const one = await load(rotating(served.base, headers, [ONE_MATCH]));
-  line('  GET /contacts?search= matching one', one);
+  // A search of one match by name (as a client looks a person up) and by e-mail; the many-match
+  // search is compared with the faster of the two.
+  const ones = [];
+  for (const path of ONE_MATCH) {
+    const one = await load(rotating(served.base, headers, [path]));
+    line(`  GET ${path} (${await matches(served, headers, path)} match)`, one);
+    ones.push(one.rps);
+  }
   const many = await load(rotating(served.base, headers, [MANY_MATCHES]));
-  line(`  GET /contacts?search= matching ${await matches(served, headers, MANY_MATCHES)}`, many);
-  console.log(`  the search of many matches: ${(many.rps / one.rps).toFixed(2)}× the throughput of the search of one (target ≥ 0.25)`);
-  for (const [name, path] of [['one', ONE_MATCH], ['many', MANY_MATCHES]] as const) {
+  line(`  GET ${MANY_MATCHES} (${await matches(served, headers, MANY_MATCHES)} matches)`, many);
+  console.log(`  the search of many matches: ${(many.rps / Math.max(...ones)).toFixed(2)}× the throughput of the faster search of one (target ≥ 0.25)`);
+  for (const path of [...ONE_MATCH, MANY_MATCHES]) {
     const after = await searchAfterWrites(served, headers, path);
-    console.log(`  the search of ${name}, each right after a create (no total kept): one at a time, p50 ${after.p50} ms, p99 ${after.p99} ms`);
+    console.log(`  ${path}, each right after a create (no total kept), one at a time: p50 ${after.p50} ms, p99 ${after.p99} ms`);
   }
 };
 
-const ONE_MATCH = '/contacts?search=contact42%40example.org';
+const ONE_MATCH = ['/contacts?search=Contact%20123456', '/contacts?search=contact42%40example.org'];
 const MANY_MATCHES = `/contacts?search=${COMMON_WORD.toLowerCase()}`;
 /** Creates, each followed by one search, in `searchAfterWrites`. */
 const WRITES_BETWEEN_SEARCHES = 200;
