@@ -17,29 +17,29 @@ export const REDACTED_PATHS = [
   '*.password',
 ];
 
-/** Bytes of log lines stdout holds before it writes them, and how long a line may wait there at most. */
-const STDOUT_BUFFER_BYTES = 4096;
-const STDOUT_FLUSH_MS = 100;
+/** Bytes of request lines held before they are written, and how long a line may wait at most. */
+const REQUEST_LINES_BUFFER_BYTES = 4096;
+const REQUEST_LINES_FLUSH_MS = 100;
 
-let stdout: ReturnType<typeof pino.destination> | null = null;
+let requestLinesOut: ReturnType<typeof pino.destination> | null = null;
 
 /**
- * The process's stdout for its log lines, written in blocks: one write for
- * about 4 KiB of lines, at the latest every STDOUT_FLUSH_MS, and whatever is
- * left when the process exits (however it exits short of a kill), instead of
- * one write per line (a request's line was a write of its own). One per process.
+ * Stdout for request lines, written in blocks: one write for about 4 KiB of lines,
+ * at the latest every REQUEST_LINES_FLUSH_MS, and whatever is left when the process
+ * exits (however it exits short of a kill), instead of one write per request. One
+ * per process. Every other line is written at once, as it is logged.
  */
-const bufferedStdout = (): pino.DestinationStream => {
-  if (stdout === null) {
-    const stream = pino.destination({ dest: 1, sync: true, minLength: STDOUT_BUFFER_BYTES, periodicFlush: STDOUT_FLUSH_MS });
+const requestLinesStdout = (): pino.DestinationStream => {
+  if (requestLinesOut === null) {
+    const stream = pino.destination({ dest: 1, sync: true, minLength: REQUEST_LINES_BUFFER_BYTES, periodicFlush: REQUEST_LINES_FLUSH_MS });
     process.on('exit', () => stream.flushSync());
-    stdout = stream;
+    requestLinesOut = stream;
   }
-  return stdout;
+  return requestLinesOut;
 };
 
 /** Structured JSON logs on stdout (or the given destination), secrets redacted. */
-export const createLogger = (level: string, destination?: NodeJS.WritableStream | pino.DestinationStream): Logger =>
+export const createLogger = (level: string, destination?: NodeJS.WritableStream): Logger =>
   pino(
     {
       level,
@@ -47,14 +47,20 @@ export const createLogger = (level: string, destination?: NodeJS.WritableStream 
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    destination ?? bufferedStdout(),
+    destination ?? process.stdout,
   ) as unknown as Logger;
 
 /**
- * The same logger without redaction, for lines built only of fields known to
- * hold no secret (the request line: id, method, path, status, address, time,
- * key id). Redaction walks every line for the paths above, wildcards included:
- * for a line that cannot hold them, it is work for nothing on every request.
+ * The logger of request lines, built only of fields known to hold no secret (id,
+ * method, path, status, address, time, key id): without redaction, which walks
+ * every line for the paths above, wildcards included, work for nothing on every
+ * request. A logger writing to stdout gets a logger of its own level and bindings
+ * writing to `requestLinesStdout`; any other keeps its destination.
  */
-export const withoutRedaction = (logger: Logger): Logger =>
-  (logger.child as (bindings: object, options: { redact: string[] }) => Logger).call(logger, {}, { redact: [] });
+export const requestLineLogger = (logger: Logger): Logger => {
+  const pinoLogger = logger as unknown as pino.Logger & Record<symbol, unknown>;
+  if (pinoLogger[pino.symbols.streamSym] !== process.stdout) {
+    return (logger.child as (bindings: object, options: { redact: string[] }) => Logger).call(logger, {}, { redact: [] });
+  }
+  return pino({ level: pinoLogger.level, base: pinoLogger.bindings(), timestamp: pino.stdTimeFunctions.isoTime }, requestLinesStdout()) as unknown as Logger;
+};

@@ -1,4 +1,4 @@
-import { withoutRedaction } from '../logging.js';
+import { requestLineLogger } from '../logging.js';
 import type Koa from 'koa';
 import { READ_MODELS_CHECKPOINT, measureLag } from '../application/subscriptions/ProjectionRunner.js';
 import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
@@ -93,7 +93,7 @@ export const buildApp = (parts: AppParts): Koa => {
   };
   const requestLines = (role: string) => {
     const child = logger.child({ role });
-    return { logger: child, requestLogger: withoutRedaction(child) };
+    return { logger: child, requestLogger: requestLineLogger(child) };
   };
   if (!config.roles.api || !readSide.progress) return createApp({ ...ops, ...requestLines('ops') });
   return createApp({ ...ops, ...requestLines('api'), publicRouters: [openApiRoutes(config.basePath, apiDocument(config.basePath))], api: apiRoutes(parts, readSide.progress) });
