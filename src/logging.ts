@@ -62,5 +62,7 @@ export const requestLineLogger = (logger: Logger): Logger => {
   if (pinoLogger[pino.symbols.streamSym] !== process.stdout) {
     return (logger.child as (bindings: object, options: { redact: string[] }) => Logger).call(logger, {}, { redact: [] });
   }
-  return pino({ level: pinoLogger.level, base: pinoLogger.bindings(), timestamp: pino.stdTimeFunctions.isoTime }, requestLinesStdout()) as unknown as Logger;
+  // Every binding, as the lines carry them (`bindings()` leaves `pid` out, which a supervised process binds).
+  const bound = JSON.parse(`{${String(pinoLogger[pino.symbols.chindingsSym]).slice(1)}}`) as Record<string, unknown>;
+  return pino({ level: pinoLogger.level, base: bound, timestamp: pino.stdTimeFunctions.isoTime }, requestLinesStdout()) as unknown as Logger;
 };
