@@ -12,6 +12,9 @@ import { rawLogWriter } from './rawLogWriter.js';
 import { decided, fold } from './decided.js';
 import { reservePhoneNumber } from './reservePhoneNumber.js';
 
+/** A word in one contact's name of eight (the searches of many matches look for it). */
+export const COMMON_WORD = 'Harrington';
+
 /**
  * The issue's log, scaled: one company; per contact a phone reservation,
  * `ContactCreated`, a `ContactUpdated`, and a deal that moves to a stage and is
@@ -31,7 +34,7 @@ export const seedScaleLog = (file: string, contacts: number): { events: number; 
       const contactId = newId();
       const phoneNumber = `+49151${String(i).padStart(8, '0')}`;
       reservePhoneNumber(append, { companyId, phoneNumber, contactId }, metadata, at(0));
-      const fields = { name: `Contact ${i}`, phoneNumber, email: `contact${i}@example.com`, city: 'Berlin', tags: ['lead'] };
+      const fields = { name: i % 8 === 0 ? `Contact ${i} ${COMMON_WORD}` : `Contact ${i}`, phoneNumber, email: `contact${i}@example.com`, city: 'Berlin', tags: ['lead'] };
       const created = decided(contactDecider, { type: 'CreateContact', contactId, companyId, fields, at: new Date(at(1)) }, contactDecider.initialState);
       append(contactStream(contactId), created, metadata, at(1));
       let contact: ContactState = fold(contactDecider, contactDecider.initialState, created);

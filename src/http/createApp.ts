@@ -39,6 +39,8 @@ export interface AdminApiDeps extends GuardedRoutes {
 
 export interface AppDeps {
   readonly logger: Logger;
+  /** Where the request lines go (default: `logger`); they hold no secret field, so it may skip redaction. */
+  readonly requestLogger?: Logger;
   readonly clock: Clock;
   readonly basePath: string;
   readonly trustProxy: boolean;
@@ -118,7 +120,7 @@ export const createApp = (deps: AppDeps): Koa => {
 
   app.use(
     requestEnvelope({
-      logger: deps.logger,
+      logger: deps.requestLogger ?? deps.logger,
       ...(deps.metrics ? { observe: deps.metrics.observe } : {}),
       ...(deps.draining ? { draining: deps.draining } : {}),
     }),

@@ -1,3 +1,4 @@
+import { requestLineLogger } from '../logging.js';
 import type Koa from 'koa';
 import { READ_MODELS_CHECKPOINT } from '../application/subscriptions/ProjectionRunner.js';
 import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
@@ -98,11 +99,15 @@ export const buildApp = (parts: AppParts): Koa => {
     },
     draining: parts.stopping,
   };
-  if (!config.roles.api || !readSide.progress) return createApp({ ...ops, logger: logger.child({ role: 'ops' }) });
+  const requestLines = (role: string) => {
+    const child = logger.child({ role });
+    return { logger: child, requestLogger: requestLineLogger(child) };
+  };
+  if (!config.roles.api || !readSide.progress) return createApp({ ...ops, ...requestLines('ops') });
   const api = apiContext(parts, readSide.progress);
   return createApp({
     ...ops,
-    logger: logger.child({ role: 'api' }),
+    ...requestLines('api'),
     publicRouters: [
       openApiRoutes(config.basePath, apiDocument(config.basePath)),
       openApiRoutes(config.basePath, adminDocument(config.basePath), { prefix: '/admin', title: 'Chronicle admin API documentation' }),

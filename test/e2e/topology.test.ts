@@ -31,15 +31,20 @@ const call = (baseUrl: string, key: string, method: string, path: string, body?:
     signal: AbortSignal.timeout(5000),
   });
 
-/** The processes whose request log lines (JSON, with their pid) contain `marker`: which workers answered. */
-const answeredBy = (server: ServerProcess, marker = '"msg":"request"'): Set<number> =>
-  new Set(
+/**
+ * The processes whose request log lines (JSON, with their pid) contain `marker`: which workers
+ * answered. Request lines reach stdout in blocks, at the latest 100 ms after they are logged.
+ */
+const answeredBy = async (server: ServerProcess, marker = '"msg":"request"'): Promise<Set<number>> => {
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  return new Set(
     server
       .output()
       .split('\n')
       .filter((line) => line.includes('"msg":"request"') && line.includes(marker))
       .map((line) => (JSON.parse(line) as { pid: number }).pid),
   );
+};
 
 const ready = async (baseUrl: string): Promise<number> => (await fetch(`${baseUrl}/ready`, { signal: AbortSignal.timeout(5000) })).status;
 
@@ -178,7 +183,7 @@ describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside
         ids.push(((await res.json()) as { data: { id: string } }).data.id);
       }
       // Which worker answered each request, from the request logs (pid per line).
-      const served = answeredBy(server);
+      const served = await answeredBy(server);
       expect(served.size, 'both workers answered').to.equal(2);
       // Each create's commit was signalled to the projector, and its batches to the workers, through the
       // supervisor (the workers' figures added up): what lets a write skip the polls.
@@ -224,7 +229,7 @@ describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside
       }
       // One count across both workers: 7 down to 0, whichever worker answered.
       expect(remaining).to.deep.equal([7, 6, 5, 4, 3, 2, 1, 0]);
-      expect(answeredBy(server).size, 'both workers answered').to.equal(2);
+      expect((await answeredBy(server)).size, 'both workers answered').to.equal(2);
       expect((await call(server.baseUrl, key, 'GET', '/test', undefined, { connection: 'close' })).status).to.equal(429);
       expect((await call(server.baseUrl, key, 'GET', '/test', undefined, { connection: 'close' })).status).to.equal(429);
       // The admin token: one count across the workers too, judged by the supervisor with the admin limit.
@@ -256,7 +261,7 @@ describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside
       for (let i = 0; i < REQUESTS; i += 1) {
         expect((await call(server.baseUrl, key, 'GET', '/test', undefined, { connection: 'close' })).status).to.equal(200);
       }
-      expect(answeredBy(server, '"path":"/test"').size, 'both workers answered').to.equal(2);
+      expect((await answeredBy(server, '"path":"/test"')).size, 'both workers answered').to.equal(2);
       const log = SqliteEventStore.open(embeddedDatabaseFile(dir.path));
       const head = Number(await log.headPosition());
       await log.close();
@@ -271,7 +276,7 @@ describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside
         // Every worker reads the same log: its head once, not the sum.
         expect(text).to.match(new RegExp(`^chronicle_log_head_position ${head}$`, 'm'));
       }
-      expect(answeredBy(server, '"path":"/metrics"').size, 'both workers answered scrapes').to.equal(2);
+      expect((await answeredBy(server, '"path":"/metrics"')).size, 'both workers answered scrapes').to.equal(2);
     } finally {
       const code = await server.stop();
       dir.dispose();

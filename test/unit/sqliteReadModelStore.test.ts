@@ -439,6 +439,31 @@ describe('SqliteReadModelStore', () => {
       for (const reader of readers) expect((await reader.list(zebra)).items.map((doc) => doc.title)).to.deep.equal(['Zebra two']);
     });
 
+    it('reads the first pages of a common text in creation order, stopping at the page, and a deep page from the full-text table', async () => {
+      const store = openStore();
+      const tasks = store.collection(taskProjection) as SqliteDocumentCollection<TaskDoc>;
+      // `zebra` in one title of 4, `quagga` in one of 100: both found through the full-text table.
+      const title = (i: number) => `${i % 4 === 0 ? 'Zebra' : 'Task'} ${i}${i === 50 ? ' quagga' : ''}`;
+      await tasks.apply(Array.from({ length: 400 }, (_, i) => at(i + 1, 'TaskCreated', created(`t${i}`, { title: title(i) }))));
+      const search = (text: string, page: number) => all({ filters: [{ op: 'contains', fields: ['title'], text }], page, limit: 10, order: 'desc' });
+      const expected = (page: number) => Array.from({ length: 10 }, (_, k) => `t${396 - 4 * ((page - 1) * 10 + k)}`);
+
+      const first = await tasks.list(search('ZEBRA', 1));
+      expect(first.items.map((doc) => doc.id)).to.deep.equal(expected(1));
+      expect(first.total).to.equal(100);
+      expect(tasks.explain(search('ZEBRA', 1)).page.join(' ')).to.not.contain('VIRTUAL TABLE');
+      expect(tasks.explain(search('ZEBRA', 1)).page.join(' ')).to.not.contain('TEMP B-TREE');
+      expect(tasks.explain(search('ZEBRA', 1)).count.join(' ')).to.contain('VIRTUAL TABLE');
+
+      const deep = await tasks.list(search('ZEBRA', 9));
+      expect(deep.items.map((doc) => doc.id)).to.deep.equal(expected(9));
+      expect(tasks.explain(search('ZEBRA', 9)).page.join(' ')).to.contain('VIRTUAL TABLE');
+      expect((await tasks.list(search('ZEBRA', 11))).items).to.deep.equal([]);
+
+      expect((await tasks.list(search('QUAGGA', 1))).items.map((doc) => doc.id)).to.deep.equal(['t50']);
+      expect(tasks.explain(search('QUAGGA', 1)).page.join(' ')).to.contain('VIRTUAL TABLE');
+    });
+
     it('changes nothing when the swap fails half-way', async () => {
       const store = openStore();
       const live = await seedLive(store);

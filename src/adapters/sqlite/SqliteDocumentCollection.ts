@@ -26,7 +26,7 @@ import {
   type ReadModelLayout,
   type SearchTexts,
 } from './readModelLayout.js';
-import { fieldValue, toSqliteFilter, type SqliteFilter, type TextStatistics } from './toSqliteFilter.js';
+import { LOOKUP_COST, fieldValue, toSqliteFilter, type SqliteFilter, type TextStatistics } from './toSqliteFilter.js';
 import type { ReadModelCompanies } from './ReadModelCompanies.js';
 import { documentText, viewOfText } from './documentText.js';
 import { viewFieldOf } from '../../application/ports/documentView.js';
@@ -151,13 +151,14 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
   }
 
   /**
-   * A page and the total: the page's keys (in index order, the scan stopping at the
-   * page; or the full-text matches' keys, of which a sorter keeps the page's), then
-   * only the page's documents. The total: read from the counts when the filters are
-   * `eq` on a kept combination (or none); else counted over the same index range or
-   * matches, once per state of the company's documents (`countedTotal`). (Counting
-   * the matches in the same pass, with `count(*) OVER ()`, made SQLite sort them
-   * all: slower than finding them twice.)
+   * A page and the total: the total first (read from the counts when the filters
+   * are `eq` on a kept combination, or none; else counted over the same index
+   * range or full-text matches, once per state of the company's documents:
+   * `countedTotal`), then the page's keys (in index order, the scan stopping at
+   * the page; or the full-text matches' keys, of which a sorter keeps the page's:
+   * whichever `pageFilter` finds cheaper, knowing the total), then only the page's
+   * documents. (Counting the matches in the same pass, with `count(*) OVER ()`,
+   * made SQLite sort them all: slower than finding them twice.)
    */
   async list(query: ListQuery): Promise<Page<D>> {
     const company = this.companies.find(query.companyId);
@@ -165,20 +166,24 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
     const limit = Math.max(0, Math.floor(query.limit));
     const offset = Math.max(0, (Math.floor(query.page) - 1) * limit);
     const countKey = query.withTotal === false ? null : countKeyOf(this.layout, query.filters);
+    const order = query.order === 'asc' ? 'ASC' : 'DESC';
     const run = (): Page<D> => {
       const filter = toSqliteFilter(this.table, this.layout, company, query.filters, this.statistics(company), this.textIndex());
       if (filter === null) return { items: [], total: 0 };
-      const statements = this.listStatements(filter, query.order);
       // One read transaction: the page and the total see the same snapshot.
       const read = this.db.transaction(() => {
-        const rows = limit > 0 ? (statements.page.all(...filter.params, limit, offset) as { doc: string }[]) : [];
         const total =
           query.withTotal === false
-            ? offset + rows.length
+            ? null
             : countKey !== null
               ? this.counted(company, countKey)
-              : this.countedTotal(company, statements.count, filter.params);
-        return { items: rows.map((row) => JSON.parse(row.doc) as D), total };
+              : this.countedTotal(company, this.countStatement(filter), filter.params);
+        const paged = this.pageFilter(filter, company, total, offset + limit);
+        const rows =
+          limit > 0 && (total === null || offset < total)
+            ? (this.pageStatement(paged, order).all(...paged.params, limit, offset) as { doc: string }[])
+            : [];
+        return { items: rows.map((row) => JSON.parse(row.doc) as D), total: total ?? offset + rows.length };
       });
       return read();
     };
@@ -190,6 +195,21 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
       this.forgetTextIndex();
       return run();
     }
+  }
+
+  /**
+   * Where a page of a search is read from, once its total is known: the
+   * full-text candidates (each checked, then all sorted by creation), or the
+   * company's documents in creation order (each checked, stopping at the page's
+   * end: with the matches spread over them, about `end` × documents / total
+   * entries). The latter when it reads fewer entries than the candidates cost;
+   * a page of a common text is then as quick as a page of a rare one.
+   */
+  private pageFilter(filter: SqliteFilter, company: number, total: number | null, end: number): SqliteFilter {
+    if (!filter.fullText || total === null) return filter;
+    const documents = this.counted(company, countKeyOf(this.layout, [])!);
+    const scanned = total === 0 ? 0 : Math.min(documents, (end * documents) / total);
+    return scanned <= filter.fullText.candidates * LOOKUP_COST ? filter.fullText.inOrder : filter;
   }
 
   /**
@@ -225,16 +245,17 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
     this.getDoc = null;
   }
 
-  private listStatements(filter: SqliteFilter, direction: ListQuery['order']): { page: Statement; count: Statement } {
-    const order = direction === 'asc' ? 'ASC' : 'DESC';
-    // The page's keys first, then only its documents (never carried through a sort).
-    const page = this.statement(
+  /** The page's keys first, then only its documents (never carried through a sort). */
+  private pageStatement(filter: SqliteFilter, order: 'ASC' | 'DESC'): Statement {
+    return this.statement(
       `SELECT d.doc FROM (SELECT t.seq, t.created FROM ${filter.from} WHERE ${filter.where} ` +
         `ORDER BY t.created ${order}, t.seq ${order} LIMIT ? OFFSET ?) AS p ` +
         `CROSS JOIN ${this.name} AS d ON d.seq = p.seq ORDER BY p.created ${order}, p.seq ${order}`,
     );
-    const count = this.statement(`SELECT count(*) AS n FROM ${filter.from} WHERE ${filter.where}`);
-    return { page, count };
+  }
+
+  private countStatement(filter: SqliteFilter): Statement {
+    return this.statement(`SELECT count(*) AS n FROM ${filter.from} WHERE ${filter.where}`);
   }
 
   /** What SQLite does for a list query: the plan of its page and of its total (operators, tests). */
@@ -243,13 +264,15 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
     this.forgetTextIndex();
     const filter = toSqliteFilter(this.table, this.layout, company, query.filters, this.statistics(company), this.textIndex());
     if (filter === null) return { page: [], count: [] };
-    const { page, count } = this.listStatements(filter, query.order);
+    const count = this.countStatement(filter);
     const plan = (statement: Statement, params: readonly unknown[]) =>
       (this.db.prepare(`EXPLAIN QUERY PLAN ${statement.source}`).all(...params) as { detail: string }[]).map((row) => row.detail);
     const countKey = countKeyOf(this.layout, query.filters);
     const counted = this.statement(`SELECT n FROM ${this.counts} WHERE company = ? AND key = ?`);
+    const total = countKey === null ? (count.get(...filter.params) as { n: number }).n : this.counted(company, countKey);
+    const paged = this.pageFilter(filter, company, total, Math.max(1, Math.floor(query.page)) * query.limit);
     return {
-      page: plan(page, [...filter.params, query.limit, 0]),
+      page: plan(this.pageStatement(paged, query.order === 'asc' ? 'ASC' : 'DESC'), [...paged.params, query.limit, 0]),
       count: countKey === null ? plan(count, filter.params) : plan(counted, [company, countKey]),
     };
   }

@@ -8,6 +8,13 @@ export interface SqliteFilter {
   readonly where: string;
   /** In the order of the placeholders of `from`, then `where`. */
   readonly params: readonly unknown[];
+  /**
+   * When the full-text table drives `from`: about how many candidates it finds
+   * (an estimate, never fewer than the matches), and the same filter read from
+   * the table in the company's order instead, which stops at a page's end (see
+   * `SqliteDocumentCollection.pageFilter`).
+   */
+  readonly fullText?: { readonly candidates: number; readonly inOrder: SqliteFilter };
 }
 
 /** Shortest search the trigram index answers; shorter ones read the company's texts. */
@@ -34,7 +41,7 @@ const SAMPLED_TRIGRAMS = 6;
  * company's covering index, an `instr` alone: a candidate counts as two index
  * entries (measured: docs/benchmarks/design-measurements.md, "SQLite read models").
  */
-const LOOKUP_COST = 2;
+export const LOOKUP_COST = 2;
 
 /** The distinct trigrams (of code points) of a text, at most SAMPLED_TRIGRAMS, spread evenly over it. */
 const trigramsOf = (chars: readonly string[]): string[] => {
@@ -88,7 +95,7 @@ export const toSqliteFilter = (
 ): SqliteFilter | null => {
   const where: string[] = ['t.company = ?'];
   const params: unknown[] = [company];
-  let driver: { readonly match: string } | null = null;
+  let driver: { readonly match: string; readonly candidates: number } | null = null;
 
   for (const filter of filters) {
     switch (filter.op) {
@@ -135,7 +142,7 @@ export const toSqliteFilter = (
           const all = layout.search.every((_, i) => columns.includes(i));
           const inColumns = (text: string) => (all ? phrase(text) : `{${columns.map((column) => `c${column}`).join(' ')}} : ${phrase(text)}`);
           if (!statistics) {
-            driver = { match: inColumns(needle) };
+            driver = { match: inColumns(needle), candidates: Infinity };
           } else {
             // Only the rarest trigrams (a phrase of every trigram reads every one's list, and the
             // common ones list nearly every document); `instr` then keeps the exact matches. When
@@ -148,7 +155,7 @@ export const toSqliteFilter = (
             const [rarest, next] = ranked as [(typeof ranked)[number], (typeof ranked)[number] | undefined];
             if (rarest.documents <= worthIt) {
               const chosen = next && next.documents <= rarest.documents * 8 ? [rarest, next] : [rarest];
-              driver = { match: chosen.map(({ trigram }) => inColumns(trigram)).join(' AND ') };
+              driver = { match: chosen.map(({ trigram }) => inColumns(trigram)).join(' AND '), candidates: rarest.documents };
             }
           }
         }
@@ -171,7 +178,8 @@ export const toSqliteFilter = (
   }
 
   const name = quoteName(table);
-  if (driver === null) return { from: `${name} AS t`, where: where.join(' AND '), params };
+  const inOrder = { from: `${name} AS t`, where: where.join(' AND '), params };
+  if (driver === null) return inOrder;
   // CROSS JOIN keeps the full-text matches as the outer loop: each candidate is one lookup, in the
   // narrow index of the texts by `seq` (SQLite would look up the table's row, with its document).
   const narrow = textIndex ? ` INDEXED BY ${quoteName(textIndex)}` : '';
@@ -179,5 +187,6 @@ export const toSqliteFilter = (
     from: `${quoteName(table + FTS_SUFFIX)}(?) AS x CROSS JOIN ${name} AS t${narrow} ON t.seq = x.rowid`,
     where: where.join(' AND '),
     params: [driver.match, ...params],
+    fullText: { candidates: driver.candidates, inOrder },
   };
 };

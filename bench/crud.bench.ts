@@ -1,0 +1,243 @@
+// npm run bench:crud — Chronicle against the plain CRUD servers a team would write instead
+// (bench/crudServer.ts), in one run, each in its own child process: a bare Koa server holding
+// contacts in a Map (the baseline every share is of), a plain SQLite server, a plain PostgreSQL
+// server (on a private cluster this benchmark starts with scripts/postgres-test-cluster.sh and
+// stops at the end), and Chronicle as `npm start` runs it (`chronicle serve`, embedded storage in
+// a temporary folder, request logs at `info` into a file, rate limits raised so that none
+// answers 429). GET /contacts/:id (100 ids in turn) and POST /contacts at 10 connections, POST
+// again at 50; ROUNDS interleaved rounds, the median of each; the CPU each server's process tree
+// used while it was loaded.
+// Not a test: it prints figures. Every phase is bounded in time or count.
+import type autocannon from 'autocannon';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { tempDir } from '../test/support/tempStore.js';
+import { freePort } from '../test/support/freePort.js';
+import { CLI, SECONDS, contactPosting, load, startListening, type Figures, type Server } from './support/httpLoad.js';
+
+const ROUNDS = Number(process.env.BENCH_CRUD_ROUNDS ?? 3);
+/** Which servers to run (all by default): `map` is the baseline and always runs. */
+const SERVERS = new Set((process.env.BENCH_CRUD_SERVERS ?? 'sqlite,postgres,chronicle').split(',').map((name) => name.trim()));
+const BUSIER_CONNECTIONS = 50;
+/** Contacts created in each server before the reads (GET /contacts/:id asks for 100 of them in turn). */
+const SEEDED = 1_000;
+const CRUD_SERVER = fileURLToPath(new URL('./crudServer.js', import.meta.url));
+const CLUSTER_SCRIPT = fileURLToPath(new URL('../../scripts/postgres-test-cluster.sh', import.meta.url));
+const CASES = ['get', 'post', 'busierPost'] as const;
+type Case = (typeof CASES)[number];
+const CASE_NAMES: Record<Case, string> = { get: 'GET /contacts/:id', post: 'POST /contacts', busierPost: `POST at ${BUSIER_CONNECTIONS} connections` };
+
+interface Loaded {
+  readonly name: string;
+  readonly server: Server;
+  readonly key: string;
+  readonly ids: string[];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The process and its descendants (Linux /proc). */
+const processTree = (pid: number): number[] => {
+  const file = `/proc/${pid}/task/${pid}/children`;
+  const children = existsSync(file) ? readFileSync(file, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number) : [];
+  return [pid, ...children.flatMap(processTree)];
+};
+
+/** CPU seconds (user + system) of processes, in clock ticks of 1/100 s. */
+const cpuTicks = (pids: readonly number[]): number =>
+  pids.reduce((sum, pid) => {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return sum + Number(fields[11]) + Number(fields[12]);
+    } catch {
+      return sum;
+    }
+  }, 0);
+
+/** The machine's busy share (all cores) from /proc/stat. */
+const machineTicks = (): { busy: number; total: number } => {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  const ticks = fields.map(Number);
+  const idle = ticks[3]! + ticks[4]!;
+  const total = ticks.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+};
+
+/** A private PostgreSQL cluster (scripts/postgres-test-cluster.sh), with a database for the plain server. */
+const startCluster = async (): Promise<{ url: string; stop: () => void; pids: () => number[] }> => {
+  const port = await freePort();
+  // The script makes the cluster's folder itself (one the server's user may enter).
+  const said = execFileSync(CLUSTER_SCRIPT, ['start', '', String(port)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const dir = /POSTGRES_TEST_DIR=(.+)/.exec(said)?.[1];
+  if (!dir) throw new Error(`no cluster folder in: ${said}`);
+  const stopCluster = () => execFileSync(CLUSTER_SCRIPT, ['stop', dir], { stdio: 'ignore' });
+  try {
+    const server = `postgres://postgres@127.0.0.1:${port}/postgres`;
+    const client = new pg.Client({ connectionString: server });
+    await client.connect();
+    await client.query('CREATE DATABASE crud');
+    await client.end();
+    const postmaster = Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return { url: server.replace(/\/postgres$/, '/crud'), pids: () => processTree(postmaster), stop: stopCluster };
+  } catch (error) {
+    stopCluster();
+    throw error;
+  }
+};
+
+/** Chronicle as `npm start` runs it, on an empty folder: resolves with the demo key it prints. */
+const startChronicle = async (dataDir: string): Promise<{ server: Server; key: string }> => {
+  const port = await freePort();
+  const logs = openSync(join(dataDir, '..', 'chronicle-requests.log'), 'a');
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      RATE_LIMIT_HOURLY: '100000000',
+      RATE_LIMIT_DAILY: '100000000',
+      RATE_LIMIT_CONCURRENT: '1000',
+    },
+    stdio: ['ignore', logs, 'pipe'],
+  });
+  closeSync(logs);
+  let said = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (said = (said + chunk).slice(-8192)));
+  const started = Date.now();
+  while (Date.now() - started < 60_000) {
+    const key = /API key (chr_[A-Za-z0-9]+)/.exec(said)?.[1];
+    if (key && said.includes('Chronicle is listening on')) {
+      return { server: { url: `http://127.0.0.1:${port}`, output: () => said, child }, key };
+    }
+    if (child.exitCode !== null) throw new Error(`chronicle serve exited with ${child.exitCode}:\n${said}`);
+    await sleep(50);
+  }
+  child.kill('SIGKILL');
+  throw new Error(`chronicle serve did not listen within 60 s:\n${said}`);
+};
+
+/** Creates SEEDED contacts through the server (20 at a time), answering their ids. */
+const seed = async (url: string, key: string): Promise<string[]> => {
+  const ids: string[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      while (next < SEEDED) {
+        const n = next++;
+        const response = await fetch(`${url}/contacts`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ name: `Seeded ${n}`, phoneNumber: `+1777${String(n).padStart(8, '0')}` }),
+        });
+        if (response.status !== 201) throw new Error(`seeding failed: ${response.status} ${await response.text()}`);
+        ids.push(((await response.json()) as { data: { id: string } }).data.id);
+      }
+    }),
+  );
+  return ids;
+};
+
+const stop = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+
+const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+interface Measured {
+  readonly figures: Figures;
+  /** CPU of the server's process tree (and the database's), in % of one core. */
+  readonly cpu: number;
+  /** The machine's busy share, in % of all its cores. */
+  readonly machine: number;
+}
+
+const measure = async (target: Loaded, pids: () => number[], which: Case): Promise<Measured> => {
+  const auth = { Authorization: `Bearer ${target.key}` };
+  let i = 0;
+  const options: autocannon.Options =
+    which === 'get'
+      ? { url: target.server.url, headers: auth, requests: [{ setupRequest: (r) => ({ ...r, path: `/contacts/${target.ids[i++ % target.ids.length]}` }) }] }
+      : { ...contactPosting(target.server.url, auth), ...(which === 'busierPost' ? { connections: BUSIER_CONNECTIONS } : {}) };
+  const tree = pids();
+  const [cpuBefore, machineBefore, at] = [cpuTicks(tree), machineTicks(), performance.now()];
+  const figures = await load(options);
+  const seconds = (performance.now() - at) / 1000;
+  const machineAfter = machineTicks();
+  return {
+    figures,
+    cpu: (cpuTicks(tree) - cpuBefore) / seconds,
+    machine: (100 * (machineAfter.busy - machineBefore.busy)) / (machineAfter.total - machineBefore.total),
+  };
+};
+
+const main = async (): Promise<void> => {
+  const dir = tempDir('chronicle-crud-');
+  const children: ChildProcess[] = [];
+  let cluster: Awaited<ReturnType<typeof startCluster>> | null = null;
+  try {
+    const key = `crud_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+    const plain = async (name: string, env: Record<string, string>): Promise<Loaded> => {
+      const server = await startListening([CRUD_SERVER], { CRUD_KEY: key, ...env });
+      children.push(server.child);
+      return { name, server, key, ids: (await seed(server.url, key)).slice(0, 100) };
+    };
+    const targets: { loaded: Loaded; pids: () => number[] }[] = [];
+    const add = (loaded: Loaded, extra: () => number[] = () => []) =>
+      targets.push({ loaded, pids: () => [...processTree(loaded.server.child.pid!), ...extra()] });
+    add(await plain('bare Koa, contacts in a Map', { CRUD_STORE: 'map' }));
+    if (SERVERS.has('sqlite')) add(await plain('plain SQLite CRUD', { CRUD_STORE: 'sqlite', CRUD_SQLITE_FILE: join(dir.path, 'crud.sqlite') }));
+    if (SERVERS.has('postgres')) {
+      cluster = await startCluster();
+      add(await plain('plain PostgreSQL CRUD', { CRUD_STORE: 'postgres', CRUD_POSTGRES_URL: cluster.url }), cluster.pids);
+    }
+    if (SERVERS.has('chronicle')) {
+      const chronicle = await startChronicle(join(dir.path, 'chronicle'));
+      children.push(chronicle.server.child);
+      add({ name: 'Chronicle (npm start)', server: chronicle.server, key: chronicle.key, ids: (await seed(chronicle.server.url, chronicle.key)).slice(0, 100) });
+    }
+
+    console.log(`CRUD benchmark: ${ROUNDS} interleaved rounds of ${SECONDS} s per case; 10 connections, POST also at ${BUSIER_CONNECTIONS}`);
+    const results = new Map<string, Record<Case, Measured[]>>(targets.map((t) => [t.loaded.name, { get: [], post: [], busierPost: [] }]));
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const which of CASES) {
+        for (const { loaded, pids } of targets) {
+          const m = await measure(loaded, pids, which);
+          results.get(loaded.name)![which].push(m);
+          const errors = m.figures.errors ? `  (${m.figures.errors} non-2xx/errors!)` : '';
+          console.log(
+            `round ${round} ${CASE_NAMES[which].padEnd(24)} ${loaded.name.padEnd(30)} ${String(m.figures.rps).padStart(6)} req/s  ` +
+              `p50 ${m.figures.p50} ms  p99 ${m.figures.p99} ms  server CPU ${m.cpu.toFixed(0)}%  machine ${m.machine.toFixed(0)}%${errors}`,
+          );
+        }
+      }
+    }
+
+    const baseline = results.get(targets[0]!.loaded.name)!;
+    console.log(`\nmedians of ${ROUNDS} rounds, and the share of bare Koa's (its median):`);
+    console.log(`| server | ${CASES.map((c) => CASE_NAMES[c]).join(' | ')} |`);
+    console.log(`|---|${CASES.map(() => '---:').join('|')}|`);
+    for (const [name, byCase] of results) {
+      const cells = CASES.map((which) => {
+        const rps = median(byCase[which].map((m) => m.figures.rps));
+        const share = rps / median(baseline[which].map((m) => m.figures.rps));
+        const cpu = median(byCase[which].map((m) => m.cpu));
+        return `${share.toFixed(2)} (${rps.toLocaleString('en')} req/s, p99 ${median(byCase[which].map((m) => m.figures.p99))} ms, CPU ${cpu.toFixed(0)}%)`;
+      });
+      console.log(`| ${name} | ${cells.join(' | ')} |`);
+    }
+    const loadAverage = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    console.log(`load average at the end: ${loadAverage}`);
+  } finally {
+    await Promise.all(children.map(stop));
+    cluster?.stop();
+    dir.dispose();
+  }
+};
+
+await main();
