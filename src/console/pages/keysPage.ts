@@ -2,6 +2,7 @@ import type { IssuedApiKey } from '../../application/apiKeys/issueApiKey.js';
 import { ALL_PERMISSIONS, ApiKeyType, type Permission } from '../../shared/permissions.js';
 import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeysProjection.js';
 import { formatTime } from '../html/format.js';
+import { describedBy, problemOf } from '../html/formProblems.js';
 import { html, type Html } from '../html/html.js';
 import { consoleUrl, csrfField } from '../html/layout.js';
 import { keyLabel, keyState } from './keyLabel.js';
@@ -19,11 +20,6 @@ export interface KeyForm {
 }
 
 export const EMPTY_KEY_FORM: KeyForm = { name: '', type: 'generic', permissions: [], expiresAt: '', problems: {} };
-
-const problem = (form: KeyForm, field: string): Html | '' =>
-  form.problems[field] ? html`<p class="bad" id="${field}-problem">${form.problems[field]}</p>` : '';
-
-const described = (form: KeyForm, field: string): Html | '' => (form.problems[field] ? html` aria-describedby="${field}-problem" aria-invalid="true"` : '');
 
 const keyRow = (basePath: string, csrf: string, key: ApiKeyDoc, now: Date): Html => {
   const state = keyState(key, now);
@@ -67,30 +63,30 @@ export const keysBody = (spec: { readonly basePath: string; readonly csrf: strin
     ${csrfField(spec.csrf)}
     <div>
       <label for="key-name">Name</label>
-      <input type="text" id="key-name" name="name" value="${form.name}" maxlength="200" autocomplete="off"${described(form, 'name')}>
+      <input type="text" id="key-name" name="name" value="${form.name}" maxlength="200" autocomplete="off"${describedBy(form, 'name')}>
       <p class="hint">So that you can tell your keys apart, for example “Zapier production”.</p>
-      ${problem(form, 'name')}
+      ${problemOf(form, 'name')}
     </div>
     <div>
       <label for="key-type">Type</label>
-      <select id="key-type" name="type"${described(form, 'type')}>
+      <select id="key-type" name="type"${describedBy(form, 'type')}>
         ${KEY_TYPES.map((type) => html`<option value="${type}"${form.type === type ? html` selected` : ''}>${type}</option>`)}
       </select>
-      ${problem(form, 'type')}
+      ${problemOf(form, 'type')}
     </div>
-    <fieldset${described(form, 'permissions')}>
+    <fieldset${describedBy(form, 'permissions')}>
       <legend>Permissions</legend>
       ${ALL_PERMISSIONS.map(
         (permission) =>
           html`<label><input type="checkbox" name="permissions" value="${permission}"${form.permissions.includes(permission) ? html` checked` : ''}> ${permission}</label>`,
       )}
-      ${problem(form, 'permissions')}
+      ${problemOf(form, 'permissions')}
     </fieldset>
     <div>
       <label for="key-expires">Expires (UTC, optional)</label>
-      <input type="datetime-local" id="key-expires" name="expiresAt" value="${form.expiresAt}"${described(form, 'expiresAt')}>
+      <input type="datetime-local" id="key-expires" name="expiresAt" value="${form.expiresAt}"${describedBy(form, 'expiresAt')}>
       <p class="hint">Leave empty for a key that never expires.</p>
-      ${problem(form, 'expiresAt')}
+      ${problemOf(form, 'expiresAt')}
     </div>
     <div><button type="submit">Create key</button></div>
   </form>

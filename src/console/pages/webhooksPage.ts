@@ -2,6 +2,7 @@ import type { Delivery } from '../../application/ports/WebhookOutbox.js';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/eventTypes.js';
 import type { WebhookSubscriptionView } from '../../domain/webhooks/webhookSubscription.js';
 import { formatTime } from '../html/format.js';
+import { describedBy, problemOf } from '../html/formProblems.js';
 import { html, type Html } from '../html/html.js';
 import { consoleUrl, csrfField } from '../html/layout.js';
 import { secretBox } from './secretBox.js';
@@ -34,12 +35,6 @@ const enableForm = (basePath: string, csrf: string, s: WebhookSubscriptionView):
 
 const filtersText = (subscription: WebhookSubscriptionView): string =>
   subscription.filters?.tags ? `contacts tagged ${subscription.filters.tags.join(', ')}` : 'none';
-
-const problem = (form: SubscribeForm, field: string): Html | '' =>
-  form.problems[field] ? html`<p class="bad" id="${field}-problem">${form.problems[field]}</p>` : '';
-
-const described = (form: SubscribeForm, field: string): Html | '' =>
-  form.problems[field] ? html` aria-describedby="${field}-problem" aria-invalid="true"` : '';
 
 const subscriptionRow = (basePath: string, csrf: string, s: WebhookSubscriptionView): Html => html`<tr>
   <th scope="row"><a href="${consoleUrl(basePath, `/webhooks/${s.id}`)}">${s.event}</a></th>
@@ -87,21 +82,21 @@ export const webhooksBody = (spec: {
     ${csrfField(spec.csrf)}
     <div>
       <label for="subscribe-event">Event</label>
-      <select id="subscribe-event" name="event"${described(form, 'event')}>
+      <select id="subscribe-event" name="event"${describedBy(form, 'event')}>
         ${WEBHOOK_EVENT_TYPES.map((type) => html`<option value="${type}"${form.event === type ? html` selected` : ''}>${type}</option>`)}
       </select>
-      ${problem(form, 'event')}
+      ${problemOf(form, 'event')}
     </div>
     <div>
       <label for="subscribe-url">Endpoint URL</label>
-      <input type="url" id="subscribe-url" name="target_url" value="${form.targetUrl}" placeholder="https://example.com/webhooks" required${described(form, 'target_url')}>
-      ${problem(form, 'target_url')}
+      <input type="url" id="subscribe-url" name="target_url" value="${form.targetUrl}" placeholder="https://example.com/webhooks" required${describedBy(form, 'target_url')}>
+      ${problemOf(form, 'target_url')}
     </div>
     <div>
       <label for="subscribe-tags">Only contacts with these tags (optional)</label>
       <input type="text" id="subscribe-tags" name="tags" value="${form.tags}" aria-describedby="subscribe-tags-hint"${form.problems.filters ? html` aria-invalid="true"` : ''}>
       <p class="hint" id="subscribe-tags-hint">Comma-separated; for contact events only.</p>
-      ${problem(form, 'filters')}
+      ${problemOf(form, 'filters')}
     </div>
     <div><button type="submit">Subscribe</button></div>
   </form>
