@@ -8,7 +8,7 @@ import type { ApiContext, ApiResource } from './ApiResource.js';
  */
 export interface AdminContext extends Pick<ApiContext, 'commands' | 'readModels' | 'readYourWrites'> {
   /** Where console links point: CONSOLE_PUBLIC_URL (undefined: the admin request's own origin), and BASE_PATH. */
-  readonly console: { readonly publicUrl: string | null | undefined; readonly basePath: string };
+  readonly console: { readonly publicUrl: string | undefined; readonly basePath: string };
   /** `Idempotency-Key` on the creating route `route` (`POST /admin/companies/:id/keys`), its body kept through `codec` when given. */
   idempotency(route: string, codec?: Parameters<ApiContext['idempotency']>[1]): Middleware;
 }

@@ -23,7 +23,7 @@ export interface AdminConsoleSessionRoutesDeps {
   readonly companies: DocumentCollection<CompanyDoc>;
   readonly commands: CommandDeps;
   /** CONSOLE_PUBLIC_URL; unset: the link points at the scheme and host the admin request came to (forwarded ones with TRUST_PROXY). */
-  readonly publicUrl: string | null | undefined;
+  readonly publicUrl: string | undefined;
   readonly basePath: string;
   readonly idempotency: Middleware;
 }
