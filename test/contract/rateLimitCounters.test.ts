@@ -137,7 +137,63 @@ if (postgresTestUrl()) {
         await pool.end();
       },
     };
-  }, { leases: true });
+  }, { leases: true, take: true });
+
+  describe('PostgresRateLimitCounters.admit: one statement', () => {
+    it('tries the other slots when the one it drew is held, and counts a request that finds none', async () => {
+      const pool = await migratedLogPool((await database()).url);
+      const counters = new PostgresRateLimitCounters(pool, { hourly: 100, daily: 100, concurrent: 3 });
+      const k = `key-${randomUUID()}`;
+      const now = new Date('2026-03-04T10:20:30.000Z');
+      try {
+        // Three admissions hold the three slots, whichever each drew first.
+        const held = [await counters.admit(k, now), await counters.admit(k, now), await counters.admit(k, now)];
+        expect(held.map((a) => typeof a.release)).to.deep.equal(['function', 'function', 'function']);
+        const none = await counters.admit(k, now);
+        expect([none.decision.allowed, none.release, none.decision.hourly.remaining]).to.deep.equal([true, null, 96]);
+        expect(await counters.acquire(k)).to.equal(null);
+        await held[1]!.release!();
+        const again = await counters.admit(k, now);
+        expect(again.release, 'the slot given back').to.be.a('function');
+        expect((await counters.consume(k, now)).daily.remaining, 'six requests counted in the day').to.equal(94);
+      } finally {
+        await counters.close();
+        await pool.end();
+      }
+    });
+
+    it('hands out no more slots than there are to simultaneous admissions', async () => {
+      const pool = await migratedLogPool((await database()).url);
+      const counters = new PostgresRateLimitCounters(pool, { hourly: 100, daily: 100, concurrent: 3 });
+      const k = `key-${randomUUID()}`;
+      const now = new Date('2026-03-04T10:20:30.000Z');
+      try {
+        const admitted = await Promise.all(Array.from({ length: 10 }, () => counters.admit(k, now)));
+        expect(admitted.filter((a) => a.release !== null)).to.have.length(3);
+        expect(admitted.map((a) => a.decision.hourly.remaining).sort((a, b) => a - b)).to.deep.equal([90, 91, 92, 93, 94, 95, 96, 97, 98, 99]);
+      } finally {
+        await counters.close();
+        await pool.end();
+      }
+    });
+
+    it('judges other limits on the same rows (withLimits), with its own admit', async () => {
+      const pool = await migratedLogPool((await database()).url);
+      const counters = new PostgresRateLimitCounters(pool, { hourly: 100, daily: 100, concurrent: 3 });
+      const strict = counters.withLimits({ hourly: 1, daily: 100, concurrent: 1 });
+      const k = `key-${randomUUID()}`;
+      const now = new Date('2026-03-04T10:20:30.000Z');
+      try {
+        expect((await counters.admit(k, now)).decision.hourly.remaining).to.equal(99);
+        const refused = await strict.admit(k, now);
+        expect([refused.decision.allowed, refused.decision.exceeded, refused.release]).to.deep.equal([false, ['hourly'], null]);
+        expect((await counters.consume(k, now)).hourly.remaining, 'both counted once on the same row').to.equal(97);
+      } finally {
+        await counters.close();
+        await pool.end();
+      }
+    });
+  });
 
   describe('PostgresRateLimitCounters: two processes on one database', () => {
     it('count the windows and hand out the slots together', async () => {

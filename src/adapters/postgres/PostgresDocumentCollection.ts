@@ -26,7 +26,7 @@ import type { ReadModelDatabase } from './readModelSchema.js';
 import type { ReadModelCompanyKeys } from './ReadModelCompanyKeys.js';
 import { searchedText, storableJson, storableText } from './storableText.js';
 import { SqlParams, toPostgresFilter } from './toPostgresFilter.js';
-import { query as poolQuery } from './postgresPool.js';
+import { preparedQuery, query as poolQuery } from './postgresPool.js';
 import { withReadModelTransaction } from './withReadModelTransaction.js';
 
 /** A write transaction of the store: its connection, and the company keys it used (kept once it commits). */
@@ -138,8 +138,10 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
     await this.ready();
     const company = await this.context.keys.find(companyId);
     if (company === null) return null;
-    const { rows } = await poolQuery<{ json: string }>(
+    // Every GET by id: prepared once per connection (the name is the table's, as the text is).
+    const { rows } = await preparedQuery<{ json: string }>(
       this.context.pool,
+      `chronicle-get ${this.names.documents}`,
       `SELECT coalesce(raw, doc::text) AS json FROM ${this.names.documents} WHERE company = $1 AND id = $2`,
       [company, storableText(id)],
     );

@@ -104,6 +104,18 @@ export const query = <R extends pg.QueryResultRow = pg.QueryResultRow>(
 ): Promise<pg.QueryResult<R>> => withConnection(pool, (client) => client.query<R>(text, values as unknown[]));
 
 /**
+ * `query` for a statement run on every request: prepared once per connection under
+ * `name` (the server parses and plans it once, not at every call). One name, one text:
+ * a name given for two texts fails.
+ */
+export const preparedQuery = <R extends pg.QueryResultRow = pg.QueryResultRow>(
+  pool: pg.Pool,
+  name: string,
+  text: string,
+  values: readonly unknown[],
+): Promise<pg.QueryResult<R>> => withConnection(pool, (client) => client.query<R>({ name, text, values: values as unknown[] }));
+
+/**
  * Runs `use` inside one transaction: committed when it resolves, rolled back when
  * it throws. `begin` may add to BEGIN what the transaction needs (a `SET LOCAL`).
  */

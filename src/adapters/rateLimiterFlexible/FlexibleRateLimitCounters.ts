@@ -39,7 +39,7 @@ export const DEFAULT_LEASE_SECONDS = 120;
  * whose clock runs a little behind still adds to the same count; it is never read
  * after the window anyway (the key names the window).
  */
-const WINDOW_GRACE_SECONDS = 60;
+export const WINDOW_GRACE_SECONDS = 60;
 
 /**
  * A release this close to the end of the lease leaves the slot to expire (it may be
@@ -61,7 +61,10 @@ const isoOf = (date: Date): string => {
 };
 
 /** `<keyId>:<window start>`: each window is a counter of its own. */
-const windowKey = (keyId: string, window: UtcWindow): string => `${keyId}:${isoOf(window.start)}`;
+export const windowKey = (keyId: string, window: UtcWindow): string => `${keyId}:${isoOf(window.start)}`;
+
+/** `<keyId>:<n>`: the key's slot number `n` (of `concurrent`). */
+export const slotKey = (keyId: string, n: number): string => `${keyId}:${n}`;
 
 /**
  * Adds one point and resolves with the counter's state whether or not the point
@@ -94,7 +97,7 @@ export class FlexibleRateLimitCounters implements RateLimitCounters {
   protected readonly hourly: Limiter;
   protected readonly daily: Limiter;
   protected readonly slots: Limiter;
-  private readonly leaseSeconds: number;
+  protected readonly leaseSeconds: number;
 
   constructor(
     readonly limits: RateLimits,
@@ -124,10 +127,14 @@ export class FlexibleRateLimitCounters implements RateLimitCounters {
   }
 
   async acquire(keyId: string): Promise<ReleaseSlot | null> {
+    return this.acquireFrom(keyId, randomInt(this.limits.concurrent), this.limits.concurrent);
+  }
+
+  /** Tries `tries` of the key's slots one after another, from slot `first` on (round the end): the first free one's release, or null. */
+  protected async acquireFrom(keyId: string, first: number, tries: number): Promise<ReleaseSlot | null> {
     const count = this.limits.concurrent;
-    const first = randomInt(count);
-    for (let i = 0; i < count; i += 1) {
-      const key = `${keyId}:${(first + i) % count}`;
+    for (let i = 0; i < tries; i += 1) {
+      const key = slotKey(keyId, (first + i) % count);
       // The lease runs on the store's clock (Date.now), not the request clock.
       const takenAt = Date.now();
       const slot = await countOne(this.slots, key, this.leaseSeconds);
@@ -137,7 +144,8 @@ export class FlexibleRateLimitCounters implements RateLimitCounters {
     return null;
   }
 
-  private releaser(key: string, takenAt: number): ReleaseSlot {
+  /** The release of the slot `key` (see `slotKey`) taken at `takenAt` (the store's clock). */
+  protected releaser(key: string, takenAt: number): ReleaseSlot {
     let released = false;
     return async () => {
       if (released) return;
