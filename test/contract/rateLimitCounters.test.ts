@@ -140,12 +140,21 @@ if (postgresTestUrl()) {
   }, { leases: true, take: true });
 
   describe('PostgresRateLimitCounters.admit: one statement', () => {
-    it('tries the other slots when the one it drew is held, and counts a request that finds none', async () => {
+    const now = new Date('2026-03-04T10:20:30.000Z');
+    /** Counters of 100 an hour and a day and three slots on a migrated database, a fresh key, closed afterwards. */
+    const withCounters = async (use: (counters: PostgresRateLimitCounters, k: string) => Promise<void>): Promise<void> => {
       const pool = await migratedLogPool((await database()).url);
       const counters = new PostgresRateLimitCounters(pool, { hourly: 100, daily: 100, concurrent: 3 });
-      const k = `key-${randomUUID()}`;
-      const now = new Date('2026-03-04T10:20:30.000Z');
       try {
+        await use(counters, `key-${randomUUID()}`);
+      } finally {
+        await counters.close();
+        await pool.end();
+      }
+    };
+
+    it('tries the other slots when the one it drew is held, and counts a request that finds none', () =>
+      withCounters(async (counters, k) => {
         // Three admissions hold the three slots, whichever each drew first.
         const held = [await counters.admit(k, now), await counters.admit(k, now), await counters.admit(k, now)];
         expect(held.map((a) => typeof a.release)).to.deep.equal(['function', 'function', 'function']);
@@ -156,43 +165,23 @@ if (postgresTestUrl()) {
         const again = await counters.admit(k, now);
         expect(again.release, 'the slot given back').to.be.a('function');
         expect((await counters.consume(k, now)).daily.remaining, 'six requests counted in the day').to.equal(94);
-      } finally {
-        await counters.close();
-        await pool.end();
-      }
-    });
+      }));
 
-    it('hands out no more slots than there are to simultaneous admissions', async () => {
-      const pool = await migratedLogPool((await database()).url);
-      const counters = new PostgresRateLimitCounters(pool, { hourly: 100, daily: 100, concurrent: 3 });
-      const k = `key-${randomUUID()}`;
-      const now = new Date('2026-03-04T10:20:30.000Z');
-      try {
+    it('hands out no more slots than there are to simultaneous admissions', () =>
+      withCounters(async (counters, k) => {
         const admitted = await Promise.all(Array.from({ length: 10 }, () => counters.admit(k, now)));
         expect(admitted.filter((a) => a.release !== null)).to.have.length(3);
         expect(admitted.map((a) => a.decision.hourly.remaining).sort((a, b) => a - b)).to.deep.equal([90, 91, 92, 93, 94, 95, 96, 97, 98, 99]);
-      } finally {
-        await counters.close();
-        await pool.end();
-      }
-    });
+      }));
 
-    it('judges other limits on the same rows (withLimits), with its own admit', async () => {
-      const pool = await migratedLogPool((await database()).url);
-      const counters = new PostgresRateLimitCounters(pool, { hourly: 100, daily: 100, concurrent: 3 });
-      const strict = counters.withLimits({ hourly: 1, daily: 100, concurrent: 1 });
-      const k = `key-${randomUUID()}`;
-      const now = new Date('2026-03-04T10:20:30.000Z');
-      try {
+    it('judges other limits on the same rows (withLimits), with its own admit', () =>
+      withCounters(async (counters, k) => {
+        const strict = counters.withLimits({ hourly: 1, daily: 100, concurrent: 1 });
         expect((await counters.admit(k, now)).decision.hourly.remaining).to.equal(99);
         const refused = await strict.admit(k, now);
         expect([refused.decision.allowed, refused.decision.exceeded, refused.release]).to.deep.equal([false, ['hourly'], null]);
         expect((await counters.consume(k, now)).hourly.remaining, 'both counted once on the same row').to.equal(97);
-      } finally {
-        await counters.close();
-        await pool.end();
-      }
-    });
+      }));
   });
 
   describe('PostgresRateLimitCounters: two processes on one database', () => {
