@@ -138,10 +138,9 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
     await this.ready();
     const company = await this.context.keys.find(companyId);
     if (company === null) return null;
-    // Every GET by id: prepared once per connection (the name is the table's, as the text is).
+    // Every GET by id: prepared once per connection.
     const { rows } = await preparedQuery<{ json: string }>(
       this.context.pool,
-      `chronicle-get ${this.names.documents}`,
       `SELECT coalesce(raw, doc::text) AS json FROM ${this.names.documents} WHERE company = $1 AND id = $2`,
       [company, storableText(id)],
     );

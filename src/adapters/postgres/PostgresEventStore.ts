@@ -156,7 +156,7 @@ export class PostgresEventStore implements EventStore {
   private async commit(group: readonly PendingAppend[]): Promise<void> {
     let outcomes: AppendOutcome[];
     try {
-      const { rows } = await preparedQuery<{ outcomes: AppendOutcome[] }>(this.pool, 'chronicle-log-append', 'SELECT log_append($1, $2, $3, $4, $5, $6, $7, $8, $9) AS outcomes', [
+      const { rows } = await preparedQuery<{ outcomes: AppendOutcome[] }>(this.pool, 'SELECT log_append($1, $2, $3, $4, $5, $6, $7, $8, $9) AS outcomes', [
         this.lockTimeout,
         ...appendGroupParameters(group),
       ]);
@@ -186,7 +186,6 @@ export class PostgresEventStore implements EventStore {
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const { rows } = await preparedQuery<EventRow>(
       this.pool,
-      'chronicle-read-stream',
       `SELECT ${COLUMNS} FROM log_events WHERE stream = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
       [stream, options.fromRevision ?? 0, options.maxCount ?? null],
     );
@@ -221,7 +220,6 @@ export class PostgresEventStore implements EventStore {
     if (at === null) return { events: [], head: await this.headPosition(), atId: null };
     const { rows } = await preparedQuery<PageRow>(
       this.pool,
-      'chronicle-read-page',
       `SELECT h.head, h.at_id, e.position, e.id, e.stream, e.revision, e.type, e.data, e.metadata, e.recorded_at
        FROM (SELECT (SELECT max(position) FROM log_events) AS head, (SELECT id FROM log_events WHERE position = $1) AS at_id) h
        LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM log_events WHERE position > $1 ORDER BY position LIMIT $2) e ON true

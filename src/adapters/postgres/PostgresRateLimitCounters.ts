@@ -118,7 +118,7 @@ export class PostgresRateLimitCounters extends FlexibleRateLimitCounters {
     // Expiries and the lease on the store's clock (Date.now), as the library's counts; windows on the request's.
     const takenAt = Date.now();
     const expireIn = (seconds: number) => takenAt + seconds * 1000;
-    const { rows } = await preparedQuery<{ hourly: number; daily: number; slot: number | null }>(this.pool, 'chronicle-rate-limit-admit', ADMIT, [
+    const { rows } = await preparedQuery<{ hourly: number; daily: number; slot: number | null }>(this.pool, ADMIT, [
       `hourly:${windowKey(keyId, hour)}`,
       `daily:${windowKey(keyId, day)}`,
       `slot:${slot}`,

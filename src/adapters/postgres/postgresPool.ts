@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { connectionUnavailable, sqlState, translatePostgresError } from './postgresErrors.js';
 
@@ -103,17 +104,33 @@ export const query = <R extends pg.QueryResultRow = pg.QueryResultRow>(
   values: readonly unknown[] = [],
 ): Promise<pg.QueryResult<R>> => withConnection(pool, (client) => client.query<R>(text, values as unknown[]));
 
+/** The prepared statements' names, by text (see `preparedQuery`). */
+const statementNames = new Map<string, string>();
+
 /**
- * `query` for a statement run on every request: prepared once per connection under
- * `name` (the server parses and plans it once, not at every call). One name, one text:
- * a name given for two texts fails.
+ * The name a text is prepared under: one name per text, whatever the text's length
+ * (the server keeps 63 bytes of a name, so names made of the text would collide).
+ */
+const statementName = (text: string): string => {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `chronicle-${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+};
+
+/**
+ * `query` for a statement run on every request: prepared once per connection (the
+ * server parses and plans it once, not at every call), under a name made of its text.
+ * For texts of which there are few (no values written into them).
  */
 export const preparedQuery = <R extends pg.QueryResultRow = pg.QueryResultRow>(
   pool: pg.Pool,
-  name: string,
   text: string,
   values: readonly unknown[],
-): Promise<pg.QueryResult<R>> => withConnection(pool, (client) => client.query<R>({ name, text, values: values as unknown[] }));
+): Promise<pg.QueryResult<R>> =>
+  withConnection(pool, (client) => client.query<R>({ name: statementName(text), text, values: values as unknown[] }));
 
 /**
  * Runs `use` inside one transaction: committed when it resolves, rolled back when

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type pg from 'pg';
-import { createPostgresPool, inTransaction, withConnection } from '../../../src/adapters/postgres/postgresPool.js';
+import { createPostgresPool, inTransaction, preparedQuery, withConnection } from '../../../src/adapters/postgres/postgresPool.js';
 import { withReadModelTransaction } from '../../../src/adapters/postgres/withReadModelTransaction.js';
 import { sleep } from '../../support/events.js';
 import { skipLine } from '../../support/integration.js';
@@ -48,6 +48,20 @@ if (!postgresTestUrl()) {
       }).catch((error: unknown) => error);
       expect(read).to.be.instanceOf(Error);
       expect((await pool.query('SELECT 1 AS one')).rows).to.deep.equal([{ one: 1 }]);
+    });
+  });
+
+  describe('PostgreSQL pool: prepared statements (preparedQuery)', () => {
+    it('prepares each text under a name of its own, long texts sharing their beginning included, on one connection', async () => {
+      const pool = createPostgresPool(postgresTestUrl()!, { max: 1, applicationName: 'chronicle-test' });
+      // The server keeps 63 bytes of a statement's name: texts alike for longer than that must not share one.
+      const alike = (n: number) => `SELECT $1::int + ${n} AS n /* ${'a long text that two statements share at the start '.repeat(3)} */`;
+      try {
+        const run = async (n: number, value: number) => (await preparedQuery<{ n: number }>(pool, alike(n), [value])).rows[0]!.n;
+        expect([await run(1, 10), await run(2, 10), await run(1, 20), await run(2, 20)]).to.deep.equal([11, 12, 21, 22]);
+      } finally {
+        await pool.end();
+      }
     });
   });
 }
