@@ -35,6 +35,23 @@ const follow = (store: PostgresEventStore, after: string | null) => {
   return { seen, dropped, subscription };
 };
 
+/** Counts the reads of log pages (the subscriptions' statement) on `store`'s connections. */
+const countPageReads = (store: PostgresEventStore): { count: number } => {
+  const counter = { count: 0 };
+  const counted = new WeakSet<pg.PoolClient>();
+  store.pool.on('acquire', (client) => {
+    if (counted.has(client)) return;
+    counted.add(client);
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    client.query = ((config: unknown, ...rest: unknown[]) => {
+      const text = typeof config === 'string' ? config : (config as { text?: string } | null)?.text;
+      if (text?.startsWith('SELECT h.head')) counter.count += 1;
+      return query(config, ...rest);
+    }) as never;
+  });
+  return counter;
+};
+
 if (!postgresTestUrl()) {
   skipLine('PostgresEventStore: order, notifications, a replaced log', 'POSTGRES_TEST_URL');
 } else {
@@ -223,6 +240,32 @@ if (!postgresTestUrl()) {
           );
           await writer.append(uniqueStream(), [anEvent('Two')], 'no_stream');
           await eventually(() => seen.length === 2, 2_000);
+        } finally {
+          await subscription.stop();
+        }
+      });
+      it('read the log once per commit: a commit of this process’s own is not read again when its notification comes back', async () => {
+        // Polls a minute apart: every read counted is one a commit woke.
+        const follower = await open({ pollIntervalMs: 60_000 });
+        const writer = await open();
+        const reads = countPageReads(follower);
+        const { seen, subscription } = follow(follower, null);
+        try {
+          await sleep(200);
+          const before = reads.count;
+          for (let n = 1; n <= 3; n++) {
+            await follower.append(uniqueStream(), [anEvent(`Own${n}`)], 'no_stream');
+            await eventually(() => seen.length === n, 2_000);
+            // Time for the commit's notification to come back.
+            await sleep(150);
+          }
+          expect(reads.count - before).to.equal(3);
+
+          // Another process's commit is heard of by its notification alone: one read.
+          await writer.append(uniqueStream(), [anEvent('Theirs')], 'no_stream');
+          await eventually(() => seen.length === 4, 2_000);
+          await sleep(150);
+          expect(reads.count - before).to.equal(4);
         } finally {
           await subscription.stop();
         }

@@ -2,6 +2,12 @@ import type pg from 'pg';
 import { backoffMs } from '../../application/subscriptions/Alarm.js';
 
 /**
+ * Told of a commit of appends: the log's head after it (the notification's payload),
+ * or null when listening starts or stops (commits may have been missed: look anyway).
+ */
+export type LogNotificationListener = (head: string | null) => void;
+
+/**
  * One connection per process that LISTENs on the log's channel and tells its
  * listeners of every commit of appends, from any process. The connection is made
  * when the first listener comes; a connection that fails is made again, with
@@ -11,7 +17,7 @@ import { backoffMs } from '../../application/subscriptions/Alarm.js';
  */
 export class LogNotifications {
   private client: pg.Client | null = null;
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<LogNotificationListener>();
   private failures = 0;
   private retry: NodeJS.Timeout | null = null;
   private closed = false;
@@ -26,14 +32,14 @@ export class LogNotifications {
   }
 
   /** Calls `listener` after every commit of appends (and whenever listening starts); returns what stops it. */
-  add(listener: () => void): () => void {
+  add(listener: LogNotificationListener): () => void {
     this.listeners.add(listener);
     if (this.client === null && this.retry === null) void this.listen();
     return () => this.listeners.delete(listener);
   }
 
-  private tell(): void {
-    this.listeners.forEach((listener) => listener());
+  private tell(head: string | null = null): void {
+    this.listeners.forEach((listener) => listener(head));
   }
 
   private async listen(): Promise<void> {
@@ -42,7 +48,7 @@ export class LogNotifications {
     const client = this.connect();
     this.client = client;
     // Attached for the client's whole life: an 'error' event without a listener would end the process.
-    client.on('notification', () => this.tell());
+    client.on('notification', (message) => this.tell(message.payload ?? null));
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, new Error('the listening connection ended')));
     try {

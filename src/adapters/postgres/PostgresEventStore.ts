@@ -106,6 +106,8 @@ export class PostgresEventStore implements EventStore {
   private pending: PendingAppend[] = [];
   private flushing: Promise<void> | null = null;
   private readonly alarms = new Set<Alarm>();
+  /** The highest head the subscriptions were woken for (see wakeFor). */
+  private wokenFor = 0n;
   private readonly appendListeners = new Set<() => void>();
   private readonly notifications: LogNotifications;
   private stopListening: (() => void) | null = null;
@@ -166,10 +168,31 @@ export class PostgresEventStore implements EventStore {
       group.forEach((request) => request.reject(error));
       return;
     }
-    if (settleAppendGroup(group, outcomes)) {
-      this.lookNow();
+    const head = settleAppendGroup(group, outcomes);
+    if (head !== null) {
+      this.wakeFor(head);
       this.appendListeners.forEach((listener) => listener());
     }
+  }
+
+  /**
+   * Wakes the subscriptions for a commit that took the log's head to `head` (this
+   * process's own, or one a notification tells of), unless they were woken for that
+   * head or a later one already: each commit of this process's appends is heard of
+   * twice, once as it returns and once as its notification comes back. Woken after a
+   * commit, a subscription reads through it (a reader that sees a position sees every
+   * position before it). An unknown head (listening started or stopped) wakes them
+   * and forgets the head they were woken for.
+   */
+  private wakeFor(head: string | null): void {
+    if (head !== null && /^[0-9]+$/.test(head)) {
+      const at = BigInt(head);
+      if (at <= this.wokenFor) return;
+      this.wokenFor = at;
+    } else {
+      this.wokenFor = 0n;
+    }
+    this.lookNow();
   }
 
   /** After each group commit that stored something. */
@@ -236,7 +259,7 @@ export class PostgresEventStore implements EventStore {
 
   /** Follows the log from `options.after` (see followLog), woken by every commit this store hears of. */
   subscribeToAll(options: SubscribeOptions): Subscription {
-    this.stopListening ??= this.notifications.add(() => this.lookNow());
+    this.stopListening ??= this.notifications.add((head) => this.wakeFor(head));
     return followLog(options, {
       readPage: (after, maxCount) => this.readPage(after, maxCount),
       pollIntervalMs: this.pollIntervalMs,

@@ -24,8 +24,8 @@ export interface LogPages {
 /**
  * A catch-up subscription on pages of the log (see PostgresEventStore): reads the
  * page after its position, hands it to `handle` (again, with backoff, until it
- * succeeds), and sleeps when there is nothing new until a commit wakes it or the
- * poll interval passes. A read that fails is told to `onDropped` and retried, with
+ * succeeds), and sleeps when there is nothing new (the page was empty, or reached the
+ * head it was read with) until a commit wakes it or the poll interval passes. A read that fails is told to `onDropped` and retried, with
  * backoff. Every page also says which event the log holds at the subscription's
  * position; when it is not the one handled there, or none, the subscription stops
  * for good with `LogReplacedError`, told to `onDropped` now and then, rather than
@@ -103,8 +103,15 @@ export const followLog = (options: SubscribeOptions, log: LogPages): Subscriptio
         failures = 0;
         notify(options.onConnected);
       }
-      if (page.events.length === 0) await alarm.sleep(log.pollIntervalMs);
-      else await handle(page.events);
+      if (page.events.length === 0) {
+        await alarm.sleep(log.pollIntervalMs);
+        continue;
+      }
+      await handle(page.events);
+      // A page that reached the head it was read with leaves nothing to read until the next
+      // commit, which wakes the alarm (at once if it came during the handling): no read to
+      // find the log unchanged.
+      if (!stopped && page.head !== null && position === page.head) await alarm.sleep(log.pollIntervalMs);
     }
   };
   const done = run();

@@ -84,19 +84,23 @@ export const appendGroupParameters = (group: readonly PendingAppend[]): unknown[
   return [appends, streams, expected, counts, ids, types, data, metadata];
 };
 
-/** Resolves or rejects each append of the group with its outcome; answers whether any was stored. */
-export const settleAppendGroup = (group: readonly PendingAppend[], outcomes: readonly AppendOutcome[]): boolean => {
-  let stored = false;
+/**
+ * Resolves or rejects each append of the group with its outcome; answers the log's head
+ * after the group (its last position stored: positions follow the appends' order), or
+ * null when none was stored.
+ */
+export const settleAppendGroup = (group: readonly PendingAppend[], outcomes: readonly AppendOutcome[]): string | null => {
+  let head: string | null = null;
   group.forEach((request, i) => {
     const outcome = outcomes[i]!;
     if ('refused' in outcome) {
       request.reject(refusal(outcome, request.appends));
       return;
     }
-    stored = true;
+    head = outcome[outcome.length - 1]?.position ?? head;
     request.resolve(outcome.map(({ revision, position }) => ({ nextRevision: revision, position })));
   });
-  return stored;
+  return head;
 };
 
 /** The port's error for an append that `log_append` refused. */
