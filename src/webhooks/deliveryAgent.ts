@@ -108,6 +108,40 @@ export const guardedLookup = (resolve: ResolveHost, isRefused: ((ip: string) => 
 const abortReason = (signal: AbortSignal): Error =>
   signal.reason instanceof Error ? signal.reason : new Error('The delivery attempt was aborted');
 
+/** A target URL as node:http(s) requests take it. */
+interface Target {
+  readonly https: boolean;
+  readonly options: { readonly protocol: string; readonly hostname: string; readonly port?: number; readonly path: string; readonly auth?: string };
+}
+
+/** Target URLs remembered parsed (see `targetOf`). */
+const MAX_KNOWN_TARGETS = 10_000;
+
+/** Parses and checks a target URL: its request options, or the error an attempt at it fails with. */
+const parseTarget = (raw: string, isRefused: ((ip: string) => boolean) | null): Target | Error => {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return new UnsupportedTargetError(raw);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return new UnsupportedTargetError(raw);
+  const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isRefused && isIP(literal) !== 0 && isRefused(literal)) return new RefusedAddressError(url.hostname, literal);
+  const auth = url.username || url.password ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
+  return {
+    https: url.protocol === 'https:',
+    // As node:http takes a URL (`urlToHttpOptions`): the host without IPv6 brackets, path with query.
+    options: {
+      protocol: url.protocol,
+      hostname: literal,
+      ...(url.port !== '' ? { port: Number(url.port) } : {}),
+      path: `${url.pathname}${url.search}`,
+      ...(auth ? { auth } : {}),
+    },
+  };
+};
+
 /** The client used in production: node:http(s) agents with keep-alive and the guarded lookup. */
 export const createDeliveryAgent = (options: DeliveryAgentOptions): DeliveryAgent => {
   const isRefused = options.allowPrivateTargets ? null : options.isRefusedAddress;
@@ -117,23 +151,26 @@ export const createDeliveryAgent = (options: DeliveryAgentOptions): DeliveryAgen
   const maxResponseBytes = options.maxResponseBytes ?? 64 * 1024;
   const userAgent = options.userAgent ?? 'Chronicle-Webhooks/1';
 
+  const targets = new Map<string, Target | Error>();
+  /** The request options of a target URL, parsed and checked once (or why it is not delivered to). */
+  const targetOf = (raw: string): Target | Error => {
+    const known = targets.get(raw);
+    if (known !== undefined) return known;
+    const target = parseTarget(raw, isRefused);
+    // Bounded: a process delivers to its subscriptions' URLs, a few thousand at most; more start it over.
+    if (targets.size >= MAX_KNOWN_TARGETS) targets.clear();
+    targets.set(raw, target);
+    return target;
+  };
+
   const send: SendDelivery = (request, signal) =>
     new Promise<DeliveryResponse>((resolve, reject) => {
       if (signal.aborted) return reject(abortReason(signal));
-      let url: URL;
-      try {
-        url = new URL(request.url);
-      } catch {
-        return reject(new UnsupportedTargetError(request.url));
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') return reject(new UnsupportedTargetError(request.url));
-      const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
-      if (isRefused && isIP(literal) !== 0 && isRefused(literal)) {
-        return reject(new RefusedAddressError(url.hostname, literal));
-      }
+      const target = targetOf(request.url);
+      if (target instanceof Error) return reject(target);
 
       const body = Buffer.from(request.body, 'utf8');
-      const https = url.protocol === 'https:';
+      const { https } = target;
       let settled = false;
       const finish = (error: Error | null, response?: DeliveryResponse): void => {
         if (settled) return;
@@ -142,7 +179,8 @@ export const createDeliveryAgent = (options: DeliveryAgentOptions): DeliveryAgen
         if (error) reject(error);
         else resolve(response!);
       };
-      const req = (https ? httpsRequest : httpRequest)(url, {
+      const req = (https ? httpsRequest : httpRequest)({
+        ...target.options,
         method: 'POST',
         agent: https ? agents.https : agents.http,
         headers: {

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import {
   LOG_FILE_MIGRATIONS,
+  LOG_PAGE_CACHE_KIB,
   LOG_WAL_AUTOCHECKPOINT_PAGES,
   openSqliteDatabase,
   openWalDatabase,
@@ -113,6 +114,17 @@ describe('SQLite webhook outbox: layout and upgrade', () => {
     try {
       expect(LOG_WAL_AUTOCHECKPOINT_PAGES).to.equal(10_000);
       expect(db.pragma('wal_autocheckpoint', { simple: true })).to.equal(LOG_WAL_AUTOCHECKPOINT_PAGES);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('keeps 16 MiB of the log’s pages in memory on its connection, not SQLite’s 2 MiB', () => {
+    const db = openSqliteDatabase(file());
+    try {
+      expect(LOG_PAGE_CACHE_KIB).to.equal(16_384);
+      // A negative cache_size is a size in KiB.
+      expect(db.pragma('cache_size', { simple: true })).to.equal(-LOG_PAGE_CACHE_KIB);
     } finally {
       db.close();
     }

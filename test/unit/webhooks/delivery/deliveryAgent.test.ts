@@ -109,6 +109,14 @@ describe('Webhook delivery agent', () => {
       expect(request?.headers).to.include({ 'content-type': 'application/json', 'webhook-id': 'evt-1', 'content-length': '7' });
     });
 
+    it('posts to each target URL’s own path and query, the same URL again as the first time', async () => {
+      for (const path of ['/hook?tenant=a&n=1', '/hook?tenant=a&n=1', '/other', '/hook?tenant=b']) {
+        expect((await post(agent!, `${receiver.url}${path}`)).status).to.equal(200);
+      }
+      expect(receiver.requests.map((r) => r.path)).to.deep.equal(['/hook?tenant=a&n=1', '/hook?tenant=a&n=1', '/other', '/hook?tenant=b']);
+      expect(receiver.requests.map((r) => r.headers.host)).to.deep.equal(Array(4).fill(`127.0.0.1:${receiver.port}`));
+    });
+
     it('does not follow a redirect: the 3xx is the answer', async () => {
       receiver.on('/moved', (_req, res) => res.writeHead(307, { location: '/target' }).end());
       expect(await post(agent!, `${receiver.url}/moved`)).to.include({ status: 307 });
