@@ -10,7 +10,8 @@ import type {
   ReadModelDocument,
 } from '../../application/ports/ReadModelStore.js';
 import { serializedView, viewFieldOf } from '../../application/ports/documentView.js';
-import { comparePositions, isPosition, type Position } from '../../shared/Position.js';
+import { isPosition, type Position } from '../../shared/Position.js';
+import { BatchFold, plannedEvents, type FoldSlot } from '../sqlite/batchFold.js';
 import { CHANGES_KEY, changeToken, countKeyOf, countKeysOf, valueAt, type ReadModelLayout } from '../sqlite/readModelLayout.js';
 import {
   cutToIndexedChars,
@@ -52,22 +53,15 @@ interface StoredRow {
 }
 
 /** One document while a batch is folded: as stored, and as it is now. */
-interface Slot<D> {
-  readonly companyId: string;
+/** A document of the batch being folded (see `BatchFold`), with what writing it needs. */
+interface Slot<D extends ReadModelDocument> extends FoldSlot<D, Position> {
   readonly company: number;
-  readonly id: string;
   /** Its row (null: not stored). */
   readonly seq: string | null;
   /** Searched texts as stored (null: not stored). */
   readonly storedTexts: readonly (string | null)[] | null;
   /** Keys it is counted under as stored (see `countKeysOf`). */
   readonly storedCounts: readonly string[] | null;
-  doc: D | null;
-  /** The position that created `doc`. */
-  created: Position | null;
-  /** Order of creation within the batch (documents created in it are inserted in this order). */
-  createdOrder: number;
-  changed: boolean;
 }
 
 /** Rows read per statement while scanning. */
@@ -278,11 +272,7 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
    * the fold) and those the batch has touched so far.
    */
   async applyIn(write: ReadModelWrite, events: readonly RecordedEvent[]): Promise<void> {
-    const { projection } = this;
-    const planned = events
-      .filter((event) => projection.eventTypes.has(event.type))
-      .map((event) => ({ event, targets: projection.targets(event) }))
-      .filter(({ targets }) => targets.length > 0);
+    const planned = plannedEvents(this.projection, events);
     if (planned.length === 0) return;
     await this.ready();
     const targets = planned.flatMap((p) => p.targets);
@@ -292,20 +282,14 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
     );
     for (const [companyId, cid] of keys) write.companyKeys.set(companyId, cid);
 
-    const slots = new Map<string, Slot<D>>();
-    const touchedByCompany = new Map<string, Slot<D>[]>();
-    let creations = 0;
-    const remember = (slot: Slot<D>): Slot<D> => {
-      slots.set(`${slot.companyId}\u0000${slot.id}`, slot);
-      let touched = touchedByCompany.get(slot.companyId);
-      if (!touched) touchedByCompany.set(slot.companyId, (touched = []));
-      touched.push(slot);
-      return slot;
-    };
+    const batch = new BatchFold<D, Position, Slot<D>>(this.projection, (position) => {
+      if (!isPosition(position)) throw new Error(`Cannot order by position ${JSON.stringify(position)}`);
+      return position;
+    });
     for (const { companyId, row } of await this.load(write.client, targets, keys)) {
       const doc = JSON.parse(row.json) as D;
-      if (slots.has(`${companyId}\u0000${doc.id}`)) continue;
-      remember({
+      if (batch.has(companyId, doc.id)) continue;
+      batch.remember({
         companyId,
         company: row.company,
         id: doc.id,
@@ -319,8 +303,8 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
       });
     }
     const slotFor = (companyId: string, id: string): Slot<D> =>
-      slots.get(`${companyId}\u0000${id}`) ??
-      remember({
+      batch.get(companyId, id) ??
+      batch.remember({
         companyId,
         company: keys.get(companyId)!,
         id,
@@ -332,38 +316,9 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
         createdOrder: -1,
         changed: false,
       });
-    const whereSlots = (target: Extract<ProjectionTarget, { kind: 'where' }>): Slot<D>[] =>
-      (touchedByCompany.get(target.companyId) ?? []).filter((slot) => slot.doc !== null && valueAt(slot.doc, target.field) === target.value);
-    const fold = (slot: Slot<D>, event: RecordedEvent): void => {
-      const doc = slot.doc;
-      if (doc !== null && comparePositions(doc.position, event.position) >= 0) return;
-      const next = projection.evolve(doc, event);
-      if (next === doc) return;
-      if (next !== null && (next.id !== slot.id || next.companyId !== slot.companyId)) {
-        throw new Error(`Projection ${projection.name} moved document ${slot.companyId}/${slot.id} to ${next.companyId}/${next.id}`);
-      }
-      if (doc === null && next !== null) {
-        if (!isPosition(event.position)) throw new Error(`Cannot order by position ${JSON.stringify(event.position)}`);
-        slot.created = event.position;
-        slot.createdOrder = creations++;
-      }
-      slot.doc = next;
-      slot.changed = true;
-    };
-
-    for (const { event, targets: eventTargets } of planned) {
-      const applied = new Set<Slot<D>>();
-      for (const target of eventTargets) {
-        const matched = target.kind === 'id' ? [slotFor(target.companyId, target.id)] : whereSlots(target);
-        for (const slot of matched) {
-          // An event is folded at most once into a document, whatever number of its targets match.
-          if (applied.has(slot)) continue;
-          applied.add(slot);
-          fold(slot, event);
-        }
-      }
-    }
-    await this.write(write.client, [...slots.values()].filter((slot) => slot.changed));
+    // The stored documents of the where-targets were loaded with the others, before the fold.
+    batch.foldAll(planned, (target) => (target.kind === 'id' ? [slotFor(target.companyId, target.id)] : batch.holding(target)));
+    await this.write(write.client, batch.changed());
   }
 
   private rowColumns(): string {

@@ -9,7 +9,7 @@ import type {
   ProjectionTarget,
   ReadModelDocument,
 } from '../../application/ports/ReadModelStore.js';
-import { comparePositions, type Position } from '../../shared/Position.js';
+import type { Position } from '../../shared/Position.js';
 import type { SqliteDatabase } from './openSqliteDatabase.js';
 import {
   CHANGES_KEY,
@@ -27,6 +27,7 @@ import {
   type SearchTexts,
 } from './readModelLayout.js';
 import { LOOKUP_COST, fieldValue, toSqliteFilter, type SqliteFilter, type TextStatistics } from './toSqliteFilter.js';
+import { BatchFold, plannedEvents, type FoldSlot } from './batchFold.js';
 import type { ReadModelCompanies } from './ReadModelCompanies.js';
 import { documentText, viewOfText } from './documentText.js';
 import { viewFieldOf } from '../../application/ports/documentView.js';
@@ -40,23 +41,16 @@ interface StoredRow {
 }
 
 /** One document while a batch is folded: as stored, and as it is now. */
-interface Slot<D> {
-  readonly companyId: string;
+/** A document of the batch being folded (see `BatchFold`), with what writing it needs. */
+interface Slot<D extends ReadModelDocument> extends FoldSlot<D, string> {
   /** The company's key in `read_model_companies`. */
   readonly company: number;
-  readonly id: string;
   /** Its row (null: not stored). */
   readonly seq: number | null;
   /** Searched texts as stored. */
   readonly storedTexts: SearchTexts | null;
   /** Keys it is counted under as stored (see `countKeysOf`). */
   readonly storedCounts: readonly string[] | null;
-  doc: D | null;
-  /** Creation key of `doc`. */
-  created: string | null;
-  /** Order of creation within the batch (documents created in it are inserted in this order). */
-  createdOrder: number;
-  changed: boolean;
 }
 
 /** The lower-cased text of each searched field (JavaScript's `toLowerCase`, as the memory adapter). */
@@ -329,20 +323,9 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
    * the batch has touched so far.
    */
   applyInTransaction(events: readonly RecordedEvent[]): void {
-    const { projection } = this;
-    const slots = new Map<string, Slot<D>>();
-    const touchedByCompany = new Map<string, Slot<D>[]>();
-    let creations = 0;
-
-    const remember = (slot: Slot<D>): Slot<D> => {
-      slots.set(`${slot.companyId}\u0000${slot.id}`, slot);
-      let touched = touchedByCompany.get(slot.companyId);
-      if (!touched) touchedByCompany.set(slot.companyId, (touched = []));
-      touched.push(slot);
-      return slot;
-    };
+    const batch = new BatchFold<D, string, Slot<D>>(this.projection, creationKey);
     const fromRow = (companyId: string, company: number, row: StoredRow): Slot<D> =>
-      remember({
+      batch.remember({
         companyId,
         company,
         id: row.id,
@@ -354,14 +337,14 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
         changed: false,
       });
     const slotFor = (companyId: string, id: string): Slot<D> => {
-      const known = slots.get(`${companyId}\u0000${id}`);
+      const known = batch.get(companyId, id);
       if (known) return known;
       const company = this.companies.key(companyId);
       const row = this.statement(`SELECT ${this.rowColumns()} FROM ${this.name} WHERE company = ? AND id = ?`).get(company, id) as
         | StoredRow
         | undefined;
       if (row) return fromRow(companyId, company, row);
-      return remember({
+      return batch.remember({
         companyId,
         company,
         id,
@@ -379,41 +362,11 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
       const rows = this.statement(
         `SELECT ${this.rowColumns('t.')} FROM ${this.name} AS t WHERE t.company = ? AND ${fieldValue(this.layout, target.field)} = ?`,
       ).all(company, target.value) as StoredRow[];
-      for (const row of rows) if (!slots.has(`${target.companyId}\u0000${row.id}`)) fromRow(target.companyId, company, row);
-      return (touchedByCompany.get(target.companyId) ?? []).filter(
-        (slot) => slot.doc !== null && valueAt(slot.doc, target.field) === target.value,
-      );
+      for (const row of rows) if (!batch.has(target.companyId, row.id)) fromRow(target.companyId, company, row);
+      return batch.holding(target);
     };
-    const fold = (slot: Slot<D>, event: RecordedEvent): void => {
-      const doc = slot.doc;
-      if (doc !== null && comparePositions(doc.position, event.position) >= 0) return;
-      const next = projection.evolve(doc, event);
-      if (next === doc) return;
-      if (next !== null && (next.id !== slot.id || next.companyId !== slot.companyId)) {
-        throw new Error(`Projection ${projection.name} moved document ${slot.companyId}/${slot.id} to ${next.companyId}/${next.id}`);
-      }
-      if (doc === null && next !== null) {
-        slot.created = creationKey(event.position);
-        slot.createdOrder = creations++;
-      }
-      slot.doc = next;
-      slot.changed = true;
-    };
-
-    for (const event of events) {
-      if (!projection.eventTypes.has(event.type)) continue;
-      const applied = new Set<Slot<D>>();
-      for (const target of projection.targets(event)) {
-        const matched = target.kind === 'id' ? [slotFor(target.companyId, target.id)] : whereSlots(target);
-        for (const slot of matched) {
-          // An event is folded at most once into a document, whatever number of its targets match.
-          if (applied.has(slot)) continue;
-          applied.add(slot);
-          fold(slot, event);
-        }
-      }
-    }
-    this.write([...slots.values()].filter((slot) => slot.changed));
+    batch.foldAll(plannedEvents(this.projection, events), (target) => (target.kind === 'id' ? [slotFor(target.companyId, target.id)] : whereSlots(target)));
+    this.write(batch.changed());
   }
 
   private rowColumns(prefix = ''): string {
