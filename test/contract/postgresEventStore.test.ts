@@ -6,7 +6,7 @@ import type { EventToAppend, RecordedEvent } from '../../src/application/ports/E
 import { StoreUnavailableError } from '../../src/application/ports/StoreUnavailableError.js';
 import { anEvent, eventually, sleep, uniqueStream } from '../support/events.js';
 import { skipLine } from '../support/integration.js';
-import { freshPostgresDatabase, postgresTestUrl, type FreshDatabase } from '../support/postgres.js';
+import { countStatements, freshPostgresDatabase, postgresTestUrl, type FreshDatabase } from '../support/postgres.js';
 import { migratedLogPool } from '../support/postgresLog.js';
 
 /** Calls `log_append` on `client` (in its transaction, if it has one open) as the store does, for one append to a new stream. */
@@ -33,23 +33,6 @@ const follow = (store: PostgresEventStore, after: string | null) => {
     onDropped: (error) => void dropped.push(error),
   });
   return { seen, dropped, subscription };
-};
-
-/** Counts the reads of log pages (the subscriptions' statement) on `store`'s connections. */
-const countPageReads = (store: PostgresEventStore): { count: number } => {
-  const counter = { count: 0 };
-  const counted = new WeakSet<pg.PoolClient>();
-  store.pool.on('acquire', (client) => {
-    if (counted.has(client)) return;
-    counted.add(client);
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    client.query = ((config: unknown, ...rest: unknown[]) => {
-      const text = typeof config === 'string' ? config : (config as { text?: string } | null)?.text;
-      if (text?.startsWith('SELECT h.head')) counter.count += 1;
-      return query(config, ...rest);
-    }) as never;
-  });
-  return counter;
 };
 
 if (!postgresTestUrl()) {
@@ -248,7 +231,7 @@ if (!postgresTestUrl()) {
         // Polls a minute apart: every read counted is one a commit woke.
         const follower = await open({ pollIntervalMs: 60_000 });
         const writer = await open();
-        const reads = countPageReads(follower);
+        const reads = countStatements(follower.pool, 'SELECT h.head');
         const { seen, subscription } = follow(follower, null);
         try {
           await sleep(200);

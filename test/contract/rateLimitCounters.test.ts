@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
 import { expect } from 'chai';
 import { MemoryRateLimitCounters } from '../../src/adapters/memory/MemoryRateLimitCounters.js';
 import { SupervisedRateLimitCounters, serveRateLimits } from '../../src/adapters/ipc/SupervisedRateLimitCounters.js';
@@ -8,7 +9,7 @@ import { SqliteRateLimitCounters } from '../../src/adapters/sqlite/SqliteRateLim
 import { tempDir } from '../support/tempStore.js';
 import { skipLine } from '../support/integration.js';
 import { rateLimitCountersContract } from './rateLimitCounters.contract.js';
-import { postgresTestUrl } from '../support/postgres.js';
+import { countStatements, postgresTestUrl } from '../support/postgres.js';
 import { databaseForThisFile, migratedLogPool } from '../support/postgresLog.js';
 import { PostgresRateLimitCounters } from '../../src/adapters/postgres/PostgresRateLimitCounters.js';
 
@@ -142,11 +143,11 @@ if (postgresTestUrl()) {
   describe('PostgresRateLimitCounters.admit: one statement', () => {
     const now = new Date('2026-03-04T10:20:30.000Z');
     /** Counters of 100 an hour and a day and three slots on a migrated database, a fresh key, closed afterwards. */
-    const withCounters = async (use: (counters: PostgresRateLimitCounters, k: string) => Promise<void>): Promise<void> => {
+    const withCounters = async (use: (counters: PostgresRateLimitCounters, k: string, pool: pg.Pool) => Promise<void>): Promise<void> => {
       const pool = await migratedLogPool((await database()).url);
       const counters = new PostgresRateLimitCounters(pool, { hourly: 100, daily: 100, concurrent: 3 });
       try {
-        await use(counters, `key-${randomUUID()}`);
+        await use(counters, `key-${randomUUID()}`, pool);
       } finally {
         await counters.close();
         await pool.end();
@@ -173,6 +174,37 @@ if (postgresTestUrl()) {
         expect(admitted.filter((a) => a.release !== null)).to.have.length(3);
         expect(admitted.map((a) => a.decision.hourly.remaining).sort((a, b) => a - b)).to.deep.equal([90, 91, 92, 93, 94, 95, 96, 97, 98, 99]);
       }));
+
+    it('gives back the slots released in one turn with one statement, each release settled by it', () =>
+      withCounters(async (counters, k, pool) => {
+        const deletes = countStatements(pool, 'DELETE FROM rate_limits WHERE key = ANY');
+        const held = await Promise.all([counters.admit(k, now), counters.admit(k, now), counters.admit(k, now)]);
+        expect(held.every((a) => a.release !== null)).to.equal(true);
+        await Promise.all(held.map((a) => a.release!()));
+        expect(deletes.count).to.equal(1);
+        const again = await Promise.all([counters.admit(k, now), counters.admit(k, now), counters.admit(k, now)]);
+        expect(again.map((a) => typeof a.release), 'all three free again').to.deep.equal(['function', 'function', 'function']);
+      }));
+
+    it('gives back at close a slot released in the same turn', async () => {
+      const url = (await database()).url;
+      const k = `key-${randomUUID()}`;
+      const limits = { hourly: 100, daily: 100, concurrent: 1 };
+      // Counters that own their pool (production's), which closing ends.
+      const first = new PostgresRateLimitCounters(await migratedLogPool(url), limits, { ownsPool: true });
+      const { release } = await first.admit(k, now);
+      const released = release!();
+      await first.close();
+      await released;
+      const otherPool = await migratedLogPool(url);
+      const other = new PostgresRateLimitCounters(otherPool, limits);
+      try {
+        expect((await other.admit(k, now)).release, 'the slot is free').to.be.a('function');
+      } finally {
+        await other.close();
+        await otherPool.end();
+      }
+    });
 
     it('judges other limits on the same rows (withLimits), with its own admit', () =>
       withCounters(async (counters, k) => {

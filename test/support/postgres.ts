@@ -35,3 +35,20 @@ export const freshPostgresDatabase = async (serverUrl: string | null = postgresT
     drop: () => onServer(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
 };
+
+/** Counts the statements starting with `start` that `pool`'s connections send, from now on (what a change saves, in tests). */
+export const countStatements = (pool: pg.Pool, start: string): { count: number } => {
+  const counter = { count: 0 };
+  const counted = new WeakSet<pg.PoolClient>();
+  pool.on('acquire', (client) => {
+    if (counted.has(client)) return;
+    counted.add(client);
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    client.query = ((config: unknown, ...rest: unknown[]) => {
+      const text = typeof config === 'string' ? config : (config as { text?: string } | null)?.text;
+      if (text?.startsWith(start)) counter.count += 1;
+      return query(config, ...rest);
+    }) as never;
+  });
+  return counter;
+};

@@ -78,6 +78,8 @@ const translating = (pool: pg.Pool) => ({
 export class PostgresRateLimitCounters extends FlexibleRateLimitCounters {
   private readonly clearTimer: NodeJS.Timeout | null;
   private readonly ownsPool: boolean;
+  /** The slots freed in this turn of the event loop, deleted together at its end (see `freeSlot`). */
+  private freed: Array<{ readonly key: string; readonly resolve: () => void; readonly reject: (error: unknown) => void }> = [];
 
   constructor(
     private readonly pool: pg.Pool,
@@ -136,6 +138,29 @@ export class PostgresRateLimitCounters extends FlexibleRateLimitCounters {
     return { decision, release: await this.acquireFrom(keyId, first + 1, this.limits.concurrent - 1) };
   }
 
+  /**
+   * The slots freed during one turn of the event loop are deleted together, by one
+   * statement at the end of the turn: a request's release no longer costs a round
+   * trip of its own. Each release resolves (or fails) with that statement.
+   */
+  protected override freeSlot(key: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.freed.push({ key: `slot:${key}`, resolve, reject });
+      if (this.freed.length === 1) setImmediate(() => void this.deleteFreed());
+    });
+  }
+
+  private async deleteFreed(): Promise<void> {
+    const freed = this.freed;
+    this.freed = [];
+    try {
+      await preparedQuery(this.pool, `DELETE FROM ${TABLE} WHERE key = ANY($1::text[])`, [freed.map((slot) => slot.key)]);
+      freed.forEach((slot) => slot.resolve());
+    } catch (error) {
+      freed.forEach((slot) => slot.reject(error));
+    }
+  }
+
   /** Deletes counters that ran out; a failure waits for the next round. Answers how many. */
   async clearExpired(now = Date.now()): Promise<number> {
     try {
@@ -147,6 +172,8 @@ export class PostgresRateLimitCounters extends FlexibleRateLimitCounters {
 
   async close(): Promise<void> {
     if (this.clearTimer) clearInterval(this.clearTimer);
+    // The slots freed in this very turn, before the pool goes.
+    if (this.freed.length > 0) await this.deleteFreed();
     if (this.ownsPool) await this.pool.end();
   }
 }

@@ -151,7 +151,12 @@ export class FlexibleRateLimitCounters implements RateLimitCounters {
       if (released) return;
       released = true;
       // Past its lease the slot may already be another request's: leave it to expire.
-      if (Date.now() - takenAt < this.leaseSeconds * 1000 - releaseMarginMs(this.leaseSeconds)) await this.slots.delete(key);
+      if (Date.now() - takenAt < this.leaseSeconds * 1000 - releaseMarginMs(this.leaseSeconds)) await this.freeSlot(key);
     };
+  }
+
+  /** Gives the slot `key` back (deletes its counter); a store may group the slots freed together. */
+  protected async freeSlot(key: string): Promise<void> {
+    await this.slots.delete(key);
   }
 }
