@@ -30,13 +30,26 @@ const fakeLog = () => {
   return log satisfies LogPages;
 };
 
+/** A subscription from the start of a fake log of `events` events, the positions it handles collected, stopped afterwards. */
+const following = async (
+  events: number,
+  options: { readonly maxBatchSize?: number },
+  check: (log: ReturnType<typeof fakeLog>, seen: string[]) => Promise<void>,
+): Promise<void> => {
+  const log = fakeLog();
+  log.commit(events);
+  const seen: string[] = [];
+  const subscription = followLog({ after: null, ...options, handle: async (batch) => void seen.push(...batch.map((e) => e.position)) }, log);
+  try {
+    await check(log, seen);
+  } finally {
+    await subscription.stop();
+  }
+};
+
 describe('followLog (the PostgreSQL log’s subscriptions)', () => {
-  it('given a page that reached the head it was read with, when it is handled, then the subscription sleeps until the next commit instead of reading the log again', async () => {
-    const log = fakeLog();
-    log.commit(2);
-    const seen: string[] = [];
-    const subscription = followLog({ after: null, handle: async (events) => void seen.push(...events.map((e) => e.position)) }, log);
-    try {
+  it('given a page that reached the head it was read with, when it is handled, then the subscription sleeps until the next commit instead of reading the log again', () =>
+    following(2, {}, async (log, seen) => {
       await eventually(() => seen.length === 2);
       await sleep(50);
       expect(log.reads).to.equal(1);
@@ -46,26 +59,16 @@ describe('followLog (the PostgreSQL log’s subscriptions)', () => {
       await sleep(50);
       expect(seen).to.deep.equal(['1', '2', '3']);
       expect(log.reads).to.equal(2);
-    } finally {
-      await subscription.stop();
-    }
-  });
+    }));
 
-  it('given a page short of the head, when it is handled, then the next page is read at once', async () => {
-    const log = fakeLog();
-    log.commit(5);
-    const seen: string[] = [];
-    const subscription = followLog({ after: null, maxBatchSize: 2, handle: async (events) => void seen.push(...events.map((e) => e.position)) }, log);
-    try {
+  it('given a page short of the head, when it is handled, then the next page is read at once', () =>
+    following(5, { maxBatchSize: 2 }, async (log, seen) => {
       await eventually(() => seen.length === 5);
       await sleep(50);
       expect(seen).to.deep.equal(['1', '2', '3', '4', '5']);
       // Pages 1–2, 3–4 and 5: the last reached the head, so no fourth read.
       expect(log.reads).to.equal(3);
-    } finally {
-      await subscription.stop();
-    }
-  });
+    }));
 
   it('given a commit while a page is being handled, when the handling ends, then the subscription reads the commit’s events without waiting for its poll', async () => {
     const log = fakeLog();
