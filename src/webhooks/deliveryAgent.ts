@@ -2,6 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { promises as dns, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
+import { urlToHttpOptions } from 'node:url';
 
 /**
  * The HTTP client of the webhook dispatcher: one POST per attempt, no redirects
@@ -108,10 +109,10 @@ export const guardedLookup = (resolve: ResolveHost, isRefused: ((ip: string) => 
 const abortReason = (signal: AbortSignal): Error =>
   signal.reason instanceof Error ? signal.reason : new Error('The delivery attempt was aborted');
 
-/** A target URL as node:http(s) requests take it. */
+/** A target URL as node:http(s) requests take it (`urlToHttpOptions`, what they do with a URL). */
 interface Target {
   readonly https: boolean;
-  readonly options: { readonly protocol: string; readonly hostname: string; readonly port?: number; readonly path: string; readonly auth?: string };
+  readonly options: ReturnType<typeof urlToHttpOptions>;
 }
 
 /** Target URLs remembered parsed (see `targetOf`). */
@@ -128,18 +129,7 @@ const parseTarget = (raw: string, isRefused: ((ip: string) => boolean) | null): 
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return new UnsupportedTargetError(raw);
   const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (isRefused && isIP(literal) !== 0 && isRefused(literal)) return new RefusedAddressError(url.hostname, literal);
-  const auth = url.username || url.password ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
-  return {
-    https: url.protocol === 'https:',
-    // As node:http takes a URL (`urlToHttpOptions`): the host without IPv6 brackets, path with query.
-    options: {
-      protocol: url.protocol,
-      hostname: literal,
-      ...(url.port !== '' ? { port: Number(url.port) } : {}),
-      path: `${url.pathname}${url.search}`,
-      ...(auth ? { auth } : {}),
-    },
-  };
+  return { https: url.protocol === 'https:', options: urlToHttpOptions(url) };
 };
 
 /** The client used in production: node:http(s) agents with keep-alive and the guarded lookup. */
