@@ -13,6 +13,7 @@ import {
   FlexibleRateLimitCounters,
   WINDOW_GRACE_SECONDS,
   slotKey,
+  storedKey,
   windowKey,
   type RateLimitCounterOptions,
 } from '../rateLimiterFlexible/FlexibleRateLimitCounters.js';
@@ -121,9 +122,9 @@ export class PostgresRateLimitCounters extends FlexibleRateLimitCounters {
     const takenAt = Date.now();
     const expireIn = (seconds: number) => takenAt + seconds * 1000;
     const { rows } = await preparedQuery<{ hourly: number; daily: number; slot: number | null }>(this.pool, ADMIT, [
-      `hourly:${windowKey(keyId, hour)}`,
-      `daily:${windowKey(keyId, day)}`,
-      `slot:${slot}`,
+      storedKey('hourly', windowKey(keyId, hour)),
+      storedKey('daily', windowKey(keyId, day)),
+      storedKey('slot', slot),
       expireIn(secondsUntil(hour.end, now) + WINDOW_GRACE_SECONDS),
       expireIn(secondsUntil(day.end, now) + WINDOW_GRACE_SECONDS),
       expireIn(this.leaseSeconds),
@@ -145,7 +146,7 @@ export class PostgresRateLimitCounters extends FlexibleRateLimitCounters {
    */
   protected override freeSlot(key: string): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.freed.push({ key: `slot:${key}`, resolve, reject });
+      this.freed.push({ key: storedKey('slot', key), resolve, reject });
       if (this.freed.length === 1) setImmediate(() => void this.deleteFreed());
     });
   }

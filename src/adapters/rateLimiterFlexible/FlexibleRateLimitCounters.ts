@@ -63,6 +63,12 @@ const isoOf = (date: Date): string => {
 /** `<keyId>:<window start>`: each window is a counter of its own. */
 export const windowKey = (keyId: string, window: UtcWindow): string => `${keyId}:${isoOf(window.start)}`;
 
+/** The `keyPrefix` of each limiter: a store holds a limiter's key as `<prefix>:<key>` (see `storedKey`). */
+export const LIMITER_PREFIXES = { hourly: 'hourly', daily: 'daily', slot: 'slot' } as const;
+
+/** The key as rate-limiter-flexible stores it for the limiter of `prefix`. */
+export const storedKey = (prefix: keyof typeof LIMITER_PREFIXES, key: string): string => `${LIMITER_PREFIXES[prefix]}:${key}`;
+
 /** `<keyId>:<n>`: the key's slot number `n` (of `concurrent`). */
 export const slotKey = (keyId: string, n: number): string => `${keyId}:${n}`;
 
@@ -106,9 +112,9 @@ export class FlexibleRateLimitCounters implements RateLimitCounters {
   ) {
     this.leaseSeconds = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
     if (!Number.isInteger(this.leaseSeconds) || this.leaseSeconds < 1) throw new Error('leaseSeconds must be a whole number of at least 1');
-    this.hourly = limiter({ keyPrefix: 'hourly', points: limits.hourly, duration: 3_600 + WINDOW_GRACE_SECONDS });
-    this.daily = limiter({ keyPrefix: 'daily', points: limits.daily, duration: 86_400 + WINDOW_GRACE_SECONDS });
-    this.slots = limiter({ keyPrefix: 'slot', points: 1, duration: this.leaseSeconds });
+    this.hourly = limiter({ keyPrefix: LIMITER_PREFIXES.hourly, points: limits.hourly, duration: 3_600 + WINDOW_GRACE_SECONDS });
+    this.daily = limiter({ keyPrefix: LIMITER_PREFIXES.daily, points: limits.daily, duration: 86_400 + WINDOW_GRACE_SECONDS });
+    this.slots = limiter({ keyPrefix: LIMITER_PREFIXES.slot, points: 1, duration: this.leaseSeconds });
   }
 
   /** Limiters of their own on the same store (cheap: a limiter holds no connection); closing stays with these. */
