@@ -6,7 +6,7 @@
 // a temporary folder, request logs at `info` into a file, rate limits raised so that none
 // answers 429). GET /contacts/:id (100 ids in turn) and POST /contacts at 10 connections, POST
 // again at 50; ROUNDS interleaved rounds, the median of each; the CPU each server's process tree
-// used while it was loaded.
+// used while it was loaded, and per request answered.
 // Not a test: it prints figures. Every phase is bounded in time or count.
 import type autocannon from 'autocannon';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -153,6 +153,11 @@ interface Measured {
   readonly figures: Figures;
   /** CPU of the server's process tree (and the database's), in % of one core. */
   readonly cpu: number;
+  /**
+   * The same CPU per answered request, in µs: what a request costs the server, which moves
+   * less with the machine's speed from one round to the next than the rate does.
+   */
+  readonly cpuPerRequest: number;
   /** The machine's busy share, in % of all its cores. */
   readonly machine: number;
 }
@@ -176,6 +181,7 @@ const measure = async (target: Loaded, pids: () => number[], which: Case): Promi
   return {
     figures,
     cpu: used / seconds,
+    cpuPerRequest: figures.requests > 0 ? (used * 10_000) / figures.requests : 0,
     machine: (100 * (machineAfter.busy - machineBefore.busy)) / (machineAfter.total - machineBefore.total),
   };
 };
@@ -227,7 +233,7 @@ const main = async (): Promise<void> => {
           const errors = m.figures.errors ? `  (${m.figures.errors} non-2xx/errors!)` : '';
           console.log(
             `round ${round} ${CASE_NAMES[which].padEnd(24)} ${loaded.name.padEnd(30)} ${String(m.figures.rps).padStart(6)} req/s  ` +
-              `p50 ${m.figures.p50} ms  p99 ${m.figures.p99} ms  server CPU ${m.cpu.toFixed(0)}%  machine ${m.machine.toFixed(0)}%${errors}`,
+              `p50 ${m.figures.p50} ms  p99 ${m.figures.p99} ms  server CPU ${m.cpu.toFixed(0)}% (${m.cpuPerRequest.toFixed(0)} µs a request)  machine ${m.machine.toFixed(0)}%${errors}`,
           );
         }
       }
@@ -242,7 +248,8 @@ const main = async (): Promise<void> => {
         const rps = median(byCase[which].map((m) => m.figures.rps));
         const share = rps / median(baseline[which].map((m) => m.figures.rps));
         const cpu = median(byCase[which].map((m) => m.cpu));
-        return `${share.toFixed(2)} (${rps.toLocaleString('en')} req/s, p99 ${median(byCase[which].map((m) => m.figures.p99))} ms, CPU ${cpu.toFixed(0)}%)`;
+        const perRequest = median(byCase[which].map((m) => m.cpuPerRequest));
+        return `${share.toFixed(2)} (${rps.toLocaleString('en')} req/s, p99 ${median(byCase[which].map((m) => m.figures.p99))} ms, CPU ${cpu.toFixed(0)}%, ${perRequest.toFixed(0)} µs a request)`;
       });
       console.log(`| ${name} | ${cells.join(' | ')} |`);
     }

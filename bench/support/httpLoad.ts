@@ -11,6 +11,8 @@ const BARE = fileURLToPath(new URL('../bareKoa.js', import.meta.url));
 
 export interface Figures {
   readonly rps: number;
+  /** Requests answered during the run. */
+  readonly requests: number;
   readonly p50: number;
   readonly p99: number;
   /** Non-2xx answers, errors and timeouts. */
@@ -22,6 +24,7 @@ export const load = async (options: autocannon.Options): Promise<Figures> => {
   const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
   return {
     rps: Math.round(result.requests.average),
+    requests: result.requests.total,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.non2xx + result.errors + result.timeouts,
