@@ -26,10 +26,11 @@ export interface LogPages {
  * page after its position, hands it to `handle` (again, with backoff, until it
  * succeeds), and sleeps when there is nothing new (the page was empty, or reached the
  * head it was read with) until a commit wakes it or the poll interval passes. A read
- * that fails is told to `onDropped` and retried, with backoff. Every page also says which event the log holds at the subscription's
- * position; when it is not the one handled there, or none, the subscription stops
- * for good with `LogReplacedError`, told to `onDropped` now and then, rather than
- * hand out the events that took those positions again.
+ * that fails is told to `onDropped` and retried, with backoff. Every page also says
+ * which event the log holds at the subscription's position; when it is not the one
+ * handled there, or none, the subscription stops for good with `LogReplacedError`,
+ * told to `onDropped` now and then, rather than hand out the events that took those
+ * positions again.
  */
 export const followLog = (options: SubscribeOptions, log: LogPages): Subscription => {
   const alarm = new Alarm();

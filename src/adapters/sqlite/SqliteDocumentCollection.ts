@@ -40,7 +40,6 @@ interface StoredRow {
   [searched: `s${number}`]: string | null;
 }
 
-/** One document while a batch is folded: as stored, and as it is now. */
 /** A document of the batch being folded (see `BatchFold`), with what writing it needs. */
 interface Slot<D extends ReadModelDocument> extends FoldSlot<D, string> {
   /** The company's key in `read_model_companies`. */
