@@ -224,6 +224,7 @@ const variables = {
   WEBHOOK_LOG_RETENTION_DAYS: { codec: intFromString('days', 1, 36_500), default: '30' },
   WEBHOOK_MAX_IN_FLIGHT: { codec: intFromString('count', 1, 4096), default: '64' },
   WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY: { codec: intFromString('count', 1, 4096), default: '16' },
+  WEBHOOK_DELIVERY_THREAD: { codec: booleanFromString, default: 'true' },
   WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY: { codec: intFromString('count', 1, 100_000), default: '100' },
   // 1 min, 5 min, 30 min, 1 h, 2 h, 4 h, then every 6 h.
   WEBHOOK_PAUSE_DELAYS_MS: { codec: delaysFromString, default: '60000,300000,1800000,3600000,7200000,14400000,21600000' },
@@ -295,6 +296,8 @@ export interface Config {
     readonly maxInFlight: number;
     /** Of which at most this many to the subscriptions of one company. */
     readonly maxInFlightPerCompany: number;
+    /** The HTTP attempts on a thread of their own (`deliveryThread`) rather than on the event loop. */
+    readonly deliveryThread: boolean;
     /** Subscriptions (not unsubscribed) one company may have. */
     readonly maxSubscriptionsPerCompany: number;
     /** How long each successive hold of a paused subscription lasts (the last one repeats). */
@@ -449,6 +452,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       logRetentionDays: c.WEBHOOK_LOG_RETENTION_DAYS,
       maxInFlight: c.WEBHOOK_MAX_IN_FLIGHT,
       maxInFlightPerCompany: c.WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY,
+      deliveryThread: c.WEBHOOK_DELIVERY_THREAD,
       maxSubscriptionsPerCompany: c.WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY,
       pauseDelaysMs: c.WEBHOOK_PAUSE_DELAYS_MS,
       disableAfterMs: c.WEBHOOK_DISABLE_AFTER_MS,

@@ -9,6 +9,7 @@ import type { ChronicleMetrics } from '../ops/ChronicleMetrics.js';
 import { systemClock } from '../shared/Clock.js';
 import { newId } from '../shared/ids.js';
 import { createDeliveryAgent } from '../webhooks/deliveryAgent.js';
+import { startDeliveryThread } from '../webhooks/deliveryThread.js';
 import type { DerivedWebhookEvent } from '../webhooks/derivedWebhookEvent.js';
 import { deriveWebhookEvents, webhookCompanyOf } from '../webhooks/deriveWebhookEvents.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
@@ -94,17 +95,24 @@ export const startWebhooks = async (
     },
   });
   leased.catch(() => undefined);
-  const agent = createDeliveryAgent({
+  const agentOptions = {
     allowPrivateTargets: config.webhooks.allowPrivateTargets,
     // As many idle keep-alive sockets as deliveries in flight: with Node's default
     // of 4, a burst to one receiver reconnected for most deliveries.
     maxFreeSockets: config.webhooks.maxInFlight,
-    isRefusedAddress,
-    ...(options.resolveHost ? { resolve: asLookup(options.resolveHost) } : {}),
-  });
+  };
+  // A host resolver given in code (tests) cannot cross to a thread: its attempts stay on this loop.
+  const attempts = (() => {
+    if (config.webhooks.deliveryThread && !options.resolveHost) {
+      const thread = startDeliveryThread({ ...agentOptions, logger: logger.child({ role: 'webhook-delivery-thread' }) });
+      return { deps: { sendTurn: thread.sendTurn }, close: () => thread.close() };
+    }
+    const agent = createDeliveryAgent({ ...agentOptions, isRefusedAddress, ...(options.resolveHost ? { resolve: asLookup(options.resolveHost) } : {}) });
+    return { deps: { send: agent.send }, close: async () => agent.close() };
+  })();
   const dispatcher = new WebhookDispatcher({
     outbox,
-    send: agent.send,
+    ...attempts.deps,
     secrets,
     unsubscribe: unsubscribeGone({ eventStore, newId, clock: systemClock, secrets }),
     announce: announceDeliveryStatus({ eventStore, newId, clock: systemClock }),
@@ -168,7 +176,7 @@ export const startWebhooks = async (
       await fanOut.stop();
       await options.closeSource?.();
       const finished = await dispatcher.stop(Math.max(0, graceMs - (Date.now() - begun)));
-      agent.close();
+      await attempts.close();
       await lease?.release();
       return finished;
     })());

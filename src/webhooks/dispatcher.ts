@@ -1,5 +1,4 @@
 import { setMaxListeners } from 'node:events';
-import { performance } from 'node:perf_hooks';
 import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type {
@@ -17,7 +16,8 @@ import { decideAttempt, type AttemptDecision } from './dispatcherRetryPolicy.js'
 import { pickFairly } from './fairShare.js';
 import type { HealthChange, PausePolicy } from './queueHealthPolicy.js';
 import { QueueHealthKeeper, withoutVersion, type DeliveryStatusChange, type Turn } from './queueHealthKeeper.js';
-import { webhookSigner, type WebhookSigner } from './signing.js';
+import { webhookSigner } from './signing.js';
+import { describeError, sendTurnsHere, type SendTurn, type SentAttempt } from './turnSender.js';
 
 /** Where the dispatcher gets each subscription's signing secret (`WebhookSecretStore`). */
 export interface WebhookSecrets {
@@ -42,8 +42,13 @@ export const realSleep: Sleep = (ms, signal) =>
 
 export interface WebhookDispatcherDeps {
   readonly outbox: WebhookOutbox;
-  /** One HTTP attempt (`createDeliveryAgent(…).send`). */
-  readonly send: SendDelivery;
+  /**
+   * How the HTTP attempts are made: a turn of a queue at a time (`deliveryThread`), or
+   * else one attempt at a time on this event loop through `send`
+   * (`createDeliveryAgent(…).send`). One of the two is required.
+   */
+  readonly sendTurn?: SendTurn;
+  readonly send?: SendDelivery;
   readonly secrets: WebhookSecrets;
   /**
    * Ends a subscription whose receiver answered 410 Gone: appends
@@ -93,36 +98,14 @@ export type AttemptResult = 'delivered' | 'retry' | 'failed' | 'gone';
 
 export type { DeliveryStatusChange } from './queueHealthKeeper.js';
 
-/** The error text recorded for an attempt that got no response. */
-const describeError = (error: unknown): string => {
-  if (error instanceof Error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
-  }
-  return String(error);
-};
-
 /** The loop name under which failing outbox reads show in `/ready`. */
 export const DISPATCHER_LOOP = 'webhook-dispatcher';
 
 /** Pause of a queue whose work failed (outbox or secret store unavailable). */
 const ERROR_PAUSE_MS = 1000;
 
-class AttemptTimeoutError extends Error {
-  override readonly name = 'TimeoutError';
-  constructor(ms: number) {
-    super(`No complete response within ${ms} ms`);
-  }
-}
-
-/** An attempt as it will be recorded, and the receiver's `Retry-After` (or null). */
-interface SentAttempt {
-  readonly attempt: DeliveryAttempt;
-  readonly retryAfter: string | null;
-}
-
-/** How one turn signs its attempts, or why it cannot (each attempt then fails without a request). */
-type TurnSigning = { readonly sign: WebhookSigner; readonly error?: undefined } | { readonly error: string };
+/** The subscription's secret, or why its attempts cannot be signed (each then fails without a request). */
+type TurnSigning = { readonly secret: string; readonly error?: undefined } | { readonly error: string };
 
 /**
  * How a turn ended: `more` (a full turn, rows left behind), `done` (every row it read
@@ -196,10 +179,11 @@ export class WebhookDispatcher {
   private wakes = 0;
   /** The earliest due time after the last read, to read again then. */
   private nextDueAt: Date | null = null;
-  /** Aborted at stop (after the grace period): the pauses, and any attempt starting after it. */
+  /** Aborted at stop, before the grace period: turns send no more rows. */
+  private readonly finishing = new AbortController();
+  /** Aborted at stop, after the grace period: the pauses, and the attempts in flight. */
   private readonly stopping = new AbortController();
-  /** The attempts in flight, aborted at stop (one set rather than a listener per attempt). */
-  private readonly inFlight = new Set<AbortController>();
+  private readonly sendTurn: SendTurn;
   private idle: AbortController | null = null;
   private wakePending = false;
   private loop: Promise<void> | null = null;
@@ -208,12 +192,15 @@ export class WebhookDispatcher {
 
   constructor(private readonly deps: WebhookDispatcherDeps) {
     this.clock = deps.clock ?? systemClock;
+    if (deps.sendTurn) this.sendTurn = deps.sendTurn;
+    else if (deps.send) this.sendTurn = sendTurnsHere(deps.send, this.clock);
+    else throw new Error('WebhookDispatcher needs sendTurn or send');
     this.healthKeeper = new QueueHealthKeeper({ ...deps, clock: this.clock });
     this.sleep = deps.sleep ?? realSleep;
     this.random = deps.random ?? Math.random;
     this.concurrency = Math.max(1, deps.concurrency ?? 16);
-    // Each queue in flight may pause on the stop signal (after a store error): as many listeners as slots.
-    setMaxListeners(this.concurrency + 10, this.stopping.signal);
+    // Each queue in flight listens to the stop signals (its turn, a pause after a store error): as many listeners as slots.
+    setMaxListeners(2 * this.concurrency + 10, this.stopping.signal, this.finishing.signal);
     this.perCompany = Math.max(1, Math.min(this.concurrency, deps.perCompany ?? this.concurrency));
     this.pollIntervalMs = deps.pollIntervalMs ?? 1000;
     this.turnSize = Math.max(1, deps.turnSize ?? 20);
@@ -244,6 +231,7 @@ export class WebhookDispatcher {
    */
   async stop(graceMs = 0): Promise<boolean> {
     this.stopped = true;
+    this.finishing.abort(new ShutdownError());
     this.wake();
     await this.loop;
     const settled = Promise.all(this.active.values());
@@ -256,9 +244,7 @@ export class WebhookDispatcher {
       ]);
       clearTimeout(timer);
     }
-    const reason = new ShutdownError();
-    this.stopping.abort(reason);
-    for (const controller of this.inFlight) controller.abort(reason);
+    this.stopping.abort(new ShutdownError());
     await settled;
     return drained;
   }
@@ -393,10 +379,10 @@ export class WebhookDispatcher {
 
   /**
    * Delivers the queue's due rows in order, up to one turn. The turn's rows are read
-   * at once, and its secret once: each row is attempted only after the one before it
-   * was recorded delivered or failed, and the turn ends at the first row that waits
-   * (a retry), that is not pending any more when its attempt is recorded (the
-   * subscription ended, or another process changed it), when the queue is paused,
+   * at once, and its secret once; `sendTurn` sends each row after the one before it
+   * got a 200, and each attempt is recorded in order. The turn ends at the first row
+   * that waits (a retry), that is not pending any more when its attempt is recorded
+   * (the subscription ended, or another process changed it), when the queue is paused,
    * or at stop. Rows the queue gains meanwhile (the fan-out's, later in the log; a
    * redelivered one, put back at its place) are read by its next turn. A paused
    * queue whose hold has ended gets one attempt at its head: a 200 resumes it.
@@ -405,22 +391,35 @@ export class WebhookDispatcher {
     // A status the log lacks (its event could not be appended before) is recorded first.
     if (turn.health.status !== turn.health.loggedStatus) await this.healthKeeper.store(turn, withoutVersion(turn.health));
     if (!this.mayAttempt(turn.health)) return 'waiting';
-    const { subscriptionId } = turn.queue;
+    const { subscriptionId, targetUrl } = turn.queue;
     const rows = await this.deps.outbox.pendingRows(subscriptionId, this.turnSize);
     if (rows.length === 0) return 'done';
     const signing = await this.signing(subscriptionId);
-    const signals = new TurnSignals(this.inFlight, this.stopping.signal);
-    try {
-      for (const row of rows) {
-        if (this.stopped) return 'done';
-        if (row.nextAttemptAt !== null && Date.parse(row.nextAttemptAt) > this.clock.now().getTime()) return 'waiting';
-        const moveOn = await this.attempt(turn, row, signing, signals);
-        if (!moveOn) return 'waiting';
+    const now = this.clock.now().getTime();
+    const dueCount = rows.findIndex((row) => row.nextAttemptAt !== null && Date.parse(row.nextAttemptAt) > now);
+    let due = dueCount === -1 ? rows : rows.slice(0, dueCount);
+    while (due.length > 0) {
+      if (this.stopped) return 'done';
+      if (signing.error !== undefined) {
+        const at = this.clock.now().toISOString();
+        if (!(await this.attempt(turn, due[0]!, { at, statusCode: null, error: signing.error, latencyMs: 0, retryAfter: null }))) return 'waiting';
+        due = due.slice(1);
+        continue;
       }
-      return rows.length === this.turnSize ? 'more' : 'done';
-    } finally {
-      signals.end();
+      let attempted = 0;
+      const request = { url: targetUrl, secret: signing.secret, rows: due, timeoutMs: this.deps.timeoutMs };
+      for await (const batch of this.sendTurn(request, { finish: this.finishing.signal, stop: this.stopping.signal })) {
+        const heads = due.slice(attempted, (attempted += batch.length));
+        // Leaving the loop ends the turn's sending (`SendTurn`).
+        if (!(await this.attempts(turn, heads, batch))) return 'waiting';
+      }
+      // None: cut short by stop() (not an attempt of the receiver's; it is made again after a restart).
+      if (attempted === 0) return 'done';
+      // Ended before the last row after a final failure the queue goes on from (retries used up): the rest, again.
+      due = due.slice(attempted);
     }
+    if (dueCount !== -1) return 'waiting';
+    return rows.length === this.turnSize ? 'more' : 'done';
   }
 
   /** Whether the queue may be attempted now: not disabled, and not held. */
@@ -429,61 +428,65 @@ export class WebhookDispatcher {
     return health.holdUntil === null || Date.parse(health.holdUntil) <= this.clock.now().getTime();
   }
 
-  /** The subscription's signer for one turn: its secret read and decoded once. */
+  /** The subscription's secret for one turn, read once and checked (decoded) once. */
   private async signing(subscriptionId: string): Promise<TurnSigning> {
     const secret = await this.deps.secrets.get(subscriptionId);
     if (secret === null) return { error: 'The subscription has no signing secret' };
     try {
-      return { sign: webhookSigner(secret) };
+      webhookSigner(secret);
+      return { secret };
     } catch (cause) {
       return { error: describeError(cause) };
     }
   }
 
   /**
-   * One attempt at the head of a queue: send it, decide what the answer means,
-   * record that. True when the queue may go on with its next row.
+   * Attempts at the head of a queue, one after another, recorded in order: every one
+   * but the last was a 200 (`SendTurn`), so the records of the 200s go into one group
+   * commit. True when the queue may go on with its next row.
    */
-  private async attempt(turn: Turn, head: Delivery, signing: TurnSigning, signals: TurnSignals): Promise<boolean> {
-    const sent = await this.send(turn.queue, head, signing, signals);
-    // Cut short by stop(): not an attempt of the receiver's; it is made again after a restart.
-    if (sent === null) return false;
+  private async attempts(turn: Turn, heads: readonly Delivery[], sent: readonly SentAttempt[]): Promise<boolean> {
+    const delivered = sent[sent.length - 1]?.statusCode === 200 ? sent.length : sent.length - 1;
+    if (delivered > 0 && !(await this.recordDelivered(turn, heads.slice(0, delivered), sent.slice(0, delivered).map(attemptOf)))) return false;
+    return delivered === sent.length || this.attempt(turn, heads[delivered]!, sent[delivered]!);
+  }
+
+  /**
+   * Records the 200s of rows at the head of a queue, in order, in one group commit, and
+   * tells the metrics and the queue's health of each. False when a row stopped being
+   * pending meanwhile (the next turn reads the queue again).
+   */
+  private async recordDelivered(turn: Turn, heads: readonly Delivery[], attempts: readonly DeliveryAttempt[]): Promise<boolean> {
+    const now = this.clock.now();
+    const { subscriptionId, companyId } = turn.queue;
+    const recorded = await Promise.all(
+      heads.map((head, i) => this.deps.outbox.recordAttempt(subscriptionId, head.eventId, attempts[i]!, { state: 'delivered' })),
+    );
+    for (const [i, attempt] of attempts.entries()) {
+      this.deps.onAttempt?.('delivered', attempt.latencyMs, companyId);
+      if (this.deps.logger.isLevelEnabled('debug')) {
+        const { eventId, eventType } = heads[i]!;
+        this.deps.logger.debug({ subscriptionId, eventId, eventType, latencyMs: attempt.latencyMs }, 'webhook delivered');
+      }
+      await this.healthKeeper.afterAttempt(turn, 'delivered', attempt, now);
+      if (!recorded[i]) return false;
+    }
+    return true;
+  }
+
+  /** What an attempt at the head of a queue decided, recorded. True when the queue may go on with its next row. */
+  private async attempt(turn: Turn, head: Delivery, sent: SentAttempt): Promise<boolean> {
     const now = this.clock.now();
     const decision = decideAttempt({
       attempt: head.roundAttempts + 1,
       retryDelaysMs: this.deps.retryDelaysMs,
-      statusCode: sent.attempt.statusCode,
+      statusCode: sent.statusCode,
       retryAfter: sent.retryAfter,
       now,
       random: this.random,
       ...(this.deps.maxRetryAfterMs !== undefined ? { maxRetryAfterMs: this.deps.maxRetryAfterMs } : {}),
     });
-    return this.record(turn, head, sent.attempt, decision, now);
-  }
-
-  /**
-   * POSTs the signed envelope within `timeoutMs`, abortable by stop(). Null when
-   * stop() cut it short before any answer; else the attempt as it will be recorded.
-   */
-  private async send(queue: DeliveryQueue, head: Delivery, signing: TurnSigning, signals: TurnSignals): Promise<SentAttempt | null> {
-    const startedAt = this.clock.now();
-    const started = performance.now();
-    const result = (statusCode: number | null, error: string | null, retryAfter: string | null): SentAttempt => ({
-      attempt: { at: startedAt.toISOString(), statusCode, error, latencyMs: Math.round(performance.now() - started) },
-      retryAfter,
-    });
-    if (signing.error !== undefined) return result(null, signing.error, null);
-    const controller = signals.current();
-    const timer = setTimeout(() => controller.abort(new AttemptTimeoutError(this.deps.timeoutMs)), this.deps.timeoutMs);
-    try {
-      const headers = signing.sign(head.eventId, startedAt, head.envelope);
-      const response = await this.deps.send({ url: queue.targetUrl, headers, body: head.envelope }, controller.signal);
-      return result(response.status, null, response.retryAfter);
-    } catch (cause) {
-      return this.stopping.signal.aborted ? null : result(null, describeError(cause), null);
-    } finally {
-      clearTimeout(timer);
-    }
+    return this.record(turn, head, attemptOf(sent), decision, now);
   }
 
   /** Stores the attempt and what it decided, tells the metrics, logs; true when the queue may go on. */
@@ -493,14 +496,8 @@ export class WebhookDispatcher {
     const { subscriptionId } = queue;
     const log = { subscriptionId, eventId: head.eventId, eventType: head.eventType };
     switch (decision.kind) {
-      case 'delivered': {
-        const recorded = await outbox.recordAttempt(subscriptionId, head.eventId, attempt, { state: 'delivered' });
-        this.deps.onAttempt?.('delivered', attempt.latencyMs, queue.companyId);
-        if (logger.isLevelEnabled('debug')) logger.debug({ ...log, latencyMs: attempt.latencyMs }, 'webhook delivered');
-        await this.healthKeeper.afterAttempt(turn, 'delivered', attempt, now);
-        // Not recorded: the row stopped being pending meanwhile; the next turn reads the queue again.
-        return recorded;
-      }
+      case 'delivered':
+        return this.recordDelivered(turn, [head], [attempt]);
       case 'gone':
         if ((await this.endSubscription(queue, log)) || decision.retryInMs === null) {
           await outbox.recordAttempt(subscriptionId, head.eventId, attempt, { state: 'failed', reason: 'gone' });
@@ -548,35 +545,8 @@ export class WebhookDispatcher {
 
 }
 
-/**
- * The abort signal of one turn's attempts, each under its own timeout: one controller
- * serves them one after another until one is aborted (an attempt's timeout, stop), then
- * the next attempt gets a new one. Held in `inFlight` while the turn runs, so that stop
- * aborts it. (A controller per attempt cost the delivery loop about 3%.)
- */
-class TurnSignals {
-  private controller: AbortController | null = null;
-
-  constructor(
-    private readonly inFlight: Set<AbortController>,
-    private readonly stopping: AbortSignal,
-  ) {}
-
-  current(): AbortController {
-    if (this.controller !== null && !this.controller.signal.aborted) return this.controller;
-    this.end();
-    const controller = new AbortController();
-    if (this.stopping.aborted) controller.abort(this.stopping.reason);
-    this.inFlight.add(controller);
-    this.controller = controller;
-    return controller;
-  }
-
-  end(): void {
-    if (this.controller !== null) this.inFlight.delete(this.controller);
-    this.controller = null;
-  }
-}
+/** An attempt as the outbox records it. */
+const attemptOf = ({ at, statusCode, error, latencyMs }: SentAttempt): DeliveryAttempt => ({ at, statusCode, error, latencyMs });
 
 /** When a row is tried again: after its retry delay, or at the end of its queue's hold when that is later. */
 const retryAt = (now: Date, retryInMs: number, change: HealthChange | null): Date => {

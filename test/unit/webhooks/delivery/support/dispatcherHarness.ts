@@ -5,6 +5,7 @@ import { SqliteWebhookOutbox } from '../../../../../src/adapters/sqlite/SqliteWe
 import type { FannedOutSubscription, NewDelivery } from '../../../../../src/application/ports/WebhookOutbox.js';
 import type { Clock } from '../../../../../src/shared/Clock.js';
 import { createDeliveryAgent, type DeliveryAgent } from '../../../../../src/webhooks/deliveryAgent.js';
+import { startDeliveryThread } from '../../../../../src/webhooks/deliveryThread.js';
 import { WebhookDispatcher, type Sleep, type WebhookDispatcherDeps } from '../../../../../src/webhooks/dispatcher.js';
 import { isRefusedAddress } from '../../../../../src/webhooks/targetUrlGuard.js';
 import { captureLogger } from '../../../../support/captureLogger.js';
@@ -13,8 +14,11 @@ import { aSecret } from './events.js';
 
 let positions = 0;
 
-/** A dispatcher on a real SQLite outbox and a real HTTP agent (loopback allowed). */
-export const dispatcherHarness = (options: Partial<WebhookDispatcherDeps> & { clock?: Clock; sleep?: Sleep } = {}) => {
+/**
+ * A dispatcher on a real SQLite outbox and a real HTTP agent (loopback allowed): on this
+ * event loop, or with `thread`, on the delivery thread (`WEBHOOK_DELIVERY_THREAD`).
+ */
+export const dispatcherHarness = (options: Partial<WebhookDispatcherDeps> & { clock?: Clock; sleep?: Sleep; thread?: boolean } = {}) => {
   const dir = tempDir('chronicle-dispatch-');
   const db: SqliteDatabase = openSqliteDatabase(join(dir.path, 'chronicle.sqlite'));
   const outbox = new SqliteWebhookOutbox(db);
@@ -22,6 +26,7 @@ export const dispatcherHarness = (options: Partial<WebhookDispatcherDeps> & { cl
   const secrets = new Map<string, string>();
   const unsubscribed: { subscriptionId: string; companyId: string }[] = [];
   const logger = captureLogger();
+  const thread = options.thread ? startDeliveryThread({ allowPrivateTargets: true, maxFreeSockets: 16, logger }) : null;
   /** How often the dispatcher called each outbox method, and `secrets.get`. */
   const calls = new Map<string, number>();
   const count = (name: string): void => void calls.set(name, (calls.get(name) ?? 0) + 1);
@@ -50,6 +55,7 @@ export const dispatcherHarness = (options: Partial<WebhookDispatcherDeps> & { cl
     logger,
     random: () => 0.5,
     pollIntervalMs: 50,
+    ...(thread ? { sendTurn: thread.sendTurn } : {}),
     ...options,
   });
   const clock = options.clock ?? { now: () => new Date() };
@@ -96,6 +102,7 @@ export const dispatcherHarness = (options: Partial<WebhookDispatcherDeps> & { cl
     dispose: async () => {
       await dispatcher.stop();
       agent.close();
+      await thread?.close();
       db.close();
       dir.dispose();
     },

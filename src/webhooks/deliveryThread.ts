@@ -1,0 +1,151 @@
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '../application/ports/Logger.js';
+import type { SendTurn, SentAttempt, TurnRequest } from './turnSender.js';
+
+/**
+ * The dispatcher's HTTP attempts on a thread of their own (`WEBHOOK_DELIVERY_THREAD`):
+ * the event loop reads a queue's turn of rows and records each attempt; the thread
+ * signs and sends the turn's rows, each after the one before it got a 200, without
+ * waiting for the records. One message per turn goes to the thread, and the attempts
+ * come back in one message per turn of the thread's event loop, so the loop pays a
+ * fraction of a message per delivery rather than the HTTP client's work (an earlier
+ * thread that got one message per attempt, each way, cost the loop what the requests
+ * had).
+ *
+ * What that changes for receivers: the rows of a turn are sent before the attempt
+ * before them is committed, so a process that dies mid-turn sends again the rows of
+ * the turn that were delivered but not recorded (at-least-once, the same `webhook-id`),
+ * and when a row stops being pending during a turn (its subscription ended), the
+ * attempt the thread had already started at the next row goes out.
+ */
+
+/** Messages to the thread. */
+export type ToDeliveryThread =
+  | ({ readonly type: 'turn'; readonly id: number } & TurnRequest)
+  /** `finish`: no more rows (the attempt in flight ends and is reported); `stop`: the attempt in flight aborted too. */
+  | { readonly type: 'finish' | 'stop'; readonly id: number };
+
+/** One message from the thread: the attempts and the turns' ends of one turn of its event loop. */
+export interface FromDeliveryThread {
+  readonly items: ReadonlyArray<
+    | { readonly id: number; readonly attempts: readonly SentAttempt[] }
+    | { readonly id: number; readonly end: true; readonly error?: string }
+  >;
+}
+
+export interface DeliveryThreadOptions {
+  readonly allowPrivateTargets: boolean;
+  /** Idle keep-alive sockets per host (`createDeliveryAgent`). */
+  readonly maxFreeSockets: number;
+  readonly logger: Logger;
+  /** The thread's script; default `deliveryThreadMain.js` (tests give one that can crash). */
+  readonly entry?: URL;
+}
+
+export interface DeliveryThread {
+  readonly sendTurn: SendTurn;
+  /** Ends the thread and its connections (after the dispatcher stopped). */
+  close(): Promise<void>;
+}
+
+/** What the event loop holds of a turn the thread is sending. */
+interface TurnInThread {
+  readonly attempts: SentAttempt[];
+  ended: boolean;
+  error: Error | null;
+  wake: (() => void) | null;
+}
+
+/** Starts the thread on the first turn, and again on the next turn after it exited. */
+export const startDeliveryThread = (options: DeliveryThreadOptions): DeliveryThread => {
+  const turns = new Map<number, TurnInThread>();
+  let nextId = 0;
+  let worker: Worker | null = null;
+  let closed = false;
+
+  const wake = (turn: TurnInThread): void => {
+    const resume = turn.wake;
+    turn.wake = null;
+    resume?.();
+  };
+  const onMessage = ({ items }: FromDeliveryThread): void => {
+    for (const item of items) {
+      const turn = turns.get(item.id);
+      if (!turn) continue;
+      if ('attempts' in item) turn.attempts.push(...item.attempts);
+      else {
+        turn.ended = true;
+        if (item.error !== undefined) turn.error = new Error(item.error);
+      }
+      wake(turn);
+    }
+  };
+  /** The thread is gone: every turn it had ends with an error (the dispatcher retries its queue). */
+  const onGone = (started: Worker, error: Error): void => {
+    if (worker !== started) return;
+    worker = null;
+    if (!closed) options.logger.error({ err: error }, 'webhook delivery thread stopped; a new one starts with the next turn');
+    for (const turn of turns.values()) {
+      turn.ended = true;
+      turn.error ??= error;
+      wake(turn);
+    }
+  };
+  const thread = (): Worker => {
+    if (worker) return worker;
+    const started = new Worker(options.entry ?? new URL('./deliveryThreadMain.js', import.meta.url), {
+      workerData: { allowPrivateTargets: options.allowPrivateTargets, maxFreeSockets: options.maxFreeSockets },
+    });
+    started.on('message', onMessage);
+    started.on('error', (error) => onGone(started, error));
+    started.on('exit', (code) => onGone(started, new Error(`The webhook delivery thread exited with code ${code}`)));
+    // The process lives as long as its server and its dispatcher, which close the thread.
+    started.unref();
+    worker = started;
+    return started;
+  };
+  const post = (message: ToDeliveryThread): void => worker?.postMessage(message);
+
+  const sendTurn: SendTurn = async function* (request, { finish, stop }) {
+    if (closed) throw new Error('The webhook delivery thread is closed');
+    if (stop.aborted) return;
+    const id = nextId++;
+    const turn: TurnInThread = { attempts: [], ended: false, error: null, wake: null };
+    turns.set(id, turn);
+    thread().postMessage({ type: 'turn', id, url: request.url, secret: request.secret, rows: request.rows, timeoutMs: request.timeoutMs } satisfies ToDeliveryThread);
+    const onFinish = (): void => post({ type: 'finish', id });
+    const onStop = (): void => post({ type: 'stop', id });
+    finish.addEventListener('abort', onFinish, { once: true });
+    stop.addEventListener('abort', onStop, { once: true });
+    if (finish.aborted) onFinish();
+    try {
+      for (;;) {
+        if (turn.attempts.length > 0) {
+          yield turn.attempts.splice(0);
+          continue;
+        }
+        if (turn.ended) {
+          if (turn.error) throw turn.error;
+          return;
+        }
+        await new Promise<void>((resolve) => (turn.wake = resolve));
+      }
+    } finally {
+      finish.removeEventListener('abort', onFinish);
+      stop.removeEventListener('abort', onStop);
+      // Left early (the caller broke off): nothing more of this turn is sent.
+      if (!turn.ended) post({ type: 'stop', id });
+      turns.delete(id);
+    }
+  };
+
+  return {
+    sendTurn,
+    close: async () => {
+      closed = true;
+      const started = worker;
+      worker = null;
+      if (started) await started.terminate();
+    },
+  };
+};
