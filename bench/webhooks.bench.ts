@@ -1,8 +1,9 @@
 // npm run bench:webhooks — webhook delivery beside the raw HTTP client it is built on, in one run.
 //
 // A receiver (node:http on 127.0.0.1 answering 200) runs in this process. Chronicle (`chronicle serve`,
-// embedded storage in a temporary folder) and the raw client each run in a child process of their own,
-// so both load the same receiver from outside it:
+// embedded storage in a temporary folder, its attempts on its delivery thread unless WEBHOOK_DELIVERY_THREAD
+// says otherwise) and the raw client each run in a child process of their own, so both load the same
+// receiver from outside it:
 //
 // - raw: the delivery agent's `send` (the dispatcher's client: keep-alive agent, same options) POSTing a
 //   real contact.created envelope, signed per request, with 16 requests in flight (the dispatcher's

@@ -6,7 +6,7 @@
 // projector are killed with SIGKILL (and started again, as an orchestrator would), and
 // one API host is cut off for a while. Afterwards every write answered 201 is readable
 // through both API processes, each subscription got every event of the log in order with
-// nothing skipped (repeats only as the same webhook-id), and the processes that lost the
+// nothing skipped (repeats only as the same webhook-id, of events already delivered), and the processes that lost the
 // database answer /ready again without having been restarted.
 import { expect } from 'chai';
 import pg from 'pg';
@@ -317,9 +317,14 @@ if (!postgresTestUrl()) {
           await eventually(() => dedupe(receiver!.ids(sub.path)).length >= expected.length, 30_000, 50);
           const arrivals = receiver!.ids(sub.path);
           expect(dedupe(arrivals), `${sub.path}: every event once, in log order`).to.deep.equal(expected.map((e) => e.eventId));
+          // Every arrival that goes back is a repeat of an event already delivered: the delivery
+          // thread sends a turn's rows ahead of their records, and those not recorded when the
+          // dispatcher was killed or lost the database are sent again (decision 203).
           const order = new Map(expected.map((e, i) => [e.eventId, i]));
+          const seen = new Set<string>();
           arrivals.forEach((id, i) => {
-            if (i > 0) expect(order.get(id)!, `${sub.path}: arrival ${i} goes back`).to.be.at.least(order.get(arrivals[i - 1]!)!);
+            if (i > 0 && order.get(id)! < order.get(arrivals[i - 1]!)!) expect(seen.has(id), `${sub.path}: arrival ${i} goes back to an event not delivered before`).to.equal(true);
+            seen.add(id);
           });
           repeats += arrivals.length - expected.length;
           const verifier = new Webhook(sub.secret);
