@@ -3,20 +3,20 @@ import type { Logger } from '../application/ports/Logger.js';
 import type { SendTurn, SentAttempt, TurnRequest } from './turnSender.js';
 
 /**
- * The dispatcher's HTTP attempts on a thread of their own (`WEBHOOK_DELIVERY_THREAD`):
- * the event loop reads a queue's turn of rows and records each attempt; the thread
- * signs and sends the turn's rows, each after the one before it got a 200, without
- * waiting for the records. One message per turn goes to the thread, and the attempts
- * come back in one message per turn of the thread's event loop, so the loop pays a
- * fraction of a message per delivery rather than the HTTP client's work (an earlier
- * thread that got one message per attempt, each way, cost the loop what the requests
- * had).
+ * The dispatcher's HTTP attempts on a thread of their own (`WEBHOOK_DELIVERY_THREAD`,
+ * decision 203): the event loop reads a queue's turn of rows and records each attempt;
+ * the thread signs and sends the turn's rows, each after the one before it got a 200,
+ * without waiting for the records, and gives the attempts back at the end of the turn
+ * or 100 ms after the first one it holds. One message per turn goes each way (more for a
+ * slow receiver), so the loop pays a fraction of a message per delivery rather than the
+ * HTTP client's work (an earlier thread that got one message per attempt, each way, cost
+ * the loop what the requests had), and a turn's records share one commit.
  *
- * What that changes for receivers: the rows of a turn are sent before the attempt
- * before them is committed, so a process that dies mid-turn sends again the rows of
- * the turn that were delivered but not recorded (at-least-once, the same `webhook-id`),
- * and when a row stops being pending during a turn (its subscription ended), the
- * attempt the thread had already started at the next row goes out.
+ * What that changes for receivers: a process that dies mid-turn, or cannot write the
+ * outbox, sends again the rows of the turn that were delivered but not recorded (at
+ * least once, the same `webhook-id`), after the later rows of that turn; and when a row
+ * stops being pending during a turn (its subscription ended), the rows of the turn the
+ * thread had sent by then went out.
  */
 
 /** Messages to the thread. */
