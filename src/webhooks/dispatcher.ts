@@ -16,7 +16,7 @@ import { decideAttempt, type AttemptDecision } from './dispatcherRetryPolicy.js'
 import { pickFairly } from './fairShare.js';
 import type { HealthChange, PausePolicy } from './queueHealthPolicy.js';
 import { QueueHealthKeeper, withoutVersion, type DeliveryStatusChange, type Turn } from './queueHealthKeeper.js';
-import { webhookSigner } from './signing.js';
+import { webhookSecretKey } from './signing.js';
 import { describeError, sendTurnsHere, type SendTurn, type SentAttempt } from './turnSender.js';
 
 /** Where the dispatcher gets each subscription's signing secret (`WebhookSecretStore`). */
@@ -147,7 +147,9 @@ class ShutdownError extends Error {
  *
  * Delivery is at least once: a process that dies after the receiver's 200 but
  * before recording it sends that row again on restart, with the same
- * `webhook-id` (= `metadata.eventId`), which receivers use to drop duplicates.
+ * `webhook-id` (= `metadata.eventId`), which receivers use to drop duplicates. With
+ * the delivery thread (`sendTurn` of `deliveryThread`), the rows of a turn it sent
+ * ahead of their records are sent again that way, after the later ones (decision 203).
  */
 export class WebhookDispatcher {
   private readonly clock: Clock;
@@ -433,7 +435,7 @@ export class WebhookDispatcher {
     const secret = await this.deps.secrets.get(subscriptionId);
     if (secret === null) return { error: 'The subscription has no signing secret' };
     try {
-      webhookSigner(secret);
+      webhookSecretKey(secret);
       return { secret };
     } catch (cause) {
       return { error: describeError(cause) };
