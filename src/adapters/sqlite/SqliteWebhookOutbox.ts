@@ -145,7 +145,11 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     };
   }
 
-  /** Inserts the rows not stored yet, making the queues that were empty due; answers how many were new. */
+  /**
+   * Inserts the rows not stored yet, counts them among the pending rows (one statement for
+   * all: no trigger counts inserts), and makes the queues that were empty due; answers how
+   * many were new. Every insert into the outbox goes through here.
+   */
   private insertAll(deliveries: readonly NewDelivery[], now: string): number {
     let inserted = 0;
     const filled = new Set<string>();
@@ -163,6 +167,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       inserted += added;
       if (added > 0) filled.add(subscriptionId);
     }
+    if (inserted > 0) this.s.countInserted.run({ inserted });
     for (const subscriptionId of filled) this.s.fillDue.run({ subscriptionId, now });
     return inserted;
   }

@@ -149,6 +149,11 @@ export const LOG_FILE_MIGRATIONS: readonly string[] = [
        WHERE o.subscription_id = s.subscription_id AND o.state = 'pending' ORDER BY o.queue_key LIMIT 1)
      WHERE s.unsubscribed_at IS NULL AND s.stopped_at IS NULL;
    CREATE INDEX webhook_fan_out_due ON webhook_fan_out_subscriptions (due_at) WHERE due_at IS NOT NULL;`,
+  // The pending rows an insert adds are counted by the insert itself, once per fan-out batch
+  // or enqueue (SqliteWebhookOutbox.insertAll), instead of by a trigger fired for every row:
+  // the trigger more than doubled the CPU of a fan-out's inserts (45 → 20 µs a row). The
+  // counts stay exact; the other triggers (a row's state changing, a row pruned) stay.
+  `DROP TRIGGER webhook_outbox_counts_insert;`,
 ];
 
 /**

@@ -113,6 +113,10 @@ export const prepareOutboxStatements = (db: SqliteDatabase) => ({
        @occurredAt, @envelope, 'pending', @now, @now)
      ON CONFLICT (event_id, subscription_id) DO NOTHING`,
   ) as Statement<[InsertDelivery]>,
+  // The rows an insert added, counted once for all of them (no trigger counts inserts; see the migrations).
+  countInserted: db.prepare("UPDATE webhook_outbox_counts SET total = total + @inserted WHERE state = 'pending'") as Statement<
+    [{ inserted: number }]
+  >,
   upsertSubscription: db.prepare(
     `INSERT INTO webhook_fan_out_subscriptions
        (subscription_id, company_id, event, target_url, filters, subscribed_at, unsubscribed_at)
@@ -216,7 +220,7 @@ export const prepareOutboxStatements = (db: SqliteDatabase) => ({
     [{ subscriptionId: string }],
     { total: number }
   >,
-  // Kept by triggers (see the migrations), so a scrape reads three rows, not the table.
+  // Kept by the writes (an insert's count, triggers for a state changed or a row pruned), so a scrape reads three rows, not the table.
   depth: db.prepare('SELECT state, total FROM webhook_outbox_counts') as Statement<[], { state: DeliveryState; total: number }>,
   // Through the partial index of final rows by completion time; the triggers keep the counts.
   prune: db.prepare(

@@ -64,7 +64,7 @@ describe('SQLite webhook outbox: layout and upgrade', () => {
     }
   });
 
-  it('upgrades a file of the release before: every row kept (ids too), the counters and their triggers kept', async () => {
+  it('upgrades a file of an earlier release (outbox keyed by subscription): every row kept (ids too), the counters kept', async () => {
     // The file as the release before left it: its migrations only, rows in every state.
     const old = openWalDatabase(file(), { synchronous: 'FULL', migrations: LOG_FILE_MIGRATIONS.slice(0, 4) });
     const insert = old.prepare(INSERT_ROW);
@@ -103,6 +103,46 @@ describe('SQLite webhook outbox: layout and upgrade', () => {
       expect(await outbox.recordAttempt('s2', 'event-1', attempt, { state: 'delivered' })).to.equal(true);
       expect(await outbox.depthByState()).to.deep.equal({ pending: 3, delivered: 3, failed: 0 });
       expect((await outbox.get('s2', 'event-1'))?.attempts).to.deep.equal([attempt]);
+      await outbox.close();
+    } finally {
+      db.close();
+    }
+  });
+
+  it('upgrades a file whose inserts a trigger counted: the trigger dropped, the counts kept and kept exact by the inserts', async () => {
+    // The file as the release before left it: every migration but the last, rows counted by its insert trigger.
+    const old = openWalDatabase(file(), { synchronous: 'FULL', migrations: LOG_FILE_MIGRATIONS.slice(0, -1) });
+    const triggers = (db: SqliteDatabase) =>
+      (db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'webhook_outbox' ORDER BY name").all() as Array<{
+        name: string;
+      }>).map((t) => t.name);
+    expect(triggers(old)).to.include('webhook_outbox_counts_insert');
+    const insert = old.prepare(INSERT_ROW);
+    [row(1, 's1', 'pending'), row(2, 's1', 'delivered'), row(3, 's1', 'pending')].forEach((r) => insert.run(r));
+    expect(counts(old)).to.deep.equal({ pending: 2, delivered: 1, failed: 0 });
+    old.close();
+
+    const db = openSqliteDatabase(file());
+    try {
+      expect(triggers(db)).to.deep.equal(['webhook_outbox_counts_delete', 'webhook_outbox_counts_update']);
+      expect(counts(db)).to.deep.equal({ pending: 2, delivered: 1, failed: 0 });
+      const outbox = new SqliteWebhookOutbox(db);
+      const common = { companyId: 'c', ordinal: 0, eventType: 'contact.created', occurredAt: '2026-01-01T00:00:00.000Z', envelope: '{}' };
+      // Two new rows and one already stored: two counted, in the statement that inserts them.
+      const rows = [
+        { ...common, subscriptionId: 's1', eventId: 'event-3', position: '3' },
+        { ...common, subscriptionId: 's1', eventId: 'event-4', position: '4' },
+        { ...common, subscriptionId: 's2', eventId: 'event-4', position: '4' },
+      ];
+      expect(await outbox.enqueue(rows, new Date('2026-01-02T00:00:00.000Z'))).to.equal(2);
+      expect(counts(db)).to.deep.equal({ pending: 4, delivered: 1, failed: 0 });
+      await outbox.commitFanOut('webhook-fan-out', { position: '5', subscriptions: [], deliveries: [{ ...common, subscriptionId: 's2', eventId: 'event-5', position: '5' }] }, new Date('2026-01-02T00:00:00.000Z'));
+      expect(counts(db)).to.deep.equal({ pending: 5, delivered: 1, failed: 0 });
+      // What the counters say is what the table holds.
+      const grouped = Object.fromEntries(
+        (db.prepare('SELECT state, COUNT(*) AS n FROM webhook_outbox GROUP BY state').all() as Array<{ state: string; n: number }>).map((r) => [r.state, r.n]),
+      );
+      expect(grouped).to.deep.equal({ pending: 5, delivered: 1 });
       await outbox.close();
     } finally {
       db.close();
