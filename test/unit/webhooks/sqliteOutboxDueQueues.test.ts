@@ -107,8 +107,8 @@ describe('SQLite webhook outbox: picking due queues', () => {
     }
   });
 
-  it('upgrades a file of the release before: subscriptions and rows kept, each pending queue due from its head', async () => {
-    const old = openWalDatabase(file(), { synchronous: 'FULL', migrations: LOG_FILE_MIGRATIONS.slice(0, LOG_FILE_MIGRATIONS.length - 1) });
+  it('upgrades a file written before the due times (migration 6): subscriptions and rows kept, each pending queue due from its head', async () => {
+    const old = openWalDatabase(file(), { synchronous: 'FULL', migrations: LOG_FILE_MIGRATIONS.slice(0, 5) });
     const addSubscription = old.prepare(
       `INSERT INTO webhook_fan_out_subscriptions (subscription_id, company_id, event, target_url, filters, subscribed_at, unsubscribed_at, stopped_at)
        VALUES (?, 'c', 'contact.created', 'https://receiver.example/', NULL, ?, ?, NULL)`,

@@ -110,8 +110,8 @@ describe('SQLite webhook outbox: layout and upgrade', () => {
   });
 
   it('upgrades a file whose inserts a trigger counted: the trigger dropped, the counts kept and kept exact by the inserts', async () => {
-    // The file as the release before left it: every migration but the last, rows counted by its insert trigger.
-    const old = openWalDatabase(file(), { synchronous: 'FULL', migrations: LOG_FILE_MIGRATIONS.slice(0, -1) });
+    // The file as the release before left it (migrations 1–6), rows counted by its insert trigger.
+    const old = openWalDatabase(file(), { synchronous: 'FULL', migrations: LOG_FILE_MIGRATIONS.slice(0, 6) });
     const triggers = (db: SqliteDatabase) =>
       (db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'webhook_outbox' ORDER BY name").all() as Array<{
         name: string;
