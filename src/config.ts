@@ -225,6 +225,7 @@ const variables = {
   WEBHOOK_MAX_IN_FLIGHT: { codec: intFromString('count', 1, 4096), default: '64' },
   WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY: { codec: intFromString('count', 1, 4096), default: '16' },
   WEBHOOK_DELIVERY_THREAD: { codec: booleanFromString, default: 'true' },
+  WEBHOOK_DELIVERY_THREADS: { codec: intFromString('count', 1, 16), default: '2' },
   WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY: { codec: intFromString('count', 1, 100_000), default: '100' },
   // 1 min, 5 min, 30 min, 1 h, 2 h, 4 h, then every 6 h.
   WEBHOOK_PAUSE_DELAYS_MS: { codec: delaysFromString, default: '60000,300000,1800000,3600000,7200000,14400000,21600000' },
@@ -298,6 +299,8 @@ export interface Config {
     readonly maxInFlightPerCompany: number;
     /** The HTTP attempts on a thread of their own (`deliveryThread`) rather than on the event loop. */
     readonly deliveryThread: boolean;
+    /** How many such threads, each turn on the one with the fewest (`deliveryThread`). */
+    readonly deliveryThreads: number;
     /** Subscriptions (not unsubscribed) one company may have. */
     readonly maxSubscriptionsPerCompany: number;
     /** How long each successive hold of a paused subscription lasts (the last one repeats). */
@@ -453,6 +456,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       maxInFlight: c.WEBHOOK_MAX_IN_FLIGHT,
       maxInFlightPerCompany: c.WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY,
       deliveryThread: c.WEBHOOK_DELIVERY_THREAD,
+      deliveryThreads: c.WEBHOOK_DELIVERY_THREADS,
       maxSubscriptionsPerCompany: c.WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY,
       pauseDelaysMs: c.WEBHOOK_PAUSE_DELAYS_MS,
       disableAfterMs: c.WEBHOOK_DISABLE_AFTER_MS,

@@ -104,7 +104,7 @@ export const startWebhooks = async (
   // A host resolver given in code (tests) cannot cross to a thread: its attempts stay on this loop.
   const attempts = (() => {
     if (config.webhooks.deliveryThread && !options.resolveHost) {
-      const thread = startDeliveryThread({ ...agentOptions, logger: logger.child({ role: 'webhook-delivery-thread' }) });
+      const thread = startDeliveryThread({ ...agentOptions, threads: config.webhooks.deliveryThreads, logger: logger.child({ role: 'webhook-delivery-thread' }) });
       return { deps: { sendTurn: thread.sendTurn }, close: () => thread.close() };
     }
     const agent = createDeliveryAgent({ ...agentOptions, isRefusedAddress, ...(options.resolveHost ? { resolve: asLookup(options.resolveHost) } : {}) });

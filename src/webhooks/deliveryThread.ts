@@ -12,6 +12,10 @@ import type { SendTurn, SentAttempt, TurnRequest } from './turnSender.js';
  * HTTP client's work (an earlier thread that got one message per attempt, each way, cost
  * the loop what the requests had), and a turn's records share one commit.
  *
+ * `threads` of them (`WEBHOOK_DELIVERY_THREADS`, 2 by default, decision 205): each turn
+ * goes to the one sending the fewest turns, each started with its first turn. A queue has
+ * one turn at a time, so its rows keep their order whichever thread sends them.
+ *
  * What that changes for receivers: a process that dies mid-turn, or cannot write the
  * outbox, sends again the rows of the turn that were delivered but not recorded (at
  * least once, the same `webhook-id`), after the later rows of that turn; and when a row
@@ -38,6 +42,8 @@ export interface DeliveryThreadOptions {
   /** Idle keep-alive sockets per host (`createDeliveryAgent`). */
   readonly maxFreeSockets: number;
   readonly logger: Logger;
+  /** Threads sending turns (each turn on the one with the fewest); default 1. */
+  readonly threads?: number;
   /** The thread's script; default `deliveryThreadMain.js` (tests give one that can crash). */
   readonly entry?: URL;
 }
@@ -51,16 +57,21 @@ export interface DeliveryThread {
 /** What the event loop holds of a turn the thread is sending. */
 interface TurnInThread {
   readonly attempts: SentAttempt[];
+  /** The thread sending it (its index). */
+  readonly thread: number;
   ended: boolean;
   error: Error | null;
   wake: (() => void) | null;
 }
 
-/** Starts the thread on the first turn, and again on the next turn after it exited. */
+/** Starts each thread with the first turn it is given, and again with the next one after it exited. */
 export const startDeliveryThread = (options: DeliveryThreadOptions): DeliveryThread => {
   const turns = new Map<number, TurnInThread>();
   let nextId = 0;
-  let worker: Worker | null = null;
+  const count = Math.max(1, options.threads ?? 1);
+  const workers: Array<Worker | null> = Array.from({ length: count }, () => null);
+  /** Turns each thread is sending. */
+  const load: number[] = Array.from({ length: count }, () => 0);
   let closed = false;
 
   const wake = (turn: TurnInThread): void => {
@@ -80,19 +91,21 @@ export const startDeliveryThread = (options: DeliveryThreadOptions): DeliveryThr
       wake(turn);
     }
   };
-  /** The thread is gone: every turn it had ends with an error (the dispatcher retries its queue). */
-  const onGone = (started: Worker, error: Error): void => {
-    if (worker !== started) return;
-    worker = null;
+  /** A thread is gone: every turn it had ends with an error (the dispatcher retries its queue). */
+  const onGone = (index: number, started: Worker, error: Error): void => {
+    if (workers[index] !== started) return;
+    workers[index] = null;
     if (!closed) options.logger.error({ err: error }, 'webhook delivery thread stopped; a new one starts with the next turn');
     for (const turn of turns.values()) {
+      if (turn.thread !== index) continue;
       turn.ended = true;
       turn.error ??= error;
       wake(turn);
     }
   };
-  const thread = (): Worker => {
-    if (worker) return worker;
+  const thread = (index: number): Worker => {
+    const running = workers[index];
+    if (running) return running;
     const started = new Worker(options.entry ?? new URL('./deliveryThreadMain.js', import.meta.url), {
       workerData: { allowPrivateTargets: options.allowPrivateTargets, maxFreeSockets: options.maxFreeSockets },
       // Its garbage is short-lived request state: a young generation of 8 MB kept the process
@@ -100,22 +113,30 @@ export const startDeliveryThread = (options: DeliveryThreadOptions): DeliveryThr
       resourceLimits: { maxYoungGenerationSizeMb: 8 },
     });
     started.on('message', onMessage);
-    started.on('error', (error) => onGone(started, error));
-    started.on('exit', (code) => onGone(started, new Error(`The webhook delivery thread exited with code ${code}`)));
+    started.on('error', (error) => onGone(index, started, error));
+    started.on('exit', (code) => onGone(index, started, new Error(`The webhook delivery thread exited with code ${code}`)));
     // The process lives as long as its server and its dispatcher, which close the thread.
     started.unref();
-    worker = started;
+    workers[index] = started;
     return started;
   };
-  const post = (message: ToDeliveryThread): void => worker?.postMessage(message);
+  /** The thread with the fewest turns. */
+  const leastLoaded = (): number => {
+    let best = 0;
+    for (let i = 1; i < count; i++) if (load[i]! < load[best]!) best = i;
+    return best;
+  };
 
   const sendTurn: SendTurn = async function* (request, { finish, stop }) {
     if (closed) throw new Error('The webhook delivery thread is closed');
     if (stop.aborted) return;
     const id = nextId++;
-    const turn: TurnInThread = { attempts: [], ended: false, error: null, wake: null };
+    const index = leastLoaded();
+    const turn: TurnInThread = { attempts: [], thread: index, ended: false, error: null, wake: null };
     turns.set(id, turn);
-    thread().postMessage({ type: 'turn', id, url: request.url, secret: request.secret, rows: request.rows, timeoutMs: request.timeoutMs } satisfies ToDeliveryThread);
+    load[index]! += 1;
+    const post = (message: ToDeliveryThread): void => workers[index]?.postMessage(message);
+    thread(index).postMessage({ type: 'turn', id, url: request.url, secret: request.secret, rows: request.rows, timeoutMs: request.timeoutMs } satisfies ToDeliveryThread);
     const onFinish = (): void => post({ type: 'finish', id });
     const onStop = (): void => post({ type: 'stop', id });
     finish.addEventListener('abort', onFinish, { once: true });
@@ -139,6 +160,7 @@ export const startDeliveryThread = (options: DeliveryThreadOptions): DeliveryThr
       // Left early (the caller broke off): nothing more of this turn is sent.
       if (!turn.ended) post({ type: 'stop', id });
       turns.delete(id);
+      load[index]! -= 1;
     }
   };
 
@@ -146,9 +168,9 @@ export const startDeliveryThread = (options: DeliveryThreadOptions): DeliveryThr
     sendTurn,
     close: async () => {
       closed = true;
-      const started = worker;
-      worker = null;
-      if (started) await started.terminate();
+      const started = workers.filter((w): w is Worker => w !== null);
+      workers.fill(null);
+      await Promise.all(started.map((w) => w.terminate()));
     },
   };
 };

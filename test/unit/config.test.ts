@@ -37,6 +37,7 @@ describe('configuration from the environment', () => {
         maxInFlight: 64,
         maxInFlightPerCompany: 16,
         deliveryThread: true,
+        deliveryThreads: 2,
         maxSubscriptionsPerCompany: 100,
         pauseDelaysMs: [60_000, 300_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000, 21_600_000],
         disableAfterMs: 5 * 24 * 3_600_000,
@@ -79,6 +80,7 @@ describe('configuration from the environment', () => {
       WEBHOOK_MAX_IN_FLIGHT: '32',
       WEBHOOK_MAX_IN_FLIGHT_PER_COMPANY: '4',
       WEBHOOK_DELIVERY_THREAD: 'false',
+      WEBHOOK_DELIVERY_THREADS: '3',
       WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY: '20',
       WEBHOOK_PAUSE_DELAYS_MS: '100,200',
       WEBHOOK_DISABLE_AFTER_MS: '5000',
@@ -111,6 +113,7 @@ describe('configuration from the environment', () => {
         maxInFlight: 32,
         maxInFlightPerCompany: 4,
         deliveryThread: false,
+        deliveryThreads: 3,
         maxSubscriptionsPerCompany: 20,
         pauseDelaysMs: [100, 200],
         disableAfterMs: 5000,
@@ -156,6 +159,16 @@ describe('configuration from the environment', () => {
       expect(problems.some((p) => p.startsWith(`${name}=`)), name).to.equal(true);
     }
     expect(problems.find((p) => p.startsWith('PORT='))).to.contain('from 0 to 65535');
+  });
+
+  it('takes 1 to 16 webhook delivery threads', () => {
+    expect(loadConfig({ WEBHOOK_DELIVERY_THREADS: '1' }).webhooks.deliveryThreads).to.equal(1);
+    expect(loadConfig({ WEBHOOK_DELIVERY_THREADS: '16' }).webhooks.deliveryThreads).to.equal(16);
+    for (const bad of ['0', '17', 'two']) {
+      const problems = problemsOf({ WEBHOOK_DELIVERY_THREADS: bad });
+      expect(problems, bad).to.have.length(1);
+      expect(problems[0]).to.match(/^WEBHOOK_DELIVERY_THREADS=/);
+    }
   });
 
   it('takes the host lists of clusters and replica sets, as the EventStoreDB and MongoDB clients take them', () => {

@@ -188,6 +188,41 @@ describe('Webhook delivery thread', function () {
     }
   });
 
+  it('with two threads, sends turns side by side on both, and a thread that dies fails only its own turns', async () => {
+    const pair = startDeliveryThread({
+      allowPrivateTargets: true,
+      maxFreeSockets: 4,
+      logger,
+      threads: 2,
+      entry: new URL('../../../support/crashingDeliveryThread.js', import.meta.url),
+    });
+    const stopped = () => logger.lines.filter((line) => line.msg === 'webhook delivery thread stopped; a new one starts with the next turn').length;
+    const stoppedBefore = stopped();
+    try {
+      receiver.on('/slow', (_request, response) => void setTimeout(() => response.end('ok'), 400));
+      // The first turn goes to one thread; the crash, sent while it waits, to the other (the one with fewer turns).
+      const slow = collect(pair, { url: `${receiver.url}/slow`, secret: aSecret(), rows: rows(1), timeoutMs: 5000 });
+      await eventually(() => receiver.requests.length === 1);
+      const crash = collect(pair, { url: `${receiver.url}/a`, secret: aSecret(), rows: [{ eventId: 'crash', envelope: '{}' }], timeoutMs: 2000 });
+      await crash.then(
+        () => expect.fail('the turn should have failed'),
+        (error: Error) => expect(error.message).to.equal('The webhook delivery thread exited with code 3'),
+      );
+      // The other thread's turn goes on to its receiver's answer.
+      expect((await slow).attempts.map((a) => a.statusCode)).to.deep.equal([200]);
+      // Two turns at once, one on each thread (the dead one started again).
+      const [first, second] = await Promise.all([
+        collect(pair, { url: `${receiver.url}/slow`, secret: aSecret(), rows: rows(1), timeoutMs: 5000 }),
+        collect(pair, { url: `${receiver.url}/slow`, secret: aSecret(), rows: rows(1), timeoutMs: 5000 }),
+      ]);
+      expect([...first.attempts, ...second.attempts].map((a) => a.statusCode)).to.deep.equal([200, 200]);
+      expect(receiver.maxInFlight()).to.equal(2);
+      expect(stopped() - stoppedBefore).to.equal(1);
+    } finally {
+      await pair.close();
+    }
+  });
+
   it('refuses turns once closed', async () => {
     await thread.close();
     await collect(thread, { url: `${receiver.url}/a`, secret: aSecret(), rows: rows(1), timeoutMs: 2000 }).then(
