@@ -132,11 +132,12 @@ export const startDeliveryThread = (options: DeliveryThreadOptions): DeliveryThr
     if (stop.aborted) return;
     const id = nextId++;
     const index = leastLoaded();
+    // Started (if need be) and given the turn before the turn is counted: a thread that cannot start throws here, holding nothing.
+    thread(index).postMessage({ type: 'turn', id, url: request.url, secret: request.secret, rows: request.rows, timeoutMs: request.timeoutMs } satisfies ToDeliveryThread);
     const turn: TurnInThread = { attempts: [], thread: index, ended: false, error: null, wake: null };
     turns.set(id, turn);
     load[index]! += 1;
     const post = (message: ToDeliveryThread): void => workers[index]?.postMessage(message);
-    thread(index).postMessage({ type: 'turn', id, url: request.url, secret: request.secret, rows: request.rows, timeoutMs: request.timeoutMs } satisfies ToDeliveryThread);
     const onFinish = (): void => post({ type: 'finish', id });
     const onStop = (): void => post({ type: 'stop', id });
     finish.addEventListener('abort', onFinish, { once: true });
