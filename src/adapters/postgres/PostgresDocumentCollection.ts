@@ -27,7 +27,7 @@ import type { ReadModelDatabase } from './readModelSchema.js';
 import type { ReadModelCompanyKeys } from './ReadModelCompanyKeys.js';
 import { searchedText, storableJson, storableText } from './storableText.js';
 import { SqlParams, toPostgresFilter } from './toPostgresFilter.js';
-import { preparedQuery, query as poolQuery } from './postgresPool.js';
+import { preparedReadQuery, readQuery } from './postgresPool.js';
 import { withReadModelTransaction } from './withReadModelTransaction.js';
 
 /** A write transaction of the store: its connection, and the company keys it used (kept once it commits). */
@@ -132,7 +132,7 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
     const company = await this.context.keys.find(companyId);
     if (company === null) return null;
     // Every GET by id: prepared once per connection.
-    const { rows } = await preparedQuery<{ json: string }>(
+    const { rows } = await preparedReadQuery<{ json: string }>(
       this.context.pool,
       `SELECT coalesce(raw, doc::text) AS json FROM ${this.names.documents} WHERE company = $1 AND id = $2`,
       [company, storableText(id)],
@@ -172,7 +172,7 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
     const run = async (total: TotalMode): Promise<ListRow | null> => {
       const statement = this.listStatement(query, company, limit, offset, total, countKey);
       if (statement === null) return null;
-      const { rows } = await poolQuery<ListRow>(this.context.pool, statement.text, statement.values);
+      const { rows } = await readQuery<ListRow>(this.context.pool, statement.text, statement.values);
       return rows[0]!;
     };
     let row = await run(known ? 'token' : mode);
@@ -247,7 +247,7 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
     const company = await this.context.keys.find(companyId);
     if (company === null) return [];
     // Every document created by the event at `after` has exactly that position: `>` leaves them out.
-    const { rows } = await poolQuery<{ json: string }>(
+    const { rows } = await readQuery<{ json: string }>(
       this.context.pool,
       `SELECT coalesce(raw, doc::text) AS json FROM ${this.names.documents} WHERE company = $1 AND created > $2::numeric ORDER BY created, seq LIMIT $3`,
       [company, after ?? '-1', n],
@@ -464,7 +464,7 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
   async *scan(): AsyncIterable<D> {
     await this.ready();
     for (let after = '0'; ; ) {
-      const { rows } = await poolQuery<{ seq: string; json: string }>(
+      const { rows } = await readQuery<{ seq: string; json: string }>(
         this.context.pool,
         `SELECT seq, coalesce(raw, doc::text) AS json FROM ${this.names.documents} WHERE seq > $1 ORDER BY seq LIMIT ${SCAN_PAGE}`,
         [after],

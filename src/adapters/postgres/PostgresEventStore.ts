@@ -19,7 +19,7 @@ import { followLog, type LogPage } from './followLog.js';
 import { appendGroupParameters, invalidAppend, nextAppendGroup, settleAppendGroup, type AppendOutcome, type PendingAppend } from './logAppendGroup.js';
 import { LOG_CHANNEL } from './logMigrations.js';
 import { LogNotifications } from './LogNotifications.js';
-import { preparedQuery, query } from './postgresPool.js';
+import { preparedQuery, preparedReadQuery, readQuery } from './postgresPool.js';
 
 interface EventRow {
   position: string;
@@ -207,7 +207,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
-    const { rows } = await preparedQuery<EventRow>(
+    const { rows } = await preparedReadQuery<EventRow>(
       this.pool,
       `SELECT ${COLUMNS} FROM log_events WHERE stream = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
       [stream, options.fromRevision ?? 0, options.maxCount ?? null],
@@ -218,7 +218,7 @@ export class PostgresEventStore implements EventStore {
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const after = asStoredPosition(options.after ?? null);
     if (after === null) return [];
-    const { rows } = await query<EventRow>(this.pool, `SELECT ${COLUMNS} FROM log_events WHERE position > $1 ORDER BY position LIMIT $2`, [
+    const { rows } = await readQuery<EventRow>(this.pool, `SELECT ${COLUMNS} FROM log_events WHERE position > $1 ORDER BY position LIMIT $2`, [
       after,
       options.maxCount ?? null,
     ]);
@@ -226,14 +226,14 @@ export class PostgresEventStore implements EventStore {
   }
 
   async headPosition(): Promise<Position | null> {
-    const { rows } = await query<{ head: string | null }>(this.pool, 'SELECT max(position) AS head FROM log_events');
+    const { rows } = await readQuery<{ head: string | null }>(this.pool, 'SELECT max(position) AS head FROM log_events');
     return rows[0]?.head ?? null;
   }
 
   async eventIdAt(position: Position): Promise<string | null> {
     const at = asStoredPosition(position);
     if (at === null || position === '0') return null;
-    const { rows } = await query<{ id: string }>(this.pool, 'SELECT id FROM log_events WHERE position = $1', [at]);
+    const { rows } = await readQuery<{ id: string }>(this.pool, 'SELECT id FROM log_events WHERE position = $1', [at]);
     return rows[0]?.id ?? null;
   }
 
@@ -241,7 +241,7 @@ export class PostgresEventStore implements EventStore {
   private async readPage(after: Position | null, maxCount: number): Promise<LogPage> {
     const at = asStoredPosition(after);
     if (at === null) return { events: [], head: await this.headPosition(), atId: null };
-    const { rows } = await preparedQuery<PageRow>(
+    const { rows } = await preparedReadQuery<PageRow>(
       this.pool,
       `SELECT h.head, h.at_id, e.position, e.id, e.stream, e.revision, e.type, e.data, e.metadata, e.recorded_at
        FROM (SELECT (SELECT max(position) FROM log_events) AS head, (SELECT id FROM log_events WHERE position = $1) AS at_id) h

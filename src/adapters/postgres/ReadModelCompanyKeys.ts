@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { query } from './postgresPool.js';
+import { readQuery } from './postgresPool.js';
 import { storableText } from './storableText.js';
 
 /**
@@ -22,7 +22,7 @@ export class ReadModelCompanyKeys {
   async find(companyId: string): Promise<number | null> {
     const known = this.known.get(companyId);
     if (known !== undefined) return known;
-    const { rows } = await query<{ cid: number }>(this.pool, `SELECT cid FROM ${this.table} WHERE company_id = $1`, [storableText(companyId)]);
+    const { rows } = await readQuery<{ cid: number }>(this.pool, `SELECT cid FROM ${this.table} WHERE company_id = $1`, [storableText(companyId)]);
     const cid = rows[0]?.cid;
     if (cid === undefined) return null;
     this.known.set(companyId, cid);

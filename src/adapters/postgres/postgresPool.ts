@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { StoreUnavailableError } from '../../application/ports/StoreUnavailableError.js';
 import { connectionUnavailable, sqlState, translatePostgresError } from './postgresErrors.js';
 
 export interface PostgresPoolOptions {
@@ -39,8 +40,16 @@ export const createPostgresPool = (url: string, options: PostgresPoolOptions = {
   return pool;
 };
 
-/** A failure that left the connection unusable (no server error code: the socket, the protocol). */
-const breaksConnection = (error: unknown): boolean => error instanceof Error && sqlState(error) === null;
+/**
+ * A failure that left the connection unusable: no server error code (the socket, the
+ * protocol), or the server ending the session (SQLSTATE classes 08 and 57P: a restart, an
+ * administrator), whose end may reach the connection only after the statement failed.
+ */
+const breaksConnection = (error: unknown): boolean => {
+  if (!(error instanceof Error)) return false;
+  const state = sqlState(error);
+  return state === null || state.startsWith('08') || state.startsWith('57P');
+};
 
 /** A connection taken from the pool, given back (or dropped) by `done`. */
 export interface HeldConnection {
@@ -104,6 +113,26 @@ export const query = <R extends pg.QueryResultRow = pg.QueryResultRow>(
   values: readonly unknown[] = [],
 ): Promise<pg.QueryResult<R>> => withConnection(pool, (client) => client.query<R>(text, values as unknown[]));
 
+/**
+ * The error of a statement that only reads: one whose connection broke, or whose session
+ * the server ended (a restart, an administrator: SQLSTATE classes 08 and 57P), wrote
+ * nothing whatever it was doing, so it fails as busy (503 with Retry-After), like a
+ * connection that could not be had. (A write's connection lost in the middle of a
+ * statement stays as it is: see translatePostgresError.)
+ */
+const asReadFailure = (error: unknown): unknown =>
+  error instanceof StoreUnavailableError || !breaksConnection(error) ? error : new StoreUnavailableError('busy', 1, { cause: error });
+
+/** `query` for a statement that only reads (see asReadFailure). */
+export const readQuery = <R extends pg.QueryResultRow = pg.QueryResultRow>(
+  pool: pg.Pool,
+  text: string,
+  values: readonly unknown[] = [],
+): Promise<pg.QueryResult<R>> =>
+  query<R>(pool, text, values).catch((error: unknown) => {
+    throw asReadFailure(error);
+  });
+
 /** The prepared statements' names, by text (see `preparedQuery`). */
 const statementNames = new Map<string, string>();
 
@@ -131,6 +160,16 @@ export const preparedQuery = <R extends pg.QueryResultRow = pg.QueryResultRow>(
   values: readonly unknown[],
 ): Promise<pg.QueryResult<R>> =>
   withConnection(pool, (client) => client.query<R>({ name: statementName(text), text, values: values as unknown[] }));
+
+/** `preparedQuery` for a statement that only reads (see asReadFailure). */
+export const preparedReadQuery = <R extends pg.QueryResultRow = pg.QueryResultRow>(
+  pool: pg.Pool,
+  text: string,
+  values: readonly unknown[],
+): Promise<pg.QueryResult<R>> =>
+  preparedQuery<R>(pool, text, values).catch((error: unknown) => {
+    throw asReadFailure(error);
+  });
 
 /**
  * Runs `use` inside one transaction: committed when it resolves, rolled back when

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import type pg from 'pg';
-import { createPostgresPool, inTransaction, preparedQuery, withConnection } from '../../../src/adapters/postgres/postgresPool.js';
+import { StoreUnavailableError } from '../../../src/application/ports/StoreUnavailableError.js';
+import { sqlState } from '../../../src/adapters/postgres/postgresErrors.js';
+import { createPostgresPool, inTransaction, preparedQuery, preparedReadQuery, query, readQuery, withConnection } from '../../../src/adapters/postgres/postgresPool.js';
 import { withReadModelTransaction } from '../../../src/adapters/postgres/withReadModelTransaction.js';
 import { sleep } from '../../support/events.js';
 import { skipLine } from '../../support/integration.js';
@@ -48,6 +50,59 @@ if (!postgresTestUrl()) {
       }).catch((error: unknown) => error);
       expect(read).to.be.instanceOf(Error);
       expect((await pool.query('SELECT 1 AS one')).rows).to.deep.equal([{ one: 1 }]);
+    });
+  });
+
+  describe('PostgreSQL pool: a read whose session the server ends in the middle (a restart)', function () {
+    this.timeout(20_000);
+    let pool: pg.Pool;
+    let admin: pg.Pool;
+    beforeEach(() => {
+      pool = createPostgresPool(postgresTestUrl()!, { max: 2, applicationName: 'chronicle-test-reads' });
+      admin = createPostgresPool(postgresTestUrl()!, { max: 1, applicationName: 'chronicle-test-admin' });
+    });
+    afterEach(async () => {
+      await pool.end();
+      await admin.end();
+    });
+
+    /** Runs `statement` (a `pg_sleep`) and, once it sleeps, ends its session from another connection, as a fast shutdown does. */
+    const endedInTheMiddle = async (statement: () => Promise<unknown>): Promise<unknown> => {
+      const outcome = statement().then(
+        () => expect.fail('the statement should have failed'),
+        (error: unknown) => error,
+      );
+      for (let tries = 0; tries < 50; tries++) {
+        await sleep(50);
+        const { rows } = await admin.query<{ ended: boolean }>(
+          `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+           WHERE application_name = 'chronicle-test-reads' AND query LIKE 'SELECT pg_sleep%' AND state = 'active'`,
+        );
+        if (rows.length > 0) break;
+      }
+      return outcome;
+    };
+
+    it('fails as busy, with Retry-After (nothing was written: the API answers 503), its connection not given back; a write’s statement keeps the server’s error', async () => {
+      for (const read of [() => readQuery(pool, 'SELECT pg_sleep(5)'), () => preparedReadQuery(pool, 'SELECT pg_sleep($1)', [5])]) {
+        const failed = await endedInTheMiddle(read);
+        expect(failed).to.be.instanceOf(StoreUnavailableError);
+        expect(failed).to.include({ reason: 'busy', retryAfterSeconds: 1 });
+        // The server's goodbye (57P01), or the socket's end when it came first.
+        expect((failed as Error).cause).to.be.instanceOf(Error);
+        expect([null, '57P01']).to.include(sqlState((failed as Error).cause));
+      }
+      // Through `query` (any statement, writes included), whether it committed is unknown: the error stays the server's.
+      const raw = await endedInTheMiddle(() => query(pool, 'SELECT pg_sleep(5)'));
+      expect(raw).to.be.instanceOf(Error);
+      expect(raw).not.to.be.instanceOf(StoreUnavailableError);
+      expect([null, '57P01']).to.include(sqlState(raw));
+      // The ended sessions' connections were not given back: the next statement gets a live one. A read's own mistake is not the store's unavailability.
+      const wrong = await readQuery(pool, 'SELEC 1').catch((error: unknown) => error);
+      expect(wrong).not.to.be.instanceOf(StoreUnavailableError);
+      expect(sqlState(wrong)).to.equal('42601');
+      // And the pool serves on.
+      expect((await readQuery<{ one: number }>(pool, 'SELECT 1 AS one')).rows).to.deep.equal([{ one: 1 }]);
     });
   });
 
