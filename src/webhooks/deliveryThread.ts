@@ -68,10 +68,7 @@ interface TurnInThread {
 export const startDeliveryThread = (options: DeliveryThreadOptions): DeliveryThread => {
   const turns = new Map<number, TurnInThread>();
   let nextId = 0;
-  const count = Math.max(1, options.threads ?? 1);
-  const workers: Array<Worker | null> = Array.from({ length: count }, () => null);
-  /** Turns each thread is sending. */
-  const load: number[] = Array.from({ length: count }, () => 0);
+  const workers: Array<Worker | null> = Array.from({ length: Math.max(1, options.threads ?? 1) }, () => null);
   let closed = false;
 
   const wake = (turn: TurnInThread): void => {
@@ -120,11 +117,11 @@ export const startDeliveryThread = (options: DeliveryThreadOptions): DeliveryThr
     workers[index] = started;
     return started;
   };
-  /** The thread with the fewest turns. */
+  /** The thread with the fewest turns (a few dozen at most are in flight). */
   const leastLoaded = (): number => {
-    let best = 0;
-    for (let i = 1; i < count; i++) if (load[i]! < load[best]!) best = i;
-    return best;
+    const load = workers.map(() => 0);
+    for (const turn of turns.values()) load[turn.thread]! += 1;
+    return load.indexOf(Math.min(...load));
   };
 
   const sendTurn: SendTurn = async function* (request, { finish, stop }) {
@@ -132,11 +129,10 @@ export const startDeliveryThread = (options: DeliveryThreadOptions): DeliveryThr
     if (stop.aborted) return;
     const id = nextId++;
     const index = leastLoaded();
-    // Started (if need be) and given the turn before the turn is counted: a thread that cannot start throws here, holding nothing.
+    // Started (if need be) and given the turn before the turn is kept: a thread that cannot start throws here, holding nothing.
     thread(index).postMessage({ type: 'turn', id, url: request.url, secret: request.secret, rows: request.rows, timeoutMs: request.timeoutMs } satisfies ToDeliveryThread);
     const turn: TurnInThread = { attempts: [], thread: index, ended: false, error: null, wake: null };
     turns.set(id, turn);
-    load[index]! += 1;
     const post = (message: ToDeliveryThread): void => workers[index]?.postMessage(message);
     const onFinish = (): void => post({ type: 'finish', id });
     const onStop = (): void => post({ type: 'stop', id });
@@ -161,7 +157,6 @@ export const startDeliveryThread = (options: DeliveryThreadOptions): DeliveryThr
       // Left early (the caller broke off): nothing more of this turn is sent.
       if (!turn.ended) post({ type: 'stop', id });
       turns.delete(id);
-      load[index]! -= 1;
     }
   };
 
