@@ -32,7 +32,9 @@ const MAX_ATTEMPTS = 5;
  * the company. Where the store appends to several streams atomically (SQLite), the
  * number's reservation and `ContactCreated` are one append (one durable commit);
  * elsewhere (EventStoreDB) the reservation comes first and is released if the
- * contact cannot be stored (see `phoneNumberReservations`).
+ * contact cannot be stored (see `phoneNumberReservations`). The one append first
+ * assumes the number was never reserved (no read of its stream: a round trip
+ * saved on PostgreSQL); its expected revision makes that safe.
  */
 export const createContact = async (
   deps: CommandDeps,
@@ -66,7 +68,9 @@ const createAtomically = async (
   spec: ContactSpec,
 ): Promise<CreateResult> => {
   for (let attempt = 1; ; attempt++) {
-    const reservation = await decideReservation(deps, claim);
+    // Most numbers were never reserved: the first attempt appends without reading the number's stream,
+    // expecting none; a number reserved before refuses that append, and the next attempt reads it.
+    const reservation = await decideReservation(deps, claim, { assumeNeverReserved: attempt === 1 });
     if (E.isLeft(reservation)) return E.left({ kind: 'DuplicatePhoneNumber', existingContactId: reservation.left.holder });
     const contact = await decideCommand(deps, spec);
     if (E.isLeft(contact)) throw alreadyExists(claim.contactId);

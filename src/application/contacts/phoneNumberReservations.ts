@@ -75,6 +75,7 @@ const reserveWith = async <T>(
   deps: CommandDeps,
   request: PhoneNumberClaim,
   run: (spec: ReservationSpec) => Promise<E.Either<PhoneReservationError, T>>,
+  newStream = false,
 ): Promise<E.Either<{ holder: string }, T>> => {
   const stream = phoneReservationStream(request.companyId, request.phoneNumber);
   let holderCheck: HolderCheck | undefined;
@@ -92,6 +93,7 @@ const reserveWith = async <T>(
         ...(holderCheck ? { holderCheck } : {}),
       },
       metadata: request.metadata,
+      newStream,
     });
     if (E.isRight(result)) return result;
     const problem = result.left;
@@ -132,13 +134,17 @@ export const reservePhoneNumber = async (
  * the contact whose reservation counts. For a write that appends the reservation
  * together with its contact's event (`EventStore.appendToStreams`): if the
  * reservation stream moved in between, that append fails with its
- * `WrongExpectedRevisionError` and the caller decides again.
+ * `WrongExpectedRevisionError` and the caller decides again. With
+ * `assumeNeverReserved` the stream is not read: the reservation is decided on a
+ * number never reserved (always free) and appended expecting no stream, so a
+ * number reserved before fails that append the same way.
  */
 export const decideReservation = (
   deps: CommandDeps,
   request: PhoneNumberClaim,
+  options: { readonly assumeNeverReserved?: boolean } = {},
 ): Promise<E.Either<{ holder: string }, Decision<PhoneReservationEvent, PhoneReservationState>>> =>
-  reserveWith(deps, request, (spec) => decideCommand(deps, spec));
+  reserveWith(deps, request, (spec) => decideCommand(deps, spec), options.assumeNeverReserved === true);
 
 /** The release of the claim's number by its contact, at `at`: only the holder releases. */
 const releaseSpec = (claim: PhoneNumberClaim, at: Date): ReservationSpec => ({

@@ -152,6 +152,23 @@ const contactServiceSuite = (mode: 'atomic writes' | 'one stream at a time'): vo
         expect(contact.phoneNumber).to.equal('+49151000');
       });
 
+      if (!oneStreamAtATime) {
+        it('reads no stream for a number never reserved, and the number’s stream once a create finds it reserved', async () => {
+          const read: string[] = [];
+          const counting: EventStore = { ...seenAs(), readStream: (stream, options) => (read.push(stream), store.readStream(stream, options)) };
+          const on: CommandDeps = { ...deps, eventStore: counting };
+          const first = await create({ name: 'Ada', phoneNumber: '+49151000' }, 'co-1', on);
+          expect(E.isRight(first)).to.equal(true);
+          expect(read).to.deep.equal([]);
+          expect(failure(await create({ name: 'Bob', phoneNumber: '+49 151 000' }, 'co-1', on))).to.deep.equal({
+            kind: 'DuplicatePhoneNumber',
+            existingContactId: E.isRight(first) ? first.right.contact.id : '',
+          });
+          expect(read).to.deep.equal([phoneReservationStream('co-1', '+49151000')]);
+          expect(await eventsOfType('PhoneNumberReserved')).to.have.length(1);
+        });
+      }
+
       it('lets exactly one of 20 concurrent creates with one number win; the others name the winner', async () => {
         const results = await Promise.all(
           Array.from({ length: 20 }, (_, i) => create({ name: `Contact ${i}`, phoneNumber: i % 2 ? '+49 151 000' : '0049151000' })),
