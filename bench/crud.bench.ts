@@ -2,16 +2,17 @@
 // (bench/crudServer.ts), in one run, each in its own child process: a bare Koa server holding
 // contacts in a Map (the baseline every share is of), a plain SQLite server, a plain PostgreSQL
 // server (on a private cluster this benchmark starts with scripts/postgres-test-cluster.sh and
-// stops at the end), and Chronicle as `npm start` runs it (`chronicle serve`, embedded storage in
+// stops at the end), Chronicle as `npm start` runs it (`chronicle serve`, embedded storage in
 // a temporary folder, request logs at `info` into a file, rate limits raised so that none
-// answers 429). GET /contacts/:id (100 ids in turn) and POST /contacts at 10 connections, POST
+// answers 429), and the same on PostgreSQL (`POSTGRES_URL`: a database of its own in that
+// cluster). GET /contacts/:id (100 ids in turn) and POST /contacts at 10 connections, POST
 // again at 50; ROUNDS interleaved rounds, the median of each; the CPU each server's process tree
 // used while it was loaded, and per request answered.
 // Not a test: it prints figures. Every phase is bounded in time or count.
 import type autocannon from 'autocannon';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { tempDir } from '../test/support/tempStore.js';
@@ -20,7 +21,7 @@ import { CLI, SECONDS, contactPosting, load, startListening, type Figures, type 
 
 const ROUNDS = Number(process.env.BENCH_CRUD_ROUNDS ?? 3);
 /** Which servers to run (all by default): `map` is the baseline and always runs. */
-const SERVERS = new Set((process.env.BENCH_CRUD_SERVERS ?? 'sqlite,sqlite-spec,postgres,postgres-spec,chronicle').split(',').map((name) => name.trim()));
+const SERVERS = new Set((process.env.BENCH_CRUD_SERVERS ?? 'sqlite,sqlite-spec,postgres,postgres-spec,chronicle,chronicle-postgres').split(',').map((name) => name.trim()));
 const BUSIER_CONNECTIONS = 50;
 /** Contacts created in each server before the reads (GET /contacts/:id asks for 100 of them in turn). */
 const SEEDED = 1_000;
@@ -67,7 +68,7 @@ const machineTicks = (): { busy: number; total: number } => {
 };
 
 /** A private PostgreSQL cluster (scripts/postgres-test-cluster.sh), with a database for the plain server. */
-const startCluster = async (): Promise<{ url: string; stop: () => void; pids: () => number[] }> => {
+const startCluster = async (): Promise<{ url: string; chronicleUrl: string; stop: () => void; pids: () => number[] }> => {
   const port = await freePort();
   // The script makes the cluster's folder itself (one the server's user may enter).
   const said = execFileSync(CLUSTER_SCRIPT, ['start', '', String(port)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -79,19 +80,29 @@ const startCluster = async (): Promise<{ url: string; stop: () => void; pids: ()
     const client = new pg.Client({ connectionString: server });
     await client.connect();
     await client.query('CREATE DATABASE crud');
+    // Chronicle on PostgreSQL (`chronicle-postgres`) keeps its log and stores in a database of its own.
+    await client.query('CREATE DATABASE chronicle');
     await client.end();
     const postmaster = Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    return { url: server.replace(/\/postgres$/, '/crud'), pids: () => processTree(postmaster), stop: stopCluster };
+    return {
+      url: server.replace(/\/postgres$/, '/crud'),
+      chronicleUrl: server.replace(/\/postgres$/, '/chronicle'),
+      pids: () => processTree(postmaster),
+      stop: stopCluster,
+    };
   } catch (error) {
     stopCluster();
     throw error;
   }
 };
 
-/** Chronicle as `npm start` runs it, on an empty folder: resolves with the demo key it prints. */
-const startChronicle = async (dataDir: string): Promise<{ server: Server; key: string }> => {
+/**
+ * Chronicle as `npm start` runs it, on an empty folder (and, given `env`, on another engine): resolves
+ * with the demo key it prints.
+ */
+const startChronicle = async (dataDir: string, env: Record<string, string> = {}): Promise<{ server: Server; key: string }> => {
   const port = await freePort();
-  const logs = openSync(join(dataDir, '..', 'chronicle-requests.log'), 'a');
+  const logs = openSync(join(dataDir, '..', `${basename(dataDir)}-requests.log`), 'a');
   const child = spawn(process.execPath, [CLI, 'serve'], {
     env: {
       ...process.env,
@@ -100,6 +111,7 @@ const startChronicle = async (dataDir: string): Promise<{ server: Server; key: s
       RATE_LIMIT_HOURLY: '100000000',
       RATE_LIMIT_DAILY: '100000000',
       RATE_LIMIT_CONCURRENT: '1000',
+      ...env,
     },
     stdio: ['ignore', logs, 'pipe'],
   });
@@ -209,8 +221,8 @@ const main = async (): Promise<void> => {
     add(await plain('bare Koa, contacts in a Map', { CRUD_STORE: 'map' }));
     if (SERVERS.has('sqlite')) add(await plain('plain SQLite CRUD', { CRUD_STORE: 'sqlite', CRUD_SQLITE_FILE: join(dir.path, 'crud.sqlite') }));
     if (SERVERS.has('sqlite-spec')) add(await plain('plain SQLite + spec headers, log', obliged({ CRUD_STORE: 'sqlite', CRUD_SQLITE_FILE: join(dir.path, 'crud-spec.sqlite') })));
-    if (SERVERS.has('postgres')) {
-      cluster = await startCluster();
+    if (SERVERS.has('postgres') || SERVERS.has('chronicle-postgres')) cluster = await startCluster();
+    if (cluster && SERVERS.has('postgres')) {
       add(await plain('plain PostgreSQL CRUD', { CRUD_STORE: 'postgres', CRUD_POSTGRES_URL: cluster.url }), cluster.pids);
       if (SERVERS.has('postgres-spec')) {
         // A table of its own in the same cluster: the two servers' contacts stay apart.
@@ -221,6 +233,12 @@ const main = async (): Promise<void> => {
       const chronicle = await startChronicle(join(dir.path, 'chronicle'));
       children.push(chronicle.server.child);
       add({ name: 'Chronicle (npm start)', server: chronicle.server, key: chronicle.key, ids: (await seed(chronicle.server.url, chronicle.key)).slice(0, 100) });
+    }
+    if (cluster && SERVERS.has('chronicle-postgres')) {
+      const chronicle = await startChronicle(join(dir.path, 'chronicle-postgres'), { POSTGRES_URL: cluster.chronicleUrl });
+      children.push(chronicle.server.child);
+      const loaded = { name: 'Chronicle on PostgreSQL', server: chronicle.server, key: chronicle.key, ids: (await seed(chronicle.server.url, chronicle.key)).slice(0, 100) };
+      add(loaded, cluster.pids);
     }
 
     console.log(`CRUD benchmark: ${ROUNDS} interleaved rounds of ${SECONDS} s per case; 10 connections, POST also at ${BUSIER_CONNECTIONS}`);
