@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import pg from 'pg';
 import type { CheckpointStore } from '../../application/ports/CheckpointStore.js';
 import type { Position } from '../../shared/Position.js';
 
@@ -25,6 +25,29 @@ export class PostgresReadModelCheckpoints implements CheckpointStore {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [this.table, name]);
     const { rows } = await client.query<{ position: string }>(`SELECT position FROM ${this.table} WHERE name = $1`, [name]);
     return rows[0]?.position ?? null;
+  }
+
+  /**
+   * `lockIn` as statements to send with the transaction's `BEGIN` (values inlined): the
+   * lock, then the read (a statement of its own, so that it reads what was committed
+   * before the lock was had). `lockedPosition` reads the second one's result.
+   */
+  lockStatements(name: string): string[] {
+    const [table, checkpoint] = [pg.escapeLiteral(this.table), pg.escapeLiteral(name)];
+    return [`SELECT pg_advisory_xact_lock(hashtext(${table}), hashtext(${checkpoint}))`, `SELECT position FROM ${this.table} WHERE name = ${checkpoint}`];
+  }
+
+  lockedPosition(results: readonly pg.QueryResult[]): Position | null {
+    return (results[1]?.rows[0] as { position: string } | undefined)?.position ?? null;
+  }
+
+  /** `saveIn` as a statement to send with the transaction's `COMMIT` (values inlined). */
+  saveStatement(name: string, position: Position, eventId: string | null): string {
+    const literal = (value: string | null) => (value === null ? 'NULL' : pg.escapeLiteral(value));
+    return (
+      `INSERT INTO ${this.table} (name, position, event_id) VALUES (${literal(name)}, ${literal(position)}, ${literal(eventId)}) ` +
+      'ON CONFLICT (name) DO UPDATE SET position = excluded.position, event_id = excluded.event_id'
+    );
   }
 
   /** Inside a transaction: saves the checkpoint with the id of the event at its position (null: unknown). */

@@ -15,7 +15,7 @@ import { ReadModelsOfAnotherLogError } from '../../../src/application/subscripti
 import { captureLogger } from '../../support/captureLogger.js';
 import { anEvent } from '../../support/events.js';
 import { skipLine } from '../../support/integration.js';
-import { postgresTestUrl } from '../../support/postgres.js';
+import { countStatements, postgresTestUrl } from '../../support/postgres.js';
 import { postgresReadModelStores, type PostgresReadModelFixture } from '../../support/postgresReadModels.js';
 import { taskProjection, type TaskCreatedData, type TaskDoc } from '../../support/taskProjection.js';
 import { tempDir } from '../../support/tempStore.js';
@@ -109,6 +109,27 @@ if (!url) {
         const staging = await store.staging();
         await staging.swap({ name: 'read-models', position: '9', eventId: 'event-at-9', expected: '2' });
         expect([await store.checkpoints.load('read-models'), await store.checkpoints.loadEventId('read-models')]).to.deep.equal(['9', 'event-at-9']);
+      });
+
+      it('sends the checkpoint’s lock and read with the BEGIN and its save with the COMMIT, any name taken literally', async () => {
+        const store = await openStore();
+        const tasks = store.collection(taskProjection) as PostgresDocumentCollection<TaskDoc>;
+        const name = `read-models 'quoted' \\ "odd"; --`;
+        await tasks.ready(); // its table made (under a lock of its own) before the statements are counted
+        const begins = countStatements(tasks.context.pool, 'BEGIN;');
+        const locks = countStatements(tasks.context.pool, 'SELECT pg_advisory_xact_lock');
+        const batch = [at(1, 'TaskCreated', created('a')), at(2, 'TaskCreated', created('b'))];
+        await store.applyBatch([tasks as never], batch, name);
+        expect([begins.count, locks.count]).to.deep.equal([1, 0]);
+        expect([await store.checkpoints.load(name), await store.checkpoints.loadEventId(name)]).to.deep.equal(['2', batch[1]!.id]);
+        expect(await store.checkpoints.load('read-models'), 'no other checkpoint written').to.equal(null);
+        await store.applyBatch([tasks as never], [...batch, at(3, 'TaskCreated', created('c'))], name);
+        expect(await ids(tasks)).to.deep.equal(['a', 'b', 'c']);
+        expect(await store.checkpoints.load(name)).to.equal('3');
+        // Nothing fresh: the checkpoint stays where it is.
+        await store.applyBatch([tasks as never], batch, name);
+        expect(await store.checkpoints.load(name)).to.equal('3');
+        expect(begins.count, 'a BEGIN with the lock for each batch').to.equal(3);
       });
 
       it('skips events at or before the checkpoint another process saved, also when both write at once', async () => {
