@@ -22,15 +22,15 @@ export class PostgresReadModelCheckpoints implements CheckpointStore {
    * stays true until it commits.
    */
   async lockIn(client: pg.ClientBase, name: string): Promise<Position | null> {
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [this.table, name]);
-    const { rows } = await client.query<{ position: string }>(`SELECT position FROM ${this.table} WHERE name = $1`, [name]);
-    return rows[0]?.position ?? null;
+    const results = (await client.query(this.lockStatements(name).join(';\n'))) as unknown as pg.QueryResult[];
+    return this.lockedPosition(results);
   }
 
   /**
-   * `lockIn` as statements to send with the transaction's `BEGIN` (values inlined): the
-   * lock, then the read (a statement of its own, so that it reads what was committed
-   * before the lock was had). `lockedPosition` reads the second one's result.
+   * `lockIn`'s statements, to send as one simple query (values inlined), alone or with
+   * the transaction's `BEGIN`: the lock, then the read (a statement of its own, so that it
+   * reads what was committed before the lock was had). `lockedPosition` reads the second
+   * one's result.
    */
   lockStatements(name: string): string[] {
     const [table, checkpoint] = [pg.escapeLiteral(this.table), pg.escapeLiteral(name)];
@@ -41,7 +41,7 @@ export class PostgresReadModelCheckpoints implements CheckpointStore {
     return (results[1]?.rows[0] as { position: string } | undefined)?.position ?? null;
   }
 
-  /** `saveIn` as a statement to send with the transaction's `COMMIT` (values inlined). */
+  /** `saveIn`'s statement (values inlined), to send alone or with the transaction's `COMMIT`. */
   saveStatement(name: string, position: Position, eventId: string | null): string {
     const literal = (value: string | null) => (value === null ? 'NULL' : pg.escapeLiteral(value));
     return (
@@ -52,11 +52,7 @@ export class PostgresReadModelCheckpoints implements CheckpointStore {
 
   /** Inside a transaction: saves the checkpoint with the id of the event at its position (null: unknown). */
   async saveIn(client: pg.ClientBase | pg.Pool, name: string, position: Position, eventId: string | null): Promise<void> {
-    await client.query(
-      `INSERT INTO ${this.table} (name, position, event_id) VALUES ($1, $2, $3) ` +
-        'ON CONFLICT (name) DO UPDATE SET position = excluded.position, event_id = excluded.event_id',
-      [name, position, eventId],
-    );
+    await client.query(this.saveStatement(name, position, eventId));
   }
 
   async resetIn(client: pg.ClientBase | pg.Pool, name: string): Promise<void> {
