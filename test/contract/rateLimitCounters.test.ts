@@ -194,31 +194,6 @@ if (postgresTestUrl()) {
         expect(apart.map((a) => typeof a.release), 'the slots given back are free').to.deep.equal(['function', 'function', 'function']);
       }));
 
-    it('lets two processes admit and release one key’s requests side by side without waiting for each other for good', async () => {
-      const url = (await database()).url;
-      const limits = { hourly: 100_000, daily: 100_000, concurrent: 4 };
-      const [poolA, poolB] = [await migratedLogPool(url), await migratedLogPool(url)];
-      const [a, b] = [new PostgresRateLimitCounters(poolA, limits), new PostgresRateLimitCounters(poolB, limits)];
-      const k = `key-${randomUUID()}`;
-      try {
-        // Batches of admissions and releases from both, overlapping: a lock taken in two orders would stall one for a second, then fail it.
-        const started = Date.now();
-        let admitted = 0;
-        for (let round = 0; round < 20; round++) {
-          const admissions = await Promise.all([a, b, a, b, a, b].map((counters) => counters.admit(k, now)));
-          admitted += admissions.length;
-          await Promise.all(admissions.map((admission) => admission.release?.()));
-        }
-        expect(Date.now() - started, 'no statement waited for a deadlock to be found').to.be.below(5_000);
-        expect((await a.consume(k, now)).hourly.remaining).to.equal(100_000 - admitted - 1);
-        const all = await Promise.all([a.acquire(k), b.acquire(k), a.acquire(k), b.acquire(k)]);
-        expect(all.every((release) => typeof release === 'function'), 'every slot free again').to.equal(true);
-      } finally {
-        await Promise.all([a.close(), b.close()]);
-        await Promise.all([poolA.end(), poolB.end()]);
-      }
-    });
-
     it('gives back the slots released in one turn with one statement, each release settled by it', () =>
       withCounters(async (counters, k, pool) => {
         const deletes = countStatements(pool, 'DELETE FROM rate_limits WHERE key IN');
@@ -261,14 +236,25 @@ if (postgresTestUrl()) {
   });
 
   describe('PostgresRateLimitCounters: two processes on one database', () => {
-    it('count the windows and hand out the slots together', async () => {
+    /** Counters of `limits` on two pools of one migrated database (two processes), a fresh key, closed afterwards. */
+    const withTwoProcesses = async (
+      limits: { hourly: number; daily: number; concurrent: number },
+      use: (a: PostgresRateLimitCounters, b: PostgresRateLimitCounters, k: string) => Promise<void>,
+    ): Promise<void> => {
       const url = (await database()).url;
-      const limits = { hourly: 3, daily: 100, concurrent: 2 };
       const [poolA, poolB] = [await migratedLogPool(url), await migratedLogPool(url)];
       const [a, b] = [new PostgresRateLimitCounters(poolA, limits), new PostgresRateLimitCounters(poolB, limits)];
-      const k = `key-${randomUUID()}`;
       try {
-        const now = new Date('2026-03-04T10:20:30.000Z');
+        await use(a, b, `key-${randomUUID()}`);
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+        await Promise.all([poolA.end(), poolB.end()]);
+      }
+    };
+    const now = new Date('2026-03-04T10:20:30.000Z');
+
+    it('count the windows and hand out the slots together', () =>
+      withTwoProcesses({ hourly: 3, daily: 100, concurrent: 2 }, async (a, b, k) => {
         const allowed = [await a.consume(k, now), await b.consume(k, now), await a.consume(k, now), await b.consume(k, now)].map((d) => d.allowed);
         expect(allowed).to.deep.equal([true, true, true, false]);
         const first = await a.acquire(k);
@@ -276,11 +262,23 @@ if (postgresTestUrl()) {
         expect(await a.acquire(k)).to.equal(null);
         await first!();
         expect(await b.acquire(k)).to.be.a('function');
-      } finally {
-        await Promise.all([a.close(), b.close()]);
-        await Promise.all([poolA.end(), poolB.end()]);
-      }
-    });
+      }));
+
+    it('admit and release one key’s requests side by side without waiting for each other for good', () =>
+      withTwoProcesses({ hourly: 100_000, daily: 100_000, concurrent: 4 }, async (a, b, k) => {
+        // Batches of admissions and releases from both, overlapping: a lock taken in two orders would stall one for a second, then fail it.
+        const started = Date.now();
+        let admitted = 0;
+        for (let round = 0; round < 20; round++) {
+          const admissions = await Promise.all([a, b, a, b, a, b].map((counters) => counters.admit(k, now)));
+          admitted += admissions.length;
+          await Promise.all(admissions.map((admission) => admission.release?.()));
+        }
+        expect(Date.now() - started, 'no statement waited for a deadlock to be found').to.be.below(5_000);
+        expect((await a.consume(k, now)).hourly.remaining).to.equal(100_000 - admitted - 1);
+        const all = await Promise.all([a.acquire(k), b.acquire(k), a.acquire(k), b.acquire(k)]);
+        expect(all.every((release) => typeof release === 'function'), 'every slot free again').to.equal(true);
+      }));
   });
 } else {
   skipLine('RateLimitCounters contract: PostgreSQL', 'POSTGRES_TEST_URL');
