@@ -6,12 +6,11 @@ import type {
   ListQuery,
   Page,
   Projection,
-  ProjectionTarget,
   ReadModelDocument,
 } from '../../application/ports/ReadModelStore.js';
 import { serializedView, viewFieldOf } from '../../application/ports/documentView.js';
 import { isPosition, type Position } from '../../shared/Position.js';
-import { BatchFold, plannedEvents, type FoldSlot } from '../sqlite/batchFold.js';
+import { BatchFold, plannedEvents, type FoldSlot, type PlannedEvent } from '../sqlite/batchFold.js';
 import { CHANGES_KEY, changeToken, countKeyOf, countKeysOf, valueAt, type ReadModelLayout } from '../sqlite/readModelLayout.js';
 import {
   cutToIndexedChars,
@@ -29,6 +28,7 @@ import { searchedText, storableJson, storableText } from './storableText.js';
 import { SqlParams, toPostgresFilter } from './toPostgresFilter.js';
 import { preparedReadQuery, readQuery } from './postgresPool.js';
 import { withReadModelTransaction } from './withReadModelTransaction.js';
+import type { Statement } from './inlineStatement.js';
 
 /** A write transaction of the store: its connection, and the company keys it used (kept once it commits). */
 export interface ReadModelWrite {
@@ -62,6 +62,9 @@ interface Slot<D extends ReadModelDocument> extends FoldSlot<D, Position> {
   /** Keys it is counted under as stored (see `countKeysOf`). */
   readonly storedCounts: readonly string[] | null;
 }
+
+/** The companies the planned events' targets name. */
+export const companiesOf = (planned: readonly PlannedEvent[]): Set<string> => new Set(planned.flatMap((p) => p.targets.map((target) => target.companyId)));
 
 /** Rows read per statement while scanning. */
 const SCAN_PAGE = 500;
@@ -274,18 +277,65 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
     const planned = plannedEvents(this.projection, events);
     if (planned.length === 0) return;
     await this.ready();
-    const targets = planned.flatMap((p) => p.targets);
-    const keys = await this.context.keys.assign(
-      write.client,
-      targets.map((target) => target.companyId),
-    );
+    const keys = await this.context.keys.assign(write.client, companiesOf(planned));
     for (const [companyId, cid] of keys) write.companyKeys.set(companyId, cid);
+    const loaded: pg.QueryResult<StoredRow>[] = [];
+    for (const { text, values } of this.loadStatements(planned, keys)) loaded.push(await write.client.query<StoredRow>(text, values as unknown[]));
+    for (const { text, values } of this.foldedWrites(planned, keys, loaded)) await write.client.query(text, values as unknown[]);
+  }
 
+  /**
+   * The statements loading, and locking, the stored rows the planned events may
+   * touch: by key for id-targets, one per company and field for where-targets.
+   * `keys` holds the key of every company they name.
+   */
+  loadStatements(planned: readonly PlannedEvent[], keys: ReadonlyMap<string, number>): Statement[] {
+    const ids = new Map<string, { company: number; id: string }>();
+    const wheres = new Map<string, { companyId: string; field: string; values: Set<string> }>();
+    for (const target of planned.flatMap((p) => p.targets)) {
+      if (target.kind === 'id') {
+        ids.set(`${target.companyId}\u0000${target.id}`, { company: keys.get(target.companyId)!, id: storableText(target.id) });
+      } else {
+        const group = `${target.companyId}\u0000${target.field}`;
+        let where = wheres.get(group);
+        if (!where) wheres.set(group, (where = { companyId: target.companyId, field: target.field, values: new Set() }));
+        where.values.add(typedString(storableText(target.value)));
+      }
+    }
+    const statements: Statement[] = [];
+    if (ids.size > 0) {
+      const pairs = [...ids.values()];
+      statements.push({
+        text:
+          `SELECT ${this.rowColumns()} FROM ${this.names.documents} AS t JOIN unnest($1::integer[], $2::text[]) AS k (company, id) ` +
+          'ON t.company = k.company AND t.id = k.id ORDER BY t.seq FOR UPDATE OF t',
+        values: [pairs.map((pair) => pair.company), pairs.map((pair) => pair.id)],
+      });
+    }
+    for (const { companyId, field, values } of wheres.values()) {
+      // Through the field's index (its cut text), then the whole text.
+      statements.push({
+        text:
+          `SELECT ${this.rowColumns()} FROM ${this.names.documents} AS t WHERE t.company = $1 ` +
+          `AND ${indexedText('t.doc', field)} COLLATE "C" = ANY($2::text[]) AND ${typedText('t.doc', field)} COLLATE "C" = ANY($3::text[]) ORDER BY t.seq FOR UPDATE`,
+        values: [keys.get(companyId)!, [...values].map(cutToIndexedChars), [...values]],
+      });
+    }
+    return statements;
+  }
+
+  /**
+   * Folds the planned events over the rows `loadStatements` loaded (their results, in
+   * order), and answers the statements that write what changed.
+   */
+  foldedWrites(planned: readonly PlannedEvent[], keys: ReadonlyMap<string, number>, loaded: readonly pg.QueryResult[]): Statement[] {
+    const byKey = new Map<number, string>([...keys].map(([companyId, cid]) => [cid, companyId]));
     const batch = new BatchFold<D, Position, Slot<D>>(this.projection, (position) => {
       if (!isPosition(position)) throw new Error(`Cannot order by position ${JSON.stringify(position)}`);
       return position;
     });
-    for (const { companyId, row } of await this.load(write.client, targets, keys)) {
+    for (const row of loaded.flatMap((result) => result.rows as StoredRow[])) {
+      const companyId = byKey.get(row.company)!;
       const doc = JSON.parse(row.json) as D;
       if (batch.has(companyId, doc.id)) continue;
       batch.remember({
@@ -317,81 +367,42 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
       });
     // The stored documents of the where-targets were loaded with the others, before the fold.
     batch.foldAll(planned, (target) => (target.kind === 'id' ? [slotFor(target.companyId, target.id)] : batch.holding(target)));
-    await this.write(write.client, batch.changed());
+    return this.writes(batch.changed());
   }
 
   private rowColumns(): string {
     return ['t.seq', 't.company', 't.id', 't.created::text AS created', 'coalesce(t.raw, t.doc::text) AS json', ...searchColumns(this.layout).map((c) => `t.${c}`)].join(', ');
   }
 
-  /** The stored rows the targets may touch, locked: by key for id-targets, one query per company and field for where-targets. */
-  private async load(
-    client: pg.ClientBase,
-    targets: readonly ProjectionTarget[],
-    keys: ReadonlyMap<string, number>,
-  ): Promise<{ companyId: string; row: StoredRow }[]> {
-    const byKey = new Map<number, string>([...keys].map(([companyId, cid]) => [cid, companyId]));
-    const ids = new Map<string, { company: number; id: string }>();
-    const wheres = new Map<string, { companyId: string; field: string; values: Set<string> }>();
-    for (const target of targets) {
-      if (target.kind === 'id') {
-        ids.set(`${target.companyId}\u0000${target.id}`, { company: keys.get(target.companyId)!, id: storableText(target.id) });
-      } else {
-        const group = `${target.companyId}\u0000${target.field}`;
-        let where = wheres.get(group);
-        if (!where) wheres.set(group, (where = { companyId: target.companyId, field: target.field, values: new Set() }));
-        where.values.add(typedString(storableText(target.value)));
-      }
-    }
-    const rows: StoredRow[] = [];
-    if (ids.size > 0) {
-      const pairs = [...ids.values()];
-      const found = await client.query<StoredRow>(
-        `SELECT ${this.rowColumns()} FROM ${this.names.documents} AS t JOIN unnest($1::integer[], $2::text[]) AS k (company, id) ` +
-          'ON t.company = k.company AND t.id = k.id ORDER BY t.seq FOR UPDATE OF t',
-        [pairs.map((pair) => pair.company), pairs.map((pair) => pair.id)],
-      );
-      rows.push(...found.rows);
-    }
-    for (const { companyId, field, values } of wheres.values()) {
-      // Through the field's index (its cut text), then the whole text.
-      const found = await client.query<StoredRow>(
-        `SELECT ${this.rowColumns()} FROM ${this.names.documents} AS t WHERE t.company = $1 ` +
-          `AND ${indexedText('t.doc', field)} COLLATE "C" = ANY($2::text[]) AND ${typedText('t.doc', field)} COLLATE "C" = ANY($3::text[]) ORDER BY t.seq FOR UPDATE`,
-        [keys.get(companyId)!, [...values].map(cutToIndexedChars), [...values]],
-      );
-      rows.push(...found.rows);
-    }
-    return rows.map((row) => ({ companyId: byKey.get(row.company)!, row }));
-  }
-
   /** Moves the counts, deletes, updates, then inserts (in creation order, so `seq` breaks ties between documents of one event). */
-  private async write(client: pg.ClientBase, changed: readonly Slot<D>[]): Promise<void> {
-    if (changed.length === 0) return;
-    await this.recount(client, changed);
+  private writes(changed: readonly Slot<D>[]): Statement[] {
+    if (changed.length === 0) return [];
+    const statements = this.recount(changed);
     const { documents } = this.names;
     const searched = searchColumns(this.layout);
     const deleted = changed.filter((slot) => slot.doc === null && slot.seq !== null).map((slot) => slot.seq!);
-    if (deleted.length > 0) await client.query(`DELETE FROM ${documents} WHERE seq = ANY($1::bigint[])`, [deleted]);
+    if (deleted.length > 0) statements.push({ text: `DELETE FROM ${documents} WHERE seq = ANY($1::bigint[])`, values: [deleted] });
 
     const updated = changed.filter((slot) => slot.doc !== null && slot.seq !== null);
     if (updated.length > 0) {
       const set = ['created', 'doc', 'raw', ...searched].map((column) => `${column} = u.${column}`).join(', ');
-      await client.query(
-        `UPDATE ${documents} AS t SET ${set} FROM unnest($1::bigint[], ${this.contentArrays(2)}) AS u (seq, ${this.contentColumns()}) WHERE t.seq = u.seq`,
-        [updated.map((slot) => slot.seq!), ...this.contentValues(updated)],
-      );
+      statements.push({
+        text: `UPDATE ${documents} AS t SET ${set} FROM unnest($1::bigint[], ${this.contentArrays(2)}) AS u (seq, ${this.contentColumns()}) WHERE t.seq = u.seq`,
+        values: [updated.map((slot) => slot.seq!), ...this.contentValues(updated)],
+      });
     }
 
     const inserted = changed.filter((slot) => slot.doc !== null && slot.seq === null).sort((a, b) => a.createdOrder - b.createdOrder);
     if (inserted.length > 0) {
       const columns = `company, id, ${this.contentColumns()}`;
-      await client.query(
-        `INSERT INTO ${documents} (${columns}) SELECT ${columns} FROM unnest($1::integer[], $2::text[], ${this.contentArrays(3)}) ` +
+      statements.push({
+        text:
+          `INSERT INTO ${documents} (${columns}) SELECT ${columns} FROM unnest($1::integer[], $2::text[], ${this.contentArrays(3)}) ` +
           `WITH ORDINALITY AS u (${columns}, n) ORDER BY n`,
-        [inserted.map((slot) => slot.company), inserted.map((slot) => storableText(slot.id)), ...this.contentValues(inserted)],
-      );
+        values: [inserted.map((slot) => slot.company), inserted.map((slot) => storableText(slot.id)), ...this.contentValues(inserted)],
+      });
     }
+    return statements;
   }
 
   /** The columns a write sets from a document: its creation position, jsonb, exact text, searched texts. */
@@ -422,7 +433,7 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
    * their companies new change tokens, and drops counts that reached zero. Rows in
    * key order, so that two writers lock them in the same order.
    */
-  private async recount(client: pg.ClientBase, changed: readonly Slot<D>[]): Promise<void> {
+  private recount(changed: readonly Slot<D>[]): Statement[] {
     const deltas = new Map<string, { company: number; key: string; n: number }>();
     const move = (company: number, key: string, n: number) => {
       const id = `${company}\u0000${key}`;
@@ -438,18 +449,22 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
     const tokens = [...new Set(changed.map((slot) => slot.company))].map((company) => ({ company, key: CHANGES_KEY, n: changeToken() }));
     const rows = [...moved, ...tokens].sort((a, b) => a.company - b.company || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const { counts } = this.names;
-    await client.query(
-      `INSERT INTO ${counts} AS c (company, key, n) SELECT * FROM unnest($1::integer[], $2::text[], $3::bigint[]) ` +
-        `ON CONFLICT (company, key) DO UPDATE SET n = CASE WHEN excluded.key = '${CHANGES_KEY}' THEN excluded.n ELSE c.n + excluded.n END`,
-      [rows.map((row) => row.company), rows.map((row) => row.key), rows.map((row) => row.n)],
-    );
+    const statements: Statement[] = [
+      {
+        text:
+          `INSERT INTO ${counts} AS c (company, key, n) SELECT * FROM unnest($1::integer[], $2::text[], $3::bigint[]) ` +
+          `ON CONFLICT (company, key) DO UPDATE SET n = CASE WHEN excluded.key = '${CHANGES_KEY}' THEN excluded.n ELSE c.n + excluded.n END`,
+        values: [rows.map((row) => row.company), rows.map((row) => row.key), rows.map((row) => row.n)],
+      },
+    ];
     const fallen = moved.filter((delta) => delta.n < 0);
     if (fallen.length > 0) {
-      await client.query(
-        `DELETE FROM ${counts} AS c USING unnest($1::integer[], $2::text[]) AS f (company, key) WHERE c.company = f.company AND c.key = f.key AND c.n = 0`,
-        [fallen.map((row) => row.company), fallen.map((row) => row.key)],
-      );
+      statements.push({
+        text: `DELETE FROM ${counts} AS c USING unnest($1::integer[], $2::text[]) AS f (company, key) WHERE c.company = f.company AND c.key = f.key AND c.n = 0`,
+        values: [fallen.map((row) => row.company), fallen.map((row) => row.key)],
+      });
     }
+    return statements;
   }
 
   async clear(): Promise<void> {

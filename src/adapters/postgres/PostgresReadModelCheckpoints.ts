@@ -1,6 +1,7 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { CheckpointStore } from '../../application/ports/CheckpointStore.js';
 import type { Position } from '../../shared/Position.js';
+import { inlined } from './inlineStatement.js';
 
 /**
  * The read models' checkpoints, in `checkpoints` beside their tables, with the id
@@ -33,8 +34,10 @@ export class PostgresReadModelCheckpoints implements CheckpointStore {
    * one's result.
    */
   lockStatements(name: string): string[] {
-    const [table, checkpoint] = [pg.escapeLiteral(this.table), pg.escapeLiteral(name)];
-    return [`SELECT pg_advisory_xact_lock(hashtext(${table}), hashtext(${checkpoint}))`, `SELECT position FROM ${this.table} WHERE name = ${checkpoint}`];
+    return [
+      inlined({ text: 'SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', values: [this.table, name] }),
+      inlined({ text: `SELECT position FROM ${this.table} WHERE name = $1`, values: [name] }),
+    ];
   }
 
   lockedPosition(results: readonly pg.QueryResult[]): Position | null {
@@ -43,11 +46,12 @@ export class PostgresReadModelCheckpoints implements CheckpointStore {
 
   /** `saveIn`'s statement (values inlined), to send alone or with the transaction's `COMMIT`. */
   saveStatement(name: string, position: Position, eventId: string | null): string {
-    const literal = (value: string | null) => (value === null ? 'NULL' : pg.escapeLiteral(value));
-    return (
-      `INSERT INTO ${this.table} (name, position, event_id) VALUES (${literal(name)}, ${literal(position)}, ${literal(eventId)}) ` +
-      'ON CONFLICT (name) DO UPDATE SET position = excluded.position, event_id = excluded.event_id'
-    );
+    return inlined({
+      text:
+        `INSERT INTO ${this.table} (name, position, event_id) VALUES ($1, $2, $3) ` +
+        'ON CONFLICT (name) DO UPDATE SET position = excluded.position, event_id = excluded.event_id',
+      values: [name, position, eventId],
+    });
   }
 
   /** Inside a transaction: saves the checkpoint with the id of the event at its position (null: unknown). */

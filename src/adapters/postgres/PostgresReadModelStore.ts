@@ -14,7 +14,9 @@ import {
 import { comparePositions } from '../../shared/Position.js';
 import { layoutOf } from '../sqlite/readModelLayout.js';
 import { createStagedTable, ensureReadModelTable, lockReadModelTables } from './ensurePostgresReadModelTable.js';
-import { PostgresDocumentCollection, type CollectionContext, type ReadModelWrite } from './PostgresDocumentCollection.js';
+import { PostgresDocumentCollection, companiesOf, type CollectionContext, type ReadModelWrite } from './PostgresDocumentCollection.js';
+import { inlined } from './inlineStatement.js';
+import { plannedEvents } from '../sqlite/batchFold.js';
 import { PostgresReadModelCheckpoints } from './PostgresReadModelCheckpoints.js';
 import { PostgresLeaseStore } from './PostgresLeaseStore.js';
 import {
@@ -266,6 +268,12 @@ export class PostgresReadModelStore implements ReadModelStore {
    * position, in one transaction. The checkpoint is read first under its lock:
    * events at or before it were applied by another process (or a replay swapped
    * in past them) and are skipped, so the checkpoint never moves back.
+   *
+   * Two round trips when this process knows the key of every company the batch
+   * names: the checkpoint's lock and read, and the loads of the rows the batch
+   * touches (locked), go with the `BEGIN`; the writes and the checkpoint's save
+   * with the `COMMIT`, all with their values inlined. Otherwise (a new company, or
+   * part of the batch already applied) each collection loads and writes in turn.
    */
   async applyBatch(
     collections: readonly DocumentCollection<ReadModelDocument>[],
@@ -275,18 +283,29 @@ export class PostgresReadModelStore implements ReadModelStore {
     const own = ownCollections(this.context, collections);
     if (events.length === 0) return;
     for (const collection of own) await collection.ready();
-    // The checkpoint's lock and read go with the BEGIN, its save with the COMMIT: three round trips fewer.
+    const plans = own.map((collection) => ({ collection, planned: plannedEvents(collection.projection, events) })).filter((p) => p.planned.length > 0);
+    const keys = this.context.keys.knownKeys(new Set(plans.flatMap((p) => [...companiesOf(p.planned)])));
+    const loads = keys === null ? [] : plans.map((p) => p.collection.loadStatements(p.planned, keys));
+    const locking = this.checkpoints.lockStatements(checkpoint);
     await inWrite(
       this.context,
       async (write, opened, closing) => {
         const stored = this.checkpoints.lockedPosition(opened);
         const fresh = stored === null ? events : events.filter((event) => comparePositions(event.position, stored) > 0);
         if (fresh.length === 0) return;
-        for (const collection of own) await collection.applyIn(write, fresh);
+        if (keys !== null && fresh.length === events.length) {
+          let next = locking.length;
+          plans.forEach(({ collection, planned }, i) => {
+            const loaded = opened.slice(next, (next += loads[i]!.length));
+            closing.statements.push(...collection.foldedWrites(planned, keys, loaded).map(inlined));
+          });
+        } else {
+          for (const collection of own) await collection.applyIn(write, fresh);
+        }
         const last = fresh[fresh.length - 1]!;
         closing.statements.push(this.checkpoints.saveStatement(checkpoint, last.position, last.id));
       },
-      this.checkpoints.lockStatements(checkpoint),
+      [...locking, ...loads.flat().map(inlined)],
     );
   }
 

@@ -29,6 +29,17 @@ export class ReadModelCompanyKeys {
     return cid;
   }
 
+  /** The keys of `companyIds` when this process knows every one of them already (null: one is not known). */
+  knownKeys(companyIds: Iterable<string>): Map<string, number> | null {
+    const keys = new Map<string, number>();
+    for (const companyId of companyIds) {
+      const known = this.known.get(companyId);
+      if (known === undefined) return null;
+      keys.set(companyId, known);
+    }
+    return keys;
+  }
+
   /**
    * The keys of `companyIds`, assigned now to those that have none, inside the
    * caller's transaction (a company another transaction is assigning waits for it).
