@@ -64,5 +64,41 @@ if (!postgresTestUrl()) {
         await pool.end();
       }
     });
+
+    it('step 5: log_append reads the stored ids without scanning a log that grew after its plans were cached', async () => {
+      const pool = createPostgresPool(database.url, { max: 1 });
+      try {
+        await migratePostgres(pool, LOG_SCHEMA, logMigrations.slice(0, 4));
+        // Statistics come only when the test says: the plans stay those of a small log.
+        await pool.query('ALTER TABLE log_events SET (autovacuum_enabled = off)');
+        let n = 0;
+        /** One group of eight appends on the pool's one connection: the sequential scans of the log it made. */
+        const append = async (): Promise<number> => {
+          n += 1;
+          const eight = (prefix: string) => `array(SELECT '${prefix}-${n}-' || i FROM generate_series(1, 8) AS i)`;
+          const scans = "SELECT seq_scan::int AS scans FROM pg_stat_xact_user_tables WHERE relname = 'log_events'";
+          const results = (await pool.query(
+            `BEGIN; ${scans}; SELECT log_append('10s', ARRAY[1, 2, 3, 4, 5, 6, 7, 8], ${eight('s')}, array_fill('any'::text, ARRAY[8]), ` +
+              `array_fill(1, ARRAY[8]), ${eight('id')}, array_fill('T'::text, ARRAY[8]), array_fill('{}'::text, ARRAY[8]), array_fill('{}'::text, ARRAY[8])); ${scans}; COMMIT`,
+          )) as unknown as { rows: { scans: number }[] }[];
+          // The counts of this session not yet reported, from before this transaction too: the difference is this call's.
+          return results[3]!.rows[0]!.scans - results[1]!.rows[0]!.scans;
+        };
+        const grow = async (from: number, to: number) => {
+          await pool.query(`INSERT INTO log_events SELECT p, 'bulk-' || p, 'bulk-' || p, 0, 'T', '{}', '{}', now() FROM generate_series(${from}, ${to}) AS p`);
+          await pool.query(`UPDATE log_head SET position = ${to}`);
+        };
+        // A log of a few hundred events, analyzed: from the sixth call on, the connection keeps a plan made for it.
+        await grow(1_000, 1_300);
+        await pool.query('ANALYZE log_events');
+        for (let i = 0; i < 8; i++) await append();
+        await grow(2_000, 22_000);
+        expect(await append(), 'release 1: the cached plan scans the log').to.equal(1);
+        expect(await migratePostgres(pool, LOG_SCHEMA, logMigrations)).to.deep.equal([5]);
+        for (let i = 0; i < 8; i++) expect(await append(), `call ${i + 1} after step 5`).to.equal(0);
+      } finally {
+        await pool.end();
+      }
+    });
   });
 }
