@@ -158,7 +158,7 @@ if (!chromiumInstalled()) {
 
       const created = await api('/contacts', { method: 'POST', body: JSON.stringify({ name: 'Grace Hopper', phoneNumber: '+15555550123', tags: ['vip'] }) });
       expect(created.status).to.equal(201);
-      const contactId = ((await created.json()) as { data: { id: string } }).data.id;
+      const { id: contactId, createdAt: contactCreatedAt } = ((await created.json()) as { data: { id: string; createdAt: string } }).data;
       expect(await eventually(async () => receiver.verifiedWith(secret).length === 1)).to.equal(true);
       const [delivered] = receiver.verifiedWith(secret) as { metadata: { eventId: string } }[];
 
@@ -182,6 +182,9 @@ if (!chromiumInstalled()) {
       expect(await eventually(async () => receiver.verifiedWith(secret).some((e) => (e as { metadata: { test?: boolean } }).metadata.test === true))).to.equal(true);
 
       // The activity: the event in the feed, the contact's history field by field, and the contact as it was.
+      // The page below goes back to the whole second after the one its creation was recorded in (the same
+      // second as its createdAt, or the next): the update comes after both.
+      await sleep(Math.max(0, Math.floor(Date.parse(contactCreatedAt) / 1000) * 1000 + 2_100 - Date.now()));
       const updated = await api(`/contacts/${contactId}`, { method: 'PUT', body: JSON.stringify({ city: 'Arlington' }) });
       expect(updated.status).to.equal(200);
       await page.getByRole('link', { name: 'Activity' }).click();
