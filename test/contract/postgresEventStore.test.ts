@@ -227,7 +227,7 @@ if (!postgresTestUrl()) {
           await subscription.stop();
         }
       });
-      it('read the log once per commit: a commit of this process’s own is not read again when its notification comes back', async () => {
+      it('read the log only for other processes’ commits: this process’s own are handed from memory, as the log holds them', async () => {
         // Polls a minute apart: every read counted is one a commit woke.
         const follower = await open({ pollIntervalMs: 60_000 });
         const writer = await open();
@@ -236,19 +236,48 @@ if (!postgresTestUrl()) {
         try {
           await sleep(200);
           const before = reads.count;
+          // The first commit is read (the subscription's position, 0, is none of this process's events), the next ones are not.
           for (let n = 1; n <= 3; n++) {
-            await follower.append(uniqueStream(), [anEvent(`Own${n}`)], 'no_stream');
+            await follower.append(uniqueStream(), [anEvent(`Own${n}`, { n, text: `é "${n}" \\` })], 'no_stream');
             await eventually(() => seen.length === n, 2_000);
             // Time for the commit's notification to come back.
             await sleep(150);
           }
+          expect(reads.count - before).to.equal(1);
+          // A multi-stream append of three events, ending at a position and revision the append answered.
+          const [a, b] = [uniqueStream(), uniqueStream()];
+          await follower.appendToStreams([
+            { stream: a, events: [anEvent('A1'), anEvent('A2')], expected: 'no_stream' },
+            { stream: b, events: [anEvent('B1')], expected: 'no_stream' },
+          ]);
+          await eventually(() => seen.length === 6, 2_000);
+          await sleep(150);
+          expect(reads.count - before).to.equal(1);
+
+          // Another process's commit is heard of by its notification: read, and the own commit after it from memory again.
+          await writer.append(uniqueStream(), [anEvent('Theirs')], 'no_stream');
+          await eventually(() => seen.length === 7, 2_000);
+          await sleep(150);
+          expect(reads.count - before).to.equal(2);
+          await follower.append(uniqueStream(), [anEvent('Own4')], 'no_stream');
+          await eventually(() => seen.length === 8, 2_000);
+          await sleep(150);
+          // Read: the position before it (the other process's event) is not this process's own.
+          expect(reads.count - before).to.equal(3);
+          await follower.append(uniqueStream(), [anEvent('Own5')], 'no_stream');
+          await eventually(() => seen.length === 9, 2_000);
+          await sleep(150);
           expect(reads.count - before).to.equal(3);
 
-          // Another process's commit is heard of by its notification alone: one read.
-          await writer.append(uniqueStream(), [anEvent('Theirs')], 'no_stream');
-          await eventually(() => seen.length === 4, 2_000);
-          await sleep(150);
-          expect(reads.count - before).to.equal(4);
+          // What was handed from memory is what the log holds: a subscription of another store reads it all.
+          const reader = follow(writer, null);
+          try {
+            await eventually(() => reader.seen.length === 9, 2_000);
+            expect(seen).to.deep.equal(reader.seen);
+            expect(seen.map((event) => event.type)).to.deep.equal(['Own1', 'Own2', 'Own3', 'A1', 'A2', 'B1', 'Theirs', 'Own4', 'Own5']);
+          } finally {
+            await reader.subscription.stop();
+          }
         } finally {
           await subscription.stop();
         }
@@ -277,6 +306,26 @@ if (!postgresTestUrl()) {
           expect(dropped[0]).to.be.instanceOf(LogReplacedError);
           expect(dropped[0]).to.include({ position: '2', handledEventId: seen[1]!.id });
           expect((dropped[0] as LogReplacedError).foundEventId).to.be.a('string').and.not.equal(seen[1]!.id);
+        } finally {
+          await subscription.stop();
+        }
+      });
+
+      it('hands out, from this process’s own events, nothing the log lost: a commit that takes positions it held forgets them', async () => {
+        const store = await open({ pollIntervalMs: 10 });
+        for (const type of ['First', 'Lost', 'AlsoLost']) await store.append(uniqueStream(), [anEvent(type)], 'no_stream');
+        // A restore of a copy taken after the first event, under the running process; then an append of its own.
+        const admin = await connect();
+        await admin.query('BEGIN');
+        await admin.query('DELETE FROM log_events WHERE position > 1');
+        await admin.query('UPDATE log_head SET position = 1');
+        await admin.query('COMMIT');
+        await store.append(uniqueStream(), [anEvent('New')], 'no_stream');
+        const { seen, subscription } = follow(store, '1');
+        try {
+          await eventually(() => seen.length === 1, 2_000);
+          await sleep(200);
+          expect(seen.map((event) => [event.position, event.type])).to.deep.equal([['2', 'New']]);
         } finally {
           await subscription.stop();
         }

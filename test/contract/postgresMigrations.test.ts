@@ -94,7 +94,7 @@ if (!postgresTestUrl()) {
         for (let i = 0; i < 8; i++) await append();
         await grow(2_000, 22_000);
         expect(await append(), 'release 1: the cached plan scans the log').to.equal(1);
-        expect(await migratePostgres(pool, LOG_SCHEMA, logMigrations)).to.deep.equal([5]);
+        expect(await migratePostgres(pool, LOG_SCHEMA, logMigrations.slice(0, 5))).to.deep.equal([5]);
         for (let i = 0; i < 8; i++) expect(await append(), `call ${i + 1} after step 5`).to.equal(0);
       } finally {
         await pool.end();

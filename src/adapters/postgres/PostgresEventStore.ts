@@ -16,7 +16,15 @@ import type { Alarm } from '../../application/subscriptions/Alarm.js';
 import type { EventMetadata } from '../../shared/EventMetadata.js';
 import { isPosition, type Position } from '../../shared/Position.js';
 import { followLog, type LogPage } from './followLog.js';
-import { appendGroupParameters, invalidAppend, nextAppendGroup, settleAppendGroup, type AppendOutcome, type PendingAppend } from './logAppendGroup.js';
+import {
+  appendGroupParameters,
+  invalidAppend,
+  nextAppendGroup,
+  recordedEvents,
+  settleAppendGroup,
+  type AppendOutcome,
+  type PendingAppend,
+} from './logAppendGroup.js';
 import { LOG_CHANNEL } from './logMigrations.js';
 import { LogNotifications } from './LogNotifications.js';
 import { preparedQuery, preparedReadQuery, readQuery } from './postgresPool.js';
@@ -61,6 +69,58 @@ const asStoredPosition = (position: Position | null): string | null => {
 
 /** Appends of one group commit at most; the rest wait for the next one. */
 const MAX_APPENDS_PER_COMMIT = 500;
+
+/** This process's own events kept for its subscriptions at most (see `OwnEvents`). */
+const OWN_EVENTS_KEPT = 4_096;
+
+/**
+ * The events this process's last commits stored, by position, so that its subscriptions
+ * read them from memory rather than back from the log. A page after position p comes from
+ * here only when p is here too (the id the subscription handled there is checked against
+ * it, as a read of the log checks it) and so is p + 1: positions have no gaps, so when
+ * p + 1 is this process's own, no commit of another process lies between. Anything else
+ * is read from the log, as before.
+ *
+ * A commit's events are kept only as a continuation of what is held: when the log says
+ * the commit follows another event than the one held at the position before it, or takes
+ * positions held already (the log was put back to an older copy under this process),
+ * everything held is forgotten first, so that a subscription reads the log and finds out.
+ */
+class OwnEvents {
+  private readonly byPosition = new Map<string, RecordedEvent>();
+
+  add(events: readonly RecordedEvent[], before: string | null): void {
+    const first = events[0];
+    if (!first) return;
+    const previous = this.byPosition.get(String(BigInt(first.position) - 1n));
+    if ((previous && previous.id !== before) || events.some((event) => this.byPosition.has(event.position))) this.byPosition.clear();
+    for (const event of events) this.byPosition.set(event.position, event);
+    // A Map iterates in insertion order: the oldest go first.
+    for (const position of this.byPosition.keys()) {
+      if (this.byPosition.size <= OWN_EVENTS_KEPT) break;
+      this.byPosition.delete(position);
+    }
+  }
+
+  /** The page after `after` from memory (its head: the last event of it), or null when it must be read. */
+  pageAfter(after: Position | null, maxCount: number): LogPage | null {
+    if (after === null) return null;
+    const at = this.byPosition.get(after);
+    if (!at) return null;
+    const events: RecordedEvent[] = [];
+    for (let next = BigInt(after) + 1n; events.length < maxCount; next += 1n) {
+      const event = this.byPosition.get(String(next));
+      if (!event) break;
+      events.push(event);
+    }
+    if (events.length === 0) return null;
+    return { events, head: events[events.length - 1]!.position, atId: at.id };
+  }
+
+  clear(): void {
+    this.byPosition.clear();
+  }
+}
 
 export interface PostgresEventStoreOptions {
   /**
@@ -109,6 +169,13 @@ export class PostgresEventStore implements EventStore {
   /** The highest head the subscriptions were woken for (see wakeFor). */
   private wokenFor = 0n;
   private readonly appendListeners = new Set<() => void>();
+  private readonly own = new OwnEvents();
+  /**
+   * The heads notifications told of while a commit of this process was under way (null:
+   * none is): its notification may come in before its answer does, and a subscription it
+   * woke then would read the log for the events the answer is about to hand it.
+   */
+  private heardWhileCommitting: (string | null)[] | null = null;
   private readonly notifications: LogNotifications;
   private stopListening: (() => void) | null = null;
   private readonly pollIntervalMs: number;
@@ -157,22 +224,44 @@ export class PostgresEventStore implements EventStore {
   /** One group commit: each append's result, or every append's failure when the commit failed. */
   private async commit(group: readonly PendingAppend[]): Promise<void> {
     let outcomes: AppendOutcome[];
+    const parameters = appendGroupParameters(group);
+    this.heardWhileCommitting = [];
     try {
-      const { rows } = await preparedQuery<{ outcomes: AppendOutcome[] }>(this.pool, 'SELECT log_append($1, $2, $3, $4, $5, $6, $7, $8, $9) AS outcomes', [
-        this.lockTimeout,
-        ...appendGroupParameters(group),
-      ]);
-      outcomes = rows[0]!.outcomes;
-    } catch (error) {
-      // Nothing of the group is known to be stored: every append fails (translated where nothing was written).
-      group.forEach((request) => request.reject(error));
-      return;
+      try {
+        const { rows } = await preparedQuery<{ outcomes: AppendOutcome[] }>(this.pool, 'SELECT log_append($1, $2, $3, $4, $5, $6, $7, $8, $9) AS outcomes', [
+          this.lockTimeout,
+          ...parameters,
+        ]);
+        outcomes = rows[0]!.outcomes;
+      } catch (error) {
+        // Nothing of the group is known to be stored: every append fails (translated where nothing was written).
+        group.forEach((request) => request.reject(error));
+        return;
+      }
+      // Kept before anyone is told: the subscriptions this commit wakes find its events here.
+      const stored = recordedEvents(group, outcomes, parameters);
+      if (stored === null) this.own.clear();
+      else this.own.add(stored.events, stored.before);
+      const head = settleAppendGroup(group, outcomes);
+      if (head !== null) {
+        this.wakeFor(head);
+        this.appendListeners.forEach((listener) => listener());
+      }
+    } finally {
+      this.hearHeld();
     }
-    const head = settleAppendGroup(group, outcomes);
-    if (head !== null) {
-      this.wakeFor(head);
-      this.appendListeners.forEach((listener) => listener());
-    }
+  }
+
+  /** A notification: heard now, or once the commit under way has answered (see `heardWhileCommitting`). */
+  private heard(head: string | null): void {
+    if (this.heardWhileCommitting) this.heardWhileCommitting.push(head);
+    else this.wakeFor(head);
+  }
+
+  private hearHeld(): void {
+    const held = this.heardWhileCommitting ?? [];
+    this.heardWhileCommitting = null;
+    held.forEach((head) => this.wakeFor(head));
   }
 
   /**
@@ -259,9 +348,9 @@ export class PostgresEventStore implements EventStore {
 
   /** Follows the log from `options.after` (see followLog), woken by every commit this store hears of. */
   subscribeToAll(options: SubscribeOptions): Subscription {
-    this.stopListening ??= this.notifications.add((head) => this.wakeFor(head));
+    this.stopListening ??= this.notifications.add((head) => this.heard(head));
     return followLog(options, {
-      readPage: (after, maxCount) => this.readPage(after, maxCount),
+      readPage: (after, maxCount) => Promise.resolve(this.own.pageAfter(after, maxCount) ?? this.readPage(after, maxCount)),
       pollIntervalMs: this.pollIntervalMs,
       closed: () => this.closed,
       alarms: this.alarms,

@@ -3,6 +3,7 @@ import {
   WrongExpectedRevisionError,
   type AppendResult,
   type ExpectedRevision,
+  type RecordedEvent,
   type StreamAppend,
 } from '../../application/ports/EventStore.js';
 
@@ -15,7 +16,7 @@ export interface PendingAppend {
 
 /** What `log_append` answers for one append: each stream's outcome, or why it was refused. */
 export type AppendOutcome =
-  | ReadonlyArray<{ readonly revision: number; readonly position: string }>
+  | ReadonlyArray<{ readonly revision: number; readonly position: string; readonly at?: number; readonly before?: string | null }>
   | { readonly refused: 'revision'; readonly stream: string; readonly actual: number | null }
   | { readonly refused: 'duplicate'; readonly eventId: string };
 
@@ -101,6 +102,56 @@ export const settleAppendGroup = (group: readonly PendingAppend[], outcomes: rea
     request.resolve(outcome.map(({ revision, position }) => ({ nextRevision: revision, position })));
   });
   return head;
+};
+
+/**
+ * The events the group stored, as the log now holds them, in position order: each stream
+ * append's events end at the position and revision its answer gives, recorded at its
+ * `at` (milliseconds; from log step 6 on); with `before`, the id of the event the first of
+ * them follows (null: none). `data` and `metadata` are parsed from the JSON text the call
+ * sent (`appendGroupParameters`), as a read of the log parses what it stored. Null when an
+ * answer lacks its time (a function older than step 6).
+ */
+export const recordedEvents = (
+  group: readonly PendingAppend[],
+  outcomes: readonly AppendOutcome[],
+  parameters: readonly unknown[][],
+): { readonly events: RecordedEvent[]; readonly before: string | null } | null => {
+  const [data, metadata] = [parameters[6] as string[], parameters[7] as string[]];
+  const events: RecordedEvent[] = [];
+  let before: string | null = null;
+  let k = 0;
+  for (let i = 0; i < group.length; i++) {
+    const outcome = outcomes[i]!;
+    const appends = group[i]!.appends;
+    if ('refused' in outcome) {
+      for (const append of appends) k += append.events.length;
+      continue;
+    }
+    for (let j = 0; j < appends.length; j++) {
+      const { stream, events: appended } = appends[j]!;
+      const { revision, position, at, before: follows } = outcome[j]!;
+      if (at === undefined || follows === undefined) return null;
+      before = follows;
+      const recordedAt = new Date(at).toISOString();
+      const last = BigInt(position);
+      appended.forEach((event, n) => {
+        const back = appended.length - 1 - n;
+        events.push({
+          id: event.id,
+          stream,
+          revision: revision - back,
+          position: String(last - BigInt(back)),
+          type: event.type,
+          data: JSON.parse(data[k]!) as unknown,
+          metadata: JSON.parse(metadata[k]!) as RecordedEvent['metadata'],
+          recordedAt,
+        });
+        k += 1;
+      });
+    }
+  }
+  return { events, before };
 };
 
 /** The port's error for an append that `log_append` refused. */

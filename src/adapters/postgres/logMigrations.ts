@@ -10,12 +10,17 @@ export const LOG_CHANNEL = 'chronicle_log';
 const STORED_IDS_CHECKED_WITH_A_CACHED_PLAN =
   '      SELECT coalesce(array_agg(l.id), ARRAY[]::text[]) INTO v_stored FROM log_events l WHERE l.id = ANY(p_ids);';
 
+/** The fields of each stream append's answer, as release 1 wrote them (see `recordedTimeAnswered`). */
+const RELEASE_1_OUTCOME = "'revision', v_base + p_counts[i], 'position', v_head::text";
+
 /**
  * `log_append` (see the comment on `log` below), made by `create` (`CREATE FUNCTION`, or
  * `CREATE OR REPLACE FUNCTION` in a later step), with `storedIdsCheck` for the statement
- * that reads which of the batch's ids the log holds already into `v_stored`.
+ * that reads which of the batch's ids the log holds already into `v_stored` (and what else
+ * runs once the head is locked), `outcome` for the fields of each stream append's answer,
+ * and `declarations` for variables of a later step's own.
  */
-const logAppend = (create: string, storedIdsCheck: string): string => `${create} log_append(
+const logAppend = (create: string, storedIdsCheck: string, outcome = RELEASE_1_OUTCOME, declarations = ''): string => `${create} log_append(
       p_lock_timeout text,
       p_appends      integer[],
       p_streams      text[],
@@ -49,7 +54,7 @@ const logAppend = (create: string, storedIdsCheck: string): string => `${create}
       v_base         integer;
       i              integer;
       k              integer;
-    BEGIN
+${declarations}    BEGIN
       PERFORM set_config('lock_timeout', p_lock_timeout, true);
       SELECT position INTO STRICT v_head FROM log_head FOR UPDATE;
       v_first := v_head;
@@ -100,7 +105,7 @@ ${storedIdsCheck}
               v_events := v_events || k;
               k := k + 1;
             END LOOP;
-            v_outcome := v_outcome || json_build_object('revision', v_base + p_counts[i], 'position', v_head::text);
+            v_outcome := v_outcome || json_build_object(${outcome});
           END LOOP;
           v_results := v_results || array_to_json(v_outcome);
         END IF;
@@ -372,6 +377,10 @@ const dueQueues: PostgresMigration = {
   `,
 };
 
+/** `log_append`'s check of the ids already stored from step 5 on: planned for each call's ids. */
+const STORED_IDS_PLANNED_PER_CALL =
+  "      EXECUTE 'SELECT coalesce(array_agg(l.id), ARRAY[]::text[]) FROM log_events l WHERE l.id = ANY($1)' INTO v_stored USING p_ids;";
+
 /**
  * `log_append` reads which of a batch's ids the log holds already with a plan made
  * for each call (`EXECUTE … USING`), on the log's size at that moment. The plan of
@@ -384,12 +393,31 @@ const storedIdsPlannedPerCall: PostgresMigration = {
   version: 5,
   name: 'log_append: the stored ids read with a plan made for each call',
   sql: `
+    ${logAppend('CREATE OR REPLACE FUNCTION', STORED_IDS_PLANNED_PER_CALL)}
+  `,
+};
+
+/**
+ * `log_append` answers, with each stream append's revision and position, the time the
+ * events were recorded at (`at`: milliseconds since the epoch, the `recorded_at` of every
+ * event of the call) and the id of the event the call's first one follows (`before`: the
+ * log's head before the call, null on an empty log), so that the process that appended
+ * can hand its own events to its subscriptions without reading them back, knowing they
+ * follow what it holds. Processes of the release before read the answer as they did:
+ * they take the fields they know.
+ */
+const recordedTimeAnswered: PostgresMigration = {
+  version: 6,
+  name: 'log_append: each answer with the time its events were recorded at and the id they follow',
+  sql: `
     ${logAppend(
       'CREATE OR REPLACE FUNCTION',
-      "      EXECUTE 'SELECT coalesce(array_agg(l.id), ARRAY[]::text[]) FROM log_events l WHERE l.id = ANY($1)' INTO v_stored USING p_ids;",
+      `${STORED_IDS_PLANNED_PER_CALL}\n      SELECT id INTO v_before FROM log_events WHERE position = v_first;`,
+      `${RELEASE_1_OUTCOME}, 'at', (extract(epoch FROM v_at) * 1000)::bigint, 'before', v_before`,
+      '      v_before       text;\n',
     )}
   `,
 };
 
 /** Every step of the log's part of the schema, in order (see migratePostgres). */
-export const logMigrations: readonly PostgresMigration[] = [log, smallStores, outbox, dueQueues, storedIdsPlannedPerCall];
+export const logMigrations: readonly PostgresMigration[] = [log, smallStores, outbox, dueQueues, storedIdsPlannedPerCall, recordedTimeAnswered];
