@@ -274,7 +274,7 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
    * the fold) and those the batch has touched so far.
    */
   async applyIn(write: ReadModelWrite, events: readonly RecordedEvent[]): Promise<void> {
-    const planned = plannedEvents(this.projection, events);
+    const planned = this.planned(events);
     if (planned.length === 0) return;
     await this.ready();
     const keys = await this.context.keys.assign(write.client, companiesOf(planned));
@@ -282,6 +282,11 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
     const loaded: pg.QueryResult<StoredRow>[] = [];
     for (const { text, values } of this.loadStatements(planned, keys)) loaded.push(await write.client.query<StoredRow>(text, values as unknown[]));
     for (const { text, values } of this.foldedWrites(planned, keys, loaded)) await write.client.query(text, values as unknown[]);
+  }
+
+  /** The events of the batch this read model folds, each with its targets (see `plannedEvents`). */
+  planned(events: readonly RecordedEvent[]): PlannedEvent[] {
+    return plannedEvents(this.projection, events);
   }
 
   /**

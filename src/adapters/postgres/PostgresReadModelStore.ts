@@ -16,7 +16,6 @@ import { layoutOf } from '../sqlite/readModelLayout.js';
 import { createStagedTable, ensureReadModelTable, lockReadModelTables } from './ensurePostgresReadModelTable.js';
 import { PostgresDocumentCollection, companiesOf, type CollectionContext, type ReadModelWrite } from './PostgresDocumentCollection.js';
 import { inlined } from './inlineStatement.js';
-import { plannedEvents } from '../sqlite/batchFold.js';
 import { PostgresReadModelCheckpoints } from './PostgresReadModelCheckpoints.js';
 import { PostgresLeaseStore } from './PostgresLeaseStore.js';
 import {
@@ -283,7 +282,7 @@ export class PostgresReadModelStore implements ReadModelStore {
     const own = ownCollections(this.context, collections);
     if (events.length === 0) return;
     for (const collection of own) await collection.ready();
-    const plans = own.map((collection) => ({ collection, planned: plannedEvents(collection.projection, events) })).filter((p) => p.planned.length > 0);
+    const plans = own.map((collection) => ({ collection, planned: collection.planned(events) })).filter((p) => p.planned.length > 0);
     const keys = this.context.keys.knownKeys(new Set(plans.flatMap((p) => [...companiesOf(p.planned)])));
     const loads = keys === null ? [] : plans.map((p) => p.collection.loadStatements(p.planned, keys));
     const locking = this.checkpoints.lockStatements(checkpoint);

@@ -3,7 +3,7 @@ import { checkOut } from './postgresPool.js';
 
 /** What a transaction's work may send with its `COMMIT` (see `withReadModelTransaction`). */
 export interface Closing {
-  /** Statements sent with the `COMMIT`, in one round trip: their values inlined as literals (`pg.escapeLiteral`). */
+  /** Statements sent with the `COMMIT`, in one round trip: their values inlined as literals (`inlined`). */
   readonly statements: string[];
 }
 
