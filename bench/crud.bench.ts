@@ -5,8 +5,9 @@
 // stops at the end), Chronicle as `npm start` runs it (`chronicle serve`, embedded storage in
 // a temporary folder, request logs at `info` into a file, rate limits raised so that none
 // answers 429), and the same on PostgreSQL (`POSTGRES_URL`: a database of its own in that
-// cluster). GET /contacts/:id (100 ids in turn) and POST /contacts at 10 connections, POST
-// again at 50; ROUNDS interleaved rounds, the median of each; the CPU each server's process tree
+// cluster); on request (`chronicle-memory`), Chronicle with its read models in memory.
+// GET /contacts/:id (100 ids in turn) and POST /contacts at 10 connections, POST again at 50;
+// ROUNDS interleaved rounds, the median of each; the CPU each server's process tree
 // used while it was loaded, and per request answered.
 // Not a test: it prints figures. Every phase is bounded in time or count.
 import type autocannon from 'autocannon';
@@ -233,6 +234,13 @@ const main = async (): Promise<void> => {
       const chronicle = await startChronicle(join(dir.path, 'chronicle'));
       children.push(chronicle.server.child);
       add({ name: 'Chronicle (npm start)', server: chronicle.server, key: chronicle.key, ids: (await seed(chronicle.server.url, chronicle.key)).slice(0, 100) });
+    }
+    if (SERVERS.has('chronicle-memory')) {
+      // Not in the default list: the same server with its read models in memory (rebuilt from the
+      // log at each start), to show what the SQLite read models cost a request.
+      const chronicle = await startChronicle(join(dir.path, 'chronicle-memory'), { READ_MODELS: 'memory' });
+      children.push(chronicle.server.child);
+      add({ name: 'Chronicle, read models in memory', server: chronicle.server, key: chronicle.key, ids: (await seed(chronicle.server.url, chronicle.key)).slice(0, 100) });
     }
     if (cluster && SERVERS.has('chronicle-postgres')) {
       const chronicle = await startChronicle(join(dir.path, 'chronicle-postgres'), { POSTGRES_URL: cluster.chronicleUrl });
