@@ -1,4 +1,5 @@
-// npm run bench:read-models — the read models: SQLite beside memory (and PostgreSQL when POSTGRES_TEST_URL is set), on one log, in one run.
+// npm run bench:read-models — the read models: SQLite beside memory (and PostgreSQL when POSTGRES_TEST_URL is set), on one log, in one run;
+// and SQLite's cost per create in the small batches a group commit of creates hands the projector.
 // Not a test: it prints figures. Every loop is bounded by a count.
 import { existsSync, statSync } from 'node:fs';
 import { SqliteEventStore } from '../src/adapters/sqlite/SqliteEventStore.js';
@@ -37,6 +38,45 @@ const applyLog = async (eventStore: SqliteEventStore, store: ReadModelStore): Pr
     after = batch[batch.length - 1]!.position;
   }
   return { events, ms: performance.now() - started };
+};
+
+/** Contacts created per batch when the projector keeps up with the API: a group commit at 10 connections. */
+const SMALL_BATCH = 6;
+/** Contacts created in SMALL_BATCH batches (the log's first). */
+const SMALL_BATCHES_CREATES = 6_000;
+
+/**
+ * Applies the log's first SMALL_BATCHES_CREATES `ContactCreated` events to a fresh
+ * SQLite file in batches of SMALL_BATCH, sharing a commit among eight batches as a
+ * process serving the API does (`shareCommitMs`): what the read models cost a
+ * create while they keep up with POST /contacts, each batch's fixed work included.
+ * Answers CPU µs per create.
+ */
+const applySmallBatches = async (eventStore: SqliteEventStore): Promise<{ creates: number; cpuMicros: number }> => {
+  const creates = [];
+  for (let after: string | null = null; creates.length < SMALL_BATCHES_CREATES; ) {
+    const batch = await eventStore.readAll({ after, maxCount: 1000 });
+    if (batch.length === 0) break;
+    creates.push(...batch.filter((event) => event.type === 'ContactCreated'));
+    after = batch[batch.length - 1]!.position;
+  }
+  creates.length = Math.min(creates.length, SMALL_BATCHES_CREATES);
+  const dir = tempDir('chronicle-bench-small-batches-');
+  try {
+    const store = SqliteReadModelStore.open(embeddedReadModelsFile(dir.path), { shareCommitMs: 60_000 });
+    const collections = PROJECTIONS.map((projection) => store.collection(projection));
+    const cpu = process.cpuUsage();
+    for (let i = 0, batches = 0; i < creates.length; i += SMALL_BATCH) {
+      await store.applyBatch(collections, creates.slice(i, i + SMALL_BATCH), READ_MODELS_CHECKPOINT);
+      if (++batches % 8 === 0) store.commitShared();
+    }
+    store.commitShared();
+    const used = process.cpuUsage(cpu);
+    await store.close();
+    return { creates: creates.length, cpuMicros: (used.user + used.system) / creates.length };
+  } finally {
+    dir.dispose();
+  }
 };
 
 /** The size and company of a log seeded by an earlier run. */
@@ -119,6 +159,8 @@ const main = async (): Promise<void> => {
       console.log(`apply the log, SQLite: ${Math.round((inSqlite.events * 1000) / inSqlite.ms)} events/s (${(inSqlite.ms / 1000).toFixed(1)} s)`);
     }
     console.log(`read-model file: ${(statSync(rmFile).size / 1e6).toFixed(0)} MB`);
+    const small = await applySmallBatches(eventStore);
+    console.log(`apply ${small.creates} contacts created, ${SMALL_BATCH} a batch, SQLite (a fresh file): ${small.cpuMicros.toFixed(1)} µs of CPU a create`);
     // PostgreSQL: a fresh database on the POSTGRES_TEST_URL server, dropped at the end.
     const serverUrl = postgresTestUrl();
     let database: FreshDatabase | null = null;

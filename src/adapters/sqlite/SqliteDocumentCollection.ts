@@ -40,6 +40,21 @@ interface StoredRow {
   [searched: `s${number}`]: string | null;
 }
 
+/** The statements of a collection's batch writes (see `applyInTransaction`). */
+interface WriteStatements {
+  readonly load: Statement;
+  readonly insert: Statement;
+  readonly update: Statement;
+  readonly delete: Statement;
+  /** The full-text index's insert and delete (null: nothing searched). */
+  readonly index: Statement | null;
+  readonly unindex: Statement | null;
+  /** The counts: moved by a delta, dropped at zero, the change token set. */
+  readonly move: Statement;
+  readonly dropEmpty: Statement;
+  readonly token: Statement;
+}
+
 /** A document of the batch being folded (see `BatchFold`), with what writing it needs. */
 interface Slot<D extends ReadModelDocument> extends FoldSlot<D, string> {
   /** The company's key in `read_model_companies`. */
@@ -89,6 +104,8 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
   private readonly totals = new Map<string, { n: number; token: number }>();
   private textIndexName: string | null | undefined = undefined;
   private getDoc: Statement | null = null;
+  /** The statements a batch writes with, prepared at its first batch (their SQL built once). */
+  private writes: WriteStatements | null = null;
 
   constructor(
     readonly projection: Projection<D>,
@@ -236,6 +253,31 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
     this.textIndexName = undefined;
     this.statements.clear();
     this.getDoc = null;
+    this.writes = null;
+  }
+
+  private writeStatements(): WriteStatements {
+    if (this.writes) return this.writes;
+    const searched = this.layout.search.map((_, i) => `s${i}`);
+    const fts = this.layout.search.length > 0 ? quoteName(this.table + FTS_SUFFIX) : null;
+    const prepare = (sql: string) => this.db.prepare(sql);
+    this.writes = {
+      load: prepare(`SELECT ${this.rowColumns()} FROM ${this.name} WHERE company = ? AND id = ?`),
+      insert: prepare(
+        `INSERT INTO ${this.name} (company, id, created, doc${searched.map((s) => `, ${s}`).join('')}) ` +
+          `VALUES (?, ?, ?, ?${searched.map(() => ', ?').join('')})`,
+      ),
+      update: prepare(`UPDATE ${this.name} SET created = ?, doc = ?${searched.map((s) => `, ${s} = ?`).join('')} WHERE seq = ?`),
+      delete: prepare(`DELETE FROM ${this.name} WHERE seq = ?`),
+      index: fts ? prepare(`INSERT INTO ${fts} (rowid${searched.map((_, i) => `, c${i}`).join('')}) VALUES (?${searched.map(() => ', ?').join('')})`) : null,
+      unindex: fts ? prepare(`DELETE FROM ${fts} WHERE rowid = ?`) : null,
+      move: prepare(`INSERT INTO ${this.counts} (company, key, n) VALUES (?, ?, ?) ON CONFLICT (company, key) DO UPDATE SET n = n + excluded.n`),
+      dropEmpty: prepare(`DELETE FROM ${this.counts} WHERE company = ? AND key = ? AND n = 0`),
+      token: prepare(
+        `INSERT INTO ${this.counts} (company, key, n) VALUES (?, '${CHANGES_KEY}', ?) ON CONFLICT (company, key) DO UPDATE SET n = excluded.n`,
+      ),
+    };
+    return this.writes;
   }
 
   /** The page's keys first, then only its documents (never carried through a sort). */
@@ -322,6 +364,10 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
    * the batch has touched so far.
    */
   applyInTransaction(events: readonly RecordedEvent[]): void {
+    const planned = plannedEvents(this.projection, events);
+    // Most batches hold no event for most read models.
+    if (planned.length === 0) return;
+    const writes = this.writeStatements();
     const batch = new BatchFold<D, string, Slot<D>>(this.projection, creationKey);
     const fromRow = (companyId: string, company: number, row: StoredRow): Slot<D> =>
       batch.remember({
@@ -339,9 +385,7 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
       const known = batch.get(companyId, id);
       if (known) return known;
       const company = this.companies.key(companyId);
-      const row = this.statement(`SELECT ${this.rowColumns()} FROM ${this.name} WHERE company = ? AND id = ?`).get(company, id) as
-        | StoredRow
-        | undefined;
+      const row = writes.load.get(company, id) as StoredRow | undefined;
       if (row) return fromRow(companyId, company, row);
       return batch.remember({
         companyId,
@@ -364,8 +408,9 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
       for (const row of rows) if (!batch.has(target.companyId, row.id)) fromRow(target.companyId, company, row);
       return batch.holding(target);
     };
-    batch.foldAll(plannedEvents(this.projection, events), (target) => (target.kind === 'id' ? [slotFor(target.companyId, target.id)] : whereSlots(target)));
-    this.write(batch.changed());
+    batch.foldAll(planned, (target) => (target.kind === 'id' ? [slotFor(target.companyId, target.id)] : whereSlots(target)));
+    const changed = batch.changed();
+    if (changed.length > 0) this.write(writes, changed);
   }
 
   private rowColumns(prefix = ''): string {
@@ -373,19 +418,14 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
   }
 
   /** Deletes, updates, then inserts (in creation order, so `seq` breaks ties between documents of one event). */
-  private write(changed: readonly Slot<D>[]): void {
-    const searched = this.layout.search.map((_, i) => `s${i}`);
-    const fts = this.layout.search.length > 0 ? quoteName(this.table + FTS_SUFFIX) : null;
-    const unindex = fts ? this.statement(`DELETE FROM ${fts} WHERE rowid = ?`) : null;
-    const index = fts
-      ? this.statement(`INSERT INTO ${fts} (rowid${searched.map((_, i) => `, c${i}`).join('')}) VALUES (?${searched.map(() => ', ?').join('')})`)
-      : null;
+  private write(writes: WriteStatements, changed: readonly Slot<D>[]): void {
+    const { index, unindex } = writes;
     const inserts: Slot<D>[] = [];
-    this.recount(changed);
+    this.recount(writes, changed);
     for (const slot of changed) {
       if (slot.doc === null) {
         if (slot.seq === null) continue;
-        this.statement(`DELETE FROM ${this.name} WHERE seq = ?`).run(slot.seq);
+        writes.delete.run(slot.seq);
         unindex?.run(slot.seq);
         continue;
       }
@@ -394,28 +434,22 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
         continue;
       }
       const texts = this.texts(slot.doc);
-      this.statement(
-        `UPDATE ${this.name} SET created = ?, doc = ?${searched.map((s) => `, ${s} = ?`).join('')} WHERE seq = ?`,
-      ).run(slot.created, documentText(slot.doc, this.projection.view), ...texts, slot.seq);
+      writes.update.run(slot.created, documentText(slot.doc, this.projection.view), ...texts, slot.seq);
       if (index && !sameTexts(slot.storedTexts, texts)) {
         unindex!.run(slot.seq);
         index.run(slot.seq, ...texts);
       }
     }
     inserts.sort((a, b) => a.createdOrder - b.createdOrder);
-    const insert = this.statement(
-      `INSERT INTO ${this.name} (company, id, created, doc${searched.map((s) => `, ${s}`).join('')}) ` +
-        `VALUES (?, ?, ?, ?${searched.map(() => ', ?').join('')})`,
-    );
     for (const slot of inserts) {
       const texts = this.texts(slot.doc!);
-      const { lastInsertRowid } = insert.run(slot.company, slot.id, slot.created, documentText(slot.doc!, this.projection.view), ...texts);
+      const { lastInsertRowid } = writes.insert.run(slot.company, slot.id, slot.created, documentText(slot.doc!, this.projection.view), ...texts);
       index?.run(lastInsertRowid, ...texts);
     }
   }
 
   /** Moves the counts by what the changed documents were counted under, and gives their companies new change tokens. */
-  private recount(changed: readonly Slot<D>[]): void {
+  private recount(writes: WriteStatements, changed: readonly Slot<D>[]): void {
     const deltas = new Map<number, Map<string, number>>();
     for (const slot of changed) {
       let byKey = deltas.get(slot.company);
@@ -423,20 +457,13 @@ export class SqliteDocumentCollection<D extends ReadModelDocument> implements Do
       for (const key of slot.storedCounts ?? []) byKey.set(key, (byKey.get(key) ?? 0) - 1);
       if (slot.doc !== null) for (const key of this.countKeys(slot.doc)) byKey.set(key, (byKey.get(key) ?? 0) + 1);
     }
-    const move = this.statement(
-      `INSERT INTO ${this.counts} (company, key, n) VALUES (?, ?, ?) ON CONFLICT (company, key) DO UPDATE SET n = n + excluded.n`,
-    );
-    const dropEmpty = this.statement(`DELETE FROM ${this.counts} WHERE company = ? AND key = ? AND n = 0`);
-    const token = this.statement(
-      `INSERT INTO ${this.counts} (company, key, n) VALUES (?, '${CHANGES_KEY}', ?) ON CONFLICT (company, key) DO UPDATE SET n = excluded.n`,
-    );
     for (const [company, byKey] of deltas) {
       for (const [key, delta] of byKey) {
         if (delta === 0) continue;
-        move.run(company, key, delta);
-        if (delta < 0) dropEmpty.run(company, key);
+        writes.move.run(company, key, delta);
+        if (delta < 0) writes.dropEmpty.run(company, key);
       }
-      token.run(company, changeToken());
+      writes.token.run(company, changeToken());
     }
   }
 
