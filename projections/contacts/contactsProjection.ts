@@ -58,6 +58,7 @@ export const contactsProjection: Projection<ContactDoc> = {
     const { data } = decode(event);
     return [{ kind: 'id', companyId: data.companyId, id: data.contactId }];
   },
+  creates: (event) => event.type === 'ContactCreated',
   evolve(doc, event) {
     const decoded = decode(event);
     switch (decoded.type) {

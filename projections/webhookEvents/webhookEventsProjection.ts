@@ -95,6 +95,8 @@ export const webhookEventsProjectionFor = (type: WebhookEventType): Projection<W
       .filter((derived) => derived.type === type)
       .map((derived) => ({ kind: 'id', companyId: derived.companyId, id: feedDocumentId(derived.position) }));
   },
+  // Each document is keyed by the position of the event that derives it, and never changes.
+  creates: () => true,
   evolve(doc, event) {
     if (doc) return doc;
     const all = derive(event);

@@ -290,6 +290,15 @@ export class PostgresDocumentCollection<D extends ReadModelDocument> implements 
   }
 
   /**
+   * Whether every planned event creates every document it targets (`creates`), so
+   * that no stored row can be touched: `foldedWrites` then needs no loads.
+   */
+  createsOnly(planned: readonly PlannedEvent[]): boolean {
+    const { creates } = this.projection;
+    return creates !== undefined && planned.every((p) => creates(p.event) && p.targets.every((target) => target.kind === 'id'));
+  }
+
+  /**
    * The statements loading, and locking, the stored rows the planned events may
    * touch: by key for id-targets, one per company and field for where-targets.
    * `keys` holds the key of every company they name.

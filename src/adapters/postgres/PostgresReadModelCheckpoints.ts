@@ -40,6 +40,24 @@ export class PostgresReadModelCheckpoints implements CheckpointStore {
     ];
   }
 
+  /**
+   * A statement (values inlined) that fails unless the checkpoint is at `expected`, to
+   * send after `lockStatements` in a transaction that writes without reading the
+   * checkpoint first: the first statement that fails stops the rest and the transaction
+   * is rolled back. (The failure is a cast of a text to an integer: an error SQL can
+   * raise without a function; the text depends on the row read, so the planner cannot
+   * raise it ahead of the check.)
+   */
+  guardStatement(name: string, expected: Position): string {
+    return inlined({
+      text:
+        `SELECT CASE WHEN c.position IS NOT DISTINCT FROM $2 THEN 0 ` +
+        `ELSE ('read-model checkpoint moved to ' || coalesce(c.position, 'none'))::integer END AS checked ` +
+        `FROM (SELECT (SELECT position FROM ${this.table} WHERE name = $1) AS position) AS c`,
+      values: [name, expected],
+    });
+  }
+
   lockedPosition(results: readonly pg.QueryResult[]): Position | null {
     return (results[1]?.rows[0] as { position: string } | undefined)?.position ?? null;
   }

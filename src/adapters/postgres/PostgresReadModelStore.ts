@@ -11,7 +11,7 @@ import {
   type ReplayedCheckpoint,
   type StagingReadModels,
 } from '../../application/ports/ReadModelStore.js';
-import { comparePositions } from '../../shared/Position.js';
+import { comparePositions, type Position } from '../../shared/Position.js';
 import { layoutOf } from '../sqlite/readModelLayout.js';
 import { createStagedTable, ensureReadModelTable, lockReadModelTables } from './ensurePostgresReadModelTable.js';
 import { PostgresDocumentCollection, companiesOf, type CollectionContext, type ReadModelWrite } from './PostgresDocumentCollection.js';
@@ -30,7 +30,7 @@ import {
 } from './postgresReadModelLayout.js';
 import { DEFAULT_READ_MODEL_SCHEMA, prepareReadModelSchema } from './readModelSchema.js';
 import { ReadModelCompanyKeys } from './ReadModelCompanyKeys.js';
-import { withReadModelTransaction, type Closing } from './withReadModelTransaction.js';
+import { inOneRoundTrip, withReadModelTransaction, type Closing } from './withReadModelTransaction.js';
 
 type AnyCollection = PostgresDocumentCollection<ReadModelDocument>;
 
@@ -199,6 +199,12 @@ export class PostgresReadModelStore implements ReadModelStore {
   readonly checkpoints: PostgresReadModelCheckpoints;
   readonly leases: LeaseStore;
   private readonly collections: Collections;
+  /**
+   * Where each checkpoint stood when this store last committed under it, or read it
+   * (absent: not known). A batch of creations only is sent in one round trip that
+   * fails unless the checkpoint is still there.
+   */
+  private readonly committed = new Map<string, Position>();
 
   private constructor(
     private readonly context: CollectionContext,
@@ -271,8 +277,14 @@ export class PostgresReadModelStore implements ReadModelStore {
    * Two round trips when this process knows the key of every company the batch
    * names: the checkpoint's lock and read, and the loads of the rows the batch
    * touches (locked), go with the `BEGIN`; the writes and the checkpoint's save
-   * with the `COMMIT`, all with their values inlined. Otherwise (a new company, or
-   * part of the batch already applied) each collection loads and writes in turn.
+   * with the `COMMIT`, all with their values inlined. One round trip when, besides,
+   * every event creates the documents it targets (`Projection.creates`: nothing to
+   * load) and this store knows where the checkpoint stands: the lock, a check that
+   * the checkpoint is still there, the writes and the save between the `BEGIN` and
+   * the `COMMIT`; if the check fails (another process or a replay moved it) or a
+   * document is stored after all, that transaction is rolled back and the batch is
+   * applied as any other. Otherwise (a new company, or part of the batch already
+   * applied) each collection loads and writes in turn.
    */
   async applyBatch(
     collections: readonly DocumentCollection<ReadModelDocument>[],
@@ -284,14 +296,31 @@ export class PostgresReadModelStore implements ReadModelStore {
     for (const collection of own) await collection.ready();
     const plans = own.map((collection) => ({ collection, planned: collection.planned(events) })).filter((p) => p.planned.length > 0);
     const keys = this.context.keys.knownKeys(new Set(plans.flatMap((p) => [...companiesOf(p.planned)])));
-    const loads = keys === null ? [] : plans.map((p) => p.collection.loadStatements(p.planned, keys));
     const locking = this.checkpoints.lockStatements(checkpoint);
-    await inWrite(
+    const last = events[events.length - 1]!;
+    const expected = this.committed.get(checkpoint);
+    this.committed.delete(checkpoint);
+    if (keys !== null && expected !== undefined && comparePositions(events[0]!.position, expected) > 0 && plans.every((p) => p.collection.createsOnly(p.planned))) {
+      try {
+        await inOneRoundTrip(this.context.pool, [
+          ...locking,
+          this.checkpoints.guardStatement(checkpoint, expected),
+          ...plans.flatMap(({ collection, planned }) => collection.foldedWrites(planned, keys, []).map(inlined)),
+          this.checkpoints.saveStatement(checkpoint, last.position, last.id),
+        ]);
+        this.committed.set(checkpoint, last.position);
+        return;
+      } catch {
+        // Applied below as any batch, from the checkpoint as it is (what failed fails there again, and is thrown).
+      }
+    }
+    const loads = keys === null ? [] : plans.map((p) => p.collection.loadStatements(p.planned, keys));
+    const saved = await inWrite(
       this.context,
       async (write, opened, closing) => {
         const stored = this.checkpoints.lockedPosition(opened);
         const fresh = stored === null ? events : events.filter((event) => comparePositions(event.position, stored) > 0);
-        if (fresh.length === 0) return;
+        if (fresh.length === 0) return stored;
         if (keys !== null && fresh.length === events.length) {
           let next = locking.length;
           plans.forEach(({ collection, planned }, i) => {
@@ -301,11 +330,12 @@ export class PostgresReadModelStore implements ReadModelStore {
         } else {
           for (const collection of own) await collection.applyIn(write, fresh);
         }
-        const last = fresh[fresh.length - 1]!;
         closing.statements.push(this.checkpoints.saveStatement(checkpoint, last.position, last.id));
+        return last.position;
       },
       [...locking, ...loads.flat().map(inlined)],
     );
+    if (saved !== null) this.committed.set(checkpoint, saved);
   }
 
   /** Drops what an interrupted replay left, then hands out fresh staging tables. */

@@ -8,6 +8,27 @@ export interface Closing {
 }
 
 /**
+ * Sends `statements` (values inlined) between a `BEGIN` and a `COMMIT` as one simple
+ * query, one round trip. The first statement that fails stops the rest: the
+ * transaction is then rolled back and the error thrown. A connection whose rollback
+ * fails too is closed rather than handed back to the pool.
+ */
+export const inOneRoundTrip = async (pool: pg.Pool, statements: readonly string[]): Promise<void> => {
+  const { client, done } = await checkOut(pool);
+  let broken = false;
+  try {
+    await client.query(['BEGIN', ...statements, 'COMMIT'].join(';\n'));
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {
+      broken = true;
+    });
+    throw error;
+  } finally {
+    done(broken);
+  }
+};
+
+/**
  * Runs `work` in one transaction on a connection of the pool, then commits (or
  * rolls back, and throws what failed). A connection whose rollback fails too, or
  * that broke meanwhile, is closed rather than handed back to the pool.

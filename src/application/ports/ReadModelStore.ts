@@ -30,6 +30,15 @@ export interface Projection<D extends ReadModelDocument> {
   readonly eventTypes: ReadonlySet<string>;
   targets(event: RecordedEvent): readonly ProjectionTarget[];
   evolve(doc: D | null, event: RecordedEvent): D | null;
+  /**
+   * True when the event creates every document it targets: none of them can be
+   * stored before the event is applied (a contact's id first appears in its
+   * `ContactCreated`). A store may then write them without loading them first
+   * (PostgreSQL: a batch of such events in one round trip); it still refuses a
+   * document that is stored after all (a unique key), and then applies the batch
+   * as any other. Absent: never.
+   */
+  creates?(event: RecordedEvent): boolean;
   /** Fields a list query filters on, for adapters that build indexes (after companyId). */
   readonly indexes: readonly (readonly string[])[];
   /**

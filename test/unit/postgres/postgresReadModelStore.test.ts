@@ -162,6 +162,65 @@ if (!url) {
         expect(await store.checkpoints.loadEventId('read-models')).to.equal(second[4]!.id);
       });
 
+      it('sends a batch of creations in one round trip once it knows its checkpoint, and applies it as any other when another process moved it', async () => {
+        const creating: Projection<TaskDoc> = { ...taskProjection, creates: (event) => event.type === 'TaskCreated' };
+        const store = await openStore();
+        const beside = await openStore(store);
+        const tasks = store.collection(creating) as PostgresDocumentCollection<TaskDoc>;
+        const memory = new MemoryReadModelStore().collection(taskProjection);
+        const applied: RecordedEvent[] = [];
+        const apply = async (on: PostgresReadModelStore, batch: RecordedEvent[]) => {
+          await on.applyBatch([on.collection(creating) as never], batch, 'read-models');
+          applied.push(...batch.filter((event) => !applied.some((seen) => seen.position === event.position)));
+        };
+        // The first batch assigns the company its key and learns where the checkpoint stands.
+        await apply(store, [at(1, 'TaskCreated', created('a')), at(2, 'TaskCreated', created('b', { status: 'done' }))]);
+        const statements = countStatements(tasks.context.pool, '');
+        await apply(store, [at(3, 'TaskCreated', created("c'", { title: "it's \\ a \"title\"", owner: { id: 'o', name: 'O' } })), at(4, 'TaskCreated', created('d'))]);
+        expect(statements.count, 'round trips of a batch of creations').to.equal(1);
+        // Not creations only: loads first (two round trips).
+        statements.count = 0;
+        await apply(store, [at(5, 'TaskCreated', created('e')), at(6, 'TaskRenamed', { id: 'a', title: 'renamed', at: '2026-01-02T00:00:00.000Z' })]);
+        expect(statements.count, 'round trips of a batch that renames').to.equal(2);
+        // Another process applies the next events: this store's check fails, and it skips what that one applied.
+        await apply(beside, [at(7, 'TaskCreated', created('f'))]);
+        statements.count = 0;
+        await apply(store, [at(7, 'TaskCreated', created('f')), at(8, 'TaskCreated', created('g'))]);
+        // The failed round trip and its ROLLBACK, then the batch as any other (part of it applied: collection by collection).
+        expect(statements.count).to.be.above(3);
+        await memory.apply(applied);
+        for (const query of [all(), all({ filters: [{ op: 'eq', field: 'status', value: 'done' }] }), all({ filters: [{ op: 'contains', fields: ['title'], text: "'s" }] })]) {
+          const [expected, actual] = [await memory.list(query), await tasks.list(query)];
+          expect(actual.items, JSON.stringify(query.filters)).to.deep.equal(expected.items);
+          expect(actual.total).to.equal(expected.total);
+        }
+        expect([await store.checkpoints.load('read-models'), await store.checkpoints.loadEventId('read-models')]).to.deep.equal(['8', applied[7]!.id]);
+        // Known again: the next batch of creations is one round trip.
+        statements.count = 0;
+        await apply(store, [at(9, 'TaskCreated', created('h'))]);
+        expect(statements.count).to.equal(1);
+      });
+
+      it('applies a batch of creations as any other when a document it creates is stored after all', async () => {
+        const creating: Projection<TaskDoc> = { ...taskProjection, creates: (event) => event.type === 'TaskCreated' };
+        const store = await openStore();
+        const tasks = store.collection(creating) as PostgresDocumentCollection<TaskDoc>;
+        await store.applyBatch([tasks as never], [at(1, 'TaskCreated', created('a'))], 'read-models');
+        // Another process (a projection that does not say it creates) stored `b`, and the checkpoint was put back.
+        const beside = await openStore(store);
+        await beside.applyBatch([beside.collection(taskProjection) as never], [at(2, 'TaskCreated', created('b', { title: 'first' }))], 'read-models');
+        await elsewhere(`UPDATE "${store.schema}".checkpoints SET position = '1' WHERE name = 'read-models'`);
+        await store.applyBatch([tasks as never], [at(2, 'TaskCreated', created('b', { title: 'again' })), at(3, 'TaskCreated', created('c'))], 'read-models');
+        const page = await tasks.list(all());
+        expect(page.items.map((doc) => [doc.id, doc.title])).to.deep.equal([
+          ['a', 'Task a'],
+          ['b', 'first'],
+          ['c', 'Task c'],
+        ]);
+        expect(page.total).to.equal(3);
+        expect(await store.checkpoints.load('read-models')).to.equal('3');
+      });
+
       it('skips events at or before the checkpoint another process saved, also when both write at once', async () => {
         const first = await openStore();
         const second = await openStore(first);
