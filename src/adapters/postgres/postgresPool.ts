@@ -66,22 +66,34 @@ export interface HeldConnection {
  * process. So a connection carries a listener of its own while it is held, which
  * notes that it broke: a statement in flight fails by itself, and the pool never
  * gets the connection back.
+ *
+ * The listener is attached in the pool's callback, in the very call that hands the
+ * connection over, not after an `await`: a connection given back inside its socket's
+ * handler (by `pool.query`, when its answer is read) passes at once to the next one
+ * waiting, and the server's goodbye read from the same buffer as that answer is told
+ * before any awaiting code could run.
  */
-export const checkOut = async (pool: pg.Pool): Promise<HeldConnection> => {
-  const client = await pool.connect();
-  let broken = false;
-  const onError = (): void => {
-    broken = true;
-  };
-  client.on('error', onError);
-  return {
-    client,
-    done: (drop = false) => {
-      client.removeListener('error', onError);
-      client.release(broken || drop);
-    },
-  };
-};
+export const checkOut = (pool: pg.Pool): Promise<HeldConnection> =>
+  new Promise((resolve, reject) => {
+    pool.connect((error, client, release) => {
+      if (error || !client) {
+        reject(error ?? new Error('the pool gave no connection'));
+        return;
+      }
+      let broken = false;
+      const onError = (): void => {
+        broken = true;
+      };
+      client.on('error', onError);
+      resolve({
+        client,
+        done: (drop = false) => {
+          client.removeListener('error', onError);
+          release(broken || drop);
+        },
+      });
+    });
+  });
 
 /**
  * Runs `use` on a connection of the pool. A connection that cannot be had fails

@@ -1,8 +1,10 @@
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import type pg from 'pg';
 import { StoreUnavailableError } from '../../../src/application/ports/StoreUnavailableError.js';
 import { sqlState } from '../../../src/adapters/postgres/postgresErrors.js';
-import { createPostgresPool, inTransaction, preparedQuery, preparedReadQuery, query, readQuery, withConnection } from '../../../src/adapters/postgres/postgresPool.js';
+import { checkOut, createPostgresPool, inTransaction, preparedQuery, preparedReadQuery, query, readQuery, withConnection } from '../../../src/adapters/postgres/postgresPool.js';
 import { withReadModelTransaction } from '../../../src/adapters/postgres/withReadModelTransaction.js';
 import { sleep } from '../../support/events.js';
 import { skipLine } from '../../support/integration.js';
@@ -36,6 +38,48 @@ if (!postgresTestUrl()) {
       // The pool holds no broken connection: every statement after it answers.
       const answers = await Promise.all([1, 2, 3].map(async (n) => (await pool.query<{ n: number }>('SELECT $1::int AS n', [n])).rows[0]!.n));
       expect(answers).to.deep.equal([1, 2, 3]);
+    });
+
+    it('handed over inside its socket’s handler, the session’s end read with the answer before it: the next holder is told, the process lives', async () => {
+      // `pool.query` gives its connection back as its answer is read, and the pool passes it
+      // straight to the next `checkOut` waiting; the server's goodbye, read in the same
+      // buffer as that answer, is emitted before any code after an `await` could run.
+      const victim = createPostgresPool(postgresTestUrl()!, { max: 1, applicationName: 'chronicle-test-handover' });
+      try {
+        await victim.query('SELECT 1');
+        const answered = victim.query('SELECT pg_sleep(0.2) AS slept');
+        const held = checkOut(victim);
+        // Let the statement leave, then block the event loop while another process ends the
+        // session once the answer is in, so that both wait in one buffer.
+        await sleep(20);
+        const ender = spawnSync(
+          process.execPath,
+          [
+            '-e',
+            `const pg = require(${JSON.stringify(createRequire(import.meta.url).resolve('pg'))});
+             (async () => {
+               const c = new pg.Client(${JSON.stringify(postgresTestUrl())});
+               await c.connect();
+               await new Promise((r) => setTimeout(r, 1000));
+               await c.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'chronicle-test-handover'");
+               await c.end();
+             })().catch((e) => { console.error(e); process.exit(1); });`,
+          ],
+          { encoding: 'utf8', timeout: 15_000 },
+        );
+        expect(ender.status, ender.stderr).to.equal(0);
+        // The statement was answered before the session ended...
+        expect((await answered).rows).to.deep.equal([{ slept: '' }]);
+        // ...and its end was told to the connection's next holder, whose next statement fails.
+        const connection = await held;
+        const next = await connection.client.query('SELECT 1').catch((error: unknown) => error);
+        expect(next).to.be.instanceOf(Error);
+        connection.done();
+        // The broken connection was dropped: the pool serves on.
+        expect((await victim.query('SELECT 3 AS three')).rows).to.deep.equal([{ three: 3 }]);
+      } finally {
+        await victim.end();
+      }
     });
 
     it('inside a transaction: its next statement fails, and nothing else does', async () => {
