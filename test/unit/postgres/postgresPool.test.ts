@@ -60,7 +60,7 @@ if (!postgresTestUrl()) {
              (async () => {
                const c = new pg.Client(${JSON.stringify(postgresTestUrl())});
                await c.connect();
-               await new Promise((r) => setTimeout(r, 1000));
+               await new Promise((r) => setTimeout(r, 1500));
                await c.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'chronicle-test-handover'");
                await c.end();
              })().catch((e) => { console.error(e); process.exit(1); });`,
