@@ -6,7 +6,9 @@ import type { ApiContext, ApiResource } from './ApiResource.js';
  * without the webhooks, and `Idempotency-Key` scoped to the caller's admin token.
  * Built once by the start-up and handed to every admin resource.
  */
-export interface AdminContext extends Pick<ApiContext, 'commands' | 'readModels' | 'readYourWrites'> {
+export interface AdminContext extends Pick<ApiContext, 'commands' | 'readModels'> {
+  /** Every admin write answers once its read models applied it, waiting at most this long. */
+  readonly readYourWrites: Omit<ApiContext['readYourWrites'], 'answeredWrites'>;
   /** Where console links point: CONSOLE_PUBLIC_URL (undefined: the admin request's own origin), and BASE_PATH. */
   readonly console: { readonly publicUrl: string | undefined; readonly basePath: string };
   /** `Idempotency-Key` on the creating route `route` (`POST /admin/companies/:id/keys`), its body kept through `codec` when given. */

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { CommandDeps } from '../application/commands/CommandDeps.js';
 import type { ReadModelProgress } from '../application/subscriptions/ReadModelProgress.js';
+import type { AnsweredWrites } from '../application/subscriptions/AnsweredWrites.js';
 import type { ReadModelStore } from '../application/ports/ReadModelStore.js';
 import type { WebhookOutbox } from '../application/ports/WebhookOutbox.js';
 import type { WebhookSecretStore } from '../application/ports/WebhookSecretStore.js';
@@ -16,8 +17,15 @@ export interface ApiContext {
   readonly commands: CommandDeps;
   /** The read models' collections (each resource takes those of its own projections). */
   readonly readModels: Pick<ReadModelStore, 'collection'>;
-  /** A write answers once its read models applied it, waiting at most this long. */
-  readonly readYourWrites: { readonly progress: ReadModelProgress; readonly readYourWritesTimeoutMs: number };
+  /**
+   * A write answers once its read models applied it, waiting at most this long; a
+   * create answers once durable, and the company's next reads here wait for it (`answeredWrites`).
+   */
+  readonly readYourWrites: {
+    readonly progress: ReadModelProgress;
+    readonly readYourWritesTimeoutMs: number;
+    readonly answeredWrites: AnsweredWrites;
+  };
   /** `Idempotency-Key` on the creating route `route` (`POST /contacts`), its body kept through `codec` when given. */
   idempotency(route: string, codec?: StoredBodyCodec): Middleware;
   /** How far the read models this process serves have applied the log. */

@@ -9,6 +9,7 @@ import { errorHandler } from './middleware/errorHandler.js';
 import { jsonBody } from './middleware/jsonBody.js';
 import { consistentReads } from './middleware/consistentReads.js';
 import type { ReadModelProgress } from '../application/subscriptions/ReadModelProgress.js';
+import type { AnsweredWrites } from '../application/subscriptions/AnsweredWrites.js';
 import { requestEnvelope, type ObserveRequest } from './middleware/requestEnvelope.js';
 import { healthRoutes, readinessRoutes, type HealthDeps } from './routes/health.js';
 import { metricsRoutes, type MetricsRouteDeps } from './routes/metrics.js';
@@ -25,6 +26,8 @@ interface GuardedRoutes {
   /** True while the process is still starting (read models catching up): resource routes answer 503 `STARTING`. */
   readonly starting?: () => boolean;
   readonly readYourWritesTimeoutMs?: number;
+  /** The creates this instance answered before their read models applied them: a read of their company waits for them. */
+  readonly answeredWrites?: AnsweredWrites;
 }
 
 /** The customer API: every route needs an API key. */
@@ -81,7 +84,7 @@ const guard = (group: GuardedRoutes, authentication: Middleware): Middleware[] =
   authentication,
   ...(group.rateLimit ? [group.rateLimit] : []),
   jsonBody(),
-  ...(group.progress ? [consistentReads(group.progress, group.readYourWritesTimeoutMs ?? 5000)] : []),
+  ...(group.progress ? [consistentReads(group.progress, group.readYourWritesTimeoutMs ?? 5000, group.answeredWrites)] : []),
 ];
 
 /**

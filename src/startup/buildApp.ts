@@ -25,6 +25,7 @@ import type { ReadSide } from './readSide.js';
 import { adminApi } from './adminApi.js';
 import type { ChronicleWebhooks } from './webhooks.js';
 import type { Stores } from './Stores.js';
+import { AnsweredWrites } from '../application/subscriptions/AnsweredWrites.js';
 
 export interface AppParts {
   readonly config: Config;
@@ -123,7 +124,11 @@ export const buildApp = (parts: AppParts): Koa => {
 const apiContext = (parts: AppParts, progress: NonNullable<ReadSide['progress']>): ApiContext => {
   const { config, stores, readSide, webhooks } = parts;
   const { eventStore, readModels } = stores;
-  const readYourWrites = { progress, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs };
+  const readYourWrites = {
+    progress,
+    readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+    answeredWrites: new AnsweredWrites(() => progress.position),
+  };
   const keys = { store: stores.idempotency, clock: systemClock, ...readYourWrites };
   return {
     commands: { eventStore, newId, clock: systemClock },

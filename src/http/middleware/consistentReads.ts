@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
+import type { AnsweredWrites } from '../../application/subscriptions/AnsweredWrites.js';
 import type { ReadModelProgress } from '../../application/subscriptions/ReadModelProgress.js';
-import { isPosition } from '../../shared/Position.js';
+import { comparePositions, isPosition, type Position } from '../../shared/Position.js';
 import { HttpError } from '../HttpError.js';
 
 export const LOG_POSITION_HEADER = 'X-Log-Position';
@@ -19,22 +20,53 @@ export const waitForReadModels = async (
 };
 
 /**
- * Read-your-writes across instances: every write answers with `X-Log-Position`;
- * a read that sends it back as `X-Min-Log-Position` waits (bounded) until this
- * instance's read models have applied it. When the wait runs out, the answer
- * says so (`X-Read-Your-Writes: timeout`) rather than pass a stale read for a fresh one.
+ * Read-your-writes on reads. A read that sends `X-Min-Log-Position` (a write's
+ * `X-Log-Position`, answered by any instance) waits (bounded) until this
+ * instance's read models have applied it. A read of a company also waits for the
+ * creates this instance answered for that company before their read models had
+ * applied them (`answered`; see `AnsweredWrites`), so that a client reads its own
+ * creates here without sending anything. When the wait runs out, the answer says
+ * so (`X-Read-Your-Writes: timeout`) rather than pass a stale read for a fresh one.
  */
 export const consistentReads =
-  (progress: ReadModelProgress, timeoutMs: number): Middleware =>
+  (progress: ReadModelProgress, timeoutMs: number, answered?: AnsweredWrites): Middleware =>
   async (ctx, next) => {
+    if (ctx.method !== 'GET') return next();
     const wanted = ctx.get(MIN_LOG_POSITION_HEADER);
-    if (wanted === '' || ctx.method !== 'GET') return next();
-    if (!isPosition(wanted)) {
+    if (wanted !== '' && !isPosition(wanted)) {
       throw new HttpError(400, 'Bad request', `${MIN_LOG_POSITION_HEADER} must be a log position (a non-negative integer).`);
     }
-    await waitForReadModels(ctx, progress, wanted, timeoutMs);
+    const companyId = answered ? (ctx.state as { auth?: { companyId?: string } }).auth?.companyId : undefined;
+    const own = answered && companyId !== undefined ? answered.before(companyId) : undefined;
+    let position: Position | null = wanted === '' ? null : wanted;
+    if (own?.kind === 'gave-up' && (position === null || comparePositions(position, own.position) <= 0)) {
+      // A wait for this company's writes already ran out: answer now, as that one did.
+      ctx.set(READ_YOUR_WRITES_HEADER, 'timeout');
+      return next();
+    }
+    if (own?.kind === 'wait' && (position === null || comparePositions(own.position, position) > 0)) position = own.position;
+    if (position !== null && !(await progress.waitFor(position, timeoutMs))) {
+      ctx.set(READ_YOUR_WRITES_HEADER, 'timeout');
+      if (own?.kind === 'wait' && companyId !== undefined) answered?.gaveUp(companyId, own.position);
+    }
     await next();
   };
+
+/**
+ * After a create that answers as soon as it is durable: tells the client where its
+ * events are (`X-Log-Position`) and has this instance's next reads of the company
+ * wait for them (`consistentReads`), instead of waiting here for the read models.
+ */
+export const afterCreate = (
+  ctx: { set(name: string, value: string): void },
+  answered: AnsweredWrites,
+  companyId: string,
+  position: string | null,
+): void => {
+  if (position === null) return;
+  ctx.set(LOG_POSITION_HEADER, position);
+  answered.answered(companyId, position);
+};
 
 /** Waits for a write's own events to reach the read models, and tells the client where they are. */
 export const afterWrite = async (

@@ -106,9 +106,11 @@ export const isAdminAccess = (access: Access): boolean => access === 'admin' || 
 /** On an answer whose wait for the read models ran out (read-your-writes): it may not show that position yet. */
 export const readYourWritesHeader: HeaderObject = {
   description:
-    'Present (`timeout`) when this answer waited for the read models to apply a log position (the write\'s own, or ' +
-    '`X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position ' +
-    'yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`.',
+    'Present (`timeout`) when this answer waited for the read models to apply a log position (the write\'s own, ' +
+    '`X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait ' +
+    '(`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the ' +
+    'company\'s reads that would wait for the same creates answer at once with it. Absent when the position was applied, ' +
+    'or none was waited for. Retry the read later with the same `X-Min-Log-Position`.',
   required: false,
   schema: { const: 'timeout' },
 };

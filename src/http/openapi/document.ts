@@ -77,9 +77,11 @@ once. Every request counts, refused ones included. Every authenticated response
 carries \`X-RateLimit-{Hourly,Daily}-{Limit,Remaining,Reset}\`, where *Reset* is
 the end of the window in Unix epoch seconds. Over a limit: 429 with \`Retry-After\`.
 
-**Read your writes.** A write answers once its own read models are up to date, and
-returns its log position in \`X-Log-Position\`; send it as \`X-Min-Log-Position\`
-on a read to wait for it on any instance.
+**Read your writes.** A create (POST /contacts, POST /deals) answers once it is
+durable, and the next reads of its company on the same instance wait for it; every
+other write answers once its own read models are up to date. Every write returns its
+log position in \`X-Log-Position\`; send it as \`X-Min-Log-Position\` on a read to
+wait for it on any instance.
 
 **Errors** are \`{success: false, error, message?, code?, details?, timestamp}\`,
 with case-specific fields. Every response carries \`X-Request-Id\`.

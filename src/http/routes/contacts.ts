@@ -3,13 +3,14 @@ import type { Middleware } from 'koa';
 import * as E from 'fp-ts/lib/Either.js';
 import type { DocumentCollection } from '../../application/ports/ReadModelStore.js';
 import type { ReadModelProgress } from '../../application/subscriptions/ReadModelProgress.js';
+import type { AnsweredWrites } from '../../application/subscriptions/AnsweredWrites.js';
 import type { CommandDeps } from '../../application/commands/CommandDeps.js';
 import { createContact } from '../../application/contacts/createContact.js';
 import { updateContact } from '../../application/contacts/updateContact.js';
 import { validateCreateContact, validateUpdateContact } from '../../domain/contacts/contactInput.js';
 import { contactOf, type ContactDoc } from '../../../projections/contacts/contactsProjection.js';
 import { contactListQuery } from '../../../projections/contacts/contactQueries.js';
-import { afterWrite } from '../middleware/consistentReads.js';
+import { afterCreate, afterWrite } from '../middleware/consistentReads.js';
 import { authOf, requirePermission } from '../middleware/requirePermission.js';
 import { decodeListParams, pageMeta, validationFailed } from '../query/listQuery.js';
 import { toHttpError } from '../errorTable.js';
@@ -28,6 +29,8 @@ export interface ContactRoutesDeps {
   readonly commands: CommandDeps;
   readonly progress: ReadModelProgress;
   readonly readYourWritesTimeoutMs: number;
+  /** The creates answered before their read models applied them, which this instance's reads wait for. */
+  readonly answeredWrites: AnsweredWrites;
   /** `Idempotency-Key` on POST /contacts (see `idempotency`); absent: the header is ignored. */
   readonly idempotency?: Middleware;
 }
@@ -88,7 +91,7 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
       metadata: apiMetadata(ctx.state),
     });
     if (E.isLeft(result)) throw toHttpError(result.left);
-    await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
+    afterCreate(ctx, deps.answeredWrites, auth.companyId, result.right.position);
     ctx.status = 201;
     ctx.body = { success: true, data: result.right.contact };
   });

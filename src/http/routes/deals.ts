@@ -3,13 +3,14 @@ import type { Middleware } from 'koa';
 import * as E from 'fp-ts/lib/Either.js';
 import type { DocumentCollection } from '../../application/ports/ReadModelStore.js';
 import type { ReadModelProgress } from '../../application/subscriptions/ReadModelProgress.js';
+import type { AnsweredWrites } from '../../application/subscriptions/AnsweredWrites.js';
 import type { CommandDeps } from '../../application/commands/CommandDeps.js';
 import { changeDealStatus } from '../../application/deals/changeDealStatus.js';
 import { createDeal } from '../../application/deals/createDeal.js';
 import { validateCreateDeal, validateDealStatusChange } from '../../domain/deals/dealInput.js';
 import { dealOf, type DealDoc } from '../../../projections/deals/dealsProjection.js';
 import { dealListQuery } from '../../../projections/deals/dealQueries.js';
-import { afterWrite } from '../middleware/consistentReads.js';
+import { afterCreate, afterWrite } from '../middleware/consistentReads.js';
 import { authOf, requirePermission } from '../middleware/requirePermission.js';
 import { decodeListParams, pageMeta, validationFailed } from '../query/listQuery.js';
 import { toHttpError } from '../errorTable.js';
@@ -28,6 +29,8 @@ export interface DealRoutesDeps {
   readonly commands: CommandDeps;
   readonly progress: ReadModelProgress;
   readonly readYourWritesTimeoutMs: number;
+  /** The creates answered before their read models applied them, which this instance's reads wait for. */
+  readonly answeredWrites: AnsweredWrites;
   /** `Idempotency-Key` on POST /deals (see `idempotency`); absent: the header is ignored. */
   readonly idempotency?: Middleware;
 }
@@ -91,7 +94,7 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
     if (E.isLeft(fields)) throw toHttpError(fields.left);
     const result = await createDeal(deps.commands, { companyId: auth.companyId, fields: fields.right, metadata: apiMetadata(ctx.state) });
     if (E.isLeft(result)) throw toHttpError(result.left);
-    await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
+    afterCreate(ctx, deps.answeredWrites, auth.companyId, result.right.position);
     ctx.status = 201;
     ctx.body = { success: true, data: result.right.deal };
   });

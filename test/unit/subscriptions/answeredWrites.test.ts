@@ -1,0 +1,153 @@
+import { expect } from 'chai';
+import type { Context } from 'koa';
+import { AnsweredWrites } from '../../../src/application/subscriptions/AnsweredWrites.js';
+import { PositionWaiters, type ReadModelProgress } from '../../../src/application/subscriptions/ReadModelProgress.js';
+import { afterCreate, consistentReads, LOG_POSITION_HEADER, READ_YOUR_WRITES_HEADER } from '../../../src/http/middleware/consistentReads.js';
+import { comparePositions, type Position } from '../../../src/shared/Position.js';
+
+/** Read models that apply the log only when told to. */
+class SteppedProgress implements ReadModelProgress {
+  position: Position | null = null;
+  private readonly waiters = new PositionWaiters();
+
+  waitFor(position: Position, timeoutMs: number): Promise<boolean> {
+    if (this.position !== null && comparePositions(position, this.position) <= 0) return Promise.resolve(true);
+    return this.waiters.add(position, timeoutMs);
+  }
+
+  apply(position: Position): void {
+    this.position = position;
+    this.waiters.release(position);
+  }
+}
+
+interface FakeContext {
+  readonly method: string;
+  readonly headers: Record<string, string>;
+  readonly answer: Record<string, string>;
+  readonly state: { auth?: { companyId: string } };
+}
+
+const request = (method: string, companyId: string, headers: Record<string, string> = {}): FakeContext => ({
+  method,
+  headers,
+  answer: {},
+  state: { auth: { companyId } },
+});
+
+const asKoa = (ctx: FakeContext): Context =>
+  ({
+    method: ctx.method,
+    state: ctx.state,
+    get: (name: string) => ctx.headers[name] ?? '',
+    set: (name: string, value: string) => {
+      ctx.answer[name] = value;
+    },
+  }) as unknown as Context;
+
+describe('read-your-writes on reads (AnsweredWrites, consistentReads, afterCreate)', () => {
+  let progress: SteppedProgress;
+  let answered: AnsweredWrites;
+  const TIMEOUT_MS = 200;
+  /** Runs the middleware; resolves with when the route ran (ms after the start) or null if it did not. */
+  const read = async (ctx: FakeContext): Promise<number> => {
+    const started = performance.now();
+    let ranAt = -1;
+    await consistentReads(progress, TIMEOUT_MS, answered)(asKoa(ctx), async () => {
+      ranAt = performance.now() - started;
+    });
+    return ranAt;
+  };
+
+  beforeEach(() => {
+    progress = new SteppedProgress();
+    progress.apply('10');
+    answered = new AnsweredWrites(() => progress.position);
+  });
+
+  it('given a create answered before its read models applied it, when its company reads, then the read waits until they do', async () => {
+    const created = request('POST', 'acme');
+    afterCreate(asKoa(created), answered, 'acme', '12');
+    expect(created.answer[LOG_POSITION_HEADER]).to.equal('12');
+
+    const reading = request('GET', 'acme');
+    let routeRan = false;
+    const done = consistentReads(progress, 5_000, answered)(asKoa(reading), async () => {
+      routeRan = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(routeRan, 'still waiting for position 12').to.equal(false);
+    progress.apply('11');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(routeRan, 'position 11 is not enough').to.equal(false);
+    progress.apply('12');
+    await done;
+    expect(routeRan).to.equal(true);
+    expect(reading.answer[READ_YOUR_WRITES_HEADER]).to.equal(undefined);
+    expect(answered.before('acme')).to.deep.equal({ kind: 'none' });
+    expect(answered.pending, 'applied: forgotten').to.equal(0);
+  });
+
+  it('given another company’s create not yet applied, when a company reads, then it does not wait', async () => {
+    afterCreate(asKoa(request('POST', 'acme')), answered, 'acme', '12');
+    const ranAt = await read(request('GET', 'globex'));
+    expect(ranAt).to.be.below(TIMEOUT_MS / 2);
+    expect(answered.pending).to.equal(1);
+  });
+
+  it('given the read models stopped, when the company reads twice, then the first waits the bound and both say so, and only the first waits', async () => {
+    afterCreate(asKoa(request('POST', 'acme')), answered, 'acme', '12');
+    const first = request('GET', 'acme');
+    expect(await read(first)).to.be.at.least(TIMEOUT_MS - 20);
+    expect(first.answer[READ_YOUR_WRITES_HEADER]).to.equal('timeout');
+    const second = request('GET', 'acme');
+    expect(await read(second)).to.be.below(TIMEOUT_MS / 2);
+    expect(second.answer[READ_YOUR_WRITES_HEADER]).to.equal('timeout');
+
+    // A newer create asks for a wait again.
+    afterCreate(asKoa(request('POST', 'acme')), answered, 'acme', '13');
+    const third = request('GET', 'acme');
+    const waiting = read(third);
+    progress.apply('13');
+    expect(await waiting).to.be.below(TIMEOUT_MS / 2);
+    expect(third.answer[READ_YOUR_WRITES_HEADER]).to.equal(undefined);
+  });
+
+  it('given X-Min-Log-Position beyond the company’s own writes, when it reads, then it waits for the header’s position', async () => {
+    afterCreate(asKoa(request('POST', 'acme')), answered, 'acme', '12');
+    const reading = request('GET', 'acme', { 'X-Min-Log-Position': '14' });
+    let routeRan = false;
+    const done = consistentReads(progress, 5_000, answered)(asKoa(reading), async () => {
+      routeRan = true;
+    });
+    progress.apply('12');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(routeRan, 'its own create is applied, the header’s position is not').to.equal(false);
+    progress.apply('14');
+    await done;
+    expect(routeRan).to.equal(true);
+    expect(reading.answer[READ_YOUR_WRITES_HEADER]).to.equal(undefined);
+  });
+
+  it('given a write, when a non-GET request comes, then it never waits', async () => {
+    afterCreate(asKoa(request('POST', 'acme')), answered, 'acme', '12');
+    expect(await read(request('POST', 'acme'))).to.be.below(TIMEOUT_MS / 2);
+  });
+
+  it('given a malformed X-Min-Log-Position, when read, then it refuses with 400', async () => {
+    let error: unknown;
+    try {
+      await read(request('GET', 'acme', { 'X-Min-Log-Position': 'latest' }));
+    } catch (caught) {
+      error = caught;
+    }
+    expect((error as { status?: number }).status).to.equal(400);
+  });
+
+  it('keeps no company whose writes are all applied, even one that never reads again', () => {
+    for (let i = 0; i < 2_000; i += 1) answered.answered(`company-${i}`, String(11 + i));
+    progress.apply(String(11 + 2_000));
+    for (let i = 0; i < 1_024; i += 1) answered.answered('last', String(20_000 + i));
+    expect(answered.pending, 'the sweep forgot every applied company').to.equal(1);
+  });
+});
