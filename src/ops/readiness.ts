@@ -50,6 +50,12 @@ export interface ReadinessDeps {
   /** True once a graceful shutdown began. */
   readonly stopping: () => boolean;
   /**
+   * True while the start is not complete (the read models catching up): a `start`
+   * check, present only then, is `waiting`, as the resource routes answer 503
+   * `STARTING`. Absent: the process has no such gate.
+   */
+  readonly starting?: () => boolean;
+  /**
    * Subscriptions of this process by check name (`projections`, `webhookFanOut`):
    * the event each stopped at, or null while it runs. A stopped one fails the
    * check with `stopped` and the event (no retry can read it).
@@ -117,6 +123,7 @@ export const checkReadiness = async (deps: ReadinessDeps): Promise<Readiness> =>
   }
   const failing = deps.loops?.() ?? {};
   if (Object.keys(failing).length > 0) checks.backgroundLoops = { status: 'failed', failing };
+  if (deps.starting?.()) checks.start = { status: 'waiting' };
   if (deps.stopping()) checks.shutdown = { status: 'stopping' };
   return { ready: Object.values(checks).every((check) => check.status === 'ok'), checks };
 };

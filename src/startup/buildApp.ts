@@ -90,6 +90,8 @@ export const buildApp = (parts: AppParts): Koa => {
           webhookFanOut: () => parts.webhooks?.fanOut.failure ?? null,
         },
         stopping: parts.stopping,
+        // Not ready while the resource routes answer 503 STARTING, whatever the lag says.
+        starting: parts.starting,
         logger: readinessLogger,
       }),
     metrics: {

@@ -254,6 +254,7 @@ export const system: ApiModule = {
           'Present only while a background loop (`read-model-checkpoint`, `webhook-dispatcher`, `webhook-retention`, ' +
             '`rate-limit-leases`) meets store errors (`failed`, with `failing`): it keeps retrying, and the process keeps running.',
         ),
+        start: readinessCheck('Present only while the start is not complete (`waiting`): the read models catch up, and resource routes answer 503 `STARTING`.'),
         shutdown: readinessCheck('Present only while the process is shutting down (`stopping`).'),
       },
     },
