@@ -241,6 +241,7 @@ const variables = {
   RUN_WEBHOOKS: { codec: booleanFromString, default: 'true' },
   API_WORKERS: { codec: intFromString('count', 1, 256), default: '1' },
   READ_MODELS: { codec: readModelsKind, default: 'sqlite' },
+  READ_MODEL_THREAD: { codec: booleanFromString, default: 'true' },
   BACKGROUND_PORT: { codec: intFromString('port', 0, 65535), default: undefined },
   READ_YOUR_WRITES_TIMEOUT_MS: { codec: intFromString('milliseconds', 0, 60_000), default: '5000' },
   READY_MAX_LAG_MS: { codec: intFromString('milliseconds', 0), default: '5000' },
@@ -324,6 +325,12 @@ export interface Config {
    * start, for one process; for tests and comparisons).
    */
   readonly readModels: 'sqlite' | 'memory';
+  /**
+   * SQLite read models kept by a process that also serves the API: the projector's
+   * batches applied on a worker thread of their own (`ThreadedReadModelStore`) rather
+   * than on the event loop.
+   */
+  readonly readModelThread: boolean;
   /**
    * With API_WORKERS above 1: the port on which the projections-and-webhooks process serves /health, /ready
    * and /metrics; undefined: that process listens on no port (the supervisor hears from it over IPC).
@@ -468,6 +475,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     roles: { api: c.RUN_API, projections: c.RUN_PROJECTIONS, webhooks: c.RUN_WEBHOOKS },
     apiWorkers: c.API_WORKERS,
     readModels: c.READ_MODELS,
+    readModelThread: c.READ_MODEL_THREAD,
     backgroundPort: c.BACKGROUND_PORT,
     readYourWritesTimeoutMs: c.READ_YOUR_WRITES_TIMEOUT_MS,
     readyMaxLagMs: c.READY_MAX_LAG_MS,

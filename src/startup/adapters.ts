@@ -8,6 +8,8 @@ import { SqliteEventStore } from '../adapters/sqlite/SqliteEventStore.js';
 import { SqliteIdempotencyStore } from '../adapters/sqlite/SqliteIdempotencyStore.js';
 import { SqliteRateLimitCounters } from '../adapters/sqlite/SqliteRateLimitCounters.js';
 import { SqliteReadModelStore } from '../adapters/sqlite/SqliteReadModelStore.js';
+import { ThreadedReadModelStore } from '../adapters/sqlite/ThreadedReadModelStore.js';
+import type { ReadModelStore } from '../application/ports/ReadModelStore.js';
 import { SqliteUsageCounters } from '../adapters/sqlite/SqliteUsageCounters.js';
 import { MemoryReadModelStore } from '../adapters/memory/MemoryReadModelStore.js';
 import { SupervisedRateLimitCounters, serveRateLimits } from '../adapters/ipc/SupervisedRateLimitCounters.js';
@@ -59,6 +61,21 @@ export const openStores = async (config: Config, options: { readonly supervisor?
   // Webhook secrets encrypted at rest (SECRETS_KEY) whichever engine keeps them.
   withEncryptedSecrets(await openEngineStores(config, options), config);
 
+/**
+ * The embedded read models. The API and the projections in one process: the batches on a
+ * thread of their own (READ_MODEL_THREAD, decision 87), each committed before the API's
+ * reads are told; without the thread, batches share a commit (every 20 ms at most), which
+ * its reads see at once, and other processes on DATA_DIR at the commit.
+ */
+const openEmbeddedReadModels = (config: Config): ReadModelStore => {
+  const file = embeddedReadModelsFile(config.dataDir);
+  const apiBesideProjections = config.roles.api && config.roles.projections;
+  if (apiBesideProjections && config.readModelThread) {
+    return new ThreadedReadModelStore(SqliteReadModelStore.open(file), { file, entry: new URL('./readModelThreadMain.js', import.meta.url) });
+  }
+  return SqliteReadModelStore.open(file, { shareCommitMs: apiBesideProjections ? SHARED_READ_MODEL_COMMIT_MS : 0 });
+};
+
 const openEngineStores = async (config: Config, options: { readonly supervisor?: IpcEndpoint }): Promise<Stores> => {
   if (config.postgresUrl) {
     // Every store in one PostgreSQL database (config.ts refuses EVENTSTORE_URL or MONGODB_URL beside it).
@@ -75,14 +92,7 @@ const openEngineStores = async (config: Config, options: { readonly supervisor?:
     // config.ts refuses EVENTSTORE_URL without MONGODB_URL: embedded, the secrets, the
     // outbox and the idempotency keys share the event log's SQLite connection.
     if (!(adapter instanceof SqliteEventStore)) throw new Error('EVENTSTORE_URL needs MONGODB_URL');
-    const readModels =
-      config.readModels === 'memory'
-        ? new MemoryReadModelStore()
-        : SqliteReadModelStore.open(embeddedReadModelsFile(config.dataDir), {
-            // The API and the projections in one process: its reads see each batch at once, so batches
-            // share a commit (every 20 ms at most); other processes on DATA_DIR see them then.
-            shareCommitMs: config.roles.api && config.roles.projections ? SHARED_READ_MODEL_COMMIT_MS : 0,
-          });
+    const readModels = config.readModels === 'memory' ? new MemoryReadModelStore() : openEmbeddedReadModels(config);
     let rateLimits: RateLimitCounters | undefined;
     let consoleSessions: SqliteConsoleSessionStore | undefined;
     let usage: SqliteUsageCounters;

@@ -55,6 +55,9 @@ const failingProjection: Projection<TaskDoc> = {
   },
 };
 
+/** Every projection the contract applies batches of (a store whose batches run elsewhere must know them). */
+export const CONTRACT_PROJECTIONS: readonly Projection<TaskDoc>[] = [taskProjection, notesProjection, ownedProjection, failingProjection];
+
 /** The ReadModelStore port's contract, run unchanged for every adapter. */
 export const readModelStoreContract = (name: string, open: () => Promise<ReadModelStoreFixture>): void => {
   describe(`ReadModelStore contract: ${name}`, function () {

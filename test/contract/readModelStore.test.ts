@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { MemoryReadModelStore } from '../../src/adapters/memory/MemoryReadModelStore.js';
 import { SqliteReadModelStore, type SqliteReadModelStoreOptions } from '../../src/adapters/sqlite/SqliteReadModelStore.js';
+import { ThreadedReadModelStore } from '../../src/adapters/sqlite/ThreadedReadModelStore.js';
 import { tempDir } from '../support/tempStore.js';
 import { readModelStoreContract } from './readModelStore.contract.js';
 import { readModelSearchContract } from './readModelSearch.contract.js';
@@ -33,6 +34,24 @@ readModelStoreContract('SQLite (embedded)', sqlite());
 readModelSearchContract('SQLite (embedded)', sqlite(), { specialCasing: true });
 // The API and the projections in one process: batches share a commit, read at once through the store.
 readModelStoreContract('SQLite (embedded, batches sharing a commit)', sqlite({ shareCommitMs: 20 }));
+// The API and the projections in one process, batches on a thread of their own (READ_MODEL_THREAD).
+const threaded = async () => {
+  const dir = tempDir('chronicle-read-models-');
+  const file = join(dir.path, 'read-models.sqlite');
+  const store = new ThreadedReadModelStore(SqliteReadModelStore.open(file), {
+    file,
+    entry: new URL('../support/readModelThreadTestMain.js', import.meta.url),
+  });
+  return {
+    store,
+    dispose: async () => {
+      await store.close();
+      dir.dispose();
+    },
+  };
+};
+readModelStoreContract('SQLite (embedded, batches on a thread)', threaded);
+readModelSearchContract('SQLite (embedded, batches on a thread)', threaded, { specialCasing: true });
 
 const mongoUrl = process.env.MONGODB_URL;
 if (mongoUrl) {

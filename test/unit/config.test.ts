@@ -49,6 +49,7 @@ describe('configuration from the environment', () => {
       roles: { api: true, projections: true, webhooks: true },
       apiWorkers: 1,
       readModels: 'sqlite',
+      readModelThread: true,
       backgroundPort: undefined,
       readYourWritesTimeoutMs: 5000,
       readyMaxLagMs: 5000,
@@ -316,6 +317,9 @@ describe('configuration from the environment', () => {
 
   it('keeps read models in memory only for one process that builds and serves them, embedded', () => {
     expect(loadConfig({ READ_MODELS: 'memory' }).readModels).to.equal('memory');
+    expect(loadConfig({}).readModelThread, 'the batches on a thread by default').to.equal(true);
+    expect(loadConfig({ READ_MODEL_THREAD: 'false' }).readModelThread).to.equal(false);
+    expect(problemsOf({ READ_MODEL_THREAD: 'sometimes' })).to.have.length(1);
     expect(problemsOf({ READ_MODELS: 'disk' })).to.have.length(1);
     expect(problemsOf({ READ_MODELS: 'memory', RUN_PROJECTIONS: 'false' })).to.deep.equal([
       'READ_MODELS=memory needs RUN_API and RUN_PROJECTIONS in the same process: no other process can read them',
