@@ -910,6 +910,8 @@ export interface components {
             subscriptions?: components["schemas"]["ReadinessCheck"];
             /** @description Present only while a background loop (`read-model-checkpoint`, `webhook-dispatcher`, `webhook-retention`, `rate-limit-leases`) meets store errors (`failed`, with `failing`): it keeps retrying, and the process keeps running. */
             backgroundLoops?: components["schemas"]["ReadinessCheck"];
+            /** @description Present only while the start is not complete (`waiting`): the read models catch up, and resource routes answer 503 `STARTING`. */
+            start?: components["schemas"]["ReadinessCheck"];
             /** @description Present only while the process is shutting down (`stopping`). */
             shutdown?: components["schemas"]["ReadinessCheck"];
         };
@@ -1985,7 +1987,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -2010,7 +2012,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -2046,7 +2048,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -2071,7 +2073,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -2096,7 +2098,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -2189,7 +2191,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position": string;
@@ -2218,7 +2220,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
@@ -2256,7 +2258,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -2281,7 +2283,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
@@ -2310,7 +2312,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -2335,7 +2337,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -2360,7 +2362,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -2385,7 +2387,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -2482,7 +2484,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -2507,7 +2509,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -2543,7 +2545,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -2568,7 +2570,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -2593,7 +2595,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -2618,7 +2620,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -2715,7 +2717,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description A strong ETag of the contact: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
                     ETag?: string;
@@ -2742,7 +2744,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description A strong ETag of the contact: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
                     ETag: string;
@@ -2767,7 +2769,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -2803,7 +2805,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -2828,7 +2830,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -2853,7 +2855,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -2878,7 +2880,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -2974,7 +2976,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write (absent when the body changed nothing); send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position"?: string;
@@ -3003,7 +3005,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3039,7 +3041,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3064,7 +3066,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3089,7 +3091,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3114,7 +3116,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3139,7 +3141,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3164,7 +3166,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3189,7 +3191,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3214,7 +3216,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -3312,7 +3314,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3337,7 +3339,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3373,7 +3375,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3398,7 +3400,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3423,7 +3425,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -3516,7 +3518,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position": string;
@@ -3545,7 +3547,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
@@ -3583,7 +3585,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3608,7 +3610,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
@@ -3637,7 +3639,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3662,7 +3664,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3687,7 +3689,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3712,7 +3714,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -3809,7 +3811,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description A strong ETag of the deal: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
                     ETag?: string;
@@ -3836,7 +3838,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description A strong ETag of the deal: `"<revision>-<position>"`, its stream's revision and the log position of the last change it shows. Send it as `If-Match` on the write, or `If-None-Match` on the next read. Absent on `asOf` reads. */
                     ETag: string;
@@ -3861,7 +3863,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3897,7 +3899,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3922,7 +3924,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3947,7 +3949,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -3972,7 +3974,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -4069,7 +4071,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4094,7 +4096,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4130,7 +4132,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4155,7 +4157,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4180,7 +4182,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4205,7 +4207,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -4301,7 +4303,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write (absent when the body changed nothing); send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position"?: string;
@@ -4330,7 +4332,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4366,7 +4368,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4391,7 +4393,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4416,7 +4418,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4441,7 +4443,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4466,7 +4468,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4491,7 +4493,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4516,7 +4518,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -4610,7 +4612,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4635,7 +4637,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4671,7 +4673,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4696,7 +4698,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4721,7 +4723,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -4813,7 +4815,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4838,7 +4840,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4874,7 +4876,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4899,7 +4901,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -4924,7 +4926,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -5013,7 +5015,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -5038,7 +5040,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -5074,7 +5076,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -5163,7 +5165,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -5188,7 +5190,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -5224,7 +5226,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -5249,7 +5251,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -5342,7 +5344,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position": string;
@@ -5371,7 +5373,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
@@ -5409,7 +5411,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -5434,7 +5436,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
@@ -5463,7 +5465,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -5488,7 +5490,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -5513,7 +5515,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -5538,7 +5540,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -5628,7 +5630,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position": string;
@@ -5655,7 +5657,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -5691,7 +5693,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -5716,7 +5718,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -5741,7 +5743,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -5766,7 +5768,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -5791,7 +5793,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -5816,7 +5818,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -5911,7 +5913,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -5941,7 +5943,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -5977,7 +5979,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6002,7 +6004,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6027,7 +6029,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6052,7 +6054,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -6145,7 +6147,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6170,7 +6172,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6206,7 +6208,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6231,7 +6233,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6256,7 +6258,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6281,7 +6283,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6306,7 +6308,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6331,7 +6333,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6356,7 +6358,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -6453,7 +6455,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6478,7 +6480,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6514,7 +6516,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6539,7 +6541,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6564,7 +6566,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6589,7 +6591,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -6682,7 +6684,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write (absent when the body changed nothing); send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position"?: string;
@@ -6709,7 +6711,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6745,7 +6747,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6770,7 +6772,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6795,7 +6797,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6820,7 +6822,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6845,7 +6847,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -6934,7 +6936,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
                     "X-Log-Position": string;
@@ -6961,7 +6963,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -6997,7 +6999,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -7022,7 +7024,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -7047,7 +7049,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -7072,7 +7074,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -7097,7 +7099,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -7189,7 +7191,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -7231,7 +7233,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -7267,7 +7269,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -7292,7 +7294,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -7317,7 +7319,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -7413,7 +7415,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -7462,7 +7464,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -7498,7 +7500,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -7523,7 +7525,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -7548,7 +7550,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -7573,7 +7575,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
@@ -7672,7 +7674,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -7697,7 +7699,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -7733,7 +7735,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -7758,7 +7760,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     [name: string]: unknown;
                 };
@@ -7783,7 +7785,7 @@ export interface operations {
                     "X-RateLimit-Daily-Remaining": number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
                     "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, or `X-Min-Log-Position`) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
                     "X-Read-Your-Writes"?: "timeout";
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
