@@ -49,7 +49,22 @@ describe('read-your-writes on reads (AnsweredWrites, consistentReads, afterCreat
   let progress: SteppedProgress;
   let answered: AnsweredWrites;
   const TIMEOUT_MS = 200;
-  /** Runs the middleware; resolves with when the route ran (ms after the start) or null if it did not. */
+  /** Starts a read through the middleware (a long bound): whether its route ran yet, and its end. */
+  const startRead = (ctx: FakeContext): { readonly ran: () => boolean; readonly done: Promise<void> } => {
+    let routeRan = false;
+    const done = consistentReads(progress, 5_000, answered)(asKoa(ctx), async () => {
+      routeRan = true;
+    });
+    return { ran: () => routeRan, done };
+  };
+  const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  /** The read ends, its route ran, and its answer says nothing of a timeout. */
+  const endsFresh = async (pending: ReturnType<typeof startRead>, reading: FakeContext): Promise<void> => {
+    await pending.done;
+    expect(pending.ran()).to.equal(true);
+    expect(reading.answer[READ_YOUR_WRITES_HEADER]).to.equal(undefined);
+  };
+  /** Runs the middleware; resolves with when the route ran (ms after the start), -1 if it did not. */
   const read = async (ctx: FakeContext): Promise<number> => {
     const started = performance.now();
     let ranAt = -1;
@@ -71,19 +86,14 @@ describe('read-your-writes on reads (AnsweredWrites, consistentReads, afterCreat
     expect(created.answer[LOG_POSITION_HEADER]).to.equal('12');
 
     const reading = request('GET', 'acme');
-    let routeRan = false;
-    const done = consistentReads(progress, 5_000, answered)(asKoa(reading), async () => {
-      routeRan = true;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(routeRan, 'still waiting for position 12').to.equal(false);
+    const pending = startRead(reading);
+    await tick(30);
+    expect(pending.ran(), 'still waiting for position 12').to.equal(false);
     progress.apply('11');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(routeRan, 'position 11 is not enough').to.equal(false);
+    await tick(10);
+    expect(pending.ran(), 'position 11 is not enough').to.equal(false);
     progress.apply('12');
-    await done;
-    expect(routeRan).to.equal(true);
-    expect(reading.answer[READ_YOUR_WRITES_HEADER]).to.equal(undefined);
+    await endsFresh(pending, reading);
     expect(answered.before('acme')).to.deep.equal({ kind: 'none' });
     expect(answered.pending, 'applied: forgotten').to.equal(0);
   });
@@ -116,17 +126,12 @@ describe('read-your-writes on reads (AnsweredWrites, consistentReads, afterCreat
   it('given X-Min-Log-Position beyond the company’s own writes, when it reads, then it waits for the header’s position', async () => {
     afterCreate(asKoa(request('POST', 'acme')), answered, 'acme', '12');
     const reading = request('GET', 'acme', { 'X-Min-Log-Position': '14' });
-    let routeRan = false;
-    const done = consistentReads(progress, 5_000, answered)(asKoa(reading), async () => {
-      routeRan = true;
-    });
+    const pending = startRead(reading);
     progress.apply('12');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(routeRan, 'its own create is applied, the header’s position is not').to.equal(false);
+    await tick(10);
+    expect(pending.ran(), 'its own create is applied, the header’s position is not').to.equal(false);
     progress.apply('14');
-    await done;
-    expect(routeRan).to.equal(true);
-    expect(reading.answer[READ_YOUR_WRITES_HEADER]).to.equal(undefined);
+    await endsFresh(pending, reading);
   });
 
   it('given a write, when a non-GET request comes, then it never waits', async () => {
