@@ -12,12 +12,13 @@ import { listeningPorts } from '../support/listeningPorts.js';
 import { freePort } from '../support/freePort.js';
 
 /** A port nothing listens on right now. */
-/** A company with two full-permission keys, written into the log before any process starts. */
-const seedKeys = async (dataDir: string): Promise<[string, string]> => {
+/** A company with two full-permission keys, and another company with one, written into the log before any process starts. */
+const seedKeys = async (dataDir: string): Promise<[string, string, string]> => {
   const store = SqliteEventStore.open(embeddedDatabaseFile(dataDir));
   try {
     const { keys } = await seedCompanyWithKeys(store, 2);
-    return [keys[0]!, keys[1]!];
+    const other = await seedCompanyWithKeys(store, 1);
+    return [keys[0]!, keys[1]!, other.keys[0]!];
   } finally {
     await store.close();
   }
@@ -65,13 +66,15 @@ describe('topology on one machine: projector, dispatcher and two API processes o
   const apiEnv = { ...common, RUN_PROJECTIONS: 'false', RUN_WEBHOOKS: 'false', RATE_LIMIT_HOURLY: String(HOURLY_LIMIT) };
   let key: string;
   let limitedKey: string;
+  /** Another company's key. */
+  let otherKey: string;
   let projector: ServerProcess;
   let dispatcher: ServerProcess;
   let a: ServerProcess;
   let b: ServerProcess;
 
   before(async () => {
-    [key, limitedKey] = await seedKeys(dir.path);
+    [key, limitedKey, otherKey] = await seedKeys(dir.path);
     projector = await startServer(projectorEnv);
     dispatcher = await startServer({ ...common, RUN_API: 'false', RUN_PROJECTIONS: 'false' });
     a = await startServer(apiEnv);
@@ -136,6 +139,12 @@ describe('topology on one machine: projector, dispatcher and two API processes o
     expect(created.status).to.equal(201);
     expect(Date.now() - started, 'a create answers once durable, without waiting for the read models').to.be.below(READ_YOUR_WRITES_TIMEOUT_MS - 50);
     const { data } = (await created.json()) as { data: { id: string } };
+    // Another company's reads on the same instance never wait for this company's creates.
+    const otherAt = Date.now();
+    const otherCompany = await call(a.baseUrl, otherKey, 'GET', '/contacts');
+    expect(otherCompany.status).to.equal(200);
+    expect(Date.now() - otherAt).to.be.below(READ_YOUR_WRITES_TIMEOUT_MS - 50);
+    expect(otherCompany.headers.get('x-read-your-writes')).to.equal(null);
     // The next read of the company on the instance that answered the create waits for it, at most the bound, and says it ran out.
     const readAt = Date.now();
     const first = await call(a.baseUrl, key, 'GET', `/contacts/${data.id}`);
