@@ -66,7 +66,7 @@ export class AnsweredWrites {
     if (known !== undefined && known.position === position) known.gaveUp = true;
   }
 
-  /** Companies with a write not yet applied (for tests and metrics). */
+  /** Companies with a write not yet applied (what the tests read of the map). */
   get pending(): number {
     return this.companies.size;
   }
