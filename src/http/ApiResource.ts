@@ -51,4 +51,11 @@ export interface ApiContext {
 export interface ApiResource<Context = ApiContext> {
   readonly openapi: ApiModule;
   routes(api: Context): readonly Router[];
+  /**
+   * GET routes (templates) that do not wait up front for the company's creates
+   * this instance answered (decision 88): each reads one document that no create
+   * changes once it exists, found first and waited for only on a miss
+   * (`findAfterCreates`), or reads the log itself.
+   */
+  readonly findsFirst?: readonly string[];
 }

@@ -28,6 +28,8 @@ interface GuardedRoutes {
   readonly readYourWritesTimeoutMs?: number;
   /** The creates this instance answered before their read models applied them: a read of their company waits for them. */
   readonly answeredWrites?: AnsweredWrites;
+  /** The GET routes (templates) that look first and wait for the company's creates only on a miss (`findAfterCreates`). */
+  readonly findsFirst?: ReadonlySet<string>;
 }
 
 /** The customer API: every route needs an API key. */
@@ -84,7 +86,7 @@ const guard = (group: GuardedRoutes, authentication: Middleware): Middleware[] =
   authentication,
   ...(group.rateLimit ? [group.rateLimit] : []),
   jsonBody(),
-  ...(group.progress ? [consistentReads(group.progress, group.readYourWritesTimeoutMs ?? 5000, group.answeredWrites)] : []),
+  ...(group.progress ? [consistentReads(group.progress, group.readYourWritesTimeoutMs ?? 5000, group.answeredWrites, group.findsFirst)] : []),
 ];
 
 /**

@@ -182,6 +182,7 @@ const apiRoutes = (parts: AppParts, api: ApiContext, progress: NonNullable<ReadS
       ...(parts.usage ? { counted: parts.usage.request.bind(parts.usage) } : {}),
     }),
     ...readYourWrites,
+    findsFirst: new Set(API_RESOURCES.flatMap((resource) => resource.findsFirst ?? [])),
     routers: API_RESOURCES.flatMap((resource) => resource.routes(api)),
   };
 };

@@ -133,6 +133,9 @@ describe('topology on one machine: projector, dispatcher and two API processes o
   });
 
   it('with the projector stopped, a create answers at once, the next read of its company waits READ_YOUR_WRITES_TIMEOUT_MS once and says so, /ready fails within the lag bound; all recover when it restarts', async () => {
+    const before = await call(a.baseUrl, key, 'POST', '/contacts', { name: 'Margaret', phoneNumber: '+1 555 0199' });
+    const { data: margaret } = (await before.json()) as { data: { id: string } };
+    expect((await call(a.baseUrl, key, 'GET', `/contacts/${margaret.id}`)).status, 'projected before the stop').to.equal(200);
     expect(await projector.stop()).to.equal(0);
     const started = Date.now();
     const created = await call(a.baseUrl, key, 'POST', '/contacts', { name: 'Grace', phoneNumber: '+1 555 0100' });
@@ -145,6 +148,15 @@ describe('topology on one machine: projector, dispatcher and two API processes o
     expect(otherCompany.status).to.equal(200);
     expect(Date.now() - otherAt).to.be.below(READ_YOUR_WRITES_TIMEOUT_MS - 50);
     expect(otherCompany.headers.get('x-read-your-writes')).to.equal(null);
+    // A contact that exists, and the new one's history (read from the log), are answered at once: no create changes them (decision 88).
+    const existingAt = Date.now();
+    const existing = await call(a.baseUrl, key, 'GET', `/contacts/${margaret.id}`);
+    expect(existing.status).to.equal(200);
+    expect(existing.headers.get('x-read-your-writes')).to.equal(null);
+    const history = await call(a.baseUrl, key, 'GET', `/contacts/${data.id}/history`);
+    expect(history.status, 'the log holds the create').to.equal(200);
+    expect(history.headers.get('x-read-your-writes')).to.equal(null);
+    expect(Date.now() - existingAt).to.be.below(READ_YOUR_WRITES_TIMEOUT_MS - 50);
     // The next read of the company on the instance that answered the create waits for it, at most the bound, and says it ran out.
     const readAt = Date.now();
     const first = await call(a.baseUrl, key, 'GET', `/contacts/${data.id}`);

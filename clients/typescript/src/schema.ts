@@ -168,7 +168,7 @@ export interface paths {
         };
         /**
          * Get a contact
-         * @description The contact now, from the read model; with `asOf`, as it was at that instant, folded from its events (same shape).
+         * @description The contact now, from the read model; with `asOf`, as it was at that instant, folded from its events (same shape). A contact found is answered at once; one not found waits (bounded) for the creates this instance answered for the company, then is looked up again, so a contact just created is found.
          *
          *     Requires the `contacts:read` permission.
          */

@@ -19,6 +19,11 @@ export const waitForReadModels = async (
   if (!(await progress.waitFor(position, timeoutMs))) ctx.set(READ_YOUR_WRITES_HEADER, 'timeout');
 };
 
+/** What a read that finds first keeps of the company's creates: its wait, done only on a miss (`findAfterCreates`). */
+interface DeferredCreates {
+  readonly ownCreates?: () => Promise<void>;
+}
+
 /**
  * Read-your-writes on reads. A read that sends `X-Min-Log-Position` (a write's
  * `X-Log-Position`, answered by any instance) waits (bounded) until this
@@ -27,9 +32,14 @@ export const waitForReadModels = async (
  * applied them (`answered`; see `AnsweredWrites`), so that a client reads its own
  * creates here without sending anything. When the wait runs out, the answer says
  * so (`X-Read-Your-Writes: timeout`) rather than pass a stale read for a fresh one.
+ *
+ * A route in `findsFirst` (its template) does not wait for the company's creates
+ * up front: it reads one document that no create changes once it exists, so it
+ * looks first and waits only when the document is not there (`findAfterCreates`),
+ * or it reads the log itself, which holds every answered create (decision 88).
  */
 export const consistentReads =
-  (progress: ReadModelProgress, timeoutMs: number, answered?: AnsweredWrites): Middleware =>
+  (progress: ReadModelProgress, timeoutMs: number, answered?: AnsweredWrites, findsFirst?: ReadonlySet<string>): Middleware =>
   async (ctx, next) => {
     if (ctx.method !== 'GET') return next();
     const wanted = ctx.get(MIN_LOG_POSITION_HEADER);
@@ -38,6 +48,18 @@ export const consistentReads =
     }
     const companyId = answered ? (ctx.state as { auth?: { companyId?: string } }).auth?.companyId : undefined;
     const own = answered && companyId !== undefined ? answered.before(companyId) : undefined;
+    if (own !== undefined && own.kind !== 'none' && wanted === '' && findsFirst?.has((ctx.state as { route?: string }).route ?? '')) {
+      // Waited for only if the document is not found.
+      (ctx.state as { ownCreates?: DeferredCreates['ownCreates'] }).ownCreates =
+        own.kind === 'gave-up'
+          ? async () => ctx.set(READ_YOUR_WRITES_HEADER, 'timeout')
+          : async () => {
+              if (await progress.waitFor(own.position, timeoutMs)) return;
+              ctx.set(READ_YOUR_WRITES_HEADER, 'timeout');
+              answered?.gaveUp(companyId!, own.position);
+            };
+      return next();
+    }
     let position: Position | null = wanted === '' ? null : wanted;
     if (own?.kind === 'gave-up' && (position === null || comparePositions(position, own.position) <= 0)) {
       // A wait for this company's writes already ran out: answer now, as that one did.
@@ -51,6 +73,20 @@ export const consistentReads =
     }
     await next();
   };
+
+/**
+ * One document by id, on a route in `consistentReads`' `findsFirst`: a document
+ * found is answered at once (no create of the company changes a document that
+ * exists); one not found may be a create this instance answered a moment ago, so
+ * the read waits for the company's creates (bounded) and looks once more.
+ */
+export const findAfterCreates = async <T>(state: unknown, find: () => Promise<T | null>): Promise<T | null> => {
+  const found = await find();
+  const wait = (state as DeferredCreates).ownCreates;
+  if (found !== null || wait === undefined) return found;
+  await wait();
+  return find();
+};
 
 /**
  * After a create that answers as soon as it is durable: tells the client where its

@@ -150,7 +150,8 @@ export const contacts: ApiModule = {
         summary: 'Get a contact',
         description:
           'The contact now, from the read model; with `asOf`, as it was at that instant, folded from its events ' +
-          '(same shape).',
+          '(same shape). A contact found is answered at once; one not found waits (bounded) for the creates this ' +
+          'instance answered for the company, then is looked up again, so a contact just created is found.',
         parameters: [contactId, asOfParameter('contact'), minLogPosition],
         responses: {
           '200': jsonResponse('The contact (as it was at `asOf`, when given).', 'ContactResponse', 'authenticated'),

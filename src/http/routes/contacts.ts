@@ -10,7 +10,7 @@ import { updateContact } from '../../application/contacts/updateContact.js';
 import { validateCreateContact, validateUpdateContact } from '../../domain/contacts/contactInput.js';
 import { contactOf, type ContactDoc } from '../../../projections/contacts/contactsProjection.js';
 import { contactListQuery } from '../../../projections/contacts/contactQueries.js';
-import { afterCreate, afterWrite } from '../middleware/consistentReads.js';
+import { afterCreate, afterWrite, findAfterCreates } from '../middleware/consistentReads.js';
 import { authOf, requirePermission } from '../middleware/requirePermission.js';
 import { decodeListParams, pageMeta, validationFailed } from '../query/listQuery.js';
 import { toHttpError } from '../errorTable.js';
@@ -70,7 +70,7 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
       ctx.body = { success: true, data: past };
       return;
     }
-    const found = await deps.contacts.getView(companyId, ctx.params.id!);
+    const found = await findAfterCreates(ctx.state, () => deps.contacts.getView(companyId, ctx.params.id!));
     if (!found) throw toHttpError({ kind: 'ContactNotFound' });
     answerWithEntityTag(ctx, found);
   });
@@ -119,6 +119,9 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
 /** `/contacts`: the people a company talks to. */
 export const contactsResource: ApiResource = {
   openapi: contactsOpenApi,
+  // A contact changes only by its ContactCreated and its updates (which wait before they answer);
+  // its history is read from the log.
+  findsFirst: ['/contacts/:id', '/contacts/:id/history'],
   routes: (api) => [
     contactRoutes({
       contacts: api.readModels.collection(contactsProjection),

@@ -122,6 +122,9 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
 /** `/deals`: the company's sales pipeline. */
 export const dealsResource: ApiResource = {
   openapi: dealsOpenApi,
+  // Its history is read from the log. GET /deals/:id waits as every read does: a create may
+  // record a newer contact summary on its deal after DealCreated (DealContactRefreshed).
+  findsFirst: ['/deals/:id/history'],
   routes: (api) => [
     dealRoutes({ deals: api.readModels.collection(dealsProjection), commands: api.commands, ...api.readYourWrites, idempotency: api.idempotency('POST /deals') }),
   ],

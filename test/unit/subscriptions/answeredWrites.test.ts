@@ -2,7 +2,13 @@ import { expect } from 'chai';
 import type { Context } from 'koa';
 import { AnsweredWrites } from '../../../src/application/subscriptions/AnsweredWrites.js';
 import { PositionWaiters, type ReadModelProgress } from '../../../src/application/subscriptions/ReadModelProgress.js';
-import { afterCreate, consistentReads, LOG_POSITION_HEADER, READ_YOUR_WRITES_HEADER } from '../../../src/http/middleware/consistentReads.js';
+import {
+  afterCreate,
+  consistentReads,
+  findAfterCreates,
+  LOG_POSITION_HEADER,
+  READ_YOUR_WRITES_HEADER,
+} from '../../../src/http/middleware/consistentReads.js';
 import { comparePositions, type Position } from '../../../src/shared/Position.js';
 
 /** Read models that apply the log only when told to. */
@@ -25,7 +31,7 @@ interface FakeContext {
   readonly method: string;
   readonly headers: Record<string, string>;
   readonly answer: Record<string, string>;
-  readonly state: { auth?: { companyId: string } };
+  readonly state: { auth?: { companyId: string }; route?: string };
 }
 
 const request = (method: string, companyId: string, headers: Record<string, string> = {}): FakeContext => ({
@@ -147,6 +153,87 @@ describe('read-your-writes on reads (AnsweredWrites, consistentReads, afterCreat
       error = caught;
     }
     expect((error as { status?: number }).status).to.equal(400);
+  });
+
+  describe('a route that finds first (decision 88)', () => {
+    const ROUTE = '/contacts/:id';
+    /** A read of one document on a route in `findsFirst`: its answer's status, when it answered (ms), and how often it looked. */
+    const readOne = async (
+      ctx: FakeContext,
+      stored: () => string | null,
+    ): Promise<{ readonly found: string | null; readonly atMs: number; readonly looks: number }> => {
+      const started = performance.now();
+      let looks = 0;
+      let found: string | null = null;
+      ctx.state.route = ROUTE;
+      await consistentReads(progress, TIMEOUT_MS, answered, new Set([ROUTE]))(asKoa(ctx), async () => {
+        found = await findAfterCreates(ctx.state, async () => {
+          looks += 1;
+          return stored();
+        });
+      });
+      return { found, atMs: performance.now() - started, looks };
+    };
+
+    it('given a create not yet applied, when its company reads a document that exists, then it answers at once, saying nothing', async () => {
+      afterCreate(asKoa(request('POST', 'acme')), answered, 'acme', '12');
+      const reading = request('GET', 'acme');
+      const { found, atMs, looks } = await readOne(reading, () => 'ada');
+      expect(found).to.equal('ada');
+      expect(atMs).to.be.below(TIMEOUT_MS / 2);
+      expect(looks).to.equal(1);
+      expect(reading.answer[READ_YOUR_WRITES_HEADER]).to.equal(undefined);
+      expect(answered.pending, 'the create is still waited for by the next miss').to.equal(1);
+    });
+
+    it('given a create not yet applied, when its company reads the new document, then it waits for the create and looks again', async () => {
+      afterCreate(asKoa(request('POST', 'acme')), answered, 'acme', '12');
+      let stored: string | null = null;
+      const reading = request('GET', 'acme');
+      const pending = readOne(reading, () => stored);
+      await tick(30);
+      stored = 'grace';
+      progress.apply('12');
+      const { found, atMs, looks } = await pending;
+      expect(found).to.equal('grace');
+      expect(atMs).to.be.at.least(25);
+      expect(looks).to.equal(2);
+      expect(reading.answer[READ_YOUR_WRITES_HEADER]).to.equal(undefined);
+    });
+
+    it('given the read models stopped, when the company misses twice and then finds, then the first miss waits the bound, both misses say so, the find does not', async () => {
+      afterCreate(asKoa(request('POST', 'acme')), answered, 'acme', '12');
+      const first = request('GET', 'acme');
+      const missed = await readOne(first, () => null);
+      expect(missed.found).to.equal(null);
+      expect(missed.atMs).to.be.at.least(TIMEOUT_MS - 20);
+      expect(first.answer[READ_YOUR_WRITES_HEADER]).to.equal('timeout');
+      const second = request('GET', 'acme');
+      const again = await readOne(second, () => null);
+      expect(again.atMs).to.be.below(TIMEOUT_MS / 2);
+      expect(second.answer[READ_YOUR_WRITES_HEADER]).to.equal('timeout');
+      const third = request('GET', 'acme');
+      expect((await readOne(third, () => 'ada')).found).to.equal('ada');
+      expect(third.answer[READ_YOUR_WRITES_HEADER]).to.equal(undefined);
+    });
+
+    it('given X-Min-Log-Position, when the company reads a document that exists, then it still waits for the header’s position', async () => {
+      afterCreate(asKoa(request('POST', 'acme')), answered, 'acme', '12');
+      const pending = readOne(request('GET', 'acme', { 'X-Min-Log-Position': '11' }), () => 'ada');
+      await tick(30);
+      progress.apply('12');
+      expect((await pending).atMs).to.be.at.least(25);
+    });
+
+    it('given a create not yet applied, when its company reads a route not in the set, then it waits as before', async () => {
+      afterCreate(asKoa(request('POST', 'acme')), answered, 'acme', '12');
+      const reading = request('GET', 'acme');
+      reading.state.route = '/contacts';
+      const started = performance.now();
+      await consistentReads(progress, TIMEOUT_MS, answered, new Set([ROUTE]))(asKoa(reading), async () => undefined);
+      expect(performance.now() - started).to.be.at.least(TIMEOUT_MS - 20);
+      expect(reading.answer[READ_YOUR_WRITES_HEADER]).to.equal('timeout');
+    });
   });
 
   it('keeps no company whose writes are all applied, even one that never reads again', () => {
