@@ -6,7 +6,8 @@
 // a temporary folder, request logs at `info` into a file, rate limits raised so that none
 // answers 429), and the same on PostgreSQL (`POSTGRES_URL`: a database of its own in that
 // cluster); on request (`chronicle-memory`), Chronicle with its read models in memory.
-// GET /contacts/:id (100 ids in turn) and POST /contacts at 10 connections, POST again at 50;
+// GET /contacts/:id (100 ids in turn) and POST /contacts at 10 connections, POST again at 50,
+// then both at once (10 connections reading and 10 creating, one company: a mixed load);
 // ROUNDS interleaved rounds, the median of each; the CPU each server's process tree
 // used while it was loaded, and per request answered.
 // Not a test: it prints figures. Every phase is bounded in time or count.
@@ -28,9 +29,14 @@ const BUSIER_CONNECTIONS = 50;
 const SEEDED = 1_000;
 const CRUD_SERVER = fileURLToPath(new URL('./crudServer.js', import.meta.url));
 const CLUSTER_SCRIPT = fileURLToPath(new URL('../../scripts/postgres-test-cluster.sh', import.meta.url));
-const CASES = ['get', 'post', 'busierPost'] as const;
+const CASES = ['get', 'post', 'busierPost', 'mixed'] as const;
 type Case = (typeof CASES)[number];
-const CASE_NAMES: Record<Case, string> = { get: 'GET /contacts/:id', post: 'POST /contacts', busierPost: `POST at ${BUSIER_CONNECTIONS} connections` };
+const CASE_NAMES: Record<Case, string> = {
+  get: 'GET /contacts/:id',
+  post: 'POST /contacts',
+  busierPost: `POST at ${BUSIER_CONNECTIONS} connections`,
+  mixed: 'GET and POST at once',
+};
 
 interface Loaded {
   readonly name: string;
@@ -173,18 +179,35 @@ interface Measured {
   readonly cpuPerRequest: number;
   /** The machine's busy share, in % of all its cores. */
   readonly machine: number;
+  /** The mixed load's two halves (`figures` is their sum, with the reads' latencies). */
+  readonly mixed?: { readonly reads: Figures; readonly creates: Figures };
 }
+
+/** GET /contacts/:id at 10 connections and POST /contacts at 10 more, at once: the sum, with the reads' latencies. */
+const mixedLoad = async (reads: autocannon.Options, creates: autocannon.Options): Promise<{ reads: Figures; creates: Figures; figures: Figures }> => {
+  const [read, created] = await Promise.all([load(reads), load(creates)]);
+  return {
+    reads: read,
+    creates: created,
+    figures: { rps: read.rps + created.rps, requests: read.requests + created.requests, p50: read.p50, p99: read.p99, errors: read.errors + created.errors },
+  };
+};
 
 const measure = async (target: Loaded, pids: () => number[], which: Case): Promise<Measured> => {
   const auth = { Authorization: `Bearer ${target.key}` };
   let i = 0;
-  const options: autocannon.Options =
-    which === 'get'
-      ? { url: target.server.url, headers: auth, requests: [{ setupRequest: (r) => ({ ...r, path: `/contacts/${target.ids[i++ % target.ids.length]}` }) }] }
-      : { ...contactPosting(target.server.url, auth), ...(which === 'busierPost' ? { connections: BUSIER_CONNECTIONS } : {}) };
+  const reading: autocannon.Options = {
+    url: target.server.url,
+    headers: auth,
+    requests: [{ setupRequest: (r) => ({ ...r, path: `/contacts/${target.ids[i++ % target.ids.length]}` }) }],
+  };
+  const creating = contactPosting(target.server.url, auth);
   const before = new Map(pids().map((pid) => [pid, cpuTicks([pid])]));
   const [machineBefore, at] = [machineTicks(), performance.now()];
-  const figures = await load(options);
+  const mixed = which === 'mixed' ? await mixedLoad(reading, creating) : undefined;
+  const figures =
+    mixed?.figures ??
+    (await load(which === 'get' ? reading : { ...creating, ...(which === 'busierPost' ? { connections: BUSIER_CONNECTIONS } : {}) }));
   const seconds = (performance.now() - at) / 1000;
   const machineAfter = machineTicks();
   // The processes of the tree at the end (a PostgreSQL backend may have started during the load), each
@@ -196,6 +219,7 @@ const measure = async (target: Loaded, pids: () => number[], which: Case): Promi
     cpu: used / seconds,
     cpuPerRequest: figures.requests > 0 ? (used * 10_000) / figures.requests : 0,
     machine: (100 * (machineAfter.busy - machineBefore.busy)) / (machineAfter.total - machineBefore.total),
+    ...(mixed ? { mixed: { reads: mixed.reads, creates: mixed.creates } } : {}),
   };
 };
 
@@ -249,17 +273,21 @@ const main = async (): Promise<void> => {
       add(loaded, cluster.pids);
     }
 
-    console.log(`CRUD benchmark: ${ROUNDS} interleaved rounds of ${SECONDS} s per case; 10 connections, POST also at ${BUSIER_CONNECTIONS}`);
-    const results = new Map<string, Record<Case, Measured[]>>(targets.map((t) => [t.loaded.name, { get: [], post: [], busierPost: [] }]));
+    console.log(
+      `CRUD benchmark: ${ROUNDS} interleaved rounds of ${SECONDS} s per case; 10 connections, POST also at ${BUSIER_CONNECTIONS}, ` +
+        'then GET and POST at 10 each at once',
+    );
+    const results = new Map<string, Record<Case, Measured[]>>(targets.map((t) => [t.loaded.name, { get: [], post: [], busierPost: [], mixed: [] }]));
     for (let round = 1; round <= ROUNDS; round++) {
       for (const which of CASES) {
         for (const { loaded, pids } of targets) {
           const m = await measure(loaded, pids, which);
           results.get(loaded.name)![which].push(m);
           const errors = m.figures.errors ? `  (${m.figures.errors} non-2xx/errors!)` : '';
+          const halves = m.mixed ? `  (${m.mixed.reads.rps} reads, ${m.mixed.creates.rps} creates, POST p99 ${m.mixed.creates.p99} ms)` : '';
           console.log(
             `round ${round} ${CASE_NAMES[which].padEnd(24)} ${loaded.name.padEnd(30)} ${String(m.figures.rps).padStart(6)} req/s  ` +
-              `p50 ${m.figures.p50} ms  p99 ${m.figures.p99} ms  server CPU ${m.cpu.toFixed(0)}% (${m.cpuPerRequest.toFixed(0)} µs a request)  machine ${m.machine.toFixed(0)}%${errors}`,
+              `p50 ${m.figures.p50} ms  p99 ${m.figures.p99} ms  server CPU ${m.cpu.toFixed(0)}% (${m.cpuPerRequest.toFixed(0)} µs a request)  machine ${m.machine.toFixed(0)}%${halves}${errors}`,
           );
         }
       }
@@ -275,7 +303,13 @@ const main = async (): Promise<void> => {
         const share = rps / median(baseline[which].map((m) => m.figures.rps));
         const cpu = median(byCase[which].map((m) => m.cpu));
         const perRequest = median(byCase[which].map((m) => m.cpuPerRequest));
-        return `${share.toFixed(2)} (${rps.toLocaleString('en')} req/s, p99 ${median(byCase[which].map((m) => m.figures.p99))} ms, CPU ${cpu.toFixed(0)}%, ${perRequest.toFixed(0)} µs a request)`;
+        const p99 = median(byCase[which].map((m) => m.figures.p99));
+        const of = (half: 'reads' | 'creates', figure: 'rps' | 'p99') => median(byCase[which].map((m) => m.mixed![half][figure]));
+        const halves =
+          which === 'mixed'
+            ? `: ${of('reads', 'rps').toLocaleString('en')} reads and ${of('creates', 'rps').toLocaleString('en')} creates, GET p99 ${p99} ms, POST p99 ${of('creates', 'p99')} ms`
+            : `, p99 ${p99} ms`;
+        return `${share.toFixed(2)} (${rps.toLocaleString('en')} req/s${halves}, CPU ${cpu.toFixed(0)}%, ${perRequest.toFixed(0)} µs a request)`;
       });
       console.log(`| ${name} | ${cells.join(' | ')} |`);
     }
