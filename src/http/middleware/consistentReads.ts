@@ -21,7 +21,7 @@ export const waitForReadModels = async (
 
 /** What a read that finds first keeps of the company's creates: its wait, done only on a miss (`findAfterCreates`). */
 interface DeferredCreates {
-  readonly ownCreates?: () => Promise<void>;
+  ownCreates?: () => Promise<void>;
 }
 
 /**
@@ -50,13 +50,14 @@ export const consistentReads =
     const own = answered && companyId !== undefined ? answered.before(companyId) : undefined;
     if (own !== undefined && own.kind !== 'none' && wanted === '' && findsFirst?.has((ctx.state as { route?: string }).route ?? '')) {
       // Waited for only if the document is not found.
-      (ctx.state as { ownCreates?: DeferredCreates['ownCreates'] }).ownCreates =
+      const { position: created } = own;
+      (ctx.state as DeferredCreates).ownCreates =
         own.kind === 'gave-up'
           ? async () => ctx.set(READ_YOUR_WRITES_HEADER, 'timeout')
           : async () => {
-              if (await progress.waitFor(own.position, timeoutMs)) return;
+              if (await progress.waitFor(created, timeoutMs)) return;
               ctx.set(READ_YOUR_WRITES_HEADER, 'timeout');
-              answered?.gaveUp(companyId!, own.position);
+              if (companyId !== undefined) answered?.gaveUp(companyId, created);
             };
       return next();
     }
