@@ -117,6 +117,10 @@ export const createApp = (deps: AppDeps): Koa => {
   if (deps.api) {
     const before = guard(deps.api, authenticate(deps.api.verifyApiKey, deps.clock));
     for (const router of deps.api.routers) routes.add(router, before);
+    // A template that names no GET route is a mistake in a resource: refused at start, not ignored.
+    for (const template of deps.api.findsFirst ?? []) {
+      if (!routes.declares('GET', template)) throw new Error(`findsFirst names ${template}, which is no GET route of the API`);
+    }
   }
   if (deps.admin) {
     const before = guard(deps.admin, deps.admin.authenticate);

@@ -30,6 +30,8 @@ export class RouteTable {
     maxParamLength: 8192,
   });
   private readonly methods = new Set<HTTPMethod>();
+  /** `<METHOD> <template>` of every route added. */
+  private readonly declared = new Set<string>();
 
   /** `prefix`: the base path every route is served under ('' for none). */
   constructor(private readonly prefix: string) {}
@@ -46,8 +48,16 @@ export class RouteTable {
       const methods = layer.methods as HTTPMethod[];
       const entry: RouteEntry = { template: layer.path, chain: compose([...before, ...(layer.stack as Middleware[])]) };
       this.tree.on(methods, this.prefix + layer.path, () => undefined, entry);
-      for (const method of methods) this.methods.add(method);
+      for (const method of methods) {
+        this.methods.add(method);
+        this.declared.add(`${method} ${layer.path}`);
+      }
     }
+  }
+
+  /** Whether a route was added for `method` with this template (without the base path): `declares('GET', '/contacts/:id')`. */
+  declares(method: string, template: string): boolean {
+    return this.declared.has(`${method} ${template}`);
   }
 
   /** The route a request's method and path match, with its parameters; null when none does. */

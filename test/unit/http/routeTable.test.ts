@@ -3,6 +3,8 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { RouteTable } from '../../../src/http/routeTable.js';
 import { routeTemplate, UNMATCHED_ROUTE } from '../../../src/http/middleware/requestEnvelope.js';
+import { createApp } from '../../../src/http/createApp.js';
+import { captureLogger } from '../../support/captureLogger.js';
 
 const answer =
   (name: string): Middleware =>
@@ -110,6 +112,33 @@ describe('RouteTable (routes declared with @koa/router, found by find-my-way)', 
     withUse.use(answer('mw'));
     withUse.get('/contacts', answer('list'));
     expect(() => new RouteTable('').add(withUse)).to.throw(/without a method/);
+  });
+
+  it('says which method and template it declares, without the base path', () => {
+    const routes = table();
+    expect(routes.declares('GET', '/contacts/:id')).to.equal(true);
+    expect(routes.declares('PUT', '/contacts/:id')).to.equal(true);
+    expect(routes.declares('GET', '/contacts/:id/history')).to.equal(true);
+    expect(routes.declares('DELETE', '/contacts/:id')).to.equal(false);
+    expect(routes.declares('GET', '/api/external/contacts/:id')).to.equal(false);
+  });
+
+  it('given a findsFirst template that is no GET route, when the app is made, then it refuses to start', () => {
+    const contacts = new Router();
+    contacts.get('/contacts/:id', answer('get'));
+    contacts.put('/contacts/:id/status', answer('status'));
+    const app = (findsFirst: string[]) =>
+      createApp({
+        logger: captureLogger(),
+        clock: { now: () => new Date() },
+        basePath: '',
+        trustProxy: false,
+        health: { eventStoreKind: 'sqlite', readModelsKind: 'memory', headPosition: async () => null },
+        api: { verifyApiKey: async () => ({ kind: 'invalid' }), routers: [contacts], findsFirst: new Set(findsFirst) },
+      });
+    expect(() => app(['/contacts/:id'])).not.to.throw();
+    expect(() => app(['/contacts/:contactId'])).to.throw('findsFirst names /contacts/:contactId, which is no GET route of the API');
+    expect(() => app(['/contacts/:id/status'])).to.throw(/no GET route/);
   });
 
   it('labels a request by the template it matched, `unmatched` when none did', () => {
