@@ -12,14 +12,15 @@
 // used while it was loaded, and per request answered.
 // Not a test: it prints figures. Every phase is bounded in time or count.
 import type autocannon from 'autocannon';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { tempDir } from '../test/support/tempStore.js';
 import { freePort } from '../test/support/freePort.js';
-import { CLI, SECONDS, contactPosting, load, startListening, type Figures, type Server } from './support/httpLoad.js';
+import { SECONDS, contactPosting, load, startListening, type Figures, type Server } from './support/httpLoad.js';
+import { seedContacts, startChronicle } from './support/chronicleServer.js';
 
 const ROUNDS = Number(process.env.BENCH_CRUD_ROUNDS ?? 3);
 /** Which servers to run (all by default): `map` is the baseline and always runs. */
@@ -44,8 +45,6 @@ interface Loaded {
   readonly key: string;
   readonly ids: string[];
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The process and its descendants (Linux /proc). */
 const processTree = (pid: number): number[] => {
@@ -101,62 +100,6 @@ const startCluster = async (): Promise<{ url: string; chronicleUrl: string; stop
     stopCluster();
     throw error;
   }
-};
-
-/**
- * Chronicle as `npm start` runs it, on an empty folder (and, given `env`, on another engine): resolves
- * with the demo key it prints.
- */
-const startChronicle = async (dataDir: string, env: Record<string, string> = {}): Promise<{ server: Server; key: string }> => {
-  const port = await freePort();
-  const logs = openSync(join(dataDir, '..', `${basename(dataDir)}-requests.log`), 'a');
-  const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      RATE_LIMIT_HOURLY: '100000000',
-      RATE_LIMIT_DAILY: '100000000',
-      RATE_LIMIT_CONCURRENT: '1000',
-      ...env,
-    },
-    stdio: ['ignore', logs, 'pipe'],
-  });
-  closeSync(logs);
-  let said = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (said = (said + chunk).slice(-8192)));
-  const started = Date.now();
-  while (Date.now() - started < 60_000) {
-    const key = /API key (chr_[A-Za-z0-9]+)/.exec(said)?.[1];
-    if (key && said.includes('Chronicle is listening on')) {
-      return { server: { url: `http://127.0.0.1:${port}`, output: () => said, child }, key };
-    }
-    if (child.exitCode !== null) throw new Error(`chronicle serve exited with ${child.exitCode}:\n${said}`);
-    await sleep(50);
-  }
-  child.kill('SIGKILL');
-  throw new Error(`chronicle serve did not listen within 60 s:\n${said}`);
-};
-
-/** Creates SEEDED contacts through the server (20 at a time), answering their ids. */
-const seed = async (url: string, key: string): Promise<string[]> => {
-  const ids: string[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 20 }, async () => {
-      while (next < SEEDED) {
-        const n = next++;
-        const response = await fetch(`${url}/contacts`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ name: `Seeded ${n}`, phoneNumber: `+1777${String(n).padStart(8, '0')}` }),
-        });
-        if (response.status !== 201) throw new Error(`seeding failed: ${response.status} ${await response.text()}`);
-        ids.push(((await response.json()) as { data: { id: string } }).data.id);
-      }
-    }),
-  );
-  return ids;
 };
 
 const stop = (child: ChildProcess): Promise<void> =>
@@ -232,7 +175,7 @@ const main = async (): Promise<void> => {
     const plain = async (name: string, env: Record<string, string>): Promise<Loaded> => {
       const server = await startListening([CRUD_SERVER], { CRUD_KEY: key, ...env });
       children.push(server.child);
-      return { name, server, key, ids: (await seed(server.url, key)).slice(0, 100) };
+      return { name, server, key, ids: (await seedContacts(server.url, key, SEEDED)).slice(0, 100) };
     };
     // The same plain server doing what the specification asks of every response (see crudServer.ts).
     const obliged = (env: Record<string, string>): Record<string, string> => ({
@@ -257,19 +200,19 @@ const main = async (): Promise<void> => {
     if (SERVERS.has('chronicle')) {
       const chronicle = await startChronicle(join(dir.path, 'chronicle'));
       children.push(chronicle.server.child);
-      add({ name: 'Chronicle (npm start)', server: chronicle.server, key: chronicle.key, ids: (await seed(chronicle.server.url, chronicle.key)).slice(0, 100) });
+      add({ name: 'Chronicle (npm start)', server: chronicle.server, key: chronicle.key, ids: (await seedContacts(chronicle.server.url, chronicle.key, SEEDED)).slice(0, 100) });
     }
     if (SERVERS.has('chronicle-memory')) {
       // Not in the default list: the same server with its read models in memory (rebuilt from the
       // log at each start), to show what the SQLite read models cost a request.
-      const chronicle = await startChronicle(join(dir.path, 'chronicle-memory'), { READ_MODELS: 'memory' });
+      const chronicle = await startChronicle(join(dir.path, 'chronicle-memory'), { env: { READ_MODELS: 'memory' } });
       children.push(chronicle.server.child);
-      add({ name: 'Chronicle, read models in memory', server: chronicle.server, key: chronicle.key, ids: (await seed(chronicle.server.url, chronicle.key)).slice(0, 100) });
+      add({ name: 'Chronicle, read models in memory', server: chronicle.server, key: chronicle.key, ids: (await seedContacts(chronicle.server.url, chronicle.key, SEEDED)).slice(0, 100) });
     }
     if (cluster && SERVERS.has('chronicle-postgres')) {
-      const chronicle = await startChronicle(join(dir.path, 'chronicle-postgres'), { POSTGRES_URL: cluster.chronicleUrl });
+      const chronicle = await startChronicle(join(dir.path, 'chronicle-postgres'), { env: { POSTGRES_URL: cluster.chronicleUrl } });
       children.push(chronicle.server.child);
-      const loaded = { name: 'Chronicle on PostgreSQL', server: chronicle.server, key: chronicle.key, ids: (await seed(chronicle.server.url, chronicle.key)).slice(0, 100) };
+      const loaded = { name: 'Chronicle on PostgreSQL', server: chronicle.server, key: chronicle.key, ids: (await seedContacts(chronicle.server.url, chronicle.key, SEEDED)).slice(0, 100) };
       add(loaded, cluster.pids);
     }
 
