@@ -54,8 +54,17 @@ const main = async (): Promise<void> => {
   const out = process.env.BENCH_PROFILE_OUT ?? mkdtempSync(join(tmpdir(), `chronicle-profile-${ROUTE}-`));
   mkdirSync(out, { recursive: true });
   const dir = tempDir('chronicle-profile-');
+  try {
+    await profile(dir.path, out);
+  } finally {
+    dir.dispose();
+  }
+};
+
+/** Starts the server in `folder`, loads and samples it, and reports into `out`. */
+const profile = async (folder: string, out: string): Promise<void> => {
   // In the temporary folder: with `--perf-basic-prof` V8 also writes a log of its own into the working folder.
-  const { server, key } = await startChronicle(join(dir.path, 'chronicle'), { nodeArgs: ['--perf-basic-prof'], cwd: dir.path });
+  const { server, key } = await startChronicle(join(folder, 'chronicle'), { nodeArgs: ['--perf-basic-prof'], cwd: folder });
   const pid = server.child.pid!;
   try {
     const headers = { Authorization: `Bearer ${key}` };
@@ -108,7 +117,6 @@ const main = async (): Promise<void> => {
     });
     // The JIT's symbol map `--perf-basic-prof` wrote (perf script has read it).
     rmSync(`/tmp/perf-${pid}.map`, { force: true });
-    dir.dispose();
   }
 };
 
