@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { tempDir } from '../test/support/tempStore.js';
 import { freePort } from '../test/support/freePort.js';
-import { SECONDS, contactPosting, load, startListening, type Figures, type Server } from './support/httpLoad.js';
+import { SECONDS, contactPosting, load, startListening, stopProcess, type Figures, type Server } from './support/httpLoad.js';
 import { seedContacts, startChronicle } from './support/chronicleServer.js';
 
 const ROUNDS = Number(process.env.BENCH_CRUD_ROUNDS ?? 3);
@@ -101,13 +101,6 @@ const startCluster = async (): Promise<{ url: string; chronicleUrl: string; stop
     throw error;
   }
 };
-
-const stop = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
@@ -259,7 +252,7 @@ const main = async (): Promise<void> => {
     const loadAverage = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
     console.log(`load average at the end: ${loadAverage}`);
   } finally {
-    await Promise.all(children.map(stop));
+    await Promise.all(children.map(stopProcess));
     cluster?.stop();
     dir.dispose();
   }

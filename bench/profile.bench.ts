@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tempDir } from '../test/support/tempStore.js';
-import { contactPosting, load, type Figures } from './support/httpLoad.js';
+import { contactPosting, load, stopProcess, type Figures } from './support/httpLoad.js';
 import { seedContacts, startChronicle } from './support/chronicleServer.js';
 import { flameGraphSvg } from './support/flameGraph.js';
 import { foldStacks, parsePerfScript, summarizeThread, threadsBySamples, type ThreadSummary } from './support/perfProfile.js';
@@ -110,11 +110,7 @@ const profile = async (folder: string, out: string): Promise<void> => {
     }
     console.log(`\nfolded stacks and flame graphs (SVG) in ${out}`);
   } finally {
-    await new Promise<void>((resolve) => {
-      if (server.child.exitCode !== null) return resolve();
-      server.child.once('exit', () => resolve());
-      server.child.kill('SIGTERM');
-    });
+    await stopProcess(server.child);
     // The JIT's symbol map `--perf-basic-prof` wrote (perf script has read it).
     rmSync(`/tmp/perf-${pid}.map`, { force: true });
   }

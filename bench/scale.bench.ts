@@ -28,7 +28,7 @@ import { newId } from '../src/shared/ids.js';
 import { ALL_PERMISSIONS } from '../src/shared/permissions.js';
 import { tempDir } from '../test/support/tempStore.js';
 import { COMMON_WORD, seedScaleLog } from './support/seedScaleLog.js';
-import { CLI, contactPosting as posting, load, startBareKoa, type Figures } from './support/httpLoad.js';
+import { CLI, contactPosting as posting, load, startBareKoa, stopProcess, type Figures } from './support/httpLoad.js';
 import { freePort } from '../test/support/freePort.js';
 import { freshPostgresDatabase, type FreshDatabase } from '../test/support/postgres.js';
 import { copyLogToPostgres } from './support/copyLogToPostgres.js';
@@ -110,13 +110,6 @@ const startServe = async (dataDir: string, env: Record<string, string> = {}): Pr
   child.kill('SIGKILL');
   throw new Error(`not ready within ${READY_WITHIN_MS} ms`);
 };
-
-const stop = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 
 const rotating = (url: string, headers: Record<string, string>, paths: readonly string[]): autocannon.Options => {
   let i = 0;
@@ -215,7 +208,7 @@ const bareFigures = async (): Promise<{ get: Figures; post: Figures; busierPost:
       busierPost: await load({ ...posting(bare.url, {}), connections: BUSIER_CONNECTIONS }),
     };
   } finally {
-    await stop(bare.child);
+    await stopProcess(bare.child);
   }
 };
 
@@ -235,7 +228,7 @@ const budget = async (baseline: number): Promise<void> => {
       curve.push({ workUs, ratio: f.rps / baseline });
       console.log(`  bare Koa GET + ${String(workUs).padStart(2)} µs of work a request: ${String(f.rps).padStart(6)} req/s, ${(f.rps / baseline).toFixed(2)}× bare Koa`);
     } finally {
-      await stop(bare.child);
+      await stopProcess(bare.child);
     }
   }
   /** Work (µs, interpolated on the curve) at which bare Koa answers at `ratio`; null beyond the curve. */
@@ -271,7 +264,7 @@ const durableBudget = async (baseline: number, dir: string): Promise<void> => {
       if (against === 'post') console.log(`  ${name}: ${(rps / f.rps).toFixed(2)}× that durable append alone`);
     }
   } finally {
-    await stop(bare.child);
+    await stopProcess(bare.child);
   }
 };
 
@@ -286,7 +279,7 @@ const postgresPhase = async (database: FreshDatabase, headers: Record<string, st
   try {
     const first = await startServe(dataDir.path, env);
     console.log(`PostgreSQL, first start (read models built from the log) to /ready: ${(first.readyMs / 1000).toFixed(1)} s, RSS ${rssMb(first.child.pid!)} MB`);
-    await stop(first.child);
+    await stopProcess(first.child);
     const again = await startServe(dataDir.path, env);
     console.log(`PostgreSQL, restart to /ready: ${(again.readyMs / 1000).toFixed(2)} s, RSS ${rssMb(again.child.pid!)} MB`);
     await reads('PostgreSQL', again, headers);
@@ -297,7 +290,7 @@ const postgresPhase = async (database: FreshDatabase, headers: Record<string, st
       await load({ ...posting(again.base, headers), connections: BUSIER_CONNECTIONS }),
       'busierPost',
     );
-    await stop(again.child);
+    await stopProcess(again.child);
     const size = await fetchDatabaseSize(database.url);
     console.log(`  PostgreSQL database: ${Math.round(size / 1e6)} MB`);
   } finally {
@@ -353,7 +346,7 @@ const main = async (): Promise<void> => {
     if (PHASES.has('sqlite') || PHASES.has('workers')) {
       const first = await startServe(dir.path);
       console.log(`SQLite read models, first start (built from the log) to /ready: ${(first.readyMs / 1000).toFixed(1)} s, RSS ${rssMb(first.child.pid!)} MB`);
-      await stop(first.child);
+      await stopProcess(first.child);
     }
     if (PHASES.has('sqlite')) {
       const again = await startServe(dir.path);
@@ -368,7 +361,7 @@ const main = async (): Promise<void> => {
         await load({ ...posting(again.base, headers), connections: BUSIER_CONNECTIONS }),
         'busierPost',
       );
-      await stop(again.child);
+      await stopProcess(again.child);
     }
     if (database !== null) await postgresPhase(database, headers);
     if (PHASES.has('workers')) {
@@ -382,14 +375,14 @@ const main = async (): Promise<void> => {
       const afterReads = treeRss(workers.child.pid!);
       console.log(`  RSS after the reads: ${afterReads.total} MB (${afterReads.each.join(', ')} MB)`);
       measured('  POST /contacts (API_WORKERS=2; durable, read-your-writes)', await load(posting(workers.base, headers)), 'post');
-      await stop(workers.child);
+      await stopProcess(workers.child);
     }
     if (PHASES.has('memory')) {
       const memory = await startServe(dir.path, { READ_MODELS: 'memory' });
       console.log(`memory read models (READ_MODELS=memory), start to /ready (built in memory from the log): ${(memory.readyMs / 1000).toFixed(1)} s, RSS ${rssMb(memory.child.pid!)} MB`);
       await reads('memory', memory, headers);
       console.log(`  RSS after the reads: ${rssMb(memory.child.pid!)} MB`);
-      await stop(memory.child);
+      await stopProcess(memory.child);
     }
 
     Object.assign(after, await bareFigures());

@@ -37,6 +37,14 @@ export interface Server {
   readonly child: ChildProcess;
 }
 
+/** Ends a child process (SIGTERM) and resolves once it has exited. */
+export const stopProcess = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+
 /** Starts a Node process and resolves once it prints its `listening on <url>` line. */
 export const startListening = (args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<Server> =>
   new Promise((resolve, reject) => {
