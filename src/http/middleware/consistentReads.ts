@@ -48,30 +48,25 @@ export const consistentReads =
     }
     const companyId = answered ? (ctx.state as { auth?: { companyId?: string } }).auth?.companyId : undefined;
     const own = answered && companyId !== undefined ? answered.before(companyId) : undefined;
+    /** Waits (bounded) for `position` and the company's creates, the later of the two; says so, and marks the company, when it runs out. */
+    const waitFor = async (position: Position | null): Promise<void> => {
+      if (own?.kind === 'gave-up' && (position === null || comparePositions(position, own.position) <= 0)) {
+        // A wait for this company's writes already ran out: answer now, as that one did.
+        ctx.set(READ_YOUR_WRITES_HEADER, 'timeout');
+        return;
+      }
+      const latest = own?.kind === 'wait' && (position === null || comparePositions(own.position, position) > 0) ? own.position : position;
+      if (latest !== null && !(await progress.waitFor(latest, timeoutMs))) {
+        ctx.set(READ_YOUR_WRITES_HEADER, 'timeout');
+        if (own?.kind === 'wait' && companyId !== undefined) answered?.gaveUp(companyId, own.position);
+      }
+    };
     if (own !== undefined && own.kind !== 'none' && wanted === '' && findsFirst?.has((ctx.state as { route?: string }).route ?? '')) {
       // Waited for only if the document is not found.
-      const { position: created } = own;
-      (ctx.state as DeferredCreates).ownCreates =
-        own.kind === 'gave-up'
-          ? async () => ctx.set(READ_YOUR_WRITES_HEADER, 'timeout')
-          : async () => {
-              if (await progress.waitFor(created, timeoutMs)) return;
-              ctx.set(READ_YOUR_WRITES_HEADER, 'timeout');
-              if (companyId !== undefined) answered?.gaveUp(companyId, created);
-            };
+      (ctx.state as DeferredCreates).ownCreates = () => waitFor(null);
       return next();
     }
-    let position: Position | null = wanted === '' ? null : wanted;
-    if (own?.kind === 'gave-up' && (position === null || comparePositions(position, own.position) <= 0)) {
-      // A wait for this company's writes already ran out: answer now, as that one did.
-      ctx.set(READ_YOUR_WRITES_HEADER, 'timeout');
-      return next();
-    }
-    if (own?.kind === 'wait' && (position === null || comparePositions(own.position, position) > 0)) position = own.position;
-    if (position !== null && !(await progress.waitFor(position, timeoutMs))) {
-      ctx.set(READ_YOUR_WRITES_HEADER, 'timeout');
-      if (own?.kind === 'wait' && companyId !== undefined) answered?.gaveUp(companyId, own.position);
-    }
+    await waitFor(wanted === '' ? null : wanted);
     await next();
   };
 
