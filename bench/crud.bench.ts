@@ -12,15 +12,15 @@
 // used while it was loaded, and per request answered.
 // Not a test: it prints figures. Every phase is bounded in time or count.
 import type autocannon from 'autocannon';
-import { execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { tempDir } from '../test/support/tempStore.js';
-import { freePort } from '../test/support/freePort.js';
-import { SECONDS, contactPosting, load, startListening, stopProcess, type Figures, type Server } from './support/httpLoad.js';
+import { SECONDS, contactPosting, load, stopProcess, type Figures, type Server } from './support/httpLoad.js';
+import { PLAIN_SERVERS, startPlainServer, type PlainServer } from './support/plainServer.js';
 import { seedContacts, startChronicle } from './support/chronicleServer.js';
+import { cpuCounter, machineTicks, processTree } from './support/processCpu.js';
+import { startCluster, type BenchCluster } from './support/postgresCluster.js';
 
 const ROUNDS = Number(process.env.BENCH_CRUD_ROUNDS ?? 3);
 /** Which servers to run (all by default): `map` is the baseline and always runs. */
@@ -28,8 +28,6 @@ const SERVERS = new Set((process.env.BENCH_CRUD_SERVERS ?? 'sqlite,sqlite-spec,p
 const BUSIER_CONNECTIONS = 50;
 /** Contacts created in each server before the reads (GET /contacts/:id asks for 100 of them in turn). */
 const SEEDED = 1_000;
-const CRUD_SERVER = fileURLToPath(new URL('./crudServer.js', import.meta.url));
-const CLUSTER_SCRIPT = fileURLToPath(new URL('../../scripts/postgres-test-cluster.sh', import.meta.url));
 const CASES = ['get', 'post', 'busierPost', 'mixed'] as const;
 type Case = (typeof CASES)[number];
 const CASE_NAMES: Record<Case, string> = {
@@ -45,62 +43,6 @@ interface Loaded {
   readonly key: string;
   readonly ids: string[];
 }
-
-/** The process and its descendants (Linux /proc). */
-const processTree = (pid: number): number[] => {
-  const file = `/proc/${pid}/task/${pid}/children`;
-  const children = existsSync(file) ? readFileSync(file, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number) : [];
-  return [pid, ...children.flatMap(processTree)];
-};
-
-/** CPU seconds (user + system) of processes, in clock ticks of 1/100 s. */
-const cpuTicks = (pids: readonly number[]): number =>
-  pids.reduce((sum, pid) => {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      return sum + Number(fields[11]) + Number(fields[12]);
-    } catch {
-      return sum;
-    }
-  }, 0);
-
-/** The machine's busy share (all cores) from /proc/stat. */
-const machineTicks = (): { busy: number; total: number } => {
-  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
-  const ticks = fields.map(Number);
-  const idle = ticks[3]! + ticks[4]!;
-  const total = ticks.reduce((a, b) => a + b, 0);
-  return { busy: total - idle, total };
-};
-
-/** A private PostgreSQL cluster (scripts/postgres-test-cluster.sh), with a database for the plain server. */
-const startCluster = async (): Promise<{ url: string; chronicleUrl: string; stop: () => void; pids: () => number[] }> => {
-  const port = await freePort();
-  // The script makes the cluster's folder itself (one the server's user may enter).
-  const said = execFileSync(CLUSTER_SCRIPT, ['start', '', String(port)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  const dir = /POSTGRES_TEST_DIR=(.+)/.exec(said)?.[1];
-  if (!dir) throw new Error(`no cluster folder in: ${said}`);
-  const stopCluster = () => execFileSync(CLUSTER_SCRIPT, ['stop', dir], { stdio: 'ignore' });
-  try {
-    const server = `postgres://postgres@127.0.0.1:${port}/postgres`;
-    const client = new pg.Client({ connectionString: server });
-    await client.connect();
-    await client.query('CREATE DATABASE crud');
-    // Chronicle on PostgreSQL (`chronicle-postgres`) keeps its log and stores in a database of its own.
-    await client.query('CREATE DATABASE chronicle');
-    await client.end();
-    const postmaster = Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    return {
-      url: server.replace(/\/postgres$/, '/crud'),
-      chronicleUrl: server.replace(/\/postgres$/, '/chronicle'),
-      pids: () => processTree(postmaster),
-      stop: stopCluster,
-    };
-  } catch (error) {
-    stopCluster();
-    throw error;
-  }
-};
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
@@ -138,7 +80,7 @@ const measure = async (target: Loaded, pids: () => number[], which: Case): Promi
     requests: [{ setupRequest: (r) => ({ ...r, path: `/contacts/${target.ids[i++ % target.ids.length]}` }) }],
   };
   const creating = contactPosting(target.server.url, auth);
-  const before = new Map(pids().map((pid) => [pid, cpuTicks([pid])]));
+  const cpu = cpuCounter(pids);
   const [machineBefore, at] = [machineTicks(), performance.now()];
   const mixed = which === 'mixed' ? await mixedLoad(reading, creating) : undefined;
   const figures =
@@ -146,10 +88,7 @@ const measure = async (target: Loaded, pids: () => number[], which: Case): Promi
     (await load(which === 'get' ? reading : { ...creating, ...(which === 'busierPost' ? { connections: BUSIER_CONNECTIONS } : {}) }));
   const seconds = (performance.now() - at) / 1000;
   const machineAfter = machineTicks();
-  // The processes of the tree at the end (a PostgreSQL backend may have started during the load), each
-  // counted from where it stood at the start (a new one from 0).
-  const after = pids();
-  const used = after.reduce((sum, pid) => sum + cpuTicks([pid]) - (before.get(pid) ?? 0), 0);
+  const used = cpu.used();
   return {
     figures,
     cpu: used / seconds,
@@ -162,33 +101,24 @@ const measure = async (target: Loaded, pids: () => number[], which: Case): Promi
 const main = async (): Promise<void> => {
   const dir = tempDir('chronicle-crud-');
   const children: ChildProcess[] = [];
-  let cluster: Awaited<ReturnType<typeof startCluster>> | null = null;
+  let cluster: BenchCluster | null = null;
   try {
     const key = `crud_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
-    const plain = async (name: string, env: Record<string, string>): Promise<Loaded> => {
-      const server = await startListening([CRUD_SERVER], { CRUD_KEY: key, ...env });
+    const plain = async (kind: PlainServer): Promise<Loaded> => {
+      const server = await startPlainServer(kind, { key, dir: dir.path, ...(cluster ? { postgresUrl: cluster.url } : {}) });
       children.push(server.child);
-      return { name, server, key, ids: (await seedContacts(server.url, key, SEEDED)).slice(0, 100) };
+      return { name: PLAIN_SERVERS[kind], server, key, ids: (await seedContacts(server.url, key, SEEDED)).slice(0, 100) };
     };
-    // The same plain server doing what the specification asks of every response (see crudServer.ts).
-    const obliged = (env: Record<string, string>): Record<string, string> => ({
-      ...env,
-      CRUD_OBLIGATIONS: 'headers,log',
-      CRUD_LOG_FILE: join(dir.path, `${env.CRUD_STORE}-spec-requests.log`),
-    });
     const targets: { loaded: Loaded; pids: () => number[] }[] = [];
     const add = (loaded: Loaded, extra: () => number[] = () => []) =>
       targets.push({ loaded, pids: () => [...processTree(loaded.server.child.pid!), ...extra()] });
-    add(await plain('bare Koa, contacts in a Map', { CRUD_STORE: 'map' }));
-    if (SERVERS.has('sqlite')) add(await plain('plain SQLite CRUD', { CRUD_STORE: 'sqlite', CRUD_SQLITE_FILE: join(dir.path, 'crud.sqlite') }));
-    if (SERVERS.has('sqlite-spec')) add(await plain('plain SQLite + spec headers, log', obliged({ CRUD_STORE: 'sqlite', CRUD_SQLITE_FILE: join(dir.path, 'crud-spec.sqlite') })));
+    add(await plain('map'));
+    if (SERVERS.has('sqlite')) add(await plain('sqlite'));
+    if (SERVERS.has('sqlite-spec')) add(await plain('sqlite-spec'));
     if (SERVERS.has('postgres') || SERVERS.has('chronicle-postgres')) cluster = await startCluster();
     if (cluster && SERVERS.has('postgres')) {
-      add(await plain('plain PostgreSQL CRUD', { CRUD_STORE: 'postgres', CRUD_POSTGRES_URL: cluster.url }), cluster.pids);
-      if (SERVERS.has('postgres-spec')) {
-        // A table of its own in the same cluster: the two servers' contacts stay apart.
-        add(await plain('plain PostgreSQL + spec headers, log', obliged({ CRUD_STORE: 'postgres', CRUD_POSTGRES_URL: cluster.url, CRUD_TABLE: 'contacts_spec' })), cluster.pids);
-      }
+      add(await plain('postgres'), cluster.pids);
+      if (SERVERS.has('postgres-spec')) add(await plain('postgres-spec'), cluster.pids);
     }
     if (SERVERS.has('chronicle')) {
       const chronicle = await startChronicle(join(dir.path, 'chronicle'));

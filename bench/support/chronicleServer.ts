@@ -15,6 +15,8 @@ export interface ChronicleOptions {
   readonly nodeArgs?: readonly string[];
   /** The process's working folder (where V8 writes the logs some of those options ask for); default the benchmark's. */
   readonly cwd?: string;
+  /** The `chronicle` script to start (another build's `bin/chronicle.js`); default this build's. */
+  readonly cli?: string;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface ChronicleOptions {
 export const startChronicle = async (dataDir: string, options: ChronicleOptions = {}): Promise<{ server: Server; key: string }> => {
   const port = await freePort();
   const logs = openSync(join(dataDir, '..', `${basename(dataDir)}-requests.log`), 'a');
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, 'serve'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.cli ?? CLI, 'serve'], {
     env: {
       ...process.env,
       DATA_DIR: dataDir,
