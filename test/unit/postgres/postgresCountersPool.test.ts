@@ -4,6 +4,7 @@ import { createPostgresPool } from '../../../src/adapters/postgres/postgresPool.
 import { closeStores } from '../../../src/startup/Stores.js';
 import { skipLine } from '../../support/integration.js';
 import { freshPostgresDatabase, postgresTestUrl, type FreshDatabase } from '../../support/postgres.js';
+import { eventually } from '../../support/events.js';
 
 if (!postgresTestUrl()) {
   skipLine("PostgreSQL: the rate limits' counters on connections of asynchronous commits", 'POSTGRES_TEST_URL');
@@ -48,6 +49,8 @@ if (!postgresTestUrl()) {
       } finally {
         await closeStores(stores);
       }
+      // A closed connection's backend leaves pg_stat_activity once it has exited, a moment after the client hung up.
+      await eventually(async () => (await sessions()) === 0, 5_000, 50).catch(() => undefined);
       expect(await sessions()).to.equal(0);
     });
   });
