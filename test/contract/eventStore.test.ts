@@ -99,6 +99,39 @@ describe('SqliteEventStore: appends of another connection on the file (another p
   });
 });
 
+describe('SqliteEventStore: a subscription woken by an append of this process', () => {
+  const pinged = () => [{ id: randomUUID(), type: 'Pinged', data: {}, metadata: { source: 'system' as const, correlationId: 'c' } }];
+
+  it("reads the new rows once the appends' callers have answered, not between their steps", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chronicle-es-'));
+    const store = SqliteEventStore.open(join(dir, 'events.sqlite'));
+    const seen: string[] = [];
+    const subscription = store.subscribeToAll({
+      after: null,
+      handle: async (events) => {
+        seen.push(...events.map((event) => `handled ${event.stream}`));
+      },
+    });
+    try {
+      // Let the subscription find the empty log and go to sleep.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Callers that answer after many promise steps, as a request through Koa's middleware does.
+      const answered = (stream: string) => async () => {
+        for (let step = 0; step < 50; step++) await null;
+        seen.push(`answered ${stream}`);
+      };
+      // Two appends of one turn: one group commit.
+      await Promise.all([store.append('a', pinged(), 'no_stream').then(answered('a')), store.append('b', pinged(), 'no_stream').then(answered('b'))]);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(seen).to.deep.equal(['answered a', 'answered b', 'handled a', 'handled b']);
+    } finally {
+      await subscription.stop();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('SqliteEventStore: telling other processes of appends (API_WORKERS)', () => {
   const pinged = () => [{ id: randomUUID(), type: 'Pinged', data: {}, metadata: { source: 'system' as const, correlationId: 'c' } }];
 

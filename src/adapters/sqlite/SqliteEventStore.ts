@@ -82,7 +82,8 @@ const isUniqueViolation = (error: unknown): boolean =>
  * its streams in one savepoint, so a wrong revision on any of them rolls back
  * all of them. A promise resolves only after the commit is durable.
  *
- * Subscriptions are woken at once by appends of this process, and see those of
+ * Subscriptions are woken by appends of this process (they read the new rows in
+ * the loop's next turn, once the appends' callers have answered), and see those of
  * other processes on the same file (API processes beside a projector, the CLI)
  * within `pollIntervalMs`: an idle subscription reads the log again only once the
  * file's data version moved.
@@ -376,6 +377,10 @@ export class SqliteEventStore implements EventStore {
           // Until an append of this process wakes it, or another process commits to the file.
           for (let woken = false; !woken && !stopped; ) {
             woken = await alarm.sleep(this.pollIntervalMs);
+            // Woken by a commit: the appends it resolved answer first (their continuations, the
+            // responses' writes), then the new rows are read, one turn of the loop later and in
+            // one batch with what the next commits of that turn add (decision 89).
+            if (woken) await new Promise<void>((resolve) => setImmediate(resolve));
             if (woken || this.closed || this.dataVersion() !== version) break;
           }
           continue;
