@@ -377,9 +377,9 @@ export class SqliteEventStore implements EventStore {
           // Until an append of this process wakes it, or another process commits to the file.
           for (let woken = false; !woken && !stopped; ) {
             woken = await alarm.sleep(this.pollIntervalMs);
-            // Woken by a commit: the appends it resolved answer first (their continuations, the
-            // responses' writes), then the new rows are read, one turn of the loop later and in
-            // one batch with what the next commits of that turn add (decision 89).
+            // Woken by a commit: the appends it resolved answer first (their continuations run and
+            // the responses are written), then the new rows are read, a turn of the loop later
+            // (decision 89).
             if (woken) await new Promise<void>((resolve) => setImmediate(resolve));
             if (woken || this.closed || this.dataVersion() !== version) break;
           }
