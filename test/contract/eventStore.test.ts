@@ -130,6 +130,30 @@ describe('SqliteEventStore: a subscription woken by an append of this process', 
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('hands the rows of a commit it was woken for to a stop asked before it read them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chronicle-es-'));
+    const store = SqliteEventStore.open(join(dir, 'events.sqlite'));
+    const handled: string[] = [];
+    const subscription = store.subscribeToAll({
+      after: null,
+      handle: async (events) => {
+        handled.push(...events.map((event) => event.stream));
+      },
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // The append answers, and its caller stops the subscription at once, before the turn it reads in.
+      await store.append('a', pinged(), 'no_stream');
+      await subscription.stop();
+      expect(handled).to.deep.equal(['a']);
+      expect(subscription.position).to.equal('1');
+    } finally {
+      await subscription.stop();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('SqliteEventStore: telling other processes of appends (API_WORKERS)', () => {

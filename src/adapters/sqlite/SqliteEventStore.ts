@@ -366,6 +366,19 @@ export class SqliteEventStore implements EventStore {
     let stopped = false;
     this.alarms.add(alarm);
 
+    /** One last batch, once, for a stop that came between a wake and its read (a failure is reported, not retried). */
+    const handleLast = async (): Promise<void> => {
+      if (this.closed) return;
+      const batch = this.readAllSync(position, maxBatchSize);
+      if (batch.length === 0) return;
+      try {
+        await options.handle(batch);
+        position = batch[batch.length - 1]!.position;
+      } catch (error) {
+        options.onError?.(error, 1);
+      }
+    };
+
     const run = async (): Promise<void> => {
       // A local file: nothing to connect to.
       notify(options.onConnected);
@@ -380,7 +393,12 @@ export class SqliteEventStore implements EventStore {
             // Woken by a commit: the appends it resolved answer first (their continuations run and
             // the responses are written), then the new rows are read, a turn of the loop later
             // (decision 89).
-            if (woken) await new Promise<void>((resolve) => setImmediate(resolve));
+            if (woken) {
+              await new Promise<void>((resolve) => setImmediate(resolve));
+              // A stop asked during that turn still gets the rows committed before it: they were
+              // answered, and a graceful stop leaves the subscription at the head it was woken for.
+              if (stopped) await handleLast();
+            }
             if (woken || this.closed || this.dataVersion() !== version) break;
           }
           continue;
