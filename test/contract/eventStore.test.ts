@@ -102,19 +102,29 @@ describe('SqliteEventStore: appends of another connection on the file (another p
 describe('SqliteEventStore: a subscription woken by an append of this process', () => {
   const pinged = () => [{ id: randomUUID(), type: 'Pinged', data: {}, metadata: { source: 'system' as const, correlationId: 'c' } }];
 
-  it("reads the new rows once the appends' callers have answered, not between their steps", async () => {
+  /** A store on a new file and a subscription from its start that notes each handled event's stream, asleep on the empty log. */
+  const subscribed = async (handled: string[], label = '') => {
     const dir = mkdtempSync(join(tmpdir(), 'chronicle-es-'));
     const store = SqliteEventStore.open(join(dir, 'events.sqlite'));
-    const seen: string[] = [];
     const subscription = store.subscribeToAll({
       after: null,
       handle: async (events) => {
-        seen.push(...events.map((event) => `handled ${event.stream}`));
+        handled.push(...events.map((event) => `${label}${event.stream}`));
       },
     });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const dispose = async () => {
+      await subscription.stop();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    };
+    return { store, subscription, dispose };
+  };
+
+  it("reads the new rows once the appends' callers have answered, not between their steps", async () => {
+    const seen: string[] = [];
+    const { store, dispose } = await subscribed(seen, 'handled ');
     try {
-      // Let the subscription find the empty log and go to sleep.
-      await new Promise((resolve) => setTimeout(resolve, 20));
       // Callers that answer after many promise steps, as a request through Koa's middleware does.
       const answered = (stream: string) => async () => {
         for (let step = 0; step < 50; step++) await null;
@@ -125,33 +135,21 @@ describe('SqliteEventStore: a subscription woken by an append of this process', 
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(seen).to.deep.equal(['answered a', 'answered b', 'handled a', 'handled b']);
     } finally {
-      await subscription.stop();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await dispose();
     }
   });
 
   it('hands the rows of a commit it was woken for to a stop asked before it read them', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'chronicle-es-'));
-    const store = SqliteEventStore.open(join(dir, 'events.sqlite'));
     const handled: string[] = [];
-    const subscription = store.subscribeToAll({
-      after: null,
-      handle: async (events) => {
-        handled.push(...events.map((event) => event.stream));
-      },
-    });
+    const { store, subscription, dispose } = await subscribed(handled);
     try {
-      await new Promise((resolve) => setTimeout(resolve, 20));
       // The append answers, and its caller stops the subscription at once, before the turn it reads in.
       await store.append('a', pinged(), 'no_stream');
       await subscription.stop();
       expect(handled).to.deep.equal(['a']);
       expect(subscription.position).to.equal('1');
     } finally {
-      await subscription.stop();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await dispose();
     }
   });
 });
