@@ -16,7 +16,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../test/support/tempStore.js';
-import { SECONDS, contactPosting, load, stopProcess, type Figures, type Server } from './support/httpLoad.js';
+import { SECONDS, contactPosting, contactReading, load, stopProcess, type Figures, type Server } from './support/httpLoad.js';
 import { PLAIN_SERVERS, startPlainServer, type PlainServer } from './support/plainServer.js';
 import { seedContacts, startChronicle } from './support/chronicleServer.js';
 import { cpuCounter, machineTicks, processTree } from './support/processCpu.js';
@@ -73,12 +73,7 @@ const mixedLoad = async (reads: autocannon.Options, creates: autocannon.Options)
 
 const measure = async (target: Loaded, pids: () => number[], which: Case): Promise<Measured> => {
   const auth = { Authorization: `Bearer ${target.key}` };
-  let i = 0;
-  const reading: autocannon.Options = {
-    url: target.server.url,
-    headers: auth,
-    requests: [{ setupRequest: (r) => ({ ...r, path: `/contacts/${target.ids[i++ % target.ids.length]}` }) }],
-  };
+  const reading = contactReading(target.server.url, auth, target.ids);
   const creating = contactPosting(target.server.url, auth);
   const cpu = cpuCounter(pids);
   const [machineBefore, at] = [machineTicks(), performance.now()];

@@ -8,12 +8,11 @@
 // `postgres-spec`, `map`), or `chronicle:<folder>`, another build of Chronicle (a checkout
 // whose `dist` is built), to decide whether a change made a create or a read faster.
 // Not a test: it prints figures. Every phase is bounded in time or count.
-import type autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tempDir } from '../test/support/tempStore.js';
-import { contactPosting, load, stopProcess, type Server } from './support/httpLoad.js';
+import { contactPosting, contactReading, load, stopProcess, type Server } from './support/httpLoad.js';
 import { seedContacts, startChronicle } from './support/chronicleServer.js';
 import { cpuCounter, processTree } from './support/processCpu.js';
 import { startCluster, type BenchCluster } from './support/postgresCluster.js';
@@ -45,11 +44,7 @@ interface Load {
 
 const loadOnce = async (target: Target, seconds: number): Promise<Load> => {
   const auth = { Authorization: `Bearer ${target.key}` };
-  let i = 0;
-  const options: autocannon.Options =
-    ROUTE === 'read'
-      ? { url: target.server.url, headers: auth, requests: [{ setupRequest: (r) => ({ ...r, path: `/contacts/${target.ids[i++ % target.ids.length]}` }) }] }
-      : contactPosting(target.server.url, auth);
+  const options = ROUTE === 'read' ? contactReading(target.server.url, auth, target.ids) : contactPosting(target.server.url, auth);
   const cpu = cpuCounter(target.pids);
   const figures = await load({ ...options, connections: CONNECTIONS, duration: seconds });
   return { rps: figures.rps, cpuPerRequest: figures.requests > 0 ? (cpu.used() * 10_000) / figures.requests : 0, errors: figures.errors };

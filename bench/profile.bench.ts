@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tempDir } from '../test/support/tempStore.js';
-import { contactPosting, load, stopProcess, type Figures } from './support/httpLoad.js';
+import { contactPosting, contactReading, load, stopProcess, type Figures } from './support/httpLoad.js';
 import { seedContacts, startChronicle } from './support/chronicleServer.js';
 import { flameGraphSvg } from './support/flameGraph.js';
 import { foldStacks, parsePerfScript, summarizeThread, threadsBySamples, type ThreadSummary } from './support/perfProfile.js';
@@ -71,13 +71,7 @@ const profile = async (folder: string, out: string): Promise<void> => {
     let options: autocannon.Options;
     if (ROUTE === 'create') options = contactPosting(server.url, headers);
     else {
-      const ids = await seedContacts(server.url, key, 100);
-      let next = 0;
-      options = {
-        url: `${server.url}/contacts/${ids[0]}`,
-        headers,
-        requests: [{ setupRequest: (request) => ({ ...request, path: `/contacts/${ids[next++ % ids.length]}` }) }],
-      };
+      options = contactReading(server.url, headers, await seedContacts(server.url, key, 100));
     }
     const what = ROUTE === 'create' ? 'POST /contacts' : 'GET /contacts/:id';
     await load({ ...options, connections: CONNECTIONS, duration: WARM_UP_SECONDS });

@@ -74,6 +74,16 @@ export const startBareKoa = (options: { workUs?: number; durableFile?: string } 
     ...(options.durableFile ? { BARE_KOA_DURABLE_FILE: options.durableFile } : {}),
   });
 
+/** GET /contacts/:id, each request the next of `ids` in turn. */
+export const contactReading = (url: string, headers: Record<string, string>, ids: readonly string[]): autocannon.Options => {
+  let next = 0;
+  return {
+    url: `${url}/contacts/${ids[0]}`,
+    headers,
+    requests: [{ setupRequest: (request) => ({ ...request, path: `/contacts/${ids[next++ % ids.length]}` }) }],
+  };
+};
+
 /** POST /contacts, each request a new contact with a phone number of its own (`+1666…`, counted across calls). */
 let nextPhone = 0;
 export const contactPosting = (url: string, headers: Record<string, string>): autocannon.Options => ({
