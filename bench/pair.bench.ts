@@ -7,6 +7,8 @@
 // default, on a private cluster started and stopped here; `sqlite`, `sqlite-spec`,
 // `postgres-spec`, `map`), or `chronicle:<folder>`, another build of Chronicle (a checkout
 // whose `dist` is built), to decide whether a change made a create or a read faster.
+// `BENCH_PAIR_ENGINE=postgres` runs Chronicle on PostgreSQL (both builds, each in a database
+// of its own on one private cluster) instead of the embedded SQLite default.
 // Not a test: it prints figures. Every phase is bounded in time or count.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -24,6 +26,7 @@ const SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_PAIR_CONNECTIONS ?? 10);
 const ROUTE = process.env.BENCH_PAIR_ROUTE ?? 'create';
 const AGAINST = process.env.BENCH_PAIR_AGAINST ?? 'postgres';
+const ENGINE = process.env.BENCH_PAIR_ENGINE ?? 'sqlite';
 const SEEDED = 1_000;
 
 interface Target {
@@ -52,6 +55,7 @@ const loadOnce = async (target: Target, seconds: number): Promise<Load> => {
 
 const main = async (): Promise<void> => {
   if (ROUTE !== 'create' && ROUTE !== 'read') throw new Error(`BENCH_PAIR_ROUTE is create or read, not ${ROUTE}`);
+  if (ENGINE !== 'sqlite' && ENGINE !== 'postgres') throw new Error(`BENCH_PAIR_ENGINE is sqlite or postgres, not ${ENGINE}`);
   if (!(PAIRS >= 4)) throw new Error(`BENCH_PAIR_PAIRS must be at least 4, not ${process.env.BENCH_PAIR_PAIRS}`);
   const other = AGAINST.startsWith('chronicle:') ? resolve(AGAINST.slice('chronicle:'.length)) : null;
   if (other === null && !isPlainServer(AGAINST)) {
@@ -63,19 +67,24 @@ const main = async (): Promise<void> => {
   const children: ChildProcess[] = [];
   let cluster: BenchCluster | null = null;
   try {
+    const kind = other === null ? (AGAINST as keyof typeof PLAIN_SERVERS) : null;
+    if (ENGINE === 'postgres' || kind?.startsWith('postgres')) cluster = await startCluster();
+    const onCluster = cluster;
     const chronicle = async (name: string, folder: string, cli?: string): Promise<Target> => {
-      const started = await startChronicle(join(dir.path, folder), cli ? { cli } : {});
+      // On PostgreSQL: a database of its own, and the cluster's processes counted with its own.
+      const env = onCluster && ENGINE === 'postgres' ? { POSTGRES_URL: await onCluster.createDatabase(`chronicle_${folder}`) } : undefined;
+      const started = await startChronicle(join(dir.path, folder), { ...(cli ? { cli } : {}), ...(env ? { env } : {}) });
       children.push(started.server.child);
       const ids = (await seedContacts(started.server.url, started.key, SEEDED)).slice(0, 100);
-      return { name, server: started.server, key: started.key, ids, pids: () => processTree(started.server.child.pid!) };
+      const database = env && onCluster ? onCluster.pids : () => [];
+      return { name, server: started.server, key: started.key, ids, pids: () => [...processTree(started.server.child.pid!), ...database()] };
     };
-    const a = await chronicle('Chronicle (this build)', 'a');
+    const on = ENGINE === 'postgres' ? ' on PostgreSQL' : '';
+    const a = await chronicle(`Chronicle (this build${on})`, 'a');
     let b: Target;
-    if (other !== null) {
-      b = await chronicle(`Chronicle (${other})`, 'b', join(other, 'bin', 'chronicle.js'));
+    if (kind === null) {
+      b = await chronicle(`Chronicle (${other}${on})`, 'b', join(other ?? '', 'bin', 'chronicle.js'));
     } else {
-      const kind = AGAINST as keyof typeof PLAIN_SERVERS;
-      if (kind.startsWith('postgres')) cluster = await startCluster();
       const key = `pair_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
       const server = await startPlainServer(kind, { key, dir: dir.path, ...(cluster ? { postgresUrl: cluster.url } : {}) });
       children.push(server.child);

@@ -16,6 +16,8 @@ export interface BenchCluster {
   readonly url: string;
   /** Chronicle's database (`chronicle`). */
   readonly chronicleUrl: string;
+  /** A database more, made now (another Chronicle on PostgreSQL beside the first: bench:pair). */
+  readonly createDatabase: (name: string) => Promise<string>;
   /** The cluster's processes now (the postmaster and its children). */
   readonly pids: () => number[];
   readonly stop: () => void;
@@ -37,9 +39,20 @@ export const startCluster = async (): Promise<BenchCluster> => {
     await client.query('CREATE DATABASE chronicle');
     await client.end();
     const postmaster = Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const createDatabase = async (name: string): Promise<string> => {
+      const admin = new pg.Client({ connectionString: server });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+      } finally {
+        await admin.end();
+      }
+      return server.replace(/\/postgres$/, `/${name}`);
+    };
     return {
       url: server.replace(/\/postgres$/, '/crud'),
       chronicleUrl: server.replace(/\/postgres$/, '/chronicle'),
+      createDatabase,
       pids: () => processTree(postmaster),
       stop: stopCluster,
     };

@@ -6,9 +6,10 @@ import {
   type EventStore,
   type RecordedEvent,
   type StreamAppend,
+  type Subscription,
 } from '../../src/application/ports/EventStore.js';
 import { comparePositions } from '../../src/shared/Position.js';
-import { anEvent, eventually, uniqueStream } from '../support/events.js';
+import { anEvent, eventually, sleep, uniqueStream } from '../support/events.js';
 
 export interface EventStoreFixture {
   readonly store: EventStore;
@@ -30,6 +31,12 @@ export interface EventStoreContractOptions {
    * (`appendToStreams`): checked, and its cases run where it does.
    */
   readonly multiStreamAppend: boolean;
+  /**
+   * Whether the store's own commits wake its subscriptions in this process (SQLite,
+   * PostgreSQL; EventStoreDB's are pushed by the server): then each subscription reads
+   * a commit's events after the appends' callers have answered (decision 89).
+   */
+  readonly ownCommitsWakeSubscriptions: boolean;
 }
 
 /**
@@ -465,6 +472,62 @@ export const eventStoreContract = (name: string, open: () => Promise<EventStoreF
         expect(seen).to.deep.equal(['Before']);
       });
     });
+
+    if (options.ownCommitsWakeSubscriptions) {
+      describe('subscribeToAll, woken by a commit of this store (decision 89)', () => {
+        /** A subscription from the head that notes each handled event of `streams`, asleep once it handled a first event. */
+        const idleSubscription = async (streams: readonly string[], handled: string[]): Promise<Subscription> => {
+          const marker = uniqueStream('marker');
+          const watched = new Set(streams);
+          let markerSeen = false;
+          const subscription = store.subscribeToAll({
+            after: await store.headPosition(),
+            handle: async (batch) => {
+              for (const event of batch) {
+                if (event.stream === marker) markerSeen = true;
+                if (watched.has(event.stream)) handled.push(`handled ${event.stream}`);
+              }
+            },
+          });
+          await store.append(marker, [anEvent('Marker')], 'no_stream');
+          await eventually(() => markerSeen, 5000);
+          await sleep(20);
+          return subscription;
+        };
+
+        it("hands each append's events over once its caller has answered, not between the caller's steps", async () => {
+          const streams = [uniqueStream(), uniqueStream()];
+          const seen: string[] = [];
+          const subscription = await idleSubscription(streams, seen);
+          try {
+            // Callers that answer after many promise steps, as a request through Koa's middleware does.
+            const answered = (stream: string) => async () => {
+              for (let step = 0; step < 50; step++) await null;
+              seen.push(`answered ${stream}`);
+            };
+            // Two appends of one turn (one group commit where the store groups them).
+            await Promise.all(streams.map((stream) => store.append(stream, [anEvent('Pinged')], 'no_stream').then(answered(stream))));
+            await eventually(() => streams.every((stream) => seen.includes(`handled ${stream}`)), 5000);
+            for (const stream of streams) {
+              expect(seen.indexOf(`answered ${stream}`), seen.join(', ')).to.be.within(0, seen.indexOf(`handled ${stream}`) - 1);
+            }
+          } finally {
+            await subscription.stop();
+          }
+        });
+
+        it('hands the events of a commit it was woken for to a stop asked before it read them', async () => {
+          const stream = uniqueStream();
+          const handled: string[] = [];
+          const subscription = await idleSubscription([stream], handled);
+          // The append answers, and its caller stops the subscription at once, before the turn it reads in.
+          const { position } = await store.append(stream, [anEvent('Last')], 'no_stream');
+          await subscription.stop();
+          expect(handled).to.deep.equal([`handled ${stream}`]);
+          expect(comparePositions(subscription.position!, position)).to.be.at.least(0);
+        });
+      });
+    }
   });
 };
 

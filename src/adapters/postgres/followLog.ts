@@ -25,8 +25,10 @@ export interface LogPages {
  * A catch-up subscription on pages of the log (see PostgresEventStore): reads the
  * page after its position, hands it to `handle` (again, with backoff, until it
  * succeeds), and sleeps when there is nothing new (the page was empty, or reached the
- * head it was read with) until a commit wakes it or the poll interval passes. A read
- * that fails is told to `onDropped` and retried, with backoff. Every page also says
+ * head it was read with) until a commit wakes it or the poll interval passes (woken, it
+ * reads a turn of the event loop later, once the appends' callers have answered:
+ * decision 133). A read that fails is told to `onDropped` and retried, with backoff.
+ * Every page also says
  * which event the log holds at the subscription's position; when it is not the one
  * handled there, or none, the subscription stops for good with `LogReplacedError`,
  * told to `onDropped` now and then, rather than hand out the events that took those
@@ -84,6 +86,38 @@ export const followLog = (options: SubscribeOptions, log: LogPages): Subscriptio
     }
   };
 
+  /** One last page, once, for a stop that came between a wake and its read (a failure is reported, not retried). */
+  const handleLast = async (): Promise<void> => {
+    if (log.closed() || replaced !== null) return;
+    let page: LogPage;
+    try {
+      page = await log.readPage(position, maxBatchSize);
+    } catch {
+      return;
+    }
+    if (!stillHolds(page) || page.events.length === 0) return;
+    try {
+      await options.handle(page.events);
+      const last = page.events[page.events.length - 1]!;
+      position = last.position;
+      handledId = last.id;
+    } catch (error) {
+      options.onError?.(error, 1);
+    }
+  };
+
+  /**
+   * Sleeps until a commit (or a stop) wakes it or the poll interval passes. Woken, it
+   * waits a turn of the event loop before it reads, so that the appends the commit
+   * resolved have answered first (decision 133); a stop asked in that turn still gets
+   * the events committed before it.
+   */
+  const idle = async (): Promise<void> => {
+    if (!(await alarm.sleep(log.pollIntervalMs))) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (stopped) await handleLast();
+  };
+
   const run = async (): Promise<void> => {
     while (!stopped) {
       if (replaced !== null) {
@@ -105,14 +139,14 @@ export const followLog = (options: SubscribeOptions, log: LogPages): Subscriptio
         notify(options.onConnected);
       }
       if (page.events.length === 0) {
-        await alarm.sleep(log.pollIntervalMs);
+        await idle();
         continue;
       }
       await handle(page.events);
       // A page that reached the head it was read with leaves nothing to read until the next
       // commit, which wakes the alarm (at once if it came during the handling): no read to
       // find the log unchanged.
-      if (!stopped && page.head !== null && position === page.head) await alarm.sleep(log.pollIntervalMs);
+      if (!stopped && page.head !== null && position === page.head) await idle();
     }
   };
   const done = run();
