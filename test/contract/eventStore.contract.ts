@@ -34,7 +34,7 @@ export interface EventStoreContractOptions {
   /**
    * Whether the store's own commits wake its subscriptions in this process (SQLite,
    * PostgreSQL; EventStoreDB's are pushed by the server): then each subscription reads
-   * a commit's events after the appends' callers have answered (decision 89).
+   * a commit's events after the appends' callers have answered (decisions 89 and 133).
    */
   readonly ownCommitsWakeSubscriptions: boolean;
 }
@@ -474,7 +474,7 @@ export const eventStoreContract = (name: string, open: () => Promise<EventStoreF
     });
 
     if (options.ownCommitsWakeSubscriptions) {
-      describe('subscribeToAll, woken by a commit of this store (decision 89)', () => {
+      describe('subscribeToAll, woken by a commit of this store (decisions 89 and 133)', () => {
         /** A subscription from the head that notes each handled event of `streams`, asleep once it handled a first event. */
         const idleSubscription = async (streams: readonly string[], handled: string[]): Promise<Subscription> => {
           const marker = uniqueStream('marker');

@@ -28,11 +28,10 @@ export interface LogPages {
  * head it was read with) until a commit wakes it or the poll interval passes (woken, it
  * reads a turn of the event loop later, once the appends' callers have answered:
  * decision 133). A read that fails is told to `onDropped` and retried, with backoff.
- * Every page also says
- * which event the log holds at the subscription's position; when it is not the one
- * handled there, or none, the subscription stops for good with `LogReplacedError`,
- * told to `onDropped` now and then, rather than hand out the events that took those
- * positions again.
+ * Every page also says which event the log holds at the subscription's position; when
+ * it is not the one handled there, or none, the subscription stops for good with
+ * `LogReplacedError`, told to `onDropped` now and then, rather than hand out the events
+ * that took those positions again.
  */
 export const followLog = (options: SubscribeOptions, log: LogPages): Subscription => {
   const alarm = new Alarm();
