@@ -21,6 +21,7 @@ import { PLAIN_SERVERS, startPlainServer, type PlainServer } from './support/pla
 import { seedContacts, startChronicle } from './support/chronicleServer.js';
 import { cpuCounter, machineTicks, processTree } from './support/processCpu.js';
 import { startCluster, type BenchCluster } from './support/postgresCluster.js';
+import { median } from './support/pairedRatio.js';
 
 const ROUNDS = Number(process.env.BENCH_CRUD_ROUNDS ?? 3);
 /** Which servers to run (all by default): `map` is the baseline and always runs. */
@@ -43,8 +44,6 @@ interface Loaded {
   readonly key: string;
   readonly ids: string[];
 }
-
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 interface Measured {
   readonly figures: Figures;

@@ -67,8 +67,7 @@ const main = async (): Promise<void> => {
   const children: ChildProcess[] = [];
   let cluster: BenchCluster | null = null;
   try {
-    const kind = other === null ? (AGAINST as keyof typeof PLAIN_SERVERS) : null;
-    if (ENGINE === 'postgres' || kind?.startsWith('postgres')) cluster = await startCluster();
+    if (ENGINE === 'postgres' || (other === null && AGAINST.startsWith('postgres'))) cluster = await startCluster();
     const onCluster = cluster;
     const chronicle = async (name: string, folder: string, cli?: string): Promise<Target> => {
       // On PostgreSQL: a database of its own, and the cluster's processes counted with its own.
@@ -82,14 +81,16 @@ const main = async (): Promise<void> => {
     const on = ENGINE === 'postgres' ? ' on PostgreSQL' : '';
     const a = await chronicle(`Chronicle (this build${on})`, 'a');
     let b: Target;
-    if (kind === null) {
-      b = await chronicle(`Chronicle (${other}${on})`, 'b', join(other ?? '', 'bin', 'chronicle.js'));
+    if (other !== null) {
+      b = await chronicle(`Chronicle (${other}${on})`, 'b', join(other, 'bin', 'chronicle.js'));
     } else {
+      const kind = AGAINST as keyof typeof PLAIN_SERVERS;
       const key = `pair_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
       const server = await startPlainServer(kind, { key, dir: dir.path, ...(cluster ? { postgresUrl: cluster.url } : {}) });
       children.push(server.child);
       const ids = (await seedContacts(server.url, key, SEEDED)).slice(0, 100);
-      const database = cluster?.pids ?? (() => []);
+      // The cluster's processes are this server's only when it keeps its contacts there.
+      const database = cluster && kind.startsWith('postgres') ? cluster.pids : () => [];
       b = { name: PLAIN_SERVERS[kind], server, key, ids, pids: () => [...processTree(server.child.pid!), ...database()] };
     }
 
