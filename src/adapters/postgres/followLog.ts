@@ -85,13 +85,14 @@ export const followLog = (options: SubscribeOptions, log: LogPages): Subscriptio
     }
   };
 
-  /** One last page, once, for a stop that came between a wake and its read (a failure is reported, not retried). */
+  /** One last page, once, for a stop that came between a wake and its read (a failure, of the read or the handling, is reported, not retried). */
   const handleLast = async (): Promise<void> => {
     if (log.closed() || replaced !== null) return;
     let page: LogPage;
     try {
       page = await log.readPage(position, maxBatchSize);
-    } catch {
+    } catch (error) {
+      notify(options.onDropped, error, failures + 1);
       return;
     }
     if (!stillHolds(page) || page.events.length === 0) return;
