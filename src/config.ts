@@ -236,6 +236,9 @@ const variables = {
   TLS_CERT_FILE: { codec: nonEmpty, default: undefined },
   TLS_KEY_FILE: { codec: nonEmpty, default: undefined },
   TRUST_PROXY: { codec: booleanFromString, default: 'false' },
+  // One year; at most two (browsers cap it at about one anyway).
+  HSTS_MAX_AGE_SECONDS: { codec: intFromString('seconds', 0, 63_072_000), default: '31536000' },
+  HSTS_INCLUDE_SUBDOMAINS: { codec: booleanFromString, default: 'false' },
   RUN_API: { codec: booleanFromString, default: 'true' },
   RUN_PROJECTIONS: { codec: booleanFromString, default: 'true' },
   RUN_WEBHOOKS: { codec: booleanFromString, default: 'true' },
@@ -254,6 +257,8 @@ const variables = {
   CONSOLE_FRAME_ANCESTORS: { codec: frameAncestors, default: 'none' },
   CONSOLE_SESSION_IDLE_SECONDS: { codec: intFromString('seconds', 1, 86_400), default: '1800' },
   CONSOLE_SESSION_MAX_SECONDS: { codec: intFromString('seconds', 1, 604_800), default: '28800' },
+  FAILED_CREDENTIALS_LIMIT: { codec: intFromString('count', 0, 1_000_000), default: '100' },
+  FAILED_CREDENTIALS_WINDOW_SECONDS: { codec: intFromString('seconds', 1, 86_400), default: '60' },
 } as const;
 
 /** Variables whose value is a secret: a problem with one never shows the value. */
@@ -313,6 +318,12 @@ export interface Config {
   readonly basePath: string;
   readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
   readonly trustProxy: boolean;
+  /**
+   * `Strict-Transport-Security` on every response served over TLS (TLS_CERT_FILE, or a proxy's
+   * `X-Forwarded-Proto: https` with TRUST_PROXY), never over plain HTTP: `max-age` in seconds (0: no
+   * header at all), and `includeSubDomains` only when asked (Chronicle cannot know its domain's other hosts).
+   */
+  readonly hsts: { readonly maxAgeSeconds: number; readonly includeSubDomains: boolean };
   readonly roles: { readonly api: boolean; readonly projections: boolean; readonly webhooks: boolean };
   /**
    * API worker processes `chronicle serve` forks on this machine (node:cluster, sharing PORT); above 1 the
@@ -362,6 +373,11 @@ export interface Config {
     /** A session ends after `idleMs` without a request, and `maxMs` after it opened, whatever happens. */
     readonly session: { readonly idleMs: number; readonly maxMs: number };
   };
+  /**
+   * Failed credentials (API keys, admin tokens, console links and session cookies) one client address may
+   * present in a window, in each API process, before it is answered 429 (`limit` 0: never).
+   */
+  readonly failedCredentials: { readonly limit: number; readonly windowMs: number };
 }
 
 export class ConfigError extends Error {
@@ -472,6 +488,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     basePath: c.BASE_PATH ?? '',
     tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : undefined,
     trustProxy: c.TRUST_PROXY,
+    hsts: { maxAgeSeconds: c.HSTS_MAX_AGE_SECONDS, includeSubDomains: c.HSTS_INCLUDE_SUBDOMAINS },
     roles: { api: c.RUN_API, projections: c.RUN_PROJECTIONS, webhooks: c.RUN_WEBHOOKS },
     apiWorkers: c.API_WORKERS,
     readModels: c.READ_MODELS,
@@ -487,5 +504,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       frameAncestors: c.CONSOLE_FRAME_ANCESTORS,
       session: { idleMs: c.CONSOLE_SESSION_IDLE_SECONDS * 1000, maxMs: c.CONSOLE_SESSION_MAX_SECONDS * 1000 },
     },
+    failedCredentials: { limit: c.FAILED_CREDENTIALS_LIMIT, windowMs: c.FAILED_CREDENTIALS_WINDOW_SECONDS * 1000 },
   };
 };

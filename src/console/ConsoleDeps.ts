@@ -1,4 +1,5 @@
 import type { ConsoleSessionSettings } from '../application/console/ConsoleSessionSettings.js';
+import type { FailedCredentials } from '../application/credentials/FailedCredentials.js';
 import type { CommandDeps } from '../application/commands/CommandDeps.js';
 import type { ConsoleSessionStore } from '../application/ports/ConsoleSessionStore.js';
 import type { Logger } from '../application/ports/Logger.js';
@@ -38,6 +39,13 @@ export interface ConsoleDeps {
     readonly session: ConsoleSessionSettings;
     /** CSP `frame-ancestors` sources: `'none'` unless the platform embeds the console. */
     readonly frameAncestors: readonly string[];
+    /**
+     * The origin of CONSOLE_PUBLIC_URL (`https://api.example.com`), which a change's `Origin` must be when it
+     * is set (behind a proxy, the Host the server sees may be the proxy's upstream); null: the request's host.
+     */
+    readonly publicOrigin: string | null;
   };
+  /** Refused links and session cookies, counted per client address with the API's keys (429 past the limit). */
+  readonly failedCredentials?: FailedCredentials;
   readonly logger: Logger;
 }

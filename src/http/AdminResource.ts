@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import type { ConsoleSessionStore } from '../application/ports/ConsoleSessionStore.js';
 import type { ApiContext, ApiResource } from './ApiResource.js';
 
 /**
@@ -9,8 +10,11 @@ import type { ApiContext, ApiResource } from './ApiResource.js';
 export interface AdminContext extends Pick<ApiContext, 'commands' | 'readModels'> {
   /** Every admin write answers once its read models applied it, waiting at most this long. */
   readonly readYourWrites: Omit<ApiContext['readYourWrites'], 'answeredWrites'>;
-  /** Where console links point: CONSOLE_PUBLIC_URL (undefined: the admin request's own origin), and BASE_PATH. */
-  readonly console: { readonly publicUrl: string | undefined; readonly basePath: string };
+  /**
+   * Where console links point: CONSOLE_PUBLIC_URL (undefined: the admin request's own origin), and BASE_PATH;
+   * and the console's sessions, which the platform may end.
+   */
+  readonly console: { readonly publicUrl: string | undefined; readonly basePath: string; readonly sessions: Pick<ConsoleSessionStore, 'endAll'> };
   /** `Idempotency-Key` on the creating route `route` (`POST /admin/companies/:id/keys`), its body kept through `codec` when given. */
   idempotency(route: string, codec?: Parameters<ApiContext['idempotency']>[1]): Middleware;
 }

@@ -1,4 +1,5 @@
 import Koa, { type Middleware } from 'koa';
+import type { FailedCredentials } from '../application/credentials/FailedCredentials.js';
 import type Router from '@koa/router';
 import type { Logger } from '../application/ports/Logger.js';
 import type { Clock } from '../shared/Clock.js';
@@ -10,7 +11,7 @@ import { jsonBody } from './middleware/jsonBody.js';
 import { consistentReads } from './middleware/consistentReads.js';
 import type { ReadModelProgress } from '../application/subscriptions/ReadModelProgress.js';
 import type { AnsweredWrites } from '../application/subscriptions/AnsweredWrites.js';
-import { requestEnvelope, type ObserveRequest } from './middleware/requestEnvelope.js';
+import { requestEnvelope, strictTransportSecurity, type HstsSettings, type ObserveRequest } from './middleware/requestEnvelope.js';
 import { healthRoutes, readinessRoutes, type HealthDeps } from './routes/health.js';
 import { metricsRoutes, type MetricsRouteDeps } from './routes/metrics.js';
 import type { Readiness } from '../ops/readiness.js';
@@ -35,6 +36,8 @@ interface GuardedRoutes {
 /** The customer API: every route needs an API key. */
 export interface ApiDeps extends GuardedRoutes {
   readonly verifyApiKey: VerifyApiKey;
+  /** Where refused API keys are counted per client address (429 past the limit); absent: not counted. */
+  readonly failedCredentials?: FailedCredentials;
 }
 
 /** The admin API (`/admin`): every route needs an admin token, checked by `authenticate` (`authenticateAdmin`). */
@@ -49,6 +52,8 @@ export interface AppDeps {
   readonly clock: Clock;
   readonly basePath: string;
   readonly trustProxy: boolean;
+  /** `Strict-Transport-Security` on every response served over TLS; absent: none (tests that do not need it). */
+  readonly hsts?: HstsSettings;
   readonly health: HealthDeps;
   /** GET /ready; absent in tests that do not need it. */
   readonly ready?: () => Promise<Readiness>;
@@ -90,12 +95,12 @@ const guard = (group: GuardedRoutes, authentication: Middleware): Middleware[] =
 ];
 
 /**
- * The Koa application. Order: the request envelope (request id, `Connection: close`
- * while draining, request log, request metrics) → error bodies → routes under the
- * base path. Authenticated routes (the customer API's with an API key, the admin
- * API's with an admin token) run authentication, rate limiting and JSON body
- * parsing only once a route matched, so an unknown path is a 404 for anyone and no
- * body is parsed for an unauthenticated caller.
+ * The Koa application. Order: the request envelope (request id, HSTS over TLS,
+ * `Connection: close` while draining, request log, request metrics) → error
+ * bodies → routes under the base path. Authenticated routes (the customer API's
+ * with an API key, the admin API's with an admin token) run authentication, rate
+ * limiting and JSON body parsing only once a route matched, so an unknown path is
+ * a 404 for anyone and no body is parsed for an unauthenticated caller.
  *
  * No CORS headers, ever: API keys must not live in browser code, so no browser
  * page should be able to call this API.
@@ -115,7 +120,7 @@ export const createApp = (deps: AppDeps): Koa => {
   for (const router of deps.publicRouters ?? []) routes.add(router);
   for (const { router, before } of deps.mounted ?? []) routes.add(router, before);
   if (deps.api) {
-    const before = guard(deps.api, authenticate(deps.api.verifyApiKey, deps.clock));
+    const before = guard(deps.api, authenticate(deps.api.verifyApiKey, deps.clock, deps.api.failedCredentials));
     for (const router of deps.api.routers) routes.add(router, before);
     // A template that names no GET route is a mistake in a resource: refused at start, not ignored.
     for (const template of deps.api.findsFirst ?? []) {
@@ -132,6 +137,7 @@ export const createApp = (deps: AppDeps): Koa => {
       logger: deps.requestLogger ?? deps.logger,
       ...(deps.metrics ? { observe: deps.metrics.observe } : {}),
       ...(deps.draining ? { draining: deps.draining } : {}),
+      ...(deps.hsts ? { strictTransportSecurity: strictTransportSecurity(deps.hsts) } : {}),
     }),
   );
   app.use(errorHandler(deps.logger, deps.clock));

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { CREDENTIAL_KINDS, type CredentialKind } from '../application/credentials/FailedCredentials.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { ProjectionLag } from '../application/subscriptions/ProjectionRunner.js';
 import type { DeliveryState } from '../application/ports/WebhookOutbox.js';
@@ -56,6 +57,7 @@ export class ChronicleMetrics {
   private webhooks: WebhookMetrics | null = null;
   private readonly collectTimeoutMs: number;
   private readonly signals: Counter<'signal' | 'direction'>;
+  private readonly failedCredentials: Counter<'kind' | 'throttled'>;
 
   constructor(private readonly deps: ChronicleMetricsDeps) {
     this.collectTimeoutMs = deps.collectTimeoutMs ?? METRICS_COLLECT_TIMEOUT_MS;
@@ -117,6 +119,21 @@ export class ChronicleMetrics {
       labelNames: ['signal', 'direction'],
       registers,
     });
+    this.failedCredentials = new Counter({
+      name: 'chronicle_failed_credentials_total',
+      help:
+        'Credentials refused by this process (`kind`: api_key, admin_token, console_link, console_session), ' +
+        '`throttled="true"` for those answered 429 because their client address was past FAILED_CREDENTIALS_LIMIT.',
+      labelNames: ['kind', 'throttled'],
+      registers,
+    });
+    // Every series at 0 from the start, so a rate over them is defined before the first failure.
+    for (const kind of CREDENTIAL_KINDS) for (const throttled of ['false', 'true']) this.failedCredentials.inc({ kind, throttled }, 0);
+  }
+
+  /** One refused credential (see FailedCredentials). */
+  countFailedCredential(kind: CredentialKind, throttled: boolean): void {
+    this.failedCredentials.inc({ kind, throttled: String(throttled) });
   }
 
   /** One progress signal sent or received (API_WORKERS; see src/server/progressSignals.ts). */

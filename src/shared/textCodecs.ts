@@ -1,4 +1,6 @@
+import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
+import { NAME_CHARACTER_MESSAGES, nameCharacterProblem } from './nameCharacters.js';
 
 const isString = (u: unknown): u is string => typeof u === 'string';
 
@@ -32,3 +34,28 @@ export const optionalText = (field: string, max: number) =>
     },
     t.identity,
   );
+
+/**
+ * A name-like field on input (a contact's name, a deal's title): `codec`, then the
+ * rule of nameCharacters (no bidirectional override or isolate, a visible
+ * character), its message after the field's name. Events hold these fields as
+ * plain strings, so values stored before the rule keep loading.
+ */
+const asName = <A extends string | null>(field: string, codec: t.Type<A, A, unknown>) =>
+  new t.Type<A, A, unknown>(
+    codec.name,
+    (u): u is A => codec.is(u) && (u === null || nameCharacterProblem(u) === null),
+    (u, c) => {
+      const decoded = codec.validate(u, c);
+      if (E.isLeft(decoded) || decoded.right === null) return decoded;
+      const problem = nameCharacterProblem(decoded.right);
+      return problem === null ? decoded : t.failure(u, c, `${field} ${NAME_CHARACTER_MESSAGES[problem]}`);
+    },
+    t.identity,
+  );
+
+/** A required name: as `requiredText`, and the rule of nameCharacters. */
+export const requiredName = (field: string, max: number) => asName(field, requiredText(field, max));
+
+/** An optional name: as `optionalText`, and the rule of nameCharacters for a value. */
+export const optionalName = (field: string, max: number) => asName(field, optionalText(field, max));

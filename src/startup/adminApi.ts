@@ -9,6 +9,7 @@ import { newId } from '../shared/ids.js';
 import { adminTokensProjection } from '../../projections/adminTokens/adminTokensProjection.js';
 import { freshAdminTokenVerifier } from '../../projections/adminTokens/freshAdminTokenVerifier.js';
 import type { Config } from '../config.js';
+import type { FailedCredentials } from '../application/credentials/FailedCredentials.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
 import { credentialFreshness } from './credentialFreshness.js';
@@ -29,9 +30,10 @@ export interface AdminApiParts {
 /**
  * The admin API's routes (`/admin`, every admin resource of the registry), each
  * behind an admin token, the admin rate limits (the customer API's counters,
- * judged with ADMIN_RATE_LIMIT_*, keyed by token) and the JSON body.
+ * judged with ADMIN_RATE_LIMIT_*, keyed by token) and the JSON body. Refused
+ * tokens count in `failedCredentials`, with the API's keys and the console's.
  */
-export const adminApi = (parts: AdminApiParts, progress: NonNullable<ReadSide['progress']>): AdminApiDeps => {
+export const adminApi = (parts: AdminApiParts, progress: NonNullable<ReadSide['progress']>, failedCredentials?: FailedCredentials): AdminApiDeps => {
   const { config, stores } = parts;
   const { eventStore, readModels } = stores;
   const readYourWrites = { progress, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs };
@@ -41,7 +43,7 @@ export const adminApi = (parts: AdminApiParts, progress: NonNullable<ReadSide['p
     readModels,
     readYourWrites,
     idempotency: (route, codec) => idempotency(keys, route, codec, adminTokenScope),
-    console: { publicUrl: config.console.publicUrl, basePath: config.basePath },
+    console: { publicUrl: config.console.publicUrl, basePath: config.basePath, sessions: stores.consoleSessions },
   };
   // A token issued or revoked a moment ago (by the CLI, in another process) is answered as the log has it.
   const verifyAdminToken = freshAdminTokenVerifier({
@@ -50,7 +52,7 @@ export const adminApi = (parts: AdminApiParts, progress: NonNullable<ReadSide['p
   });
   const reports = { health: parts.health, logger: parts.logger.child({ role: 'rate-limits' }) };
   return {
-    authenticate: authenticateAdmin(verifyAdminToken, systemClock),
+    authenticate: authenticateAdmin(verifyAdminToken, systemClock, failedCredentials),
     starting: parts.starting,
     rateLimit: rateLimit(stores.rateLimits.withLimits(config.adminRateLimit), systemClock, reports, ADMIN_TOKEN_SUBJECT),
     ...readYourWrites,

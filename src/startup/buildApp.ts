@@ -26,6 +26,7 @@ import { adminApi } from './adminApi.js';
 import type { ChronicleWebhooks } from './webhooks.js';
 import type { Stores } from './Stores.js';
 import { AnsweredWrites } from '../application/subscriptions/AnsweredWrites.js';
+import { FailedCredentials } from '../application/credentials/FailedCredentials.js';
 
 export interface AppParts {
   readonly config: Config;
@@ -68,6 +69,7 @@ export const buildApp = (parts: AppParts): Koa => {
     clock: systemClock,
     basePath: config.basePath,
     trustProxy: config.trustProxy,
+    hsts: config.hsts,
     health: {
       eventStoreKind: eventStore.kind,
       readModelsKind: readModels.kind,
@@ -108,6 +110,10 @@ export const buildApp = (parts: AppParts): Koa => {
   };
   if (!config.roles.api || !readSide.progress) return createApp({ ...ops, ...requestLines('ops') });
   const api = apiContext(parts, readSide.progress);
+  // Refused API keys, admin tokens, console links and session cookies, counted together per client address.
+  const failedCredentials = new FailedCredentials(config.failedCredentials, systemClock, (kind, throttled) =>
+    metrics.countFailedCredential(kind, throttled),
+  );
   return createApp({
     ...ops,
     ...requestLines('api'),
@@ -116,9 +122,9 @@ export const buildApp = (parts: AppParts): Koa => {
       openApiRoutes(config.basePath, adminDocument(config.basePath), { prefix: '/admin', title: 'Chronicle admin API documentation' }),
     ],
     // The customer console beside the API, on the same stores, behind its own sessions.
-    mounted: consoleRoutes(consoleDeps(parts, api)),
-    api: apiRoutes(parts, api, readSide.progress),
-    admin: adminApi(parts, readSide.progress),
+    mounted: consoleRoutes(consoleDeps(parts, api, failedCredentials)),
+    api: { ...apiRoutes(parts, api, readSide.progress), failedCredentials },
+    admin: adminApi(parts, readSide.progress, failedCredentials),
   });
 };
 
@@ -149,7 +155,7 @@ const apiContext = (parts: AppParts, progress: NonNullable<ReadSide['progress']>
 };
 
 /** The console's pages: the API's context, its sessions and usage, and its settings. */
-const consoleDeps = (parts: AppParts, api: ApiContext): ConsoleDeps => ({
+const consoleDeps = (parts: AppParts, api: ApiContext, failedCredentials: FailedCredentials): ConsoleDeps => ({
   basePath: parts.config.basePath,
   commands: api.commands,
   readModels: api.readModels,
@@ -159,7 +165,12 @@ const consoleDeps = (parts: AppParts, api: ApiContext): ConsoleDeps => ({
   usage: parts.stores.usage,
   webhooks: api.webhooks,
   rateLimits: parts.config.rateLimit,
-  settings: { session: parts.config.console.session, frameAncestors: parts.config.console.frameAncestors },
+  settings: {
+    session: parts.config.console.session,
+    frameAncestors: parts.config.console.frameAncestors,
+    publicOrigin: parts.config.console.publicUrl === undefined ? null : new URL(parts.config.console.publicUrl).origin,
+  },
+  failedCredentials,
   logger: parts.logger.child({ role: 'console' }),
 });
 

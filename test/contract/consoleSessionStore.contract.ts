@@ -17,6 +17,7 @@ const MAX_MS = 8 * 3600_000;
 const sessionOf = (overrides: Partial<ConsoleSessionRecord> = {}): ConsoleSessionRecord => ({
   sessionId: randomUUID(),
   companyId: randomUUID(),
+  adminTokenId: null,
   secretHash: 'a'.repeat(64),
   createdAt: T0,
   expiresAt: at(MAX_MS),
@@ -91,6 +92,29 @@ export const consoleSessionStoreContract = (
       expect(await made.store.resume(open.sessionId, open.secretHash, now, IDLE_MS)).not.to.equal(null);
     });
 
+    it("ends every session of a company at once, and no other company's", async () => {
+      const company = randomUUID();
+      const ours = [sessionOf({ companyId: company }), sessionOf({ companyId: company, adminTokenId: randomUUID() })];
+      const theirs = sessionOf();
+      for (const session of [...ours, theirs]) await made.store.open(session);
+      expect(await made.store.endAll({ companyId: company })).to.equal(2);
+      for (const session of ours) expect(await made.store.resume(session.sessionId, session.secretHash, at(1000), IDLE_MS)).to.equal(null);
+      expect(await made.store.resume(theirs.sessionId, theirs.secretHash, at(1000), IDLE_MS)).not.to.equal(null);
+      expect(await made.store.endAll({ companyId: company })).to.equal(0);
+    });
+
+    it("ends every session an admin token's links opened, in any company, and keeps the others", async () => {
+      const token = randomUUID();
+      const opened = [sessionOf({ adminTokenId: token }), sessionOf({ adminTokenId: token })];
+      const others = [sessionOf({ adminTokenId: randomUUID() }), sessionOf({ adminTokenId: null, companyId: opened[0]!.companyId })];
+      for (const session of [...opened, ...others]) await made.store.open(session);
+      expect(await made.store.endAll({ adminTokenId: token })).to.equal(2);
+      for (const session of opened) expect(await made.store.resume(session.sessionId, session.secretHash, at(1000), IDLE_MS)).to.equal(null);
+      for (const session of others) {
+        expect(await made.store.resume(session.sessionId, session.secretHash, at(1000), IDLE_MS)).to.deep.include({ adminTokenId: session.adminTokenId });
+      }
+    });
+
     // Stores that other processes see (every adapter but memory's).
     if (shared) it('is one store for every process on the same storage: opened in one, resumed and ended in another', async () => {
       const other = await made.reopen!();
@@ -99,6 +123,10 @@ export const consoleSessionStoreContract = (
       expect(await other.resume(session.sessionId, session.secretHash, at(1000), IDLE_MS)).not.to.equal(null);
       expect(await other.end(session.sessionId, session.secretHash)).to.equal(true);
       expect(await made.store.resume(session.sessionId, session.secretHash, at(2000), IDLE_MS)).to.equal(null);
+      const company = sessionOf();
+      await made.store.open(company);
+      expect(await other.endAll({ companyId: company.companyId })).to.equal(1);
+      expect(await made.store.resume(company.sessionId, company.secretHash, at(1000), IDLE_MS)).to.equal(null);
       await other.close();
     });
   });

@@ -75,6 +75,11 @@ describe('chronicle CLI: companies, keys, users', function () {
       expect(oneLine(await cli('companies', 'create', '--name', 'Initech'))).to.match(/Created company "Initech" with id [0-9a-f-]{36}/);
     });
     it('refuses a blank name', async () => failed(await cli('companies', 'create', '--name', ' '), /--name must be/));
+    it('refuses a name that lies: a bidirectional override, or nothing visible', async () => {
+      failed(await cli('companies', 'create', '--name', 'Acme\u202Egnp.exe'), /--name must not contain bidirectional override or isolate characters \(U\+202A–U\+202E, U\+2066–U\+2069\)/);
+      failed(await cli('users', 'create', '--company', companyId, '--name', '\u200B\u200D', '--email', 'x@example.com'), /--name must contain a visible character/);
+      failed(await cli('keys', 'create', '--company', companyId, '--permissions', 'all', '--name', '\u2066Zapier\u2069'), /--name must not contain bidirectional/);
+    });
   });
 
   describe('keys create', () => {

@@ -86,6 +86,7 @@ if (!chromiumInstalled()) {
     const signedIn = async (company: string, width = 1280): Promise<Page> => {
       const page = await (await contextOf(width)).newPage();
       await page.goto(await linkFor(company));
+      await page.getByRole('button', { name: /^Open .*’s console$/ }).click();
       await page.waitForURL(/\/console$/);
       return page;
     };
@@ -233,6 +234,7 @@ if (!chromiumInstalled()) {
       const url = await linkFor(companyId);
       const first = await (await contextOf(1280)).newPage();
       await first.goto(url);
+      await first.getByRole('button', { name: /^Open .*’s console$/ }).click();
       await first.waitForURL(/\/console$/);
       for (const width of WIDTHS) {
         const page = await (await contextOf(width)).newPage();

@@ -12,13 +12,22 @@ export const chromiumInstalled = (): boolean => existsSync(CHROMIUM);
  * Launches Debian's Chromium headless, with nothing that reaches out (no
  * background networking, component updates or sync). Playwright gives each
  * launch a fresh profile folder of its own (`--user-data-dir`), removed at close,
- * and each context (`browser.newContext()`) its own cookies.
+ * and each context (`browser.newContext()`) its own cookies. `extraArgs` adds
+ * flags, e.g. `--host-resolver-rules` to give a loopback server a name of its own.
  */
-export const launchChromium = (): Promise<Browser> =>
+export const launchChromium = (extraArgs: readonly string[] = []): Promise<Browser> =>
   chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      ...extraArgs,
+    ],
   });
 
 /** Where the console's screenshots go (CI keeps the folder; git ignores it): artifacts/console at the project's root. */

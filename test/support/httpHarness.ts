@@ -186,7 +186,10 @@ export const startHarness = async (env: NodeJS.ProcessEnv = {}, timeouts?: Serve
       return { token: issued.right.token, tokenId: issued.right.tokenId };
     },
     async revokeAdminToken(tokenId) {
-      const revoked = await revokeAdminToken({ eventStore, newId, clock: systemClock }, { tokenId, metadata: { source: 'cli', correlationId: newId() } });
+      const revoked = await revokeAdminToken(
+        { eventStore, newId, clock: systemClock, sessions: chronicle.stores.consoleSessions },
+        { tokenId, metadata: { source: 'cli', correlationId: newId() } },
+      );
       if (E.isLeft(revoked)) throw new Error(JSON.stringify(revoked.left));
       await settle(revoked.right.position);
     },

@@ -46,6 +46,7 @@ describe('configuration from the environment', () => {
       basePath: '',
       tls: undefined,
       trustProxy: false,
+      hsts: { maxAgeSeconds: 31_536_000, includeSubDomains: false },
       roles: { api: true, projections: true, webhooks: true },
       apiWorkers: 1,
       readModels: 'sqlite',
@@ -57,6 +58,7 @@ describe('configuration from the environment', () => {
       shutdownTimeoutMs: 10000,
       secrets: { key: undefined, previousKeys: [] },
       console: { publicUrl: undefined, frameAncestors: ["'none'"], session: { idleMs: 1_800_000, maxMs: 28_800_000 } },
+      failedCredentials: { limit: 100, windowMs: 60_000 },
     });
   });
 
@@ -90,6 +92,8 @@ describe('configuration from the environment', () => {
       TLS_CERT_FILE: 'cert.pem',
       TLS_KEY_FILE: 'key.pem',
       TRUST_PROXY: 'yes',
+      HSTS_MAX_AGE_SECONDS: '86400',
+      HSTS_INCLUDE_SUBDOMAINS: 'true',
       RUN_API: 'false',
       RUN_PROJECTIONS: '0',
       RUN_WEBHOOKS: 'FALSE',
@@ -97,6 +101,8 @@ describe('configuration from the environment', () => {
       READY_MAX_LAG_MS: '1500',
       METRICS_TOKEN: 'scrape-0123456789abcdef',
       SHUTDOWN_TIMEOUT_MS: '30000',
+      FAILED_CREDENTIALS_LIMIT: '0',
+      FAILED_CREDENTIALS_WINDOW_SECONDS: '300',
     });
     expect(config).to.deep.include({
       port: 8080,
@@ -123,11 +129,13 @@ describe('configuration from the environment', () => {
       basePath: '/api/external',
       tls: { certFile: 'cert.pem', keyFile: 'key.pem' },
       trustProxy: true,
+      hsts: { maxAgeSeconds: 86400, includeSubDomains: true },
       roles: { api: false, projections: false, webhooks: false },
       readYourWritesTimeoutMs: 250,
       readyMaxLagMs: 1500,
       metricsToken: 'scrape-0123456789abcdef',
       shutdownTimeoutMs: 30000,
+      failedCredentials: { limit: 0, windowMs: 300_000 },
     });
   });
 
@@ -275,6 +283,19 @@ describe('configuration from the environment', () => {
     ]);
     expect(problemsOf({ WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY: '0' })[0]).to.match(/^WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY="0" must be a whole number from 1/);
     expect(problemsOf({ WEBHOOK_PAUSE_DELAYS_MS: '1m' })[0]).to.match(/^WEBHOOK_PAUSE_DELAYS_MS="1m" must be a comma-separated list of milliseconds/);
+  });
+
+  it('sends HSTS for a year by default, none with a max-age of 0, and at most two years', () => {
+    expect(loadConfig({ HSTS_MAX_AGE_SECONDS: '0' }).hsts).to.deep.equal({ maxAgeSeconds: 0, includeSubDomains: false });
+    expect(loadConfig({ HSTS_MAX_AGE_SECONDS: '63072000', HSTS_INCLUDE_SUBDOMAINS: 'no' }).hsts).to.deep.equal({
+      maxAgeSeconds: 63_072_000,
+      includeSubDomains: false,
+    });
+    expect(problemsOf({ HSTS_MAX_AGE_SECONDS: '63072001', HSTS_INCLUDE_SUBDOMAINS: 'sometimes' })).to.deep.equal([
+      'HSTS_MAX_AGE_SECONDS="63072001" must be a whole number from 0 to 63072000',
+      'HSTS_INCLUDE_SUBDOMAINS="sometimes" must be true or false',
+    ]);
+    expect(problemsOf({ HSTS_MAX_AGE_SECONDS: '-1' })).to.deep.equal(['HSTS_MAX_AGE_SECONDS="-1" must be a whole number from 0 to 63072000']);
   });
 
   it('needs both TLS files or neither', () => {

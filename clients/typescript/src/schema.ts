@@ -814,6 +814,22 @@ export interface components {
                 daily: number;
             };
         } & WithRequired<components["schemas"]["Error"], "message">;
+        FailedCredentialsError: {
+            /** @constant */
+            error?: "Rate limit exceeded";
+            /** @description That too many credentials from this address were refused, and when to retry. */
+            message: string;
+            /** @constant */
+            code: "TOO_MANY_FAILED_CREDENTIALS";
+            /** @description Seconds until the window ends (also in `Retry-After`). */
+            retryAfter: number;
+            limits: {
+                /** @description Refused credentials a client address may present per window (`FAILED_CREDENTIALS_LIMIT`). */
+                failedCredentials: number;
+                /** @description The window (`FAILED_CREDENTIALS_WINDOW_SECONDS`). */
+                windowSeconds: number;
+            };
+        } & WithRequired<components["schemas"]["Error"], "message" | "code">;
         ServiceUnavailableError: {
             /** @constant */
             error?: "Service unavailable";
@@ -1030,14 +1046,16 @@ export interface components {
         };
         /** @description Unknown fields (including `id`, `createdAt`, `updatedAt`) are ignored. Strings are trimmed; an empty optional string or null means no value. */
         ContactCreate: {
-            /** @description Full name (trimmed). */
+            /** @description Full name (trimmed). No bidirectional embedding, override or isolate characters (U+202A–U+202E, U+2066–U+2069); at least one visible character once whitespace and invisible characters (zero-width, soft hyphen, other format characters) are removed. LRM, RLM and ALM are allowed. */
             name: string;
             /**
              * @description 3 to 15 digits, an optional leading `+` (or `00`), and spaces, dots, dashes or parentheses. Stored normalised (separators removed, `00` → `+`); unique within the company.
              * @example +49 151 2345 6789
              */
             phoneNumber: string;
+            /** @description No bidirectional embedding, override or isolate characters (U+202A–U+202E, U+2066–U+2069); at least one visible character once whitespace and invisible characters (zero-width, soft hyphen, other format characters) are removed. LRM, RLM and ALM are allowed. */
             firstName?: string | null;
+            /** @description No bidirectional embedding, override or isolate characters (U+202A–U+202E, U+2066–U+2069); at least one visible character once whitespace and invisible characters (zero-width, soft hyphen, other format characters) are removed. LRM, RLM and ALM are allowed. */
             lastName?: string | null;
             /**
              * Format: email
@@ -1055,14 +1073,16 @@ export interface components {
         };
         /** @description Any subset of the fields; unsent fields keep their value, `null` (or an empty string) clears an optional one. At least one known field. `name` and `phoneNumber` cannot be cleared. */
         ContactUpdate: {
-            /** @description Full name (trimmed). */
+            /** @description Full name (trimmed). No bidirectional embedding, override or isolate characters (U+202A–U+202E, U+2066–U+2069); at least one visible character once whitespace and invisible characters (zero-width, soft hyphen, other format characters) are removed. LRM, RLM and ALM are allowed. */
             name?: string;
             /**
              * @description 3 to 15 digits, an optional leading `+` (or `00`), and spaces, dots, dashes or parentheses. Stored normalised (separators removed, `00` → `+`); unique within the company.
              * @example +49 151 2345 6789
              */
             phoneNumber?: string;
+            /** @description No bidirectional embedding, override or isolate characters (U+202A–U+202E, U+2066–U+2069); at least one visible character once whitespace and invisible characters (zero-width, soft hyphen, other format characters) are removed. LRM, RLM and ALM are allowed. */
             firstName?: string | null;
+            /** @description No bidirectional embedding, override or isolate characters (U+202A–U+202E, U+2066–U+2069); at least one visible character once whitespace and invisible characters (zero-width, soft hyphen, other format characters) are removed. LRM, RLM and ALM are allowed. */
             lastName?: string | null;
             /**
              * Format: email
@@ -1146,7 +1166,7 @@ export interface components {
         };
         /** @description Unknown fields (including `id`, `status`, `actualCloseDate`, `createdAt`, `updatedAt`) are ignored. Strings are trimmed; an empty optional string or null means no value (`currency` and `priority` then take their defaults). */
         DealCreate: {
-            /** @description Trimmed. */
+            /** @description Trimmed. No bidirectional embedding, override or isolate characters (U+202A–U+202E, U+2066–U+2069); at least one visible character once whitespace and invisible characters (zero-width, soft hyphen, other format characters) are removed. LRM, RLM and ALM are allowed. */
             title: string;
             /** @description A JSON number (`"100"` is refused), at most 10^15. */
             value: number;
@@ -2081,31 +2101,29 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -2370,31 +2388,29 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -2603,31 +2619,29 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -2863,31 +2877,29 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -3199,31 +3211,29 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -3408,31 +3418,29 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -3697,31 +3705,29 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -3957,31 +3963,29 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -4190,31 +4194,29 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -4501,31 +4503,29 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -4706,31 +4706,29 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -4909,31 +4907,29 @@ export interface operations {
                     "application/json": components["schemas"]["AgentNotFoundError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -5059,31 +5055,29 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -5234,31 +5228,29 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -5523,31 +5515,29 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -5801,31 +5791,29 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -6037,31 +6025,29 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -6341,31 +6327,29 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -6574,31 +6558,29 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -6830,31 +6812,29 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -7082,31 +7062,29 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -7302,31 +7280,29 @@ export interface operations {
                     "application/json": components["schemas"]["UnknownEventTypeError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -7558,31 +7534,29 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
@@ -7768,31 +7742,29 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). */
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     /** @description Seconds to wait before the next request can succeed. */
                     "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
                 };
             };
             /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */

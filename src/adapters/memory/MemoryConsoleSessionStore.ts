@@ -23,6 +23,15 @@ export class MemoryConsoleSessionStore implements ConsoleSessionStore {
     return this.sessions.delete(sessionId);
   }
 
+  async endAll(which: { readonly companyId: string } | { readonly adminTokenId: string }): Promise<number> {
+    let ended = 0;
+    for (const [id, session] of this.sessions) {
+      const matches = 'companyId' in which ? session.companyId === which.companyId : session.adminTokenId === which.adminTokenId;
+      if (matches && this.sessions.delete(id)) ended += 1;
+    }
+    return ended;
+  }
+
   async prune(now: Date, limit: number): Promise<number> {
     let pruned = 0;
     for (const [id, session] of this.sessions) {

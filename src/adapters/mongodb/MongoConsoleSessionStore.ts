@@ -7,6 +7,8 @@ export const CONSOLE_SESSIONS_COLLECTION = 'consoleSessions';
 interface SessionDocument {
   _id: string;
   companyId: string;
+  /** Absent on sessions opened before sessions recorded it: as null. */
+  adminTokenId?: string | null;
   secretHash: string;
   createdAt: Date;
   expiresAt: Date;
@@ -18,6 +20,7 @@ interface SessionDocument {
 const recordOf = (doc: SessionDocument): ConsoleSessionRecord => ({
   sessionId: doc._id,
   companyId: doc.companyId,
+  adminTokenId: doc.adminTokenId ?? null,
   secretHash: doc.secretHash,
   createdAt: doc.createdAt,
   expiresAt: doc.expiresAt,
@@ -38,6 +41,8 @@ export class MongoConsoleSessionStore implements ConsoleSessionStore {
   static async create(db: Db, collection: string = CONSOLE_SESSIONS_COLLECTION): Promise<MongoConsoleSessionStore> {
     const sessions = db.collection<SessionDocument>(collection);
     await sessions.createIndex({ endsAt: 1 }, { expireAfterSeconds: 0, name: 'endsAt_ttl' });
+    await sessions.createIndex({ companyId: 1 }, { name: 'companyId' });
+    await sessions.createIndex({ adminTokenId: 1 }, { name: 'adminTokenId', sparse: true });
     return new MongoConsoleSessionStore(sessions);
   }
 
@@ -45,6 +50,7 @@ export class MongoConsoleSessionStore implements ConsoleSessionStore {
     await this.sessions.insertOne({
       _id: session.sessionId,
       companyId: session.companyId,
+      adminTokenId: session.adminTokenId,
       secretHash: session.secretHash,
       createdAt: session.createdAt,
       expiresAt: session.expiresAt,
@@ -66,6 +72,11 @@ export class MongoConsoleSessionStore implements ConsoleSessionStore {
 
   async end(sessionId: string, secretHash: string): Promise<boolean> {
     return (await this.sessions.deleteOne({ _id: sessionId, secretHash })).deletedCount === 1;
+  }
+
+  async endAll(which: { readonly companyId: string } | { readonly adminTokenId: string }): Promise<number> {
+    const filter = 'companyId' in which ? { companyId: which.companyId } : { adminTokenId: which.adminTokenId };
+    return (await this.sessions.deleteMany(filter)).deletedCount;
   }
 
   async prune(now: Date, limit: number): Promise<number> {

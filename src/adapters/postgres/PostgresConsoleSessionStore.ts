@@ -5,6 +5,7 @@ import { query } from './postgresPool.js';
 interface Row {
   session_id: string;
   company_id: string;
+  admin_token_id: string | null;
   secret_hash: string;
   created_at: Date;
   expires_at: Date;
@@ -14,6 +15,7 @@ interface Row {
 const recordOf = (row: Row): ConsoleSessionRecord => ({
   sessionId: row.session_id,
   companyId: row.company_id,
+  adminTokenId: row.admin_token_id,
   secretHash: row.secret_hash,
   createdAt: row.created_at,
   expiresAt: row.expires_at,
@@ -31,9 +33,9 @@ export class PostgresConsoleSessionStore implements ConsoleSessionStore {
   async open(session: ConsoleSessionRecord): Promise<void> {
     await query(
       this.pool,
-      `INSERT INTO console_sessions (session_id, company_id, secret_hash, created_at, expires_at, idle_expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
-      [session.sessionId, session.companyId, session.secretHash, session.createdAt, session.expiresAt, session.idleExpiresAt],
+      `INSERT INTO console_sessions (session_id, company_id, admin_token_id, secret_hash, created_at, expires_at, idle_expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [session.sessionId, session.companyId, session.adminTokenId, session.secretHash, session.createdAt, session.expiresAt, session.idleExpiresAt],
     );
   }
 
@@ -51,6 +53,14 @@ export class PostgresConsoleSessionStore implements ConsoleSessionStore {
   async end(sessionId: string, secretHash: string): Promise<boolean> {
     const deleted = await query(this.pool, 'DELETE FROM console_sessions WHERE session_id = $1 AND secret_hash = $2', [sessionId, secretHash]);
     return deleted.rowCount === 1;
+  }
+
+  async endAll(which: { readonly companyId: string } | { readonly adminTokenId: string }): Promise<number> {
+    const ended =
+      'companyId' in which
+        ? await query(this.pool, 'DELETE FROM console_sessions WHERE company_id = $1', [which.companyId])
+        : await query(this.pool, 'DELETE FROM console_sessions WHERE admin_token_id = $1', [which.adminTokenId]);
+    return ended.rowCount ?? 0;
   }
 
   async prune(now: Date, limit: number): Promise<number> {

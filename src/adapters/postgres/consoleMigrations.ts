@@ -32,5 +32,16 @@ const sessionsAndUsage: PostgresMigration = {
   `,
 };
 
+/** Sessions ended all at once: a company's (the platform offboards it), an admin token's (it was revoked). */
+const sessionsEndedTogether: PostgresMigration = {
+  version: 2,
+  name: 'console sessions: the admin token whose link opened each, ended by company or by token',
+  sql: `
+    ALTER TABLE console_sessions ADD COLUMN admin_token_id text;
+    CREATE INDEX console_sessions_company ON console_sessions (company_id);
+    CREATE INDEX console_sessions_admin_token ON console_sessions (admin_token_id) WHERE admin_token_id IS NOT NULL;
+  `,
+};
+
 /** Every step of the console's part of the schema, in order (see migratePostgres). */
-export const consoleMigrations: readonly PostgresMigration[] = [sessionsAndUsage];
+export const consoleMigrations: readonly PostgresMigration[] = [sessionsAndUsage, sessionsEndedTogether];

@@ -7,6 +7,7 @@ import { whenLockFree } from './writeLock.js';
 interface Row {
   session_id: string;
   company_id: string;
+  admin_token_id: string | null;
   secret_hash: string;
   created_at: number;
   expires_at: number;
@@ -16,6 +17,7 @@ interface Row {
 const recordOf = (row: Row): ConsoleSessionRecord => ({
   sessionId: row.session_id,
   companyId: row.company_id,
+  adminTokenId: row.admin_token_id,
   secretHash: row.secret_hash,
   createdAt: new Date(row.created_at),
   expiresAt: new Date(row.expires_at),
@@ -29,17 +31,19 @@ const recordOf = (row: Row): ConsoleSessionRecord => ({
  */
 export class SqliteConsoleSessionStore implements ConsoleSessionStore {
   private readonly statements: {
-    readonly open: Statement<[string, string, string, number, number, number]>;
+    readonly open: Statement<[string, string, string | null, string, number, number, number]>;
     readonly resume: Statement<[number, string, string, number, number], Row>;
     readonly end: Statement<[string, string]>;
+    readonly endCompany: Statement<[string]>;
+    readonly endAdminToken: Statement<[string]>;
     readonly prune: Statement<[number, number, number]>;
   };
 
   private constructor(private readonly db: SqliteDatabase) {
     this.statements = {
       open: db.prepare(
-        `INSERT INTO console_sessions (session_id, company_id, secret_hash, created_at, expires_at, idle_expires_at)
-         VALUES (?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO console_sessions (session_id, company_id, admin_token_id, secret_hash, created_at, expires_at, idle_expires_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
       ),
       resume: db.prepare(
         `UPDATE console_sessions SET idle_expires_at = min(?, expires_at)
@@ -47,6 +51,8 @@ export class SqliteConsoleSessionStore implements ConsoleSessionStore {
          RETURNING *`,
       ),
       end: db.prepare('DELETE FROM console_sessions WHERE session_id = ? AND secret_hash = ?'),
+      endCompany: db.prepare('DELETE FROM console_sessions WHERE company_id = ?'),
+      endAdminToken: db.prepare('DELETE FROM console_sessions WHERE admin_token_id = ?'),
       prune: db.prepare(
         `DELETE FROM console_sessions WHERE session_id IN (
            SELECT session_id FROM console_sessions WHERE idle_expires_at <= ? OR expires_at <= ? LIMIT ?)`,
@@ -60,9 +66,9 @@ export class SqliteConsoleSessionStore implements ConsoleSessionStore {
   }
 
   async open(session: ConsoleSessionRecord): Promise<void> {
-    const { sessionId, companyId, secretHash, createdAt, expiresAt, idleExpiresAt } = session;
+    const { sessionId, companyId, adminTokenId, secretHash, createdAt, expiresAt, idleExpiresAt } = session;
     await whenLockFree(this.db, () =>
-      this.statements.open.run(sessionId, companyId, secretHash, createdAt.getTime(), expiresAt.getTime(), idleExpiresAt.getTime()),
+      this.statements.open.run(sessionId, companyId, adminTokenId, secretHash, createdAt.getTime(), expiresAt.getTime(), idleExpiresAt.getTime()),
     );
   }
 
@@ -74,6 +80,13 @@ export class SqliteConsoleSessionStore implements ConsoleSessionStore {
 
   async end(sessionId: string, secretHash: string): Promise<boolean> {
     return (await whenLockFree(this.db, () => this.statements.end.run(sessionId, secretHash))).changes === 1;
+  }
+
+  async endAll(which: { readonly companyId: string } | { readonly adminTokenId: string }): Promise<number> {
+    const ended = await whenLockFree(this.db, () =>
+      'companyId' in which ? this.statements.endCompany.run(which.companyId) : this.statements.endAdminToken.run(which.adminTokenId),
+    );
+    return ended.changes;
   }
 
   async prune(now: Date, limit: number): Promise<number> {

@@ -25,6 +25,10 @@ export const CONSOLE_FILE_MIGRATIONS: readonly string[] = [
      PRIMARY KEY (company_id, hour, key_id)
    ) WITHOUT ROWID;
    CREATE INDEX usage_counters_hour ON usage_counters (hour);`,
+  // Sessions ended all at once: a company's (the platform offboards it), an admin token's (it was revoked).
+  `ALTER TABLE console_sessions ADD COLUMN admin_token_id TEXT;
+   CREATE INDEX console_sessions_company ON console_sessions (company_id);
+   CREATE INDEX console_sessions_admin_token ON console_sessions (admin_token_id) WHERE admin_token_id IS NOT NULL;`,
 ];
 
 /**

@@ -4,6 +4,7 @@ import type { AdminTokenError } from '../../domain/adminTokens/adminTokenErrors.
 import { AdminTokenEvent, adminTokenStream } from '../../domain/adminTokens/adminTokenEvents.js';
 import type { Position } from '../../shared/Position.js';
 import type { CommandDeps } from '../commands/CommandDeps.js';
+import type { ConsoleSessionStore } from '../ports/ConsoleSessionStore.js';
 import { handleCommand } from '../commands/handleCommand.js';
 import type { WriteMetadata } from '../commands/WriteMetadata.js';
 
@@ -12,11 +13,19 @@ export interface RevokedAdminToken {
   readonly name: string;
   readonly revokedAt: string;
   readonly position: Position | null;
+  /** The console sessions its links had opened, ended with it. */
+  readonly endedConsoleSessions: number;
 }
 
-/** Revokes an admin token: every API process refuses it from then on (within the revocation bound). */
+/**
+ * Revokes an admin token: every API process refuses it from then on (within the
+ * revocation bound), and every console session opened by one of its links ends
+ * at once. Revoking it again ends those sessions again (a revocation whose
+ * sessions were not ended, the process stopped in between, is finished by
+ * asking again) and answers that it was already revoked.
+ */
 export const revokeAdminToken = async (
-  deps: CommandDeps,
+  deps: CommandDeps & { readonly sessions: Pick<ConsoleSessionStore, 'endAll'> },
   input: { readonly tokenId: string; readonly metadata: WriteMetadata },
 ): Promise<E.Either<AdminTokenError, RevokedAdminToken>> => {
   const outcome = await handleCommand(deps, {
@@ -26,8 +35,12 @@ export const revokeAdminToken = async (
     command: { type: 'RevokeAdminToken', tokenId: input.tokenId, at: deps.clock.now() },
     metadata: input.metadata,
   });
-  if (E.isLeft(outcome)) return outcome;
+  if (E.isLeft(outcome)) {
+    if (outcome.left.kind === 'AdminTokenAlreadyRevoked') await deps.sessions.endAll({ adminTokenId: input.tokenId });
+    return outcome;
+  }
   const { state } = outcome.right;
   if (state.status !== 'revoked') throw new Error('RevokeAdminToken left the token unrevoked');
-  return E.right({ tokenId: input.tokenId, name: state.name, revokedAt: state.revokedAt, position: outcome.right.position });
+  const endedConsoleSessions = await deps.sessions.endAll({ adminTokenId: input.tokenId });
+  return E.right({ tokenId: input.tokenId, name: state.name, revokedAt: state.revokedAt, position: outcome.right.position, endedConsoleSessions });
 };

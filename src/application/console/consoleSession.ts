@@ -33,3 +33,10 @@ export const endConsoleSession = async (sessions: ConsoleSessionStore, cookie: u
   const parsed = parseConsoleToken(cookie);
   return parsed !== null && sessions.end(parsed.id, hashConsoleSecret(parsed.secret));
 };
+
+/**
+ * Ends every session of a company at once, in every process (the platform
+ * offboarding a customer, or a customer's access taken away): answers how many.
+ */
+export const endCompanyConsoleSessions = (sessions: Pick<ConsoleSessionStore, 'endAll'>, companyId: string): Promise<number> =>
+  sessions.endAll({ companyId });

@@ -45,9 +45,10 @@ export const checkConsoleLink = async (
 /**
  * Uses a link: records `ConsoleLinkRedeemed` with the revision of its issue (so
  * of two uses at once, in any processes, one wins and the other is told the link
- * was used), then opens the session it names. The event comes first: a link is
- * never good for two sessions, even if opening the session then fails (the
- * customer asks for another link).
+ * was used), then opens the session it names, recording the admin token whose
+ * link it was (revoking that token ends the session). The event comes first: a
+ * link is never good for two sessions, even if opening the session then fails
+ * (the customer asks for another link).
  */
 export const redeemConsoleLink = async (
   deps: CommandDeps & { readonly sessions: ConsoleSessionStore },
@@ -74,10 +75,13 @@ export const redeemConsoleLink = async (
   if (state.status !== 'redeemed') throw new Error('RedeemConsoleLink left the link unused');
   const secret = newConsoleSecret();
   const expiresAt = new Date(at.getTime() + input.settings.maxMs);
+  // The admin token that asked for the link (none for the CLI's): revoking it ends the session.
+  const [issued] = await deps.eventStore.readStream(consoleLinkStream(parsed.id));
   await deps.sessions.prune(at, PRUNE_BATCH);
   await deps.sessions.open({
     sessionId,
     companyId: state.companyId,
+    adminTokenId: issued?.metadata.adminTokenId ?? null,
     secretHash: hashConsoleSecret(secret),
     createdAt: at,
     expiresAt,

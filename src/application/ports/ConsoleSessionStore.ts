@@ -11,6 +11,8 @@
 export interface ConsoleSessionRecord {
   readonly sessionId: string;
   readonly companyId: string;
+  /** The admin token whose link opened it (its id; null for a link of the CLI): revoking that token ends it. */
+  readonly adminTokenId: string | null;
   readonly secretHash: string;
   readonly createdAt: Date;
   /** The absolute end: no request resumes it after this, however active. */
@@ -31,6 +33,12 @@ export interface ConsoleSessionStore {
   resume(sessionId: string, secretHash: string, now: Date, idleMs: number): Promise<ConsoleSessionRecord | null>;
   /** Ends the session now (logout): true when there was one with this secret hash. */
   end(sessionId: string, secretHash: string): Promise<boolean>;
+  /**
+   * Ends now every session of a company (`{companyId}`) or every session opened by
+   * an admin token's links (`{adminTokenId}`), in every process; answers how many
+   * were open or not yet pruned.
+   */
+  endAll(which: { readonly companyId: string } | { readonly adminTokenId: string }): Promise<number>;
   /** Deletes at most `limit` sessions whose idle or absolute end is at or before `now`; answers how many. */
   prune(now: Date, limit: number): Promise<number>;
   /** Releases what the store itself opened (a shared connection stays open). */

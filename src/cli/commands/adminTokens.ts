@@ -56,13 +56,20 @@ export const registerAdminTokens: RegisterCommands = (program, context) => {
 
   tokens
     .command('revoke')
-    .description('revoke an admin token (a running server refuses it within a second)')
+    .description('revoke an admin token (a running server refuses it within a second) and end the console sessions its links opened')
     .argument('<id>', 'id of the token')
     .option('--json', 'print one JSON document')
     .action(async (tokenId: string, options: { json?: boolean }) => {
-      const revoked = await withStores(context, ({ eventStore }) => revokeAdminToken(cliCommandDeps(eventStore), { tokenId, metadata: cliMetadata() }));
+      const revoked = await withStores(context, ({ eventStore, consoleSessions }) =>
+        revokeAdminToken({ ...cliCommandDeps(eventStore), sessions: consoleSessions }, { tokenId, metadata: cliMetadata() }),
+      );
       if (E.isLeft(revoked)) throw new Error(describeAdminTokenError(revoked.left));
-      const { revokedAt, name } = revoked.right;
-      print(context, options.json === true, { id: tokenId, revoked: true, revokedAt }, `Revoked admin token ${tokenId} "${name}" at ${revokedAt}`);
+      const { revokedAt, name, endedConsoleSessions } = revoked.right;
+      print(
+        context,
+        options.json === true,
+        { id: tokenId, revoked: true, revokedAt, endedConsoleSessions },
+        `Revoked admin token ${tokenId} "${name}" at ${revokedAt}; ended ${endedConsoleSessions} console session${endedConsoleSessions === 1 ? '' : 's'} its links had opened`,
+      );
     });
 };

@@ -1,6 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { consoleLinkUrl } from '../../application/console/consoleLinkUrl.js';
 import { issueConsoleLink } from '../../application/console/issueConsoleLink.js';
+import { endCompanyConsoleSessions } from '../../application/console/consoleSession.js';
+import { loadCompany } from '../../application/companies/loadCompany.js';
 import { describeCompanyError } from '../../domain/companies/companyErrors.js';
 import { describeConsoleLinkError } from '../../domain/consoleLinks/consoleLinkErrors.js';
 import type { Config } from '../../config.js';
@@ -33,6 +35,28 @@ export const registerConsole: RegisterCommands = (program, context) => {
         options.json === true,
         { url, expiresAt: issued.expiresAt },
         `Console link for company ${issued.companyId}, valid once until ${issued.expiresAt}: ${url}`,
+      );
+    });
+
+  customerConsole
+    .command('sessions')
+    .description('console sessions')
+    .command('end')
+    .description("end every console session of a company at once, on every process (each browser is signed out at its next request)")
+    .requiredOption('--company <id>', 'id of an existing company')
+    .option('--json', 'print one JSON document')
+    .action(async (options: { company: string; json?: boolean }) => {
+      const ended = await withStores(context, async ({ eventStore, consoleSessions }) => {
+        if ((await loadCompany(eventStore, options.company)) === null) {
+          throw new Error(describeCompanyError({ kind: 'CompanyNotFound', companyId: options.company }));
+        }
+        return endCompanyConsoleSessions(consoleSessions, options.company);
+      });
+      print(
+        context,
+        options.json === true,
+        { companyId: options.company, ended },
+        `Ended ${ended} console session${ended === 1 ? '' : 's'} of company ${options.company}`,
       );
     });
 };

@@ -1,9 +1,10 @@
 /**
  * The console's script, served as /console/assets/console.js: progressive
- * enhancement only (every page works without it). It opens a link's session
- * without a click, copies a secret shown once, and asks before a form marked
- * `data-confirm` does something that cannot be undone (without the script, the
- * server asks on a page of its own). No inline handler: the CSP allows none.
+ * enhancement only (every page works without it). It copies a secret shown
+ * once, and asks before a form marked `data-confirm` does something that cannot
+ * be undone (without the script, the server asks on a page of its own). It never submits a form by itself: a
+ * link's page waits for its button (a page of another site could otherwise sign
+ * a browser in to the attacker's company). No inline handler: the CSP allows none.
  */
 export const CONSOLE_JS = `'use strict';
 (function () {
@@ -12,9 +13,6 @@ export const CONSOLE_JS = `'use strict';
     else run();
   }
   onReady(function () {
-    var open = document.querySelector('form[data-autosubmit]');
-    if (open) open.submit();
-
     document.querySelectorAll('button[data-copy]').forEach(function (button) {
       button.hidden = false;
       button.addEventListener('click', function () {

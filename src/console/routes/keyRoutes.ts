@@ -5,6 +5,7 @@ import { issueApiKey } from '../../application/apiKeys/issueApiKey.js';
 import { revokeApiKey } from '../../application/apiKeys/revokeApiKey.js';
 import { ApiKeyName } from '../../domain/apiKeys/ApiKeyName.js';
 import { describeApiKeyError } from '../../domain/apiKeys/apiKeyErrors.js';
+import { nameCharacterProblem, type NameCharacterProblem } from '../../shared/nameCharacters.js';
 import { ApiKeyType } from '../../shared/permissions.js';
 import { apiKeysProjection } from '../../../projections/apiKeys/apiKeysProjection.js';
 import type { ConsoleDeps } from '../ConsoleDeps.js';
@@ -19,6 +20,12 @@ import { field, readForm, utcDateTimeField } from '../session/formBody.js';
 import { signedInOf } from '../session/requireSession.js';
 
 const NOTICES: Readonly<Record<string, string>> = { revoked: 'The key was revoked: requests with it are refused from now on.' };
+
+/** Why a key's name is refused for its characters (see nameCharacters), in the form's words. */
+const NAME_CHARACTER_PROBLEMS: Readonly<Record<NameCharacterProblem, string>> = {
+  BidiControl: 'Remove the bidirectional override and isolate characters (U+202A–U+202E, U+2066–U+2069).',
+  NothingVisible: 'Give the key a name with at least one visible character.',
+};
 
 /**
  * API keys: GET /console/keys lists them (hints, never keys) with the create
@@ -50,7 +57,10 @@ export const keyRoutes = (deps: ConsoleDeps): Router => {
     const problems: Record<string, string> = {};
     const name = ApiKeyName.decode(sent.name.trim());
     if (sent.name.trim() === '') problems.name = 'Give the key a name.';
-    else if (E.isLeft(name)) problems.name = 'Use at most 200 characters, with no control characters.';
+    else if (E.isLeft(name)) {
+      const characterProblem = nameCharacterProblem(sent.name.trim());
+      problems.name = characterProblem === null ? 'Use at most 200 characters, with no control characters.' : NAME_CHARACTER_PROBLEMS[characterProblem];
+    }
     const permissions = permissionsOf(sent.permissions);
     if (!ApiKeyType.is(sent.type)) problems.type = 'Choose a type.';
     if (permissions.length === 0) problems.permissions = 'Choose at least one permission.';

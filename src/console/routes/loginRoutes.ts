@@ -1,15 +1,16 @@
 import Router from '@koa/router';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Context } from 'koa';
+import { endConsoleSession, resumeConsoleSession } from '../../application/console/consoleSession.js';
 import { checkConsoleLink, redeemConsoleLink } from '../../application/console/redeemConsoleLink.js';
 import type { ConsoleLinkError } from '../../domain/consoleLinks/consoleLinkErrors.js';
 import type { ConsoleDeps } from '../ConsoleDeps.js';
 import { ConsolePageError } from '../ConsolePageError.js';
-import { html } from '../html/html.js';
+import { html, type Html } from '../html/html.js';
 import { consoleUrl, layout } from '../html/layout.js';
 import { field, readForm } from '../session/formBody.js';
-import { crossOrigin } from '../session/requireSession.js';
-import { clearSessionCookie, framedByOthers, setSessionCookie } from '../sessionCookie.js';
+import { companyNameOf, crossOrigin, failedCredential } from '../session/requireSession.js';
+import { clearSessionCookie, framedByOthers, readSessionCookie, setSessionCookie } from '../sessionCookie.js';
 
 const NEW_LINK = 'Console links open the console once, within 15 minutes. Open the console again from your platform’s dashboard: it hands you a new link.';
 
@@ -34,40 +35,59 @@ const htmlPage = (ctx: Context, status: number, text: string): void => {
   ctx.body = text;
 };
 
+/** What the link's page says of the session this browser already holds, if any. */
+const currentSessionNote = (basePath: string, opens: string, current: string | null, sameCompany: boolean): Html | null => {
+  if (current === null) return null;
+  if (sameCompany) {
+    return html`<p class="notice" data-other-session>This browser is already signed in to ${current}’s console. <a href="${consoleUrl(basePath)}">Go to it</a>, or open the link to start a new session.</p>`;
+  }
+  return html`<p class="notice" data-other-session>This browser is signed in to <strong>${current}</strong>’s console. Opening this link signs it out of that console and into ${opens}’s. If you did not ask for ${opens}’s console, close this page.</p>`;
+};
+
 /**
- * The way in: GET /console/login?token=… shows what the link would do and a
- * form that uses it (sent at once by the script; a button without it), so link
- * previewers and mail scanners, which only GET, never use a link up.
- * POST /console/login uses it: the session cookie is set and the browser goes to
- * the overview. GET /console/signed-out is the page after a logout.
+ * The way in: GET /console/login?token=… shows the company the link opens (and
+ * the session of this browser it would replace) and a button that uses it, never
+ * sent by itself: a page of another site that sends a browser to an attacker's
+ * link then opens nothing (login CSRF), and link previewers and mail scanners,
+ * which only GET, never use a link up. POST /console/login uses it (from this
+ * origin only): the browser's previous session ends, the new session's cookie is
+ * set and the browser goes to the overview. GET /console/signed-out is the page
+ * after a logout.
  */
 export const loginRoutes = (deps: ConsoleDeps): Router => {
   const router = new Router();
   const framed = framedByOthers(deps.settings.frameAncestors);
+  const companyName = companyNameOf(deps);
 
   router.get('/console/login', async (ctx) => {
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
     const checked = await checkConsoleLink(deps.commands.eventStore, token, deps.commands.clock.now());
-    if (E.isLeft(checked)) throw linkRefused(checked.left);
+    if (E.isLeft(checked)) throw failedCredential(deps, ctx, 'console_link', linkRefused(checked.left));
+    const opens = await companyName(checked.right.companyId);
+    const current = await resumeConsoleSession({ sessions: deps.sessions, clock: deps.commands.clock }, readSessionCookie(ctx), deps.settings.session);
+    const note = currentSessionNote(deps.basePath, opens, current && (await companyName(current.companyId)), current?.companyId === checked.right.companyId);
     const body = html`<section class="panel" aria-labelledby="open-title">
-  <h1 id="open-title">Opening your console…</h1>
-  <form method="post" action="${consoleUrl(deps.basePath, '/login')}" data-autosubmit>
+  <h1 id="open-title">Open ${opens}’s console</h1>
+  <p>This link signs you in to the console of <strong>${opens}</strong> (${checked.right.companyId}), once.</p>
+  ${note}
+  <form method="post" action="${consoleUrl(deps.basePath, '/login')}">
     <input type="hidden" name="token" value="${token}">
-    <p>This link opens the console once.</p>
-    <button type="submit">Open the console</button>
+    <button type="submit">Open ${opens}’s console</button>
   </form>
 </section>`;
     htmlPage(ctx, 200, layout({ basePath: deps.basePath, title: 'Open the console', body }).text);
   });
 
   router.post('/console/login', async (ctx) => {
-    if (crossOrigin(ctx)) throw new ConsolePageError(403, 'This link was not opened here', 'Open the link itself in your browser.');
+    if (crossOrigin(ctx, deps.settings.publicOrigin)) throw new ConsolePageError(403, 'This link was not opened here', 'Open the link itself in your browser.');
     const form = await readForm(ctx);
     const opened = await redeemConsoleLink(
       { ...deps.commands, sessions: deps.sessions },
       { token: field(form, 'token'), settings: deps.settings.session, correlationId: String(ctx.state.requestId) },
     );
-    if (E.isLeft(opened)) throw linkRefused(opened.left);
+    if (E.isLeft(opened)) throw failedCredential(deps, ctx, 'console_link', linkRefused(opened.left));
+    // The session this browser held before (of any company) ends: its cookie is replaced below.
+    await endConsoleSession(deps.sessions, readSessionCookie(ctx));
     setSessionCookie(ctx, deps.basePath, framed, opened.right.cookie, opened.right.expiresAt);
     ctx.set('Cache-Control', 'no-store');
     ctx.status = 303;

@@ -21,30 +21,69 @@ export const signedInOf = (ctx: Context): SignedIn => {
 
 const SAFE = new Set(['GET', 'HEAD']);
 
+/** A company's name as its pages show it (its id while the read models do not have it yet). */
+export const companyNameOf = (deps: Pick<ConsoleDeps, 'readModels'>): ((companyId: string) => Promise<string>) => {
+  const companies = deps.readModels.collection(companiesProjection);
+  return async (companyId) => {
+    const company = await companies.get(PLATFORM_SCOPE, companyId);
+    return company ? companyOf(company).name : companyId;
+  };
+};
+
 /**
- * Every page of a session: the cookie must name an open session (else a 401
- * page that says so, and the cookie is cleared), which this request keeps alive.
- * A change (any method but GET and HEAD) must also carry the session's CSRF token
- * in its form (`_csrf`), else a 403 page and nothing is done; a change from
- * another origin (its `Origin` or `Sec-Fetch-Site` says so) is refused the same way.
+ * A refused link or session cookie, counted for the client's address: `page`,
+ * or a 429 page with `Retry-After` once the address is past the limit of failed
+ * credentials (which the API's keys and admin tokens count into too).
+ */
+export const failedCredential = (
+  deps: Pick<ConsoleDeps, 'failedCredentials'>,
+  ctx: Context,
+  kind: 'console_link' | 'console_session',
+  page: ConsolePageError,
+): ConsolePageError => {
+  const failures = deps.failedCredentials;
+  const counted = failures?.fail(ctx.ip, kind);
+  if (!failures || !counted?.throttled) return page;
+  return new ConsolePageError(
+    429,
+    'Too many failed attempts',
+    `This address presented more than ${failures.limit} links, keys or sessions that were not valid in ${failures.windowSeconds} seconds. ` +
+      `Wait ${counted.retryAfterSeconds} seconds, then open the console again from your platform’s dashboard.`,
+    { 'Retry-After': String(counted.retryAfterSeconds) },
+  );
+};
+
+/**
+ * Every page of a session. A change (any method but GET and HEAD) from another
+ * site or origin (its `Sec-Fetch-Site` or `Origin` says so) is refused first, with
+ * a 403 page: no session is looked at and the browser's cookie is left as it is,
+ * so a page of another site can neither change anything nor sign the browser out.
+ * Then the cookie must name an open session, which this request keeps alive; else
+ * a 401 page that says so (a page clears the dead cookie; a change does not
+ * touch it). A change must also carry the session's CSRF token in its form
+ * (`_csrf`), else a 403 page and nothing is done.
  */
 export const requireSession = (deps: ConsoleDeps): Middleware => {
-  const companies = deps.readModels.collection(companiesProjection);
+  const companyName = companyNameOf(deps);
   const framed = framedByOthers(deps.settings.frameAncestors);
   return async (ctx, next) => {
-    const session = await resumeConsoleSession({ sessions: deps.sessions, clock: deps.commands.clock }, readSessionCookie(ctx), deps.settings.session);
+    const change = !SAFE.has(ctx.method);
+    if (change && crossOrigin(ctx, deps.settings.publicOrigin)) throw refused();
+    const cookie = readSessionCookie(ctx);
+    const session = await resumeConsoleSession({ sessions: deps.sessions, clock: deps.commands.clock }, cookie, deps.settings.session);
     if (!session) {
-      clearSessionCookie(ctx, deps.basePath, framed);
-      throw new ConsolePageError(
+      if (!change) clearSessionCookie(ctx, deps.basePath, framed);
+      const signedOut = new ConsolePageError(
         401,
         'You are signed out',
         'This console session has ended (signed out, unused for a while, or past its time), or none was opened in this browser. ' +
           'Open the console again from your platform’s dashboard: it hands you a new link.',
       );
+      // A cookie that names no open session is a failed credential; none at all is a browser that never signed in.
+      throw cookie === null ? signedOut : failedCredential(deps, ctx, 'console_session', signedOut);
     }
-    if (!SAFE.has(ctx.method)) await requireCsrfToken(ctx, session);
-    const company = await companies.get(PLATFORM_SCOPE, session.companyId);
-    ctx.state.console = { session, companyName: company ? companyOf(company).name : session.companyId } satisfies SignedIn;
+    if (change) await requireCsrfToken(ctx, session);
+    ctx.state.console = { session, companyName: await companyName(session.companyId) } satisfies SignedIn;
     await next();
     ctx.set('Cache-Control', 'no-store');
   };
@@ -59,24 +98,27 @@ const refused = (): ConsolePageError =>
   );
 
 const requireCsrfToken = async (ctx: Context, session: ConsoleSession): Promise<void> => {
-  if (crossOrigin(ctx)) throw refused();
   const form = await readForm(ctx);
   if (!isCsrfToken(session.secret, form.get('_csrf'))) throw refused();
 };
 
 /**
  * True when the browser says the request comes from another site or origin:
- * `Sec-Fetch-Site` other than same-origin, or an `Origin` of another host (its
- * scheme is not compared: a proxy that terminates TLS without TRUST_PROXY would
- * make every change look cross-origin).
+ * `Sec-Fetch-Site` other than same-origin, or an `Origin` other than the
+ * console's. The console's origin is `publicOrigin` (CONSOLE_PUBLIC_URL's: scheme,
+ * host and port) when it is set; else only the Origin's host is compared with
+ * the request's (its scheme is not: a proxy that terminates TLS without
+ * TRUST_PROXY would make every change look cross-origin), which behind a proxy
+ * holds only when the proxy passes the browser's Host on.
  */
-export const crossOrigin = (ctx: Context): boolean => {
+export const crossOrigin = (ctx: Context, publicOrigin: string | null = null): boolean => {
   const site = ctx.get('Sec-Fetch-Site');
   if (site !== '' && site !== 'same-origin' && site !== 'none') return true;
   const origin = ctx.get('Origin');
   if (origin === '') return false;
   try {
-    return new URL(origin).host !== ctx.host;
+    const url = new URL(origin);
+    return publicOrigin !== null ? url.origin !== publicOrigin : url.host !== ctx.host;
   } catch {
     // `null` (an opaque origin: a sandboxed frame, a data: page) or garbage.
     return true;

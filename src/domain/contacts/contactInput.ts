@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import type { InputProblem } from '../../shared/InputProblem.js';
-import { optionalText, requiredText } from '../../shared/textCodecs.js';
+import { optionalName, optionalText, requiredName } from '../../shared/textCodecs.js';
 import { formatValidationErrors } from '../../shared/validationReporter.js';
 import { MAX_PHONE_DIGITS, MIN_PHONE_DIGITS, parsePhoneNumber } from './phoneNumber.js';
 
@@ -12,6 +12,8 @@ import { MAX_PHONE_DIGITS, MIN_PHONE_DIGITS, parsePhoneNumber } from './phoneNum
  *
  * - Strings are trimmed. An optional string that is empty after trimming, or
  *   `null`, means "no value" (create: unset; update: clear it).
+ * - `name`, `firstName` and `lastName` are names: no bidirectional override or
+ *   isolate, and a visible character (see nameCharacters).
  * - `tags`: an array of strings, each trimmed to 1–50 characters, duplicates
  *   dropped (first occurrence kept), at most 50 distinct tags; `null` means none.
  * - `phoneNumber` comes out normalised (see `normalizePhoneNumber`).
@@ -90,8 +92,8 @@ const TagsInput = new t.Type<string[], string[], unknown>(
 
 /** Fields every contact may have besides `name` and `phoneNumber`. */
 const optionalFields = {
-  firstName: optionalText('firstName', 100),
-  lastName: optionalText('lastName', 100),
+  firstName: optionalName('firstName', 100),
+  lastName: optionalName('lastName', 100),
   email: EmailInput,
   position: optionalText('position', 100),
   currentCompany: optionalText('currentCompany', 255),
@@ -102,7 +104,7 @@ const optionalFields = {
 };
 
 const requiredFields = {
-  name: requiredText('name', 255),
+  name: requiredName('name', 255),
   phoneNumber: PhoneNumberInput,
 };
 

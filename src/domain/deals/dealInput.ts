@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { optionalText, requiredText } from '../../shared/textCodecs.js';
+import { optionalText, requiredName } from '../../shared/textCodecs.js';
 import { formatValidationErrors } from '../../shared/validationReporter.js';
 import type { InputProblem } from '../../shared/InputProblem.js';
 import { DEFAULT_CURRENCY, parseCurrencyCode } from './currencyCode.js';
@@ -15,6 +15,8 @@ import { parseInstant } from '../../shared/instant.js';
  *
  * - Strings are trimmed. An optional string that is empty after trimming, or
  *   `null`, means "no value".
+ * - `title` is a name: no bidirectional override or isolate, and a visible
+ *   character (see nameCharacters).
  * - `value` and `probability` must be JSON numbers: `"100"` is refused, not coerced.
  * - `currency` is upper-cased and must be an ISO 4217 code; `priority` one of
  *   `low`, `medium`, `high`. Absent or null: `EUR` and `medium`.
@@ -115,7 +117,7 @@ const optionalInstantInput = (field: string) => {
 export const CreateDealBody = t.exact(
   t.intersection([
     t.type({
-      title: requiredText('title', MAX_TITLE_LENGTH),
+      title: requiredName('title', MAX_TITLE_LENGTH),
       value: ValueInput,
     }),
     t.partial({

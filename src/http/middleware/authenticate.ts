@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { Clock } from '../../shared/Clock.js';
 import type { AuthContext } from '../../application/apiKeys/AuthContext.js';
+import type { CredentialKind, FailedCredentials } from '../../application/credentials/FailedCredentials.js';
 import { HttpError } from '../HttpError.js';
 
 /** What checking a presented credential found (format first, then the hash against its read model). */
@@ -20,6 +21,8 @@ export type VerifyApiKey = (presented: string, now: Date) => Promise<KeyVerifica
 export interface BearerCredential<Auth> {
   /** What the credential is called in messages ("API key"). */
   readonly noun: string;
+  /** Its failures' name in the failed-credentials count and metric. */
+  readonly kind: CredentialKind;
   readonly verify: (presented: string, now: Date) => Promise<BearerVerification<Auth>>;
   /** `error` and `message` of the three 401s: no header, a malformed credential, an unknown or refused one. */
   readonly refusals: {
@@ -36,14 +39,39 @@ export interface BearerCredential<Auth> {
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
 /**
+ * The 429 of a client address past the failed-credentials limit: the spec's rate
+ * limit body, with `code` `TOO_MANY_FAILED_CREDENTIALS` and the limit it passed.
+ */
+export const tooManyFailedCredentials = (failures: FailedCredentials, retryAfterSeconds: number): HttpError =>
+  new HttpError(
+    429,
+    'Rate limit exceeded',
+    `Too many failed credentials from this address: more than ${failures.limit} in ${failures.windowSeconds} seconds. ` +
+      `Check the credential you send; retry after ${retryAfterSeconds} seconds.`,
+    {
+      code: 'TOO_MANY_FAILED_CREDENTIALS',
+      extras: { retryAfter: retryAfterSeconds, limits: { failedCredentials: failures.limit, windowSeconds: failures.windowSeconds } },
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+    },
+  );
+
+/** A refused credential: its 401, or the 429 once its address is past the failed-credentials limit. */
+const refusal = (ctx: { readonly ip: string }, kind: CredentialKind, failures: FailedCredentials | undefined, unauthorized: HttpError): HttpError => {
+  const counted = failures?.fail(ctx.ip, kind);
+  return counted?.throttled ? tooManyFailedCredentials(failures!, counted.retryAfterSeconds) : unauthorized;
+};
+
+/**
  * `Authorization: Bearer <credential>`, answered with the three 401 bodies of
  * `credential.refusals`: no header; a malformed credential (refused without a
  * lookup); an unknown, expired or revoked one. One that cannot be told yet
  * (unknown while the read models are behind the log) is a 503
- * `READ_MODELS_BEHIND` with `Retry-After`, never a wrong 401.
+ * `READ_MODELS_BEHIND` with `Retry-After`, never a wrong 401. A malformed or
+ * refused credential counts as a failure of the client's address (`failures`);
+ * past the limit it is answered 429 instead of 401. A valid one is never counted.
  */
 export const authenticateBearer =
-  <Auth>(credential: BearerCredential<Auth>, clock: Clock): Middleware =>
+  <Auth>(credential: BearerCredential<Auth>, clock: Clock, failures?: FailedCredentials): Middleware =>
   async (ctx, next) => {
     const header = ctx.get('Authorization');
     const { missing, malformed, invalid } = credential.refusals;
@@ -52,9 +80,9 @@ export const authenticateBearer =
     const verification: BearerVerification<Auth> = presented ? await credential.verify(presented, clock.now()) : { kind: 'malformed' };
     switch (verification.kind) {
       case 'malformed':
-        throw new HttpError(401, malformed[0], (presented && credential.otherKind?.(presented)) || malformed[1]);
+        throw refusal(ctx, credential.kind, failures, new HttpError(401, malformed[0], (presented && credential.otherKind?.(presented)) || malformed[1]));
       case 'invalid':
-        throw new HttpError(401, invalid[0], invalid[1]);
+        throw refusal(ctx, credential.kind, failures, new HttpError(401, invalid[0], invalid[1]));
       case 'unverifiable':
         throw new HttpError(
           503,
@@ -71,6 +99,7 @@ export const authenticateBearer =
 /** The customer API's API keys, refused with the spec's three 401 bodies; the caller goes to `ctx.state.auth`. */
 export const apiKeyCredential = (verify: VerifyApiKey): BearerCredential<AuthContext> => ({
   noun: 'API key',
+  kind: 'api_key',
   verify,
   refusals: {
     missing: ['API key required in Authorization header', 'Send your API key as "Authorization: Bearer <API_KEY>".'],
@@ -83,4 +112,5 @@ export const apiKeyCredential = (verify: VerifyApiKey): BearerCredential<AuthCon
 });
 
 /** `authenticateBearer` for the customer API: sets `ctx.state.auth`. */
-export const authenticate = (verify: VerifyApiKey, clock: Clock): Middleware => authenticateBearer(apiKeyCredential(verify), clock);
+export const authenticate = (verify: VerifyApiKey, clock: Clock, failures?: FailedCredentials): Middleware =>
+  authenticateBearer(apiKeyCredential(verify), clock, failures);

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import type { AdminAuthContext } from '../../application/adminTokens/AdminAuthContext.js';
+import type { FailedCredentials } from '../../application/credentials/FailedCredentials.js';
 import { isWellFormedApiKey } from '../../shared/apiKeyFormat.js';
 import type { Clock } from '../../shared/Clock.js';
 import { authenticateBearer, type BearerCredential, type BearerVerification } from './authenticate.js';
@@ -14,6 +15,7 @@ export type VerifyAdminToken = (presented: string, now: Date) => Promise<BearerV
  */
 export const adminTokenCredential = (verify: VerifyAdminToken): BearerCredential<AdminAuthContext> => ({
   noun: 'admin token',
+  kind: 'admin_token',
   verify,
   refusals: {
     missing: ['Admin token required in Authorization header', 'Send your admin token as "Authorization: Bearer <ADMIN_TOKEN>".'],
@@ -30,4 +32,5 @@ export const adminTokenCredential = (verify: VerifyAdminToken): BearerCredential
 });
 
 /** `authenticateBearer` for the admin API: sets `ctx.state.admin`. */
-export const authenticateAdmin = (verify: VerifyAdminToken, clock: Clock): Middleware => authenticateBearer(adminTokenCredential(verify), clock);
+export const authenticateAdmin = (verify: VerifyAdminToken, clock: Clock, failures?: FailedCredentials): Middleware =>
+  authenticateBearer(adminTokenCredential(verify), clock, failures);

@@ -21,12 +21,26 @@ const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
  */
 export const routeTemplate = (template: unknown): string => (typeof template === 'string' ? template : UNMATCHED_ROUTE);
 
+/** What `Strict-Transport-Security` says (HSTS_MAX_AGE_SECONDS, HSTS_INCLUDE_SUBDOMAINS). */
+export interface HstsSettings {
+  /** How long a browser keeps to HTTPS for this host after a response; 0: no header. */
+  readonly maxAgeSeconds: number;
+  /** Also every subdomain of this host: only when the operator knows them all to serve HTTPS. */
+  readonly includeSubDomains: boolean;
+}
+
+/** The `Strict-Transport-Security` value of `settings`, or null when none is sent (a max-age of 0). */
+export const strictTransportSecurity = (settings: HstsSettings): string | null =>
+  settings.maxAgeSeconds > 0 ? `max-age=${settings.maxAgeSeconds}${settings.includeSubDomains ? '; includeSubDomains' : ''}` : null;
+
 export interface RequestEnvelopeDeps {
   readonly logger: Logger;
   /** Where each request is counted and timed; absent in tests that do not need it. */
   readonly observe?: ObserveRequest;
   /** True once a graceful shutdown began: responses then carry `Connection: close`. */
   readonly draining?: () => boolean;
+  /** `Strict-Transport-Security` of every response served over TLS (see `strictTransportSecurity`); absent: none. */
+  readonly strictTransportSecurity?: string | null;
 }
 
 /**
@@ -35,6 +49,10 @@ export interface RequestEnvelopeDeps {
  *
  * - **`X-Request-Id`** on every response: the caller's own (when it is a safe
  *   token) or a new UUID. It is also the correlation id of the events a request causes.
+ * - **`Strict-Transport-Security`** on every response served over TLS: Chronicle's
+ *   own, or a proxy's as `X-Forwarded-Proto: https` says with TRUST_PROXY (Koa's
+ *   `ctx.secure`). Never over plain HTTP, where a browser would ignore it anyway.
+ *   Set before anything runs, so error answers carry it too.
  * - **`Connection: close`** once a graceful shutdown began, so keep-alive clients
  *   send no other request on the connection.
  * - **One structured log line** (at `info`): no headers, no bodies, so no secret can
@@ -45,6 +63,7 @@ export interface RequestEnvelopeDeps {
  */
 export const requestEnvelope = (deps: RequestEnvelopeDeps): Middleware => {
   const { logger, observe, draining } = deps;
+  const hsts = deps.strictTransportSecurity ?? null;
   const logging = logger.isLevelEnabled('info');
   return async (ctx, next) => {
     const started = performance.now();
@@ -52,6 +71,7 @@ export const requestEnvelope = (deps: RequestEnvelopeDeps): Middleware => {
     const id = SAFE_ID.test(given) ? given : randomUUID();
     ctx.state.requestId = id;
     ctx.set('X-Request-Id', id);
+    if (hsts !== null && ctx.secure) ctx.set('Strict-Transport-Security', hsts);
     try {
       await next();
     } finally {

@@ -153,11 +153,18 @@ export const unauthorized: ResponseObject = {
 export const forbidden = (permission: Permission): ResponseObject =>
   jsonResponse(`The API key lacks the \`${permission}\` permission.`, 'ForbiddenError', 'authenticated');
 
+/** The 429 of a client address past FAILED_CREDENTIALS_LIMIT, said of what it presents ("API keys", "admin tokens"). */
+export const FAILED_CREDENTIALS_429 = (presented: string): string =>
+  `Or \`code\` \`TOO_MANY_FAILED_CREDENTIALS\`: this client address presented more than \`FAILED_CREDENTIALS_LIMIT\` refused ${presented} ` +
+  '(with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 ' +
+  'until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused.';
+
 export const tooManyRequests: ResponseObject = jsonResponse(
   'Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), ' +
-    'or too many concurrent requests (`retryAfter` 1).',
-  'RateLimitError',
-  'authenticated',
+    'or too many concurrent requests (`retryAfter` 1). ' +
+    FAILED_CREDENTIALS_429('API keys'),
+  { oneOf: [schemaRef('RateLimitError'), schemaRef('FailedCredentialsError')] },
+  'authenticated-maybe-before-limits',
   { 'Retry-After': retryAfterHeader },
 );
 
@@ -364,6 +371,11 @@ export const historyParameters: readonly ParameterObject[] = [
 
 // ---------------------------------------------------------------- schema helpers
 
+/** The rule of a name on input (src/shared/nameCharacters.ts), for the descriptions of name fields. */
+export const NAME_CHARACTERS_RULE =
+  'No bidirectional embedding, override or isolate characters (U+202A–U+202E, U+2066–U+2069); at least one visible character once ' +
+  'whitespace and invisible characters (zero-width, soft hyphen, other format characters) are removed. LRM, RLM and ALM are allowed.';
+
 export const text = (maxLength: number, description?: string): JsonSchema => ({
   type: 'string',
   maxLength,
@@ -568,6 +580,26 @@ export const schemas: Record<string, JsonSchema> = {
           properties: {
             hourly: { type: 'integer', minimum: 1, description: 'Requests per UTC hour.' },
             daily: { type: 'integer', minimum: 1, description: 'Requests per UTC day.' },
+          },
+        },
+      },
+    },
+  ),
+  FailedCredentialsError: errorCase(
+    { const: 'Rate limit exceeded' },
+    {
+      required: ['message', 'code', 'retryAfter', 'limits'],
+      properties: {
+        message: { type: 'string', description: 'That too many credentials from this address were refused, and when to retry.' },
+        code: { const: 'TOO_MANY_FAILED_CREDENTIALS' },
+        retryAfter: { type: 'integer', minimum: 1, description: 'Seconds until the window ends (also in `Retry-After`).' },
+        limits: {
+          type: 'object',
+          required: ['failedCredentials', 'windowSeconds'],
+          additionalProperties: false,
+          properties: {
+            failedCredentials: { type: 'integer', minimum: 1, description: 'Refused credentials a client address may present per window (`FAILED_CREDENTIALS_LIMIT`).' },
+            windowSeconds: { type: 'integer', minimum: 1, description: 'The window (`FAILED_CREDENTIALS_WINDOW_SECONDS`).' },
           },
         },
       },

@@ -14,6 +14,7 @@ import {
   limitParameter,
   listEnvelope,
   minLogPosition,
+  NAME_CHARACTERS_RULE,
   nullableText,
   pageParameter,
   schemaRef,
@@ -41,8 +42,8 @@ const contactNotFound = jsonResponse(
 const optionalContactFields = (nullable: boolean): Record<string, JsonSchema> => {
   const field = nullable ? nullableText : text;
   return {
-    firstName: field(100),
-    lastName: field(100),
+    firstName: field(100, NAME_CHARACTERS_RULE),
+    lastName: field(100, NAME_CHARACTERS_RULE),
     email: {
       type: nullable ? ['string', 'null'] : 'string',
       format: 'email',
@@ -72,7 +73,7 @@ const tagsInput = (nullable: boolean): JsonSchema => ({
   description: 'Labels, each trimmed to 1–50 characters; duplicates are dropped; at most 50 distinct tags. `null` means none.',
 });
 
-const nameInput: JsonSchema = { type: 'string', minLength: 1, maxLength: 255, description: 'Full name (trimmed).' };
+const nameInput: JsonSchema = { type: 'string', minLength: 1, maxLength: 255, description: `Full name (trimmed). ${NAME_CHARACTERS_RULE}` };
 
 /** A stored phone number: digits with an optional leading `+` (also embedded in deals). */
 export const normalisedPhoneNumber: JsonSchema = {

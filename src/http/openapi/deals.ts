@@ -16,6 +16,7 @@ import {
   limitParameter,
   listEnvelope,
   minLogPosition,
+  NAME_CHARACTERS_RULE,
   nullable,
   nullableText,
   pageParameter,
@@ -262,7 +263,7 @@ export const deals: ApiModule = {
         'Strings are trimmed; an empty optional string or null means no value (`currency` and `priority` then take their defaults).',
       required: ['title', 'value'],
       properties: {
-        title: { type: 'string', minLength: 1, maxLength: 255, description: 'Trimmed.' },
+        title: { type: 'string', minLength: 1, maxLength: 255, description: `Trimmed. ${NAME_CHARACTERS_RULE}` },
         value: { type: 'number', minimum: 0, description: 'A JSON number (`"100"` is refused), at most 10^15.' },
         description: nullableText(5000),
         currency: {

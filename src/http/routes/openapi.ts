@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import Router from '@koa/router';
+import type { Middleware } from 'koa';
 import { HttpError } from '../HttpError.js';
 import type { OpenApiDocument } from '../openapi/types.js';
 
@@ -42,6 +43,39 @@ const ASSETS: Readonly<Record<string, Asset>> = {
   'favicon-32x32.png': { type: 'image/png', source: { file: 'favicon-32x32.png' } },
   'favicon-16x16.png': { type: 'image/png', source: { file: 'favicon-16x16.png' } },
   'docs-init.js': { type: 'application/javascript; charset=utf-8', source: { content: INITIALIZER } },
+};
+
+/**
+ * The Content-Security-Policy of the docs pages and their assets, with nothing
+ * relaxed: nothing is allowed unless named (`default-src 'none'`); scripts and
+ * styles from this server only, with neither `'unsafe-inline'` nor `'unsafe-eval'`
+ * (the page's start-up script is an asset of its own, and the styles Swagger UI
+ * sets on elements go through the DOM's style properties, which CSP does not
+ * govern); images from here or `data:` URLs (swagger-ui.css draws its icons as
+ * data: SVGs); requests to this origin only (openapi.json, and "Try it out", whose
+ * server is this origin's base path); forms posting only here, no plugins, no
+ * `<base>`, no framing. test/e2e/docsBrowser.test.ts renders both pages in
+ * Chromium under it and fails on any violation it reports.
+ */
+export const DOCS_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "object-src 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** The headers of the docs pages and their assets (errors included): the policy above, no framing, no sniffing. */
+const docsSecurityHeaders: Middleware = async (ctx, next) => {
+  ctx.set('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
+  // For browsers that ignore frame-ancestors.
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  await next();
 };
 
 const escapeHtml = (value: string): string =>
@@ -91,7 +125,9 @@ interface Loaded {
  * an API served there (the admin API: /admin/openapi.json, /admin/docs). Swagger
  * UI comes from the installed `swagger-ui-dist` package, never from a CDN. Assets
  * are read and gzipped once, on first request, and cached by browsers for a day;
- * their URLs carry swagger-ui's version, so an upgrade is fetched anew.
+ * their URLs carry swagger-ui's version, so an upgrade is fetched anew. The page
+ * and its assets carry `DOCS_CONTENT_SECURITY_POLICY`, `X-Frame-Options: DENY` and
+ * `X-Content-Type-Options: nosniff`.
  */
 export const openApiRoutes = (basePath: string, openApi: OpenApiDocument, place: DocsPlace = CUSTOMER_DOCS): Router => {
   const document = JSON.stringify(openApi);
@@ -118,11 +154,11 @@ export const openApiRoutes = (basePath: string, openApi: OpenApiDocument, place:
     ctx.type = 'application/json';
     ctx.body = document;
   });
-  router.get(`${prefix}/docs`, (ctx) => {
+  router.get(`${prefix}/docs`, docsSecurityHeaders, (ctx) => {
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = page;
   });
-  router.get(`${prefix}/docs/assets/:file`, async (ctx) => {
+  router.get(`${prefix}/docs/assets/:file`, docsSecurityHeaders, async (ctx) => {
     const name = ctx.params.file ?? '';
     const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
     if (!asset) throw new HttpError(404, 'Not found', `No documentation asset ${name}`);

@@ -129,7 +129,8 @@ export const writeRealLog = async (eventStore: EventStore): Promise<RealLog> => 
   right(await issueApiKey(keyDeps, keyInput));
   right(await revokeApiKey(keyDeps, { keyId: revoked.keyId, metadata: { source: 'cli', correlationId: newId() } }));
   const adminToken = right(await issueAdminToken(keyDeps, { name: right(AdminTokenName.decode('billing backend')), metadata: { source: 'cli', correlationId: newId() } }));
-  right(await revokeAdminToken(keyDeps, { tokenId: adminToken.tokenId, metadata: { source: 'cli', correlationId: newId() } }));
+  const noSessions = { endAll: async () => 0 };
+  right(await revokeAdminToken({ ...keyDeps, sessions: noSessions }, { tokenId: adminToken.tokenId, metadata: { source: 'cli', correlationId: newId() } }));
 
   const subscriptionId = newId();
   const subscription = { subscriptionId, companyId, at: new Date() };

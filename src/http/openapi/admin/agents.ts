@@ -8,6 +8,7 @@ import {
   limitParameter,
   listEnvelope,
   minLogPosition,
+  NAME_CHARACTERS_RULE,
   pageParameter,
   schemaRef,
   validationFailed,
@@ -21,7 +22,7 @@ import { adminBodyErrors, adminCreate, adminOperation, adminWritten, companyIdPa
 const { AgentStatus, AgentChannel, Agent } = customerAgents.schemas as Record<'AgentStatus' | 'AgentChannel' | 'Agent', JsonSchema>;
 
 const agentFields: Record<string, JsonSchema> = {
-  name: { type: 'string', minLength: 1, maxLength: 200 },
+  name: { type: 'string', minLength: 1, maxLength: 200, description: `Trimmed; no control characters. ${NAME_CHARACTERS_RULE}` },
   description: { type: ['string', 'null'], maxLength: 1000, description: 'Line breaks allowed; null or "" for none (on a change: clears it).' },
   channels: { type: 'array', items: schemaRef('AgentChannel'), minItems: 1, description: 'Duplicates dropped; kept in canonical order.' },
   language: { type: 'string', description: 'A BCP 47 language tag, e.g. `en` or `de-DE` (kept canonical).' },

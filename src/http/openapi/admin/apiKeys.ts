@@ -10,6 +10,7 @@ import {
   limitParameter,
   listEnvelope,
   minLogPosition,
+  NAME_CHARACTERS_RULE,
   nullable,
   pageParameter,
   schemaRef,
@@ -121,7 +122,7 @@ export const adminApiKeys: ApiModule = {
       type: 'object',
       required: ['name', 'type', 'permissions'],
       properties: {
-        name: { type: 'string', minLength: 1, maxLength: 200, description: 'A label to tell the key apart ("Zapier production").' },
+        name: { type: 'string', minLength: 1, maxLength: 200, description: `A label to tell the key apart ("Zapier production"). ${NAME_CHARACTERS_RULE}` },
         type: schemaRef('ApiKeyType'),
         permissions: { type: 'array', items: schemaRef('Permission'), minItems: 1, description: `Any of ${ALL_PERMISSIONS.join(', ')}.` },
         expiresAt: {

@@ -1,4 +1,5 @@
 import {
+  FAILED_CREDENTIALS_429,
   bodyErrorsOf,
   errorCase,
   headersOf,
@@ -43,9 +44,10 @@ export const adminUnauthorized: ResponseObject = {
 export const adminTooManyRequests: ResponseObject = jsonResponse(
   'Rate limit exceeded: the hourly or daily request limit of this admin token (`ADMIN_RATE_LIMIT_HOURLY`, ' +
     '`ADMIN_RATE_LIMIT_DAILY`; the `message` names which and when it resets), or too many concurrent requests ' +
-    '(`ADMIN_RATE_LIMIT_CONCURRENT`, `retryAfter` 1).',
-  'RateLimitError',
-  'admin',
+    '(`ADMIN_RATE_LIMIT_CONCURRENT`, `retryAfter` 1). ' +
+    FAILED_CREDENTIALS_429('admin tokens'),
+  { oneOf: [schemaRef('RateLimitError'), schemaRef('FailedCredentialsError')] },
+  'admin-maybe-before-limits',
   { 'Retry-After': retryAfterHeader },
 );
 

@@ -7,6 +7,7 @@ import {
   limitParameter,
   listEnvelope,
   minLogPosition,
+  NAME_CHARACTERS_RULE,
   pageParameter,
   schemaRef,
   validationFailed,
@@ -82,7 +83,7 @@ export const adminCompanies: ApiModule = {
     CompanyCreate: {
       type: 'object',
       required: ['name'],
-      properties: { name: { type: 'string', minLength: 1, maxLength: 200, description: 'Trimmed; no control characters.' } },
+      properties: { name: { type: 'string', minLength: 1, maxLength: 200, description: `Trimmed; no control characters. ${NAME_CHARACTERS_RULE}` } },
     },
     CompanyResponse: itemEnvelope('Company'),
     CompanyList: listEnvelope('Company'),

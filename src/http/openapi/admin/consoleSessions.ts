@@ -1,5 +1,5 @@
-import { itemEnvelope, json, schemaRef, type ApiModule } from '../common.js';
-import { adminBodyErrors, adminCreate, adminWritten, companyIdParameter, companyNotFound } from './common.js';
+import { bodyErrorsOf, itemEnvelope, json, jsonResponse, schemaRef, type ApiModule } from '../common.js';
+import { adminBodyErrors, adminCreate, adminOperation, adminWritten, companyIdParameter, companyNotFound } from './common.js';
 
 /** `/admin/companies/{id}/console-sessions`: single-use links into a company's customer console. */
 export const adminConsoleSessions: ApiModule = {
@@ -30,6 +30,23 @@ export const adminConsoleSessions: ApiModule = {
           '404': companyNotFound,
         },
       }),
+      delete: adminOperation({
+        operationId: 'endConsoleSessions',
+        tags: ['Console'],
+        summary: "End every console session of a company",
+        description:
+          "Ends every open console session of this company at once, on every API process: each browser is signed out at its next request. " +
+          'Call it when the customer loses access (offboarding, its keys revoked). Ending sessions is not an event of the log; ' +
+          'links already issued and not yet used still open a session until they expire (15 minutes at most), so stop asking for links first. ' +
+          'Sessions also end when the admin token that asked for their link is revoked (`chronicle admin-tokens revoke`).',
+        parameters: [companyIdParameter],
+        responses: {
+          '200': jsonResponse('How many sessions were ended (0 when none was open).', 'EndedConsoleSessionsResponse', 'admin'),
+          // A DELETE needs no body; one that carries a body must send JSON.
+          ...bodyErrorsOf('admin'),
+          '404': companyNotFound,
+        },
+      }),
     },
   },
   schemas: {
@@ -48,5 +65,15 @@ export const adminConsoleSessions: ApiModule = {
       },
     },
     ConsoleSessionResponse: itemEnvelope('ConsoleSession'),
+    EndedConsoleSessions: {
+      type: 'object',
+      required: ['companyId', 'ended'],
+      additionalProperties: false,
+      properties: {
+        companyId: { type: 'string', format: 'uuid', description: 'The company.' },
+        ended: { type: 'integer', minimum: 0, description: 'How many sessions were open (or ended but not yet pruned) and are now ended.' },
+      },
+    },
+    EndedConsoleSessionsResponse: itemEnvelope('EndedConsoleSessions'),
   },
 };

@@ -6,6 +6,7 @@ import {
   limitParameter,
   listEnvelope,
   minLogPosition,
+  NAME_CHARACTERS_RULE,
   pageParameter,
   schemaRef,
   validationFailed,
@@ -62,7 +63,7 @@ export const adminUsers: ApiModule = {
       type: 'object',
       required: ['name', 'email'],
       properties: {
-        name: { type: 'string', minLength: 1, maxLength: 200 },
+        name: { type: 'string', minLength: 1, maxLength: 200, description: `Trimmed; no control characters. ${NAME_CHARACTERS_RULE}` },
         email: { type: 'string', maxLength: 254, description: 'An e-mail address: one `@`, a domain with a top-level label of at least two letters.' },
       },
     },

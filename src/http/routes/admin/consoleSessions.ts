@@ -5,6 +5,8 @@ import type { Middleware } from 'koa';
 import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
 import { consoleLinkUrl } from '../../../application/console/consoleLinkUrl.js';
 import { issueConsoleLink } from '../../../application/console/issueConsoleLink.js';
+import { endCompanyConsoleSessions } from '../../../application/console/consoleSession.js';
+import type { ConsoleSessionStore } from '../../../application/ports/ConsoleSessionStore.js';
 import type { DocumentCollection } from '../../../application/ports/ReadModelStore.js';
 import { companiesProjection, type CompanyDoc } from '../../../../projections/companies/companiesProjection.js';
 import type { AdminResource } from '../../AdminResource.js';
@@ -25,6 +27,7 @@ export interface AdminConsoleSessionRoutesDeps {
   /** CONSOLE_PUBLIC_URL; unset: the link points at the scheme and host the admin request came to (forwarded ones with TRUST_PROXY). */
   readonly publicUrl: string | undefined;
   readonly basePath: string;
+  readonly sessions: Pick<ConsoleSessionStore, 'endAll'>;
   readonly idempotency: Middleware;
 }
 
@@ -69,10 +72,22 @@ export const adminConsoleSessionRoutes = (deps: AdminConsoleSessionRoutesDeps): 
     };
   });
 
+  /**
+   * `DELETE /admin/companies/:id/console-sessions`: ends every console session of
+   * the company at once, on every process (the sessions are in the shared store);
+   * each browser is signed out at its next request. Links not yet used still open
+   * a session: the platform stops asking for links when it offboards a customer.
+   */
+  router.delete('/admin/companies/:id/console-sessions', async (ctx) => {
+    const companyId = await knownCompany(lookup, ctx.params.id!);
+    const ended = await endCompanyConsoleSessions(deps.sessions, companyId);
+    ctx.body = { success: true, data: { companyId, ended } };
+  });
+
   return router;
 };
 
-/** `/admin/companies/:id/console-sessions`: links into a company's customer console. */
+/** `/admin/companies/:id/console-sessions`: links into a company's customer console, and ending its sessions. */
 export const adminConsoleSessionsResource: AdminResource = {
   openapi: adminConsoleSessionsOpenApi,
   routes: (admin) => [
@@ -81,6 +96,7 @@ export const adminConsoleSessionsResource: AdminResource = {
       commands: admin.commands,
       publicUrl: admin.console.publicUrl,
       basePath: admin.console.basePath,
+      sessions: admin.console.sessions,
       idempotency: admin.idempotency('POST /admin/companies/:id/console-sessions', linkShownOnce),
     }),
   ],
