@@ -170,6 +170,50 @@ if (!chromiumInstalled()) {
       });
     }
 
+    it("the platform ends a company's sessions from the CLI, another process: each browser is signed out at its next request", async () => {
+      const first = await victimOf(bravo);
+      const second = await victimOf(bravo);
+      const other = await victimOf(alpha);
+      const ended = await runCli(['console', 'sessions', 'end', '--company', bravo, '--json'], env());
+      expect(ended.code, ended.stderr).to.equal(0);
+      expect(JSON.parse(ended.stdout)).to.deep.include({ companyId: bravo });
+      expect((JSON.parse(ended.stdout) as { ended: number }).ended).to.be.at.least(2);
+      for (const { page } of [first, second]) {
+        // A form the page still shows changes nothing now.
+        await page.goto(consoleUrl('/keys'));
+        expect(await page.locator('h1').textContent()).to.equal('You are signed out');
+      }
+      expect(await signedInAs(other.context)).to.equal('Alpha');
+      const unknown = await runCli(['console', 'sessions', 'end', '--company', '00000000-0000-7000-8000-000000000000'], env());
+      expect(unknown.code).to.equal(1);
+      expect(unknown.stderr).to.contain('not found');
+      for (const { context } of [first, second, other]) await context.close();
+    });
+
+    it('revoking the admin token that asked for a link ends the session it opened (chronicle admin-tokens revoke)', async () => {
+      const made = await runCli(['admin-tokens', 'create', '--name', 'leaked backend', '--json'], env());
+      const leaked = JSON.parse(made.stdout) as { id: string; token: string };
+      const asked = await fetch(`${server.baseUrl}/admin/companies/${alpha}/console-sessions`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${leaked.token}`, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
+      const { url } = ((await asked.json()) as { data: { url: string } }).data;
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(url);
+      await page.getByRole('button', { name: 'Open Alpha’s console' }).click();
+      await page.waitForURL(/\/console$/);
+      const kept = await victimOf(alpha);
+      const revoked = await runCli(['admin-tokens', 'revoke', leaked.id, '--json'], env());
+      expect(revoked.code, revoked.stderr).to.equal(0);
+      expect(JSON.parse(revoked.stdout)).to.deep.include({ id: leaked.id, revoked: true, endedConsoleSessions: 1 });
+      expect(await signedInAs(context)).to.equal(null);
+      expect(await signedInAs(kept.context)).to.equal('Alpha');
+      await context.close();
+      await kept.context.close();
+    });
+
     it('a key revocation posted from another site leaves the key working', async () => {
       const { context, page } = await victimOf(alpha);
       const issued = await admin('POST', `/admin/companies/${alpha}/keys`, { name: 'Integration', type: 'generic', permissions: ['contacts:read'] });
