@@ -73,8 +73,8 @@ describe('chronicle admin-tokens', function () {
     expect(JSON.stringify(listed)).to.not.contain(created.token.slice(7, 37));
 
     const revoked = oneJson<{ id: string; revoked: boolean; revokedAt: string }>(await cli('admin-tokens', 'revoke', created.id, '--json'));
-    expect(Object.keys(revoked)).to.deep.equal(['id', 'revoked', 'revokedAt']);
-    expect(revoked).to.include({ id: created.id, revoked: true });
+    expect(Object.keys(revoked)).to.deep.equal(['id', 'revoked', 'revokedAt', 'endedConsoleSessions']);
+    expect(revoked).to.include({ id: created.id, revoked: true, endedConsoleSessions: 0 });
     const after = oneJson<ListedToken[]>(await cli('admin-tokens', 'list', '--json'));
     expect(after.find((token) => token.id === created.id)?.revokedAt).to.equal(revoked.revokedAt);
     failed(await cli('admin-tokens', 'revoke', created.id), /already revoked/);
