@@ -103,7 +103,7 @@ interface RawResult {
 
 const rawClient = async (): Promise<void> => {
   const job = JSON.parse(process.env.BENCH_RAW ?? '') as RawJob;
-  // The same client as Chronicle's dispatcher, configured as src/main.ts does (16 idle sockets).
+  // The same client as Chronicle's dispatcher, configured as src/startup/webhooks.ts does (as many idle sockets as in flight: 16).
   const agent = createDeliveryAgent({ allowPrivateTargets: true, isRefusedAddress, maxFreeSockets: IN_FLIGHT });
   const measureFrom = performance.now() + job.warmupSeconds * 1000;
   const deadline = measureFrom + job.seconds * 1000;

@@ -390,6 +390,11 @@ export class ConfigError extends Error {
 /** The variables and defaults, for `.env.example` checks and documentation. */
 export const configVariables = Object.keys(variables) as (keyof Variables)[];
 
+/** Each variable's default as an operator would write it (undefined: unset), for `npm run config:check`. */
+export const configDefaults: { readonly [K in keyof Variables]: string | undefined } = Object.fromEntries(
+  configVariables.map((name) => [name, variables[name].default]),
+) as { readonly [K in keyof Variables]: string | undefined };
+
 /**
  * Decodes the environment. An empty value counts as unset. Every problem is
  * reported at once, each naming its variable.

@@ -136,7 +136,7 @@ export class ChronicleMetrics {
     this.failedCredentials.inc({ kind, throttled: String(throttled) });
   }
 
-  /** One progress signal sent or received (API_WORKERS; see src/server/progressSignals.ts). */
+  /** One progress signal sent or received (API_WORKERS; see src/startup/progressSignals.ts). */
   countSignal(signal: 'log-appended' | 'read-models-applied', direction: 'sent' | 'received'): void {
     this.signals.inc({ signal, direction });
   }
