@@ -10,7 +10,7 @@ import type {
 } from '../../application/ports/ReadModelStore.js';
 import { serializedView, viewFieldOf } from '../../application/ports/documentView.js';
 import { isPosition, type Position } from '../../shared/Position.js';
-import { BatchFold, plannedEvents, type FoldSlot, type PlannedEvent } from '../sqlite/batchFold.js';
+import { BatchFold, plannedEvents, type FoldSlot, type PlannedEvent } from '../readModels/batchFold.js';
 import { CHANGES_KEY, changeToken, countKeyOf, countKeysOf, valueAt, type ReadModelLayout } from '../sqlite/readModelLayout.js';
 import {
   cutToIndexedChars,

@@ -27,7 +27,7 @@ import {
   type SearchTexts,
 } from './readModelLayout.js';
 import { LOOKUP_COST, fieldValue, toSqliteFilter, type SqliteFilter, type TextStatistics } from './toSqliteFilter.js';
-import { BatchFold, plannedEvents, type FoldSlot } from './batchFold.js';
+import { BatchFold, plannedEvents, type FoldSlot } from '../readModels/batchFold.js';
 import type { ReadModelCompanies } from './ReadModelCompanies.js';
 import { documentText, viewOfText } from './documentText.js';
 import { viewFieldOf } from '../../application/ports/documentView.js';
