@@ -103,6 +103,15 @@ module.exports = {
       to: { path: '^src/adapters/' },
     },
     {
+      name: 'engines-apart',
+      severity: 'error',
+      comment:
+        "No engine's adapter (sqlite, postgres, mongodb, eventstoredb, memory) imports another engine's: what two " +
+        'engines share lives in an engine-neutral folder (src/adapters/readModels, src/adapters/rateLimiterFlexible).',
+      from: { path: '^src/adapters/(sqlite|postgres|mongodb|eventstoredb|memory)/' },
+      to: { path: '^src/adapters/(sqlite|postgres|mongodb|eventstoredb|memory)/', pathNot: '^src/adapters/$1/' },
+    },
+    {
       name: 'config-asks-the-clients-about-their-urls',
       severity: 'error',
       comment:

@@ -11,7 +11,7 @@ import type {
 import { serializedView, viewFieldOf } from '../../application/ports/documentView.js';
 import { isPosition, type Position } from '../../shared/Position.js';
 import { BatchFold, plannedEvents, type FoldSlot, type PlannedEvent } from '../readModels/batchFold.js';
-import { CHANGES_KEY, changeToken, countKeyOf, countKeysOf, valueAt, type ReadModelLayout } from '../sqlite/readModelLayout.js';
+import { CHANGES_KEY, changeToken, countKeyOf, countKeysOf, valueAt, type ReadModelLayout } from '../readModels/readModelLayout.js';
 import {
   cutToIndexedChars,
   indexedText,

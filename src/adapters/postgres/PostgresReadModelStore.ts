@@ -12,7 +12,7 @@ import {
   type StagingReadModels,
 } from '../../application/ports/ReadModelStore.js';
 import { comparePositions, type Position } from '../../shared/Position.js';
-import { layoutOf } from '../sqlite/readModelLayout.js';
+import { layoutOf } from '../readModels/readModelLayout.js';
 import { createStagedTable, ensureReadModelTable, lockReadModelTables } from './ensurePostgresReadModelTable.js';
 import { PostgresDocumentCollection, companiesOf, type CollectionContext, type ReadModelWrite } from './PostgresDocumentCollection.js';
 import { inlined } from './inlineStatement.js';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { CHANGES_KEY, changeToken, countKeysOf, valueAt, type ReadModelLayout } from '../sqlite/readModelLayout.js';
+import { CHANGES_KEY, changeToken, countKeysOf, valueAt, type ReadModelLayout } from '../readModels/readModelLayout.js';
 import {
   RELAYOUT_SUFFIX,
   createReadModelTable,

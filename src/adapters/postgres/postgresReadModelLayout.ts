@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { jsonPath, type ReadModelLayout } from '../sqlite/readModelLayout.js';
+import { jsonPath, type ReadModelLayout } from '../readModels/readModelLayout.js';
 
 /** Of this file's table shape; a new one lays every table out again. */
 export const POSTGRES_LAYOUT_VERSION = 1;

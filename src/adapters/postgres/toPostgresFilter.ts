@@ -1,5 +1,5 @@
 import type { Filter } from '../../application/ports/ReadModelStore.js';
-import type { ReadModelLayout } from '../sqlite/readModelLayout.js';
+import type { ReadModelLayout } from '../readModels/readModelLayout.js';
 import {
   cutToIndexedChars,
   fieldText,

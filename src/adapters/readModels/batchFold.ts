@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '../../application/ports/EventStore.js';
 import type { Projection, ProjectionTarget, ReadModelDocument } from '../../application/ports/ReadModelStore.js';
 import { comparePositions, type Position } from '../../shared/Position.js';
-import { valueAt } from '../sqlite/readModelLayout.js';
+import { valueAt } from './readModelLayout.js';
 
 /**
  * The fold of a batch of events over the documents it touches, shared by the

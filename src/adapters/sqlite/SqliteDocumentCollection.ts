@@ -11,21 +11,8 @@ import type {
 } from '../../application/ports/ReadModelStore.js';
 import type { Position } from '../../shared/Position.js';
 import type { SqliteDatabase } from './openSqliteDatabase.js';
-import {
-  CHANGES_KEY,
-  COUNTS_SUFFIX,
-  FTS_SUFFIX,
-  beyondCreationKeys,
-  changeToken,
-  countKeyOf,
-  countKeysOf,
-  creationKey,
-  quoteName,
-  textIndexOf,
-  valueAt,
-  type ReadModelLayout,
-  type SearchTexts,
-} from './readModelLayout.js';
+import { CHANGES_KEY, changeToken, countKeyOf, countKeysOf, valueAt, type ReadModelLayout } from '../readModels/readModelLayout.js';
+import { COUNTS_SUFFIX, FTS_SUFFIX, beyondCreationKeys, creationKey, quoteName, textIndexOf, type SearchTexts } from './readModelLayout.js';
 import { LOOKUP_COST, fieldValue, toSqliteFilter, type SqliteFilter, type TextStatistics } from './toSqliteFilter.js';
 import { BatchFold, plannedEvents, type FoldSlot } from '../readModels/batchFold.js';
 import type { ReadModelCompanies } from './ReadModelCompanies.js';

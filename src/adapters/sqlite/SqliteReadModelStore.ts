@@ -22,11 +22,11 @@ import {
   createReadModelTable,
   dropReadModelTable,
   ensureReadModelTable,
-  layoutOf,
   renameReadModelTable,
   tableExists,
   tablesEndingIn,
 } from './readModelLayout.js';
+import { layoutOf } from '../readModels/readModelLayout.js';
 import { LOWER_FUNCTION } from './toSqliteFilter.js';
 
 const MIGRATIONS: readonly string[] = [

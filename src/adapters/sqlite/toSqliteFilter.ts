@@ -1,5 +1,6 @@
 import type { Filter } from '../../application/ports/ReadModelStore.js';
-import { FTS_SUFFIX, jsonPath, quoteName, typedField, type ReadModelLayout } from './readModelLayout.js';
+import { jsonPath, type ReadModelLayout } from '../readModels/readModelLayout.js';
+import { FTS_SUFFIX, quoteName, typedField } from './readModelLayout.js';
 
 /** A list query's filters in SQL: the read model's table is `t`. */
 export interface SqliteFilter {
