@@ -112,6 +112,13 @@ module.exports = {
       to: { path: '^src/adapters/(sqlite|postgres|mongodb|eventstoredb|memory)/', pathNot: '^src/adapters/$1/' },
     },
     {
+      name: 'adapters-take-plain-options',
+      severity: 'error',
+      comment: 'An adapter is given plain options (a pool size, the limits), never the whole configuration: src/adapters never imports src/config.ts.',
+      from: { path: '^src/adapters/' },
+      to: { path: '^src/config\\.ts$' },
+    },
+    {
       name: 'config-asks-the-clients-about-their-urls',
       severity: 'error',
       comment:

@@ -79,7 +79,10 @@ const openEmbeddedReadModels = (config: Config): ReadModelStore => {
 const openEngineStores = async (config: Config, options: { readonly supervisor?: IpcEndpoint }): Promise<Stores> => {
   if (config.postgresUrl) {
     // Every store in one PostgreSQL database (config.ts refuses EVENTSTORE_URL or MONGODB_URL beside it).
-    const stores = await (await import('../adapters/postgres/openPostgresStores.js')).openPostgresStores(config.postgresUrl, config);
+    const stores = await (await import('../adapters/postgres/openPostgresStores.js')).openPostgresStores(config.postgresUrl, {
+      poolSize: config.postgresPoolSize,
+      rateLimits: config.rateLimit,
+    });
     return { ...stores, eventStore: withUpcasting(stores.eventStore, STORED_EVENT_TYPES) };
   }
   const adapter: EventStore = config.eventStoreUrl

@@ -1,5 +1,5 @@
 import type { Logger } from '../../application/ports/Logger.js';
-import type { Config } from '../../config.js';
+import type { RateLimits } from '../../application/ports/RateLimitCounters.js';
 import type { Stores } from '../../application/ports/Stores.js';
 import { CONSOLE_SCHEMA, consoleMigrations } from './consoleMigrations.js';
 import { LOG_SCHEMA, logMigrations } from './logMigrations.js';
@@ -15,6 +15,14 @@ import { PostgresWebhookOutbox } from './PostgresWebhookOutbox.js';
 import { PostgresWebhookSecretStore } from './PostgresWebhookSecretStore.js';
 import { createPostgresPool } from './postgresPool.js';
 
+/** What the stores are sized and judged with (POSTGRES_POOL_SIZE, RATE_LIMIT_*). */
+export interface PostgresStoresSettings {
+  /** Connections of the main pool. */
+  readonly poolSize: number;
+  /** The API's per-key limits, which the rate-limit counters judge with. */
+  readonly rateLimits: RateLimits;
+}
+
 export interface PostgresStoresOptions {
   /** Told of connection failures the stores get over by themselves (an idle connection dropped, the listening one lost). */
   readonly logger?: Logger;
@@ -22,7 +30,7 @@ export interface PostgresStoresOptions {
 
 /**
  * Every store of a process in one PostgreSQL database, on one pool of
- * `config.postgresPoolSize` connections (and one more that listens for the log's
+ * `settings.poolSize` connections (and one more that listens for the log's
  * commits), the rate limits' counters on a pool of their own (half as many,
  * at least 2) whose commits do not wait for the disk. The schema is brought up to date first (migratePostgres: versioned,
  * under an advisory lock, so processes starting at once are safe). The event store
@@ -30,17 +38,17 @@ export interface PostgresStoresOptions {
  */
 export const openPostgresStores = async (
   url: string,
-  config: Pick<Config, 'postgresPoolSize' | 'rateLimit'>,
+  settings: PostgresStoresSettings,
   options: PostgresStoresOptions = {},
 ): Promise<Stores> => {
   const { logger } = options;
   const pool = createPostgresPool(url, {
-    max: config.postgresPoolSize,
+    max: settings.poolSize,
     onIdleError: (error) => logger?.warn({ err: error }, 'an idle PostgreSQL connection failed; the pool replaces it'),
   });
   // The rate limits' counters, written by every request, on connections whose commits do not wait for the disk.
   const countersPool = createPostgresPool(url, {
-    max: countersPoolSize(config.postgresPoolSize),
+    max: countersPoolSize(settings.poolSize),
     applicationName: 'chronicle-counters',
     asynchronousCommit: true,
     onIdleError: (error) => logger?.warn({ err: error }, 'an idle PostgreSQL connection failed; the pool replaces it'),
@@ -58,7 +66,7 @@ export const openPostgresStores = async (
     return {
       eventStore,
       readModels,
-      rateLimits: new PostgresRateLimitCounters(countersPool, config.rateLimit, { ownsPool: true }),
+      rateLimits: new PostgresRateLimitCounters(countersPool, settings.rateLimits, { ownsPool: true }),
       webhookSecrets: new PostgresWebhookSecretStore(pool),
       webhookOutbox: new PostgresWebhookOutbox(pool),
       idempotency: new PostgresIdempotencyStore(pool),

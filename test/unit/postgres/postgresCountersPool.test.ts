@@ -28,7 +28,7 @@ if (!postgresTestUrl()) {
     });
 
     it("counts a request on the counters' own connections (half of POSTGRES_POOL_SIZE, at least 2), closed with the stores", async () => {
-      const stores = await openPostgresStores(database.url, { postgresPoolSize: 4, rateLimit: { hourly: 10, daily: 100, concurrent: 2 } });
+      const stores = await openPostgresStores(database.url, { poolSize: 4, rateLimits: { hourly: 10, daily: 100, concurrent: 2 } });
       const sessions = async () => {
         const probe = createPostgresPool(database.url, { max: 1 });
         try {
