@@ -10,10 +10,10 @@ import { openSqliteDatabase } from '../src/adapters/sqlite/openSqliteDatabase.js
 import type { EventMetadata } from '../src/shared/EventMetadata.js';
 import { embeddedDatabaseFile, embeddedReadModelsFile } from '../src/startup/adapters.js';
 import { PROJECTIONS } from '../src/features/index.js';
-import { contactsProjection } from '../projections/contacts/contactsProjection.js';
-import { dealsProjection } from '../projections/deals/dealsProjection.js';
-import { contactListQuery } from '../projections/contacts/contactQueries.js';
-import { dealListQuery } from '../projections/deals/dealQueries.js';
+import { contactsProjection } from '../src/features/contacts/readModels/contactsProjection.js';
+import { dealsProjection } from '../src/features/deals/readModels/dealsProjection.js';
+import { contactListQuery } from '../src/features/contacts/readModels/contactQueries.js';
+import { dealListQuery } from '../src/features/deals/readModels/dealQueries.js';
 import { READ_MODELS_CHECKPOINT } from '../src/application/subscriptions/ProjectionRunner.js';
 import { tempDir } from '../test/support/tempStore.js';
 import { freshPostgresDatabase, postgresTestUrl, type FreshDatabase } from '../test/support/postgres.js';

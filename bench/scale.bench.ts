@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import pg from 'pg';
 import { SqliteEventStore } from '../src/adapters/sqlite/SqliteEventStore.js';
-import { issueApiKey } from '../src/application/apiKeys/issueApiKey.js';
+import { issueApiKey } from '../src/features/apiKeys/application/issueApiKey.js';
 import { embeddedDatabaseFile } from '../src/startup/adapters.js';
 import { systemClock } from '../src/shared/Clock.js';
 import { newId } from '../src/shared/ids.js';

@@ -1,5 +1,5 @@
-import { phoneReservationDecider } from '../../src/domain/phoneReservation/phoneReservationDecider.js';
-import { phoneReservationStream } from '../../src/domain/phoneReservation/phoneReservationEvents.js';
+import { phoneReservationDecider } from '../../src/features/contacts/domain/phoneReservationDecider.js';
+import { phoneReservationStream } from '../../src/features/contacts/domain/phoneReservationEvents.js';
 import type { EventMetadata } from '../../src/shared/EventMetadata.js';
 import { decided } from './decided.js';
 import type { rawLogWriter } from './rawLogWriter.js';

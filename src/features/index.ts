@@ -7,17 +7,17 @@ import type { AdminResource } from '../http/AdminResource.js';
 import { adminApiSpec } from '../http/openapi/admin/document.js';
 import { openApiDocument } from '../http/openapi/document.js';
 import type { OpenApiDocument } from '../http/openapi/types.js';
-import { adminTokens } from './adminTokens.js';
-import { agents } from './agents.js';
-import { apiKeys } from './apiKeys.js';
-import { companies } from './companies.js';
-import { customerConsole } from './console.js';
-import { contacts } from './contacts.js';
-import { deals } from './deals.js';
+import { adminTokens } from './adminTokens/index.js';
+import { agents } from './agents/index.js';
+import { apiKeys } from './apiKeys/index.js';
+import { companies } from './companies/index.js';
+import { customerConsole } from './console/index.js';
+import { contacts } from './contacts/index.js';
+import { deals } from './deals/index.js';
 import type { Feature } from './Feature.js';
-import { users } from './users.js';
-import { webhookEvents } from './webhookEvents.js';
-import { webhooks } from './webhooks.js';
+import { users } from './users/index.js';
+import { webhookEvents } from './webhookEvents/index.js';
+import { webhooks } from './webhooks/index.js';
 
 /**
  * The registry: every feature of Chronicle. Each list the rest of the code needs

@@ -1,4 +1,4 @@
-import type { AdminAuthContext } from '../application/adminTokens/AdminAuthContext.js';
+import type { AdminAuthContext } from '../application/callers/AdminAuthContext.js';
 import type { WriteMetadata } from '../application/commands/WriteMetadata.js';
 
 /** The caller of an admin route, as its authentication set it; a route without it is a wiring bug. */

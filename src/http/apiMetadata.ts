@@ -1,5 +1,5 @@
 import type { EventMetadata } from '../shared/EventMetadata.js';
-import type { AuthContext } from '../application/apiKeys/AuthContext.js';
+import type { AuthContext } from '../application/callers/AuthContext.js';
 
 /** Metadata of events caused by an API request: the key, its company, and the request id as correlation id. */
 export const apiMetadata = (state: { auth?: AuthContext; requestId?: string }): EventMetadata => {

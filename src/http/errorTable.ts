@@ -1,10 +1,10 @@
 import { ConcurrencyExhaustedError } from '../application/commands/ConcurrencyExhaustedError.js';
-import type { ContactWriteError } from '../application/contacts/ContactWriteError.js';
-import type { DealWriteError } from '../application/deals/DealWriteError.js';
+import type { ContactWriteError } from '../features/contacts/application/ContactWriteError.js';
+import type { DealWriteError } from '../features/deals/application/DealWriteError.js';
 import type { InputProblem } from '../shared/InputProblem.js';
-import type { AgentError } from '../domain/agents/agentErrors.js';
-import type { ApiKeyError } from '../domain/apiKeys/apiKeyErrors.js';
-import type { CompanyNotFound } from '../domain/companies/companyErrors.js';
+import type { AgentError } from '../features/agents/domain/agentErrors.js';
+import type { ApiKeyError } from '../features/apiKeys/domain/apiKeyErrors.js';
+import type { CompanyNotFound } from '../features/companies/domain/companyErrors.js';
 import { HttpError } from './HttpError.js';
 import { StoreUnavailableError } from '../application/ports/StoreUnavailableError.js';
 

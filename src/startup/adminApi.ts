@@ -6,8 +6,8 @@ import { adminTokenScope, idempotency } from '../http/middleware/idempotency.js'
 import { ADMIN_TOKEN_SUBJECT, rateLimit } from '../http/middleware/rateLimit.js';
 import { systemClock } from '../shared/Clock.js';
 import { newId } from '../shared/ids.js';
-import { adminTokensProjection } from '../../projections/adminTokens/adminTokensProjection.js';
-import { freshAdminTokenVerifier } from '../../projections/adminTokens/freshAdminTokenVerifier.js';
+import { adminTokensProjection } from '../features/adminTokens/readModels/adminTokensProjection.js';
+import { freshAdminTokenVerifier } from '../features/adminTokens/readModels/freshAdminTokenVerifier.js';
 import type { Config } from '../config.js';
 import type { FailedCredentials } from '../application/credentials/FailedCredentials.js';
 import type { Logger } from '../application/ports/Logger.js';

@@ -1,6 +1,6 @@
 import { measureLag } from '../application/subscriptions/ProjectionRunner.js';
 import { systemClock } from '../shared/Clock.js';
-import type { FreshCredentialVerifierDeps } from '../../projections/freshCredentialVerifier.js';
+import type { FreshCredentialVerifierDeps } from '../application/credentials/freshCredentialVerifier.js';
 import type { Config } from '../config.js';
 import type { ReadSide } from './readSide.js';
 import type { Stores } from './Stores.js';

@@ -11,7 +11,7 @@ import { newId } from '../shared/ids.js';
 import { createDeliveryAgent } from '../webhooks/deliveryAgent.js';
 import { startDeliveryThread } from '../webhooks/deliveryThread.js';
 import type { DerivedWebhookEvent } from '../webhooks/derivedWebhookEvent.js';
-import { deriveWebhookEvents, webhookCompanyOf } from '../webhooks/deriveWebhookEvents.js';
+import { deriveWebhookEvents, webhookCompanyOf } from '../features/webhookEvents/domain/deriveWebhookEvents.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { announceDeliveryStatus } from '../webhooks/dispatcherAnnounce.js';
 import { unsubscribeGone } from '../webhooks/dispatcherUnsubscribe.js';

@@ -1,8 +1,8 @@
 import * as t from 'io-ts';
 import { parse as parseUuid, v5 as uuidv5 } from 'uuid';
-import type { Contact } from '../domain/contacts/contactView.js';
-import type { Deal } from '../domain/deals/dealView.js';
-import type { WebhookEventType } from '../domain/webhooks/eventTypes.js';
+import type { Contact } from '../features/contacts/domain/contactView.js';
+import type { Deal } from '../features/deals/domain/dealView.js';
+import type { WebhookEventType } from '../features/webhookEvents/domain/eventTypes.js';
 import type { EventSource } from '../shared/EventMetadata.js';
 import type { Position } from '../shared/Position.js';
 

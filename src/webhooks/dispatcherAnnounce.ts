@@ -1,4 +1,4 @@
-import { changeDeliveryStatus } from '../application/webhooks/changeDeliveryStatus.js';
+import { changeDeliveryStatus } from '../features/webhooks/application/changeDeliveryStatus.js';
 import type { CommandDeps } from '../application/commands/CommandDeps.js';
 import type { WebhookDispatcherDeps } from './dispatcher.js';
 

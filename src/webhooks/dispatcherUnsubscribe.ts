@@ -1,5 +1,5 @@
-import { unsubscribeWebhook } from '../application/webhooks/unsubscribeWebhook.js';
-import type { WebhookCommandDeps } from '../application/webhooks/subscribeWebhook.js';
+import { unsubscribeWebhook } from '../features/webhooks/application/unsubscribeWebhook.js';
+import type { WebhookCommandDeps } from '../features/webhooks/application/subscribeWebhook.js';
 import type { WebhookDispatcherDeps } from './dispatcher.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { WebhookEventType } from '../domain/webhooks/eventTypes.js';
+import type { WebhookEventType } from '../features/webhookEvents/domain/eventTypes.js';
 import type { EventSource } from '../shared/EventMetadata.js';
 import type { DerivedWebhookEvent, WebhookEventData } from './derivedWebhookEvent.js';
 

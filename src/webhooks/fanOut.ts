@@ -10,7 +10,7 @@ import type {
   WebhookFilters,
   WebhookOutbox,
 } from '../application/ports/WebhookOutbox.js';
-import { WebhookSubscribed, WebhookUnsubscribed } from '../domain/webhooks/webhookEvents.js';
+import { WebhookSubscribed, WebhookUnsubscribed } from '../features/webhooks/domain/webhookEvents.js';
 import { systemClock, type Clock } from '../shared/Clock.js';
 import type { SubscriptionStatusSnapshot } from '../application/subscriptions/SubscriptionStatus.js';
 import { LogFollower } from '../application/subscriptions/LogFollower.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
-import { issueApiKey } from '../../src/application/apiKeys/issueApiKey.js';
+import { issueApiKey } from '../../src/features/apiKeys/application/issueApiKey.js';
 import { generateApiKey } from '../../src/shared/apiKeyFormat.js';
 import { systemClock } from '../../src/shared/Clock.js';
 import { newId } from '../../src/shared/ids.js';

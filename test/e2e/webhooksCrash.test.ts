@@ -14,7 +14,7 @@ import { SqliteWebhookSecretStore } from '../../src/adapters/sqlite/SqliteWebhoo
 import { silentLogger } from '../../src/application/ports/Logger.js';
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
 import { createDeliveryAgent } from '../../src/webhooks/deliveryAgent.js';
-import { deriveWebhookEvents } from '../../src/webhooks/deriveWebhookEvents.js';
+import { deriveWebhookEvents } from '../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
 import type { DerivedWebhookEvent } from '../../src/webhooks/derivedWebhookEvent.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { toEnvelope } from '../../src/webhooks/envelope.js';

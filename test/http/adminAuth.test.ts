@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { adminDocument } from '../../src/features/index.js';
-import { REVOCATION_BOUND_MS } from '../../projections/freshCredentialVerifier.js';
+import { REVOCATION_BOUND_MS } from '../../src/application/credentials/freshCredentialVerifier.js';
 import { generateAdminToken } from '../../src/shared/adminTokenFormat.js';
 import { startHarness, type Harness } from '../support/httpHarness.js';
 

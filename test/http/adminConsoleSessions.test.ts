@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { consoleLinkStream } from '../../src/domain/consoleLinks/consoleLinkEvents.js';
+import { consoleLinkStream } from '../../src/features/console/domain/consoleLinkEvents.js';
 import { consoleGet, consolePost, sessionCookieOf } from '../support/consoleClient.js';
 import { startHarness, type ApiResponse, type Harness } from '../support/httpHarness.js';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { apiKeyStream } from '../../src/domain/apiKeys/apiKeyEvents.js';
-import { companyStream } from '../../src/domain/companies/companyEvents.js';
-import { REVOCATION_BOUND_MS } from '../../projections/freshCredentialVerifier.js';
+import { apiKeyStream } from '../../src/features/apiKeys/domain/apiKeyEvents.js';
+import { companyStream } from '../../src/features/companies/domain/companyEvents.js';
+import { REVOCATION_BOUND_MS } from '../../src/application/credentials/freshCredentialVerifier.js';
 import { startHarness, type ApiResponse, type Harness } from '../support/httpHarness.js';
 import { sqliteOf } from '../support/sqliteOf.js';
 

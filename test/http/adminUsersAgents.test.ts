@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { agentStream } from '../../src/domain/agents/agentEvents.js';
+import { agentStream } from '../../src/features/agents/domain/agentEvents.js';
 import { startHarness, type ApiResponse, type Harness } from '../support/httpHarness.js';
 
 /**

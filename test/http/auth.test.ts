@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { KEY_REUSE_MS, REVOCATION_BOUND_MS } from '../../projections/apiKeys/freshApiKeyVerifier.js';
+import { KEY_REUSE_MS, REVOCATION_BOUND_MS } from '../../src/features/apiKeys/readModels/freshApiKeyVerifier.js';
 import { startHarness, type Harness } from '../support/httpHarness.js';
 import { sleep } from '../support/events.js';
 

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
-import { changeDeliveryStatus } from '../../src/application/webhooks/changeDeliveryStatus.js';
+import { changeDeliveryStatus } from '../../src/features/webhooks/application/changeDeliveryStatus.js';
 import { systemClock } from '../../src/shared/Clock.js';
 import { newId } from '../../src/shared/ids.js';
-import { apiKeyStream } from '../../src/domain/apiKeys/apiKeyEvents.js';
-import { consoleLinkStream } from '../../src/domain/consoleLinks/consoleLinkEvents.js';
-import { REVOCATION_BOUND_MS } from '../../projections/apiKeys/freshApiKeyVerifier.js';
+import { apiKeyStream } from '../../src/features/apiKeys/domain/apiKeyEvents.js';
+import { consoleLinkStream } from '../../src/features/console/domain/consoleLinkEvents.js';
+import { REVOCATION_BOUND_MS } from '../../src/features/apiKeys/readModels/freshApiKeyVerifier.js';
 import { startHarness, type Harness } from '../support/httpHarness.js';
 import { consoleGet, consolePost, issueLink, openConsole, sessionCookieOf } from '../support/consoleClient.js';
 import { startSignedReceiver } from '../support/signedReceiver.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
-import { issueConsoleLink } from '../../src/application/console/issueConsoleLink.js';
+import { issueConsoleLink } from '../../src/features/console/application/issueConsoleLink.js';
 import { CONSOLE_JS } from '../../src/console/assets/consoleScript.js';
 import { systemClock } from '../../src/shared/Clock.js';
 import { newId } from '../../src/shared/ids.js';

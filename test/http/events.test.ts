@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { WEBHOOK_EVENT_TYPES } from '../../src/domain/webhooks/eventTypes.js';
+import { WEBHOOK_EVENT_TYPES } from '../../src/features/webhookEvents/domain/eventTypes.js';
 import { webhookEventId } from '../../src/webhooks/derivedWebhookEvent.js';
 import { positionOf, startHarness, withKey, type ApiResponse, type Harness } from '../support/httpHarness.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { companyStream } from '../../src/domain/companies/companyEvents.js';
-import { contactStream } from '../../src/domain/contacts/contactEvents.js';
+import { companyStream } from '../../src/features/companies/domain/companyEvents.js';
+import { contactStream } from '../../src/features/contacts/domain/contactEvents.js';
 import { openConsole } from '../support/consoleClient.js';
 import { startHarness, type ApiResponse, type Harness } from '../support/httpHarness.js';
 

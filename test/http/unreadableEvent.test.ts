@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
-import { contactStream } from '../../src/domain/contacts/contactEvents.js';
+import { contactStream } from '../../src/features/contacts/domain/contactEvents.js';
 import { loadGoldenLog, startOnGoldenLog, type GoldenServer } from '../support/goldenLog.js';
 import { runCli } from '../support/runCli.js';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';

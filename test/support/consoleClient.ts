@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { issueConsoleLink, type IssuedConsoleLink } from '../../src/application/console/issueConsoleLink.js';
+import { issueConsoleLink, type IssuedConsoleLink } from '../../src/features/console/application/issueConsoleLink.js';
 import type { EventStore } from '../../src/application/ports/EventStore.js';
 import { systemClock } from '../../src/shared/Clock.js';
 import { newId } from '../../src/shared/ids.js';

@@ -1,8 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { issueApiKey } from '../../src/application/apiKeys/issueApiKey.js';
-import { createCompany } from '../../src/application/companies/createCompany.js';
+import { issueApiKey } from '../../src/features/apiKeys/application/issueApiKey.js';
+import { createCompany } from '../../src/features/companies/application/createCompany.js';
 import type { EventStore } from '../../src/application/ports/EventStore.js';
-import { CompanyName } from '../../src/domain/companies/CompanyName.js';
+import { CompanyName } from '../../src/features/companies/domain/CompanyName.js';
 import { systemClock } from '../../src/shared/Clock.js';
 import { newId } from '../../src/shared/ids.js';
 import { ALL_PERMISSIONS } from '../../src/shared/permissions.js';

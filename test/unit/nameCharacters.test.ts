@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
-import { validateCreateContact, validateUpdateContact } from '../../src/domain/contacts/contactInput.js';
-import { validateCreateDeal } from '../../src/domain/deals/dealInput.js';
+import { validateCreateContact, validateUpdateContact } from '../../src/features/contacts/domain/contactInput.js';
+import { validateCreateDeal } from '../../src/features/deals/domain/dealInput.js';
 import { DisplayName } from '../../src/shared/DisplayName.js';
 import type { InputProblem } from '../../src/shared/InputProblem.js';
 import { nameCharacterProblem } from '../../src/shared/nameCharacters.js';

@@ -1,7 +1,7 @@
-import type { WebhookFilters } from '../../domain/webhooks/webhookFilters.js';
+import type { WebhookFilters } from '../../features/webhooks/domain/webhookFilters.js';
 import { isPosition, type Position } from '../../shared/Position.js';
 
-export type { WebhookFilters } from '../../domain/webhooks/webhookFilters.js';
+export type { WebhookFilters } from '../../features/webhooks/domain/webhookFilters.js';
 
 /**
  * The webhook outbox: one row per (subscription, derived webhook event), written

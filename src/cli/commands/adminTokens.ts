@@ -1,10 +1,10 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { issueAdminToken } from '../../application/adminTokens/issueAdminToken.js';
-import { revokeAdminToken } from '../../application/adminTokens/revokeAdminToken.js';
-import { AdminTokenName } from '../../domain/adminTokens/AdminTokenName.js';
-import { describeAdminTokenError } from '../../domain/adminTokens/adminTokenErrors.js';
-import { adminTokenOf, adminTokensProjection } from '../../../projections/adminTokens/adminTokensProjection.js';
-import { PLATFORM_SCOPE } from '../../../projections/companies/companiesProjection.js';
+import { issueAdminToken } from '../../features/adminTokens/application/issueAdminToken.js';
+import { revokeAdminToken } from '../../features/adminTokens/application/revokeAdminToken.js';
+import { AdminTokenName } from '../../features/adminTokens/domain/AdminTokenName.js';
+import { describeAdminTokenError } from '../../features/adminTokens/domain/adminTokenErrors.js';
+import { adminTokenOf, adminTokensProjection } from '../../features/adminTokens/readModels/adminTokensProjection.js';
+import { PLATFORM_SCOPE } from '../../features/companies/readModels/companiesProjection.js';
 import { print, type RegisterCommands } from '../CliContext.js';
 import { cliCommandDeps, cliMetadata } from '../cliWrites.js';
 import { listCompanyDocuments } from '../listCompanyDocuments.js';

@@ -1,10 +1,10 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { consoleLinkUrl } from '../../application/console/consoleLinkUrl.js';
-import { issueConsoleLink } from '../../application/console/issueConsoleLink.js';
-import { endCompanyConsoleSessions } from '../../application/console/consoleSession.js';
-import { loadCompany } from '../../application/companies/loadCompany.js';
-import { describeCompanyError } from '../../domain/companies/companyErrors.js';
-import { describeConsoleLinkError } from '../../domain/consoleLinks/consoleLinkErrors.js';
+import { consoleLinkUrl } from '../../features/console/application/consoleLinkUrl.js';
+import { issueConsoleLink } from '../../features/console/application/issueConsoleLink.js';
+import { endCompanyConsoleSessions } from '../../features/console/application/consoleSession.js';
+import { loadCompany } from '../../features/companies/application/loadCompany.js';
+import { describeCompanyError } from '../../features/companies/domain/companyErrors.js';
+import { describeConsoleLinkError } from '../../features/console/domain/consoleLinkErrors.js';
 import type { Config } from '../../config.js';
 import { print, type RegisterCommands } from '../CliContext.js';
 import { cliCommandDeps, cliMetadata } from '../cliWrites.js';

@@ -1,12 +1,12 @@
 import { listCompanyDocuments } from '../listCompanyDocuments.js';
 import * as E from 'fp-ts/lib/Either.js';
-import { issueApiKey } from '../../application/apiKeys/issueApiKey.js';
-import { revokeApiKey } from '../../application/apiKeys/revokeApiKey.js';
-import { describeApiKeyError } from '../../domain/apiKeys/apiKeyErrors.js';
-import { ApiKeyName } from '../../domain/apiKeys/ApiKeyName.js';
-import { describeCompanyError } from '../../domain/companies/companyErrors.js';
+import { issueApiKey } from '../../features/apiKeys/application/issueApiKey.js';
+import { revokeApiKey } from '../../features/apiKeys/application/revokeApiKey.js';
+import { describeApiKeyError } from '../../features/apiKeys/domain/apiKeyErrors.js';
+import { ApiKeyName } from '../../features/apiKeys/domain/ApiKeyName.js';
+import { describeCompanyError } from '../../features/companies/domain/companyErrors.js';
 import { ALL_PERMISSIONS, ApiKeyType, Permission } from '../../shared/permissions.js';
-import { apiKeyNameOf, apiKeysProjection } from '../../../projections/apiKeys/apiKeysProjection.js';
+import { apiKeyNameOf, apiKeysProjection } from '../../features/apiKeys/readModels/apiKeysProjection.js';
 import { print, type RegisterCommands } from '../CliContext.js';
 import { cliCommandDeps, cliMetadata } from '../cliWrites.js';
 import { withStores } from '../withStores.js';

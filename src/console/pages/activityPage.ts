@@ -1,5 +1,5 @@
-import { WEBHOOK_EVENT_TYPES, isContactEventType, type WebhookEventType } from '../../domain/webhooks/eventTypes.js';
-import type { WebhookEventDoc } from '../../../projections/webhookEvents/webhookEventsProjection.js';
+import { WEBHOOK_EVENT_TYPES, isContactEventType, type WebhookEventType } from '../../features/webhookEvents/domain/eventTypes.js';
+import type { WebhookEventDoc } from '../../features/webhookEvents/readModels/webhookEventsProjection.js';
 import { formatTime } from '../html/format.js';
 import { html, type Html } from '../html/html.js';
 import { consoleUrl } from '../html/layout.js';

@@ -1,6 +1,6 @@
-import type { IssuedApiKey } from '../../application/apiKeys/issueApiKey.js';
+import type { IssuedApiKey } from '../../features/apiKeys/application/issueApiKey.js';
 import { ALL_PERMISSIONS, ApiKeyType, type Permission } from '../../shared/permissions.js';
-import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeysProjection.js';
+import type { ApiKeyDoc } from '../../features/apiKeys/readModels/apiKeysProjection.js';
 import { formatTime } from '../html/format.js';
 import { describedBy, problemOf } from '../html/formProblems.js';
 import { html, type Html } from '../html/html.js';

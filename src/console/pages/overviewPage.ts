@@ -1,7 +1,7 @@
 import type { RateLimits } from '../../application/ports/RateLimitCounters.js';
 import type { CompanyUsage } from '../../application/usage/companyUsage.js';
-import type { Company } from '../../../projections/companies/companiesProjection.js';
-import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeysProjection.js';
+import type { Company } from '../../features/companies/readModels/companiesProjection.js';
+import type { ApiKeyDoc } from '../../features/apiKeys/readModels/apiKeysProjection.js';
 import { formatCount, formatTime } from '../html/format.js';
 import { html, type Html } from '../html/html.js';
 import { consoleUrl } from '../html/layout.js';

@@ -1,6 +1,6 @@
 import type { Delivery } from '../../application/ports/WebhookOutbox.js';
-import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/eventTypes.js';
-import type { WebhookSubscriptionView } from '../../domain/webhooks/webhookSubscription.js';
+import { WEBHOOK_EVENT_TYPES } from '../../features/webhookEvents/domain/eventTypes.js';
+import type { WebhookSubscriptionView } from '../../features/webhooks/domain/webhookSubscription.js';
 import { formatTime } from '../html/format.js';
 import { describedBy, problemOf } from '../html/formProblems.js';
 import { html, type Html } from '../html/html.js';

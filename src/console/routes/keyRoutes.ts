@@ -1,13 +1,13 @@
 import Router from '@koa/router';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Context } from 'koa';
-import { issueApiKey } from '../../application/apiKeys/issueApiKey.js';
-import { revokeApiKey } from '../../application/apiKeys/revokeApiKey.js';
-import { ApiKeyName } from '../../domain/apiKeys/ApiKeyName.js';
-import { describeApiKeyError } from '../../domain/apiKeys/apiKeyErrors.js';
+import { issueApiKey } from '../../features/apiKeys/application/issueApiKey.js';
+import { revokeApiKey } from '../../features/apiKeys/application/revokeApiKey.js';
+import { ApiKeyName } from '../../features/apiKeys/domain/ApiKeyName.js';
+import { describeApiKeyError } from '../../features/apiKeys/domain/apiKeyErrors.js';
 import { nameCharacterProblem, type NameCharacterProblem } from '../../shared/nameCharacters.js';
 import { ApiKeyType } from '../../shared/permissions.js';
-import { apiKeysProjection } from '../../../projections/apiKeys/apiKeysProjection.js';
+import { apiKeysProjection } from '../../features/apiKeys/readModels/apiKeysProjection.js';
 import type { ConsoleDeps } from '../ConsoleDeps.js';
 import { ConsolePageError } from '../ConsolePageError.js';
 import { consoleUrl } from '../html/layout.js';

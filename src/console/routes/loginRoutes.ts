@@ -1,9 +1,9 @@
 import Router from '@koa/router';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Context } from 'koa';
-import { endConsoleSession, resumeConsoleSession } from '../../application/console/consoleSession.js';
-import { checkConsoleLink, redeemConsoleLink } from '../../application/console/redeemConsoleLink.js';
-import type { ConsoleLinkError } from '../../domain/consoleLinks/consoleLinkErrors.js';
+import { endConsoleSession, resumeConsoleSession } from '../../features/console/application/consoleSession.js';
+import { checkConsoleLink, redeemConsoleLink } from '../../features/console/application/redeemConsoleLink.js';
+import type { ConsoleLinkError } from '../../features/console/domain/consoleLinkErrors.js';
 import type { ConsoleDeps } from '../ConsoleDeps.js';
 import { ConsolePageError } from '../ConsolePageError.js';
 import { html, type Html } from '../html/html.js';

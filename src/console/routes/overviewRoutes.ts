@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { companyUsage } from '../../application/usage/companyUsage.js';
-import { apiKeysProjection } from '../../../projections/apiKeys/apiKeysProjection.js';
-import { companiesProjection, companyOf, PLATFORM_SCOPE } from '../../../projections/companies/companiesProjection.js';
+import { apiKeysProjection } from '../../features/apiKeys/readModels/apiKeysProjection.js';
+import { companiesProjection, companyOf, PLATFORM_SCOPE } from '../../features/companies/readModels/companiesProjection.js';
 import type { ConsoleDeps } from '../ConsoleDeps.js';
 import { ConsolePageError } from '../ConsolePageError.js';
 import { allDocuments } from '../pages/allDocuments.js';

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { endConsoleSession } from '../../application/console/consoleSession.js';
+import { endConsoleSession } from '../../features/console/application/consoleSession.js';
 import type { ConsoleDeps } from '../ConsoleDeps.js';
 import { redirectTo } from '../pages/render.js';
 import { clearSessionCookie, framedByOthers, readSessionCookie } from '../sessionCookie.js';

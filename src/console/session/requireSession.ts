@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
-import { resumeConsoleSession, type ConsoleSession } from '../../application/console/consoleSession.js';
+import { resumeConsoleSession, type ConsoleSession } from '../../features/console/application/consoleSession.js';
 import { isCsrfToken } from '../../shared/consoleTokens.js';
-import { companiesProjection, companyOf, PLATFORM_SCOPE } from '../../../projections/companies/companiesProjection.js';
+import { companiesProjection, companyOf, PLATFORM_SCOPE } from '../../features/companies/readModels/companiesProjection.js';
 import type { ConsoleDeps } from '../ConsoleDeps.js';
 import { ConsolePageError } from '../ConsolePageError.js';
 import { clearSessionCookie, framedByOthers, readSessionCookie } from '../sessionCookie.js';

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Clock } from '../../shared/Clock.js';
-import type { AuthContext } from '../../application/apiKeys/AuthContext.js';
+import type { AuthContext } from '../../application/callers/AuthContext.js';
 import type { CredentialKind, FailedCredentials } from '../../application/credentials/FailedCredentials.js';
 import { HttpError } from '../HttpError.js';
 

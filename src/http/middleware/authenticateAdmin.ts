@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import type { AdminAuthContext } from '../../application/adminTokens/AdminAuthContext.js';
+import type { AdminAuthContext } from '../../application/callers/AdminAuthContext.js';
 import type { FailedCredentials } from '../../application/credentials/FailedCredentials.js';
 import { isWellFormedApiKey } from '../../shared/apiKeyFormat.js';
 import type { Clock } from '../../shared/Clock.js';

@@ -7,8 +7,8 @@ import type {
   ReleaseSlot,
 } from '../../application/ports/RateLimitCounters.js';
 import type { Clock } from '../../shared/Clock.js';
-import type { AuthContext } from '../../application/apiKeys/AuthContext.js';
-import type { AdminAuthContext } from '../../application/adminTokens/AdminAuthContext.js';
+import type { AuthContext } from '../../application/callers/AuthContext.js';
+import type { AdminAuthContext } from '../../application/callers/AdminAuthContext.js';
 import type { LoopHealth } from '../../application/subscriptions/LoopHealth.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import { HttpError } from '../HttpError.js';

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Permission } from '../../shared/permissions.js';
-import type { AuthContext } from '../../application/apiKeys/AuthContext.js';
+import type { AuthContext } from '../../application/callers/AuthContext.js';
 import { HttpError } from '../HttpError.js';
 
 /** The caller, as set by `authenticate`; a route without it is a wiring bug. */

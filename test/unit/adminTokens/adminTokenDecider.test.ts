@@ -1,7 +1,7 @@
-import { adminTokenDecider } from '../../../src/domain/adminTokens/adminTokenDecider.js';
-import type { IssueAdminToken } from '../../../src/domain/adminTokens/adminTokenCommands.js';
-import type { AdminTokenEvent } from '../../../src/domain/adminTokens/adminTokenEvents.js';
-import type { AdminTokenName } from '../../../src/domain/adminTokens/AdminTokenName.js';
+import { adminTokenDecider } from '../../../src/features/adminTokens/domain/adminTokenDecider.js';
+import type { IssueAdminToken } from '../../../src/features/adminTokens/domain/adminTokenCommands.js';
+import type { AdminTokenEvent } from '../../../src/features/adminTokens/domain/adminTokenEvents.js';
+import type { AdminTokenName } from '../../../src/features/adminTokens/domain/AdminTokenName.js';
 import { adminTokenHint, hashAdminToken } from '../../../src/shared/adminTokenFormat.js';
 import { specFor } from '../../support/givenWhenThen.js';
 

@@ -1,10 +1,10 @@
-import { agentDecider } from '../../../src/domain/agents/agentDecider.js';
-import { AgentChannels } from '../../../src/domain/agents/AgentChannel.js';
-import { AgentDescription } from '../../../src/domain/agents/AgentDescription.js';
-import { AgentName } from '../../../src/domain/agents/AgentName.js';
-import type { AgentFieldChanges, CreateAgent } from '../../../src/domain/agents/agentCommands.js';
-import type { AgentCreated, AgentUpdated } from '../../../src/domain/agents/agentEvents.js';
-import { LanguageTag } from '../../../src/domain/agents/LanguageTag.js';
+import { agentDecider } from '../../../src/features/agents/domain/agentDecider.js';
+import { AgentChannels } from '../../../src/features/agents/domain/AgentChannel.js';
+import { AgentDescription } from '../../../src/features/agents/domain/AgentDescription.js';
+import { AgentName } from '../../../src/features/agents/domain/AgentName.js';
+import type { AgentFieldChanges, CreateAgent } from '../../../src/features/agents/domain/agentCommands.js';
+import type { AgentCreated, AgentUpdated } from '../../../src/features/agents/domain/agentEvents.js';
+import { LanguageTag } from '../../../src/features/agents/domain/LanguageTag.js';
 import { specFor } from '../../support/givenWhenThen.js';
 import { valid } from '../apiKeys/decode.js';
 

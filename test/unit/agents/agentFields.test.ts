@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
-import { AgentChannels } from '../../../src/domain/agents/AgentChannel.js';
-import { AgentDescription } from '../../../src/domain/agents/AgentDescription.js';
-import { AgentName } from '../../../src/domain/agents/AgentName.js';
-import { AgentStatusInput } from '../../../src/domain/agents/AgentStatus.js';
-import { LanguageTag } from '../../../src/domain/agents/LanguageTag.js';
+import { AgentChannels } from '../../../src/features/agents/domain/AgentChannel.js';
+import { AgentDescription } from '../../../src/features/agents/domain/AgentDescription.js';
+import { AgentName } from '../../../src/features/agents/domain/AgentName.js';
+import { AgentStatusInput } from '../../../src/features/agents/domain/AgentStatus.js';
+import { LanguageTag } from '../../../src/features/agents/domain/LanguageTag.js';
 import { formatValidationErrors } from '../../../src/shared/validationReporter.js';
 import { valid } from '../apiKeys/decode.js';
 

@@ -7,15 +7,15 @@ import { handleCommand } from '../../../src/application/commands/handleCommand.j
 import { UndecodableEventError } from '../../../src/application/versioning/UndecodableEventError.js';
 import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
 import type { DocumentCollection } from '../../../src/application/ports/ReadModelStore.js';
-import { agentDecider } from '../../../src/domain/agents/agentDecider.js';
-import { AgentName } from '../../../src/domain/agents/AgentName.js';
-import { toAgentView } from '../../../src/domain/agents/agentRecord.js';
-import type { Agent } from '../../../src/domain/agents/agentView.js';
-import type { AgentCommand, AgentFieldChanges } from '../../../src/domain/agents/agentCommands.js';
-import { AgentEvent, agentStream } from '../../../src/domain/agents/agentEvents.js';
+import { agentDecider } from '../../../src/features/agents/domain/agentDecider.js';
+import { AgentName } from '../../../src/features/agents/domain/AgentName.js';
+import { toAgentView } from '../../../src/features/agents/domain/agentRecord.js';
+import type { Agent } from '../../../src/features/agents/domain/agentView.js';
+import type { AgentCommand, AgentFieldChanges } from '../../../src/features/agents/domain/agentCommands.js';
+import { AgentEvent, agentStream } from '../../../src/features/agents/domain/agentEvents.js';
 import { newId } from '../../../src/shared/ids.js';
-import { agentListQuery } from '../../../projections/agents/agentQueries.js';
-import { agentOf, agentsProjection, type AgentDoc } from '../../../projections/agents/agentsProjection.js';
+import { agentListQuery } from '../../../src/features/agents/readModels/agentQueries.js';
+import { agentOf, agentsProjection, type AgentDoc } from '../../../src/features/agents/readModels/agentsProjection.js';
 import { tempDir } from '../../support/tempStore.js';
 import { valid } from '../apiKeys/decode.js';
 

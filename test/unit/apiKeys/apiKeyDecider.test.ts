@@ -1,7 +1,7 @@
-import { apiKeyDecider } from '../../../src/domain/apiKeys/apiKeyDecider.js';
-import type { IssueApiKey } from '../../../src/domain/apiKeys/apiKeyCommands.js';
-import type { ApiKeyEvent } from '../../../src/domain/apiKeys/apiKeyEvents.js';
-import type { ApiKeyName } from '../../../src/domain/apiKeys/ApiKeyName.js';
+import { apiKeyDecider } from '../../../src/features/apiKeys/domain/apiKeyDecider.js';
+import type { IssueApiKey } from '../../../src/features/apiKeys/domain/apiKeyCommands.js';
+import type { ApiKeyEvent } from '../../../src/features/apiKeys/domain/apiKeyEvents.js';
+import type { ApiKeyName } from '../../../src/features/apiKeys/domain/ApiKeyName.js';
 import { hashApiKey, keyHint } from '../../../src/shared/apiKeyFormat.js';
 import { ALL_PERMISSIONS } from '../../../src/shared/permissions.js';
 import { specFor } from '../../support/givenWhenThen.js';

@@ -3,14 +3,14 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
-import { verifyApiKey } from '../../../projections/apiKeys/verifyApiKey.js';
+import { verifyApiKey } from '../../../src/features/apiKeys/readModels/verifyApiKey.js';
 import { bootstrapDemo } from '../../../src/application/demo/bootstrapDemo.js';
 import { ProjectionRunner } from '../../../src/application/subscriptions/ProjectionRunner.js';
 import { silentLogger } from '../../../src/application/ports/Logger.js';
 import { systemClock } from '../../../src/shared/Clock.js';
 import { newId } from '../../../src/shared/ids.js';
 import { ALL_PERMISSIONS } from '../../../src/shared/permissions.js';
-import { apiKeyDirectoryProjection } from '../../../projections/apiKeys/apiKeyDirectoryProjection.js';
+import { apiKeyDirectoryProjection } from '../../../src/features/apiKeys/readModels/apiKeyDirectoryProjection.js';
 import { tempDir } from '../../support/tempStore.js';
 
 describe('bootstrapDemo', () => {

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
-import { CompanyName } from '../../../src/domain/companies/CompanyName.js';
-import { companyDecider } from '../../../src/domain/companies/companyDecider.js';
-import type { CompanyEvent } from '../../../src/domain/companies/companyEvents.js';
+import { CompanyName } from '../../../src/features/companies/domain/CompanyName.js';
+import { companyDecider } from '../../../src/features/companies/domain/companyDecider.js';
+import type { CompanyEvent } from '../../../src/features/companies/domain/companyEvents.js';
 import { specFor } from '../../support/givenWhenThen.js';
 import { valid } from './decode.js';
 

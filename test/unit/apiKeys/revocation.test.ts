@@ -3,17 +3,17 @@ import * as E from 'fp-ts/lib/Either.js';
 import { join } from 'node:path';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
-import { issueApiKey } from '../../../src/application/apiKeys/issueApiKey.js';
-import { revokeApiKey } from '../../../src/application/apiKeys/revokeApiKey.js';
-import { verifyApiKey } from '../../../projections/apiKeys/verifyApiKey.js';
+import { issueApiKey } from '../../../src/features/apiKeys/application/issueApiKey.js';
+import { revokeApiKey } from '../../../src/features/apiKeys/application/revokeApiKey.js';
+import { verifyApiKey } from '../../../src/features/apiKeys/readModels/verifyApiKey.js';
 import { ProjectionRunner } from '../../../src/application/subscriptions/ProjectionRunner.js';
 import { silentLogger } from '../../../src/application/ports/Logger.js';
 import { newId } from '../../../src/shared/ids.js';
-import { apiKeyDirectoryProjection } from '../../../projections/apiKeys/apiKeyDirectoryProjection.js';
+import { apiKeyDirectoryProjection } from '../../../src/features/apiKeys/readModels/apiKeyDirectoryProjection.js';
 import { eventually } from '../../support/events.js';
 import { tempDir } from '../../support/tempStore.js';
-import { createCompany } from '../../../src/application/companies/createCompany.js';
-import { CompanyName } from '../../../src/domain/companies/CompanyName.js';
+import { createCompany } from '../../../src/features/companies/application/createCompany.js';
+import { CompanyName } from '../../../src/features/companies/domain/CompanyName.js';
 import { systemClock } from '../../../src/shared/Clock.js';
 
 const right = <A>(result: E.Either<unknown, A>): A => {

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
-import { Email } from '../../../src/domain/users/Email.js';
-import { UserName } from '../../../src/domain/users/UserName.js';
-import type { UserEvent } from '../../../src/domain/users/userEvents.js';
-import { userDecider } from '../../../src/domain/users/userDecider.js';
+import { Email } from '../../../src/features/users/domain/Email.js';
+import { UserName } from '../../../src/features/users/domain/UserName.js';
+import type { UserEvent } from '../../../src/features/users/domain/userEvents.js';
+import { userDecider } from '../../../src/features/users/domain/userDecider.js';
 import { specFor } from '../../support/givenWhenThen.js';
 import { valid } from './decode.js';
 

@@ -1,16 +1,16 @@
 import { expect } from 'chai';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
-import { verifyApiKey } from '../../../projections/apiKeys/verifyApiKey.js';
+import { verifyApiKey } from '../../../src/features/apiKeys/readModels/verifyApiKey.js';
 import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
 import type { DocumentCollection } from '../../../src/application/ports/ReadModelStore.js';
-import type { ApiKeyEvent } from '../../../src/domain/apiKeys/apiKeyEvents.js';
+import type { ApiKeyEvent } from '../../../src/features/apiKeys/domain/apiKeyEvents.js';
 import { generateApiKey, hashApiKey, keyHint } from '../../../src/shared/apiKeyFormat.js';
 import {
   API_KEY_DIRECTORY,
   apiKeyDirectoryProjection,
   type ApiKeyDirectoryDoc,
-} from '../../../projections/apiKeys/apiKeyDirectoryProjection.js';
-import { apiKeysProjection, type ApiKeyDoc } from '../../../projections/apiKeys/apiKeysProjection.js';
+} from '../../../src/features/apiKeys/readModels/apiKeyDirectoryProjection.js';
+import { apiKeysProjection, type ApiKeyDoc } from '../../../src/features/apiKeys/readModels/apiKeysProjection.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 let position = 0;

@@ -69,7 +69,7 @@ describe('the layer rules (npm run lint)', function () {
       'src/http/AuthContext.ts': 'export interface AuthContext { readonly keyId: string }\n',
       'projections/apiKeys/apiKeysProjection.ts': 'export const apiKeysProjection = 1;\n',
       'src/application/apiKeys/verifyApiKey.ts':
-        "import type { AuthContext } from '../../http/AuthContext.js';\nimport { apiKeysProjection } from '../../../projections/apiKeys/apiKeysProjection.js';\nexport const v = (a: AuthContext): unknown => [a, apiKeysProjection];\n",
+        "import type { AuthContext } from '../../http/AuthContext.js';\nimport { apiKeysProjection } from '../../../src/features/apiKeys/readModels/apiKeysProjection.js';\nexport const v = (a: AuthContext): unknown => [a, apiKeysProjection];\n",
     });
     const { status, output } = checkLayers(dir);
     expect(status).to.not.equal(0);

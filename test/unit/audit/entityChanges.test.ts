@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
 import { entityChanges } from '../../../src/application/audit/entityChanges.js';
 import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
-import type { ContactCommand } from '../../../src/domain/contacts/contactCommands.js';
-import { contactDecider } from '../../../src/domain/contacts/contactDecider.js';
-import type { ContactEvent } from '../../../src/domain/contacts/contactEvents.js';
-import { contactOf, contactsProjection } from '../../../projections/contacts/contactsProjection.js';
+import type { ContactCommand } from '../../../src/features/contacts/domain/contactCommands.js';
+import { contactDecider } from '../../../src/features/contacts/domain/contactDecider.js';
+import type { ContactEvent } from '../../../src/features/contacts/domain/contactEvents.js';
+import { contactOf, contactsProjection } from '../../../src/features/contacts/readModels/contactsProjection.js';
 
 /** A contact's stream as the decider writes it: created, then changed. */
 const streamOf = (commands: readonly ContactCommand[]): RecordedEvent[] => {

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
 import { historyEntryOf, readEntityHistory } from '../../../src/application/audit/entityHistory.js';
-import { contactAggregate } from '../../../src/application/aggregates/contactAggregate.js';
-import { dealAggregate } from '../../../src/application/aggregates/dealAggregate.js';
+import { contactAggregate } from '../../../src/features/contacts/application/contactAggregate.js';
+import { dealAggregate } from '../../../src/features/deals/application/dealAggregate.js';
 import { EventUpcaster } from '../../../src/application/versioning/EventUpcaster.js';
 import { StoredHistory } from '../webhooks/derive/storedHistory.js';
 import { STORED_EVENT_TYPES } from '../../../src/features/index.js';

@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
-import type { DealStatusChangeFields } from '../../../src/domain/deals/dealInput.js';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../src/domain/webhooks/eventTypes.js';
-import { deriveWebhookEvents } from '../../../src/webhooks/deriveWebhookEvents.js';
-import { cutFeedPage, eventFeedItemOf, readEventFeed } from '../../../projections/webhookEvents/webhookEventFeed.js';
+import type { DealStatusChangeFields } from '../../../src/features/deals/domain/dealInput.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../src/features/webhookEvents/domain/eventTypes.js';
+import { deriveWebhookEvents } from '../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
+import { cutFeedPage, eventFeedItemOf, readEventFeed } from '../../../src/features/webhookEvents/readModels/webhookEventFeed.js';
 import {
   webhookEventCollections,
   type WebhookEventCollections,
   type WebhookEventDoc,
-} from '../../../projections/webhookEvents/webhookEventsProjection.js';
+} from '../../../src/features/webhookEvents/readModels/webhookEventsProjection.js';
 import { StoredHistory } from '../webhooks/derive/storedHistory.js';
 
 /** A document of the feed's read models, as the projection writes them. */

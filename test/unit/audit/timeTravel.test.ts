@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
 import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
 import { eventsAsOf } from '../../../src/application/audit/timeTravel.js';
-import { contactAsOf } from '../../../projections/contacts/contactAsOf.js';
-import { dealAsOf } from '../../../projections/deals/dealAsOf.js';
-import type { DealContactSummary } from '../../../src/domain/deals/dealEvents.js';
-import { dealOf, dealsProjection } from '../../../projections/deals/dealsProjection.js';
+import { contactAsOf } from '../../../src/features/contacts/readModels/contactAsOf.js';
+import { dealAsOf } from '../../../src/features/deals/readModels/dealAsOf.js';
+import type { DealContactSummary } from '../../../src/features/deals/domain/dealEvents.js';
+import { dealOf, dealsProjection } from '../../../src/features/deals/readModels/dealsProjection.js';
 import { StoredHistory } from '../webhooks/derive/storedHistory.js';
 
 const at = (minutes: number): string => new Date(Date.parse('2024-05-01T10:00:00.000Z') + minutes * 60_000).toISOString();

@@ -1,6 +1,6 @@
-import { consoleLinkDecider } from '../../../src/domain/consoleLinks/consoleLinkDecider.js';
-import type { IssueConsoleLink, RedeemConsoleLink } from '../../../src/domain/consoleLinks/consoleLinkCommands.js';
-import type { ConsoleLinkEvent } from '../../../src/domain/consoleLinks/consoleLinkEvents.js';
+import { consoleLinkDecider } from '../../../src/features/console/domain/consoleLinkDecider.js';
+import type { IssueConsoleLink, RedeemConsoleLink } from '../../../src/features/console/domain/consoleLinkCommands.js';
+import type { ConsoleLinkEvent } from '../../../src/features/console/domain/consoleLinkEvents.js';
 import { hashConsoleSecret } from '../../../src/shared/consoleTokens.js';
 import { specFor } from '../../support/givenWhenThen.js';
 

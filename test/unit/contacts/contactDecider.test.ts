@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { contactDecider } from '../../../src/domain/contacts/contactDecider.js';
-import type { ContactCreated, ContactEvent, ContactUpdated } from '../../../src/domain/contacts/contactEvents.js';
-import type { Contact } from '../../../src/domain/contacts/contactView.js';
+import { contactDecider } from '../../../src/features/contacts/domain/contactDecider.js';
+import type { ContactCreated, ContactEvent, ContactUpdated } from '../../../src/features/contacts/domain/contactEvents.js';
+import type { Contact } from '../../../src/features/contacts/domain/contactView.js';
 import { specFor } from '../../support/givenWhenThen.js';
 
 const spec = specFor(contactDecider);

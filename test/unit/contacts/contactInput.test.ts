@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
-import { validateCreateContact, validateUpdateContact } from '../../../src/domain/contacts/contactInput.js';
+import { validateCreateContact, validateUpdateContact } from '../../../src/features/contacts/domain/contactInput.js';
 import type { InputProblem } from '../../../src/shared/InputProblem.js';
 
 const valid = { name: 'Ada Lovelace', phoneNumber: '+44 20 7946 0000' };

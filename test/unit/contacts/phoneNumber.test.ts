@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { normalizePhoneNumber, parsePhoneNumber } from '../../../src/domain/contacts/phoneNumber.js';
+import { normalizePhoneNumber, parsePhoneNumber } from '../../../src/features/contacts/domain/phoneNumber.js';
 
 describe('normalizePhoneNumber', () => {
   describe('given one number written three ways', () => {

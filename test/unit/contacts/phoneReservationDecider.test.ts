@@ -2,13 +2,13 @@ import { expect } from 'chai';
 import {
   RESERVATION_GRACE_PERIOD_MS,
   phoneReservationDecider,
-} from '../../../src/domain/phoneReservation/phoneReservationDecider.js';
+} from '../../../src/features/contacts/domain/phoneReservationDecider.js';
 import {
   phoneReservationStream,
   type PhoneNumberReleased,
   type PhoneNumberReserved,
-} from '../../../src/domain/phoneReservation/phoneReservationEvents.js';
-import type { ReservePhoneNumber } from '../../../src/domain/phoneReservation/phoneReservationCommands.js';
+} from '../../../src/features/contacts/domain/phoneReservationEvents.js';
+import type { ReservePhoneNumber } from '../../../src/features/contacts/domain/phoneReservationCommands.js';
 import { specFor } from '../../support/givenWhenThen.js';
 
 const spec = specFor(phoneReservationDecider);

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
-import type { ChangeDealStatus } from '../../../src/domain/deals/dealCommands.js';
-import { dealDecider } from '../../../src/domain/deals/dealDecider.js';
-import type { DealCreated, DealEvent, DealStatusChanged } from '../../../src/domain/deals/dealEvents.js';
-import type { Deal } from '../../../src/domain/deals/dealView.js';
+import type { ChangeDealStatus } from '../../../src/features/deals/domain/dealCommands.js';
+import { dealDecider } from '../../../src/features/deals/domain/dealDecider.js';
+import type { DealCreated, DealEvent, DealStatusChanged } from '../../../src/features/deals/domain/dealEvents.js';
+import type { Deal } from '../../../src/features/deals/domain/dealView.js';
 import { specFor } from '../../support/givenWhenThen.js';
 
 const spec = specFor(dealDecider);

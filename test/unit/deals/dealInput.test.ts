@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
-import { validateCreateDeal, validateDealStatusChange } from '../../../src/domain/deals/dealInput.js';
+import { validateCreateDeal, validateDealStatusChange } from '../../../src/features/deals/domain/dealInput.js';
 import type { InputProblem } from '../../../src/shared/InputProblem.js';
 
 const valid = { title: 'Engines', value: 1000 };

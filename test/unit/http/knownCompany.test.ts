@@ -2,13 +2,13 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
-import { createCompany } from '../../../src/application/companies/createCompany.js';
-import { CompanyName } from '../../../src/domain/companies/CompanyName.js';
+import { createCompany } from '../../../src/features/companies/application/createCompany.js';
+import { CompanyName } from '../../../src/features/companies/domain/CompanyName.js';
 import { HttpError } from '../../../src/http/HttpError.js';
-import { knownCompany } from '../../../src/http/routes/admin/knownCompany.js';
+import { knownCompany } from '../../../src/features/companies/admin/knownCompany.js';
 import { systemClock } from '../../../src/shared/Clock.js';
 import { newId } from '../../../src/shared/ids.js';
-import { companiesProjection } from '../../../projections/companies/companiesProjection.js';
+import { companiesProjection } from '../../../src/features/companies/readModels/companiesProjection.js';
 import { tempDir } from '../../support/tempStore.js';
 
 describe('knownCompany (the company of an admin route)', () => {

@@ -8,7 +8,7 @@ import { SupervisedRateLimitCounters, serveRateLimits } from '../../../src/adapt
 import { ipcPair } from '../../support/ipcPair.js';
 import { silentLogger } from '../../../src/application/ports/Logger.js';
 import type { RateLimitCounters, RateLimits } from '../../../src/application/ports/RateLimitCounters.js';
-import type { AuthContext } from '../../../src/application/apiKeys/AuthContext.js';
+import type { AuthContext } from '../../../src/application/callers/AuthContext.js';
 import { errorHandler } from '../../../src/http/middleware/errorHandler.js';
 import { LEASES_LOOP, RATE_LIMIT_HEADERS, rateLimit } from '../../../src/http/middleware/rateLimit.js';
 import { LoopHealth } from '../../../src/application/subscriptions/LoopHealth.js';

@@ -9,7 +9,7 @@ import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadMod
 import { ProjectionRunner } from '../../../src/application/subscriptions/ProjectionRunner.js';
 import { SubscriptionStatus } from '../../../src/application/subscriptions/SubscriptionStatus.js';
 import type { EventStore, SubscribeOptions, Subscription } from '../../../src/application/ports/EventStore.js';
-import { deriveWebhookEvents } from '../../../src/webhooks/deriveWebhookEvents.js';
+import { deriveWebhookEvents } from '../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
 import type { DerivedWebhookEvent } from '../../../src/webhooks/derivedWebhookEvent.js';
 import { toEnvelope } from '../../../src/webhooks/envelope.js';
 import { WebhookFanOut, type FanOutEventSource } from '../../../src/webhooks/fanOut.js';

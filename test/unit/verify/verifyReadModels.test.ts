@@ -5,11 +5,11 @@ import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.
 import type { RecordedEvent } from '../../../src/application/ports/EventStore.js';
 import { silentLogger } from '../../../src/application/ports/Logger.js';
 import { describeDifference, verifyReadModels, type VerifyReport } from '../../../src/application/verify/verifyReadModels.js';
-import { agentStream } from '../../../src/domain/agents/agentEvents.js';
-import { contactStream } from '../../../src/domain/contacts/contactEvents.js';
+import { agentStream } from '../../../src/features/agents/domain/agentEvents.js';
+import { contactStream } from '../../../src/features/contacts/domain/contactEvents.js';
 import { newId } from '../../../src/shared/ids.js';
 import { UpcastingEventStore } from '../../../src/application/versioning/UpcastingEventStore.js';
-import { contactsProjection } from '../../../projections/contacts/contactsProjection.js';
+import { contactsProjection } from '../../../src/features/contacts/readModels/contactsProjection.js';
 import { tempDir } from '../../support/tempStore.js';
 import { writeRealLog, type RealLog } from './realLog.js';
 import { PROJECTIONS, READ_MODEL_CHECKS, STORED_EVENT_TYPES } from '../../../src/features/index.js';

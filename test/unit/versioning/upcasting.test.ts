@@ -5,20 +5,20 @@ import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.
 import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../../../src/application/ports/EventStore.js';
 import { UndecodableEventError } from '../../../src/application/versioning/UndecodableEventError.js';
 import { UpcastingEventStore, upcastingSource } from '../../../src/application/versioning/UpcastingEventStore.js';
-import { contactDecider } from '../../../src/domain/contacts/contactDecider.js';
-import { ContactUpdated, contactStream } from '../../../src/domain/contacts/contactEvents.js';
+import { contactDecider } from '../../../src/features/contacts/domain/contactDecider.js';
+import { ContactUpdated, contactStream } from '../../../src/features/contacts/domain/contactEvents.js';
 import {
   ContactUpdatedV1,
   unmarkedContactUpdatedVersion,
   upcastContactUpdatedV1,
-} from '../../../src/domain/contacts/contactEventVersions.js';
-import { dealDecider } from '../../../src/domain/deals/dealDecider.js';
-import { DealStatusChanged, dealStream } from '../../../src/domain/deals/dealEvents.js';
+} from '../../../src/features/contacts/domain/contactEventVersions.js';
+import { dealDecider } from '../../../src/features/deals/domain/dealDecider.js';
+import { DealStatusChanged, dealStream } from '../../../src/features/deals/domain/dealEvents.js';
 import {
   DealStatusChangedV1,
   unmarkedDealStatusChangedVersion,
   upcastDealStatusChangedV1,
-} from '../../../src/domain/deals/dealEventVersions.js';
+} from '../../../src/features/deals/domain/dealEventVersions.js';
 import { eventually } from '../../support/events.js';
 import { tempDir } from '../../support/tempStore.js';
 import { contactCreated, contactUpdatedV1, dealCreated, dealStatusChangedV1, storedAs } from '../../support/legacyEvents.js';

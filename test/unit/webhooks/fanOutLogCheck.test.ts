@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
 import { SqliteWebhookOutbox } from '../../../src/adapters/sqlite/SqliteWebhookOutbox.js';
-import { deriveWebhookEvents } from '../../../src/webhooks/deriveWebhookEvents.js';
+import { deriveWebhookEvents } from '../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
 import type { DerivedWebhookEvent } from '../../../src/webhooks/derivedWebhookEvent.js';
 import { toEnvelope } from '../../../src/webhooks/envelope.js';
 import { WebhookFanOut, type FanOutLogWitness } from '../../../src/webhooks/fanOut.js';

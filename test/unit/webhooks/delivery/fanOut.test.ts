@@ -7,7 +7,7 @@ import { MemoryReadModelStore } from '../../../../src/adapters/memory/MemoryRead
 import { ProjectionRunner } from '../../../../src/application/subscriptions/ProjectionRunner.js';
 import type { EventStore, EventToAppend, RecordedEvent, SubscribeOptions } from '../../../../src/application/ports/EventStore.js';
 import type { Delivery } from '../../../../src/application/ports/WebhookOutbox.js';
-import { deriveWebhookEvents, webhookCompanyOf } from '../../../../src/webhooks/deriveWebhookEvents.js';
+import { deriveWebhookEvents, webhookCompanyOf } from '../../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
 import type { DerivedWebhookEvent } from '../../../../src/webhooks/derivedWebhookEvent.js';
 import { toEnvelope } from '../../../../src/webhooks/envelope.js';
 import { matchesFilters } from '../../../../src/webhooks/filters.js';

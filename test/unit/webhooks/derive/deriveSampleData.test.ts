@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { ContactView, type Contact } from '../../../../src/domain/contacts/contactView.js';
-import { DealView, type Deal } from '../../../../src/domain/deals/dealView.js';
-import { WEBHOOK_EVENT_TYPES } from '../../../../src/domain/webhooks/eventTypes.js';
+import { ContactView, type Contact } from '../../../../src/features/contacts/domain/contactView.js';
+import { DealView, type Deal } from '../../../../src/features/deals/domain/dealView.js';
+import { WEBHOOK_EVENT_TYPES } from '../../../../src/features/webhookEvents/domain/eventTypes.js';
 import { DealWonData } from '../../../../src/webhooks/derivedWebhookEvent.js';
-import { deriveSampleData } from '../../../../src/webhooks/deriveSampleData.js';
+import { deriveSampleData } from '../../../../src/features/webhookEvents/domain/deriveSampleData.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -2,12 +2,12 @@ import { expect } from 'chai';
 import { v5 as uuidv5, validate as isUuid, version as uuidVersion } from 'uuid';
 import { UndecodableEventError } from '../../../../src/application/versioning/UndecodableEventError.js';
 import type { RecordedEvent } from '../../../../src/application/ports/EventStore.js';
-import type { ChangeDealStatus, CreateDeal } from '../../../../src/domain/deals/dealCommands.js';
-import type { Deal } from '../../../../src/domain/deals/dealView.js';
-import { WEBHOOK_EVENT_TYPES } from '../../../../src/domain/webhooks/eventTypes.js';
+import type { ChangeDealStatus, CreateDeal } from '../../../../src/features/deals/domain/dealCommands.js';
+import type { Deal } from '../../../../src/features/deals/domain/dealView.js';
+import { WEBHOOK_EVENT_TYPES } from '../../../../src/features/webhookEvents/domain/eventTypes.js';
 import { WEBHOOK_EVENT_ID_NAMESPACE, webhookEventId } from '../../../../src/webhooks/derivedWebhookEvent.js';
 import { matchesFilters } from '../../../../src/webhooks/filters.js';
-import { deriveWebhookEvents, webhookCompanyOf } from '../../../../src/webhooks/deriveWebhookEvents.js';
+import { deriveWebhookEvents, webhookCompanyOf } from '../../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
 import { StoredHistory } from './storedHistory.js';
 
 const T0 = '2024-05-01T10:00:00.000Z';

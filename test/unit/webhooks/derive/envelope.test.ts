@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { DerivedWebhookEvent } from '../../../../src/webhooks/derivedWebhookEvent.js';
-import { deriveWebhookEvents } from '../../../../src/webhooks/deriveWebhookEvents.js';
+import { deriveWebhookEvents } from '../../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
 import { toEnvelope } from '../../../../src/webhooks/envelope.js';
 import { StoredHistory } from './storedHistory.js';
 

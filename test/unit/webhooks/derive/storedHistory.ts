@@ -1,11 +1,11 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { RecordedEvent } from '../../../../src/application/ports/EventStore.js';
-import type { ContactCommand } from '../../../../src/domain/contacts/contactCommands.js';
-import { contactDecider, type ContactState } from '../../../../src/domain/contacts/contactDecider.js';
-import { contactStream } from '../../../../src/domain/contacts/contactEvents.js';
-import type { DealCommand } from '../../../../src/domain/deals/dealCommands.js';
-import { dealDecider, type DealState } from '../../../../src/domain/deals/dealDecider.js';
-import { dealStream } from '../../../../src/domain/deals/dealEvents.js';
+import type { ContactCommand } from '../../../../src/features/contacts/domain/contactCommands.js';
+import { contactDecider, type ContactState } from '../../../../src/features/contacts/domain/contactDecider.js';
+import { contactStream } from '../../../../src/features/contacts/domain/contactEvents.js';
+import type { DealCommand } from '../../../../src/features/deals/domain/dealCommands.js';
+import { dealDecider, type DealState } from '../../../../src/features/deals/domain/dealDecider.js';
+import { dealStream } from '../../../../src/features/deals/domain/dealEvents.js';
 import type { EventSource } from '../../../../src/shared/EventMetadata.js';
 import type { Decider, DomainEvent } from '../../../../src/shared/Decider.js';
 

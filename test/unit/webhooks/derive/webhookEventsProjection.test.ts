@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { SqliteReadModelStore } from '../../../../src/adapters/sqlite/SqliteReadModelStore.js';
 import { tempDir } from '../../../support/tempStore.js';
 import { MemoryReadModelStore } from '../../../../src/adapters/memory/MemoryReadModelStore.js';
-import type { ChangeDealStatus } from '../../../../src/domain/deals/dealCommands.js';
-import { WEBHOOK_EVENT_TYPES } from '../../../../src/domain/webhooks/eventTypes.js';
-import { deriveWebhookEvents } from '../../../../src/webhooks/deriveWebhookEvents.js';
+import type { ChangeDealStatus } from '../../../../src/features/deals/domain/dealCommands.js';
+import { WEBHOOK_EVENT_TYPES } from '../../../../src/features/webhookEvents/domain/eventTypes.js';
+import { deriveWebhookEvents } from '../../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
 import { webhookEventId } from '../../../../src/webhooks/derivedWebhookEvent.js';
 import {
   WEBHOOK_EVENTS_PROJECTIONS,
@@ -14,8 +14,8 @@ import {
   webhookEventDataOf,
   webhookEventsProjections,
   type WebhookEventCollections,
-} from '../../../../projections/webhookEvents/webhookEventsProjection.js';
-import { recentWebhookEvents, recentWebhookEventsQuery } from '../../../../projections/webhookEvents/webhookEventQueries.js';
+} from '../../../../src/features/webhookEvents/readModels/webhookEventsProjection.js';
+import { recentWebhookEvents, recentWebhookEventsQuery } from '../../../../src/features/webhookEvents/readModels/webhookEventQueries.js';
 import { StoredHistory } from './storedHistory.js';
 
 const at = (minutes: number): string => new Date(Date.parse('2024-05-01T10:00:00.000Z') + minutes * 60_000).toISOString();

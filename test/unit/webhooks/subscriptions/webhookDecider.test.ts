@@ -1,13 +1,13 @@
 import { expect } from 'chai';
-import type { DisableWebhook, EnableWebhook, PauseWebhook, SubscribeWebhook, UnsubscribeWebhook } from '../../../../src/domain/webhooks/webhookCommands.js';
-import { webhookDecider } from '../../../../src/domain/webhooks/webhookDecider.js';
+import type { DisableWebhook, EnableWebhook, PauseWebhook, SubscribeWebhook, UnsubscribeWebhook } from '../../../../src/features/webhooks/domain/webhookCommands.js';
+import { webhookDecider } from '../../../../src/features/webhooks/domain/webhookDecider.js';
 import type {
   WebhookDisabled,
   WebhookEnabled,
   WebhookPaused,
   WebhookSubscribed,
   WebhookUnsubscribed,
-} from '../../../../src/domain/webhooks/webhookEvents.js';
+} from '../../../../src/features/webhooks/domain/webhookEvents.js';
 import { specFor } from '../../../support/givenWhenThen.js';
 
 const spec = specFor(webhookDecider);

@@ -3,10 +3,10 @@ import { MemoryReadModelStore } from '../../../../src/adapters/memory/MemoryRead
 import { UndecodableEventError } from '../../../../src/application/versioning/UndecodableEventError.js';
 import type { RecordedEvent } from '../../../../src/application/ports/EventStore.js';
 import type { DocumentCollection } from '../../../../src/application/ports/ReadModelStore.js';
-import type { WebhookEventType } from '../../../../src/domain/webhooks/eventTypes.js';
-import type { WebhookEvent } from '../../../../src/domain/webhooks/webhookEvents.js';
-import { activeSubscriptions, activeSubscriptionsQuery } from '../../../../projections/webhooks/webhookQueries.js';
-import { subscriptionOf, webhooksProjection, type WebhookDoc } from '../../../../projections/webhooks/webhooksProjection.js';
+import type { WebhookEventType } from '../../../../src/features/webhookEvents/domain/eventTypes.js';
+import type { WebhookEvent } from '../../../../src/features/webhooks/domain/webhookEvents.js';
+import { activeSubscriptions, activeSubscriptionsQuery } from '../../../../src/features/webhooks/readModels/webhookQueries.js';
+import { subscriptionOf, webhooksProjection, type WebhookDoc } from '../../../../src/features/webhooks/readModels/webhooksProjection.js';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const iso = (minutes: number): string => new Date(T0 + minutes * 60_000).toISOString();

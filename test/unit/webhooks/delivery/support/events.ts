@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventToAppend } from '../../../../../src/application/ports/EventStore.js';
-import type { WebhookEventType } from '../../../../../src/domain/webhooks/eventTypes.js';
-import type { WebhookFilters } from '../../../../../src/domain/webhooks/webhookFilters.js';
+import type { WebhookEventType } from '../../../../../src/features/webhookEvents/domain/eventTypes.js';
+import type { WebhookFilters } from '../../../../../src/features/webhooks/domain/webhookFilters.js';
 
 const metadata = (companyId: string) => ({ source: 'api' as const, correlationId: randomUUID(), companyId });
 

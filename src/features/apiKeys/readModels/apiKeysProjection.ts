@@ -1,0 +1,57 @@
+import type { Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
+import type { ApiKeyType, Permission } from '../../../shared/permissions.js';
+import { decodeApiKeyEvent } from './decodeApiKeyEvent.js';
+
+/** A company's API key as listings show it: the hint, never the key or its hash. */
+export interface ApiKeyDoc extends ReadModelDocument {
+  /**
+   * The key's label; null: none. Absent from documents projected before keys had
+   * names: those keys were all issued without one (read it with `apiKeyNameOf`).
+   */
+  readonly name?: string | null;
+  readonly type: ApiKeyType;
+  readonly permissions: readonly Permission[];
+  readonly expiresAt: string | null;
+  readonly revokedAt: string | null;
+  readonly keyHint: string;
+  readonly createdAt: string;
+}
+
+/** `api_keys`: one document per key, under its company, in creation order. */
+export const apiKeysProjection: Projection<ApiKeyDoc> = {
+  name: 'api_keys',
+  eventTypes: new Set(['ApiKeyIssued', 'ApiKeyRevoked']),
+  indexes: [],
+  targets(event) {
+    const { data } = decodeApiKeyEvent(event);
+    return [{ kind: 'id', companyId: data.companyId, id: data.keyId }];
+  },
+  evolve(doc, recorded) {
+    const event = decodeApiKeyEvent(recorded);
+    switch (event.type) {
+      case 'ApiKeyIssued': {
+        if (doc) return doc;
+        const d = event.data;
+        return {
+          id: d.keyId,
+          companyId: d.companyId,
+          name: d.name,
+          type: d.type,
+          permissions: d.permissions,
+          expiresAt: d.expiresAt,
+          revokedAt: null,
+          keyHint: d.keyHint,
+          createdAt: d.createdAt,
+          position: recorded.position,
+        };
+      }
+      case 'ApiKeyRevoked':
+        return doc ? { ...doc, revokedAt: event.data.revokedAt, position: recorded.position } : null;
+      default:
+        return doc;
+    }
+  },
+};
+
+/** A listed key's name: null for none, and for documents projected before keys had names. */
+export const apiKeyNameOf = (doc: ApiKeyDoc): string | null => doc.name ?? null;

@@ -1,0 +1,69 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import * as E from 'fp-ts/lib/Either.js';
+import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
+import { createCompany } from '../application/createCompany.js';
+import type { DocumentCollection } from '../../../application/ports/ReadModelStore.js';
+import type { ReadModelProgress } from '../../../application/subscriptions/ReadModelProgress.js';
+import { validateCreateCompany } from '../domain/companyInput.js';
+import { PLATFORM_SCOPE, companiesProjection, companyOf, type CompanyDoc } from '../readModels/companiesProjection.js';
+import { companyListQuery } from '../readModels/companyQueries.js';
+import type { AdminResource } from '../../../http/AdminResource.js';
+import { adminMetadata } from '../../../http/adminMetadata.js';
+import { toHttpError } from '../../../http/errorTable.js';
+import { afterWrite } from '../../../http/middleware/consistentReads.js';
+import { adminCompanies as adminCompaniesOpenApi } from './companiesAdminOpenApi.js';
+import { decodeListParams, pageMeta, validationFailed } from '../../../http/query/listQuery.js';
+
+export interface AdminCompanyRoutesDeps {
+  readonly companies: DocumentCollection<CompanyDoc>;
+  readonly commands: CommandDeps;
+  readonly progress: ReadModelProgress;
+  readonly readYourWritesTimeoutMs: number;
+  readonly idempotency: Middleware;
+}
+
+/** The platform's companies: create, list (search by name), get. */
+export const adminCompanyRoutes = (deps: AdminCompanyRoutesDeps): Router => {
+  const router = new Router();
+
+  router.post('/admin/companies', deps.idempotency, async (ctx) => {
+    const fields = validateCreateCompany(ctx.request.body);
+    if (E.isLeft(fields)) throw toHttpError(fields.left);
+    const created = await createCompany(deps.commands, { name: fields.right.name, metadata: adminMetadata(ctx.state) });
+    // A new id is never taken: the only refusal, "already exists", cannot happen here.
+    if (E.isLeft(created)) throw new Error(`createCompany refused a new id: ${created.left.kind}`);
+    await afterWrite(ctx, deps.progress, created.right.position, deps.readYourWritesTimeoutMs);
+    ctx.status = 201;
+    ctx.body = { success: true, data: { id: created.right.id, name: created.right.name, createdAt: created.right.createdAt } };
+  });
+
+  router.get('/admin/companies', async (ctx) => {
+    const params = decodeListParams(ctx.query, { text: ['search'] });
+    if (E.isLeft(params)) throw validationFailed(params.left);
+    const { page, limit, text } = params.right;
+    const result = await deps.companies.list(companyListQuery({ page, limit, ...(text.search !== undefined ? { search: text.search } : {}) }));
+    ctx.body = { success: true, data: result.items.map(companyOf), meta: pageMeta(page, limit, result.total) };
+  });
+
+  router.get('/admin/companies/:id', async (ctx) => {
+    const doc = await deps.companies.get(PLATFORM_SCOPE, ctx.params.id!);
+    if (!doc) throw toHttpError({ kind: 'CompanyNotFound', companyId: ctx.params.id! });
+    ctx.body = { success: true, data: companyOf(doc) };
+  });
+
+  return router;
+};
+
+/** `/admin/companies`: the platform's customers. */
+export const adminCompaniesResource: AdminResource = {
+  openapi: adminCompaniesOpenApi,
+  routes: (admin) => [
+    adminCompanyRoutes({
+      companies: admin.readModels.collection(companiesProjection),
+      commands: admin.commands,
+      ...admin.readYourWrites,
+      idempotency: admin.idempotency('POST /admin/companies'),
+    }),
+  ],
+};

@@ -1,0 +1,13 @@
+import { companyDecider } from '../domain/companyDecider.js';
+import { CompanyCreated, CompanyEvent, companyStream } from '../domain/companyEvents.js';
+import { storedEventType } from '../../../application/versioning/storedEventTypes.js';
+import { describeAggregate } from '../../../application/aggregates/AggregateDescriptor.js';
+
+/** A customer company of the platform: `company-<id>`. */
+export const companyAggregate = describeAggregate({
+  name: 'company',
+  streamPrefix: companyStream(''),
+  eventCodec: CompanyEvent,
+  decider: companyDecider,
+  storedEvents: [storedEventType('CompanyCreated', [CompanyCreated])],
+});

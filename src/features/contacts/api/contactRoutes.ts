@@ -1,0 +1,133 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import * as E from 'fp-ts/lib/Either.js';
+import type { DocumentCollection } from '../../../application/ports/ReadModelStore.js';
+import type { ReadModelProgress } from '../../../application/subscriptions/ReadModelProgress.js';
+import type { AnsweredWrites } from '../../../application/subscriptions/AnsweredWrites.js';
+import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
+import { createContact } from '../application/createContact.js';
+import { updateContact } from '../application/updateContact.js';
+import { validateCreateContact, validateUpdateContact } from '../domain/contactInput.js';
+import { contactOf, type ContactDoc } from '../readModels/contactsProjection.js';
+import { contactListQuery } from '../readModels/contactQueries.js';
+import { afterCreate, afterWrite, findAfterCreates } from '../../../http/middleware/consistentReads.js';
+import { authOf, requirePermission } from '../../../http/middleware/requirePermission.js';
+import { decodeListParams, pageMeta, validationFailed } from '../../../http/query/listQuery.js';
+import { toHttpError } from '../../../http/errorTable.js';
+import { apiMetadata } from '../../../http/apiMetadata.js';
+import { contactAggregate } from '../application/contactAggregate.js';
+import { entityHistoryRoute } from '../../../http/routes/entityHistory.js';
+import { contactAsOf } from '../readModels/contactAsOf.js';
+import { decodeAsOf } from '../../../http/query/asOfQuery.js';
+import { answerWithEntityTag, ifMatchPrecondition, setEntityTagAfterWrite } from '../../../http/conditionalRequests.js';
+import type { ApiResource } from '../../../http/ApiResource.js';
+import { contacts as contactsOpenApi } from './contactsOpenApi.js';
+import { contactsProjection } from '../readModels/contactsProjection.js';
+
+export interface ContactRoutesDeps {
+  readonly contacts: DocumentCollection<ContactDoc>;
+  readonly commands: CommandDeps;
+  readonly progress: ReadModelProgress;
+  readonly readYourWritesTimeoutMs: number;
+  /** The creates answered before their read models applied them, which this instance's reads wait for. */
+  readonly answeredWrites: AnsweredWrites;
+  /** `Idempotency-Key` on POST /contacts (see `idempotency`); absent: the header is ignored. */
+  readonly idempotency?: Middleware;
+}
+
+const passThrough: Middleware = (_ctx, next) => next();
+
+const withPrecondition = <P>(precondition: P | undefined): { precondition?: P } => (precondition ? { precondition } : {});
+
+export const contactRoutes = (deps: ContactRoutesDeps): Router => {
+  const router = new Router();
+
+  router.get('/contacts', requirePermission('contacts:read'), async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const params = decodeListParams(ctx.query, { text: ['search'], instants: ['createdSince', 'updatedSince'] });
+    if (E.isLeft(params)) throw validationFailed(params.left);
+    const { page, limit, text, instants } = params.right;
+    const result = await deps.contacts.list(
+      contactListQuery({
+        companyId,
+        page,
+        limit,
+        ...(text.search !== undefined ? { search: text.search } : {}),
+        ...(instants.createdSince !== undefined ? { createdSince: instants.createdSince } : {}),
+        ...(instants.updatedSince !== undefined ? { updatedSince: instants.updatedSince } : {}),
+      }),
+    );
+    ctx.body = { success: true, data: result.items.map(contactOf), meta: pageMeta(page, limit, result.total) };
+  });
+
+  router.get('/contacts/:id', requirePermission('contacts:read'), async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const asOf = decodeAsOf(ctx.query);
+    if (asOf !== undefined) {
+      // Time travel: folded from the log up to that instant, with the read model's own evolve.
+      const past = await contactAsOf(deps.commands.eventStore, { companyId, id: ctx.params.id!, asOf });
+      if (!past) throw toHttpError({ kind: 'ContactNotFound' });
+      ctx.body = { success: true, data: past };
+      return;
+    }
+    const found = await findAfterCreates(ctx.state, () => deps.contacts.getView(companyId, ctx.params.id!));
+    if (!found) throw toHttpError({ kind: 'ContactNotFound' });
+    answerWithEntityTag(ctx, found);
+  });
+
+  router.get(
+    '/contacts/:id/history',
+    requirePermission('contacts:read'),
+    entityHistoryRoute(deps.commands.eventStore, contactAggregate, { kind: 'ContactNotFound' }),
+  );
+
+  router.post('/contacts', requirePermission('contacts:write'), deps.idempotency ?? passThrough, async (ctx) => {
+    const auth = authOf(ctx.state);
+    const fields = validateCreateContact(ctx.request.body);
+    if (E.isLeft(fields)) throw toHttpError(fields.left);
+    const result = await createContact(deps.commands, {
+      companyId: auth.companyId,
+      fields: fields.right,
+      metadata: apiMetadata(ctx.state),
+    });
+    if (E.isLeft(result)) throw toHttpError(result.left);
+    afterCreate(ctx, deps.answeredWrites, auth.companyId, result.right.position);
+    ctx.status = 201;
+    ctx.body = { success: true, data: result.right.contact };
+  });
+
+  router.put('/contacts/:id', requirePermission('contacts:write'), async (ctx) => {
+    const auth = authOf(ctx.state);
+    const changes = validateUpdateContact(ctx.request.body);
+    if (E.isLeft(changes)) throw toHttpError(changes.left);
+    const result = await updateContact(deps.commands, {
+      companyId: auth.companyId,
+      contactId: ctx.params.id!,
+      changes: changes.right,
+      metadata: apiMetadata(ctx.state),
+      ...withPrecondition(ifMatchPrecondition(ctx)),
+    });
+    if (E.isLeft(result)) throw toHttpError(result.left);
+    await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
+    setEntityTagAfterWrite(ctx, await deps.contacts.get(auth.companyId, ctx.params.id!), result.right.revision);
+    ctx.body = { success: true, data: result.right.contact };
+  });
+
+  return router;
+};
+
+/** `/contacts`: the people a company talks to. */
+export const contactsResource: ApiResource = {
+  openapi: contactsOpenApi,
+  // A contact changes only by its ContactCreated and its updates (which wait before they answer);
+  // its history is read from the log.
+  findsFirst: ['/contacts/:id', '/contacts/:id/history'],
+  routes: (api) => [
+    contactRoutes({
+      contacts: api.readModels.collection(contactsProjection),
+      commands: api.commands,
+      ...api.readYourWrites,
+      idempotency: api.idempotency('POST /contacts'),
+    }),
+  ],
+};

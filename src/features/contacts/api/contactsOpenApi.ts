@@ -1,0 +1,300 @@
+import { OPTIONAL_TEXT_FIELDS } from '../domain/contactEvents.js';
+import {
+  asOfParameter,
+  authenticated,
+  badMinLogPosition,
+  bodyErrors,
+  errorCase,
+  historyEvent,
+  historyParameters,
+  idParameter,
+  itemEnvelope,
+  json,
+  jsonResponse,
+  limitParameter,
+  listEnvelope,
+  minLogPosition,
+  NAME_CHARACTERS_RULE,
+  nullableText,
+  pageParameter,
+  schemaRef,
+  sinceParameters,
+  text,
+  validationFailed,
+  writePositionHeaders,
+  type ApiModule,
+} from '../../../http/openapi/common.js';
+import type { JsonSchema } from '../../../http/openapi/types.js';
+import { withIdempotency } from '../../../http/openapi/idempotency.js';
+import { withEntityTag, withIfMatch } from '../../../http/openapi/conditional.js';
+
+/** `/contacts`: the people a company talks to. */
+
+const contactId = idParameter('contact');
+
+const contactNotFound = jsonResponse(
+  'No contact with this id in the caller\'s company (`Contact not found`).',
+  'NotFoundError',
+  'authenticated',
+);
+
+/** Contact fields besides `name` and `phoneNumber`, with the specification's limits. */
+const optionalContactFields = (nullable: boolean): Record<string, JsonSchema> => {
+  const field = nullable ? nullableText : text;
+  return {
+    firstName: field(100, NAME_CHARACTERS_RULE),
+    lastName: field(100, NAME_CHARACTERS_RULE),
+    email: {
+      type: nullable ? ['string', 'null'] : 'string',
+      format: 'email',
+      maxLength: 254,
+      description: 'An e-mail address whose domain has at least one dot.',
+    },
+    position: field(100, 'Job title.'),
+    currentCompany: field(255),
+    industrySector: field(100),
+    city: field(100),
+    country: field(100),
+  };
+};
+
+const phoneNumberInput: JsonSchema = {
+  type: 'string',
+  pattern: '^\\s*\\+?[0-9 .\\-()]+\\s*$',
+  description:
+    '3 to 15 digits, an optional leading `+` (or `00`), and spaces, dots, dashes or parentheses. ' +
+    'Stored normalised (separators removed, `00` → `+`); unique within the company.',
+  examples: ['+49 151 2345 6789'],
+};
+
+const tagsInput = (nullable: boolean): JsonSchema => ({
+  type: nullable ? ['array', 'null'] : 'array',
+  items: { type: 'string', minLength: 1, maxLength: 50 },
+  description: 'Labels, each trimmed to 1–50 characters; duplicates are dropped; at most 50 distinct tags. `null` means none.',
+});
+
+const nameInput: JsonSchema = { type: 'string', minLength: 1, maxLength: 255, description: `Full name (trimmed). ${NAME_CHARACTERS_RULE}` };
+
+/** A stored phone number: digits with an optional leading `+` (also embedded in deals). */
+export const normalisedPhoneNumber: JsonSchema = {
+  type: 'string',
+  pattern: '^\\+?[0-9]{3,15}$',
+  description: 'Normalised: digits with an optional leading `+`.',
+};
+
+export const contacts: ApiModule = {
+  tags: [{ name: 'Contacts', description: 'People the company talks to.' }],
+  paths: {
+    '/contacts': {
+      get: authenticated('contacts:read', {
+        operationId: 'listContacts',
+        tags: ['Contacts'],
+        summary: 'List contacts',
+        description:
+          'Oldest first (creation order), so pages stay stable while contacts are added. Filters combine (all must match). ' +
+          'A parameter out of its bounds or malformed is a 422 naming it.',
+        parameters: [
+          pageParameter,
+          limitParameter,
+          {
+            name: 'search',
+            in: 'query',
+            required: false,
+            description: 'Case-insensitive text within name, email or phone number.',
+            schema: { type: 'string', maxLength: 200 },
+          },
+          ...sinceParameters('Contacts'),
+          minLogPosition,
+        ],
+        responses: {
+          '200': jsonResponse('A page of contacts.', 'ContactList', 'authenticated'),
+          '400': badMinLogPosition(),
+          '422': validationFailed('A query parameter is out of bounds or malformed'),
+        },
+      }),
+      post: withIdempotency(authenticated('contacts:write', {
+        operationId: 'createContact',
+        tags: ['Contacts'],
+        summary: 'Create a contact',
+        requestBody: { required: true, content: json(schemaRef('ContactCreate')) },
+        responses: {
+          '201': jsonResponse('The new contact.', 'ContactResponse', 'authenticated', writePositionHeaders(true)),
+          ...bodyErrors,
+          '409': jsonResponse('A contact with this phone number already exists (`existingContactId`).', 'ConflictError', 'authenticated'),
+          '422': validationFailed('The body is invalid'),
+        },
+      })),
+    },
+    '/contacts/{id}/history': {
+      get: authenticated('contacts:read', {
+        operationId: 'getContactHistory',
+        tags: ['Contacts'],
+        summary: 'The stored events of a contact',
+        description:
+          'Every event of the contact, oldest first: type, revision, log position, when it was recorded, which schema ' +
+          'version it was stored in (`schema`), its data in the current version of its type (upcast when it was ' +
+          'stored in an older one), and who caused it. Read from the event log itself, so it includes a write as soon as the write ' +
+          'has answered. Paginated like the lists; `meta.total` counts the contact\'s events.',
+        parameters: [contactId, ...historyParameters, minLogPosition],
+        responses: {
+          '200': jsonResponse('A page of the contact\'s events.', 'ContactHistory', 'authenticated'),
+          '400': badMinLogPosition(),
+          '404': contactNotFound,
+          '422': validationFailed('`page` or `limit` is out of bounds or malformed'),
+        },
+      }),
+    },
+    '/contacts/{id}': {
+      get: withEntityTag('contact', authenticated('contacts:read', {
+        operationId: 'getContact',
+        tags: ['Contacts'],
+        summary: 'Get a contact',
+        description:
+          'The contact now, from the read model; with `asOf`, as it was at that instant, folded from its events ' +
+          '(same shape). A contact found is answered at once; one not found waits (bounded) for the creates this ' +
+          'instance answered for the company, then is looked up again, so a contact just created is found.',
+        parameters: [contactId, asOfParameter('contact'), minLogPosition],
+        responses: {
+          '200': jsonResponse('The contact (as it was at `asOf`, when given).', 'ContactResponse', 'authenticated'),
+          '400': badMinLogPosition(),
+          '404': jsonResponse(
+            'No contact with this id in the caller\'s company, or none yet at `asOf` (`Contact not found`).',
+            'NotFoundError',
+            'authenticated',
+          ),
+          '422': validationFailed('`asOf` is malformed'),
+        },
+      })),
+      put: withIfMatch('contact', 'Every change of the contact moves its revision.', authenticated('contacts:write', {
+        operationId: 'updateContact',
+        tags: ['Contacts'],
+        summary: 'Update a contact',
+        description: 'A partial body: unsent fields keep their value; `updatedAt` changes when something did.',
+        parameters: [contactId],
+        requestBody: { required: true, content: json(schemaRef('ContactUpdate')) },
+        responses: {
+          '200': jsonResponse('The contact after the update.', 'ContactResponse', 'authenticated', writePositionHeaders(false)),
+          ...bodyErrors,
+          '404': contactNotFound,
+          '409': jsonResponse('Another contact has this phone number (`existingContactId`).', 'ConflictError', 'authenticated'),
+          '422': validationFailed('The body is invalid'),
+        },
+      })),
+    },
+  },
+  schemas: {
+    ContactHistoryEvent: historyEvent('A stored event of a contact.', {
+      ContactCreated: schemaRef('ContactCreatedData'),
+      ContactUpdated: schemaRef('ContactUpdatedData'),
+    }),
+    ContactHistory: listEnvelope('ContactHistoryEvent'),
+    ContactCreatedData: {
+      type: 'object',
+      description: 'A contact came into being. Unset optional fields are absent; `phoneNumber` is normalised.',
+      required: ['contactId', 'companyId', 'name', 'phoneNumber', 'tags', 'createdAt'],
+      additionalProperties: false,
+      properties: {
+        contactId: { type: 'string' },
+        companyId: { type: 'string' },
+        name: { type: 'string' },
+        phoneNumber: normalisedPhoneNumber,
+        ...Object.fromEntries(OPTIONAL_TEXT_FIELDS.map((field) => [field, { type: 'string' }])),
+        tags: { type: 'array', items: { type: 'string' } },
+        createdAt: schemaRef('Timestamp'),
+      },
+    },
+    ContactChanges: {
+      type: 'object',
+      description: 'Only the fields that changed; `null`: cleared.',
+      additionalProperties: false,
+      properties: {
+        name: { type: 'string' },
+        phoneNumber: normalisedPhoneNumber,
+        ...Object.fromEntries(OPTIONAL_TEXT_FIELDS.map((field) => [field, { type: ['string', 'null'] }])),
+        tags: { type: 'array', items: { type: 'string' } },
+      },
+    },
+    ContactUpdatedData: {
+      type: 'object',
+      description:
+        'Some fields of a contact changed: `changes` (new values), `previous` (their values before) and `contact`, ' +
+        'the whole contact after the change.',
+      required: ['contactId', 'companyId', 'changes', 'updatedAt', 'contact'],
+      additionalProperties: false,
+      properties: {
+        contactId: { type: 'string' },
+        companyId: { type: 'string' },
+        changes: schemaRef('ContactChanges'),
+        previous: schemaRef('ContactChanges'),
+        updatedAt: schemaRef('Timestamp'),
+        contact: schemaRef('Contact'),
+      },
+    },
+    Contact: {
+      type: 'object',
+      required: [
+        'id',
+        'name',
+        'firstName',
+        'lastName',
+        'phoneNumber',
+        'email',
+        'position',
+        'currentCompany',
+        'industrySector',
+        'city',
+        'country',
+        'tags',
+        'createdAt',
+        'updatedAt',
+      ],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'string', description: 'Server-assigned (a UUID).' },
+        name: { type: 'string', minLength: 1, maxLength: 255 },
+        firstName: nullableText(100),
+        lastName: nullableText(100),
+        phoneNumber: normalisedPhoneNumber,
+        email: { type: ['string', 'null'], format: 'email', maxLength: 254 },
+        position: nullableText(100, 'Job title.'),
+        currentCompany: nullableText(255),
+        industrySector: nullableText(100),
+        city: nullableText(100),
+        country: nullableText(100),
+        tags: { type: 'array', items: { type: 'string' } },
+        createdAt: schemaRef('Timestamp'),
+        updatedAt: schemaRef('Timestamp'),
+      },
+    },
+    ContactCreate: {
+      type: 'object',
+      description: 'Unknown fields (including `id`, `createdAt`, `updatedAt`) are ignored. Strings are trimmed; an empty optional string or null means no value.',
+      required: ['name', 'phoneNumber'],
+      properties: {
+        name: nameInput,
+        phoneNumber: phoneNumberInput,
+        ...optionalContactFields(true),
+        tags: tagsInput(true),
+      },
+    },
+    ContactUpdate: {
+      type: 'object',
+      description:
+        'Any subset of the fields; unsent fields keep their value, `null` (or an empty string) clears an optional one. ' +
+        'At least one known field. `name` and `phoneNumber` cannot be cleared.',
+      minProperties: 1,
+      properties: {
+        name: nameInput,
+        phoneNumber: phoneNumberInput,
+        ...optionalContactFields(true),
+        tags: tagsInput(true),
+      },
+    },
+    ContactResponse: itemEnvelope('Contact'),
+    ContactList: listEnvelope('Contact'),
+    ConflictError: errorCase(
+      { const: 'Contact with this phone number already exists' },
+      { required: ['existingContactId'], properties: { existingContactId: { type: 'string' } } },
+    ),
+  },
+};

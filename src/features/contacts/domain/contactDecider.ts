@@ -1,0 +1,99 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { toIsoTimestamp } from '../../../shared/Clock.js';
+import { assertNever, type Decider } from '../../../shared/Decider.js';
+import type { ContactCommand, CreateContact, UpdateContact } from './contactCommands.js';
+import type { ContactError } from './contactErrors.js';
+import { OPTIONAL_TEXT_FIELDS, type ContactChanges, type ContactEvent } from './contactEvents.js';
+import { applyContactUpdated, contactFromCreated, toContactView, type ContactRecord } from './contactRecord.js';
+
+/** No contact yet, or the full contact (including createdAt and updatedAt). */
+export type ContactState = { readonly status: 'none' } | { readonly status: 'active'; readonly contact: ContactRecord };
+
+const none: ContactState = { status: 'none' };
+
+const sameTags = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((tag, i) => tag === b[i]);
+
+const create = (command: CreateContact, state: ContactState): E.Either<ContactError, readonly ContactEvent[]> => {
+  if (state.status !== 'none') return E.left({ kind: 'ContactAlreadyExists', contactId: command.contactId });
+  const { fields } = command;
+  const optional: { [K in (typeof OPTIONAL_TEXT_FIELDS)[number]]?: string } = {};
+  for (const field of OPTIONAL_TEXT_FIELDS) {
+    const value = fields[field];
+    if (value !== undefined && value !== null) optional[field] = value;
+  }
+  return E.right([
+    {
+      type: 'ContactCreated',
+      data: {
+        contactId: command.contactId,
+        companyId: command.companyId,
+        name: fields.name,
+        phoneNumber: fields.phoneNumber,
+        ...optional,
+        tags: fields.tags ?? [],
+        createdAt: toIsoTimestamp(command.at),
+      },
+    },
+  ]);
+};
+
+const update = (command: UpdateContact, state: ContactState): E.Either<ContactError, readonly ContactEvent[]> => {
+  if (state.status !== 'active' || state.contact.companyId !== command.companyId) {
+    return E.left({ kind: 'ContactNotFound', contactId: command.contactId });
+  }
+  const current = state.contact;
+  const { changes: requested } = command;
+  const changes: { -readonly [K in keyof ContactChanges]: ContactChanges[K] } = {};
+  const previous: { -readonly [K in keyof ContactChanges]: ContactChanges[K] } = {};
+  if (requested.name !== undefined && requested.name !== current.name) {
+    changes.name = requested.name;
+    previous.name = current.name;
+  }
+  if (requested.phoneNumber !== undefined && requested.phoneNumber !== current.phoneNumber) {
+    changes.phoneNumber = requested.phoneNumber;
+    previous.phoneNumber = current.phoneNumber;
+  }
+  for (const field of OPTIONAL_TEXT_FIELDS) {
+    const value = requested[field];
+    if (value !== undefined && value !== current[field]) {
+      changes[field] = value;
+      previous[field] = current[field];
+    }
+  }
+  if (requested.tags !== undefined && !sameTags(requested.tags, current.tags)) {
+    changes.tags = requested.tags;
+    previous.tags = [...current.tags];
+  }
+  // Values equal to the current ones change nothing: no event, updatedAt stays.
+  if (Object.keys(changes).length === 0) return E.right([]);
+  const data = { contactId: current.id, companyId: current.companyId, changes, previous, updatedAt: toIsoTimestamp(command.at) };
+  // Event-carried state: the whole contact after the change, as the API shows it.
+  const contact = toContactView(applyContactUpdated(current, { data }));
+  return E.right([{ type: 'ContactUpdated', data: { ...data, contact } }]);
+};
+
+/** The contact aggregate (stream `contact-<id>`). */
+export const contactDecider: Decider<ContactCommand, ContactEvent, ContactState, ContactError> = {
+  initialState: none,
+  decide(command, state) {
+    switch (command.type) {
+      case 'CreateContact':
+        return create(command, state);
+      case 'UpdateContact':
+        return update(command, state);
+      default:
+        return assertNever(command);
+    }
+  },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'ContactCreated':
+        return { status: 'active', contact: contactFromCreated(event) };
+      case 'ContactUpdated':
+        return state.status === 'active' ? { status: 'active', contact: applyContactUpdated(state.contact, event) } : state;
+      default:
+        return assertNever(event);
+    }
+  },
+};

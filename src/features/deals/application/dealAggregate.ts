@@ -1,0 +1,37 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { contactSummaryOf } from '../domain/dealContactSummary.js';
+import { contactStream } from '../../contacts/domain/contactEvents.js';
+import { dealDecider, type DealState } from '../domain/dealDecider.js';
+import { DealContactRefreshed, DealCreated, DealEvent, DealStatusChanged, dealStream } from '../domain/dealEvents.js';
+import { DealStatusChangedV1, unmarkedDealStatusChangedVersion, upcastDealStatusChangedV1 } from '../domain/dealEventVersions.js';
+import { storedEventType, storedAs, type UpcastStep } from '../../../application/versioning/storedEventTypes.js';
+import { companyInData, describeAggregate, type AggregateDescriptor } from '../../../application/aggregates/AggregateDescriptor.js';
+import { contactAggregate } from '../../contacts/application/contactAggregate.js';
+
+/**
+ * DealStatusChanged v1 → v2: the deal after the change, from the deal's stream
+ * before the event, with its contact as the contact's stream was at the event's
+ * log position (what the decider embeds: the contact as it was when the change
+ * was decided).
+ */
+const dealStatusChangedV1toV2: UpcastStep = async (event, log) => {
+  const before = await log.stateBefore(event, dealAggregate);
+  const contactId = before.status === 'active' ? before.deal.contact?.id : undefined;
+  const contact = contactId === undefined ? null : await log.stateAt(contactStream(contactId), event.position, contactAggregate);
+  const contactThen = contact?.status === 'active' ? contactSummaryOf(contact.contact) : null;
+  return E.map((upcast: DealStatusChanged) => upcast.data)(upcastDealStatusChangedV1(storedAs(DealStatusChangedV1, event), before, contactThen));
+};
+
+/** A deal of a company's pipeline: `deal-<id>`. */
+export const dealAggregate: AggregateDescriptor<DealEvent, DealState> = describeAggregate({
+  name: 'deal',
+  streamPrefix: dealStream(''),
+  eventCodec: DealEvent,
+  decider: dealDecider,
+  storedEvents: [
+    storedEventType('DealCreated', [DealCreated]),
+    storedEventType('DealStatusChanged', [DealStatusChangedV1, DealStatusChanged], [dealStatusChangedV1toV2], unmarkedDealStatusChangedVersion),
+    storedEventType('DealContactRefreshed', [DealContactRefreshed]),
+  ],
+  history: { streamOf: dealStream, companyOf: companyInData(DealEvent) },
+});

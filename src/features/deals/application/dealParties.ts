@@ -1,0 +1,66 @@
+/**
+ * The contact and the user a deal embeds, read on the write side from their own
+ * streams (folded with their domains' codecs): each must exist in the deal's
+ * company.
+ */
+import { contactDecider } from '../../contacts/domain/contactDecider.js';
+import { ContactEvent, contactStream } from '../../contacts/domain/contactEvents.js';
+import { contactSummaryOf } from '../domain/dealContactSummary.js';
+import type { DealContactSummary, DealUserSummary } from '../domain/dealEvents.js';
+import type { DealRecord } from '../domain/dealRecord.js';
+import { toDealView, type Deal } from '../domain/dealView.js';
+import { UserEvent, userStream } from '../../users/domain/userEvents.js';
+import { loadAggregate, type AggregateFolding } from '../../../application/commands/loadAggregate.js';
+import type { EventStore } from '../../../application/ports/EventStore.js';
+
+/**
+ * The summary of a contact of `companyId` as its stream has it now, with the
+ * stream's last revision, or null (unknown, or another company's).
+ */
+export const readContactSummary = async (
+  eventStore: Pick<EventStore, 'readStream'>,
+  companyId: string,
+  contactId: string,
+): Promise<{ summary: DealContactSummary; revision: number } | null> => {
+  const { state, revision } = await loadAggregate(eventStore, contactStream(contactId), { eventCodec: ContactEvent, decider: contactDecider });
+  return state.status === 'active' && state.contact.companyId === companyId ? { summary: contactSummaryOf(state.contact), revision } : null;
+};
+
+export const loadContactSummary = async (
+  eventStore: Pick<EventStore, 'readStream'>,
+  companyId: string,
+  contactId: string,
+): Promise<DealContactSummary | null> => (await readContactSummary(eventStore, companyId, contactId))?.summary ?? null;
+
+/**
+ * A user as a deal shows it: the user decider's state keeps only ids, so this
+ * fold keeps the name and e-mail of `UserCreated` (a user's stream never changes after it).
+ */
+type UserSummaryState = { readonly companyId: string; readonly summary: DealUserSummary } | null;
+const userSummaryFold: AggregateFolding<UserEvent, UserSummaryState> = {
+  eventCodec: UserEvent,
+  decider: {
+    initialState: null,
+    evolve: (_, event) => ({
+      companyId: event.data.companyId,
+      summary: { id: event.data.userId, name: event.data.name, email: event.data.email },
+    }),
+  },
+};
+
+/** The summary of a user of `companyId`, or null (unknown, or another company's). */
+export const loadUserSummary = async (
+  eventStore: Pick<EventStore, 'readStream'>,
+  companyId: string,
+  userId: string,
+): Promise<DealUserSummary | null> => {
+  const { state } = await loadAggregate(eventStore, userStream(userId), userSummaryFold);
+  return state !== null && state.companyId === companyId ? state.summary : null;
+};
+
+/** The response view, with the contact as it is now (what the read model shows once it has caught up). */
+export const currentView = async (eventStore: Pick<EventStore, 'readStream'>, deal: DealRecord): Promise<Deal> => {
+  if (deal.contact === null) return toDealView(deal);
+  const contact = await loadContactSummary(eventStore, deal.companyId, deal.contact.id);
+  return toDealView(contact === null ? deal : { ...deal, contact });
+};

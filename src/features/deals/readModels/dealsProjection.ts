@@ -1,0 +1,119 @@
+import * as t from 'io-ts';
+import { cachedDecoder } from '../../../application/versioning/decodeStoredEvent.js';
+import type { RecordedEvent } from '../../../application/ports/EventStore.js';
+import type { Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
+import { ContactUpdated } from '../../contacts/domain/contactEvents.js';
+import { applyContactChanges, changesContactSummary } from '../domain/dealContactSummary.js';
+import { DEAL_EVENT_TYPES, DealContactRefreshed, DealCreated, DealStatusChanged } from '../domain/dealEvents.js';
+import { applyDealStatusChanged, dealFromCreated, type DealRecord } from '../domain/dealRecord.js';
+import { toDealView, type Deal } from '../domain/dealView.js';
+import type { Position } from '../../../shared/Position.js';
+
+/**
+ * A deal in the read model. The response view is nested under `deal` (as
+ * contacts are) so that no field of a deal can clash with the document's own
+ * `id`, `companyId` and `position` (the log position of the last event applied,
+ * for idempotency). `dealOf(doc)` is what GET responses return.
+ */
+export interface DealDoc extends ReadModelDocument {
+  readonly id: string;
+  readonly companyId: string;
+  readonly position: Position;
+  /**
+   * Revision of the deal's own stream at its last deal event applied. A contact
+   * change that shows in the embedded summary moves `position` but not this: the
+   * ETag of GET /deals/:id is both (it changes whenever the representation
+   * does), and `If-Match` guards this revision, the deal's own fields. Absent in
+   * documents projected before it existed (MongoDB, until replayed).
+   */
+  readonly revision?: number;
+  readonly deal: Deal;
+}
+
+/** The response view of a read-model document. */
+export const dealOf = (doc: DealDoc): Deal => doc.deal;
+
+/** The events this read model folds: the deal's own, and contact changes that show in embedded summaries. */
+const DealsProjectionEvent = t.union([DealCreated, DealStatusChanged, DealContactRefreshed, ContactUpdated]);
+type DealsProjectionEvent = t.TypeOf<typeof DealsProjectionEvent>;
+
+/** Decoded once per stored event: `targets` and `evolve` see the same event. */
+const decode = cachedDecoder(DealsProjectionEvent);
+
+const toDoc = (record: DealRecord, event: RecordedEvent): DealDoc => ({
+  id: record.id,
+  companyId: record.companyId,
+  position: event.position,
+  revision: event.revision,
+  deal: toDealView(record),
+});
+
+const toRecord = (doc: DealDoc): DealRecord => ({ ...doc.deal, companyId: doc.companyId });
+
+/**
+ * The `deals` read model: one document per deal, built with the same functions
+ * as the aggregate's state (`dealFromCreated`, `applyDealStatusChanged`) and the
+ * same view (`toDealView`) as the command responses, so both agree.
+ *
+ * A `ContactUpdated` that changes a contact's name, email, phoneNumber or
+ * currentCompany updates the summary in every deal of that company that embeds
+ * the contact (a where-target on `deal.contact.id`); the deal's `updatedAt` stays,
+ * since the deal itself did not change.
+ */
+export const dealsProjection: Projection<DealDoc> = {
+  name: 'deals',
+  eventTypes: new Set([...DEAL_EVENT_TYPES, 'ContactUpdated']),
+  indexes: [
+    ['deal.status'],
+    ['deal.stage'],
+    ['deal.status', 'deal.stage'],
+    ['deal.contact.id'],
+    ['deal.createdAt'],
+    ['deal.updatedAt'],
+  ],
+  totals: [['deal.status'], ['deal.stage'], ['deal.status', 'deal.stage']],
+  view: 'deal',
+  targets(event) {
+    const decoded = decode(event);
+    switch (decoded.type) {
+      case 'DealCreated':
+      case 'DealStatusChanged':
+      case 'DealContactRefreshed':
+        return [{ kind: 'id', companyId: decoded.data.companyId, id: decoded.data.dealId }];
+      case 'ContactUpdated':
+        return changesContactSummary(decoded.data.changes)
+          ? [{ kind: 'where', companyId: decoded.data.companyId, field: 'deal.contact.id', value: decoded.data.contactId }]
+          : [];
+      default: {
+        const unknown: never = decoded;
+        return unknown;
+      }
+    }
+  },
+  evolve(doc, event) {
+    const decoded = decode(event);
+    switch (decoded.type) {
+      case 'DealCreated':
+        return doc ?? toDoc(dealFromCreated(decoded), event);
+      case 'DealStatusChanged':
+        return doc && toDoc(applyDealStatusChanged(toRecord(doc), decoded), event);
+      case 'DealContactRefreshed': {
+        // A ContactUpdated after the refresh may already be applied only if it came later in the log, and the
+        // runner applies in log order: the refreshed summary is the newest this document has seen.
+        const { contact } = decoded.data;
+        if (!doc || doc.deal.contact?.id !== contact.id) return doc;
+        return { ...doc, position: event.position, revision: event.revision, deal: { ...doc.deal, contact } };
+      }
+      case 'ContactUpdated': {
+        const summary = doc?.deal.contact;
+        if (!doc || !summary || summary.id !== decoded.data.contactId || doc.companyId !== decoded.data.companyId) return doc;
+        const contact = applyContactChanges(summary, decoded.data.changes);
+        return contact === summary ? doc : { ...doc, position: event.position, deal: { ...doc.deal, contact } };
+      }
+      default: {
+        const unknown: never = decoded;
+        return unknown;
+      }
+    }
+  },
+};

@@ -1,0 +1,13 @@
+import { userAggregate } from './application/userAggregate.js';
+import { usersCheck } from './readModels/usersCheck.js';
+import { usersProjection } from './readModels/usersProjection.js';
+import { adminUsersResource } from './admin/userAdminRoutes.js';
+import { readModel, type Feature } from '../Feature.js';
+
+/** The users of a company (deals are assigned to them). */
+export const users: Feature = {
+  name: 'users',
+  aggregates: [userAggregate],
+  readModels: [readModel(usersProjection, usersCheck)],
+  adminResources: [adminUsersResource],
+};

@@ -1,0 +1,11 @@
+import { eventsResource } from './api/eventRoutes.js';
+import { triggersResource } from './api/triggerRoutes.js';
+import { webhookEventsProjections } from './readModels/webhookEventsProjection.js';
+import { readModel, type Feature } from '../Feature.js';
+
+/** The webhook events derived from the log, kept per type: polling triggers and the company's event feed. */
+export const webhookEvents: Feature = {
+  name: 'webhook events',
+  readModels: webhookEventsProjections.map((projection) => readModel(projection)),
+  resources: [triggersResource, eventsResource],
+};

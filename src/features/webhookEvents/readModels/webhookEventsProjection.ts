@@ -1,0 +1,126 @@
+import type { RecordedEvent } from '../../../application/ports/EventStore.js';
+import type { DocumentCollection, Projection, ReadModelDocument, ReadModelStore } from '../../../application/ports/ReadModelStore.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/eventTypes.js';
+import type { EventSource } from '../../../shared/EventMetadata.js';
+import { orderedPositionText, type Position } from '../../../shared/Position.js';
+import type { DerivedWebhookEvent, WebhookEventData } from '../../../webhooks/derivedWebhookEvent.js';
+import { WEBHOOK_SOURCE_EVENT_TYPES, deriveWebhookEvents } from '../domain/deriveWebhookEvents.js';
+
+/**
+ * One derived webhook event in the read model behind the polling triggers
+ * (`GET /triggers/:type/recent|sample`) and the event feed. Its id is the
+ * position of the stored event it was derived from (`feedDocumentId`), so a
+ * replay of the log rewrites the same documents, and each new document's key
+ * comes after the last one (the webhook event's own id, a UUIDv5, would land
+ * each insert on a random page of the key's index). Readers take the webhook
+ * event's id from `event.eventId`; documents stored by earlier releases are keyed
+ * by it, and stay so.
+ */
+export interface WebhookEventDoc extends ReadModelDocument {
+  /** `feedDocumentId(position)` (documents of earlier releases: the webhook event's `eventId`). */
+  readonly id: string;
+  readonly companyId: string;
+  /** Log position of the stored event it was derived from. */
+  readonly position: Position;
+  /**
+   * Its index among the webhook events derived from that stored event (`deal.won`
+   * 0, `deal.updated` 1, …): with `position`, the order of the company event feed.
+   * Documents written before this field existed lack it (read as 0).
+   */
+  readonly ordinal?: number;
+  readonly event: {
+    readonly type: WebhookEventType;
+    /** When the change happened (ISO 8601 UTC with ms). */
+    readonly timestamp: string;
+    readonly data: WebhookEventData;
+    readonly eventId: string;
+    readonly source: EventSource;
+  };
+}
+
+/** The record a trigger returns: the webhook event's `data`. */
+export const webhookEventDataOf = (doc: WebhookEventDoc): WebhookEventData => doc.event.data;
+
+/** Derived events by stored event: the projections of every type share one derivation per event. */
+const derivedEvents = new WeakMap<RecordedEvent, readonly DerivedWebhookEvent[]>();
+
+const derive = (event: RecordedEvent): readonly DerivedWebhookEvent[] => {
+  let derived = derivedEvents.get(event);
+  if (!derived) derivedEvents.set(event, (derived = deriveWebhookEvents(event)));
+  return derived;
+};
+
+/**
+ * The key of a webhook event's document: its stored event's position as ordered
+ * text (`orderedPositionText`), so keys sort in log order. A stored event derives
+ * at most one webhook event of each type, and each type has its own collection,
+ * so the position alone is unique there.
+ */
+export const feedDocumentId = (position: Position): string => orderedPositionText(position);
+
+const toDoc = (derived: DerivedWebhookEvent, ordinal: number): WebhookEventDoc => ({
+  id: feedDocumentId(derived.position),
+  companyId: derived.companyId,
+  position: derived.position,
+  ordinal,
+  event: {
+    type: derived.type,
+    timestamp: derived.timestamp,
+    data: derived.data,
+    eventId: derived.eventId,
+    source: derived.source,
+  },
+});
+
+/**
+ * The webhook events of one type, built by the one mapping (`deriveWebhookEvents`).
+ *
+ * One collection per type (`webhook_events.<type>`), not one for all: one stored
+ * event may derive several webhook events (`deal.won` and `deal.updated`), and a
+ * projection's `evolve(doc | null, event)` is not told which of an event's target
+ * documents it is creating, so in one collection it could create only one document
+ * per stored event. A stored event derives at most one webhook event of each type,
+ * so per type every target is unambiguous. It also lets a trigger read only the
+ * events of its type (no scan past other types' events).
+ *
+ * A webhook event never changes once derived: `evolve` keeps an existing document.
+ */
+export const webhookEventsProjectionFor = (type: WebhookEventType): Projection<WebhookEventDoc> => ({
+  name: `webhook_events.${type}`,
+  eventTypes: WEBHOOK_SOURCE_EVENT_TYPES,
+  // `since` filters on the timestamp; every document of a collection has the same `event.type`, so no index on it.
+  indexes: [['event.timestamp']],
+  targets(event) {
+    return derive(event)
+      .filter((derived) => derived.type === type)
+      .map((derived) => ({ kind: 'id', companyId: derived.companyId, id: feedDocumentId(derived.position) }));
+  },
+  // Each document is keyed by the position of the event that derives it, and never changes.
+  creates: () => true,
+  evolve(doc, event) {
+    if (doc) return doc;
+    const all = derive(event);
+    const ordinal = all.findIndex((candidate) => candidate.type === type);
+    return ordinal >= 0 ? toDoc(all[ordinal]!, ordinal) : null;
+  },
+});
+
+/** The projection of each webhook event type. */
+export const WEBHOOK_EVENTS_PROJECTIONS: Readonly<Record<WebhookEventType, Projection<WebhookEventDoc>>> = Object.fromEntries(
+  WEBHOOK_EVENT_TYPES.map((type) => [type, webhookEventsProjectionFor(type)]),
+) as Record<WebhookEventType, Projection<WebhookEventDoc>>;
+
+/** Every webhook-event projection, for the runner's list. */
+export const webhookEventsProjections: readonly Projection<WebhookEventDoc>[] = WEBHOOK_EVENT_TYPES.map(
+  (type) => WEBHOOK_EVENTS_PROJECTIONS[type],
+);
+
+/** The collection of each webhook event type. */
+export type WebhookEventCollections = Readonly<Record<WebhookEventType, DocumentCollection<WebhookEventDoc>>>;
+
+/** The collections of `store` holding the webhook events of each type. */
+export const webhookEventCollections = (store: Pick<ReadModelStore, 'collection'>): WebhookEventCollections =>
+  Object.fromEntries(WEBHOOK_EVENT_TYPES.map((type) => [type, store.collection(WEBHOOK_EVENTS_PROJECTIONS[type])])) as Record<
+    WebhookEventType,
+    DocumentCollection<WebhookEventDoc>
+  >;

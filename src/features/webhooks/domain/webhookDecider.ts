@@ -1,0 +1,157 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { toIsoTimestamp } from '../../../shared/Clock.js';
+import { assertNever, type Decider } from '../../../shared/Decider.js';
+import type { DisableWebhook, EnableWebhook, PauseWebhook, SubscribeWebhook, UnsubscribeWebhook, WebhookCommand } from './webhookCommands.js';
+import type { WebhookError } from './webhookErrors.js';
+import type { UnsubscribeReason, WebhookEvent } from './webhookEvents.js';
+import { subscriptionFromSubscribed, type WebhookSubscriptionRecord } from './webhookSubscription.js';
+
+/** No subscription yet; an active one (whose deliveries may be paused or disabled); or one that ended (for good). */
+export type WebhookState =
+  | { readonly status: 'none' }
+  | { readonly status: 'active'; readonly subscription: WebhookSubscriptionRecord }
+  | {
+      readonly status: 'unsubscribed';
+      readonly subscription: WebhookSubscriptionRecord;
+      readonly reason: UnsubscribeReason;
+      readonly at: string;
+    };
+
+type Decision = E.Either<WebhookError, readonly WebhookEvent[]>;
+
+const subscribe = (command: SubscribeWebhook, state: WebhookState): Decision => {
+  if (state.status !== 'none') return E.left({ kind: 'WebhookSubscriptionAlreadyExists', subscriptionId: command.subscriptionId });
+  return E.right([
+    {
+      type: 'WebhookSubscribed',
+      data: {
+        subscriptionId: command.subscriptionId,
+        companyId: command.companyId,
+        event: command.event,
+        targetUrl: command.targetUrl,
+        filters: command.filters,
+        createdAt: toIsoTimestamp(command.at),
+      },
+    },
+  ]);
+};
+
+/**
+ * The subscription a command of `companyId` may change: another company's is
+ * answered exactly as an unknown one, an ended one is refused.
+ */
+const activeOf = (
+  command: { readonly subscriptionId: string; readonly companyId: string },
+  state: WebhookState,
+): E.Either<WebhookError, WebhookSubscriptionRecord> => {
+  const { subscriptionId } = command;
+  if (state.status === 'none' || state.subscription.companyId !== command.companyId) {
+    return E.left({ kind: 'WebhookSubscriptionNotFound', subscriptionId });
+  }
+  if (state.status === 'unsubscribed') return E.left({ kind: 'WebhookAlreadyUnsubscribed', subscriptionId });
+  return E.right(state.subscription);
+};
+
+const unsubscribe = (command: UnsubscribeWebhook, state: WebhookState): Decision =>
+  E.map((): readonly WebhookEvent[] => [
+    {
+      type: 'WebhookUnsubscribed',
+      data: { subscriptionId: command.subscriptionId, companyId: command.companyId, reason: command.reason, at: toIsoTimestamp(command.at) },
+    },
+  ])(activeOf(command, state));
+
+/** Pausing a paused or disabled subscription changes nothing (the dispatcher may decide it twice). */
+const pause = (command: PauseWebhook, state: WebhookState): Decision =>
+  E.map((subscription: WebhookSubscriptionRecord): readonly WebhookEvent[] =>
+    subscription.deliveryStatus !== 'active'
+      ? []
+      : [
+          {
+            type: 'WebhookPaused',
+            data: {
+              subscriptionId: command.subscriptionId,
+              companyId: command.companyId,
+              failingSince: toIsoTimestamp(command.failingSince),
+              at: toIsoTimestamp(command.at),
+            },
+          },
+        ],
+  )(activeOf(command, state));
+
+const disable = (command: DisableWebhook, state: WebhookState): Decision =>
+  E.map((subscription: WebhookSubscriptionRecord): readonly WebhookEvent[] =>
+    subscription.deliveryStatus === 'disabled'
+      ? []
+      : [
+          {
+            type: 'WebhookDisabled',
+            data: {
+              subscriptionId: command.subscriptionId,
+              companyId: command.companyId,
+              failingSince: toIsoTimestamp(command.failingSince),
+              at: toIsoTimestamp(command.at),
+            },
+          },
+        ],
+  )(activeOf(command, state));
+
+/** Enabling an active subscription changes nothing: the request is answered as done. */
+const enable = (command: EnableWebhook, state: WebhookState): Decision =>
+  E.map((subscription: WebhookSubscriptionRecord): readonly WebhookEvent[] =>
+    subscription.deliveryStatus === 'active'
+      ? []
+      : [
+          {
+            type: 'WebhookEnabled',
+            data: { subscriptionId: command.subscriptionId, companyId: command.companyId, reason: command.reason, at: toIsoTimestamp(command.at) },
+          },
+        ],
+  )(activeOf(command, state));
+
+/** The active subscription changed by `change`; any other state is left as it is. */
+const whileActive = (state: WebhookState, change: Partial<WebhookSubscriptionRecord>): WebhookState =>
+  state.status === 'active' ? { status: 'active', subscription: { ...state.subscription, ...change } } : state;
+
+/** The webhook subscription aggregate (stream `webhook-<id>`). */
+export const webhookDecider: Decider<WebhookCommand, WebhookEvent, WebhookState, WebhookError> = {
+  initialState: { status: 'none' },
+  decide(command, state) {
+    switch (command.type) {
+      case 'SubscribeWebhook':
+        return subscribe(command, state);
+      case 'UnsubscribeWebhook':
+        return unsubscribe(command, state);
+      case 'PauseWebhook':
+        return pause(command, state);
+      case 'DisableWebhook':
+        return disable(command, state);
+      case 'EnableWebhook':
+        return enable(command, state);
+      default:
+        return assertNever(command);
+    }
+  },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'WebhookSubscribed':
+        return { status: 'active', subscription: subscriptionFromSubscribed(event) };
+      case 'WebhookUnsubscribed':
+        return state.status === 'active'
+          ? {
+              status: 'unsubscribed',
+              subscription: { ...state.subscription, isActive: false },
+              reason: event.data.reason,
+              at: event.data.at,
+            }
+          : state;
+      case 'WebhookPaused':
+        return whileActive(state, { deliveryStatus: 'paused', failingSince: event.data.failingSince });
+      case 'WebhookDisabled':
+        return whileActive(state, { deliveryStatus: 'disabled', failingSince: event.data.failingSince });
+      case 'WebhookEnabled':
+        return whileActive(state, { deliveryStatus: 'active', failingSince: null });
+      default:
+        return assertNever(event);
+    }
+  },
+};

@@ -1,0 +1,112 @@
+import * as t from 'io-ts';
+import { WebhookEventType } from '../../webhookEvents/domain/eventTypes.js';
+import { WebhookFilters } from './webhookFilters.js';
+
+/**
+ * A company subscribed `targetUrl` to an event type. The target URL passed the
+ * target-URL guard when the event was written. The signing secret is never part
+ * of an event (it lives in the webhook secret store only).
+ */
+export const WebhookSubscribed = t.type({
+  type: t.literal('WebhookSubscribed'),
+  data: t.type({
+    subscriptionId: t.string,
+    companyId: t.string,
+    event: WebhookEventType,
+    targetUrl: t.string,
+    filters: WebhookFilters,
+    /** ISO 8601 UTC with milliseconds. */
+    createdAt: t.string,
+  }),
+});
+export type WebhookSubscribed = t.TypeOf<typeof WebhookSubscribed>;
+
+/**
+ * Why a subscription ended: the client unsubscribed (`client`), or the receiver
+ * answered 410 Gone to a delivery (`gone`, the REST-hook convention).
+ */
+export const UnsubscribeReason = t.keyof({ client: null, gone: null }, 'UnsubscribeReason');
+export type UnsubscribeReason = t.TypeOf<typeof UnsubscribeReason>;
+
+/** The subscription ended; it receives nothing more and is never active again. */
+export const WebhookUnsubscribed = t.type({
+  type: t.literal('WebhookUnsubscribed'),
+  data: t.type({
+    subscriptionId: t.string,
+    companyId: t.string,
+    reason: UnsubscribeReason,
+    /** ISO 8601 UTC with milliseconds. */
+    at: t.string,
+  }),
+});
+export type WebhookUnsubscribed = t.TypeOf<typeof WebhookUnsubscribed>;
+
+/**
+ * The dispatcher paused deliveries to a receiver that kept failing: a delivery
+ * used up its retries while every attempt since `failingSince` failed. Its events
+ * keep being queued; the dispatcher tries the receiver again now and then, and
+ * resumes on its own at the first 200 (`WebhookEnabled`, `recovered`). Recorded
+ * by the system.
+ */
+export const WebhookPaused = t.type({
+  type: t.literal('WebhookPaused'),
+  data: t.type({
+    subscriptionId: t.string,
+    companyId: t.string,
+    /** The first failed attempt since the last delivery (ISO 8601 UTC with milliseconds). */
+    failingSince: t.string,
+    /** ISO 8601 UTC with milliseconds. */
+    at: t.string,
+  }),
+});
+export type WebhookPaused = t.TypeOf<typeof WebhookPaused>;
+
+/**
+ * The dispatcher stopped trying a receiver that failed every attempt for the
+ * documented time (`WEBHOOK_DISABLE_AFTER_MS`). Its events keep being queued, and
+ * are delivered in order once the company enables it again. Recorded by the system.
+ */
+export const WebhookDisabled = t.type({
+  type: t.literal('WebhookDisabled'),
+  data: t.type({
+    subscriptionId: t.string,
+    companyId: t.string,
+    failingSince: t.string,
+    at: t.string,
+  }),
+});
+export type WebhookDisabled = t.TypeOf<typeof WebhookDisabled>;
+
+/**
+ * Why deliveries to a paused or disabled subscription go on: the company enabled
+ * it (`client`), or the receiver answered 200 to a delivery made while it was
+ * paused (`recovered`).
+ */
+export const EnableReason = t.keyof({ client: null, recovered: null }, 'EnableReason');
+export type EnableReason = t.TypeOf<typeof EnableReason>;
+
+/** Deliveries to a paused or disabled subscription go on, in order, from its oldest pending event. */
+export const WebhookEnabled = t.type({
+  type: t.literal('WebhookEnabled'),
+  data: t.type({
+    subscriptionId: t.string,
+    companyId: t.string,
+    reason: EnableReason,
+    at: t.string,
+  }),
+});
+export type WebhookEnabled = t.TypeOf<typeof WebhookEnabled>;
+
+/** Every event of a `webhook-<id>` stream. */
+export const WebhookEvent = t.union([WebhookSubscribed, WebhookUnsubscribed, WebhookPaused, WebhookDisabled, WebhookEnabled]);
+export type WebhookEvent = t.TypeOf<typeof WebhookEvent>;
+
+export const WEBHOOK_SUBSCRIPTION_EVENT_TYPES: ReadonlySet<WebhookEvent['type']> = new Set([
+  'WebhookSubscribed',
+  'WebhookUnsubscribed',
+  'WebhookPaused',
+  'WebhookDisabled',
+  'WebhookEnabled',
+]);
+
+export const webhookStream = (subscriptionId: string): string => `webhook-${subscriptionId}`;
