@@ -33,7 +33,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { createDeliveryAgent } from '../src/webhooks/deliveryAgent.js';
-import { webhookEventId } from '../src/webhooks/derivedWebhookEvent.js';
+import { webhookEventId } from '../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { webhookHeaders } from '../src/webhooks/signing.js';
 import { isRefusedAddress } from '../src/webhooks/targetUrlGuard.js';
 import { embeddedDatabaseFile } from '../src/startup/adapters.js';

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Logger } from '../application/ports/Logger.js';
-import type { DemoCredentials } from '../application/demo/bootstrapDemo.js';
+import type { DemoCredentials } from './bootstrapDemo.js';
 import { LoopHealth } from '../application/subscriptions/LoopHealth.js';
 import { UsageRecorder } from '../application/usage/UsageRecorder.js';
 import type { ProjectionRunner } from '../application/subscriptions/ProjectionRunner.js';

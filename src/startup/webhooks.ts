@@ -10,14 +10,15 @@ import { systemClock } from '../shared/Clock.js';
 import { newId } from '../shared/ids.js';
 import { createDeliveryAgent } from '../webhooks/deliveryAgent.js';
 import { startDeliveryThread } from '../webhooks/deliveryThread.js';
-import type { DerivedWebhookEvent } from '../webhooks/derivedWebhookEvent.js';
+import type { DerivedWebhookEvent } from '../features/webhookEvents/domain/derivedWebhookEvent.js';
 import { deriveWebhookEvents, webhookCompanyOf } from '../features/webhookEvents/domain/deriveWebhookEvents.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
-import { announceDeliveryStatus } from '../webhooks/dispatcherAnnounce.js';
-import { unsubscribeGone } from '../webhooks/dispatcherUnsubscribe.js';
-import { toEnvelope } from '../webhooks/envelope.js';
+import { announceDeliveryStatus } from '../features/webhooks/application/dispatcherAnnounce.js';
+import { unsubscribeGone } from '../features/webhooks/application/dispatcherUnsubscribe.js';
+import { toEnvelope } from '../features/webhookEvents/domain/envelope.js';
+import { subscriptionChange } from '../features/webhooks/application/subscriptionChange.js';
 import { WEBHOOK_FAN_OUT_CHECKPOINT, WebhookFanOut, type FanOutEventSource } from '../webhooks/fanOut.js';
-import { matchesFilters } from '../webhooks/filters.js';
+import { matchesFilters } from '../features/webhooks/domain/subscriptionFilters.js';
 import { checkpointWitness } from '../webhooks/checkpointWitness.js';
 import type { FanOutNotOnLogError } from '../webhooks/FanOutNotOnLogError.js';
 import { OutboxRetention } from '../webhooks/outboxRetention.js';
@@ -140,6 +141,7 @@ export const startWebhooks = async (
     },
     outbox,
     derive: deriveWebhookEvents,
+    subscriptionChange,
     companyOf: webhookCompanyOf,
     matches: matchesFilters,
     toEnvelope,

@@ -1,4 +1,4 @@
-import { bootstrapDemo, type DemoCredentials } from '../application/demo/bootstrapDemo.js';
+import { bootstrapDemo, type DemoCredentials } from './bootstrapDemo.js';
 import { READ_MODELS_CHECKPOINT } from '../application/subscriptions/ProjectionRunner.js';
 import { ReadModelsAheadOfLogError } from '../application/subscriptions/ReadModelsAheadOfLogError.js';
 import type { Config } from '../config.js';

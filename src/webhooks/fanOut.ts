@@ -1,4 +1,3 @@
-import * as E from 'fp-ts/lib/Either.js';
 import { ResumePointNotInLogError, type EventStore, type RecordedEvent } from '../application/ports/EventStore.js';
 import type { UndecodableEventError } from '../application/versioning/UndecodableEventError.js';
 import { FanOutNotOnLogError } from './FanOutNotOnLogError.js';
@@ -10,7 +9,6 @@ import type {
   WebhookFilters,
   WebhookOutbox,
 } from '../application/ports/WebhookOutbox.js';
-import { WebhookSubscribed, WebhookUnsubscribed } from '../features/webhooks/domain/webhookEvents.js';
 import { systemClock, type Clock } from '../shared/Clock.js';
 import type { SubscriptionStatusSnapshot } from '../application/subscriptions/SubscriptionStatus.js';
 import { LogFollower } from '../application/subscriptions/LogFollower.js';
@@ -89,6 +87,12 @@ export interface WebhookFanOutDeps<D extends FanOutDerivedEvent> {
   /** `deriveWebhookEvents`: the webhook events of one stored event (pure). */
   derive(event: RecordedEvent): readonly D[];
   /**
+   * What a stored event says of the subscriptions (the webhooks feature reads its
+   * own events): one subscribed or unsubscribed, a subscription event that does
+   * not decode (`malformed`: logged and ignored), or null for any other event.
+   */
+  subscriptionChange(event: RecordedEvent): SubscriptionChange | null;
+  /**
    * `webhookCompanyOf`: the company of every event `derive` would give, read
    * without deriving them; null when it cannot tell (the fan-out then derives).
    * A stored event of a company without subscriptions is then not derived at all.
@@ -106,6 +110,19 @@ export interface WebhookFanOutDeps<D extends FanOutDerivedEvent> {
   /** Told after each batch that enqueued rows (the dispatcher's `wake`). */
   readonly onEnqueued?: () => void;
 }
+
+/** A change of the subscriptions, as a stored event tells it (see `subscriptionChange`). */
+export type SubscriptionChange =
+  | {
+      readonly kind: 'subscribed';
+      readonly subscriptionId: string;
+      readonly companyId: string;
+      readonly event: string;
+      readonly targetUrl: string;
+      readonly filters: WebhookFilters;
+    }
+  | { readonly kind: 'unsubscribed'; readonly subscriptionId: string }
+  | { readonly kind: 'malformed' };
 
 /**
  * How often, at most, the fan-out stores a checkpoint that is all a batch has to
@@ -357,27 +374,25 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
 
   /** Folds a subscription event into the view. */
   private fold(event: RecordedEvent, changed: Map<string, Known>): void {
-    if (event.type === 'WebhookSubscribed') {
-      const decoded = WebhookSubscribed.decode({ type: event.type, data: event.data });
-      if (E.isLeft(decoded)) return this.malformed(event);
-      const data = decoded.right.data;
+    const change = this.deps.subscriptionChange(event);
+    if (change === null) return;
+    if (change.kind === 'malformed') return this.malformed(event);
+    if (change.kind === 'subscribed') {
       // Known already: the view was stored past this event; it holds more (perhaps its end) than the event.
-      if (this.byId.has(data.subscriptionId)) return;
+      if (this.byId.has(change.subscriptionId)) return;
       const sub: Known = {
-        subscriptionId: data.subscriptionId,
-        companyId: data.companyId,
-        event: data.event,
-        targetUrl: data.targetUrl,
-        filters: data.filters,
+        subscriptionId: change.subscriptionId,
+        companyId: change.companyId,
+        event: change.event,
+        targetUrl: change.targetUrl,
+        filters: change.filters,
         subscribedAt: event.position,
         unsubscribedAt: null,
       };
       this.remember(sub);
       changed.set(sub.subscriptionId, sub);
-    } else if (event.type === 'WebhookUnsubscribed') {
-      const decoded = WebhookUnsubscribed.decode({ type: event.type, data: event.data });
-      if (E.isLeft(decoded)) return this.malformed(event);
-      const known = this.byId.get(decoded.right.data.subscriptionId);
+    } else {
+      const known = this.byId.get(change.subscriptionId);
       if (!known || known.unsubscribedAt !== null) return;
       const ended: Known = { ...known, unsubscribedAt: event.position };
       this.byId.set(ended.subscriptionId, ended);

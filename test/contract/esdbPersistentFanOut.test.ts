@@ -9,10 +9,11 @@ import { openSqliteDatabase } from '../../src/adapters/sqlite/openSqliteDatabase
 import { SqliteWebhookOutbox } from '../../src/adapters/sqlite/SqliteWebhookOutbox.js';
 import type { MongoReadModelStore } from '../../src/adapters/mongodb/MongoReadModelStore.js';
 import { deriveWebhookEvents } from '../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
-import type { DerivedWebhookEvent } from '../../src/webhooks/derivedWebhookEvent.js';
-import { toEnvelope } from '../../src/webhooks/envelope.js';
+import { subscriptionChange } from '../../src/features/webhooks/application/subscriptionChange.js';
+import type { DerivedWebhookEvent } from '../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
+import { toEnvelope } from '../../src/features/webhookEvents/domain/envelope.js';
 import { WebhookFanOut } from '../../src/webhooks/fanOut.js';
-import { matchesFilters } from '../../src/webhooks/filters.js';
+import { matchesFilters } from '../../src/features/webhooks/domain/subscriptionFilters.js';
 import { captureLogger } from '../support/captureLogger.js';
 import { eventually, sleep } from '../support/events.js';
 import { skipLine } from '../support/integration.js';
@@ -138,6 +139,7 @@ if (eventStoreUrl) {
         source: upcastingSource(source, withUpcasting(store, STORED_EVENT_TYPES)),
         outbox: over,
         derive: deriveWebhookEvents,
+        subscriptionChange,
         matches: matchesFilters,
         toEnvelope,
         logger,

@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
 import { deriveWebhookEvents } from '../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
-import { matchesFilters } from '../../src/webhooks/filters.js';
+import { matchesFilters } from '../../src/features/webhooks/domain/subscriptionFilters.js';
 import { embeddedDatabaseFile } from '../../src/startup/adapters.js';
 import { eventually, sleep } from '../support/events.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';

@@ -15,11 +15,12 @@ import { silentLogger } from '../../src/application/ports/Logger.js';
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
 import { createDeliveryAgent } from '../../src/webhooks/deliveryAgent.js';
 import { deriveWebhookEvents } from '../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
-import type { DerivedWebhookEvent } from '../../src/webhooks/derivedWebhookEvent.js';
+import { subscriptionChange } from '../../src/features/webhooks/application/subscriptionChange.js';
+import type { DerivedWebhookEvent } from '../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
-import { toEnvelope } from '../../src/webhooks/envelope.js';
+import { toEnvelope } from '../../src/features/webhookEvents/domain/envelope.js';
 import { WebhookFanOut } from '../../src/webhooks/fanOut.js';
-import { matchesFilters } from '../../src/webhooks/filters.js';
+import { matchesFilters } from '../../src/features/webhooks/domain/subscriptionFilters.js';
 import { isRefusedAddress } from '../../src/webhooks/targetUrlGuard.js';
 
 const thisFile = fileURLToPath(import.meta.url);
@@ -43,6 +44,7 @@ const runChild = async (file: string): Promise<void> => {
     eventStore,
     outbox,
     derive: deriveWebhookEvents,
+    subscriptionChange,
     matches: matchesFilters,
     toEnvelope,
     logger: silentLogger,

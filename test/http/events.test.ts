@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { WEBHOOK_EVENT_TYPES } from '../../src/features/webhookEvents/domain/eventTypes.js';
-import { webhookEventId } from '../../src/webhooks/derivedWebhookEvent.js';
+import { webhookEventId } from '../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { positionOf, startHarness, withKey, type ApiResponse, type Harness } from '../support/httpHarness.js';
 
 let phoneSeq = 0;

@@ -1,7 +1,11 @@
-import type { WebhookFilters } from '../../features/webhooks/domain/webhookFilters.js';
 import { isPosition, type Position } from '../../shared/Position.js';
 
-export type { WebhookFilters } from '../../features/webhooks/domain/webhookFilters.js';
+/**
+ * A subscription's filters, as the outbox keeps and the fan-out applies them: only
+ * contact `tags` for now; `null`, every event of the type. (The webhooks feature
+ * decodes them on input and in its events, in this shape.)
+ */
+export type WebhookFilters = { readonly tags?: readonly string[] } | null;
 
 /**
  * The webhook outbox: one row per (subscription, derived webhook event), written

@@ -9,7 +9,7 @@ import { validateSubscribe } from '../../features/webhooks/domain/subscriptionIn
 import type { InputProblem } from '../../shared/InputProblem.js';
 import { KeyedLock } from '../../shared/keyedLock.js';
 import { generateWebhookSecret } from '../../shared/webhookSecret.js';
-import { sendTestEvent } from '../../webhooks/sendTestEvent.js';
+import { sendTestEvent } from '../../features/webhooks/application/sendTestEvent.js';
 import { checkTargetUrl } from '../../webhooks/targetUrlGuard.js';
 import { countActiveSubscriptions } from '../../features/webhooks/readModels/webhookQueries.js';
 import { subscriptionOf, webhooksProjection, type WebhookDoc } from '../../features/webhooks/readModels/webhooksProjection.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
 import { verifyApiKey } from '../../../src/features/apiKeys/readModels/verifyApiKey.js';
-import { bootstrapDemo } from '../../../src/application/demo/bootstrapDemo.js';
+import { bootstrapDemo } from '../../../src/startup/bootstrapDemo.js';
 import { ProjectionRunner } from '../../../src/application/subscriptions/ProjectionRunner.js';
 import { silentLogger } from '../../../src/application/ports/Logger.js';
 import { systemClock } from '../../../src/shared/Clock.js';

@@ -10,10 +10,11 @@ import { ProjectionRunner } from '../../../src/application/subscriptions/Project
 import { SubscriptionStatus } from '../../../src/application/subscriptions/SubscriptionStatus.js';
 import type { EventStore, SubscribeOptions, Subscription } from '../../../src/application/ports/EventStore.js';
 import { deriveWebhookEvents } from '../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
-import type { DerivedWebhookEvent } from '../../../src/webhooks/derivedWebhookEvent.js';
-import { toEnvelope } from '../../../src/webhooks/envelope.js';
+import { subscriptionChange } from '../../../src/features/webhooks/application/subscriptionChange.js';
+import type { DerivedWebhookEvent } from '../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
+import { toEnvelope } from '../../../src/features/webhookEvents/domain/envelope.js';
 import { WebhookFanOut, type FanOutEventSource } from '../../../src/webhooks/fanOut.js';
-import { matchesFilters } from '../../../src/webhooks/filters.js';
+import { matchesFilters } from '../../../src/features/webhooks/domain/subscriptionFilters.js';
 import { checkReadiness } from '../../../src/ops/readiness.js';
 import { captureLogger } from '../../support/captureLogger.js';
 import { anEvent, eventually } from '../../support/events.js';
@@ -152,6 +153,7 @@ describe('visible subscriptions', () => {
         source,
         outbox: new SqliteWebhookOutbox(eventStore.db),
         derive: deriveWebhookEvents,
+        subscriptionChange,
         matches: matchesFilters,
         toEnvelope,
         logger,
@@ -197,6 +199,7 @@ describe('visible subscriptions', () => {
         source,
         outbox: new SqliteWebhookOutbox(eventStore.db),
         derive: deriveWebhookEvents,
+        subscriptionChange,
         matches: matchesFilters,
         toEnvelope,
         logger: captureLogger(),

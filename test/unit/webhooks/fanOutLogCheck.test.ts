@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
 import { SqliteWebhookOutbox } from '../../../src/adapters/sqlite/SqliteWebhookOutbox.js';
 import { deriveWebhookEvents } from '../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
-import type { DerivedWebhookEvent } from '../../../src/webhooks/derivedWebhookEvent.js';
-import { toEnvelope } from '../../../src/webhooks/envelope.js';
+import { subscriptionChange } from '../../../src/features/webhooks/application/subscriptionChange.js';
+import type { DerivedWebhookEvent } from '../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
+import { toEnvelope } from '../../../src/features/webhookEvents/domain/envelope.js';
 import { WebhookFanOut, type FanOutLogWitness } from '../../../src/webhooks/fanOut.js';
 import { FanOutNotOnLogError } from '../../../src/webhooks/FanOutNotOnLogError.js';
-import { matchesFilters } from '../../../src/webhooks/filters.js';
+import { matchesFilters } from '../../../src/features/webhooks/domain/subscriptionFilters.js';
 import { silentLogger } from '../../../src/application/ports/Logger.js';
 import { eventually } from '../../support/events.js';
 import { tempDir } from '../../support/tempStore.js';
@@ -39,6 +40,7 @@ describe('webhook fan-out: the outbox checked against the log at start', () => {
       ...(withWitness ? { witness } : {}),
       outbox,
       derive: deriveWebhookEvents,
+      subscriptionChange,
       matches: matchesFilters,
       toEnvelope,
       logger: silentLogger,

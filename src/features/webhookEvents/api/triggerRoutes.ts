@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType, readPermissionFor } from '../domain/eventTypes.js';
 import { parseInstant } from '../../../shared/instant.js';
 import { deriveSampleData, sampleEventId } from '../domain/deriveSampleData.js';
-import type { WebhookEventData } from '../../../webhooks/derivedWebhookEvent.js';
+import type { WebhookEventData } from '../domain/derivedWebhookEvent.js';
 import { webhookEventDataOf, type WebhookEventCollections, type WebhookEventDoc } from '../readModels/webhookEventsProjection.js';
 import { recentWebhookEvents } from '../readModels/webhookEventQueries.js';
 import { HttpError } from '../../../http/HttpError.js';

@@ -9,7 +9,7 @@ import { dealDecider, type DealState } from '../../deals/domain/dealDecider.js';
 import type { DealEvent } from '../../deals/domain/dealEvents.js';
 import type { WebhookEventType } from './eventTypes.js';
 import type { Decider, DomainEvent } from '../../../shared/Decider.js';
-import type { WebhookEventData } from '../../../webhooks/derivedWebhookEvent.js';
+import type { WebhookEventData } from './derivedWebhookEvent.js';
 import { deriveWebhookEvents } from './deriveWebhookEvents.js';
 
 /**

@@ -9,7 +9,7 @@ import { DealCreated, DealStatusChanged } from '../../deals/domain/dealEvents.js
 import { dealFromCreated } from '../../deals/domain/dealRecord.js';
 import { toDealView, type Deal } from '../../deals/domain/dealView.js';
 import type { WebhookEventType } from './eventTypes.js';
-import { webhookEventId, type DealWonData, type DerivedWebhookEvent } from '../../../webhooks/derivedWebhookEvent.js';
+import { webhookEventId, type DealWonData, type DerivedWebhookEvent } from './derivedWebhookEvent.js';
 
 /** The stored event types that derive webhook events (every other type derives none). */
 export const WEBHOOK_SOURCE_EVENT_TYPES: ReadonlySet<string> = new Set([

@@ -1,6 +1,6 @@
 import type { WebhookEventType } from '../domain/eventTypes.js';
 import { comparePositions, type Position } from '../../../shared/Position.js';
-import type { WebhookEnvelope } from '../../../webhooks/envelope.js';
+import type { WebhookEnvelope } from '../domain/envelope.js';
 import type { WebhookEventCollections, WebhookEventDoc } from './webhookEventsProjection.js';
 
 /** Events per page of GET /events: the default and the most. */

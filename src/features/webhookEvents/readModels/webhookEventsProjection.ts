@@ -3,7 +3,7 @@ import type { DocumentCollection, Projection, ReadModelDocument, ReadModelStore 
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/eventTypes.js';
 import type { EventSource } from '../../../shared/EventMetadata.js';
 import { orderedPositionText, type Position } from '../../../shared/Position.js';
-import type { DerivedWebhookEvent, WebhookEventData } from '../../../webhooks/derivedWebhookEvent.js';
+import type { DerivedWebhookEvent, WebhookEventData } from '../domain/derivedWebhookEvent.js';
 import { WEBHOOK_SOURCE_EVENT_TYPES, deriveWebhookEvents } from '../domain/deriveWebhookEvents.js';
 
 /**

@@ -8,9 +8,10 @@ import { ProjectionRunner } from '../../../../src/application/subscriptions/Proj
 import type { EventStore, EventToAppend, RecordedEvent, SubscribeOptions } from '../../../../src/application/ports/EventStore.js';
 import type { Delivery } from '../../../../src/application/ports/WebhookOutbox.js';
 import { deriveWebhookEvents, webhookCompanyOf } from '../../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
-import type { DerivedWebhookEvent } from '../../../../src/webhooks/derivedWebhookEvent.js';
-import { toEnvelope } from '../../../../src/webhooks/envelope.js';
-import { matchesFilters } from '../../../../src/webhooks/filters.js';
+import { subscriptionChange } from '../../../../src/features/webhooks/application/subscriptionChange.js';
+import type { DerivedWebhookEvent } from '../../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
+import { toEnvelope } from '../../../../src/features/webhookEvents/domain/envelope.js';
+import { matchesFilters } from '../../../../src/features/webhooks/domain/subscriptionFilters.js';
 import { CHECKPOINT_ONLY_EVERY_MS, WEBHOOK_FAN_OUT_CHECKPOINT, WebhookFanOut } from '../../../../src/webhooks/fanOut.js';
 import { captureLogger } from '../../../support/captureLogger.js';
 import { eventually, sleep } from '../../../support/events.js';
@@ -42,6 +43,7 @@ describe('Webhook fan-out', function () {
       eventStore: options.store ?? eventStore,
       outbox,
       derive: options.derive ?? deriveWebhookEvents,
+      subscriptionChange,
       ...(options.companyOf ? { companyOf: options.companyOf } : {}),
       matches: matchesFilters,
       toEnvelope,
@@ -255,6 +257,7 @@ describe('Webhook fan-out', function () {
         source: { subscribeToAll: (options) => eventStore.subscribeToAll(options) },
         outbox,
         derive: deriveWebhookEvents,
+        subscriptionChange,
         matches: matchesFilters,
         toEnvelope,
         logger,

@@ -5,12 +5,13 @@ import { SqliteWebhookOutbox } from '../../../../src/adapters/sqlite/SqliteWebho
 import { SqliteWebhookSecretStore } from '../../../../src/adapters/sqlite/SqliteWebhookSecretStore.js';
 import { createDeliveryAgent, type DeliveryAgent } from '../../../../src/webhooks/deliveryAgent.js';
 import { deriveWebhookEvents } from '../../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
-import type { DerivedWebhookEvent } from '../../../../src/webhooks/derivedWebhookEvent.js';
+import { subscriptionChange } from '../../../../src/features/webhooks/application/subscriptionChange.js';
+import type { DerivedWebhookEvent } from '../../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { WebhookDispatcher } from '../../../../src/webhooks/dispatcher.js';
-import { unsubscribeGone } from '../../../../src/webhooks/dispatcherUnsubscribe.js';
-import { toEnvelope } from '../../../../src/webhooks/envelope.js';
+import { unsubscribeGone } from '../../../../src/features/webhooks/application/dispatcherUnsubscribe.js';
+import { toEnvelope } from '../../../../src/features/webhookEvents/domain/envelope.js';
 import { WebhookFanOut } from '../../../../src/webhooks/fanOut.js';
-import { matchesFilters } from '../../../../src/webhooks/filters.js';
+import { matchesFilters } from '../../../../src/features/webhooks/domain/subscriptionFilters.js';
 import { isRefusedAddress } from '../../../../src/webhooks/targetUrlGuard.js';
 import { newId } from '../../../../src/shared/ids.js';
 import { systemClock } from '../../../../src/shared/Clock.js';
@@ -54,6 +55,7 @@ describe('Webhook fan-out and dispatcher together', function () {
       eventStore,
       outbox,
       derive: deriveWebhookEvents,
+      subscriptionChange,
       matches: matchesFilters,
       toEnvelope,
       logger,

@@ -5,8 +5,8 @@ import type { RecordedEvent } from '../../../../src/application/ports/EventStore
 import type { ChangeDealStatus, CreateDeal } from '../../../../src/features/deals/domain/dealCommands.js';
 import type { Deal } from '../../../../src/features/deals/domain/dealView.js';
 import { WEBHOOK_EVENT_TYPES } from '../../../../src/features/webhookEvents/domain/eventTypes.js';
-import { WEBHOOK_EVENT_ID_NAMESPACE, webhookEventId } from '../../../../src/webhooks/derivedWebhookEvent.js';
-import { matchesFilters } from '../../../../src/webhooks/filters.js';
+import { WEBHOOK_EVENT_ID_NAMESPACE, webhookEventId } from '../../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
+import { matchesFilters } from '../../../../src/features/webhooks/domain/subscriptionFilters.js';
 import { deriveWebhookEvents, webhookCompanyOf } from '../../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
 import { StoredHistory } from './storedHistory.js';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { DerivedWebhookEvent } from '../../../../src/webhooks/derivedWebhookEvent.js';
+import type { DerivedWebhookEvent } from '../../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { deriveWebhookEvents } from '../../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
-import { toEnvelope } from '../../../../src/webhooks/envelope.js';
+import { toEnvelope } from '../../../../src/features/webhookEvents/domain/envelope.js';
 import { StoredHistory } from './storedHistory.js';
 
 const T0 = '2024-05-01T10:00:00.000Z';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { DerivedWebhookEvent } from '../../../../src/webhooks/derivedWebhookEvent.js';
-import { matchesFilters } from '../../../../src/webhooks/filters.js';
+import type { DerivedWebhookEvent } from '../../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
+import { matchesFilters } from '../../../../src/features/webhooks/domain/subscriptionFilters.js';
 
 const event = (type: DerivedWebhookEvent['type'], tags: readonly string[]) => ({ type, tags });
 

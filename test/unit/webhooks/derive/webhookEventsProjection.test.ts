@@ -6,7 +6,7 @@ import { MemoryReadModelStore } from '../../../../src/adapters/memory/MemoryRead
 import type { ChangeDealStatus } from '../../../../src/features/deals/domain/dealCommands.js';
 import { WEBHOOK_EVENT_TYPES } from '../../../../src/features/webhookEvents/domain/eventTypes.js';
 import { deriveWebhookEvents } from '../../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
-import { webhookEventId } from '../../../../src/webhooks/derivedWebhookEvent.js';
+import { webhookEventId } from '../../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import {
   WEBHOOK_EVENTS_PROJECTIONS,
   feedDocumentId,

@@ -1,6 +1,6 @@
-import { unsubscribeWebhook } from '../features/webhooks/application/unsubscribeWebhook.js';
-import type { WebhookCommandDeps } from '../features/webhooks/application/subscribeWebhook.js';
-import type { WebhookDispatcherDeps } from './dispatcher.js';
+import { unsubscribeWebhook } from './unsubscribeWebhook.js';
+import type { WebhookCommandDeps } from './subscribeWebhook.js';
+import type { WebhookDispatcherDeps } from '../../../webhooks/dispatcher.js';
 
 /**
  * The dispatcher's `unsubscribe`: a receiver answered 410 Gone, so the

@@ -1,6 +1,6 @@
-import { changeDeliveryStatus } from '../features/webhooks/application/changeDeliveryStatus.js';
-import type { CommandDeps } from '../application/commands/CommandDeps.js';
-import type { WebhookDispatcherDeps } from './dispatcher.js';
+import { changeDeliveryStatus } from './changeDeliveryStatus.js';
+import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
+import type { WebhookDispatcherDeps } from '../../../webhooks/dispatcher.js';
 
 /**
  * The dispatcher's `announce`: a subscription's deliveries were paused, disabled

@@ -1,10 +1,10 @@
 import * as t from 'io-ts';
 import { parse as parseUuid, v5 as uuidv5 } from 'uuid';
-import type { Contact } from '../features/contacts/domain/contactView.js';
-import type { Deal } from '../features/deals/domain/dealView.js';
-import type { WebhookEventType } from '../features/webhookEvents/domain/eventTypes.js';
-import type { EventSource } from '../shared/EventMetadata.js';
-import type { Position } from '../shared/Position.js';
+import type { Contact } from '../../contacts/domain/contactView.js';
+import type { Deal } from '../../deals/domain/dealView.js';
+import type { WebhookEventType } from './eventTypes.js';
+import type { EventSource } from '../../../shared/EventMetadata.js';
+import type { Position } from '../../../shared/Position.js';
 
 const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 

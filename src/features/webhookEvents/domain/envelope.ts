@@ -1,5 +1,5 @@
-import type { WebhookEventType } from '../features/webhookEvents/domain/eventTypes.js';
-import type { EventSource } from '../shared/EventMetadata.js';
+import type { WebhookEventType } from './eventTypes.js';
+import type { EventSource } from '../../../shared/EventMetadata.js';
 import type { DerivedWebhookEvent, WebhookEventData } from './derivedWebhookEvent.js';
 
 /** The body of a webhook delivery, exactly the specification's envelope. */
