@@ -1,24 +1,18 @@
 import { ConcurrencyExhaustedError } from '../application/commands/ConcurrencyExhaustedError.js';
-import type { ContactWriteError } from '../features/contacts/application/ContactWriteError.js';
-import type { DealWriteError } from '../features/deals/application/DealWriteError.js';
 import type { InputProblem } from '../shared/InputProblem.js';
-import type { AgentError } from '../features/agents/domain/agentErrors.js';
-import type { ApiKeyError } from '../features/apiKeys/domain/apiKeyErrors.js';
-import type { CompanyNotFound } from '../features/companies/domain/companyErrors.js';
 import { HttpError } from './HttpError.js';
 import { StoreUnavailableError } from '../application/ports/StoreUnavailableError.js';
 
-/** Refusals of the admin API's writes and reads: what they name does not exist (in that company), or a key is refused. */
-export type AdminFailure =
-  | CompanyNotFound
-  | Extract<ApiKeyError, { kind: 'ApiKeyNotFound' | 'NoPermissions' | 'ExpiryNotInFuture' }>
-  | Extract<AgentError, { kind: 'AgentNotFound' }>;
+/** A write refused because the record changed since the ETag its request sent (`If-Match`). */
+export interface PreconditionFailed {
+  readonly kind: 'PreconditionFailed';
+}
 
-/** Every refusal a route can meet: bad input, or a write the application refused. */
-export type DomainFailure = InputProblem | ContactWriteError | DealWriteError | AdminFailure;
+/** The refusals every resource may meet: bad input, or a stale `If-Match`. Each feature maps its own beside them. */
+export type KernelFailure = InputProblem | PreconditionFailed;
 
-/** The one table from domain errors to HTTP statuses and the spec's error bodies. */
-export const toHttpError = (failure: DomainFailure): HttpError => {
+/** The spec's error bodies of the refusals every resource may meet (a feature's own refusals are its to map). */
+export const toHttpError = (failure: KernelFailure): HttpError => {
   switch (failure.kind) {
     case 'MissingFields':
       return new HttpError(422, 'Missing required fields', `Required: ${failure.fields.join(', ')}.`, {
@@ -26,38 +20,16 @@ export const toHttpError = (failure: DomainFailure): HttpError => {
       });
     case 'Invalid':
       return new HttpError(422, 'Validation failed', 'One or more fields are invalid.', { details: { ...failure.details } });
-    case 'ContactNotFound':
-      return new HttpError(404, 'Contact not found', 'No contact with this id exists in your company.');
-    case 'DuplicatePhoneNumber':
-      return new HttpError(409, 'Contact with this phone number already exists', 'Phone numbers are unique within a company.', {
-        extras: { existingContactId: failure.existingContactId },
-      });
-    case 'DealNotFound':
-      return new HttpError(404, 'Deal not found', 'No deal with this id exists in your company.');
-    case 'ContactNotInCompany':
-      return new HttpError(400, 'Contact not found or does not belong to your company', 'contactId must name a contact of your company.');
-    case 'UserNotInCompany':
-      return new HttpError(400, 'User not found or does not belong to your company', 'assignedToId must name a user of your company.');
     case 'PreconditionFailed':
       return new HttpError(412, 'Precondition failed', 'The record changed since the ETag sent in If-Match; read it again and retry with its new ETag.', {
         code: 'PRECONDITION_FAILED',
       });
-    case 'CloseDateOnOpenDeal':
-      return new HttpError(422, 'Validation failed', 'One or more fields are invalid.', {
-        details: { actualCloseDate: 'only for won or lost deals' },
-      });
-    case 'CompanyNotFound':
-      return new HttpError(404, 'Company not found', 'No company with this id exists.');
-    case 'ApiKeyNotFound':
-      return new HttpError(404, 'API key not found', 'No API key with this id exists in this company.');
-    case 'AgentNotFound':
-      return new HttpError(404, 'Agent not found', 'No agent with this id exists in this company.');
-    case 'NoPermissions':
-      return new HttpError(422, 'Validation failed', 'One or more fields are invalid.', { details: { permissions: 'must hold at least one permission' } });
-    case 'ExpiryNotInFuture':
-      return new HttpError(422, 'Validation failed', 'One or more fields are invalid.', { details: { expiresAt: 'must be in the future' } });
   }
 };
+
+/** A field refused for a reason of the feature's own (not its shape): the spec's 422 body, naming the field. */
+export const invalidField = (field: string, message: string): HttpError =>
+  new HttpError(422, 'Validation failed', 'One or more fields are invalid.', { details: { [field]: message } });
 
 /** Seconds a client should wait before retrying a write that met too many concurrent changes. */
 export const BUSY_RETRY_AFTER_SECONDS = 1;

@@ -3,7 +3,6 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { EventStore } from '../../application/ports/EventStore.js';
 import type { AggregateDescriptor } from '../../application/aggregates/AggregateDescriptor.js';
 import { readEntityHistory } from '../../application/audit/entityHistory.js';
-import { toHttpError } from '../errorTable.js';
 import type { HttpError } from '../HttpError.js';
 import { authOf } from '../middleware/requirePermission.js';
 import { decodeListParams, pageMeta, validationFailed } from '../query/listQuery.js';
@@ -16,7 +15,7 @@ import { decodeListParams, pageMeta, validationFailed } from '../query/listQuery
 export const entityHistoryRoute = (
   eventStore: EventStore,
   aggregate: Pick<AggregateDescriptor, 'name' | 'history'>,
-  notFound: Parameters<typeof toHttpError>[0] | (() => HttpError),
+  notFound: () => HttpError,
 ): RouterMiddleware => {
   const source = aggregate.history;
   if (source === null) throw new Error(`entityHistoryRoute: the ${aggregate.name} aggregate declares no history`);
@@ -26,7 +25,7 @@ export const entityHistoryRoute = (
     if (E.isLeft(params)) throw validationFailed(params.left);
     const { page, limit } = params.right;
     const history = await readEntityHistory(eventStore, source, { companyId, id: ctx.params.id!, page, limit });
-    if (!history) throw typeof notFound === 'function' ? notFound() : toHttpError(notFound);
+    if (!history) throw notFound();
     ctx.body = { success: true, data: history.entries, meta: pageMeta(page, limit, history.total) };
   };
 };

@@ -14,7 +14,7 @@ import { agentListQuery } from '../readModels/agentQueries.js';
 import { companiesProjection, type CompanyDoc } from '../../companies/readModels/companiesProjection.js';
 import type { AdminResource } from '../../../http/AdminResource.js';
 import { adminMetadata } from '../../../http/adminMetadata.js';
-import { toHttpError } from '../../../http/errorTable.js';
+import { agentHttpError } from './agentHttpErrors.js';
 import { afterWrite } from '../../../http/middleware/consistentReads.js';
 import { adminAgents as adminAgentsOpenApi } from './agentsAdminOpenApi.js';
 import { decodeListParams, pageMeta, validationFailed } from '../../../http/query/listQuery.js';
@@ -38,11 +38,11 @@ export const adminAgentRoutes = (deps: AdminAgentRoutesDeps): Router => {
   router.post('/admin/companies/:id/agents', deps.idempotency, async (ctx) => {
     const companyId = await company(ctx.params.id!);
     const fields = validateCreateAgent(ctx.request.body);
-    if (E.isLeft(fields)) throw toHttpError(fields.left);
+    if (E.isLeft(fields)) throw agentHttpError(fields.left);
     const created = await createAgent(deps.commands, { companyId, fields: fields.right, metadata: adminMetadata(ctx.state) });
     if (E.isLeft(created)) {
       if (created.left.kind !== 'CompanyNotFound') throw new Error(`createAgent refused a new id: ${created.left.kind}`);
-      throw toHttpError(created.left);
+      throw agentHttpError(created.left);
     }
     await afterWrite(ctx, deps.progress, created.right.position, deps.readYourWritesTimeoutMs);
     ctx.status = 201;
@@ -62,18 +62,18 @@ export const adminAgentRoutes = (deps: AdminAgentRoutesDeps): Router => {
   router.get('/admin/companies/:id/agents/:agentId', async (ctx) => {
     const companyId = await company(ctx.params.id!);
     const doc = await deps.agents.get(companyId, ctx.params.agentId!);
-    if (!doc) throw toHttpError({ kind: 'AgentNotFound', agentId: ctx.params.agentId! });
+    if (!doc) throw agentHttpError({ kind: 'AgentNotFound', agentId: ctx.params.agentId! });
     ctx.body = { success: true, data: agentOf(doc) };
   });
 
   router.patch('/admin/companies/:id/agents/:agentId', async (ctx) => {
     const companyId = await company(ctx.params.id!);
     const changes = validateUpdateAgent(ctx.request.body);
-    if (E.isLeft(changes)) throw toHttpError(changes.left);
+    if (E.isLeft(changes)) throw agentHttpError(changes.left);
     const updated = await updateAgent(deps.commands, { agentId: ctx.params.agentId!, companyId, changes: changes.right, metadata: adminMetadata(ctx.state) });
     if (E.isLeft(updated)) {
       if (updated.left.kind !== 'AgentNotFound') throw new Error(`updateAgent refused: ${updated.left.kind}`);
-      throw toHttpError(updated.left);
+      throw agentHttpError(updated.left);
     }
     await afterWrite(ctx, deps.progress, updated.right.position, deps.readYourWritesTimeoutMs);
     ctx.body = { success: true, data: toAgentView(updated.right.agent) };

@@ -11,7 +11,7 @@ import { apiKeyNameOf, apiKeysProjection, type ApiKeyDoc } from '../readModels/a
 import { companiesProjection, type CompanyDoc } from '../../companies/readModels/companiesProjection.js';
 import type { AdminResource } from '../../../http/AdminResource.js';
 import { adminMetadata } from '../../../http/adminMetadata.js';
-import { toHttpError } from '../../../http/errorTable.js';
+import { apiKeyHttpError } from './apiKeyHttpErrors.js';
 import { afterWrite } from '../../../http/middleware/consistentReads.js';
 import type { StoredBodyCodec } from '../../../http/middleware/idempotency.js';
 import { adminApiKeys as adminApiKeysOpenApi } from './apiKeysAdminOpenApi.js';
@@ -61,7 +61,7 @@ export const adminApiKeyRoutes = (deps: AdminApiKeyRoutesDeps): Router => {
   router.post('/admin/companies/:id/keys', deps.idempotency, async (ctx) => {
     const companyId = await company(ctx.params.id!);
     const fields = validateIssueApiKey(ctx.request.body);
-    if (E.isLeft(fields)) throw toHttpError(fields.left);
+    if (E.isLeft(fields)) throw apiKeyHttpError(fields.left);
     const { name, type, permissions, expiresAt } = fields.right;
     const issued = await issueApiKey(deps.commands, {
       companyId,
@@ -75,7 +75,7 @@ export const adminApiKeyRoutes = (deps: AdminApiKeyRoutesDeps): Router => {
       if (issued.left.kind === 'ApiKeyAlreadyIssued' || issued.left.kind === 'ApiKeyNotFound' || issued.left.kind === 'ApiKeyAlreadyRevoked') {
         throw new Error(`issueApiKey refused a new key: ${issued.left.kind}`);
       }
-      throw toHttpError(issued.left);
+      throw apiKeyHttpError(issued.left);
     }
     const key = issued.right;
     await afterWrite(ctx, deps.progress, key.position, deps.readYourWritesTimeoutMs);
@@ -116,7 +116,7 @@ export const adminApiKeyRoutes = (deps: AdminApiKeyRoutesDeps): Router => {
           ctx.body = { success: true, data: { id: keyId, revokedAt: refusal.revokedAt } };
           return;
         case 'ApiKeyNotFound':
-          throw toHttpError(refusal);
+          throw apiKeyHttpError(refusal);
         default:
           throw new Error(`revokeApiKey refused: ${refusal.kind}`);
       }

@@ -10,7 +10,7 @@ import { PLATFORM_SCOPE, companiesProjection, companyOf, type CompanyDoc } from 
 import { companyListQuery } from '../readModels/companyQueries.js';
 import type { AdminResource } from '../../../http/AdminResource.js';
 import { adminMetadata } from '../../../http/adminMetadata.js';
-import { toHttpError } from '../../../http/errorTable.js';
+import { companyHttpError } from './companyHttpErrors.js';
 import { afterWrite } from '../../../http/middleware/consistentReads.js';
 import { adminCompanies as adminCompaniesOpenApi } from './companiesAdminOpenApi.js';
 import { decodeListParams, pageMeta, validationFailed } from '../../../http/query/listQuery.js';
@@ -29,7 +29,7 @@ export const adminCompanyRoutes = (deps: AdminCompanyRoutesDeps): Router => {
 
   router.post('/admin/companies', deps.idempotency, async (ctx) => {
     const fields = validateCreateCompany(ctx.request.body);
-    if (E.isLeft(fields)) throw toHttpError(fields.left);
+    if (E.isLeft(fields)) throw companyHttpError(fields.left);
     const created = await createCompany(deps.commands, { name: fields.right.name, metadata: adminMetadata(ctx.state) });
     // A new id is never taken: the only refusal, "already exists", cannot happen here.
     if (E.isLeft(created)) throw new Error(`createCompany refused a new id: ${created.left.kind}`);
@@ -48,7 +48,7 @@ export const adminCompanyRoutes = (deps: AdminCompanyRoutesDeps): Router => {
 
   router.get('/admin/companies/:id', async (ctx) => {
     const doc = await deps.companies.get(PLATFORM_SCOPE, ctx.params.id!);
-    if (!doc) throw toHttpError({ kind: 'CompanyNotFound', companyId: ctx.params.id! });
+    if (!doc) throw companyHttpError({ kind: 'CompanyNotFound', companyId: ctx.params.id! });
     ctx.body = { success: true, data: companyOf(doc) };
   });
 

@@ -2,7 +2,7 @@ import { loadCompany } from '../application/loadCompany.js';
 import type { EventStore } from '../../../application/ports/EventStore.js';
 import type { DocumentCollection } from '../../../application/ports/ReadModelStore.js';
 import { PLATFORM_SCOPE, type CompanyDoc } from '../readModels/companiesProjection.js';
-import { toHttpError } from '../../../http/errorTable.js';
+import { companyNotFoundError } from './companyHttpErrors.js';
 
 /** Where an admin route looks a company up: its read model, and the log for one the read model has not applied yet. */
 export interface CompanyLookup {
@@ -19,5 +19,5 @@ export interface CompanyLookup {
 export const knownCompany = async (lookup: CompanyLookup, companyId: string): Promise<string> => {
   if ((await lookup.companies.get(PLATFORM_SCOPE, companyId)) !== null) return companyId;
   if ((await loadCompany(lookup.eventStore, companyId)) !== null) return companyId;
-  throw toHttpError({ kind: 'CompanyNotFound', companyId });
+  throw companyNotFoundError();
 };

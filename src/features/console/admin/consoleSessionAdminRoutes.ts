@@ -11,7 +11,7 @@ import type { DocumentCollection } from '../../../application/ports/ReadModelSto
 import { companiesProjection, type CompanyDoc } from '../../companies/readModels/companiesProjection.js';
 import type { AdminResource } from '../../../http/AdminResource.js';
 import { adminMetadata } from '../../../http/adminMetadata.js';
-import { toHttpError } from '../../../http/errorTable.js';
+import { companyHttpError } from '../../companies/admin/companyHttpErrors.js';
 import { LOG_POSITION_HEADER } from '../../../http/middleware/consistentReads.js';
 import type { StoredBodyCodec } from '../../../http/middleware/idempotency.js';
 import { adminConsoleSessions as adminConsoleSessionsOpenApi } from './consoleSessionsAdminOpenApi.js';
@@ -58,10 +58,10 @@ export const adminConsoleSessionRoutes = (deps: AdminConsoleSessionRoutesDeps): 
   router.post('/admin/companies/:id/console-sessions', deps.idempotency, async (ctx) => {
     const companyId = await knownCompany(lookup, ctx.params.id!);
     const body = validateCreateBody(ConsoleSessionBody, [], ctx.request.body);
-    if (E.isLeft(body)) throw toHttpError(body.left);
+    if (E.isLeft(body)) throw companyHttpError(body.left);
     const issued = await issueConsoleLink(deps.commands, { companyId, metadata: adminMetadata(ctx.state) });
     if (E.isLeft(issued)) {
-      if (issued.left.kind === 'CompanyNotFound') throw toHttpError(issued.left);
+      if (issued.left.kind === 'CompanyNotFound') throw companyHttpError(issued.left);
       throw new Error(`issueConsoleLink refused a new link: ${issued.left.kind}`);
     }
     if (issued.right.position) ctx.set(LOG_POSITION_HEADER, issued.right.position);

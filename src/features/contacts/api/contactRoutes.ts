@@ -13,7 +13,7 @@ import { contactListQuery } from '../readModels/contactQueries.js';
 import { afterCreate, afterWrite, findAfterCreates } from '../../../http/middleware/consistentReads.js';
 import { authOf, requirePermission } from '../../../http/middleware/requirePermission.js';
 import { decodeListParams, pageMeta, validationFailed } from '../../../http/query/listQuery.js';
-import { toHttpError } from '../../../http/errorTable.js';
+import { contactHttpError } from './contactHttpErrors.js';
 import { apiMetadata } from '../../../http/apiMetadata.js';
 import { contactAggregate } from '../application/contactAggregate.js';
 import { entityHistoryRoute } from '../../../http/routes/entityHistory.js';
@@ -66,31 +66,31 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
     if (asOf !== undefined) {
       // Time travel: folded from the log up to that instant, with the read model's own evolve.
       const past = await contactAsOf(deps.commands.eventStore, { companyId, id: ctx.params.id!, asOf });
-      if (!past) throw toHttpError({ kind: 'ContactNotFound' });
+      if (!past) throw contactHttpError({ kind: 'ContactNotFound' });
       ctx.body = { success: true, data: past };
       return;
     }
     const found = await findAfterCreates(ctx.state, () => deps.contacts.getView(companyId, ctx.params.id!));
-    if (!found) throw toHttpError({ kind: 'ContactNotFound' });
+    if (!found) throw contactHttpError({ kind: 'ContactNotFound' });
     answerWithEntityTag(ctx, found);
   });
 
   router.get(
     '/contacts/:id/history',
     requirePermission('contacts:read'),
-    entityHistoryRoute(deps.commands.eventStore, contactAggregate, { kind: 'ContactNotFound' }),
+    entityHistoryRoute(deps.commands.eventStore, contactAggregate, () => contactHttpError({ kind: 'ContactNotFound' })),
   );
 
   router.post('/contacts', requirePermission('contacts:write'), deps.idempotency ?? passThrough, async (ctx) => {
     const auth = authOf(ctx.state);
     const fields = validateCreateContact(ctx.request.body);
-    if (E.isLeft(fields)) throw toHttpError(fields.left);
+    if (E.isLeft(fields)) throw contactHttpError(fields.left);
     const result = await createContact(deps.commands, {
       companyId: auth.companyId,
       fields: fields.right,
       metadata: apiMetadata(ctx.state),
     });
-    if (E.isLeft(result)) throw toHttpError(result.left);
+    if (E.isLeft(result)) throw contactHttpError(result.left);
     afterCreate(ctx, deps.answeredWrites, auth.companyId, result.right.position);
     ctx.status = 201;
     ctx.body = { success: true, data: result.right.contact };
@@ -99,7 +99,7 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
   router.put('/contacts/:id', requirePermission('contacts:write'), async (ctx) => {
     const auth = authOf(ctx.state);
     const changes = validateUpdateContact(ctx.request.body);
-    if (E.isLeft(changes)) throw toHttpError(changes.left);
+    if (E.isLeft(changes)) throw contactHttpError(changes.left);
     const result = await updateContact(deps.commands, {
       companyId: auth.companyId,
       contactId: ctx.params.id!,
@@ -107,7 +107,7 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
       metadata: apiMetadata(ctx.state),
       ...withPrecondition(ifMatchPrecondition(ctx)),
     });
-    if (E.isLeft(result)) throw toHttpError(result.left);
+    if (E.isLeft(result)) throw contactHttpError(result.left);
     await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
     setEntityTagAfterWrite(ctx, await deps.contacts.get(auth.companyId, ctx.params.id!), result.right.revision);
     ctx.body = { success: true, data: result.right.contact };

@@ -13,7 +13,7 @@ import { dealListQuery } from '../readModels/dealQueries.js';
 import { afterCreate, afterWrite } from '../../../http/middleware/consistentReads.js';
 import { authOf, requirePermission } from '../../../http/middleware/requirePermission.js';
 import { decodeListParams, pageMeta, validationFailed } from '../../../http/query/listQuery.js';
-import { toHttpError } from '../../../http/errorTable.js';
+import { dealHttpError } from './dealHttpErrors.js';
 import { apiMetadata } from '../../../http/apiMetadata.js';
 import { dealAggregate } from '../application/dealAggregate.js';
 import { entityHistoryRoute } from '../../../http/routes/entityHistory.js';
@@ -73,27 +73,27 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
     if (asOf !== undefined) {
       // Time travel: folded from the log up to that instant, with the read model's own evolve.
       const past = await dealAsOf(deps.commands.eventStore, { companyId, id: ctx.params.id!, asOf });
-      if (!past) throw toHttpError({ kind: 'DealNotFound' });
+      if (!past) throw dealHttpError({ kind: 'DealNotFound' });
       ctx.body = { success: true, data: past };
       return;
     }
     const found = await deps.deals.getView(companyId, ctx.params.id!);
-    if (!found) throw toHttpError({ kind: 'DealNotFound' });
+    if (!found) throw dealHttpError({ kind: 'DealNotFound' });
     answerWithEntityTag(ctx, found);
   });
 
   router.get(
     '/deals/:id/history',
     requirePermission('deals:read'),
-    entityHistoryRoute(deps.commands.eventStore, dealAggregate, { kind: 'DealNotFound' }),
+    entityHistoryRoute(deps.commands.eventStore, dealAggregate, () => dealHttpError({ kind: 'DealNotFound' })),
   );
 
   router.post('/deals', requirePermission('deals:write'), deps.idempotency ?? passThrough, async (ctx) => {
     const auth = authOf(ctx.state);
     const fields = validateCreateDeal(ctx.request.body);
-    if (E.isLeft(fields)) throw toHttpError(fields.left);
+    if (E.isLeft(fields)) throw dealHttpError(fields.left);
     const result = await createDeal(deps.commands, { companyId: auth.companyId, fields: fields.right, metadata: apiMetadata(ctx.state) });
-    if (E.isLeft(result)) throw toHttpError(result.left);
+    if (E.isLeft(result)) throw dealHttpError(result.left);
     afterCreate(ctx, deps.answeredWrites, auth.companyId, result.right.position);
     ctx.status = 201;
     ctx.body = { success: true, data: result.right.deal };
@@ -102,7 +102,7 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
   router.put('/deals/:id/status', requirePermission('deals:write'), async (ctx) => {
     const auth = authOf(ctx.state);
     const change = validateDealStatusChange(ctx.request.body);
-    if (E.isLeft(change)) throw toHttpError(change.left);
+    if (E.isLeft(change)) throw dealHttpError(change.left);
     const result = await changeDealStatus(deps.commands, {
       companyId: auth.companyId,
       dealId: ctx.params.id!,
@@ -110,7 +110,7 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
       metadata: apiMetadata(ctx.state),
       ...withPrecondition(ifMatchPrecondition(ctx)),
     });
-    if (E.isLeft(result)) throw toHttpError(result.left);
+    if (E.isLeft(result)) throw dealHttpError(result.left);
     await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
     setEntityTagAfterWrite(ctx, await deps.deals.get(auth.companyId, ctx.params.id!), result.right.revision);
     ctx.body = { success: true, data: result.right.deal };

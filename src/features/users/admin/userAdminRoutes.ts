@@ -10,7 +10,7 @@ import { companiesProjection, type CompanyDoc } from '../../companies/readModels
 import { usersProjection, type UserDoc } from '../readModels/usersProjection.js';
 import type { AdminResource } from '../../../http/AdminResource.js';
 import { adminMetadata } from '../../../http/adminMetadata.js';
-import { toHttpError } from '../../../http/errorTable.js';
+import { companyHttpError } from '../../companies/admin/companyHttpErrors.js';
 import { afterWrite } from '../../../http/middleware/consistentReads.js';
 import { adminUsers as adminUsersOpenApi } from './usersAdminOpenApi.js';
 import { decodeListParams, pageMeta, validationFailed } from '../../../http/query/listQuery.js';
@@ -41,11 +41,11 @@ export const adminUserRoutes = (deps: AdminUserRoutesDeps): Router => {
   router.post('/admin/companies/:id/users', deps.idempotency, async (ctx) => {
     const companyId = await company(ctx.params.id!);
     const fields = validateCreateUser(ctx.request.body);
-    if (E.isLeft(fields)) throw toHttpError(fields.left);
+    if (E.isLeft(fields)) throw companyHttpError(fields.left);
     const created = await createUser(deps.commands, { companyId, ...fields.right, metadata: adminMetadata(ctx.state) });
     if (E.isLeft(created)) {
       if (created.left.kind === 'UserAlreadyExists') throw new Error('createUser refused a new id');
-      throw toHttpError(created.left);
+      throw companyHttpError(created.left);
     }
     await afterWrite(ctx, deps.progress, created.right.position, deps.readYourWritesTimeoutMs);
     ctx.status = 201;
