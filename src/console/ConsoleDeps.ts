@@ -1,4 +1,4 @@
-import type { ConsoleSessionSettings } from '../features/console/application/ConsoleSessionSettings.js';
+import type { ConsoleSessionSettings } from '../application/consoleSessions/ConsoleSessionSettings.js';
 import type { FailedCredentials } from '../application/credentials/FailedCredentials.js';
 import type { CommandDeps } from '../application/commands/CommandDeps.js';
 import type { ConsoleSessionStore } from '../application/ports/ConsoleSessionStore.js';

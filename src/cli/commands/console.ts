@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { consoleLinkUrl } from '../../features/console/application/consoleLinkUrl.js';
 import { issueConsoleLink } from '../../features/console/application/issueConsoleLink.js';
-import { endCompanyConsoleSessions } from '../../features/console/application/consoleSession.js';
+import { endCompanyConsoleSessions } from '../../application/consoleSessions/consoleSession.js';
 import { loadCompany } from '../../features/companies/application/loadCompany.js';
 import { describeCompanyError } from '../../features/companies/domain/companyErrors.js';
 import { describeConsoleLinkError } from '../../features/console/domain/consoleLinkErrors.js';

@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import { resumeConsoleSession, type ConsoleSession } from '../../features/console/application/consoleSession.js';
+import { resumeConsoleSession, type ConsoleSession } from '../../application/consoleSessions/consoleSession.js';
 import { isCsrfToken } from '../../shared/consoleTokens.js';
 import { companiesProjection, companyOf, PLATFORM_SCOPE } from '../../features/companies/readModels/companiesProjection.js';
 import type { ConsoleDeps } from '../ConsoleDeps.js';

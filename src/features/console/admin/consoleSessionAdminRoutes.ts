@@ -5,7 +5,7 @@ import type { Middleware } from 'koa';
 import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
 import { consoleLinkUrl } from '../application/consoleLinkUrl.js';
 import { issueConsoleLink } from '../application/issueConsoleLink.js';
-import { endCompanyConsoleSessions } from '../application/consoleSession.js';
+import { endCompanyConsoleSessions } from '../../../application/consoleSessions/consoleSession.js';
 import type { ConsoleSessionStore } from '../../../application/ports/ConsoleSessionStore.js';
 import type { DocumentCollection } from '../../../application/ports/ReadModelStore.js';
 import { companiesProjection, type CompanyDoc } from '../../companies/readModels/companiesProjection.js';

@@ -8,7 +8,7 @@ import { handleCommand } from '../../../application/commands/handleCommand.js';
 import { loadAggregate } from '../../../application/commands/loadAggregate.js';
 import type { ConsoleSessionStore } from '../../../application/ports/ConsoleSessionStore.js';
 import type { EventStore } from '../../../application/ports/EventStore.js';
-import type { ConsoleSessionSettings } from './ConsoleSessionSettings.js';
+import type { ConsoleSessionSettings } from '../../../application/consoleSessions/ConsoleSessionSettings.js';
 
 export interface OpenedConsoleSession {
   readonly sessionId: string;

@@ -1,11 +1,11 @@
-import type { Delivery } from '../../application/ports/WebhookOutbox.js';
-import { WEBHOOK_EVENT_TYPES } from '../../features/webhookEvents/domain/eventTypes.js';
-import type { WebhookSubscriptionView } from '../../features/webhooks/domain/webhookSubscription.js';
-import { formatTime } from '../html/format.js';
-import { describedBy, problemOf } from '../html/formProblems.js';
-import { html, type Html } from '../html/html.js';
-import { consoleUrl, csrfField } from '../html/layout.js';
-import { secretBox } from './secretBox.js';
+import type { Delivery } from '../../../application/ports/WebhookOutbox.js';
+import { WEBHOOK_EVENT_TYPES } from '../../webhookEvents/domain/eventTypes.js';
+import type { WebhookSubscriptionView } from '../domain/webhookSubscription.js';
+import { formatTime } from '../../../console/html/format.js';
+import { describedBy, problemOf } from '../../../console/html/formProblems.js';
+import { html, type Html } from '../../../console/html/html.js';
+import { consoleUrl, csrfField } from '../../../console/html/layout.js';
+import { secretBox } from '../../../console/pages/secretBox.js';
 
 /** What the subscribe form was sent with, and what was wrong with it. */
 export interface SubscribeForm {

@@ -1,8 +1,8 @@
 import Router from '@koa/router';
-import { endConsoleSession } from '../../features/console/application/consoleSession.js';
-import type { ConsoleDeps } from '../ConsoleDeps.js';
-import { redirectTo } from '../pages/render.js';
-import { clearSessionCookie, framedByOthers, readSessionCookie } from '../sessionCookie.js';
+import { endConsoleSession } from '../../../application/consoleSessions/consoleSession.js';
+import type { ConsoleDeps } from '../../../console/ConsoleDeps.js';
+import { redirectTo } from '../../../console/pages/render.js';
+import { clearSessionCookie, framedByOthers, readSessionCookie } from '../../../console/sessionCookie.js';
 
 /** POST /console/logout: the session ends everywhere (its record is deleted), the cookie is cleared. */
 export const sessionRoutes = (deps: ConsoleDeps): Router => {

@@ -1,14 +1,14 @@
 import Router from '@koa/router';
-import { companyUsage } from '../../application/usage/companyUsage.js';
-import { apiKeysProjection } from '../../features/apiKeys/readModels/apiKeysProjection.js';
-import { companiesProjection, companyOf, PLATFORM_SCOPE } from '../../features/companies/readModels/companiesProjection.js';
-import type { ConsoleDeps } from '../ConsoleDeps.js';
-import { ConsolePageError } from '../ConsolePageError.js';
-import { allDocuments } from '../pages/allDocuments.js';
-import { keyState } from '../pages/keyLabel.js';
-import { overviewBody } from '../pages/overviewPage.js';
-import { renderPage } from '../pages/render.js';
-import { signedInOf } from '../session/requireSession.js';
+import { companyUsage } from '../../../application/usage/companyUsage.js';
+import { apiKeysProjection } from '../../apiKeys/readModels/apiKeysProjection.js';
+import { companiesProjection, companyOf, PLATFORM_SCOPE } from '../readModels/companiesProjection.js';
+import type { ConsoleDeps } from '../../../console/ConsoleDeps.js';
+import { ConsolePageError } from '../../../console/ConsolePageError.js';
+import { allDocuments } from '../../../console/pages/allDocuments.js';
+import { keyState } from '../../apiKeys/console/keyLabel.js';
+import { overviewBody } from './overviewPage.js';
+import { renderPage } from '../../../console/pages/render.js';
+import { signedInOf } from '../../../console/session/requireSession.js';
 
 /** GET /console: the overview. */
 export const overviewRoutes = (deps: ConsoleDeps): Router => {

@@ -1,6 +1,6 @@
-import type { EntityChange, FieldChange } from '../../application/audit/entityChanges.js';
-import { formatTime, formatValue } from '../html/format.js';
-import { html, type Html } from '../html/html.js';
+import type { EntityChange, FieldChange } from '../../../application/audit/entityChanges.js';
+import { formatTime, formatValue } from '../../../console/html/format.js';
+import { html, type Html } from '../../../console/html/html.js';
 
 /** Who made a change, as the timeline names them. */
 export const whoOf = (change: EntityChange, keyNames: ReadonlyMap<string, string>): string => {

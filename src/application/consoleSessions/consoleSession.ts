@@ -1,6 +1,6 @@
-import { hashConsoleSecret, parseConsoleToken } from '../../../shared/consoleTokens.js';
-import type { Clock } from '../../../shared/Clock.js';
-import type { ConsoleSessionStore } from '../../../application/ports/ConsoleSessionStore.js';
+import { hashConsoleSecret, parseConsoleToken } from '../../shared/consoleTokens.js';
+import type { Clock } from '../../shared/Clock.js';
+import type { ConsoleSessionStore } from '../ports/ConsoleSessionStore.js';
 import type { ConsoleSessionSettings } from './ConsoleSessionSettings.js';
 
 /** A console session resumed by a request: whose it is, and its secret (the CSRF token is derived from it). */

@@ -1,8 +1,8 @@
-import { WEBHOOK_EVENT_TYPES, isContactEventType, type WebhookEventType } from '../../features/webhookEvents/domain/eventTypes.js';
-import type { WebhookEventDoc } from '../../features/webhookEvents/readModels/webhookEventsProjection.js';
-import { formatTime } from '../html/format.js';
-import { html, type Html } from '../html/html.js';
-import { consoleUrl } from '../html/layout.js';
+import { WEBHOOK_EVENT_TYPES, isContactEventType, type WebhookEventType } from '../domain/eventTypes.js';
+import type { WebhookEventDoc } from '../readModels/webhookEventsProjection.js';
+import { formatTime } from '../../../console/html/format.js';
+import { html, type Html } from '../../../console/html/html.js';
+import { consoleUrl } from '../../../console/html/layout.js';
 
 /** The record an event is about: a contact or a deal, by the id its data carries. */
 const recordLink = (basePath: string, doc: WebhookEventDoc): Html => {

@@ -1,12 +1,12 @@
-import type { IssuedApiKey } from '../../features/apiKeys/application/issueApiKey.js';
-import { ALL_PERMISSIONS, ApiKeyType, type Permission } from '../../shared/permissions.js';
-import type { ApiKeyDoc } from '../../features/apiKeys/readModels/apiKeysProjection.js';
-import { formatTime } from '../html/format.js';
-import { describedBy, problemOf } from '../html/formProblems.js';
-import { html, type Html } from '../html/html.js';
-import { consoleUrl, csrfField } from '../html/layout.js';
+import type { IssuedApiKey } from '../application/issueApiKey.js';
+import { ALL_PERMISSIONS, ApiKeyType, type Permission } from '../../../shared/permissions.js';
+import type { ApiKeyDoc } from '../readModels/apiKeysProjection.js';
+import { formatTime } from '../../../console/html/format.js';
+import { describedBy, problemOf } from '../../../console/html/formProblems.js';
+import { html, type Html } from '../../../console/html/html.js';
+import { consoleUrl, csrfField } from '../../../console/html/layout.js';
 import { keyLabel, keyState } from './keyLabel.js';
-import { secretBox } from './secretBox.js';
+import { secretBox } from '../../../console/pages/secretBox.js';
 
 export const KEY_TYPES = Object.keys(ApiKeyType.keys) as readonly ApiKeyType[];
 

@@ -1,16 +1,16 @@
 import Router from '@koa/router';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Context } from 'koa';
-import { endConsoleSession, resumeConsoleSession } from '../../features/console/application/consoleSession.js';
-import { checkConsoleLink, redeemConsoleLink } from '../../features/console/application/redeemConsoleLink.js';
-import type { ConsoleLinkError } from '../../features/console/domain/consoleLinkErrors.js';
-import type { ConsoleDeps } from '../ConsoleDeps.js';
-import { ConsolePageError } from '../ConsolePageError.js';
-import { html, type Html } from '../html/html.js';
-import { consoleUrl, layout } from '../html/layout.js';
-import { field, readForm } from '../session/formBody.js';
-import { companyNameOf, crossOrigin, failedCredential } from '../session/requireSession.js';
-import { clearSessionCookie, framedByOthers, readSessionCookie, setSessionCookie } from '../sessionCookie.js';
+import { endConsoleSession, resumeConsoleSession } from '../../../application/consoleSessions/consoleSession.js';
+import { checkConsoleLink, redeemConsoleLink } from '../application/redeemConsoleLink.js';
+import type { ConsoleLinkError } from '../domain/consoleLinkErrors.js';
+import type { ConsoleDeps } from '../../../console/ConsoleDeps.js';
+import { ConsolePageError } from '../../../console/ConsolePageError.js';
+import { html, type Html } from '../../../console/html/html.js';
+import { consoleUrl, layout } from '../../../console/html/layout.js';
+import { field, readForm } from '../../../console/session/formBody.js';
+import { companyNameOf, crossOrigin, failedCredential } from '../../../console/session/requireSession.js';
+import { clearSessionCookie, framedByOthers, readSessionCookie, setSessionCookie } from '../../../console/sessionCookie.js';
 
 const NEW_LINK = 'Console links open the console once, within 15 minutes. Open the console again from your platform’s dashboard: it hands you a new link.';
 

@@ -1,4 +1,4 @@
-import { apiKeyNameOf, type ApiKeyDoc } from '../../features/apiKeys/readModels/apiKeysProjection.js';
+import { apiKeyNameOf, type ApiKeyDoc } from '../readModels/apiKeysProjection.js';
 
 /** How a key is named on a page: its name when it has one, else its hint (`chr_...abcd`). */
 export const keyLabel = (doc: ApiKeyDoc): string => apiKeyNameOf(doc) ?? doc.keyHint;
