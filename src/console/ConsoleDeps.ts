@@ -19,6 +19,8 @@ export interface ConsoleDeps {
   /** The log, new ids and the time: what the application's commands need. */
   readonly commands: CommandDeps;
   readonly readModels: Pick<ReadModelStore, 'collection'>;
+  /** A company's name as the pages show it (its id while the read models do not have it yet). */
+  readonly companyName: (companyId: string) => Promise<string>;
   /** A change answers once its read models applied it (at most this long), so the next page shows it. */
   readonly readYourWrites: { readonly progress: ReadModelProgress; readonly readYourWritesTimeoutMs: number };
   /** How far the read models this process serves have applied the log (the event feed is served up to it). */

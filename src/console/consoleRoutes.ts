@@ -2,15 +2,15 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { ConsoleDeps } from './ConsoleDeps.js';
 import { consoleErrors } from './consoleErrors.js';
-import { activityRoutes } from '../features/webhookEvents/console/activityRoutes.js';
 import { assetRoutes } from './routes/assetRoutes.js';
-import { keyRoutes } from '../features/apiKeys/console/keyRoutes.js';
-import { loginRoutes } from '../features/console/routes/loginRoutes.js';
-import { overviewRoutes } from '../features/companies/console/overviewRoutes.js';
-import { sessionRoutes } from '../features/console/routes/sessionRoutes.js';
-import { webhookRoutes } from '../features/webhooks/console/webhookRoutes.js';
 import { securityHeaders } from './securityHeaders.js';
 import { requireSession } from './session/requireSession.js';
+
+/** A feature's pages: their routes, and whether they need a session (every page but a link's own). */
+export interface ConsolePages {
+  readonly routes: (deps: ConsoleDeps) => Router;
+  readonly signedIn: boolean;
+}
 
 /** Routes and the middleware that runs before them, once one matched (see RouteTable). */
 export interface MountedRoutes {
@@ -19,18 +19,17 @@ export interface MountedRoutes {
 }
 
 /**
- * The customer console, mounted beside the API under the base path: its assets
- * and its way in (a link's page, the sign-in) without a session; every other
- * page behind `requireSession` (an open session, its CSRF token on every
+ * The customer console, mounted beside the API under the base path: its assets,
+ * and the features' pages (the registry's, in its order): a link's page and the
+ * sign-in without a session; every other page behind `requireSession` (an open session, its CSRF token on every
  * change). Every response carries the console's security headers; errors are
  * pages, not JSON.
  */
-export const consoleRoutes = (deps: ConsoleDeps): readonly MountedRoutes[] => {
+export const consoleRoutes = (deps: ConsoleDeps, pages: readonly ConsolePages[]): readonly MountedRoutes[] => {
   const common: Middleware[] = [securityHeaders(deps.settings.frameAncestors), consoleErrors(deps)];
   const signedIn: Middleware[] = [...common, requireSession(deps)];
   return [
     { router: assetRoutes(), before: common },
-    { router: loginRoutes(deps), before: common },
-    ...[sessionRoutes, overviewRoutes, keyRoutes, webhookRoutes, activityRoutes].map((routes) => ({ router: routes(deps), before: signedIn })),
+    ...pages.map((page) => ({ router: page.routes(deps), before: page.signedIn ? signedIn : common })),
   ];
 };

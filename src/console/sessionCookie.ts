@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { CONSOLE_PATH } from '../features/console/application/consoleLinkUrl.js';
+import { CONSOLE_PATH } from './consolePath.js';
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = 'chronicle_console';

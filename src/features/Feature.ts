@@ -1,6 +1,7 @@
 import type { AnyAggregate } from '../application/aggregates/AggregateDescriptor.js';
 import type { Projection, ReadModelDocument } from '../application/ports/ReadModelStore.js';
 import type { ReadModelCheck } from '../application/verify/ReadModelCheck.js';
+import type { ConsolePages } from '../console/consoleRoutes.js';
 import type { AdminResource } from '../http/AdminResource.js';
 import type { ApiResource } from '../http/ApiResource.js';
 
@@ -12,8 +13,8 @@ export interface RegisteredReadModel {
 
 /**
  * One feature's whole public face: the aggregates whose streams it writes, the
- * read models it keeps, the customer API's resources it serves, and the admin
- * API's (`/admin`, for the platform). The registry (index.ts) lists every
+ * read models it keeps, the customer API's resources it serves, the admin
+ * API's (`/admin`, for the platform), and its pages of the customer console. The registry (index.ts) lists every
  * feature; adding one is adding it there.
  */
 export interface Feature {
@@ -22,6 +23,8 @@ export interface Feature {
   readonly readModels?: readonly RegisteredReadModel[];
   readonly resources?: readonly ApiResource[];
   readonly adminResources?: readonly AdminResource[];
+  /** Its pages of the customer console. */
+  readonly consolePages?: readonly ConsolePages[];
 }
 
 /** A projection of any document type, as the registry holds it. */

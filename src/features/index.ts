@@ -2,6 +2,7 @@ import type { AnyAggregate } from '../application/aggregates/AggregateDescriptor
 import type { Projection, ReadModelDocument } from '../application/ports/ReadModelStore.js';
 import type { ReadModelCheck } from '../application/verify/ReadModelCheck.js';
 import { storedEventTypesOf, type StoredEventType } from '../application/versioning/storedEventTypes.js';
+import type { ConsolePages } from '../console/consoleRoutes.js';
 import type { ApiResource } from '../http/ApiResource.js';
 import type { AdminResource } from '../http/AdminResource.js';
 import { adminApiSpec } from '../http/openapi/admin/document.js';
@@ -43,6 +44,9 @@ export const PROJECTIONS: readonly Projection<ReadModelDocument>[] = FEATURES.fl
 export const READ_MODEL_CHECKS: readonly ReadModelCheck[] = FEATURES.flatMap((feature) =>
   (feature.readModels ?? []).flatMap((readModel) => (readModel.check ? [readModel.check] : [])),
 );
+
+/** Every page of the customer console, in the features' order (a link's page first). */
+export const CONSOLE_PAGES: readonly ConsolePages[] = FEATURES.flatMap((feature) => feature.consolePages ?? []);
 
 /** Every resource of the customer API, each with its routes and its part of the OpenAPI document. */
 export const API_RESOURCES: readonly ApiResource[] = FEATURES.flatMap((feature) => feature.resources ?? []);

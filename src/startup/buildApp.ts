@@ -5,6 +5,7 @@ import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { UsageRecorder } from '../application/usage/UsageRecorder.js';
 import { consoleRoutes } from '../console/consoleRoutes.js';
+import { companyNameReader } from '../features/companies/readModels/companyQueries.js';
 import type { ConsoleDeps } from '../console/ConsoleDeps.js';
 import type { Config } from '../config.js';
 import { rateLimit } from '../http/middleware/rateLimit.js';
@@ -12,7 +13,7 @@ import { createApp } from '../http/createApp.js';
 import { openApiRoutes } from '../http/routes/openapi.js';
 import { idempotency } from '../http/middleware/idempotency.js';
 import type { ApiContext } from '../http/ApiResource.js';
-import { API_RESOURCES, adminDocument, apiDocument } from '../features/index.js';
+import { API_RESOURCES, CONSOLE_PAGES, adminDocument, apiDocument } from '../features/index.js';
 import type { ChronicleMetrics } from '../ops/ChronicleMetrics.js';
 import { checkReadiness } from '../ops/readiness.js';
 import { systemClock } from '../shared/Clock.js';
@@ -122,7 +123,7 @@ export const buildApp = (parts: AppParts): Koa => {
       openApiRoutes(config.basePath, adminDocument(config.basePath), { prefix: '/admin', title: 'Chronicle admin API documentation' }),
     ],
     // The customer console beside the API, on the same stores, behind its own sessions.
-    mounted: consoleRoutes(consoleDeps(parts, api, failedCredentials)),
+    mounted: consoleRoutes(consoleDeps(parts, api, failedCredentials), CONSOLE_PAGES),
     api: { ...apiRoutes(parts, api, readSide.progress), failedCredentials },
     admin: adminApi(parts, readSide.progress, failedCredentials),
   });
@@ -159,6 +160,7 @@ const consoleDeps = (parts: AppParts, api: ApiContext, failedCredentials: Failed
   basePath: parts.config.basePath,
   commands: api.commands,
   readModels: api.readModels,
+  companyName: companyNameReader(api.readModels),
   readYourWrites: api.readYourWrites,
   appliedPosition: api.appliedPosition,
   sessions: parts.stores.consoleSessions,

@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { consoleLinkUrl } from '../../features/console/application/consoleLinkUrl.js';
+import { consoleLinkUrl } from '../../features/console/routes/consoleLinkUrl.js';
 import { issueConsoleLink } from '../../features/console/application/issueConsoleLink.js';
 import { endCompanyConsoleSessions } from '../../application/consoleSessions/consoleSession.js';
 import { loadCompany } from '../../features/companies/application/loadCompany.js';

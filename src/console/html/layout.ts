@@ -1,4 +1,4 @@
-import { CONSOLE_PATH } from '../../features/console/application/consoleLinkUrl.js';
+import { CONSOLE_PATH } from '../consolePath.js';
 import { CONSOLE_ASSETS_VERSION } from '../assets/consoleAssets.js';
 import { html, type Html } from './html.js';
 import { formatTime } from './format.js';

@@ -1,7 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import { resumeConsoleSession, type ConsoleSession } from '../../application/consoleSessions/consoleSession.js';
 import { isCsrfToken } from '../../shared/consoleTokens.js';
-import { companiesProjection, companyOf, PLATFORM_SCOPE } from '../../features/companies/readModels/companiesProjection.js';
 import type { ConsoleDeps } from '../ConsoleDeps.js';
 import { ConsolePageError } from '../ConsolePageError.js';
 import { clearSessionCookie, framedByOthers, readSessionCookie } from '../sessionCookie.js';
@@ -20,15 +19,6 @@ export const signedInOf = (ctx: Context): SignedIn => {
 };
 
 const SAFE = new Set(['GET', 'HEAD']);
-
-/** A company's name as its pages show it (its id while the read models do not have it yet). */
-export const companyNameOf = (deps: Pick<ConsoleDeps, 'readModels'>): ((companyId: string) => Promise<string>) => {
-  const companies = deps.readModels.collection(companiesProjection);
-  return async (companyId) => {
-    const company = await companies.get(PLATFORM_SCOPE, companyId);
-    return company ? companyOf(company).name : companyId;
-  };
-};
 
 /**
  * A refused link or session cookie, counted for the client's address: `page`,
@@ -64,7 +54,6 @@ export const failedCredential = (
  * (`_csrf`), else a 403 page and nothing is done.
  */
 export const requireSession = (deps: ConsoleDeps): Middleware => {
-  const companyName = companyNameOf(deps);
   const framed = framedByOthers(deps.settings.frameAncestors);
   return async (ctx, next) => {
     const change = !SAFE.has(ctx.method);
@@ -83,7 +72,7 @@ export const requireSession = (deps: ConsoleDeps): Middleware => {
       throw cookie === null ? signedOut : failedCredential(deps, ctx, 'console_session', signedOut);
     }
     if (change) await requireCsrfToken(ctx, session);
-    ctx.state.console = { session, companyName: await companyName(session.companyId) } satisfies SignedIn;
+    ctx.state.console = { session, companyName: await deps.companyName(session.companyId) } satisfies SignedIn;
     await next();
     ctx.set('Cache-Control', 'no-store');
   };

@@ -1,3 +1,4 @@
+import { keyRoutes } from './console/keyRoutes.js';
 import { apiKeyAggregate } from './application/apiKeyAggregate.js';
 import { testResource } from './api/testRoutes.js';
 import { apiKeyDirectoryCheck } from './readModels/apiKeyDirectoryCheck.js';
@@ -14,4 +15,5 @@ export const apiKeys: Feature = {
   readModels: [readModel(apiKeysProjection, apiKeysCheck), readModel(apiKeyDirectoryProjection, apiKeyDirectoryCheck)],
   resources: [testResource],
   adminResources: [adminApiKeysResource],
+  consolePages: [{ routes: keyRoutes, signedIn: true }],
 };

@@ -1,3 +1,4 @@
+import { overviewRoutes } from './console/overviewRoutes.js';
 import { companyAggregate } from './application/companyAggregate.js';
 import { companiesCheck } from './readModels/companiesCheck.js';
 import { companiesProjection } from './readModels/companiesProjection.js';
@@ -10,4 +11,5 @@ export const companies: Feature = {
   aggregates: [companyAggregate],
   readModels: [readModel(companiesProjection, companiesCheck)],
   adminResources: [adminCompaniesResource],
+  consolePages: [{ routes: overviewRoutes, signedIn: true }],
 };

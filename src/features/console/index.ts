@@ -1,15 +1,22 @@
 import { consoleLinkAggregate } from './application/consoleLinkAggregate.js';
 import { adminConsoleSessionsResource } from './admin/consoleSessionAdminRoutes.js';
 import type { Feature } from '../Feature.js';
+import { loginRoutes } from './routes/loginRoutes.js';
+import { sessionRoutes } from './routes/sessionRoutes.js';
 
 /**
  * The customer console: its single-use links are streams of the log, issued
- * over the admin API (`/admin/companies/:id/console-sessions`) or the CLI. Its pages
- * (src/console) are mounted beside the API by the start-up; its sessions and
- * usage counters are stores of their own.
+ * over the admin API (`/admin/companies/:id/console-sessions`) or the CLI; its
+ * pages are a link's own and the sign-out. The console's kernel (src/console:
+ * layout, sessions, CSRF, headers) mounts every feature's pages beside the API;
+ * its sessions and usage counters are stores of their own.
  */
 export const customerConsole: Feature = {
   name: 'console',
   aggregates: [consoleLinkAggregate],
   adminResources: [adminConsoleSessionsResource],
+  consolePages: [
+    { routes: loginRoutes, signedIn: false },
+    { routes: sessionRoutes, signedIn: true },
+  ],
 };

@@ -1,3 +1,4 @@
+import { activityRoutes } from './console/activityRoutes.js';
 import { eventsResource } from './api/eventRoutes.js';
 import { triggersResource } from './api/triggerRoutes.js';
 import { webhookEventsProjections } from './readModels/webhookEventsProjection.js';
@@ -8,4 +9,5 @@ export const webhookEvents: Feature = {
   name: 'webhook events',
   readModels: webhookEventsProjections.map((projection) => readModel(projection)),
   resources: [triggersResource, eventsResource],
+  consolePages: [{ routes: activityRoutes, signedIn: true }],
 };

@@ -1,3 +1,4 @@
+import { webhookRoutes } from './console/webhookRoutes.js';
 import { webhookAggregate } from './application/webhookAggregate.js';
 import { webhooksResource } from './api/webhookRoutes.js';
 import { webhooksCheck } from './readModels/webhooksCheck.js';
@@ -10,4 +11,5 @@ export const webhooks: Feature = {
   aggregates: [webhookAggregate],
   readModels: [readModel(webhooksProjection, webhooksCheck)],
   resources: [webhooksResource],
+  consolePages: [{ routes: webhookRoutes, signedIn: true }],
 };

@@ -1,5 +1,5 @@
-import type { Filter, ListQuery } from '../../../application/ports/ReadModelStore.js';
-import { PLATFORM_SCOPE } from './companiesProjection.js';
+import type { Filter, ListQuery, ReadModelStore } from '../../../application/ports/ReadModelStore.js';
+import { PLATFORM_SCOPE, companiesProjection, companyOf } from './companiesProjection.js';
 
 export interface CompanyListParams {
   /** Case-insensitive literal text within the name. */
@@ -15,4 +15,13 @@ export const companyListQuery = (params: CompanyListParams): ListQuery => {
   const search = params.search?.trim();
   if (search) filters.push({ op: 'contains', fields: ['company.name'], text: search });
   return { companyId: PLATFORM_SCOPE, filters, page: params.page, limit: params.limit, order: 'asc' };
+};
+
+/** A company's name as pages show it: from the read model, or its id while the read model does not have it yet. */
+export const companyNameReader = (readModels: Pick<ReadModelStore, 'collection'>): ((companyId: string) => Promise<string>) => {
+  const companies = readModels.collection(companiesProjection);
+  return async (companyId) => {
+    const company = await companies.get(PLATFORM_SCOPE, companyId);
+    return company ? companyOf(company).name : companyId;
+  };
 };

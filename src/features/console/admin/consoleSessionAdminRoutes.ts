@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import type { Middleware } from 'koa';
 import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
-import { consoleLinkUrl } from '../application/consoleLinkUrl.js';
+import { consoleLinkUrl } from '../routes/consoleLinkUrl.js';
 import { issueConsoleLink } from '../application/issueConsoleLink.js';
 import { endCompanyConsoleSessions } from '../../../application/consoleSessions/consoleSession.js';
 import type { ConsoleSessionStore } from '../../../application/ports/ConsoleSessionStore.js';

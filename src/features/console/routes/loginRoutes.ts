@@ -9,7 +9,7 @@ import { ConsolePageError } from '../../../console/ConsolePageError.js';
 import { html, type Html } from '../../../console/html/html.js';
 import { consoleUrl, layout } from '../../../console/html/layout.js';
 import { field, readForm } from '../../../console/session/formBody.js';
-import { companyNameOf, crossOrigin, failedCredential } from '../../../console/session/requireSession.js';
+import { crossOrigin, failedCredential } from '../../../console/session/requireSession.js';
 import { clearSessionCookie, framedByOthers, readSessionCookie, setSessionCookie } from '../../../console/sessionCookie.js';
 
 const NEW_LINK = 'Console links open the console once, within 15 minutes. Open the console again from your platform’s dashboard: it hands you a new link.';
@@ -57,7 +57,7 @@ const currentSessionNote = (basePath: string, opens: string, current: string | n
 export const loginRoutes = (deps: ConsoleDeps): Router => {
   const router = new Router();
   const framed = framedByOthers(deps.settings.frameAncestors);
-  const companyName = companyNameOf(deps);
+  const { companyName } = deps;
 
   router.get('/console/login', async (ctx) => {
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';

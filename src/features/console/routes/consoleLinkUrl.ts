@@ -1,5 +1,4 @@
-/** Where the console is served, under the base path. */
-export const CONSOLE_PATH = '/console';
+import { CONSOLE_PATH } from '../../../console/consolePath.js';
 
 /** The page a link opens: it shows the link's state, and redeems it with a POST (never on a GET, which link previewers send). */
 export const CONSOLE_LOGIN_PATH = `${CONSOLE_PATH}/login`;
