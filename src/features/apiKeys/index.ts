@@ -17,3 +17,8 @@ export const apiKeys: Feature = {
   adminResources: [adminApiKeysResource],
   consolePages: [{ routes: keyRoutes, signedIn: true }],
 };
+
+// What other features use of this one.
+export { keyLabel, keyState } from './console/keyLabel.js';
+export { apiKeysProjection } from './readModels/apiKeysProjection.js';
+export type { ApiKeyDoc } from './readModels/apiKeysProjection.js';

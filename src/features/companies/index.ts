@@ -1,4 +1,3 @@
-import { overviewRoutes } from './console/overviewRoutes.js';
 import { companyAggregate } from './application/companyAggregate.js';
 import { companiesCheck } from './readModels/companiesCheck.js';
 import { companiesProjection } from './readModels/companiesProjection.js';
@@ -11,5 +10,12 @@ export const companies: Feature = {
   aggregates: [companyAggregate],
   readModels: [readModel(companiesProjection, companiesCheck)],
   adminResources: [adminCompaniesResource],
-  consolePages: [{ routes: overviewRoutes, signedIn: true }],
 };
+
+// What other features use of this one.
+export { companyHttpError } from './admin/companyHttpErrors.js';
+export { knownCompany } from './admin/knownCompany.js';
+export { loadCompany } from './application/loadCompany.js';
+export type { CompanyNotFound } from './domain/companyErrors.js';
+export { PLATFORM_SCOPE, companiesProjection, companyOf } from './readModels/companiesProjection.js';
+export type { Company, CompanyDoc } from './readModels/companiesProjection.js';

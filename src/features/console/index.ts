@@ -2,12 +2,13 @@ import { consoleLinkAggregate } from './application/consoleLinkAggregate.js';
 import { adminConsoleSessionsResource } from './admin/consoleSessionAdminRoutes.js';
 import type { Feature } from '../Feature.js';
 import { loginRoutes } from './routes/loginRoutes.js';
+import { overviewRoutes } from './routes/overviewRoutes.js';
 import { sessionRoutes } from './routes/sessionRoutes.js';
 
 /**
  * The customer console: its single-use links are streams of the log, issued
  * over the admin API (`/admin/companies/:id/console-sessions`) or the CLI; its
- * pages are a link's own and the sign-out. The console's kernel (src/console:
+ * pages are a link's own, the sign-out and the overview. The console's kernel (src/console:
  * layout, sessions, CSRF, headers) mounts every feature's pages beside the API;
  * its sessions and usage counters are stores of their own.
  */
@@ -18,5 +19,6 @@ export const customerConsole: Feature = {
   consolePages: [
     { routes: loginRoutes, signedIn: false },
     { routes: sessionRoutes, signedIn: true },
+    { routes: overviewRoutes, signedIn: true },
   ],
 };

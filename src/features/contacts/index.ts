@@ -12,3 +12,18 @@ export const contacts: Feature = {
   readModels: [readModel(contactsProjection, contactsCheck)],
   resources: [contactsResource],
 };
+
+// What other features use of this one.
+export { contacts as contactsOpenApi, normalisedPhoneNumber } from './api/contactsOpenApi.js';
+export { contactAggregate } from './application/contactAggregate.js';
+export type { ContactCommand } from './domain/contactCommands.js';
+export { contactDecider } from './domain/contactDecider.js';
+export type { ContactState } from './domain/contactDecider.js';
+export { ContactCreated, ContactEvent, ContactUpdated, contactStream } from './domain/contactEvents.js';
+export type { ContactChanges } from './domain/contactEvents.js';
+export { contactFromCreated, toContactView } from './domain/contactRecord.js';
+export type { ContactRecord } from './domain/contactRecord.js';
+export type { Contact } from './domain/contactView.js';
+export { contactAsOf } from './readModels/contactAsOf.js';
+export { contactOf, contactsProjection } from './readModels/contactsProjection.js';
+export type { ContactDoc } from './readModels/contactsProjection.js';

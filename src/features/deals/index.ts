@@ -11,3 +11,19 @@ export const deals: Feature = {
   readModels: [readModel(dealsProjection, dealsCheck)],
   resources: [dealsResource],
 };
+
+// What other features use of this one.
+export { deals as dealsOpenApi } from './api/dealsOpenApi.js';
+export { dealAggregate } from './application/dealAggregate.js';
+export type { DealCommand } from './domain/dealCommands.js';
+export { contactSummaryOf } from './domain/dealContactSummary.js';
+export { dealDecider } from './domain/dealDecider.js';
+export type { DealState } from './domain/dealDecider.js';
+export { DealCreated, DealStatusChanged } from './domain/dealEvents.js';
+export type { DealEvent } from './domain/dealEvents.js';
+export { dealFromCreated } from './domain/dealRecord.js';
+export { toDealView } from './domain/dealView.js';
+export type { Deal } from './domain/dealView.js';
+export { dealAsOf } from './readModels/dealAsOf.js';
+export { dealOf, dealsProjection } from './readModels/dealsProjection.js';
+export type { DealDoc } from './readModels/dealsProjection.js';

@@ -11,3 +11,6 @@ export const users: Feature = {
   readModels: [readModel(usersProjection, usersCheck)],
   adminResources: [adminUsersResource],
 };
+
+// What other features use of this one.
+export { UserEvent, userStream } from './domain/userEvents.js';

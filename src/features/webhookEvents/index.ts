@@ -11,3 +11,8 @@ export const webhookEvents: Feature = {
   resources: [triggersResource, eventsResource],
   consolePages: [{ routes: activityRoutes, signedIn: true }],
 };
+
+// What other features use of this one.
+export { deriveSampleData } from './domain/deriveSampleData.js';
+export type { DerivedWebhookEvent } from './domain/derivedWebhookEvent.js';
+export { WEBHOOK_EVENT_TYPES, WebhookEventType, isContactEventType, readPermissionFor } from './domain/eventTypes.js';

@@ -1,7 +1,7 @@
 import type { Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
 import { cachedDecoder } from '../../../application/versioning/decodeStoredEvent.js';
 import { AdminTokenEvent } from '../domain/adminTokenEvents.js';
-import { PLATFORM_SCOPE } from '../../companies/readModels/companiesProjection.js';
+import { PLATFORM_SCOPE } from '../../companies/index.js';
 
 /** An admin token as the platform's operators list it: its id, name and hint, never the token. */
 export interface AdminToken {

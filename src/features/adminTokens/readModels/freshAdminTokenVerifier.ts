@@ -5,7 +5,7 @@ import type { DocumentCollection } from '../../../application/ports/ReadModelSto
 import { adminTokenDecider } from '../domain/adminTokenDecider.js';
 import { AdminTokenEvent, adminTokenStream } from '../domain/adminTokenEvents.js';
 import { hashAdminToken, isWellFormedAdminToken } from '../../../shared/adminTokenFormat.js';
-import { PLATFORM_SCOPE } from '../../companies/readModels/companiesProjection.js';
+import { PLATFORM_SCOPE } from '../../companies/index.js';
 import {
   freshCredentialVerifier,
   type CredentialLookup,

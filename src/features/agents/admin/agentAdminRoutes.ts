@@ -11,14 +11,14 @@ import { toAgentView } from '../domain/agentRecord.js';
 import { AGENT_STATUSES, type AgentStatus } from '../domain/AgentStatus.js';
 import { agentOf, agentsProjection, type AgentDoc } from '../readModels/agentsProjection.js';
 import { agentListQuery } from '../readModels/agentQueries.js';
-import { companiesProjection, type CompanyDoc } from '../../companies/readModels/companiesProjection.js';
+import { companiesProjection, type CompanyDoc } from '../../companies/index.js';
 import type { AdminResource } from '../../../http/AdminResource.js';
 import { adminMetadata } from '../../../http/adminMetadata.js';
 import { agentHttpError } from './agentHttpErrors.js';
 import { afterWrite } from '../../../http/middleware/consistentReads.js';
 import { adminAgents as adminAgentsOpenApi } from './agentsAdminOpenApi.js';
 import { decodeListParams, pageMeta, validationFailed } from '../../../http/query/listQuery.js';
-import { knownCompany } from '../../companies/admin/knownCompany.js';
+import { knownCompany } from '../../companies/index.js';
 
 export interface AdminAgentRoutesDeps {
   readonly companies: DocumentCollection<CompanyDoc>;

@@ -1,7 +1,7 @@
 import { HttpError } from '../../../http/HttpError.js';
 import type { KernelFailure } from '../../../http/errorTable.js';
-import { companyHttpError } from '../../companies/admin/companyHttpErrors.js';
-import type { CompanyNotFound } from '../../companies/domain/companyErrors.js';
+import { companyHttpError } from '../../companies/index.js';
+import type { CompanyNotFound } from '../../companies/index.js';
 import type { AgentError } from '../domain/agentErrors.js';
 
 /** The spec's error bodies of the agents' refusals on the admin API. */

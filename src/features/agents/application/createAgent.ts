@@ -4,10 +4,10 @@ import { agentDecider } from '../domain/agentDecider.js';
 import type { AgentError } from '../domain/agentErrors.js';
 import { AgentEvent, agentStream } from '../domain/agentEvents.js';
 import type { AgentRecord } from '../domain/agentRecord.js';
-import type { CompanyNotFound } from '../../companies/domain/companyErrors.js';
+import type { CompanyNotFound } from '../../companies/index.js';
 import type { Position } from '../../../shared/Position.js';
 import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
-import { loadCompany } from '../../companies/application/loadCompany.js';
+import { loadCompany } from '../../companies/index.js';
 import { handleCommand } from '../../../application/commands/handleCommand.js';
 import type { WriteMetadata } from '../../../application/commands/WriteMetadata.js';
 

@@ -8,7 +8,7 @@ import type { DocumentCollection } from '../../../application/ports/ReadModelSto
 import type { ReadModelProgress } from '../../../application/subscriptions/ReadModelProgress.js';
 import { validateIssueApiKey } from '../domain/apiKeyInput.js';
 import { apiKeyNameOf, apiKeysProjection, type ApiKeyDoc } from '../readModels/apiKeysProjection.js';
-import { companiesProjection, type CompanyDoc } from '../../companies/readModels/companiesProjection.js';
+import { companiesProjection, type CompanyDoc } from '../../companies/index.js';
 import type { AdminResource } from '../../../http/AdminResource.js';
 import { adminMetadata } from '../../../http/adminMetadata.js';
 import { apiKeyHttpError } from './apiKeyHttpErrors.js';
@@ -16,7 +16,7 @@ import { afterWrite } from '../../../http/middleware/consistentReads.js';
 import type { StoredBodyCodec } from '../../../http/middleware/idempotency.js';
 import { adminApiKeys as adminApiKeysOpenApi } from './apiKeysAdminOpenApi.js';
 import { decodeListParams, pageMeta, validationFailed } from '../../../http/query/listQuery.js';
-import { knownCompany } from '../../companies/admin/knownCompany.js';
+import { knownCompany } from '../../companies/index.js';
 
 export interface AdminApiKeyRoutesDeps {
   readonly companies: DocumentCollection<CompanyDoc>;

@@ -1,7 +1,7 @@
 import { HttpError } from '../../../http/HttpError.js';
 import { invalidField, type KernelFailure } from '../../../http/errorTable.js';
-import { companyHttpError } from '../../companies/admin/companyHttpErrors.js';
-import type { CompanyNotFound } from '../../companies/domain/companyErrors.js';
+import { companyHttpError } from '../../companies/index.js';
+import type { CompanyNotFound } from '../../companies/index.js';
 import type { ApiKeyError } from '../domain/apiKeyErrors.js';
 
 /** The refusals of the admin API's key routes. */

@@ -6,9 +6,9 @@ import { ApiKeyEvent, apiKeyStream } from '../domain/apiKeyEvents.js';
 import { generateApiKey, hashApiKey, keyHint } from '../../../shared/apiKeyFormat.js';
 import type { Position } from '../../../shared/Position.js';
 import type { ApiKeyType, Permission } from '../../../shared/permissions.js';
-import type { CompanyNotFound } from '../../companies/domain/companyErrors.js';
+import type { CompanyNotFound } from '../../companies/index.js';
 import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
-import { loadCompany } from '../../companies/application/loadCompany.js';
+import { loadCompany } from '../../companies/index.js';
 import { handleCommand } from '../../../application/commands/handleCommand.js';
 import type { WriteMetadata } from '../../../application/commands/WriteMetadata.js';
 

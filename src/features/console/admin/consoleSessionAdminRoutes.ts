@@ -8,15 +8,15 @@ import { issueConsoleLink } from '../application/issueConsoleLink.js';
 import { endCompanyConsoleSessions } from '../../../application/consoleSessions/consoleSession.js';
 import type { ConsoleSessionStore } from '../../../application/ports/ConsoleSessionStore.js';
 import type { DocumentCollection } from '../../../application/ports/ReadModelStore.js';
-import { companiesProjection, type CompanyDoc } from '../../companies/readModels/companiesProjection.js';
+import { companiesProjection, type CompanyDoc } from '../../companies/index.js';
 import type { AdminResource } from '../../../http/AdminResource.js';
 import { adminMetadata } from '../../../http/adminMetadata.js';
-import { companyHttpError } from '../../companies/admin/companyHttpErrors.js';
+import { companyHttpError } from '../../companies/index.js';
 import { LOG_POSITION_HEADER } from '../../../http/middleware/consistentReads.js';
 import type { StoredBodyCodec } from '../../../http/middleware/idempotency.js';
 import { adminConsoleSessions as adminConsoleSessionsOpenApi } from './consoleSessionsAdminOpenApi.js';
 import { validateCreateBody } from '../../../shared/bodyInput.js';
-import { knownCompany } from '../../companies/admin/knownCompany.js';
+import { knownCompany } from '../../companies/index.js';
 
 /** The body: a JSON object, with no fields yet (room for options such as a shorter validity). */
 const ConsoleSessionBody = t.type({});

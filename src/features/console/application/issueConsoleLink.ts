@@ -2,13 +2,13 @@ import * as E from 'fp-ts/lib/Either.js';
 import { CONSOLE_LINK_MAX_MINUTES, consoleLinkDecider } from '../domain/consoleLinkDecider.js';
 import type { ConsoleLinkError } from '../domain/consoleLinkErrors.js';
 import { ConsoleLinkEvent, consoleLinkStream } from '../domain/consoleLinkEvents.js';
-import type { CompanyNotFound } from '../../companies/domain/companyErrors.js';
+import type { CompanyNotFound } from '../../companies/index.js';
 import { formatConsoleToken, hashConsoleSecret, newConsoleSecret } from '../../../shared/consoleTokens.js';
 import type { Position } from '../../../shared/Position.js';
 import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
 import { handleCommand } from '../../../application/commands/handleCommand.js';
 import type { WriteMetadata } from '../../../application/commands/WriteMetadata.js';
-import { loadCompany } from '../../companies/application/loadCompany.js';
+import { loadCompany } from '../../companies/index.js';
 
 export interface IssuedConsoleLink {
   readonly linkId: string;

@@ -26,7 +26,7 @@ import {
   writePositionHeaders,
   type ApiModule,
 } from '../../../http/openapi/common.js';
-import { normalisedPhoneNumber } from '../../contacts/api/contactsOpenApi.js';
+import { normalisedPhoneNumber } from '../../contacts/index.js';
 import type { JsonSchema } from '../../../http/openapi/types.js';
 
 /** `/deals`: sales opportunities in a pipeline. */

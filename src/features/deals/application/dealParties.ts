@@ -3,13 +3,13 @@
  * streams (folded with their domains' codecs): each must exist in the deal's
  * company.
  */
-import { contactDecider } from '../../contacts/domain/contactDecider.js';
-import { ContactEvent, contactStream } from '../../contacts/domain/contactEvents.js';
+import { contactDecider } from '../../contacts/index.js';
+import { ContactEvent, contactStream } from '../../contacts/index.js';
 import { contactSummaryOf } from '../domain/dealContactSummary.js';
 import type { DealContactSummary, DealUserSummary } from '../domain/dealEvents.js';
 import type { DealRecord } from '../domain/dealRecord.js';
 import { toDealView, type Deal } from '../domain/dealView.js';
-import { UserEvent, userStream } from '../../users/domain/userEvents.js';
+import { UserEvent, userStream } from '../../users/index.js';
 import { loadAggregate, type AggregateFolding } from '../../../application/commands/loadAggregate.js';
 import type { EventStore } from '../../../application/ports/EventStore.js';
 

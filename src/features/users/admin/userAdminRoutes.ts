@@ -6,15 +6,15 @@ import type { DocumentCollection } from '../../../application/ports/ReadModelSto
 import type { ReadModelProgress } from '../../../application/subscriptions/ReadModelProgress.js';
 import { createUser } from '../application/createUser.js';
 import { validateCreateUser } from '../domain/userInput.js';
-import { companiesProjection, type CompanyDoc } from '../../companies/readModels/companiesProjection.js';
+import { companiesProjection, type CompanyDoc } from '../../companies/index.js';
 import { usersProjection, type UserDoc } from '../readModels/usersProjection.js';
 import type { AdminResource } from '../../../http/AdminResource.js';
 import { adminMetadata } from '../../../http/adminMetadata.js';
-import { companyHttpError } from '../../companies/admin/companyHttpErrors.js';
+import { companyHttpError } from '../../companies/index.js';
 import { afterWrite } from '../../../http/middleware/consistentReads.js';
 import { adminUsers as adminUsersOpenApi } from './usersAdminOpenApi.js';
 import { decodeListParams, pageMeta, validationFailed } from '../../../http/query/listQuery.js';
-import { knownCompany } from '../../companies/admin/knownCompany.js';
+import { knownCompany } from '../../companies/index.js';
 
 export interface AdminUserRoutesDeps {
   readonly companies: DocumentCollection<CompanyDoc>;

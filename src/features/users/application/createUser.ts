@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js';
-import type { CompanyNotFound } from '../../companies/domain/companyErrors.js';
+import type { CompanyNotFound } from '../../companies/index.js';
 import type { Email } from '../domain/Email.js';
 import type { UserName } from '../domain/UserName.js';
 import { userDecider } from '../domain/userDecider.js';
@@ -7,7 +7,7 @@ import type { UserError } from '../domain/userErrors.js';
 import { UserEvent, userStream } from '../domain/userEvents.js';
 import type { Position } from '../../../shared/Position.js';
 import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
-import { loadCompany } from '../../companies/application/loadCompany.js';
+import { loadCompany } from '../../companies/index.js';
 import { handleCommand } from '../../../application/commands/handleCommand.js';
 import type { WriteMetadata } from '../../../application/commands/WriteMetadata.js';
 

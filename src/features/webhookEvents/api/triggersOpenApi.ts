@@ -1,8 +1,8 @@
 import { WEBHOOK_EVENT_TYPES } from '../domain/eventTypes.js';
 import { deriveSampleData, sampleEventId } from '../domain/deriveSampleData.js';
 import type { WebhookEventType } from '../domain/eventTypes.js';
-import { contacts } from '../../contacts/api/contactsOpenApi.js';
-import { deals } from '../../deals/api/dealsOpenApi.js';
+import { contactsOpenApi as contacts } from '../../contacts/index.js';
+import { dealsOpenApi as deals } from '../../deals/index.js';
 import {
   authenticated,
   badMinLogPosition,

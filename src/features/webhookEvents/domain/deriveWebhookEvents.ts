@@ -1,13 +1,13 @@
 import * as t from 'io-ts';
 import { cachedDecoder } from '../../../application/versioning/decodeStoredEvent.js';
 import type { RecordedEvent } from '../../../application/ports/EventStore.js';
-import { ContactCreated, ContactUpdated } from '../../contacts/domain/contactEvents.js';
-import { contactFromCreated } from '../../contacts/domain/contactRecord.js';
-import type { Contact } from '../../contacts/domain/contactView.js';
-import { toContactView } from '../../contacts/domain/contactRecord.js';
-import { DealCreated, DealStatusChanged } from '../../deals/domain/dealEvents.js';
-import { dealFromCreated } from '../../deals/domain/dealRecord.js';
-import { toDealView, type Deal } from '../../deals/domain/dealView.js';
+import { ContactCreated, ContactUpdated } from '../../contacts/index.js';
+import { contactFromCreated } from '../../contacts/index.js';
+import type { Contact } from '../../contacts/index.js';
+import { toContactView } from '../../contacts/index.js';
+import { DealCreated, DealStatusChanged } from '../../deals/index.js';
+import { dealFromCreated } from '../../deals/index.js';
+import { toDealView, type Deal } from '../../deals/index.js';
 import type { WebhookEventType } from './eventTypes.js';
 import { webhookEventId, type DealWonData, type DerivedWebhookEvent } from './derivedWebhookEvent.js';
 

@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 import { parse as parseUuid, v5 as uuidv5 } from 'uuid';
-import type { Contact } from '../../contacts/domain/contactView.js';
-import type { Deal } from '../../deals/domain/dealView.js';
+import type { Contact } from '../../contacts/index.js';
+import type { Deal } from '../../deals/index.js';
 import type { WebhookEventType } from './eventTypes.js';
 import type { EventSource } from '../../../shared/EventMetadata.js';
 import type { Position } from '../../../shared/Position.js';

@@ -5,7 +5,7 @@ import type { DocumentCollection } from '../../../application/ports/ReadModelSto
 import type { ReadModelProgress } from '../../../application/subscriptions/ReadModelProgress.js';
 import { subscribeWebhook, type WebhookCommandDeps } from '../application/subscribeWebhook.js';
 import { unsubscribeWebhook } from '../application/unsubscribeWebhook.js';
-import { readPermissionFor } from '../../webhookEvents/domain/eventTypes.js';
+import { readPermissionFor } from '../../webhookEvents/index.js';
 import { validateSubscribe, validateUnsubscribe } from '../domain/subscriptionInput.js';
 import type { WebhookSubscriptionView } from '../domain/webhookSubscription.js';
 import { generateWebhookSecret } from '../../../shared/webhookSecret.js';

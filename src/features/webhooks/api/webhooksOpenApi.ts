@@ -1,5 +1,5 @@
 import { withIdempotency } from '../../../http/openapi/idempotency.js';
-import { WEBHOOK_EVENT_TYPES } from '../../webhookEvents/domain/eventTypes.js';
+import { WEBHOOK_EVENT_TYPES } from '../../webhookEvents/index.js';
 import { MAX_FILTER_TAGS, MAX_FILTER_TAG_LENGTH } from '../domain/webhookFilters.js';
 import { MAX_TARGET_URL_LENGTH } from '../domain/subscriptionInput.js';
 import {

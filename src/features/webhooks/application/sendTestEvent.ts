@@ -1,8 +1,8 @@
 import type { EventStore } from '../../../application/ports/EventStore.js';
 import type { WebhookOutbox } from '../../../application/ports/WebhookOutbox.js';
-import type { WebhookEventType } from '../../webhookEvents/domain/eventTypes.js';
+import type { WebhookEventType } from '../../webhookEvents/index.js';
 import type { Clock } from '../../../shared/Clock.js';
-import { deriveSampleData } from '../../webhookEvents/domain/deriveSampleData.js';
+import { deriveSampleData } from '../../webhookEvents/index.js';
 
 /**
  * A test event's place among the webhook events one stored event derives (at

@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js';
-import type { WebhookEventType } from '../../webhookEvents/domain/eventTypes.js';
+import type { WebhookEventType } from '../../webhookEvents/index.js';
 import { webhookDecider } from '../domain/webhookDecider.js';
 import { describeWebhookError } from '../domain/webhookErrors.js';
 import { WebhookEvent, webhookStream } from '../domain/webhookEvents.js';

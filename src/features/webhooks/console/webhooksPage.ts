@@ -1,5 +1,5 @@
 import type { Delivery } from '../../../application/ports/WebhookOutbox.js';
-import { WEBHOOK_EVENT_TYPES } from '../../webhookEvents/domain/eventTypes.js';
+import { WEBHOOK_EVENT_TYPES } from '../../webhookEvents/index.js';
 import type { WebhookSubscriptionView } from '../domain/webhookSubscription.js';
 import { formatTime } from '../../../console/html/format.js';
 import { describedBy, problemOf } from '../../../console/html/formProblems.js';

@@ -1,4 +1,4 @@
-import type { DerivedWebhookEvent } from '../../webhookEvents/domain/derivedWebhookEvent.js';
+import type { DerivedWebhookEvent } from '../../webhookEvents/index.js';
 
 /** A subscription's filters as stored (`null`: none): only contact tags exist. */
 export type SubscriptionFilters = { readonly tags?: readonly string[] } | null;

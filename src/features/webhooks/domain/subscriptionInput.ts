@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { formatValidationErrors } from '../../../shared/validationReporter.js';
 import type { InputProblem } from '../../../shared/InputProblem.js';
-import { isContactEventType, WEBHOOK_EVENT_TYPES, WebhookEventType } from '../../webhookEvents/domain/eventTypes.js';
+import { isContactEventType, WEBHOOK_EVENT_TYPES, WebhookEventType } from '../../webhookEvents/index.js';
 import { WebhookFiltersInput } from './webhookFilters.js';
 
 

@@ -1,4 +1,4 @@
-import type { WebhookEventType } from '../../webhookEvents/domain/eventTypes.js';
+import type { WebhookEventType } from '../../webhookEvents/index.js';
 import type { EnableReason, UnsubscribeReason } from './webhookEvents.js';
 import type { WebhookFilters } from './webhookFilters.js';
 

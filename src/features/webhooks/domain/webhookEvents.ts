@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { WebhookEventType } from '../../webhookEvents/domain/eventTypes.js';
+import { WebhookEventType } from '../../webhookEvents/index.js';
 import { WebhookFilters } from './webhookFilters.js';
 
 /**

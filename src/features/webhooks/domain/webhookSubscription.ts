@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import type { WebhookEventType } from '../../webhookEvents/domain/eventTypes.js';
+import type { WebhookEventType } from '../../webhookEvents/index.js';
 import type { WebhookSubscribed } from './webhookEvents.js';
 import type { WebhookFilters } from './webhookFilters.js';
 

@@ -1,5 +1,5 @@
 import type { DocumentCollection, Filter, ListQuery } from '../../../application/ports/ReadModelStore.js';
-import type { WebhookEventType } from '../../webhookEvents/domain/eventTypes.js';
+import type { WebhookEventType } from '../../webhookEvents/index.js';
 import type { WebhookDoc } from './webhooksProjection.js';
 
 export interface ActiveSubscriptionsParams {

@@ -1,11 +1,11 @@
 import Router from '@koa/router';
 import { companyUsage } from '../../../application/usage/companyUsage.js';
-import { apiKeysProjection } from '../../apiKeys/readModels/apiKeysProjection.js';
-import { companiesProjection, companyOf, PLATFORM_SCOPE } from '../readModels/companiesProjection.js';
+import { apiKeysProjection } from '../../apiKeys/index.js';
+import { companiesProjection, companyOf, PLATFORM_SCOPE } from '../../companies/index.js';
 import type { ConsoleDeps } from '../../../console/ConsoleDeps.js';
 import { ConsolePageError } from '../../../console/ConsolePageError.js';
 import { allDocuments } from '../../../console/pages/allDocuments.js';
-import { keyState } from '../../apiKeys/console/keyLabel.js';
+import { keyState } from '../../apiKeys/index.js';
 import { overviewBody } from './overviewPage.js';
 import { renderPage } from '../../../console/pages/render.js';
 import { signedInOf } from '../../../console/session/requireSession.js';

@@ -1,12 +1,12 @@
 import type { RateLimits } from '../../../application/ports/RateLimitCounters.js';
 import type { CompanyUsage } from '../../../application/usage/companyUsage.js';
-import type { Company } from '../readModels/companiesProjection.js';
-import type { ApiKeyDoc } from '../../apiKeys/readModels/apiKeysProjection.js';
+import type { Company } from '../../companies/index.js';
+import type { ApiKeyDoc } from '../../apiKeys/index.js';
 import { formatCount, formatTime } from '../../../console/html/format.js';
 import { html, type Html } from '../../../console/html/html.js';
 import { consoleUrl } from '../../../console/html/layout.js';
 import { usageChart } from '../../../console/html/usageChart.js';
-import { keyLabel } from '../../apiKeys/console/keyLabel.js';
+import { keyLabel } from '../../apiKeys/index.js';
 
 /** The overview: the company, its requests this hour and today against the per-key limits, and the last 24 hours. */
 export const overviewBody = (spec: {
