@@ -4,91 +4,113 @@
  * folders' imports into docs/contributors/layers.md.
  *
  *   src/shared        brands, ids, Decider type, clock, validation reporter
- *   src/domain        events, commands, deciders, errors: pure
- *   src/application   ports and use cases (command handling, projection runner, audit, replay, verify)
- *   projections/      the read side: pure projections and their queries
- *   src/webhooks      fan-out mapping, dispatcher, signing, target-URL guard
- *   src/features      the registry: each feature's aggregates, read models and API resources
- *   src/http, src/cli, src/ops   the ways in
- *   src/console       the customer console, a way in of its own: its pages and its session
+ *   src/application   the machinery of the core: ports, the command path, the projector, audit, replay, verify
+ *   src/webhooks      the fan-out and the dispatcher, signing, the target-URL guard
+ *   src/http, src/ops the HTTP kernel (routing, authentication, rate limits, errors, OpenAPI building blocks), probes, metrics
+ *   src/console       the console's kernel: layout, sessions, CSRF, headers
+ *   src/features/<name>/   one feature each: domain/ (pure), application/, readModels/, api/, admin/, console/,
+ *                     and index.ts, its one public face; src/features/index.ts is the registry
+ *   src/cli           the CLI, which reads the registry
  *   src/adapters      the only code that touches a driver
- *   src/startup       the composition root: the start-up's steps; src/startup/adapters.ts is the only file
- *                     that picks adapters
+ *   src/startup       the composition root: reads the registry, picks adapters (src/startup/adapters.ts only)
  */
 const DRIVERS = '^node_modules/(better-sqlite3|@eventstore/db-client|mongodb|pg)/';
+
+/** The machinery: every folder of src/ but the features, the CLI and the start-up. */
+const MACHINERY = '^src/(shared|application|webhooks|http|ops|console|adapters)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     {
-      name: 'domain-is-pure',
+      name: 'feature-domain-is-pure',
       severity: 'error',
-      comment: 'src/domain imports only src/shared, io-ts and fp-ts (and itself).',
-      from: { path: '^src/domain/' },
-      to: { pathNot: ['^src/domain/', '^src/shared/', '^node_modules/(io-ts|fp-ts)/'] },
+      comment:
+        "A feature's domain/ imports only src/shared, io-ts, fp-ts, its own domain, and other features' public " +
+        'faces (their index.ts).',
+      from: { path: '^src/features/([^/]+)/domain/' },
+      to: { pathNot: ['^src/features/$1/domain/', '^src/shared/', '^src/features/[^/]+/index\\.ts$', '(^|/)node_modules/(io-ts|fp-ts|uuid)/'] },
+    },
+    {
+      name: 'feature-writes-below-its-ways-in',
+      severity: 'error',
+      comment: "A feature's application/ and readModels/ never import its ways in (api/, admin/, console/, routes/).",
+      from: { path: '^src/features/([^/]+)/(application|readModels)/' },
+      to: { path: '^src/features/$1/(api|admin|console|routes)/' },
+    },
+    {
+      name: 'feature-writes-decide-on-the-log',
+      severity: 'error',
+      comment: "A feature's application/ never imports its read models: a write decides on the log, not on a read model.",
+      from: { path: '^src/features/([^/]+)/application/' },
+      to: { path: '^src/features/$1/readModels/' },
+    },
+    {
+      name: 'features-meet-through-their-index',
+      severity: 'error',
+      comment: "A feature reaches another feature only through that feature's index.ts, its one public face.",
+      from: { path: '^src/features/([^/]+)/' },
+      to: { path: '^src/features/[^/]+/', pathNot: ['^src/features/$1/', '^src/features/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'machinery-never-imports-a-feature',
+      severity: 'error',
+      comment:
+        'The machinery (the command path, the projector, the dispatcher, the HTTP and console kernels, the adapters) ' +
+        'imports no feature: features plug into it through the registry, which only src/startup and src/cli read.',
+      from: { path: [MACHINERY, '^src/(config|logging)\\.ts$'] },
+      to: { path: '^src/features/' },
+    },
+    {
+      name: 'only-startup-and-cli-read-the-registry',
+      severity: 'error',
+      comment: 'src/features/index.ts, the registry, is read by the start-up and the CLI only.',
+      from: { path: '^src/', pathNot: ['^src/(startup|cli)/'] },
+      to: { path: '^src/features/index\\.ts$' },
+    },
+    {
+      name: 'features-never-start',
+      severity: 'error',
+      comment: 'A feature never reaches an adapter, the CLI, the start-up or the configuration: it is handed what it needs.',
+      from: { path: '^src/features/' },
+      to: { path: ['^src/(adapters|cli|startup)/', '^src/(config|logging)\\.ts$'] },
     },
     {
       name: 'shared-is-a-leaf',
       severity: 'error',
       comment: 'src/shared is below every layer: it imports no layer of the project.',
       from: { path: '^src/shared/' },
-      to: { path: '^(src|projections)/', pathNot: '^src/shared/' },
+      to: { path: '^src/', pathNot: '^src/shared/' },
     },
     {
       name: 'application-stays-inside',
       severity: 'error',
       comment:
-        'src/application never imports the ways in (http, cli, ops), adapters, the read side, webhooks or the ' +
+        'src/application never imports the ways in (http, cli, ops, console), adapters, webhooks or the ' +
         'composition root: what it needs is passed in through its ports.',
       from: { path: '^src/application/' },
-      to: {
-        path: [
-          '^src/(http|cli|ops|console|adapters|webhooks|features)/',
-          '^src/startup/', '^src/(config|logging)\\.ts$',
-          '^projections/',
-        ],
-      },
-    },
-    {
-      name: 'projections-are-the-read-side',
-      severity: 'error',
-      comment: 'projections/ build on the domain, shared, application ports and the webhook-event mapping; never on a way in.',
-      from: { path: '^projections/' },
-      to: {
-        path: ['^src/(http|cli|ops|console|adapters|features)/', '^src/startup/', '^src/(config|logging)\\.ts$'],
-      },
+      to: { path: ['^src/(http|cli|ops|console|adapters|webhooks)/', '^src/startup/', '^src/(config|logging)\\.ts$'] },
     },
     {
       name: 'webhooks-below-the-ways-in',
       severity: 'error',
-      comment: 'src/webhooks never imports http, cli, ops, an adapter or the composition root.',
+      comment: 'src/webhooks never imports http, cli, ops, the console, an adapter or the composition root.',
       from: { path: '^src/webhooks/' },
-      to: { path: ['^src/(http|cli|ops|console|adapters|features)/', '^src/startup/', '^src/config\\.ts$'] },
+      to: { path: ['^src/(http|cli|ops|console|adapters)/', '^src/startup/', '^src/config\\.ts$'] },
     },
     {
       name: 'http-never-imports-an-adapter',
       severity: 'error',
       comment: 'Routes and middleware work on ports; adapters are picked in src/startup/adapters.ts.',
       from: { path: '^src/http/' },
-      to: { path: ['^src/adapters/', '^src/(cli|console|features|startup)/'] },
+      to: { path: ['^src/adapters/', '^src/(cli|console|startup)/'] },
     },
     {
-      name: 'console-calls-the-application',
+      name: 'console-kernel-below-the-pages',
       severity: 'error',
-      comment:
-        'The customer console calls application functions and reads read models through their ports, as the API does: ' +
-        'never an adapter, a driver, the CLI, the registry or the start-up (adapters are picked in src/startup/adapters.ts).',
+      comment: "The console's kernel never imports an adapter, the CLI, the start-up or the configuration.",
       from: { path: '^src/console/' },
-      to: { path: ['^src/adapters/', '^src/(cli|features|startup)/', '^src/(config|logging)\\.ts$'] },
-    },
-    {
-      name: 'features-only-compose',
-      severity: 'error',
-      comment:
-        'src/features is the registry: it lists what each feature declares (aggregates, read models, resources) and ' +
-        'never reaches an adapter, a way in other than its resources, or the start-up.',
-      from: { path: '^src/features/' },
-      to: { path: ['^src/(adapters|cli|ops|startup)/', '^src/(config|logging)\\.ts$'] },
+      to: { path: ['^src/adapters/', '^src/(cli|startup)/', '^src/(config|logging)\\.ts$'] },
     },
     {
       name: 'only-startup-picks-adapters',
@@ -97,7 +119,7 @@ module.exports = {
         'Only src/startup/adapters.ts (and adapters among themselves) import src/adapters; and the read-model ' +
         "thread's script, the composition root of that thread, which adapters.ts names.",
       from: {
-        path: '^(src|projections)/',
+        path: '^src/',
         pathNot: ['^src/startup/adapters\\.ts$', '^src/startup/readModelThreadMain\\.ts$', '^src/adapters/', '^src/config\\.ts$'],
       },
       to: { path: '^src/adapters/' },
@@ -131,14 +153,14 @@ module.exports = {
       name: 'only-adapters-import-drivers',
       severity: 'error',
       comment: 'better-sqlite3, @eventstore/db-client, mongodb and pg are imported by src/adapters only.',
-      from: { path: '^(src|projections)/', pathNot: '^src/adapters/' },
+      from: { path: '^src/', pathNot: '^src/adapters/' },
       to: { path: DRIVERS },
     },
     {
       name: 'no-file-cycles',
       severity: 'error',
       comment: 'No import cycles between files (type-only imports count too).',
-      from: { path: '^(src|projections)/' },
+      from: { path: '^src/' },
       to: { circular: true },
     },
     {
@@ -146,7 +168,7 @@ module.exports = {
       severity: 'error',
       scope: 'folder',
       comment: 'No import cycles between folders.',
-      from: { path: '^(src|projections)/' },
+      from: { path: '^src/' },
       to: { circular: true },
     },
     {

@@ -1,5 +1,5 @@
-// npm run graph: the layers of Chronicle as dependency-cruiser finds them in the code (the folders of src/
-// and projections/, each adapter on its own), drawn as a mermaid flowchart into
+// npm run graph: the layers of Chronicle as dependency-cruiser finds them in the code (the folders of src/,
+// each adapter and each feature on its own), drawn as a mermaid flowchart into
 // docs/contributors/layers.md. `npm run graph -- --check` (and `npm run graph:check`, which CI runs)
 // writes nothing and exits 1 when the committed page differs from what the code gives now.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,8 +13,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const page = join(root, 'docs', 'contributors', 'layers.md');
 const pageName = 'docs/contributors/layers.md';
 
-/** One node per adapter, per other folder of src/, per file at src/'s root, and one for projections/. */
-const COLLAPSE = '^(src/adapters/[^/]+|src/[^/]+|projections)(/|$)';
+/** One node per adapter, per feature, per other folder of src/, per file at the root of src/ and of src/features/. */
+const COLLAPSE = '^(src/adapters/[^/]+|src/features/[^/]+|src/[^/]+)(/|$)';
 
 /** The folder-level import graph, as dependency-cruiser computes it with the project's own configuration. */
 const foldersGraph = async () => {
@@ -22,8 +22,8 @@ const foldersGraph = async () => {
   const options = await extractDepcruiseOptions('./.dependency-cruiser.cjs');
   const tsConfig = extractTSConfig('./tsconfig.json');
   const result = await cruise(
-    ['src', 'projections'],
-    { ...options, outputType: 'json', collapse: COLLAPSE, includeOnly: '^(src|projections)/' },
+    ['src'],
+    { ...options, outputType: 'json', collapse: COLLAPSE, includeOnly: '^src/' },
     {},
     { tsConfig },
   );
@@ -47,8 +47,8 @@ const render = (modules) => {
     '',
     '<!-- Written by `npm run graph` from the import graph; do not edit by hand. -->',
     '',
-    'Each box is a folder of `src/` (each adapter on its own), a file at the root of `src/`, or',
-    '`projections/`; an arrow from A to B means that code in A imports code in B (type-only imports',
+    'Each box is a folder of `src/` (each adapter and each feature on its own), or a file at the root of',
+    '`src/` or of `src/features/`; an arrow from A to B means that code in A imports code in B (type-only imports',
     'included). `npm run graph` redraws this page with dependency-cruiser from the code, and CI runs',
     '`npm run graph:check`, which fails when the page differs from the code. The rules the layers',
     'follow are in [the architecture](architecture.md#layers-and-the-rule-that-holds-them).',

@@ -11,7 +11,7 @@ import { newId } from '../shared/ids.js';
 import { createDeliveryAgent } from '../webhooks/deliveryAgent.js';
 import { startDeliveryThread } from '../webhooks/deliveryThread.js';
 import type { DerivedWebhookEvent } from '../features/webhookEvents/domain/derivedWebhookEvent.js';
-import { deriveWebhookEvents, webhookCompanyOf } from '../features/webhookEvents/domain/deriveWebhookEvents.js';
+import { deriveWebhookEvents, webhookCompanyOf } from '../features/webhookEvents/application/deriveWebhookEvents.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { announceDeliveryStatus } from '../features/webhooks/application/dispatcherAnnounce.js';
 import { unsubscribeGone } from '../features/webhooks/application/dispatcherUnsubscribe.js';

@@ -8,7 +8,7 @@ import type { EventStoreDbEventStore } from '../../src/adapters/eventstoredb/Eve
 import { openSqliteDatabase } from '../../src/adapters/sqlite/openSqliteDatabase.js';
 import { SqliteWebhookOutbox } from '../../src/adapters/sqlite/SqliteWebhookOutbox.js';
 import type { MongoReadModelStore } from '../../src/adapters/mongodb/MongoReadModelStore.js';
-import { deriveWebhookEvents } from '../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
+import { deriveWebhookEvents } from '../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { subscriptionChange } from '../../src/features/webhooks/application/subscriptionChange.js';
 import type { DerivedWebhookEvent } from '../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { toEnvelope } from '../../src/features/webhookEvents/domain/envelope.js';

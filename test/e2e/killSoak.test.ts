@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
-import { deriveWebhookEvents } from '../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
+import { deriveWebhookEvents } from '../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { matchesFilters } from '../../src/features/webhooks/domain/subscriptionFilters.js';
 import { embeddedDatabaseFile } from '../../src/startup/adapters.js';
 import { eventually, sleep } from '../support/events.js';

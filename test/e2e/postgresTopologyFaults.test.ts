@@ -13,7 +13,7 @@ import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { PostgresEventStore } from '../../src/adapters/postgres/PostgresEventStore.js';
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
-import { deriveWebhookEvents } from '../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
+import { deriveWebhookEvents } from '../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { eventually, sleep } from '../support/events.js';
 import { skipLine } from '../support/integration.js';
 import { postgresTestUrl } from '../support/postgres.js';

@@ -14,7 +14,7 @@ import { SqliteWebhookSecretStore } from '../../src/adapters/sqlite/SqliteWebhoo
 import { silentLogger } from '../../src/application/ports/Logger.js';
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
 import { createDeliveryAgent } from '../../src/webhooks/deliveryAgent.js';
-import { deriveWebhookEvents } from '../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
+import { deriveWebhookEvents } from '../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { subscriptionChange } from '../../src/features/webhooks/application/subscriptionChange.js';
 import type { DerivedWebhookEvent } from '../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';

@@ -13,6 +13,6 @@ export const webhookEvents: Feature = {
 };
 
 // What other features use of this one.
-export { deriveSampleData } from './domain/deriveSampleData.js';
+export { deriveSampleData } from './application/deriveSampleData.js';
 export type { DerivedWebhookEvent } from './domain/derivedWebhookEvent.js';
 export { WEBHOOK_EVENT_TYPES, WebhookEventType, isContactEventType, readPermissionFor } from './domain/eventTypes.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
 import type { DealStatusChangeFields } from '../../../src/features/deals/domain/dealInput.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../src/features/webhookEvents/domain/eventTypes.js';
-import { deriveWebhookEvents } from '../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
+import { deriveWebhookEvents } from '../../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { cutFeedPage, eventFeedItemOf, readEventFeed } from '../../../src/features/webhookEvents/readModels/webhookEventFeed.js';
 import {
   webhookEventCollections,

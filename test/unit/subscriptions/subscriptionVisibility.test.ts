@@ -9,7 +9,7 @@ import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadMod
 import { ProjectionRunner } from '../../../src/application/subscriptions/ProjectionRunner.js';
 import { SubscriptionStatus } from '../../../src/application/subscriptions/SubscriptionStatus.js';
 import type { EventStore, SubscribeOptions, Subscription } from '../../../src/application/ports/EventStore.js';
-import { deriveWebhookEvents } from '../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
+import { deriveWebhookEvents } from '../../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { subscriptionChange } from '../../../src/features/webhooks/application/subscriptionChange.js';
 import type { DerivedWebhookEvent } from '../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { toEnvelope } from '../../../src/features/webhookEvents/domain/envelope.js';

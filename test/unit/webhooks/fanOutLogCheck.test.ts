@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
 import { SqliteWebhookOutbox } from '../../../src/adapters/sqlite/SqliteWebhookOutbox.js';
-import { deriveWebhookEvents } from '../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
+import { deriveWebhookEvents } from '../../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { subscriptionChange } from '../../../src/features/webhooks/application/subscriptionChange.js';
 import type { DerivedWebhookEvent } from '../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { toEnvelope } from '../../../src/features/webhookEvents/domain/envelope.js';

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType, readPermissionFor } from '../domain/eventTypes.js';
 import { parseInstant } from '../../../shared/instant.js';
-import { deriveSampleData, sampleEventId } from '../domain/deriveSampleData.js';
+import { deriveSampleData, sampleEventId } from '../application/deriveSampleData.js';
 import type { WebhookEventData } from '../domain/derivedWebhookEvent.js';
 import { webhookEventDataOf, type WebhookEventCollections, type WebhookEventDoc } from '../readModels/webhookEventsProjection.js';
 import { recentWebhookEvents } from '../readModels/webhookEventQueries.js';

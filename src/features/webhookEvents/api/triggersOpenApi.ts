@@ -1,5 +1,5 @@
 import { WEBHOOK_EVENT_TYPES } from '../domain/eventTypes.js';
-import { deriveSampleData, sampleEventId } from '../domain/deriveSampleData.js';
+import { deriveSampleData, sampleEventId } from '../application/deriveSampleData.js';
 import type { WebhookEventType } from '../domain/eventTypes.js';
 import { contactsOpenApi as contacts } from '../../contacts/index.js';
 import { dealsOpenApi as deals } from '../../deals/index.js';

@@ -4,7 +4,7 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/eventTypes
 import type { EventSource } from '../../../shared/EventMetadata.js';
 import { orderedPositionText, type Position } from '../../../shared/Position.js';
 import type { DerivedWebhookEvent, WebhookEventData } from '../domain/derivedWebhookEvent.js';
-import { WEBHOOK_SOURCE_EVENT_TYPES, deriveWebhookEvents } from '../domain/deriveWebhookEvents.js';
+import { WEBHOOK_SOURCE_EVENT_TYPES, deriveWebhookEvents } from '../application/deriveWebhookEvents.js';
 
 /**
  * One derived webhook event in the read model behind the polling triggers

@@ -7,7 +7,7 @@ import { MemoryReadModelStore } from '../../../../src/adapters/memory/MemoryRead
 import { ProjectionRunner } from '../../../../src/application/subscriptions/ProjectionRunner.js';
 import type { EventStore, EventToAppend, RecordedEvent, SubscribeOptions } from '../../../../src/application/ports/EventStore.js';
 import type { Delivery } from '../../../../src/application/ports/WebhookOutbox.js';
-import { deriveWebhookEvents, webhookCompanyOf } from '../../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
+import { deriveWebhookEvents, webhookCompanyOf } from '../../../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { subscriptionChange } from '../../../../src/features/webhooks/application/subscriptionChange.js';
 import type { DerivedWebhookEvent } from '../../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { toEnvelope } from '../../../../src/features/webhookEvents/domain/envelope.js';

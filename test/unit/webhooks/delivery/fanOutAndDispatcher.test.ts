@@ -4,7 +4,7 @@ import { SqliteEventStore } from '../../../../src/adapters/sqlite/SqliteEventSto
 import { SqliteWebhookOutbox } from '../../../../src/adapters/sqlite/SqliteWebhookOutbox.js';
 import { SqliteWebhookSecretStore } from '../../../../src/adapters/sqlite/SqliteWebhookSecretStore.js';
 import { createDeliveryAgent, type DeliveryAgent } from '../../../../src/webhooks/deliveryAgent.js';
-import { deriveWebhookEvents } from '../../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
+import { deriveWebhookEvents } from '../../../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { subscriptionChange } from '../../../../src/features/webhooks/application/subscriptionChange.js';
 import type { DerivedWebhookEvent } from '../../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { WebhookDispatcher } from '../../../../src/webhooks/dispatcher.js';

@@ -3,7 +3,7 @@ import { ContactView, type Contact } from '../../../../src/features/contacts/dom
 import { DealView, type Deal } from '../../../../src/features/deals/domain/dealView.js';
 import { WEBHOOK_EVENT_TYPES } from '../../../../src/features/webhookEvents/domain/eventTypes.js';
 import { DealWonData } from '../../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
-import { deriveSampleData } from '../../../../src/features/webhookEvents/domain/deriveSampleData.js';
+import { deriveSampleData } from '../../../../src/features/webhookEvents/application/deriveSampleData.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -7,7 +7,7 @@ import type { Deal } from '../../../../src/features/deals/domain/dealView.js';
 import { WEBHOOK_EVENT_TYPES } from '../../../../src/features/webhookEvents/domain/eventTypes.js';
 import { WEBHOOK_EVENT_ID_NAMESPACE, webhookEventId } from '../../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { matchesFilters } from '../../../../src/features/webhooks/domain/subscriptionFilters.js';
-import { deriveWebhookEvents, webhookCompanyOf } from '../../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
+import { deriveWebhookEvents, webhookCompanyOf } from '../../../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { StoredHistory } from './storedHistory.js';
 
 const T0 = '2024-05-01T10:00:00.000Z';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { DerivedWebhookEvent } from '../../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
-import { deriveWebhookEvents } from '../../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
+import { deriveWebhookEvents } from '../../../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { toEnvelope } from '../../../../src/features/webhookEvents/domain/envelope.js';
 import { StoredHistory } from './storedHistory.js';
 

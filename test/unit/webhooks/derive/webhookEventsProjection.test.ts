@@ -5,7 +5,7 @@ import { tempDir } from '../../../support/tempStore.js';
 import { MemoryReadModelStore } from '../../../../src/adapters/memory/MemoryReadModelStore.js';
 import type { ChangeDealStatus } from '../../../../src/features/deals/domain/dealCommands.js';
 import { WEBHOOK_EVENT_TYPES } from '../../../../src/features/webhookEvents/domain/eventTypes.js';
-import { deriveWebhookEvents } from '../../../../src/features/webhookEvents/domain/deriveWebhookEvents.js';
+import { deriveWebhookEvents } from '../../../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { webhookEventId } from '../../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import {
   WEBHOOK_EVENTS_PROJECTIONS,

@@ -7,9 +7,9 @@ import { contactSummaryOf } from '../../deals/index.js';
 import type { DealCommand } from '../../deals/index.js';
 import { dealDecider, type DealState } from '../../deals/index.js';
 import type { DealEvent } from '../../deals/index.js';
-import type { WebhookEventType } from './eventTypes.js';
+import type { WebhookEventType } from '../domain/eventTypes.js';
 import type { Decider, DomainEvent } from '../../../shared/Decider.js';
-import type { WebhookEventData } from './derivedWebhookEvent.js';
+import type { WebhookEventData } from '../domain/derivedWebhookEvent.js';
 import { deriveWebhookEvents } from './deriveWebhookEvents.js';
 
 /**

@@ -8,8 +8,8 @@ import { toContactView } from '../../contacts/index.js';
 import { DealCreated, DealStatusChanged } from '../../deals/index.js';
 import { dealFromCreated } from '../../deals/index.js';
 import { toDealView, type Deal } from '../../deals/index.js';
-import type { WebhookEventType } from './eventTypes.js';
-import { webhookEventId, type DealWonData, type DerivedWebhookEvent } from './derivedWebhookEvent.js';
+import type { WebhookEventType } from '../domain/eventTypes.js';
+import { webhookEventId, type DealWonData, type DerivedWebhookEvent } from '../domain/derivedWebhookEvent.js';
 
 /** The stored event types that derive webhook events (every other type derives none). */
 export const WEBHOOK_SOURCE_EVENT_TYPES: ReadonlySet<string> = new Set([
