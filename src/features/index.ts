@@ -24,7 +24,7 @@ import { webhooks } from './webhooks/index.js';
  * The registry: every feature of Chronicle. Each list the rest of the code needs
  * (stored event types, read models, verify's checks, API routes, the OpenAPI
  * document) is derived from it below, so adding a feature, with its aggregates,
- * read models and resources, is adding one line here (docs/contributors,
+ * read models and resources, is one import and one entry here (docs/contributors,
  * "Adding an aggregate").
  */
 export const FEATURES: readonly Feature[] = [contacts, deals, agents, users, apiKeys, webhooks, webhookEvents, companies, adminTokens, customerConsole];
