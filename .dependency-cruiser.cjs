@@ -8,7 +8,7 @@
  *   src/webhooks      the fan-out and the dispatcher, signing, the target-URL guard
  *   src/http, src/ops the HTTP kernel (routing, authentication, rate limits, errors, OpenAPI building blocks), probes, metrics
  *   src/console       the console's kernel: layout, sessions, CSRF, headers
-^ *   src/features/<name>/   one feature each: domain/ (pure), application/, readModels/, api/, admin/, console/ (the console feature: routes/),
+ *   src/features/<name>/   one feature each: domain/ (pure), application/, readModels/, api/, admin/, console/ (the console feature: routes/),
  *                     and index.ts, its one public face; src/features/index.ts is the registry
  *   src/cli           the CLI, which reads the registry
  *   src/adapters      the only code that touches a driver
