@@ -4,7 +4,7 @@ import type { AdminApiDeps } from '../http/createApp.js';
 import { authenticateAdmin } from '../http/middleware/authenticateAdmin.js';
 import { adminTokenScope, idempotency } from '../http/middleware/idempotency.js';
 import { ADMIN_TOKEN_SUBJECT, rateLimit } from '../http/middleware/rateLimit.js';
-import { systemClock } from '../shared/Clock.js';
+import { systemClock, type Clock } from '../shared/Clock.js';
 import { newId } from '../shared/ids.js';
 import { adminTokensProjection } from '../features/adminTokens/readModels/adminTokensProjection.js';
 import { freshAdminTokenVerifier } from '../features/adminTokens/readModels/freshAdminTokenVerifier.js';
@@ -25,6 +25,8 @@ export interface AdminApiParts {
   readonly starting: () => boolean;
   readonly health: LoopHealth;
   readonly logger: Logger;
+  /** Default the system's. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -36,10 +38,11 @@ export interface AdminApiParts {
 export const adminApi = (parts: AdminApiParts, progress: NonNullable<ReadSide['progress']>, failedCredentials?: FailedCredentials): AdminApiDeps => {
   const { config, stores } = parts;
   const { eventStore, readModels } = stores;
+  const clock = parts.clock ?? systemClock;
   const readYourWrites = { progress, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs };
-  const keys = { store: stores.idempotency, clock: systemClock, ...readYourWrites };
+  const keys = { store: stores.idempotency, clock, ...readYourWrites };
   const admin: AdminContext = {
-    commands: { eventStore, newId, clock: systemClock },
+    commands: { eventStore, newId, clock },
     readModels,
     readYourWrites,
     idempotency: (route, codec) => idempotency(keys, route, codec, adminTokenScope),
@@ -52,9 +55,9 @@ export const adminApi = (parts: AdminApiParts, progress: NonNullable<ReadSide['p
   });
   const reports = { health: parts.health, logger: parts.logger.child({ role: 'rate-limits' }) };
   return {
-    authenticate: authenticateAdmin(verifyAdminToken, systemClock, failedCredentials),
+    authenticate: authenticateAdmin(verifyAdminToken, clock, failedCredentials),
     starting: parts.starting,
-    rateLimit: rateLimit(stores.rateLimits.withLimits(config.adminRateLimit), systemClock, reports, ADMIN_TOKEN_SUBJECT),
+    rateLimit: rateLimit(stores.rateLimits.withLimits(config.adminRateLimit), clock, reports, ADMIN_TOKEN_SUBJECT),
     ...readYourWrites,
     routers: ADMIN_RESOURCES.flatMap((resource) => resource.routes(admin)),
   };

@@ -16,7 +16,7 @@ import type { ApiContext } from '../http/ApiResource.js';
 import { API_RESOURCES, CONSOLE_PAGES, adminDocument, apiDocument } from '../features/index.js';
 import type { ChronicleMetrics } from '../ops/ChronicleMetrics.js';
 import { checkReadiness } from '../ops/readiness.js';
-import { systemClock } from '../shared/Clock.js';
+import { systemClock, type Clock } from '../shared/Clock.js';
 import { newId } from '../shared/ids.js';
 import { lookupAllAddresses, type ResolveHost } from '../webhooks/targetUrlGuard.js';
 import { apiKeyDirectoryProjection } from '../features/apiKeys/readModels/apiKeyDirectoryProjection.js';
@@ -48,6 +48,8 @@ export interface AppParts {
   readonly usage?: UsageRecorder;
   /** GET /metrics' text, when it is not this process's own (an API worker of API_WORKERS: every worker's, added up). */
   readonly renderMetrics?: () => Promise<string>;
+  /** The time of requests, credentials, console sessions and commands; default the system's. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -66,8 +68,9 @@ export const buildApp = (parts: AppParts): Koa => {
     ...(readSide.projections ? { 'read-models': readSide.projections.status } : {}),
     ...(parts.webhooks ? { 'webhook-fan-out': parts.webhooks.fanOut.status } : {}),
   });
+  const clock = parts.clock ?? systemClock;
   const ops = {
-    clock: systemClock,
+    clock,
     basePath: config.basePath,
     trustProxy: config.trustProxy,
     hsts: config.hsts,
@@ -112,7 +115,7 @@ export const buildApp = (parts: AppParts): Koa => {
   if (!config.roles.api || !readSide.progress) return createApp({ ...ops, ...requestLines('ops') });
   const api = apiContext(parts, readSide.progress);
   // Refused API keys, admin tokens, console links and session cookies, counted together per client address.
-  const failedCredentials = new FailedCredentials(config.failedCredentials, systemClock, (kind, throttled) =>
+  const failedCredentials = new FailedCredentials(config.failedCredentials, clock, (kind, throttled) =>
     metrics.countFailedCredential(kind, throttled),
   );
   return createApp({
@@ -133,14 +136,15 @@ export const buildApp = (parts: AppParts): Koa => {
 const apiContext = (parts: AppParts, progress: NonNullable<ReadSide['progress']>): ApiContext => {
   const { config, stores, readSide, webhooks } = parts;
   const { eventStore, readModels } = stores;
+  const clock = parts.clock ?? systemClock;
   const readYourWrites = {
     progress,
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
     answeredWrites: new AnsweredWrites(() => progress.position),
   };
-  const keys = { store: stores.idempotency, clock: systemClock, ...readYourWrites };
+  const keys = { store: stores.idempotency, clock, ...readYourWrites };
   return {
-    commands: { eventStore, newId, clock: systemClock },
+    commands: { eventStore, newId, clock },
     readModels,
     readYourWrites,
     idempotency: (route, codec) => idempotency(keys, route, codec),
@@ -189,7 +193,7 @@ const apiRoutes = (parts: AppParts, api: ApiContext, progress: NonNullable<ReadS
   return {
     verifyApiKey,
     starting: parts.starting,
-    rateLimit: rateLimit(stores.rateLimits, systemClock, {
+    rateLimit: rateLimit(stores.rateLimits, parts.clock ?? systemClock, {
       health: parts.health,
       logger: parts.logger.child({ role: 'rate-limits' }),
       ...(parts.usage ? { counted: parts.usage.request.bind(parts.usage) } : {}),

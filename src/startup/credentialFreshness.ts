@@ -1,5 +1,5 @@
 import { measureLag } from '../application/subscriptions/ProjectionRunner.js';
-import { systemClock } from '../shared/Clock.js';
+import { systemClock, type Clock } from '../shared/Clock.js';
 import type { FreshCredentialVerifierDeps } from '../application/credentials/freshCredentialVerifier.js';
 import type { Config } from '../config.js';
 import type { ReadSide } from './readSide.js';
@@ -11,7 +11,7 @@ import type { Stores } from './Stores.js';
  * how long an unknown credential waits for them (READ_YOUR_WRITES_TIMEOUT_MS).
  */
 export const credentialFreshness = (
-  parts: { readonly config: Config; readonly stores: Stores; readonly readSide: ReadSide },
+  parts: { readonly config: Config; readonly stores: Stores; readonly readSide: ReadSide; readonly clock?: Clock },
   progress: NonNullable<ReadSide['progress']>,
 ): Omit<FreshCredentialVerifierDeps, 'eventStore'> & { readonly eventStore: Stores['eventStore'] } => {
   const { eventStore } = parts.stores;
@@ -21,7 +21,7 @@ export const credentialFreshness = (
     progress,
     appliedPosition: () => readSide.appliedPosition(),
     lag: readSide.lag ?? (async () => measureLag(eventStore, await readSide.appliedPosition())),
-    clock: systemClock,
+    clock: parts.clock ?? systemClock,
     unknownKeyWaitMs: parts.config.readYourWritesTimeoutMs,
   };
 };

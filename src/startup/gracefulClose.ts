@@ -1,6 +1,8 @@
 import type { Server } from 'node:http';
 import type { Logger } from '../application/ports/Logger.js';
 import type { UsageRecorder } from '../application/usage/UsageRecorder.js';
+import { systemClock, type Clock } from '../shared/Clock.js';
+import { realSleep, type Sleep } from '../webhooks/dispatcher.js';
 import type { ReadSide } from './readSide.js';
 import type { ChronicleWebhooks } from './webhooks.js';
 import { closeStores, type Stores } from './Stores.js';
@@ -31,6 +33,15 @@ export interface Running {
   readonly beginStopping: () => void;
   /** The whole stop's bound unless a call gives another. */
   readonly defaultTimeoutMs: number;
+  /** The time the bound is kept by; default the system's (tests give one that moves when told). */
+  readonly clock?: Clock;
+  readonly sleep?: Sleep;
+}
+
+/** How the stop tells the time and waits for its bounds. */
+interface Timing {
+  readonly now: () => number;
+  readonly sleep: Sleep;
 }
 
 /**
@@ -47,7 +58,9 @@ export const gracefulClose = (running: Running): ((options?: { readonly timeoutM
   return (options = {}) =>
     (closing ??= (async () => {
       const { logger } = running;
-      const started = Date.now();
+      const clock = running.clock ?? systemClock;
+      const timing: Timing = { now: () => clock.now().getTime(), sleep: running.sleep ?? realSleep };
+      const started = timing.now();
       const budgetMs = options.timeoutMs ?? running.defaultTimeoutMs;
       // Kept back from the draining to stop the read side and close the stores; each of those
       // waits for a store (a MongoDB operation may wait 30 s to select a server), so each is
@@ -61,18 +74,18 @@ export const gracefulClose = (running: Running): ((options?: { readonly timeoutM
       // HTTP and webhooks drain side by side; the projections run until the requests are
       // done, since a write in flight waits for its read models.
       const [requestsDone, deliveriesDone] = await Promise.all([
-        drainHttp(running.server, drainUntil, logger),
-        stopWebhooks(running.webhooks, drainUntil, logger),
+        drainHttp(running.server, drainUntil, logger, timing),
+        stopWebhooks(running.webhooks, drainUntil, logger, timing),
       ]);
       const [readSideDone] = await Promise.all([
-        bounded('read side', running.readSide.stop(), readSideUntil, logger),
+        bounded('read side', running.readSide.stop(), readSideUntil, logger, timing),
         // The usage counted since its last write: lost when cut off, which leaves the stop complete.
-        running.usage ? bounded('usage counters', running.usage.stop(), readSideUntil, logger) : true,
+        running.usage ? bounded('usage counters', running.usage.stop(), readSideUntil, logger, timing) : true,
       ]);
-      const storesDone = await bounded('stores', closeStores(running.stores), end, logger);
+      const storesDone = await bounded('stores', closeStores(running.stores), end, logger, timing);
       const done = { requests: requestsDone, webhooks: deliveriesDone, 'read side': readSideDone, stores: storesDone };
       const cutOff = Object.entries(done).flatMap(([step, finished]) => (finished ? [] : [step]));
-      const report: CloseReport = { complete: cutOff.length === 0, ms: Date.now() - started, cutOff };
+      const report: CloseReport = { complete: cutOff.length === 0, ms: timing.now() - started, cutOff };
       logger.info(report, 'stopped');
       return report;
     })());
@@ -83,20 +96,20 @@ export const gracefulClose = (running: Running): ((options?: { readonly timeoutM
  * when the bound came first (it is left to run; the process exits regardless). A
  * step that fails has finished: its failure is logged.
  */
-const bounded = async (step: string, work: Promise<unknown>, until: number, logger: Logger): Promise<boolean> => {
+const bounded = async (step: string, work: Promise<unknown>, until: number, logger: Logger, timing: Timing): Promise<boolean> => {
   const failed = work.catch((error: unknown) => logger.error({ err: error, step }, `shutdown: stopping the ${step} failed`));
-  if (await settlesBefore(failed, until)) return true;
+  if (await settlesBefore(failed, until, timing)) return true;
   logger.warn({ step }, `shutdown: stopping the ${step} did not finish within the bound; cut off`);
   return false;
 };
 
 /** Stops accepting connections; true when every request in flight was answered before `until`. */
-const drainHttp = async (server: Server | null, until: number, logger: Logger): Promise<boolean> => {
+const drainHttp = async (server: Server | null, until: number, logger: Logger, timing: Timing): Promise<boolean> => {
   if (!server) return true;
   // Also closes idle keep-alive connections at once (Node 19+); busy ones close once their response is sent.
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   logger.info({ connections: await connectionCount(server) }, 'stopped accepting connections');
-  if (await settlesBefore(closed, until)) return true;
+  if (await settlesBefore(closed, until, timing)) return true;
   logger.warn({ connections: await connectionCount(server) }, 'shutdown: requests still in flight at the bound were cut off');
   server.closeAllConnections();
   await closed;
@@ -107,14 +120,14 @@ const drainHttp = async (server: Server | null, until: number, logger: Logger): 
  * Stops the fan-out, then the dispatcher; true when no delivery attempt had to be
  * aborted and the fan-out's store work (its last batch and checkpoint) finished before `until`.
  */
-const stopWebhooks = async (webhooks: ChronicleWebhooks | null, until: number, logger: Logger): Promise<boolean> => {
+const stopWebhooks = async (webhooks: ChronicleWebhooks | null, until: number, logger: Logger, timing: Timing): Promise<boolean> => {
   if (!webhooks) return true;
   // The fan-out's stop and the lease's release follow the attempts' grace: a little is kept for them.
-  const leftMs = Math.max(0, until - Date.now());
+  const leftMs = Math.max(0, until - timing.now());
   const graceMs = leftMs - Math.min(100, Math.floor(leftMs / 10));
   let finished = false;
   const stopped = webhooks.stop(graceMs).then((drained) => (finished = drained));
-  if (!(await bounded('webhooks', stopped, until, logger))) return false;
+  if (!(await bounded('webhooks', stopped, until, logger, timing))) return false;
   if (!finished) logger.warn({ graceMs }, 'shutdown: webhook deliveries still in flight at the bound were aborted (sent again after a restart)');
   return finished;
 };
@@ -123,12 +136,12 @@ const connectionCount = (server: Server): Promise<number> =>
   new Promise((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));
 
 /** True when `work` settles before the time `until` (ms since the epoch), false when that time comes first. */
-const settlesBefore = async (work: Promise<unknown>, until: number): Promise<boolean> => {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, until - Date.now()))));
+const settlesBefore = async (work: Promise<unknown>, until: number, timing: Timing): Promise<boolean> => {
+  const settled = new AbortController();
+  const late = timing.sleep(Math.max(0, until - timing.now()), settled.signal).then(() => false as const);
   try {
     return await Promise.race([work.then(() => true as const), late]);
   } finally {
-    clearTimeout(timer);
+    settled.abort();
   }
 };

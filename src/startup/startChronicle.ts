@@ -4,7 +4,7 @@ import type { DemoCredentials } from './bootstrapDemo.js';
 import { LoopHealth } from '../application/subscriptions/LoopHealth.js';
 import { UsageRecorder } from '../application/usage/UsageRecorder.js';
 import type { ProjectionRunner } from '../application/subscriptions/ProjectionRunner.js';
-import { systemClock } from '../shared/Clock.js';
+import { systemClock, type Clock } from '../shared/Clock.js';
 import type { Config } from '../config.js';
 import { ChronicleMetrics } from '../ops/ChronicleMetrics.js';
 import { loadTlsFiles } from '../ops/tlsFiles.js';
@@ -66,6 +66,11 @@ export interface ChronicleDeps {
    * applied batches and hears of the others' (`exchangeProgressSignals`).
    */
   readonly progressSignals?: IpcEndpoint;
+  /**
+   * The time of the HTTP side (requests, credentials, console sessions, the commands it
+   * runs); default the system's. Tests give one that moves when they say so.
+   */
+  readonly clock?: Clock;
 }
 
 /** A promise resolved, once, with the first failure that must stop the process. */
@@ -152,7 +157,18 @@ export const startChronicle = async (
       () =>
         startHttp(
           config,
-          { config, stores, readSide, webhooks, metrics, logger, health, usage, ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}) },
+          {
+            config,
+            stores,
+            readSide,
+            webhooks,
+            metrics,
+            logger,
+            health,
+            usage,
+            ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
+            ...(deps.clock ? { clock: deps.clock } : {}),
+          },
           { tls, timeouts, ...(deps.supervisor ? { supervisor: deps.supervisor } : {}) },
         ),
       (side) => side.close(),

@@ -6,12 +6,16 @@ import type { FromDeliveryThread, ToDeliveryThread } from './deliveryThread.js';
 import { isRefusedAddress } from './targetUrlGuard.js';
 import { describeError, sendTurnsHere, type SentAttempt, type TurnRequest } from './turnSender.js';
 
-/** The longest a delivered attempt waits in the thread before it goes back to be recorded. */
+/** The longest a delivered attempt waits in the thread before it goes back to be recorded (unless the thread is started with another). */
 const REPORT_AFTER_MS = 100;
 
 const port = parentPort;
 if (!port) throw new Error('deliveryThreadMain runs as a worker thread');
-const { allowPrivateTargets, maxFreeSockets } = workerData as { allowPrivateTargets: boolean; maxFreeSockets: number };
+const { allowPrivateTargets, maxFreeSockets, reportAfterMs = REPORT_AFTER_MS } = workerData as {
+  allowPrivateTargets: boolean;
+  maxFreeSockets: number;
+  reportAfterMs?: number;
+};
 const agent = createDeliveryAgent({ allowPrivateTargets, isRefusedAddress, maxFreeSockets });
 const sendTurn = sendTurnsHere(agent.send);
 
@@ -47,7 +51,7 @@ const run = async (id: number, request: TurnRequest): Promise<void> => {
   try {
     for await (const batch of sendTurn(request, { finish: signals.finish.signal, stop: signals.stop.signal })) {
       attempts.push(...batch);
-      timer ??= setTimeout(reportAttempts, REPORT_AFTER_MS);
+      timer ??= setTimeout(reportAttempts, reportAfterMs);
     }
     reportAttempts();
     report({ id, end: true });

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import type { FannedOutSubscription, NewDelivery } from '../../src/application/ports/WebhookOutbox.js';
 import { createDeliveryAgent } from '../../src/webhooks/deliveryAgent.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
@@ -17,23 +16,25 @@ const HANGING = 60;
 const CONCURRENCY = 16;
 const PER_COMPANY = 4;
 
-/** A receiver on 127.0.0.1: `/hang` accepts and never answers; anything else answers 200 and notes when. */
+/** A receiver on 127.0.0.1: `/hang` accepts and never answers; anything else answers 200 and notes the delivery. */
 const startReceiver = async () => {
   const sockets = new Set<Socket>();
-  const arrivals = new Map<string, number>();
+  const arrivals = new Set<string>();
   let hanging = 0;
   let maxHanging = 0;
+  let hangingSent = 0;
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       if (req.url === '/hang') {
         hanging += 1;
+        hangingSent += 1;
         maxHanging = Math.max(maxHanging, hanging);
         res.once('close', () => (hanging -= 1));
         return;
       }
-      arrivals.set(String(req.headers['webhook-id']), performance.now());
+      arrivals.add(String(req.headers['webhook-id']));
       res.writeHead(200).end();
     });
   });
@@ -47,6 +48,8 @@ const startReceiver = async () => {
     arrivals,
     hanging: () => hanging,
     maxHanging: () => maxHanging,
+    /** Attempts that reached `/hang`, ended or not. */
+    hangingSent: () => hangingSent,
     close: async () => {
       sockets.forEach((socket) => socket.destroy());
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -57,14 +60,14 @@ const startReceiver = async () => {
 /**
  * The dispatcher's fair sharing on an outbox adapter: another company's 60 hanging
  * subscriptions, a queued event for each, hold at most `perCompany` slots, and a
- * healthy subscription's deliveries arrive within a second (attempts time out
- * after 30 s, as in production).
+ * healthy subscription's deliveries arrive while those attempts still hang (they time
+ * out after 30 s, as in production): it never waits for one of their slots.
  */
 export const dispatcherFairnessContract = (name: string, make: () => Promise<OutboxUnderTest>): void => {
   describe(`Webhook dispatcher on ${name}: fair between companies`, function () {
     this.timeout(30_000);
 
-    it(`another company's ${HANGING} hanging receivers hold ${PER_COMPANY} slots; a healthy subscription is delivered within 1 s`, async () => {
+    it(`another company's ${HANGING} hanging receivers hold ${PER_COMPANY} slots; a healthy subscription is delivered while they hang`, async () => {
       const { outbox, dispose } = await make();
       const receiver = await startReceiver();
       const agent = createDeliveryAgent({ allowPrivateTargets: true, isRefusedAddress, maxFreeSockets: CONCURRENCY });
@@ -118,15 +121,15 @@ export const dispatcherFairnessContract = (name: string, make: () => Promise<Out
         dispatcher.start();
         await eventually(() => receiver.hanging() === PER_COMPANY, 10_000, 10);
 
-        const latencies: number[] = [];
+        // Each delivered before any hanging attempt ended (30 s): not in a slot one of them gave up
+        // (how soon: `npm run bench:timings`).
         for (let i = 0; i < 5; i++) {
           const delivery = row(healthySub);
-          const queuedAt = performance.now();
           await store([], [delivery]);
-          await eventually(() => receiver.arrivals.has(delivery.eventId), 5000, 5);
-          latencies.push(Math.round(receiver.arrivals.get(delivery.eventId)! - queuedAt));
+          await eventually(() => receiver.arrivals.has(delivery.eventId), 15_000, 5);
         }
-        expect(Math.max(...latencies), `queued → delivered, ms: ${latencies.join(', ')}`).to.be.below(1000);
+        expect(receiver.hanging(), 'the hanging attempts still hang').to.equal(PER_COMPANY);
+        expect(receiver.hangingSent(), 'no other hanging queue got a slot').to.equal(PER_COMPANY);
         expect(receiver.maxHanging()).to.equal(PER_COMPANY);
       } finally {
         await receiver.close();

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 import { eventStoreContract, type EventStoreFixture } from './eventStore.contract.js';
 import { eventStoreVersionsContract } from './eventStoreVersions.contract.js';
+import { eventually } from '../support/events.js';
 import { skipLine } from '../support/integration.js';
 import { StoreUnavailableError } from '../../src/application/ports/StoreUnavailableError.js';
 import { PostgresEventStore } from '../../src/adapters/postgres/PostgresEventStore.js';
@@ -57,7 +58,7 @@ if (postgresTestUrl()) {
 }
 
 describe('SqliteEventStore: appends of another connection on the file (another process)', () => {
-  it('reach an idle subscription within milliseconds, read only once the file changed', async () => {
+  it('reach an idle subscription from another connection, read only once the file changed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'chronicle-es-'));
     const file = join(dir, 'events.sqlite');
     const follower = SqliteEventStore.open(file);
@@ -69,27 +70,25 @@ describe('SqliteEventStore: appends of another connection on the file (another p
       reads += 1;
       return readAllSync(...args);
     };
-    const seen: { position: string; at: number }[] = [];
+    const seen: string[] = [];
     const subscription = follower.subscribeToAll({
       after: null,
       handle: async (batch) => {
-        for (const event of batch) seen.push({ position: event.position, at: performance.now() });
+        for (const event of batch) seen.push(event.position);
       },
     });
     try {
-      // Idle for 200 ms: the log is read once at the start, then no more (40 checks of the version).
+      // Idle for 200 ms: the log is read once at the start, then no more (only the file's version is looked at).
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(reads).to.equal(1);
-      const latencies: number[] = [];
+      // Each append of the other connection reaches it (how soon: `npm run bench:timings`).
+      const appended: string[] = [];
       for (let i = 0; i < 20; i++) {
         const { position } = await writer.append(`s-${i}`, [{ id: randomUUID(), type: 'Pinged', data: {}, metadata: { source: 'system', correlationId: 'c' } }], 'no_stream');
-        const appendedAt = performance.now();
-        while (!seen.some((event) => event.position === position)) await new Promise((resolve) => setTimeout(resolve, 1));
-        latencies.push(seen.find((event) => event.position === position)!.at - appendedAt);
+        appended.push(position);
+        await eventually(() => seen.includes(position), 5_000, 1);
       }
-      latencies.sort((a, b) => a - b);
-      // From the durable append to the handler: checked every 5 ms, the median well under a 50 ms poll.
-      expect(latencies[10]).to.be.below(25);
+      expect(seen).to.deep.equal(appended);
     } finally {
       await subscription.stop();
       await follower.close();
@@ -339,7 +338,8 @@ describe('SqliteEventStore: the write lock held by another connection (another A
         );
         expect(refused).to.be.instanceOf(StoreUnavailableError);
         expect((refused as StoreUnavailableError).reason).to.equal('busy');
-        expect(performance.now() - started).to.be.within(55, 1_000);
+        // Not before the wait was over.
+        expect(performance.now() - started).to.be.at.least(55);
         other.db.exec('ROLLBACK');
         expect(await store.readStream('a')).to.deep.equal([]);
         // The lock free again: the next append goes through at once.

@@ -202,27 +202,23 @@ if (!postgresTestUrl()) {
         const follower = await open({ pollIntervalMs: 60_000 });
         const writer = await open();
         const { seen, subscription } = follow(follower, null);
+        const admin = await connect();
+        const listening = async () =>
+          (await admin.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'")).rowCount === 1;
         try {
-          await sleep(200);
-          const started = Date.now();
+          // Once it listens, a commit's notification wakes it: far sooner than its next poll, a minute on.
+          await eventually(listening, 5_000, 20);
           await writer.append(uniqueStream(), [anEvent('One')], 'no_stream');
-          await eventually(() => seen.length === 1, 2_000);
-          expect(Date.now() - started).to.be.below(1_000);
+          await eventually(() => seen.length === 1, 10_000);
 
           // The server ends the listening connection (a restart, a failover): it listens again by itself.
-          const admin = await connect();
           const { rowCount } = await admin.query(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'",
           );
           expect(rowCount).to.equal(1);
-          await eventually(
-            async () =>
-              (await admin.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'")).rowCount === 1,
-            5_000,
-            20,
-          );
+          await eventually(listening, 5_000, 20);
           await writer.append(uniqueStream(), [anEvent('Two')], 'no_stream');
-          await eventually(() => seen.length === 2, 2_000);
+          await eventually(() => seen.length === 2, 10_000);
         } finally {
           await subscription.stop();
         }

@@ -266,15 +266,14 @@ if (postgresTestUrl()) {
 
     it('admit and release one key’s requests side by side without waiting for each other for good', () =>
       withTwoProcesses({ hourly: 100_000, daily: 100_000, concurrent: 4 }, async (a, b, k) => {
-        // Batches of admissions and releases from both, overlapping: a lock taken in two orders would stall one for a second, then fail it.
-        const started = Date.now();
+        // Batches of admissions and releases from both, overlapping: a lock taken in two orders would deadlock, and
+        // PostgreSQL would fail one of the statements (after deadlock_timeout), failing its admission or release here.
         let admitted = 0;
         for (let round = 0; round < 20; round++) {
           const admissions = await Promise.all([a, b, a, b, a, b].map((counters) => counters.admit(k, now)));
           admitted += admissions.length;
           await Promise.all(admissions.map((admission) => admission.release?.()));
         }
-        expect(Date.now() - started, 'no statement waited for a deadlock to be found').to.be.below(5_000);
         expect((await a.consume(k, now)).hourly.remaining).to.equal(100_000 - admitted - 1);
         const all = await Promise.all([a.acquire(k), b.acquire(k), a.acquire(k), b.acquire(k)]);
         expect(all.every((release) => typeof release === 'function'), 'every slot free again').to.equal(true);

@@ -43,7 +43,9 @@ describe('chronicle CLI', function () {
     }
   });
 
-  it('handles SIGTERM from the moment it says it listens (a stop sent at once is graceful, exit 0)', async () => {
+  it('handles SIGTERM from the moment it says it listens (a stop sent at once is graceful, exit 0)', async function () {
+    // Nine starts and stops: bounded generously, a busy machine takes several seconds for each.
+    this.timeout(120_000);
     // Without the handlers in place before the line, a SIGTERM sent right away ended most of these by the signal.
     for (const roles of [{}, { RUN_API: 'false', RUN_PROJECTIONS: 'false' }, { RUN_PROJECTIONS: 'false', RUN_WEBHOOKS: 'false' }]) {
       for (let i = 0; i < 3; i++) {

@@ -220,12 +220,15 @@ describe('chronicle CLI: companies, keys, users', function () {
 
   describe('console link', () => {
     it('prints {url, expiresAt} with --json: a link at CONSOLE_PUBLIC_URL and BASE_PATH, valid 15 minutes', async () => {
+      const before = Date.now();
       const link = oneJson<{ url: string; expiresAt: string }>(
         await runCli(['console', 'link', '--company', companyId, '--json'], { ...env, CONSOLE_PUBLIC_URL: 'https://api.example.com/', BASE_PATH: '/api/external' }),
       );
+      const after = Date.now();
       expect(Object.keys(link)).to.deep.equal(['url', 'expiresAt']);
       expect(link.url).to.match(/^https:\/\/api\.example\.com\/api\/external\/console\/login\?token=[0-9a-f-]{36}\.[A-Za-z0-9_-]{43}$/);
-      expect(Date.parse(link.expiresAt) - Date.now()).to.be.within(14 * 60_000, 15 * 60_000);
+      // Issued between `before` and `after`: at most 15 minutes on from then.
+      expect(Date.parse(link.expiresAt)).to.be.within(before + 14 * 60_000, after + 15 * 60_000);
     });
     it('prints one readable line without it, at this machine’s address by default', async () => {
       expect(oneLine(await cli('console', 'link', '--company', companyId))).to.match(/valid once until .*: http:\/\/localhost:3000\/console\/login\?token=/);

@@ -64,6 +64,7 @@ if (!chromiumInstalled()) {
 
     /** A single-use link from the admin API, as the platform's backend asks for one (`chronicle console link` prints the same). */
     const linkFor = async (company: string): Promise<string> => {
+      const before = Date.now();
       const asked = await fetch(`${server.baseUrl}/admin/companies/${company}/console-sessions`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' },
@@ -71,7 +72,8 @@ if (!chromiumInstalled()) {
       });
       expect(asked.status).to.equal(201);
       const { url, expiresAt } = ((await asked.json()) as { data: { url: string; expiresAt: string } }).data;
-      expect(Date.parse(expiresAt) - Date.now()).to.be.within(14 * 60_000, 15 * 60_000);
+      // Issued between `before` and now: at most 15 minutes on from then.
+      expect(Date.parse(expiresAt)).to.be.within(before + 14 * 60_000, Date.now() + 15 * 60_000);
       return url;
     };
 

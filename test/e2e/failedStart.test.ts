@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
+import { LEFT_RUNNING, runCli, startServer, type ServerProcess } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
 
 /**
@@ -22,17 +22,15 @@ describe('a failed start', function () {
     dirs.forEach((dir) => dir.dispose());
   });
 
-  it('with the port in use: says so, stops everything it started and exits 1 within seconds', async () => {
+  it('with the port in use: says so, stops everything it started and exits 1 by itself', async () => {
     const port = new URL(holder.baseUrl).port;
-    const started = Date.now();
     // Every role runs (projections, webhooks, API), as with `npm start`.
     const run = await runCli(['serve'], { DATA_DIR: dirs[1]!.path, PORT: port, LOG_LEVEL: 'info' });
-    const tookMs = Date.now() - started;
     expect(run.code).to.equal(1);
     expect(run.stderr + run.stdout).to.contain('EADDRINUSE');
     expect(run.stdout).to.contain('start failed; stopping what was started');
-    // Well before the CLI's own 10 s bound on a failed command: the start stopped what it had started.
-    expect(tookMs).to.be.below(8_000);
+    // Ended by itself, not at the CLI's own 10 s bound on a failed command: the start stopped what it had started.
+    expect(run.stderr).not.to.contain(LEFT_RUNNING);
   });
 
   it('with a store that cannot open (DATA_DIR is a file): exits non-zero and leaves nothing running', async () => {

@@ -71,10 +71,9 @@ describe('SQLite event store across processes and crashes', function () {
     try {
       const child = spawn(process.execPath, [appendLoop, file, 'once'], { stdio: ['ignore', 'pipe', 'inherit'] });
       const id = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
-      const acknowledgedAt = Date.now();
-      await eventually(() => seen.includes(id), 2000, 2);
-      // Other processes are found by polling every 50 ms; allow for a loaded machine.
-      expect(Date.now() - acknowledgedAt).to.be.below(1000);
+      // Found by looking at the file's version every few milliseconds (how soon: `npm run bench:timings`);
+      // waited for generously: only an event never seen fails.
+      await eventually(() => seen.includes(id), 10_000, 2);
     } finally {
       await subscription.stop();
       await store.close();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 import { embeddedDatabaseFile } from '../../src/startup/adapters.js';
 import { eventually } from '../support/events.js';
-import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
+import { LEFT_RUNNING, runCli, startServer, type ServerProcess } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
 import { seedCompanyWithKeys } from '../support/seedCompany.js';
 import { valueOf } from '../support/prometheusText.js';
@@ -29,27 +29,32 @@ const call = (baseUrl: string, key: string, method: string, path: string, body?:
     method,
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(5000),
+    signal: AbortSignal.timeout(15_000),
   });
 
 /**
  * The processes whose request log lines (JSON, with their pid) contain `marker`: which workers
- * answered. Request lines reach stdout in blocks, at the latest 100 ms after they are logged.
+ * answered. Request lines reach stdout in blocks, a little after they are logged: looked for
+ * until `expected` processes are seen (or 10 s passed).
  */
-const answeredBy = async (server: ServerProcess, marker = '"msg":"request"'): Promise<Set<number>> => {
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  return new Set(
-    server
-      .output()
-      .split('\n')
-      .filter((line) => line.includes('"msg":"request"') && line.includes(marker))
-      .map((line) => (JSON.parse(line) as { pid: number }).pid),
-  );
+const answeredBy = async (server: ServerProcess, marker = '"msg":"request"', expected = 2): Promise<Set<number>> => {
+  const pids = () =>
+    new Set(
+      server
+        .output()
+        .split('\n')
+        .slice(0, -1) // whole lines only
+        .filter((line) => line.includes('"msg":"request"') && line.includes(marker))
+        .map((line) => (JSON.parse(line) as { pid: number }).pid),
+    );
+  await eventually(() => pids().size >= expected, 10_000, 20).catch(() => undefined);
+  return pids();
 };
 
 const ready = async (baseUrl: string): Promise<number> => (await fetch(`${baseUrl}/ready`, { signal: AbortSignal.timeout(5000) })).status;
 
-const READ_YOUR_WRITES_TIMEOUT_MS = 400;
+// Long enough that a read runs out of it only waiting for a projector that is stopped, never for a busy one.
+const READ_YOUR_WRITES_TIMEOUT_MS = 3_000;
 const READY_MAX_LAG_MS = 600;
 const HOURLY_LIMIT = 400;
 
@@ -137,38 +142,31 @@ describe('topology on one machine: projector, dispatcher and two API processes o
     const { data: margaret } = (await before.json()) as { data: { id: string } };
     expect((await call(a.baseUrl, key, 'GET', `/contacts/${margaret.id}`)).status, 'projected before the stop').to.equal(200);
     expect(await projector.stop()).to.equal(0);
-    const started = Date.now();
+    // Nothing below waits for the stopped projector but the one read that must: a wait for it would run out, and say so.
     const created = await call(a.baseUrl, key, 'POST', '/contacts', { name: 'Grace', phoneNumber: '+1 555 0100' });
     expect(created.status).to.equal(201);
-    expect(Date.now() - started, 'a create answers once durable, without waiting for the read models').to.be.below(READ_YOUR_WRITES_TIMEOUT_MS - 50);
+    expect(created.headers.get('x-read-your-writes'), 'a create answers once durable, without waiting for the read models').to.equal(null);
     const { data } = (await created.json()) as { data: { id: string } };
     // Another company's reads on the same instance never wait for this company's creates.
-    const otherAt = Date.now();
     const otherCompany = await call(a.baseUrl, otherKey, 'GET', '/contacts');
     expect(otherCompany.status).to.equal(200);
-    expect(Date.now() - otherAt).to.be.below(READ_YOUR_WRITES_TIMEOUT_MS - 50);
     expect(otherCompany.headers.get('x-read-your-writes')).to.equal(null);
     // A contact that exists, and the new one's history (read from the log), are answered at once: no create changes them (decision 88).
-    const existingAt = Date.now();
     const existing = await call(a.baseUrl, key, 'GET', `/contacts/${margaret.id}`);
     expect(existing.status).to.equal(200);
     expect(existing.headers.get('x-read-your-writes')).to.equal(null);
     const history = await call(a.baseUrl, key, 'GET', `/contacts/${data.id}/history`);
     expect(history.status, 'the log holds the create').to.equal(200);
     expect(history.headers.get('x-read-your-writes')).to.equal(null);
-    expect(Date.now() - existingAt).to.be.below(READ_YOUR_WRITES_TIMEOUT_MS - 50);
     // The next read of the company on the instance that answered the create waits for it, at most the bound, and says it ran out.
     const readAt = Date.now();
     const first = await call(a.baseUrl, key, 'GET', `/contacts/${data.id}`);
     const waitedMs = Date.now() - readAt;
     expect(first.status, 'not projected yet').to.equal(404);
     expect(first.headers.get('x-read-your-writes')).to.equal('timeout');
-    expect(waitedMs).to.be.at.least(READ_YOUR_WRITES_TIMEOUT_MS - 50);
-    expect(waitedMs).to.be.below(READ_YOUR_WRITES_TIMEOUT_MS + 1_500);
-    // One wait per write, not one per read: the company's next reads answer at once, still saying so.
-    const secondAt = Date.now();
+    expect(waitedMs, 'not before the bound').to.be.at.least(READ_YOUR_WRITES_TIMEOUT_MS - 50);
+    // The company's next reads still say so (one wait per write, not one per read: test/unit/subscriptions/answeredWrites.test.ts).
     const second = await call(a.baseUrl, key, 'GET', '/contacts');
-    expect(Date.now() - secondAt).to.be.below(READ_YOUR_WRITES_TIMEOUT_MS - 50);
     expect(second.headers.get('x-read-your-writes')).to.equal('timeout');
     // The write is the oldest unapplied event: /ready fails on both API processes once it is older than the bound.
     await eventually(async () => (await ready(a.baseUrl)) === 503 && (await ready(b.baseUrl)) === 503, READY_MAX_LAG_MS + 3_000, 50);
@@ -181,14 +179,13 @@ describe('topology on one machine: projector, dispatcher and two API processes o
     const projected = await call(a.baseUrl, key, 'GET', `/contacts/${data.id}`);
     expect(projected.status).to.equal(200);
     expect(projected.headers.get('x-read-your-writes')).to.equal(null);
-    const again = Date.now();
     const next = await call(b.baseUrl, key, 'POST', '/contacts', { name: 'Linus', phoneNumber: '+358 9 1234567' });
     expect(next.status).to.equal(201);
     const { data: linus } = (await next.json()) as { data: { id: string } };
-    // Read through the instance that answered the create, without a header: it waits for the projector.
+    // Read through the instance that answered the create, without a header: it waits for the projector, which is back.
     const own = await call(b.baseUrl, key, 'GET', `/contacts/${linus.id}`);
     expect(own.status).to.equal(200);
-    expect(Date.now() - again, 'reads wait no longer once the projector is back').to.be.below(READ_YOUR_WRITES_TIMEOUT_MS);
+    expect(own.headers.get('x-read-your-writes'), 'the wait ended with the projector, not at the bound').to.equal(null);
     expect((await call(a.baseUrl, key, 'GET', `/contacts/${linus.id}`, undefined, { 'X-Min-Log-Position': next.headers.get('x-log-position')! })).status).to.equal(200);
   });
 });
@@ -351,12 +348,11 @@ describe('API_WORKERS: one `chronicle serve` runs API workers on one port beside
     try {
       // The API worker fails to read the TLS files (the background process, listening on no port, reads none);
       // `close` comes only once every process holding the output has exited.
-      const started = Date.now();
       const run = await runCli(['serve'], { DATA_DIR: dir.path, PORT: '0', API_WORKERS: '2', TLS_CERT_FILE: `${dir.path}/none.pem`, TLS_KEY_FILE: `${dir.path}/none.key` });
       expect(run.code).to.equal(1);
       expect(run.stderr).to.contain('api-1 exited with code 2 before its start completed');
-      // The worker exits as soon as its start failed (its IPC channel to the supervisor does not keep it alive).
-      expect(Date.now() - started).to.be.below(8_000);
+      // Every process ended by itself (the worker's IPC channel to the supervisor does not keep it alive), none at the CLI's bound.
+      expect(run.stderr).not.to.contain(LEFT_RUNNING);
     } finally {
       dir.dispose();
     }

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 import { embeddedDatabaseFile } from '../../src/startup/adapters.js';
 import { eventually } from '../support/events.js';
@@ -45,14 +44,14 @@ const startHangingReceiver = async () => {
   };
 };
 
-/** A receiver that answers 200 at once and notes when each delivery arrived (by contact name). */
+/** A receiver that answers 200 at once and notes each delivery that arrived (by contact name). */
 const startHealthyReceiver = async () => {
-  const arrivals = new Map<string, number>();
+  const arrivals = new Set<string>();
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
-      arrivals.set((JSON.parse(body) as { data: { name: string } }).data.name, performance.now());
+      arrivals.add((JSON.parse(body) as { data: { name: string } }).data.name);
       res.writeHead(200).end();
     });
   });
@@ -78,8 +77,9 @@ const call = async (server: ServerProcess, key: string, method: string, path: st
  * The target of fair delivery, on a real `chronicle serve` (default 30 s timeout,
  * default caps): another company's 60 hanging subscriptions, each with a queued
  * event, hold at most its share of the dispatcher, and a healthy subscription's
- * deliveries still arrive within a second, with the dispatcher in the same process
- * as the API and in the background process of API_WORKERS.
+ * deliveries still arrive while those attempts hang (within a second: `npm run
+ * bench:timings`), with the dispatcher in the same process as the API and in the
+ * background process of API_WORKERS.
  */
 for (const apiWorkers of ['1', '2']) {
   describe(`webhooks shared fairly between companies (API_WORKERS=${apiWorkers}): another company's hanging receivers`, function () {
@@ -112,7 +112,7 @@ for (const apiWorkers of ['1', '2']) {
       dir.dispose();
     });
 
-    it(`holds at most ${PER_COMPANY} slots for them, and the healthy subscription's deliveries arrive within 1 s`, async () => {
+    it(`holds at most ${PER_COMPANY} slots for them, and the healthy subscription's deliveries arrive while they hang`, async () => {
       for (let i = 0; i < HANGING; i++) {
         const res = await call(server, keyB, 'POST', '/webhooks/subscribe', { event: 'contact.created', target_url: `${hanging.url}/h${i}` });
         expect(res.status).to.equal(201);
@@ -122,15 +122,13 @@ for (const apiWorkers of ['1', '2']) {
       await eventually(() => hanging.inFlight() === PER_COMPANY, 15_000, 20);
 
       expect((await call(server, keyA, 'POST', '/webhooks/subscribe', { event: 'contact.created', target_url: healthy.url })).status).to.equal(201);
-      const latencies: number[] = [];
+      // Each delivered before any of those attempts ended (30 s): never in a slot one of them gave up.
       for (let i = 0; i < HEALTHY_DELIVERIES; i++) {
         const name = `Healthy ${i}`;
-        const sentAt = performance.now();
         expect((await call(server, keyA, 'POST', '/contacts', { name, phoneNumber: `+44 20 7946 ${1000 + i}` })).status).to.equal(201);
-        await eventually(() => healthy.arrivals.has(name), 5000, 5);
-        latencies.push(Math.round(healthy.arrivals.get(name)! - sentAt));
+        await eventually(() => healthy.arrivals.has(name), 15_000, 5);
       }
-      expect(Math.max(...latencies), `create → delivery, ms: ${latencies.join(', ')}`).to.be.below(1000);
+      expect(hanging.inFlight(), 'the hanging attempts still hang').to.equal(PER_COMPANY);
       // Still within its share: the 44 others wait for its slots, none beyond them.
       expect(hanging.maxInFlight()).to.equal(PER_COMPANY);
       expect(hanging.received()).to.equal(PER_COMPANY);

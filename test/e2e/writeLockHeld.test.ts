@@ -26,35 +26,32 @@ describe('chronicle serve while another process holds the log’s write lock (th
     server = await startServer({ DATA_DIR: dir.path, RUN_WEBHOOKS: 'false' });
     const key = /API key (chr_\w+)/.exec(server.output())![1]!;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const timed = async (path: string) => {
-      const started = performance.now();
+    const get = async (path: string) => {
       const response = await fetch(`${server!.baseUrl}${path}`, { headers });
       await response.arrayBuffer();
-      return { status: response.status, ms: performance.now() - started };
+      return response.status;
     };
 
     holder = new Database(embeddedDatabaseFile(dir.path));
     holder.exec('BEGIN IMMEDIATE');
-    const heldAt = performance.now();
+    let written = false;
     const write = fetch(`${server.baseUrl}/contacts`, {
       method: 'POST',
       headers,
       body: JSON.stringify({ name: 'Waited for the lock', phoneNumber: '+4930100077' }),
-    });
+    }).finally(() => (written = true));
     // The create reaches its group commit and finds the lock taken; the server goes on serving.
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const during = [await timed('/health'), await timed('/contacts?limit=1'), await timed('/health')];
-    expect(during.map(({ status }) => status)).to.deep.equal([200, 200, 200]);
-    // Each within a fraction of the hold (a loop asleep in SQLite would answer only after it).
-    for (const { ms } of during) expect(ms).to.be.below(150);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 600 - (performance.now() - heldAt))));
+    const during = [await get('/health'), await get('/contacts?limit=1'), await get('/health')];
+    expect(during).to.deep.equal([200, 200, 200]);
+    // Answered while the write still waits, held until the lock comes free (a loop asleep in SQLite would
+    // have answered them only after its busy timeout, the write failed by then).
+    expect(written, 'the write still waits for the lock').to.equal(false);
     holder.exec('COMMIT');
-    const released = performance.now();
 
     const created = await write;
-    expect(created.status).to.equal(201);
-    expect(performance.now() - released, 'stored soon after the lock came free').to.be.below(1_000);
+    expect(created.status, 'stored once the lock came free').to.equal(201);
     const { data } = (await created.json()) as { data: { id: string } };
-    expect((await timed(`/contacts/${data.id}`)).status).to.equal(200);
+    expect(await get(`/contacts/${data.id}`)).to.equal(200);
   });
 });

@@ -4,6 +4,9 @@ import { fileURLToPath } from 'node:url';
 
 export const CLI = fileURLToPath(new URL('../../../bin/chronicle.js', import.meta.url));
 
+/** What `chronicle` prints when a failed command did not end by itself and its 10 s bound ended it. */
+export const LEFT_RUNNING = 'still running 10 s after the command failed';
+
 export interface CliRun {
   readonly code: number | null;
   readonly stdout: string;

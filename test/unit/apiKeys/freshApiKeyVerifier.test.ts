@@ -6,17 +6,18 @@ import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.
 import { issueApiKey } from '../../../src/features/apiKeys/application/issueApiKey.js';
 import { revokeApiKey } from '../../../src/features/apiKeys/application/revokeApiKey.js';
 import { createCompany } from '../../../src/features/companies/application/createCompany.js';
-import { READ_MODELS_CHECKPOINT, measureLag } from '../../../src/application/subscriptions/ProjectionRunner.js';
-import { CheckpointProgress } from '../../../src/application/subscriptions/ReadModelProgress.js';
+import { READ_MODELS_CHECKPOINT, type ProjectionLag } from '../../../src/application/subscriptions/ProjectionRunner.js';
+import { CheckpointProgress, type ReadModelProgress } from '../../../src/application/subscriptions/ReadModelProgress.js';
 import type { EventStore } from '../../../src/application/ports/EventStore.js';
 import { withUpcasting } from '../../../src/application/versioning/UpcastingEventStore.js';
 import { CompanyName } from '../../../src/features/companies/domain/CompanyName.js';
 import { generateApiKey } from '../../../src/shared/apiKeyFormat.js';
-import { systemClock } from '../../../src/shared/Clock.js';
 import { newId } from '../../../src/shared/ids.js';
+import { comparePositions, compareNullablePositions, type Position } from '../../../src/shared/Position.js';
 import { apiKeyDirectoryProjection } from '../../../src/features/apiKeys/readModels/apiKeyDirectoryProjection.js';
-import { freshApiKeyVerifier, type FreshApiKeyVerification } from '../../../src/features/apiKeys/readModels/freshApiKeyVerifier.js';
-import { sleep } from '../../support/events.js';
+import { freshApiKeyVerifier } from '../../../src/features/apiKeys/readModels/freshApiKeyVerifier.js';
+import { manualClock } from '../../support/clocks.js';
+import { eventually } from '../../support/events.js';
 import { tempDir } from '../../support/tempStore.js';
 import { STORED_EVENT_TYPES } from '../../../src/features/index.js';
 
@@ -28,7 +29,9 @@ const right = <A>(result: E.Either<unknown, A>): A => {
 /**
  * An API process's view: the read models are applied by "the projector" only when
  * the test says so (`project()`), and followed through their checkpoint, as an API
- * process with RUN_PROJECTIONS=false follows the projector's.
+ * process with RUN_PROJECTIONS=false follows the projector's. Time is the test's
+ * (`time`): the verifier's clock, the moments of the answers, and the lag of the read
+ * models (the age, on that clock, of the oldest event they have not applied).
  */
 describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => {
   let dir: ReturnType<typeof tempDir>;
@@ -37,7 +40,11 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
   let readModels: MemoryReadModelStore;
   let progress: CheckpointProgress;
   let companyId: string;
-  const calls = { readStream: 0, lag: 0, lookups: 0 };
+  let time: ReturnType<typeof manualClock>;
+  /** When each append was recorded, on the test's clock: the position of its last event, and the time. */
+  let appends: { readonly position: Position; readonly at: number }[];
+  /** Every wait for the read models (its bound), the log's stream reads, lag measurements and read-model lookups. */
+  const calls = { readStream: 0, lag: 0, lookups: 0, waits: [] as number[] };
   /** Runs inside the next lag measurements, before they read anything. */
   let beforeMeasuring: (() => Promise<void>) | null = null;
 
@@ -47,10 +54,23 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
     const events = await log.readAll({ after });
     if (events.length > 0) await readModels.applyBatch(collections, events, READ_MODELS_CHECKPOINT);
   };
-  const commandDeps = () => ({ eventStore: log, newId, clock: systemClock });
+  const recorded = <T extends { readonly position: Position | null }>(result: T): T => {
+    if (result.position !== null) appends.push({ position: result.position, at: time.now().getTime() });
+    return result;
+  };
+  /** How far the read models are behind the log, on the test's clock. */
+  const lag = async (): Promise<ProjectionLag> => {
+    const position = await progress.refresh();
+    const head = await log.headPosition();
+    if (compareNullablePositions(head, position) <= 0) return { position, head, caughtUp: true, lagMs: 0 };
+    const [oldest] = await log.readAll({ after: position, maxCount: 1 });
+    const append = appends.find((a) => comparePositions(a.position, oldest!.position) >= 0)!;
+    return { position, head, caughtUp: false, lagMs: Math.max(0, time.now().getTime() - append.at) };
+  };
+  const commandDeps = () => ({ eventStore: log, newId, clock: time });
   const issue = async (expiresAt: Date | null = null) =>
-    right(await issueApiKey(commandDeps(), { companyId, type: 'generic', permissions: ['contacts:read'], expiresAt, metadata: { source: 'cli', correlationId: newId() } }));
-  const revoke = async (keyId: string) => right(await revokeApiKey(commandDeps(), { keyId, metadata: { source: 'cli', correlationId: newId() } }));
+    recorded(right(await issueApiKey(commandDeps(), { companyId, type: 'generic', permissions: ['contacts:read'], expiresAt, metadata: { source: 'cli', correlationId: newId() } })));
+  const revoke = async (keyId: string) => recorded(right(await revokeApiKey(commandDeps(), { keyId, metadata: { source: 'cli', correlationId: newId() } })));
   const verifier = (options: { unknownKeyWaitMs?: number; revocationBoundMs?: number; keyReuseMs?: number } = {}) => {
     const counted: Pick<EventStore, 'headPosition' | 'readStream'> = {
       headPosition: () => log.headPosition(),
@@ -65,27 +85,31 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
       calls.lookups += 1;
       return directory.get(companyId, id);
     };
+    const waited: ReadModelProgress = {
+      get position() {
+        return progress.position;
+      },
+      waitFor: (position, timeoutMs) => {
+        calls.waits.push(timeoutMs);
+        return progress.waitFor(position, timeoutMs);
+      },
+    };
     const verify = freshApiKeyVerifier({
       directory: counting,
       eventStore: counted,
-      progress,
+      progress: waited,
       appliedPosition: () => progress.refresh(),
       lag: async () => {
         calls.lag += 1;
         await beforeMeasuring?.();
-        return measureLag(log, await progress.refresh());
+        return lag();
       },
-      clock: systemClock,
+      clock: time,
       unknownKeyWaitMs: options.unknownKeyWaitMs ?? 5_000,
       revocationBoundMs: options.revocationBoundMs ?? 1_000,
       ...(options.keyReuseMs === undefined ? {} : { keyReuseMs: options.keyReuseMs }),
     });
-    return (key: string) => verify(key, new Date());
-  };
-  const timed = async (run: Promise<FreshApiKeyVerification>) => {
-    const started = Date.now();
-    const result = await run;
-    return { result, ms: Date.now() - started };
+    return (key: string) => verify(key, time.now());
   };
 
   beforeEach(async () => {
@@ -94,11 +118,14 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
     log = withUpcasting(raw, STORED_EVENT_TYPES);
     readModels = new MemoryReadModelStore();
     progress = new CheckpointProgress(() => readModels.checkpoints.load(READ_MODELS_CHECKPOINT), 5);
+    time = manualClock(Date.now());
+    appends = [];
     calls.readStream = 0;
     calls.lag = 0;
     calls.lookups = 0;
+    calls.waits = [];
     beforeMeasuring = null;
-    companyId = right(await createCompany(commandDeps(), { name: right(CompanyName.decode('Acme')), metadata: { source: 'cli', correlationId: newId() } })).id;
+    companyId = recorded(right(await createCompany(commandDeps(), { name: right(CompanyName.decode('Acme')), metadata: { source: 'cli', correlationId: newId() } }))).id;
     await project();
   });
   afterEach(async () => {
@@ -109,31 +136,34 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
 
   describe('an unknown key', () => {
     it('with the read models at the head of the log: invalid at once, with no wait', async () => {
-      const { result, ms } = await timed(verifier()(generateApiKey()));
-      expect(result).to.deep.equal({ kind: 'invalid', reason: 'unknown' });
-      expect(ms).to.be.below(200);
+      expect(await verifier()(generateApiKey())).to.deep.equal({ kind: 'invalid', reason: 'unknown' });
+      expect(calls.waits, 'no wait for the read models').to.deep.equal([]);
     });
 
     it('issued a moment ago, before the projector applied it: waits for the read models, then valid', async () => {
       const { key, keyId } = await issue();
-      const verify = verifier();
-      setTimeout(() => void project(), 150);
-      const { result, ms } = await timed(verify(key));
-      expect(result).to.deep.equal({ kind: 'valid', auth: { keyId, companyId, permissions: ['contacts:read'] } });
-      expect(ms).to.be.at.least(100);
+      const answer = verifier()(key);
+      let answered = false;
+      void answer.then(() => (answered = true));
+      await eventually(() => calls.waits.length === 1);
+      expect(calls.waits, 'waiting for the read models, at most unknownKeyWaitMs').to.deep.equal([5_000]);
+      expect(answered, 'not answered before the read models applied the key').to.equal(false);
+      await project();
+      expect(await answer).to.deep.equal({ kind: 'valid', auth: { keyId, companyId, permissions: ['contacts:read'] } });
     });
 
     it('with the read models behind for the whole wait: unverifiable after the wait, for a real key and a guessed one alike', async () => {
       const { key } = await issue();
       const verify = verifier({ unknownKeyWaitMs: 150 });
-      const [real, guessed] = await Promise.all([timed(verify(key)), timed(verify(generateApiKey()))]);
-      expect(real.result).to.deep.equal({ kind: 'unverifiable' });
-      expect(guessed.result).to.deep.equal({ kind: 'unverifiable' });
-      expect(real.ms).to.be.within(140, 1_000);
+      const [real, guessed] = await Promise.all([verify(key), verify(generateApiKey())]);
+      expect(real).to.deep.equal({ kind: 'unverifiable' });
+      expect(guessed).to.deep.equal({ kind: 'unverifiable' });
+      expect(calls.waits, 'each waited for the read models, at most the wait').to.deep.equal([150, 150]);
       // Applied: now it is known, and the guessed one is invalid at once.
       await project();
       expect((await verify(key)).kind).to.equal('valid');
       expect(await verify(generateApiKey())).to.deep.equal({ kind: 'invalid', reason: 'unknown' });
+      expect(calls.waits, 'no wait once they are at the head').to.have.length(2);
     });
   });
 
@@ -154,7 +184,7 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
       const verify = verifier({ revocationBoundMs: 200 });
       // Within the bound the read model may still answer for a revocation it has not applied.
       expect((await verify(revoked.key)).kind).to.equal('valid');
-      await sleep(250);
+      time.advance(250);
       expect(await verify(revoked.key)).to.deep.equal({ kind: 'invalid', reason: 'revoked' });
       // An active key is still accepted while the read models are behind (its stream says so).
       expect((await verify(kept.key)).kind).to.equal('valid');
@@ -163,7 +193,7 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
       expect(calls.lag).to.equal(2);
       // Once the projector applied the revocation, the read model answers again by itself.
       await project();
-      await sleep(250);
+      time.advance(250);
       expect(await verify(revoked.key)).to.deep.equal({ kind: 'invalid', reason: 'revoked' });
       expect((await verify(kept.key)).kind).to.equal('valid');
       expect(calls.readStream).to.equal(2);
@@ -175,7 +205,7 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
       const verify = verifier({ revocationBoundMs: 200 });
       expect((await verify(key)).kind).to.equal('valid');
       await revoke(keyId);
-      await sleep(250);
+      time.advance(250);
       // The lookup sees the key active; the projector applies the revocation before the measurement that follows it.
       beforeMeasuring = project;
       expect(await verify(key)).to.deep.equal({ kind: 'invalid', reason: 'revoked' });
@@ -191,11 +221,14 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
       // The first answer waits for the first measurement of the read models, and looks the key up again after it.
       expect((await verify(key)).kind).to.equal('valid');
       const first = calls.lookups;
-      for (let i = 0; i < 19; i += 1) expect((await verify(key)).kind).to.equal('valid');
-      expect(calls.lookups, '19 answers from memory').to.equal(first);
-      await sleep(200);
+      for (let i = 0; i < 19; i += 1) {
+        expect((await verify(key)).kind).to.equal('valid');
+        time.advance(7);
+      }
+      expect(calls.lookups, '19 answers from memory, the last 133 ms after the lookup').to.equal(first);
+      time.advance(17);
       expect((await verify(key)).kind).to.equal('valid');
-      expect(calls.lookups).to.equal(first + 1);
+      expect(calls.lookups, 'looked up again 150 ms after the lookup').to.equal(first + 1);
     });
 
     it('a revocation applied by the projector is refused once the reuse time is over, within the bound', async () => {
@@ -205,23 +238,25 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
       expect((await verify(key)).kind).to.equal('valid');
       await revoke(keyId);
       await project();
-      const revokedAt = Date.now();
       // Still answered from memory for what is left of the reuse time (part of the revocation bound)...
       expect((await verify(key)).kind).to.equal('valid');
-      // ...and refused after it, well within the bound.
-      while ((await verify(key)).kind === 'valid' && Date.now() - revokedAt < 2_000) await sleep(5);
-      const refusedAfter = Date.now() - revokedAt;
-      expect(refusedAfter).to.be.below(1_000);
+      time.advance(149);
+      expect((await verify(key)).kind).to.equal('valid');
+      // ...and refused once it is over, well within the bound.
+      time.advance(1);
+      expect(await verify(key)).to.deep.equal({ kind: 'invalid', reason: 'revoked' });
       expect(await verify(key)).to.deep.equal({ kind: 'invalid', reason: 'revoked' });
     });
 
     it('an expiry is checked at every answer, from memory too', async () => {
-      const { key } = await issue(new Date(Date.now() + 150));
+      const { key } = await issue(new Date(time.now().getTime() + 150));
       await project();
       const verify = verifier({ revocationBoundMs: 10_000, keyReuseMs: 5_000 });
       expect((await verify(key)).kind).to.equal('valid');
       const first = calls.lookups;
-      await sleep(200);
+      time.advance(149);
+      expect((await verify(key)).kind).to.equal('valid');
+      time.advance(1);
       expect(await verify(key)).to.deep.equal({ kind: 'invalid', reason: 'expired' });
       expect(calls.lookups, 'refused from memory, with no lookup').to.equal(first);
     });
@@ -232,7 +267,7 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
       await revoke(keyId);
       // Not applied: the read models are behind by the revocation's age.
       const verify = verifier({ revocationBoundMs: 400, keyReuseMs: 200 });
-      await sleep(250);
+      time.advance(250);
       // 250 ms behind: within the bound, but not within bound minus reuse, so the log decides.
       expect(await verify(key)).to.deep.equal({ kind: 'invalid', reason: 'revoked' });
       expect(calls.readStream).to.equal(1);

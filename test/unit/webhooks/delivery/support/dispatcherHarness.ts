@@ -50,7 +50,8 @@ export const dispatcherHarness = (options: Partial<WebhookDispatcherDeps> & { cl
       },
     },
     unsubscribe: async (subscriptionId, companyId) => void unsubscribed.push({ subscriptionId, companyId }),
-    timeoutMs: 300,
+    // Long enough that only a receiver that hangs times out, however busy the machine.
+    timeoutMs: 10_000,
     retryDelaysMs: [20, 40, 80],
     logger,
     random: () => 0.5,
