@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { startPlan, type StartPlan } from './startPlan.js';
 import type { EventStore } from '../application/ports/EventStore.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { RateLimitCounters } from '../application/ports/RateLimitCounters.js';
@@ -67,16 +68,16 @@ export const openStores = async (config: Config, options: { readonly supervisor?
  * reads are told; without the thread, batches share a commit (every 20 ms at most), which
  * its reads see at once, and other processes on DATA_DIR at the commit.
  */
-const openEmbeddedReadModels = (config: Config): ReadModelStore => {
+const openEmbeddedReadModels = (config: Config, plan: StartPlan): ReadModelStore => {
   const file = embeddedReadModelsFile(config.dataDir);
-  const apiBesideProjections = config.roles.api && config.roles.projections;
-  if (apiBesideProjections && config.readModelThread) {
+  if (plan.stores.readModels === 'sqlite-thread') {
     return new ThreadedReadModelStore(SqliteReadModelStore.open(file), { file, entry: new URL('./readModelThreadMain.js', import.meta.url) });
   }
-  return SqliteReadModelStore.open(file, { shareCommitMs: apiBesideProjections ? SHARED_READ_MODEL_COMMIT_MS : 0 });
+  return SqliteReadModelStore.open(file, { shareCommitMs: plan.stores.readModels === 'sqlite-shared-commit' ? SHARED_READ_MODEL_COMMIT_MS : 0 });
 };
 
 const openEngineStores = async (config: Config, options: { readonly supervisor?: IpcEndpoint }): Promise<Stores> => {
+  const plan = startPlan(config, { supervised: options.supervisor ? 'api' : null });
   if (config.postgresUrl) {
     // Every store in one PostgreSQL database (config.ts refuses EVENTSTORE_URL or MONGODB_URL beside it).
     const stores = await (await import('../adapters/postgres/openPostgresStores.js')).openPostgresStores(config.postgresUrl, {
@@ -95,7 +96,7 @@ const openEngineStores = async (config: Config, options: { readonly supervisor?:
     // config.ts refuses EVENTSTORE_URL without MONGODB_URL: embedded, the secrets, the
     // outbox and the idempotency keys share the event log's SQLite connection.
     if (!(adapter instanceof SqliteEventStore)) throw new Error('EVENTSTORE_URL needs MONGODB_URL');
-    const readModels = config.readModels === 'memory' ? new MemoryReadModelStore() : openEmbeddedReadModels(config);
+    const readModels = plan.stores.readModels === 'memory' ? new MemoryReadModelStore() : openEmbeddedReadModels(config, plan);
     let rateLimits: RateLimitCounters | undefined;
     let consoleSessions: SqliteConsoleSessionStore | undefined;
     let usage: SqliteUsageCounters;
@@ -106,11 +107,12 @@ const openEngineStores = async (config: Config, options: { readonly supervisor?:
       // processes beside a separate projector (RUN_PROJECTIONS=false, as API_WORKERS' workers run)
       // may be several: they count together in DATA_DIR/rate-limits.sqlite.
       // An API worker of API_WORKERS asks its supervisor, which counts for all its workers in memory.
-      rateLimits = options.supervisor
-        ? new SupervisedRateLimitCounters(config.rateLimit, options.supervisor)
-        : config.roles.api && !config.roles.projections
-          ? SqliteRateLimitCounters.open(embeddedRateLimitsFile(config.dataDir), config.rateLimit)
-          : new MemoryRateLimitCounters(config.rateLimit);
+      rateLimits =
+        plan.stores.rateLimits === 'supervisor' && options.supervisor
+          ? new SupervisedRateLimitCounters(config.rateLimit, options.supervisor)
+          : plan.stores.rateLimits === 'sqlite-file'
+            ? SqliteRateLimitCounters.open(embeddedRateLimitsFile(config.dataDir), config.rateLimit)
+            : new MemoryRateLimitCounters(config.rateLimit);
       consoleSessions = SqliteConsoleSessionStore.open(embeddedConsoleFile(config.dataDir));
       usage = SqliteUsageCounters.open(embeddedConsoleFile(config.dataDir));
     } catch (error) {
@@ -196,7 +198,7 @@ export const resetWebhookFanOutGroup = async (eventStoreUrl: string): Promise<{ 
  * count in that database (null: nothing to serve).
  */
 export const supervisorRateLimits = (config: Config): ((worker: IpcEndpoint) => () => Promise<void>) | null => {
-  if (config.mongoUrl || config.postgresUrl) return null;
+  if (startPlan(config).supervisor?.rateLimits !== 'memory') return null;
   const counters = new MemoryRateLimitCounters(config.rateLimit);
   return (worker) => serveRateLimits(counters, worker);
 };

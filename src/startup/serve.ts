@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { startPlan } from './startPlan.js';
 import type { Logger } from '../application/ports/Logger.js';
 import { loadConfig, type Config } from '../config.js';
 import { createLogger } from '../logging.js';
@@ -172,7 +173,7 @@ export const serve = async (env: NodeJS.ProcessEnv, say: Say): Promise<void> => 
   const role = supervisedRole(env);
   const logger = processLogger(config, role);
   exitOnCrash(process, logger, (code) => process.exit(code));
-  if (config.apiWorkers > 1 && role === null) return superviseWorkers(config, logger, say);
+  if (startPlan(config, { supervised: role }).supervisor) return superviseWorkers(config, logger, say);
   const chronicle = await startChronicle(configFor(config, role), logger, undefined, channelsFor(role));
   stopOnSignals(chronicle, config, logger, role, say, env);
   announce(chronicle, config, role, say);

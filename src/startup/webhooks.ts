@@ -1,4 +1,5 @@
 import { isIPv6 } from 'node:net';
+import { startPlan } from './startPlan.js';
 import { Lease, WEBHOOKS_LEASE, type LeaseLostError } from '../application/subscriptions/Lease.js';
 import { measureLag } from '../application/subscriptions/ProjectionRunner.js';
 import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
@@ -104,8 +105,9 @@ export const startWebhooks = async (
   };
   // A host resolver given in code (tests) cannot cross to a thread: its attempts stay on this loop.
   const attempts = (() => {
-    if (config.webhooks.deliveryThread && !options.resolveHost) {
-      const thread = startDeliveryThread({ ...agentOptions, threads: config.webhooks.deliveryThreads, logger: logger.child({ role: 'webhook-delivery-thread' }) });
+    const threads = startPlan(config).webhookDeliveryThreads ?? 0;
+    if (threads > 0 && !options.resolveHost) {
+      const thread = startDeliveryThread({ ...agentOptions, threads, logger: logger.child({ role: 'webhook-delivery-thread' }) });
       return { deps: { sendTurn: thread.sendTurn }, close: () => thread.close() };
     }
     const agent = createDeliveryAgent({ ...agentOptions, isRefusedAddress, ...(options.resolveHost ? { resolve: asLookup(options.resolveHost) } : {}) });
