@@ -1,3 +1,4 @@
+import { contentSecurityPolicy } from '../http/contentSecurityPolicy.js';
 import type { Middleware } from 'koa';
 
 /**
@@ -6,18 +7,7 @@ import type { Middleware } from 'koa';
  * none; charts are SVG drawn with attributes and classes), forms posting only
  * here, no plugins, no `<base>`, and framing by `frameAncestors` only.
  */
-export const contentSecurityPolicy = (frameAncestors: readonly string[]): string =>
-  [
-    "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    "connect-src 'self'",
-    "form-action 'self'",
-    "base-uri 'none'",
-    "object-src 'none'",
-    `frame-ancestors ${frameAncestors.join(' ')}`,
-  ].join('; ');
+export const consoleContentSecurityPolicy = (frameAncestors: readonly string[]): string => contentSecurityPolicy("'self'", frameAncestors);
 
 /**
  * X-Frame-Options for browsers that ignore `frame-ancestors`: DENY when nobody may
@@ -32,7 +22,7 @@ export const frameOptions = (frameAncestors: readonly string[]): string | null =
 
 /** The headers of every console response, pages, errors and assets alike. */
 export const securityHeaders = (frameAncestors: readonly string[]): Middleware => {
-  const policy = contentSecurityPolicy(frameAncestors);
+  const policy = consoleContentSecurityPolicy(frameAncestors);
   const frames = frameOptions(frameAncestors);
   return async (ctx, next) => {
     ctx.set('Content-Security-Policy', policy);

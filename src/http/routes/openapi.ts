@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { contentSecurityPolicy } from '../contentSecurityPolicy.js';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { gzip } from 'node:zlib';
@@ -57,17 +58,7 @@ const ASSETS: Readonly<Record<string, Asset>> = {
  * `<base>`, no framing. test/e2e/docsBrowser.test.ts renders both pages in
  * Chromium under it and fails on any violation it reports.
  */
-export const DOCS_CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "object-src 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const DOCS_CONTENT_SECURITY_POLICY = contentSecurityPolicy("'none'", ["'none'"]);
 
 /** The headers of the docs pages and their assets (errors included): the policy above, no framing, no sniffing. */
 const docsSecurityHeaders: Middleware = async (ctx, next) => {
