@@ -52,13 +52,19 @@ export const embeddedConsoleFile = (dataDir: string): string => join(dataDir, 'c
 /** File of the embedded rate-limit counters inside DATA_DIR, shared by every process on it. */
 export const embeddedRateLimitsFile = (dataDir: string): string => join(dataDir, 'rate-limits.sqlite');
 
+/** An API worker's channel to its supervisor (which counts its rate limits), and the start's plan (default: `startPlan` of `config`). */
+export interface OpenStoresOptions {
+  readonly supervisor?: IpcEndpoint;
+  readonly plan?: StartPlan;
+}
+
 /**
  * The only place that picks adapters: every store in PostgreSQL when POSTGRES_URL is set; EventStoreDB when EVENTSTORE_URL is set,
  * else SQLite in DATA_DIR; MongoDB when MONGODB_URL is set, else SQLite read models and rate-limit counters in
  * files of their own in DATA_DIR (every process on one DATA_DIR shares them). The
  * real-server drivers are loaded only when used.
  */
-export const openStores = async (config: Config, options: { readonly supervisor?: IpcEndpoint } = {}): Promise<Stores> =>
+export const openStores = async (config: Config, options: OpenStoresOptions = {}): Promise<Stores> =>
   // Webhook secrets encrypted at rest (SECRETS_KEY) whichever engine keeps them.
   withEncryptedSecrets(await openEngineStores(config, options), config);
 
@@ -76,8 +82,8 @@ const openEmbeddedReadModels = (config: Config, plan: StartPlan): ReadModelStore
   return SqliteReadModelStore.open(file, { shareCommitMs: plan.stores.readModels === 'sqlite-shared-commit' ? SHARED_READ_MODEL_COMMIT_MS : 0 });
 };
 
-const openEngineStores = async (config: Config, options: { readonly supervisor?: IpcEndpoint }): Promise<Stores> => {
-  const plan = startPlan(config, { supervised: options.supervisor ? 'api' : null });
+const openEngineStores = async (config: Config, options: OpenStoresOptions): Promise<Stores> => {
+  const plan = options.plan ?? startPlan(config, { supervised: options.supervisor ? 'api' : null });
   if (config.postgresUrl) {
     // Every store in one PostgreSQL database (config.ts refuses EVENTSTORE_URL or MONGODB_URL beside it).
     const stores = await (await import('../adapters/postgres/openPostgresStores.js')).openPostgresStores(config.postgresUrl, {

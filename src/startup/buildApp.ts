@@ -25,12 +25,15 @@ import { credentialFreshness } from './credentialFreshness.js';
 import type { ReadSide } from './readSide.js';
 import { adminApi } from './adminApi.js';
 import type { ChronicleWebhooks } from './webhooks.js';
+import type { StartPlan } from './startPlan.js';
 import type { Stores } from './Stores.js';
 import { AnsweredWrites } from '../application/subscriptions/AnsweredWrites.js';
 import { FailedCredentials } from '../application/credentials/FailedCredentials.js';
 
 export interface AppParts {
   readonly config: Config;
+  /** What this process runs (its roles), decided once at start (`startPlan`). */
+  readonly plan: StartPlan;
   readonly stores: Stores;
   readonly readSide: ReadSide;
   readonly webhooks: ChronicleWebhooks | null;
@@ -58,7 +61,7 @@ export interface AppParts {
  * customer API and of the admin API (`/admin`) with RUN_API.
  */
 export const buildApp = (parts: AppParts): Koa => {
-  const { config, stores, readSide, metrics, logger } = parts;
+  const { config, plan, stores, readSide, metrics, logger } = parts;
   const { eventStore, readModels } = stores;
   const lag = readSide.lag;
   if (lag) metrics.trackSubscription(READ_MODELS_CHECKPOINT, lag);
@@ -86,7 +89,7 @@ export const buildApp = (parts: AppParts): Koa => {
         eventStore: () => eventStore.headPosition(),
         readModels: () => readModels.checkpoints.load(READ_MODELS_CHECKPOINT),
         // The lag bound applies where this process serves reads.
-        ...(config.roles.api && lag ? { projectionLag: lag } : {}),
+        ...(plan.roles.api && lag ? { projectionLag: lag } : {}),
         maxLagMs: config.readyMaxLagMs,
         subscriptions,
         // A subscription stopped at an event this release cannot read fails /ready, naming the event.
@@ -112,7 +115,7 @@ export const buildApp = (parts: AppParts): Koa => {
     const child = logger.child({ role });
     return { logger: child, requestLogger: requestLineLogger(child) };
   };
-  if (!config.roles.api || !readSide.progress) return createApp({ ...ops, ...requestLines('ops') });
+  if (!plan.roles.api || !readSide.progress) return createApp({ ...ops, ...requestLines('ops') });
   const api = apiContext(parts, readSide.progress);
   // Refused API keys, admin tokens, console links and session cookies, counted together per client address.
   const failedCredentials = new FailedCredentials(config.failedCredentials, clock, (kind, throttled) =>

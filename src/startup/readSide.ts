@@ -3,11 +3,11 @@ import { CheckpointProgress, type ReadModelProgress } from '../application/subsc
 import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
 import { Lease, READ_MODELS_LEASE } from '../application/subscriptions/Lease.js';
 import type { Logger } from '../application/ports/Logger.js';
-import type { Config } from '../config.js';
 import { systemClock } from '../shared/Clock.js';
 import { PROJECTIONS } from '../features/index.js';
 import { buildAddedReadModels } from '../application/replay/buildAddedReadModels.js';
 import { judgeHolder, thisProcess } from './localProcess.js';
+import type { StartPlan } from './startPlan.js';
 import type { Stores } from './Stores.js';
 
 /** How this process sees the read models: it runs the projections, follows the projector's checkpoint, or neither. */
@@ -43,20 +43,20 @@ export interface ReadSide {
  * so it is when the read models lose batches they had applied (`ReadModelStore.onLost`).
  */
 export const startReadSide = async (
-  config: Config,
+  plan: StartPlan,
   stores: Stores,
   logger: Logger,
   health: LoopHealth,
   onFailed: (error: Error) => void = () => undefined,
 ): Promise<ReadSide> => {
   const { eventStore, readModels } = stores;
-  if (config.roles.projections && !config.roles.api && !readModels.durable) {
+  if (plan.unreadReadModels) {
     logger.warn({ readModels: readModels.kind }, 'RUN_PROJECTIONS without RUN_API on in-memory read models: nothing will read them');
   }
   // Every read model's collection is handed out before init, so its indexes exist whichever roles run here.
   const collections = PROJECTIONS.map((projection) => readModels.collection(projection));
   await readModels.init();
-  if (config.roles.projections) {
+  if (plan.roles.projections) {
     const runner = new ProjectionRunner({
       eventStore,
       readModels,
@@ -114,7 +114,7 @@ export const startReadSide = async (
     };
   }
   const never = () => () => undefined;
-  if (!config.roles.api) {
+  if (!plan.roles.api) {
     return {
       started: Promise.resolve(),
       projections: null,

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { startPlan } from './startPlan.js';
+import { startPlan, type StartPlan } from './startPlan.js';
 import type { Logger } from '../application/ports/Logger.js';
 import { loadConfig, type Config } from '../config.js';
 import { createLogger } from '../logging.js';
@@ -142,7 +142,7 @@ const stopOnSignals = (chronicle: Chronicle, config: Config, logger: Logger, rol
  * process at once. The demo key is shown this once (only its hash is stored). A
  * supervised process tells its supervisor instead, which says one line for all.
  */
-const announce = (chronicle: Chronicle, config: Config, role: SupervisedRole | null, say: Say): void => {
+const announce = (chronicle: Chronicle, config: Config, plan: StartPlan, role: SupervisedRole | null, say: Say): void => {
   const at = reachableAt(config, chronicle.port);
   if (chronicle.demo) {
     say(
@@ -159,7 +159,7 @@ const announce = (chronicle: Chronicle, config: Config, role: SupervisedRole | n
     process.send?.(ready);
     return;
   }
-  const serves = config.roles.api ? '' : ' (health, readiness and metrics only: RUN_API=false)';
+  const serves = plan.roles.api ? '' : ' (health, readiness and metrics only: RUN_API=false)';
   say(`Chronicle is listening on ${at}${serves}`);
 };
 
@@ -173,8 +173,9 @@ export const serve = async (env: NodeJS.ProcessEnv, say: Say): Promise<void> => 
   const role = supervisedRole(env);
   const logger = processLogger(config, role);
   exitOnCrash(process, logger, (code) => process.exit(code));
-  if (startPlan(config, { supervised: role }).supervisor) return superviseWorkers(config, logger, say);
+  const plan = startPlan(config, { supervised: role });
+  if (plan.supervisor) return superviseWorkers(config, logger, say);
   const chronicle = await startChronicle(configFor(config, role), logger, undefined, channelsFor(role));
   stopOnSignals(chronicle, config, logger, role, say, env);
-  announce(chronicle, config, role, say);
+  announce(chronicle, config, plan, role, say);
 };

@@ -17,6 +17,7 @@ import { startHttp } from './http.js';
 import { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './listen.js';
 import { startProgressSignals } from './progressSignals.js';
 import { startReadSide } from './readSide.js';
+import { startPlan, type ProcessPart } from './startPlan.js';
 import { StartSteps } from './StartSteps.js';
 import { closeStores, type Stores } from './Stores.js';
 import { startWebhooks, type ChronicleWebhooks } from './webhooks.js';
@@ -73,6 +74,9 @@ export interface ChronicleDeps {
   readonly clock?: Clock;
 }
 
+/** The part a supervisor gave this process, as its channels tell: an API worker has its supervisor, the background process only the signals. */
+const partOf = (deps: ChronicleDeps): ProcessPart => ({ supervised: deps.supervisor ? 'api' : deps.progressSignals ? 'background' : null });
+
 /** A promise resolved, once, with the first failure that must stop the process. */
 const failureSignal = (): { readonly failed: Promise<Error>; readonly fail: (error: Error) => void } => {
   let fail: (error: Error) => void = () => undefined;
@@ -95,11 +99,12 @@ export const startChronicle = async (
 ): Promise<Chronicle> => {
   // Checked before anything is opened: a bad file is a configuration error (exit 2).
   const tls = config.tls && config.port !== null ? loadTlsFiles(config.tls) : null;
+  const plan = startPlan(config, partOf(deps));
   const steps = new StartSteps(logger);
   try {
     // DATA_DIR private to this user first (0700, its files 0600), however it was left.
     await steps.run('private DATA_DIR', () => tightenDataDir(config.dataDir, logger));
-    const stores = await steps.run('stores', () => openStores(config, deps.supervisor ? { supervisor: deps.supervisor } : {}), closeStores);
+    const stores = await steps.run('stores', () => openStores(config, { plan, ...(deps.supervisor ? { supervisor: deps.supervisor } : {}) }), closeStores);
     const { eventStore } = stores;
     // Secrets in the clear or under an earlier key encrypted under SECRETS_KEY (one no key opens stops the start);
     // API_WORKERS' API workers leave it to the background process, started before them.
@@ -109,7 +114,7 @@ export const startChronicle = async (
     const metrics = new ChronicleMetrics({ logger: logger.child({ role: 'metrics' }), headPosition: () => eventStore.headPosition() });
     const { failed, fail } = failureSignal();
 
-    const { demo } = await steps.run('write side', () => startWriteSide(config, stores));
+    const { demo } = await steps.run('write side', () => startWriteSide(plan, stores));
 
     // Requests and delivery attempts per company and hour, for the console: counted in memory, written every few seconds.
     const usage = await steps.run(
@@ -124,19 +129,19 @@ export const startChronicle = async (
 
     const readSide = await steps.run(
       'read side',
-      () => startReadSide(config, stores, logger, health, fail),
+      () => startReadSide(plan, stores, logger, health, fail),
       (side) => side.stop(),
     );
 
     const stopSignals = deps.progressSignals
       ? await steps.run(
           'progress signals',
-          () => startProgressSignals(deps.progressSignals!, { api: config.roles.api, eventStore, readSide, metrics }),
+          () => startProgressSignals(deps.progressSignals!, { api: plan.roles.api, eventStore, readSide, metrics }),
           (stop) => stop(),
         )
       : () => undefined;
 
-    const webhooks = config.roles.webhooks
+    const webhooks = plan.roles.webhooks
       ? await steps.run(
           'webhooks',
           async () =>
@@ -159,6 +164,7 @@ export const startChronicle = async (
           config,
           {
             config,
+            plan,
             stores,
             readSide,
             webhooks,
@@ -178,8 +184,8 @@ export const startChronicle = async (
     http.started();
     const { server, port } = http;
     logger.info(
-      { host: config.host, port, tls: Boolean(tls), basePath: config.basePath, roles: config.roles },
-      port === null ? 'started (listening on no port)' : config.roles.api ? 'API listening' : 'listening (health, readiness and metrics only)',
+      { host: config.host, port, tls: Boolean(tls), basePath: config.basePath, roles: plan.roles },
+      port === null ? 'started (listening on no port)' : plan.roles.api ? 'API listening' : 'listening (health, readiness and metrics only)',
     );
 
     const close = gracefulClose({

@@ -34,6 +34,12 @@ export interface StartPlan {
    */
   readonly supervisor: { readonly apiWorkers: number; readonly background: boolean; readonly rateLimits: 'memory' | null } | null;
   readonly stores: { readonly log: LogEngine; readonly readModels: ReadModelsPlan; readonly rateLimits: RateLimitsPlan };
+  /**
+   * A projector alone (RUN_PROJECTIONS without RUN_API) on in-memory read models: no
+   * process reads what it projects, and the start says so (config.ts refuses
+   * READ_MODELS=memory without both roles; a configuration built by hand may not).
+   */
+  readonly unreadReadModels: boolean;
   /** Webhook attempts on `webhookDeliveryThreads` threads of their own (0: on the event loop; null: no webhooks role). */
   readonly webhookDeliveryThreads: number | null;
 }
@@ -67,23 +73,27 @@ const rateLimitsOf = (config: Config, roles: Config['roles'], part: ProcessPart)
  * modules read their decisions here instead of each deciding from the configuration.
  */
 export const startPlan = (config: Config, part: ProcessPart = { supervised: null }): StartPlan => {
+  const { roles } = config;
+  const stores = { log: logEngineOf(config), readModels: readModelsOf(config, roles), rateLimits: rateLimitsOf(config, roles, part) };
+  const unreadReadModels = roles.projections && !roles.api && stores.readModels === 'memory';
   if (config.apiWorkers > 1 && part.supervised === null) {
     return {
-      roles: config.roles,
+      roles,
       supervisor: {
         apiWorkers: config.apiWorkers,
-        background: config.roles.projections || config.roles.webhooks,
+        background: roles.projections || roles.webhooks,
         rateLimits: config.postgresUrl || config.mongoUrl ? null : 'memory',
       },
-      stores: { log: logEngineOf(config), readModels: readModelsOf(config, config.roles), rateLimits: rateLimitsOf(config, config.roles, part) },
+      stores,
+      unreadReadModels,
       webhookDeliveryThreads: null,
     };
   }
-  const { roles } = config;
   return {
     roles,
     supervisor: null,
-    stores: { log: logEngineOf(config), readModels: readModelsOf(config, roles), rateLimits: rateLimitsOf(config, roles, part) },
+    stores,
+    unreadReadModels,
     webhookDeliveryThreads: roles.webhooks ? (config.webhooks.deliveryThread ? config.webhooks.deliveryThreads : 0) : null,
   };
 };

@@ -1,9 +1,9 @@
 import { bootstrapDemo, type DemoCredentials } from './bootstrapDemo.js';
 import { READ_MODELS_CHECKPOINT } from '../application/subscriptions/ProjectionRunner.js';
 import { ReadModelsAheadOfLogError } from '../application/subscriptions/ReadModelsAheadOfLogError.js';
-import type { Config } from '../config.js';
 import { systemClock } from '../shared/Clock.js';
 import { newId } from '../shared/ids.js';
+import type { StartPlan } from './startPlan.js';
 import type { Stores } from './Stores.js';
 
 /** Durable read models with a checkpoint beside an empty log: `ReadModelsAheadOfLogError`. */
@@ -21,8 +21,8 @@ const refuseEmptyLogBesideReadModels = async ({ eventStore, readModels }: Stores
  * anything is written to it. (A projector checks its read models against the
  * log as it starts.)
  */
-export const startWriteSide = async (config: Config, stores: Stores): Promise<{ readonly demo: DemoCredentials | null }> => {
-  if (!config.roles.api) return { demo: null };
+export const startWriteSide = async (plan: StartPlan, stores: Stores): Promise<{ readonly demo: DemoCredentials | null }> => {
+  if (!plan.roles.api) return { demo: null };
   await refuseEmptyLogBesideReadModels(stores);
   return { demo: await bootstrapDemo({ eventStore: stores.eventStore, newId, clock: systemClock }) };
 };

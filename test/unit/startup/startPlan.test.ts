@@ -10,6 +10,7 @@ describe('the start-up plan (startPlan): the configuration turned into what a st
       roles: { api: true, projections: true, webhooks: true },
       supervisor: null,
       stores: { log: 'sqlite', readModels: 'sqlite-thread', rateLimits: 'memory' },
+      unreadReadModels: false,
       webhookDeliveryThreads: 2,
     });
   });
@@ -19,6 +20,7 @@ describe('the start-up plan (startPlan): the configuration turned into what a st
       roles: { api: true, projections: false, webhooks: false },
       supervisor: null,
       stores: { log: 'sqlite', readModels: 'sqlite', rateLimits: 'sqlite-file' },
+      unreadReadModels: false,
       webhookDeliveryThreads: null,
     });
   });
@@ -28,6 +30,18 @@ describe('the start-up plan (startPlan): the configuration turned into what a st
       roles: { api: false, projections: true, webhooks: false },
       supervisor: null,
       stores: { log: 'sqlite', readModels: 'sqlite', rateLimits: 'memory' },
+      unreadReadModels: false,
+      webhookDeliveryThreads: null,
+    });
+  });
+
+  it('the projector alone on in-memory read models (a configuration built by hand: config.ts refuses it): nothing reads them', () => {
+    const projector = { ...loadConfig({ READ_MODELS: 'memory' }), roles: { api: false, projections: true, webhooks: false } };
+    expect(startPlan(projector)).to.deep.equal({
+      roles: { api: false, projections: true, webhooks: false },
+      supervisor: null,
+      stores: { log: 'sqlite', readModels: 'memory', rateLimits: 'memory' },
+      unreadReadModels: true,
       webhookDeliveryThreads: null,
     });
   });
@@ -37,6 +51,7 @@ describe('the start-up plan (startPlan): the configuration turned into what a st
       roles: { api: true, projections: true, webhooks: true },
       supervisor: { apiWorkers: 4, background: true, rateLimits: null },
       stores: { log: 'postgres', readModels: 'postgres', rateLimits: 'postgres' },
+      unreadReadModels: false,
       webhookDeliveryThreads: null,
     });
   });
@@ -47,6 +62,7 @@ describe('the start-up plan (startPlan): the configuration turned into what a st
       roles: { api: true, projections: false, webhooks: false },
       supervisor: null,
       stores: { log: 'sqlite', readModels: 'sqlite', rateLimits: 'supervisor' },
+      unreadReadModels: false,
       webhookDeliveryThreads: null,
     });
   });
@@ -56,10 +72,12 @@ describe('the start-up plan (startPlan): the configuration turned into what a st
       roles: { api: true, projections: true, webhooks: true },
       supervisor: { apiWorkers: 2, background: true, rateLimits: 'memory' },
       stores: { log: 'sqlite', readModels: 'sqlite-shared-commit', rateLimits: 'memory' },
+      unreadReadModels: false,
       webhookDeliveryThreads: null,
     });
     expect(startPlan(loadConfig({ READ_MODELS: 'memory', WEBHOOK_DELIVERY_THREAD: 'false' }))).to.deep.include({
       stores: { log: 'sqlite', readModels: 'memory', rateLimits: 'memory' },
+      unreadReadModels: false,
       webhookDeliveryThreads: 0,
     });
   });
