@@ -46,11 +46,29 @@ module.exports = {
       to: { path: '^src/features/$1/readModels/' },
     },
     {
+      name: 'console-pages-call-the-application',
+      severity: 'error',
+      comment:
+        "A feature's console pages and routes (console/, the console feature's routes/) build a view model from its " +
+        'application queries and writes, then render it: they import neither its domain/ nor its readModels/, nor an adapter.',
+      from: { path: '^src/features/([^/]+)/(console|routes)/' },
+      to: { path: ['^src/features/$1/(domain|readModels)/', '^src/adapters/'] },
+    },
+    {
       name: 'features-meet-through-their-index',
       severity: 'error',
       comment: "A feature reaches another feature only through that feature's index.ts, its one public face.",
       from: { path: '^src/features/([^/]+)/' },
       to: { path: '^src/features/[^/]+/', pathNot: ['^src/features/$1/', '^src/features/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'startup-and-cli-meet-features-through-their-index',
+      severity: 'error',
+      comment:
+        "The start-up and the CLI reach a feature as other features do: through its index.ts, its one public face " +
+        '(or through the registry, src/features/index.ts).',
+      from: { path: '^src/(startup|cli)/' },
+      to: { path: '^src/features/[^/]+/', pathNot: '^src/features/[^/]+/index\\.ts$' },
     },
     {
       name: 'machinery-never-imports-a-feature',

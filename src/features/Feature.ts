@@ -4,6 +4,7 @@ import type { ReadModelCheck } from '../application/verify/ReadModelCheck.js';
 import type { ConsolePages } from '../console/consoleRoutes.js';
 import type { AdminResource } from '../http/AdminResource.js';
 import type { ApiResource } from '../http/ApiResource.js';
+import type { WebhookEventSource } from './webhookEvents/WebhookEventSource.js';
 
 /** A read model as the registry holds it: its projection, and how `chronicle verify` checks it (when it mirrors streams). */
 export interface RegisteredReadModel {
@@ -25,6 +26,8 @@ export interface Feature {
   readonly adminResources?: readonly AdminResource[];
   /** Its pages of the customer console. */
   readonly consolePages?: readonly ConsolePages[];
+  /** The webhook events its records make, when webhooks carry them (gathered into the catalogue the webhook features are built with). */
+  readonly webhookEvents?: WebhookEventSource;
 }
 
 /** A projection of any document type, as the registry holds it. */

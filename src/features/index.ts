@@ -17,8 +17,8 @@ import { contacts } from './contacts/index.js';
 import { deals } from './deals/index.js';
 import type { Feature } from './Feature.js';
 import { users } from './users/index.js';
-import { webhookEvents } from './webhookEvents/index.js';
-import { webhooks } from './webhooks/index.js';
+import { webhookEventCatalogue, webhookEventsFeature, type WebhookEventCatalogue } from './webhookEvents/index.js';
+import { webhooksFeature } from './webhooks/index.js';
 
 /**
  * The registry: every feature of Chronicle. Each list the rest of the code needs
@@ -27,7 +27,29 @@ import { webhooks } from './webhooks/index.js';
  * read models and resources, is one import and one entry here (docs/contributors,
  * "Adding an aggregate").
  */
-export const FEATURES: readonly Feature[] = [contacts, deals, agents, users, apiKeys, webhooks, webhookEvents, companies, adminTokens, customerConsole];
+const RECORD_FEATURES: readonly Feature[] = [contacts, deals, agents, users, apiKeys, companies, adminTokens, customerConsole];
+
+/**
+ * Every webhook event type and the one mapping from stored events to webhook
+ * events, gathered from the features whose records webhooks carry (each declares
+ * its own in `webhookEvents`); the webhook features are built with it.
+ */
+export const WEBHOOK_EVENTS: WebhookEventCatalogue = webhookEventCatalogue(
+  RECORD_FEATURES.flatMap((feature) => (feature.webhookEvents ? [feature.webhookEvents] : [])),
+);
+
+export const FEATURES: readonly Feature[] = [
+  contacts,
+  deals,
+  agents,
+  users,
+  apiKeys,
+  webhooksFeature(WEBHOOK_EVENTS),
+  webhookEventsFeature(WEBHOOK_EVENTS),
+  companies,
+  adminTokens,
+  customerConsole,
+];
 
 /** Every aggregate, in the order of the features. */
 export const AGGREGATES: readonly AnyAggregate[] = FEATURES.flatMap((feature) => feature.aggregates ?? []);

@@ -6,8 +6,7 @@ import { adminTokenScope, idempotency } from '../http/middleware/idempotency.js'
 import { ADMIN_TOKEN_SUBJECT, rateLimit } from '../http/middleware/rateLimit.js';
 import { systemClock, type Clock } from '../shared/Clock.js';
 import { newId } from '../shared/ids.js';
-import { adminTokensProjection } from '../features/adminTokens/readModels/adminTokensProjection.js';
-import { freshAdminTokenVerifier } from '../features/adminTokens/readModels/freshAdminTokenVerifier.js';
+import { adminTokensProjection, freshAdminTokenVerifier } from '../features/adminTokens/index.js';
 import type { Config } from '../config.js';
 import type { FailedCredentials } from '../application/credentials/FailedCredentials.js';
 import type { Logger } from '../application/ports/Logger.js';

@@ -1,12 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { CompanyName } from '../features/companies/domain/CompanyName.js';
-import { describeCompanyError } from '../features/companies/domain/companyErrors.js';
-import { describeApiKeyError } from '../features/apiKeys/domain/apiKeyErrors.js';
-import { ApiKeyName } from '../features/apiKeys/domain/ApiKeyName.js';
+import { CompanyName, describeCompanyError, createCompany } from '../features/companies/index.js';
+import { describeApiKeyError, ApiKeyName, issueApiKey } from '../features/apiKeys/index.js';
 import { ALL_PERMISSIONS } from '../shared/permissions.js';
-import { issueApiKey } from '../features/apiKeys/application/issueApiKey.js';
 import type { CommandDeps } from '../application/commands/CommandDeps.js';
-import { createCompany } from '../features/companies/application/createCompany.js';
 
 export const DEMO_COMPANY_NAME = 'Demo company';
 export const DEMO_KEY_NAME = 'Demo key';

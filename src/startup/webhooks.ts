@@ -11,15 +11,11 @@ import { systemClock } from '../shared/Clock.js';
 import { newId } from '../shared/ids.js';
 import { createDeliveryAgent } from '../webhooks/deliveryAgent.js';
 import { startDeliveryThread } from '../webhooks/deliveryThread.js';
-import type { DerivedWebhookEvent } from '../features/webhookEvents/domain/derivedWebhookEvent.js';
-import { deriveWebhookEvents, webhookCompanyOf } from '../features/webhookEvents/application/deriveWebhookEvents.js';
+import { WEBHOOK_EVENTS } from '../features/index.js';
+import { toEnvelope, type DerivedWebhookEvent } from '../features/webhookEvents/index.js';
+import { announceDeliveryStatus, matchesFilters, subscriptionChange, unsubscribeGone } from '../features/webhooks/index.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
-import { announceDeliveryStatus } from '../features/webhooks/application/dispatcherAnnounce.js';
-import { unsubscribeGone } from '../features/webhooks/application/dispatcherUnsubscribe.js';
-import { toEnvelope } from '../features/webhookEvents/domain/envelope.js';
-import { subscriptionChange } from '../features/webhooks/application/subscriptionChange.js';
 import { WEBHOOK_FAN_OUT_CHECKPOINT, WebhookFanOut, type FanOutEventSource } from '../webhooks/fanOut.js';
-import { matchesFilters } from '../features/webhooks/domain/subscriptionFilters.js';
 import { checkpointWitness } from '../webhooks/checkpointWitness.js';
 import type { FanOutNotOnLogError } from '../webhooks/FanOutNotOnLogError.js';
 import { OutboxRetention } from '../webhooks/outboxRetention.js';
@@ -142,10 +138,10 @@ export const startWebhooks = async (
       options.onFailed?.(error);
     },
     outbox,
-    derive: deriveWebhookEvents,
+    derive: WEBHOOK_EVENTS.derive,
     subscriptionChange,
-    companyOf: webhookCompanyOf,
-    matches: matchesFilters,
+    companyOf: WEBHOOK_EVENTS.companyOf,
+    matches: (filters, derived) => matchesFilters(filters, derived, WEBHOOK_EVENTS),
     toEnvelope,
     logger: logger.child({ role: 'webhook-fan-out' }),
     onEnqueued: () => dispatcher.wake(),

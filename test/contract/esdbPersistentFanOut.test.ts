@@ -8,12 +8,10 @@ import type { EventStoreDbEventStore } from '../../src/adapters/eventstoredb/Eve
 import { openSqliteDatabase } from '../../src/adapters/sqlite/openSqliteDatabase.js';
 import { SqliteWebhookOutbox } from '../../src/adapters/sqlite/SqliteWebhookOutbox.js';
 import type { MongoReadModelStore } from '../../src/adapters/mongodb/MongoReadModelStore.js';
-import { deriveWebhookEvents } from '../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { subscriptionChange } from '../../src/features/webhooks/application/subscriptionChange.js';
 import type { DerivedWebhookEvent } from '../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { toEnvelope } from '../../src/features/webhookEvents/domain/envelope.js';
 import { WebhookFanOut } from '../../src/webhooks/fanOut.js';
-import { matchesFilters } from '../../src/features/webhooks/domain/subscriptionFilters.js';
 import { captureLogger } from '../support/captureLogger.js';
 import { eventually, sleep } from '../support/events.js';
 import { skipLine } from '../support/integration.js';
@@ -23,6 +21,7 @@ import { contactCreated, webhookSubscribed } from '../unit/webhooks/delivery/sup
 import { contactCreated as legacyContactCreated, contactUpdatedV1 } from '../support/legacyEvents.js';
 import { upcastingSource, withUpcasting } from '../../src/application/versioning/UpcastingEventStore.js';
 import { STORED_EVENT_TYPES } from '../../src/features/index.js';
+import { deriveWebhookEvents, matchesFilters } from '../support/webhookEvents.js';
 
 /**
  * The webhook fan-out fed by the EventStoreDB persistent subscription group

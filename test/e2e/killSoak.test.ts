@@ -8,13 +8,12 @@ import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
-import { deriveWebhookEvents } from '../../src/features/webhookEvents/application/deriveWebhookEvents.js';
-import { matchesFilters } from '../../src/features/webhooks/domain/subscriptionFilters.js';
 import { embeddedDatabaseFile } from '../../src/startup/adapters.js';
 import { eventually, sleep } from '../support/events.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
 import { startReceiver, type Receiver } from '../unit/webhooks/delivery/support/receiver.js';
+import { deriveWebhookEvents, matchesFilters } from '../support/webhookEvents.js';
 
 const ROUNDS = Number(process.env.SOAK_ROUNDS ?? 20);
 const WORKERS = 6;

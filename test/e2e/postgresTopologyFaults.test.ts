@@ -13,7 +13,6 @@ import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { PostgresEventStore } from '../../src/adapters/postgres/PostgresEventStore.js';
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
-import { deriveWebhookEvents } from '../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { eventually, sleep } from '../support/events.js';
 import { skipLine } from '../support/integration.js';
 import { postgresTestUrl } from '../support/postgres.js';
@@ -24,6 +23,7 @@ import { seedCompanyWithKeys } from '../support/seedCompany.js';
 import { tempDir } from '../support/tempStore.js';
 import { openTestNetwork, type TestHost, type TestNetwork } from '../support/testHosts.js';
 import { startReceiver, type Receiver } from '../unit/webhooks/delivery/support/receiver.js';
+import { deriveWebhookEvents } from '../support/webhookEvents.js';
 
 /** The load's bounds: at most this many creates, for at most this long. */
 const MAX_WRITES = 600;

@@ -14,14 +14,13 @@ import { SqliteWebhookSecretStore } from '../../src/adapters/sqlite/SqliteWebhoo
 import { silentLogger } from '../../src/application/ports/Logger.js';
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
 import { createDeliveryAgent } from '../../src/webhooks/deliveryAgent.js';
-import { deriveWebhookEvents } from '../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { subscriptionChange } from '../../src/features/webhooks/application/subscriptionChange.js';
 import type { DerivedWebhookEvent } from '../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { toEnvelope } from '../../src/features/webhookEvents/domain/envelope.js';
 import { WebhookFanOut } from '../../src/webhooks/fanOut.js';
-import { matchesFilters } from '../../src/features/webhooks/domain/subscriptionFilters.js';
 import { isRefusedAddress } from '../../src/webhooks/targetUrlGuard.js';
+import { deriveWebhookEvents, matchesFilters } from '../support/webhookEvents.js';
 
 const thisFile = fileURLToPath(import.meta.url);
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { WEBHOOK_EVENT_TYPES } from '../../src/features/webhookEvents/domain/eventTypes.js';
 import { webhookEventId } from '../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { positionOf, startHarness, withKey, type ApiResponse, type Harness } from '../support/httpHarness.js';
+import { WEBHOOK_EVENT_TYPES } from '../support/webhookEvents.js';
 
 let phoneSeq = 0;
 const phone = () => `+4917800${String(++phoneSeq).padStart(5, '0')}`;

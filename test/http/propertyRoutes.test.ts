@@ -5,7 +5,7 @@ import { assertMatchesOpenApi, openApi } from '../support/openApi.js';
 import { startHarness, type Harness } from '../support/httpHarness.js';
 import { fuzzedValueFor, junk, textFor, type Named } from '../support/schemaArbitrary.js';
 import type { HttpMethod, OperationObject, ParameterObject, ReferenceObject } from '../../src/http/openapi/types.js';
-import { WEBHOOK_EVENT_TYPES } from '../../src/features/webhookEvents/domain/eventTypes.js';
+import { WEBHOOK_EVENT_TYPES } from '../support/webhookEvents.js';
 
 /**
  * Property-based tests over every operation of the OpenAPI document: random

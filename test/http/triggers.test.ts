@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { deriveSampleData } from '../../src/features/webhookEvents/application/deriveSampleData.js';
 import { startHarness, type Harness } from '../support/httpHarness.js';
+import { deriveSampleData } from '../support/webhookEvents.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

@@ -7,10 +7,13 @@ const { join } = require('node:path');
 
 const main = async () => {
   const dist = join(__dirname, '..', '..', '..', 'dist', 'src');
-  const { deriveSampleData, sampleEventId } = await import(join(dist, 'webhooks', 'deriveSampleData.js'));
-  const { WEBHOOK_EVENT_TYPES } = await import(join(dist, 'domain', 'webhooks', 'eventTypes.js'));
-  const samples = { triggers: {}, contact: deriveSampleData('contact.created'), deal: deriveSampleData('deal.created') };
-  for (const type of WEBHOOK_EVENT_TYPES) samples.triggers[type] = { ...deriveSampleData(type), eventId: sampleEventId(type) };
+  const { WEBHOOK_EVENTS } = await import(join(dist, 'features', 'index.js'));
+  const data = (type) => WEBHOOK_EVENTS.sampleOf(type).data;
+  const samples = { triggers: {}, contact: data('contact.created'), deal: data('deal.created') };
+  for (const type of WEBHOOK_EVENTS.types) {
+    const { data: record, eventId } = WEBHOOK_EVENTS.sampleOf(type);
+    samples.triggers[type] = { ...record, eventId };
+  }
   writeFileSync(join(__dirname, '..', 'lib', 'samples.json'), `${JSON.stringify(samples, null, 2)}\n`);
 };
 

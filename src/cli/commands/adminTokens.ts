@@ -1,10 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { issueAdminToken } from '../../features/adminTokens/application/issueAdminToken.js';
-import { revokeAdminToken } from '../../features/adminTokens/application/revokeAdminToken.js';
-import { AdminTokenName } from '../../features/adminTokens/domain/AdminTokenName.js';
-import { describeAdminTokenError } from '../../features/adminTokens/domain/adminTokenErrors.js';
-import { adminTokenOf, adminTokensProjection } from '../../features/adminTokens/readModels/adminTokensProjection.js';
-import { PLATFORM_SCOPE } from '../../features/companies/readModels/companiesProjection.js';
+import { issueAdminToken, revokeAdminToken, AdminTokenName, describeAdminTokenError, adminTokenOf, adminTokensProjection } from '../../features/adminTokens/index.js';
+import { PLATFORM_SCOPE } from '../../features/companies/index.js';
 import { print, type RegisterCommands } from '../CliContext.js';
 import { cliCommandDeps, cliMetadata } from '../cliWrites.js';
 import { listCompanyDocuments } from '../listCompanyDocuments.js';

@@ -1,16 +1,12 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
-import { createCompany } from '../../features/companies/application/createCompany.js';
-import { loadCompany } from '../../features/companies/application/loadCompany.js';
+import { createCompany, loadCompany, CompanyName, describeCompanyError, companiesProjection, companyOf, PLATFORM_SCOPE } from '../../features/companies/index.js';
 import type { EventStore } from '../../application/ports/EventStore.js';
-import { CompanyName } from '../../features/companies/domain/CompanyName.js';
-import { describeCompanyError } from '../../features/companies/domain/companyErrors.js';
 import { formatValidationErrors } from '../../shared/validationReporter.js';
 import { print, type RegisterCommands } from '../CliContext.js';
 import { cliCommandDeps, cliMetadata } from '../cliWrites.js';
 import { withStores } from '../withStores.js';
 import { listCompanyDocuments } from '../listCompanyDocuments.js';
-import { companiesProjection, companyOf, PLATFORM_SCOPE } from '../../features/companies/readModels/companiesProjection.js';
 
 /** Decodes a CLI value with a codec, or throws a message naming the option (exit 1). */
 export const decodeOption = <A>(codec: t.Decoder<unknown, A>, option: string, value: unknown): A => {

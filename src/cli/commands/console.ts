@@ -1,10 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { consoleLinkUrl } from '../../features/console/routes/consoleLinkUrl.js';
-import { issueConsoleLink } from '../../features/console/application/issueConsoleLink.js';
+import { consoleLinkUrl, issueConsoleLink, describeConsoleLinkError } from '../../features/console/index.js';
+import { loadCompany, describeCompanyError } from '../../features/companies/index.js';
 import { endCompanyConsoleSessions } from '../../application/consoleSessions/consoleSession.js';
-import { loadCompany } from '../../features/companies/application/loadCompany.js';
-import { describeCompanyError } from '../../features/companies/domain/companyErrors.js';
-import { describeConsoleLinkError } from '../../features/console/domain/consoleLinkErrors.js';
 import type { Config } from '../../config.js';
 import { print, type RegisterCommands } from '../CliContext.js';
 import { cliCommandDeps, cliMetadata } from '../cliWrites.js';

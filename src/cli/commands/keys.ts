@@ -1,12 +1,8 @@
 import { listCompanyDocuments } from '../listCompanyDocuments.js';
 import * as E from 'fp-ts/lib/Either.js';
-import { issueApiKey } from '../../features/apiKeys/application/issueApiKey.js';
-import { revokeApiKey } from '../../features/apiKeys/application/revokeApiKey.js';
-import { describeApiKeyError } from '../../features/apiKeys/domain/apiKeyErrors.js';
-import { ApiKeyName } from '../../features/apiKeys/domain/ApiKeyName.js';
-import { describeCompanyError } from '../../features/companies/domain/companyErrors.js';
+import { issueApiKey, revokeApiKey, describeApiKeyError, ApiKeyName, apiKeyNameOf, apiKeysProjection } from '../../features/apiKeys/index.js';
+import { describeCompanyError } from '../../features/companies/index.js';
 import { ALL_PERMISSIONS, ApiKeyType, Permission } from '../../shared/permissions.js';
-import { apiKeyNameOf, apiKeysProjection } from '../../features/apiKeys/readModels/apiKeysProjection.js';
 import { print, type RegisterCommands } from '../CliContext.js';
 import { cliCommandDeps, cliMetadata } from '../cliWrites.js';
 import { withStores } from '../withStores.js';

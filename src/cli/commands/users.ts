@@ -1,9 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { createUser } from '../../features/users/application/createUser.js';
-import { describeCompanyError } from '../../features/companies/domain/companyErrors.js';
-import { Email } from '../../features/users/domain/Email.js';
-import { UserName } from '../../features/users/domain/UserName.js';
-import { describeUserError } from '../../features/users/domain/userErrors.js';
+import { createUser, Email, UserName, describeUserError } from '../../features/users/index.js';
+import { describeCompanyError } from '../../features/companies/index.js';
 import { print, type RegisterCommands } from '../CliContext.js';
 import { cliCommandDeps, cliMetadata } from '../cliWrites.js';
 import { withStores } from '../withStores.js';

@@ -9,3 +9,11 @@ export const adminTokens: Feature = {
   aggregates: [adminTokenAggregate],
   readModels: [readModel(adminTokensProjection, adminTokensCheck)],
 };
+
+// What the CLI and the start-up use of this one.
+export { issueAdminToken } from './application/issueAdminToken.js';
+export { revokeAdminToken } from './application/revokeAdminToken.js';
+export { AdminTokenName } from './domain/AdminTokenName.js';
+export { describeAdminTokenError } from './domain/adminTokenErrors.js';
+export { adminTokenOf, adminTokensProjection } from './readModels/adminTokensProjection.js';
+export { freshAdminTokenVerifier } from './readModels/freshAdminTokenVerifier.js';

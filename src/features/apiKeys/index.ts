@@ -6,7 +6,11 @@ import { apiKeyDirectoryProjection } from './readModels/apiKeyDirectoryProjectio
 import { apiKeysCheck } from './readModels/apiKeysCheck.js';
 import { apiKeysProjection } from './readModels/apiKeysProjection.js';
 import { adminApiKeysResource } from './admin/apiKeyAdminRoutes.js';
+import { apiKeyQueries, type ApiKeyQueriesOf } from './application/apiKeyQueries.js';
 import { readModel, type Feature } from '../Feature.js';
+
+/** The queries of a company's keys over the read models: the console's pages, this feature's and others'. */
+export const apiKeyQueriesOf: ApiKeyQueriesOf = (readModels) => apiKeyQueries(readModels.collection(apiKeysProjection));
 
 /** API keys: issued and revoked; looked up by hash on every request; `GET /test` checks one. */
 export const apiKeys: Feature = {
@@ -15,10 +19,20 @@ export const apiKeys: Feature = {
   readModels: [readModel(apiKeysProjection, apiKeysCheck), readModel(apiKeyDirectoryProjection, apiKeyDirectoryCheck)],
   resources: [testResource],
   adminResources: [adminApiKeysResource],
-  consolePages: [{ routes: keyRoutes, signedIn: true }],
+  consolePages: [{ routes: keyRoutes(apiKeyQueriesOf), signedIn: true }],
 };
 
 // What other features use of this one.
-export { keyLabel, keyState } from './console/keyLabel.js';
+export { keyLabel, keyState } from './application/apiKeyQueries.js';
+export type { ApiKeyQueries, ApiKeyView, KeyState } from './application/apiKeyQueries.js';
 export { apiKeysProjection } from './readModels/apiKeysProjection.js';
 export type { ApiKeyDoc } from './readModels/apiKeysProjection.js';
+
+// What the CLI and the start-up use of this one.
+export { issueApiKey } from './application/issueApiKey.js';
+export { revokeApiKey } from './application/revokeApiKey.js';
+export { ApiKeyName } from './domain/ApiKeyName.js';
+export { describeApiKeyError } from './domain/apiKeyErrors.js';
+export { apiKeyDirectoryProjection } from './readModels/apiKeyDirectoryProjection.js';
+export { apiKeyNameOf } from './readModels/apiKeysProjection.js';
+export { freshApiKeyVerifier } from './readModels/freshApiKeyVerifier.js';

@@ -1,7 +1,8 @@
 import { companyAggregate } from './application/companyAggregate.js';
 import { companiesCheck } from './readModels/companiesCheck.js';
-import { companiesProjection } from './readModels/companiesProjection.js';
+import { PLATFORM_SCOPE, companiesProjection, companyOf } from './readModels/companiesProjection.js';
 import { adminCompaniesResource } from './admin/companyAdminRoutes.js';
+import { companyProfileReader, type CompanyProfileReaderOf } from './application/companyProfileQuery.js';
 import { readModel, type Feature } from '../Feature.js';
 
 /** The platform's customers: every record belongs to one company. */
@@ -16,6 +17,17 @@ export const companies: Feature = {
 export { companyHttpError } from './admin/companyHttpErrors.js';
 export { knownCompany } from './admin/knownCompany.js';
 export { loadCompany } from './application/loadCompany.js';
+export type { CompanyProfile, CompanyProfileReader, CompanyProfileReaderOf } from './application/companyProfileQuery.js';
 export type { CompanyNotFound } from './domain/companyErrors.js';
 export { PLATFORM_SCOPE, companiesProjection, companyOf } from './readModels/companiesProjection.js';
 export type { Company, CompanyDoc } from './readModels/companiesProjection.js';
+
+/** A company's profile (name, since when) by id, over the read models: the console's overview. */
+export const companyProfileReaderOf: CompanyProfileReaderOf = (readModels) =>
+  companyProfileReader({ companies: readModels.collection(companiesProjection), partition: PLATFORM_SCOPE, profileOf: companyOf });
+
+// What the CLI and the start-up use of this one.
+export { createCompany } from './application/createCompany.js';
+export { CompanyName } from './domain/CompanyName.js';
+export { describeCompanyError } from './domain/companyErrors.js';
+export { companyNameReader } from './readModels/companyQueries.js';

@@ -22,3 +22,8 @@ export const customerConsole: Feature = {
     { routes: overviewRoutes, signedIn: true },
   ],
 };
+
+// What the CLI and the start-up use of this one.
+export { issueConsoleLink } from './application/issueConsoleLink.js';
+export { describeConsoleLinkError } from './domain/consoleLinkErrors.js';
+export { consoleLinkUrl } from './routes/consoleLinkUrl.js';

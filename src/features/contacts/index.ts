@@ -3,6 +3,9 @@ import { phoneReservationAggregate } from './application/phoneReservationAggrega
 import { contactsResource } from './api/contactRoutes.js';
 import { contactsCheck } from './readModels/contactsCheck.js';
 import { contactsProjection } from './readModels/contactsProjection.js';
+import { contactTriggerRecords } from './api/contactTriggerRecords.js';
+import { contactWebhookEvents } from './application/contactWebhookEvents.js';
+import { contactTimeline } from './readModels/contactTimeline.js';
 import { readModel, type Feature } from '../Feature.js';
 
 /** Contacts, each phone number unique in its company (held by a reservation stream). */
@@ -11,11 +14,13 @@ export const contacts: Feature = {
   aggregates: [contactAggregate, phoneReservationAggregate],
   readModels: [readModel(contactsProjection, contactsCheck)],
   resources: [contactsResource],
+  webhookEvents: { ...contactWebhookEvents, triggerRecords: contactTriggerRecords, timelines: [contactTimeline] },
 };
 
 // What other features use of this one.
 export { contacts as contactsOpenApi, normalisedPhoneNumber } from './api/contactsOpenApi.js';
 export { contactAggregate } from './application/contactAggregate.js';
+export { contactSampleHistory } from './application/contactWebhookEvents.js';
 export type { ContactCommand } from './domain/contactCommands.js';
 export { contactDecider } from './domain/contactDecider.js';
 export type { ContactState } from './domain/contactDecider.js';

@@ -2,6 +2,9 @@ import { dealAggregate } from './application/dealAggregate.js';
 import { dealsResource } from './api/dealRoutes.js';
 import { dealsCheck } from './readModels/dealsCheck.js';
 import { dealsProjection } from './readModels/dealsProjection.js';
+import { dealTriggerRecords } from './api/dealTriggerRecords.js';
+import { dealWebhookEvents } from './application/dealWebhookEvents.js';
+import { dealTimeline } from './readModels/dealTimeline.js';
 import { readModel, type Feature } from '../Feature.js';
 
 /** The sales pipeline: deals open, won or lost. */
@@ -10,6 +13,7 @@ export const deals: Feature = {
   aggregates: [dealAggregate],
   readModels: [readModel(dealsProjection, dealsCheck)],
   resources: [dealsResource],
+  webhookEvents: { ...dealWebhookEvents, triggerRecords: dealTriggerRecords, timelines: [dealTimeline] },
 };
 
 // What other features use of this one.

@@ -14,3 +14,9 @@ export const users: Feature = {
 
 // What other features use of this one.
 export { UserEvent, userStream } from './domain/userEvents.js';
+
+// What the CLI and the start-up use of this one.
+export { createUser } from './application/createUser.js';
+export { Email } from './domain/Email.js';
+export { UserName } from './domain/UserName.js';
+export { describeUserError } from './domain/userErrors.js';

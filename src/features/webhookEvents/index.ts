@@ -1,18 +1,47 @@
 import { activityRoutes } from './console/activityRoutes.js';
 import { eventsResource } from './api/eventRoutes.js';
 import { triggersResource } from './api/triggerRoutes.js';
-import { webhookEventsProjections } from './readModels/webhookEventsProjection.js';
+import type { WebhookEventCatalogue } from './application/webhookEventCatalogue.js';
+import type { ActivityQueriesOf } from './application/activityQueries.js';
+import { readRecentFeed } from './readModels/webhookEventFeed.js';
+import { webhookEventCollections, webhookEventReadModels, type WebhookEventReadModels } from './readModels/webhookEventsProjection.js';
 import { readModel, type Feature } from '../Feature.js';
 
-/** The webhook events derived from the log, kept per type: polling triggers and the company's event feed. */
-export const webhookEvents: Feature = {
-  name: 'webhook events',
-  readModels: webhookEventsProjections.map((projection) => readModel(projection)),
-  resources: [triggersResource, eventsResource],
-  consolePages: [{ routes: activityRoutes, signedIn: true }],
+/**
+ * The webhook events derived from the log, kept per type: polling triggers and
+ * the company's event feed. Built with the catalogue of the webhook events the
+ * other features declare (the registry gathers it).
+ */
+/** The console's activity queries, bound to the read models of each type. */
+const activityQueriesOf =
+  (readModels: WebhookEventReadModels): ActivityQueriesOf =>
+  (store) => {
+    const collections = webhookEventCollections(store, readModels);
+    return {
+      recentEvents: async (query) => {
+        const feed = await readRecentFeed(collections, query);
+        return { events: feed.events.map((doc) => doc.event), hasMore: feed.hasMore };
+      },
+    };
+  };
+
+export const webhookEventsFeature = (catalogue: WebhookEventCatalogue): Feature => {
+  const readModels = webhookEventReadModels(catalogue);
+  return {
+    name: 'webhook events',
+    readModels: readModels.projections.map((projection) => readModel(projection)),
+    resources: [triggersResource(catalogue, readModels), eventsResource(catalogue, readModels)],
+    consolePages: [{ routes: activityRoutes(catalogue, activityQueriesOf(readModels)), signedIn: true }],
+  };
 };
 
-// What other features use of this one.
-export { deriveSampleData } from './application/deriveSampleData.js';
-export type { DerivedWebhookEvent } from './domain/derivedWebhookEvent.js';
-export { WEBHOOK_EVENT_TYPES, WebhookEventType, isContactEventType, readPermissionFor } from './domain/eventTypes.js';
+// What other features, the registry and the start-up use of this one.
+export { webhookEventCatalogue, sampleHistoryOf } from './application/webhookEventCatalogue.js';
+export type { WebhookEventCatalogue, WebhookEventSample } from './application/webhookEventCatalogue.js';
+export { webhookEventId } from './domain/derivedWebhookEvent.js';
+export type { DerivedWebhookEvent, WebhookEventData } from './domain/derivedWebhookEvent.js';
+export type { WebhookEventType } from './domain/eventTypes.js';
+export { toEnvelope } from './domain/envelope.js';
+export type { WebhookEnvelope } from './domain/envelope.js';
+export { recordTimeline } from './WebhookEventSource.js';
+export type { RecordShape, RecordTimeline, SampleEvent, TriggerRecordSchemas, WebhookEventSource, WebhookEventTypeSpec } from './WebhookEventSource.js';

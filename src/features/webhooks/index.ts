@@ -2,14 +2,35 @@ import { webhookRoutes } from './console/webhookRoutes.js';
 import { webhookAggregate } from './application/webhookAggregate.js';
 import { webhooksResource } from './api/webhookRoutes.js';
 import { webhooksCheck } from './readModels/webhooksCheck.js';
-import { webhooksProjection } from './readModels/webhooksProjection.js';
+import { countActiveSubscriptions } from './readModels/webhookQueries.js';
+import { subscriptionOf, webhooksProjection } from './readModels/webhooksProjection.js';
+import { subscriptionQueries, type SubscriptionQueriesOf } from './application/subscriptionQueries.js';
+import type { WebhookEventCatalogue } from '../webhookEvents/index.js';
+import { storableEventTypes } from './domain/webhookEvents.js';
 import { readModel, type Feature } from '../Feature.js';
 
-/** REST-hook subscriptions and their delivery logs (the fan-out and the dispatcher are started apart, in src/startup). */
-export const webhooks: Feature = {
-  name: 'webhooks',
-  aggregates: [webhookAggregate],
-  readModels: [readModel(webhooksProjection, webhooksCheck)],
-  resources: [webhooksResource],
-  consolePages: [{ routes: webhookRoutes, signedIn: true }],
+/** The queries of a company's subscriptions over the read models: the console's pages. */
+const subscriptionQueriesOf: SubscriptionQueriesOf = (readModels) =>
+  subscriptionQueries({ subscriptions: readModels.collection(webhooksProjection), viewOf: subscriptionOf, countActive: countActiveSubscriptions });
+
+/**
+ * REST-hook subscriptions and their delivery logs (the fan-out and the dispatcher
+ * are started apart, in src/startup), for the webhook event types of the catalogue
+ * the registry gathers.
+ */
+export const webhooksFeature = (catalogue: WebhookEventCatalogue): Feature => {
+  storableEventTypes(catalogue.types);
+  return {
+    name: 'webhooks',
+    aggregates: [webhookAggregate],
+    readModels: [readModel(webhooksProjection, webhooksCheck)],
+    resources: [webhooksResource(catalogue)],
+    consolePages: [{ routes: webhookRoutes(catalogue, subscriptionQueriesOf), signedIn: true }],
+  };
 };
+
+// What the start-up uses of this one: the fan-out's and the dispatcher's hooks into subscriptions.
+export { announceDeliveryStatus } from './application/dispatcherAnnounce.js';
+export { unsubscribeGone } from './application/dispatcherUnsubscribe.js';
+export { subscriptionChange } from './application/subscriptionChange.js';
+export { matchesFilters } from './domain/subscriptionFilters.js';

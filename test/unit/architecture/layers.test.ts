@@ -103,6 +103,34 @@ describe('the layer rules (npm run lint)', function () {
     expect(output).to.match(/feature-writes-decide-on-the-log: src\/features\/notes\/application\/addNote\.ts → src\/features\/notes\/readModels\/notesProjection\.ts/);
   });
 
+  it('fail when the start-up or the CLI reach past a feature\'s index', () => {
+    const dir = treeOf({
+      'src/features/notes/application/addNote.ts': 'export const add = 1;\n',
+      'src/features/notes/index.ts': "export { add } from './application/addNote.js';\n",
+      'src/cli/commands/notes.ts': "import { add } from '../../features/notes/application/addNote.js';\nexport const cmd = add;\n",
+      'src/startup/notes.ts': "import { add } from '../features/notes/index.js';\nexport const wired = add;\n",
+    });
+    const { status, output } = checkLayers(dir);
+    expect(status).to.not.equal(0);
+    expect(output).to.match(/startup-and-cli-meet-features-through-their-index: src\/cli\/commands\/notes\.ts → src\/features\/notes\/application\/addNote\.ts/);
+    expect(output).not.to.contain('src/startup/notes.ts →');
+  });
+
+  it("fail when a feature's console pages import its domain or its read models instead of its application", () => {
+    const dir = treeOf({
+      'src/features/notes/domain/noteTitle.ts': 'export const title = 1;\n',
+      'src/features/notes/readModels/notesProjection.ts': 'export const p = 1;\n',
+      'src/features/notes/application/noteQueries.ts': 'export const q = 1;\n',
+      'src/features/notes/console/notesPage.ts':
+        "import { title } from '../domain/noteTitle.js';\nimport { p } from '../readModels/notesProjection.js';\nimport { q } from '../application/noteQueries.js';\nexport const page = title + p + q;\n",
+    });
+    const { status, output } = checkLayers(dir);
+    expect(status).to.not.equal(0);
+    expect(output).to.match(/console-pages-call-the-application: src\/features\/notes\/console\/notesPage\.ts → src\/features\/notes\/domain\/noteTitle\.ts/);
+    expect(output).to.match(/console-pages-call-the-application: src\/features\/notes\/console\/notesPage\.ts → src\/features\/notes\/readModels\/notesProjection\.ts/);
+    expect(output).not.to.contain('notesPage.ts → src/features/notes/application/noteQueries.ts');
+  });
+
   it("fail when the console's kernel imports an adapter or the start-up, the API the console, or an engine another engine", () => {
     const dir = treeOf({
       'src/adapters/sqlite/SqliteConsoleSessionStore.ts': 'export const store = 1;\n',

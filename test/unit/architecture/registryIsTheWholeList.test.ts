@@ -4,7 +4,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { AGGREGATES, STORED_EVENT_TYPES } from '../../../src/features/index.js';
-import { WEBHOOK_EVENT_TYPES } from '../../../src/features/webhookEvents/index.js';
+import { WEBHOOK_EVENT_TYPES } from '../../support/webhookEvents.js';
 
 /** The project's root (this file runs from dist/test/unit/architecture). */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');

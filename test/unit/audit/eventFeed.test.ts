@@ -1,15 +1,11 @@
 import { expect } from 'chai';
 import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
 import type { DealStatusChangeFields } from '../../../src/features/deals/domain/dealInput.js';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../src/features/webhookEvents/domain/eventTypes.js';
-import { deriveWebhookEvents } from '../../../src/features/webhookEvents/application/deriveWebhookEvents.js';
+import { type WebhookEventType } from '../../../src/features/webhookEvents/domain/eventTypes.js';
 import { cutFeedPage, eventFeedItemOf, readEventFeed } from '../../../src/features/webhookEvents/readModels/webhookEventFeed.js';
-import {
-  webhookEventCollections,
-  type WebhookEventCollections,
-  type WebhookEventDoc,
-} from '../../../src/features/webhookEvents/readModels/webhookEventsProjection.js';
+import { collectionOf, type WebhookEventCollections, type WebhookEventDoc } from '../../../src/features/webhookEvents/readModels/webhookEventsProjection.js';
 import { StoredHistory } from '../webhooks/derive/storedHistory.js';
+import { WEBHOOK_EVENT_TYPES, deriveWebhookEvents, webhookEventCollections } from '../../support/webhookEvents.js';
 
 /** A document of the feed's read models, as the projection writes them. */
 const doc = (position: string, ordinal: number, type: WebhookEventType = 'deal.updated'): WebhookEventDoc => ({
@@ -121,7 +117,7 @@ describe('company event feed', () => {
     };
 
     const applyLog = async () => {
-      for (const type of WEBHOOK_EVENT_TYPES) await collections[type].apply(history.events);
+      for (const type of WEBHOOK_EVENT_TYPES) await collectionOf(collections, type).apply(history.events);
     };
 
     /** Every webhook event of the company and types, in log and derivation order: what the feed must serve. */

@@ -9,17 +9,16 @@ import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadMod
 import { ProjectionRunner } from '../../../src/application/subscriptions/ProjectionRunner.js';
 import { SubscriptionStatus } from '../../../src/application/subscriptions/SubscriptionStatus.js';
 import type { EventStore, SubscribeOptions, Subscription } from '../../../src/application/ports/EventStore.js';
-import { deriveWebhookEvents } from '../../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { subscriptionChange } from '../../../src/features/webhooks/application/subscriptionChange.js';
 import type { DerivedWebhookEvent } from '../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { toEnvelope } from '../../../src/features/webhookEvents/domain/envelope.js';
 import { WebhookFanOut, type FanOutEventSource } from '../../../src/webhooks/fanOut.js';
-import { matchesFilters } from '../../../src/features/webhooks/domain/subscriptionFilters.js';
 import { checkReadiness } from '../../../src/ops/readiness.js';
 import { captureLogger } from '../../support/captureLogger.js';
 import { anEvent, eventually } from '../../support/events.js';
 import { tempDir } from '../../support/tempStore.js';
 import { validatorAt } from '../../support/openApi.js';
+import { deriveWebhookEvents, matchesFilters } from '../../support/webhookEvents.js';
 
 const grpcError = { message: 'connection refused', code: 14, metadata: { getMap: () => ({}) } } as never;
 

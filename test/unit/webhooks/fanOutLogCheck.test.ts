@@ -2,17 +2,16 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
 import { SqliteWebhookOutbox } from '../../../src/adapters/sqlite/SqliteWebhookOutbox.js';
-import { deriveWebhookEvents } from '../../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { subscriptionChange } from '../../../src/features/webhooks/application/subscriptionChange.js';
 import type { DerivedWebhookEvent } from '../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { toEnvelope } from '../../../src/features/webhookEvents/domain/envelope.js';
 import { WebhookFanOut, type FanOutLogWitness } from '../../../src/webhooks/fanOut.js';
 import { FanOutNotOnLogError } from '../../../src/webhooks/FanOutNotOnLogError.js';
-import { matchesFilters } from '../../../src/features/webhooks/domain/subscriptionFilters.js';
 import { silentLogger } from '../../../src/application/ports/Logger.js';
 import { eventually } from '../../support/events.js';
 import { tempDir } from '../../support/tempStore.js';
 import { contactCreated } from './delivery/support/events.js';
+import { deriveWebhookEvents, matchesFilters } from '../../support/webhookEvents.js';
 
 /**
  * A dispatcher-only process checks its outbox against the log as it starts: an

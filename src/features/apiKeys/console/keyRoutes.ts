@@ -1,20 +1,17 @@
 import Router from '@koa/router';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Context } from 'koa';
+import { keyState, type ApiKeyQueriesOf } from '../application/apiKeyQueries.js';
 import { issueApiKey } from '../application/issueApiKey.js';
+import { ApiKeyName, describeApiKeyError } from '../application/keyInput.js';
 import { revokeApiKey } from '../application/revokeApiKey.js';
-import { ApiKeyName } from '../domain/ApiKeyName.js';
-import { describeApiKeyError } from '../domain/apiKeyErrors.js';
 import { nameCharacterProblem, type NameCharacterProblem } from '../../../shared/nameCharacters.js';
 import { ApiKeyType } from '../../../shared/permissions.js';
-import { apiKeysProjection } from '../readModels/apiKeysProjection.js';
 import type { ConsoleDeps } from '../../../console/ConsoleDeps.js';
 import { ConsolePageError } from '../../../console/ConsolePageError.js';
 import { consoleUrl } from '../../../console/html/layout.js';
-import { allDocuments } from '../../../console/pages/allDocuments.js';
 import { confirmBody } from '../../../console/pages/confirmPage.js';
-import { keyLabel } from './keyLabel.js';
-import { EMPTY_KEY_FORM, keyCreatedBody, keysBody, permissionsOf, type KeyForm } from './keysPage.js';
+import { EMPTY_KEY_FORM, keyCreatedBody, keysBody, permissionsOf, type KeyForm, type KeysPageView } from './keysPage.js';
 import { afterChange, consoleMetadata, csrfOf, redirectTo, renderPage } from '../../../console/pages/render.js';
 import { field, readForm, utcDateTimeField } from '../../../console/session/formBody.js';
 import { signedInOf } from '../../../console/session/requireSession.js';
@@ -31,22 +28,24 @@ const NAME_CHARACTER_PROBLEMS: Readonly<Record<NameCharacterProblem, string>> = 
  * API keys: GET /console/keys lists them (hints, never keys) with the create
  * form; POST /console/keys creates one through `issueApiKey` and shows it once;
  * POST /console/keys/:id/revoke revokes one of the company's keys through
- * `revokeApiKey`, after a confirmation.
+ * `revokeApiKey`, after a confirmation. The company's keys are read through
+ * the queries `queriesOf` gives over the read models (the feature's index.ts
+ * hands over `apiKeyQueriesOf`).
  */
-export const keyRoutes = (deps: ConsoleDeps): Router => {
+export const keyRoutes = (queriesOf: ApiKeyQueriesOf) => (deps: ConsoleDeps): Router => {
   const router = new Router();
-  const keys = deps.readModels.collection(apiKeysProjection);
+  const keys = queriesOf(deps.readModels);
+
+  /** The keys page's view model: every key of the company with its state now, and the form. */
+  const keysPageView = async (ctx: Context, form: KeyForm): Promise<KeysPageView> => {
+    const companyKeys = await keys.keysOf(signedInOf(ctx).session.companyId);
+    const now = deps.commands.clock.now();
+    return { basePath: deps.basePath, csrf: csrfOf(ctx), keys: companyKeys.map((key) => ({ ...key, state: keyState(key, now) })), form };
+  };
 
   const keysPage = async (ctx: Context, form: KeyForm, status = 200) => {
-    const { companyId } = signedInOf(ctx).session;
     const notice = typeof ctx.query.done === 'string' ? (NOTICES[ctx.query.done] ?? null) : null;
-    renderPage(ctx, deps, {
-      title: 'API keys',
-      section: 'keys',
-      status,
-      notice,
-      body: keysBody({ basePath: deps.basePath, csrf: csrfOf(ctx), keys: await allDocuments(keys, companyId), now: deps.commands.clock.now(), form }),
-    });
+    renderPage(ctx, deps, { title: 'API keys', section: 'keys', status, notice, body: keysBody(await keysPageView(ctx, form)) });
   };
 
   router.get('/console/keys', (ctx) => keysPage(ctx, EMPTY_KEY_FORM));
@@ -81,13 +80,13 @@ export const keyRoutes = (deps: ConsoleDeps): Router => {
       throw new ConsolePageError(409, 'The key was not created', error.kind === 'CompanyNotFound' ? 'This company is not known.' : describeApiKeyError(error));
     }
     await afterChange(deps, issued.right.position);
-    renderPage(ctx, deps, { title: 'API key created', section: 'keys', status: 201, body: keyCreatedBody(deps.basePath, issued.right) });
+    renderPage(ctx, deps, { title: 'API key created', section: 'keys', status: 201, body: keyCreatedBody({ basePath: deps.basePath, key: issued.right }) });
   });
 
   router.post('/console/keys/:id/revoke', async (ctx) => {
     const { companyId } = signedInOf(ctx).session;
     // Another company's key is as unknown as a key that does not exist.
-    const key = await keys.get(companyId, ctx.params.id!);
+    const key = await keys.keyOf(companyId, ctx.params.id!);
     if (!key) throw new ConsolePageError(404, 'This key is not one of yours', 'It may have been created by another company, or not at all.');
     const form = await readForm(ctx);
     if (field(form, 'confirmed') !== 'yes') {
@@ -95,7 +94,7 @@ export const keyRoutes = (deps: ConsoleDeps): Router => {
         title: 'Revoke this key?',
         section: 'keys',
         body: confirmBody({
-          question: `Revoke the key ${keyLabel(key)}?`,
+          question: `Revoke the key ${key.label}?`,
           detail: 'Requests with it are refused from now on. This cannot be undone.',
           action: consoleUrl(deps.basePath, `/keys/${key.id}/revoke`),
           csrf: csrfOf(ctx),

@@ -1,11 +1,10 @@
+import type { ApiKeyView, KeyState } from '../application/apiKeyQueries.js';
 import type { IssuedApiKey } from '../application/issueApiKey.js';
 import { ALL_PERMISSIONS, ApiKeyType, type Permission } from '../../../shared/permissions.js';
-import type { ApiKeyDoc } from '../readModels/apiKeysProjection.js';
 import { formatTime } from '../../../console/html/format.js';
 import { describedBy, problemOf } from '../../../console/html/formProblems.js';
 import { html, type Html } from '../../../console/html/html.js';
 import { consoleUrl, csrfField } from '../../../console/html/layout.js';
-import { keyLabel, keyState } from './keyLabel.js';
 import { secretBox } from '../../../console/pages/secretBox.js';
 
 export const KEY_TYPES = Object.keys(ApiKeyType.keys) as readonly ApiKeyType[];
@@ -21,10 +20,29 @@ export interface KeyForm {
 
 export const EMPTY_KEY_FORM: KeyForm = { name: '', type: 'generic', permissions: [], expiresAt: '', problems: {} };
 
-const keyRow = (basePath: string, csrf: string, key: ApiKeyDoc, now: Date): Html => {
-  const state = keyState(key, now);
+/** A key as the list shows it: with its state when the page was asked for. */
+export interface ListedKey extends ApiKeyView {
+  readonly state: KeyState;
+}
+
+/** The keys page: the company's keys, and the create form as sent (empty at first). */
+export interface KeysPageView {
+  readonly basePath: string;
+  readonly csrf: string;
+  readonly keys: readonly ListedKey[];
+  readonly form: KeyForm;
+}
+
+/** The page after a key was created. */
+export interface KeyCreatedPageView {
+  readonly basePath: string;
+  readonly key: IssuedApiKey;
+}
+
+const keyRow = (basePath: string, csrf: string, key: ListedKey): Html => {
+  const { state } = key;
   return html`<tr>
-  <th scope="row">${keyLabel(key)}<br><code class="hint">${key.id}</code></th>
+  <th scope="row">${key.label}<br><code class="hint">${key.id}</code></th>
   <td data-label="Type">${key.type}</td>
   <td data-label="Permissions">${key.permissions.join(', ')}</td>
   <td data-label="Created">${formatTime(key.createdAt)}</td>
@@ -34,16 +52,16 @@ const keyRow = (basePath: string, csrf: string, key: ApiKeyDoc, now: Date): Html
   <td>${
     state === 'revoked'
       ? ''
-      : html`<form method="post" action="${consoleUrl(basePath, `/keys/${key.id}/revoke`)}" data-confirm="${`Revoke the key ${keyLabel(key)}? Requests with it are refused from now on; this cannot be undone.`}">
+      : html`<form method="post" action="${consoleUrl(basePath, `/keys/${key.id}/revoke`)}" data-confirm="${`Revoke the key ${key.label}? Requests with it are refused from now on; this cannot be undone.`}">
       ${csrfField(csrf)}
-      <button type="submit" class="danger" aria-label="${`Revoke ${keyLabel(key)}`}">Revoke</button>
+      <button type="submit" class="danger" aria-label="${`Revoke ${key.label}`}">Revoke</button>
     </form>`
   }</td>
 </tr>`;
 };
 
 /** The keys page: every key of the company (never the key itself), and the form that creates one. */
-export const keysBody = (spec: { readonly basePath: string; readonly csrf: string; readonly keys: readonly ApiKeyDoc[]; readonly now: Date; readonly form: KeyForm }): Html => {
+export const keysBody = (spec: KeysPageView): Html => {
   const { form } = spec;
   return html`<h1>API keys</h1>
 <section class="panel" aria-labelledby="keys-title">
@@ -53,7 +71,7 @@ export const keysBody = (spec: { readonly basePath: string; readonly csrf: strin
       ? html`<p>No key yet.</p>`
       : html`<div class="table-box"><table class="cards">
     <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Permissions</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Hint</th><th scope="col">State</th><th scope="col"><span class="skip">Actions</span></th></tr></thead>
-    <tbody>${spec.keys.map((key) => keyRow(spec.basePath, spec.csrf, key, spec.now))}</tbody>
+    <tbody>${spec.keys.map((key) => keyRow(spec.basePath, spec.csrf, key))}</tbody>
   </table></div>`
   }
 </section>
@@ -94,7 +112,7 @@ export const keysBody = (spec: { readonly basePath: string; readonly csrf: strin
 };
 
 /** The page after a key was created: the key, once, with its copy button. */
-export const keyCreatedBody = (basePath: string, key: IssuedApiKey): Html => html`<h1>API key created</h1>
+export const keyCreatedBody = ({ basePath, key }: KeyCreatedPageView): Html => html`<h1>API key created</h1>
 <section class="panel" aria-labelledby="created-title">
   <h2 id="created-title">Your new key</h2>
   ${secretBox('new-key', 'Key', key.key, 'Shown only now: Chronicle keeps only a hash of it. Store it safely before you leave this page.')}

@@ -1,21 +1,23 @@
 import type { RateLimits } from '../../../application/ports/RateLimitCounters.js';
 import type { CompanyUsage } from '../../../application/usage/companyUsage.js';
-import type { Company } from '../../companies/index.js';
-import type { ApiKeyDoc } from '../../apiKeys/index.js';
+import type { CompanyProfile } from '../../companies/index.js';
+import type { ApiKeyView } from '../../apiKeys/index.js';
 import { formatCount, formatTime } from '../../../console/html/format.js';
 import { html, type Html } from '../../../console/html/html.js';
 import { consoleUrl } from '../../../console/html/layout.js';
 import { usageChart } from '../../../console/html/usageChart.js';
-import { keyLabel } from '../../apiKeys/index.js';
 
-/** The overview: the company, its requests this hour and today against the per-key limits, and the last 24 hours. */
-export const overviewBody = (spec: {
+/** The overview page: the company, its use of the API, the per-key limits, and its keys that work now. */
+export interface OverviewView {
   readonly basePath: string;
-  readonly company: Company;
+  readonly company: CompanyProfile;
   readonly usage: CompanyUsage;
   readonly limits: RateLimits;
-  readonly activeKeys: readonly ApiKeyDoc[];
-}): Html => {
+  readonly activeKeys: readonly ApiKeyView[];
+}
+
+/** The overview: the company, its requests this hour and today against the per-key limits, and the last 24 hours. */
+export const overviewBody = (spec: OverviewView): Html => {
   const { company, usage, limits } = spec;
   return html`<h1>Overview</h1>
 <section class="panel" aria-labelledby="company-title">
@@ -43,7 +45,7 @@ export const overviewBody = (spec: {
     <tbody>
       ${spec.activeKeys.map((key) => {
         const used = usage.keys.get(key.id) ?? { thisHour: 0, today: 0 };
-        return html`<tr><th scope="row">${keyLabel(key)}</th><td>${formatCount(used.thisHour)} / ${formatCount(limits.hourly)}</td><td>${formatCount(used.today)} / ${formatCount(limits.daily)}</td></tr>`;
+        return html`<tr><th scope="row">${key.label}</th><td>${formatCount(used.thisHour)} / ${formatCount(limits.hourly)}</td><td>${formatCount(used.today)} / ${formatCount(limits.daily)}</td></tr>`;
       })}
     </tbody>
   </table></div>`

@@ -26,7 +26,7 @@ import {
   writePositionHeaders,
   type ApiModule,
 } from '../../../http/openapi/common.js';
-import { normalisedPhoneNumber } from '../../contacts/index.js';
+import { normalisedPhoneNumber } from '../application/contactsForDeals.js';
 import type { JsonSchema } from '../../../http/openapi/types.js';
 
 /** `/deals`: sales opportunities in a pipeline. */

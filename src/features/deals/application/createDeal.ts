@@ -19,7 +19,7 @@ import { toDealView, type Deal } from '../domain/dealView.js';
 import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
 import { handleCommand } from '../../../application/commands/handleCommand.js';
 import { dealWriteError, type DealWriteError } from './DealWriteError.js';
-import { contactStream } from '../../contacts/index.js';
+import { contactStream } from '../domain/contactsForDeals.js';
 import type { DealContactSummary, DealUserSummary } from '../domain/dealEvents.js';
 import type { CreateDealFields } from '../domain/dealInput.js';
 import type { DealRecord } from '../domain/dealRecord.js';

@@ -1,12 +1,12 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { contactSummaryOf } from '../domain/dealContactSummary.js';
-import { contactStream } from '../../contacts/index.js';
+import { contactStream } from '../domain/contactsForDeals.js';
 import { dealDecider, type DealState } from '../domain/dealDecider.js';
 import { DealContactRefreshed, DealCreated, DealEvent, DealStatusChanged, dealStream } from '../domain/dealEvents.js';
 import { DealStatusChangedV1, unmarkedDealStatusChangedVersion, upcastDealStatusChangedV1 } from '../domain/dealEventVersions.js';
 import { storedEventType, storedAs, type UpcastStep } from '../../../application/versioning/storedEventTypes.js';
 import { companyInData, describeAggregate, type AggregateDescriptor } from '../../../application/aggregates/AggregateDescriptor.js';
-import { contactAggregate } from '../../contacts/index.js';
+import { contactAggregate } from './contactsForDeals.js';
 
 /**
  * DealStatusChanged v1 → v2: the deal after the change, from the deal's stream

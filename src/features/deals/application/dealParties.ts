@@ -3,8 +3,8 @@
  * streams (folded with their domains' codecs): each must exist in the deal's
  * company.
  */
-import { contactDecider } from '../../contacts/index.js';
-import { ContactEvent, contactStream } from '../../contacts/index.js';
+import { contactDecider } from '../domain/contactsForDeals.js';
+import { ContactEvent, contactStream } from '../domain/contactsForDeals.js';
 import { contactSummaryOf } from '../domain/dealContactSummary.js';
 import type { DealContactSummary, DealUserSummary } from '../domain/dealEvents.js';
 import type { DealRecord } from '../domain/dealRecord.js';

@@ -1,5 +1,5 @@
-import type { ContactChanges } from '../../contacts/index.js';
-import type { ContactRecord } from '../../contacts/index.js';
+import type { ContactChanges } from './contactsForDeals.js';
+import type { ContactRecord } from './contactsForDeals.js';
 import type { DealContactSummary } from './dealEvents.js';
 
 /** The summary a deal embeds of a contact (its stream's current state). */

@@ -1,6 +1,6 @@
 import type { EventStore } from '../../../application/ports/EventStore.js';
 import { eventsAsOf, foldDocument } from '../../../application/audit/timeTravel.js';
-import { contactStream } from '../../contacts/index.js';
+import { contactStream } from '../domain/contactsForDeals.js';
 import { DealCreated, dealStream } from '../domain/dealEvents.js';
 import type { Deal } from '../domain/dealView.js';
 import { dealOf, dealsProjection } from './dealsProjection.js';

@@ -1,8 +1,8 @@
-import { contactAggregate } from '../../contacts/index.js';
+import { contactAggregate } from '../application/contactsForDeals.js';
 import { dealAggregate } from '../application/dealAggregate.js';
 import type { LogFolds } from '../../../application/verify/logFolds.js';
-import type { ContactState } from '../../contacts/index.js';
-import { contactStream } from '../../contacts/index.js';
+import type { ContactState } from '../domain/contactsForDeals.js';
+import { contactStream } from '../domain/contactsForDeals.js';
 import { contactSummaryOf } from '../domain/dealContactSummary.js';
 import type { DealState } from '../domain/dealDecider.js';
 import type { DealContactSummary } from '../domain/dealEvents.js';

@@ -2,7 +2,7 @@ import * as t from 'io-ts';
 import { cachedDecoder } from '../../../application/versioning/decodeStoredEvent.js';
 import type { RecordedEvent } from '../../../application/ports/EventStore.js';
 import type { Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
-import { ContactUpdated } from '../../contacts/index.js';
+import { ContactUpdated } from '../domain/contactsForDeals.js';
 import { applyContactChanges, changesContactSummary } from '../domain/dealContactSummary.js';
 import { DEAL_EVENT_TYPES, DealContactRefreshed, DealCreated, DealStatusChanged } from '../domain/dealEvents.js';
 import { applyDealStatusChanged, dealFromCreated, type DealRecord } from '../domain/dealRecord.js';

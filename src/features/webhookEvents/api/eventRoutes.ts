@@ -1,20 +1,22 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { WEBHOOK_EVENT_TYPES, WebhookEventType, readPermissionFor } from '../domain/eventTypes.js';
+import type { WebhookEventType } from '../domain/eventTypes.js';
+import type { WebhookEventCatalogue } from '../application/webhookEventCatalogue.js';
 import { isPosition, type Position } from '../../../shared/Position.js';
 import { DEFAULT_FEED_LIMIT, MAX_FEED_LIMIT, eventFeedItemOf, readEventFeed } from '../readModels/webhookEventFeed.js';
 import type { WebhookEventCollections } from '../readModels/webhookEventsProjection.js';
 import { authOf, requirePermission } from '../../../http/middleware/requirePermission.js';
 import { integerParam, singleParam, validationFailed, type QueryValue } from '../../../http/query/listQuery.js';
 import type { ApiResource } from '../../../http/ApiResource.js';
-import { events as eventsOpenApi } from './eventsOpenApi.js';
-import { webhookEventCollections } from '../readModels/webhookEventsProjection.js';
+import { eventsOpenApi } from './eventsOpenApi.js';
+import { webhookEventCollections, type WebhookEventReadModels } from '../readModels/webhookEventsProjection.js';
 
 export interface EventRoutesDeps {
   /** The derived webhook events, one collection per type. */
   readonly webhookEvents: WebhookEventCollections;
   /** The last log position every read model has applied, read now (null: none yet). */
   readonly appliedPosition: () => Promise<Position | null>;
+  readonly catalogue: WebhookEventCatalogue;
 }
 
 interface FeedParams {
@@ -25,7 +27,7 @@ interface FeedParams {
 }
 
 /** `after`, `limit` and `types`; every problem is a 422 naming its parameter. */
-const decodeFeedParams = (query: Record<string, QueryValue>): FeedParams => {
+const decodeFeedParams = (query: Record<string, QueryValue>, catalogue: WebhookEventCatalogue): FeedParams => {
   const problems: Record<string, string> = {};
   const single = (name: string): string | undefined => singleParam(name, query[name], problems);
   const rawAfter = single('after');
@@ -37,11 +39,11 @@ const decodeFeedParams = (query: Record<string, QueryValue>): FeedParams => {
   const rawTypes = single('types');
   if (rawTypes !== undefined) {
     const names = rawTypes.split(',').map((name) => name.trim());
-    const unknown = names.filter((name) => !WebhookEventType.is(name));
+    const unknown = names.filter((name) => !catalogue.isType(name));
     if (unknown.length > 0) {
       const named = unknown.map((name) => JSON.stringify(name)).join(', ');
-      problems.types = `unknown event type ${named}; use a comma-separated list of ${WEBHOOK_EVENT_TYPES.join(', ')}`;
-    } else types = WEBHOOK_EVENT_TYPES.filter((type) => names.includes(type));
+      problems.types = `unknown event type ${named}; use a comma-separated list of ${catalogue.types.join(', ')}`;
+    } else types = catalogue.types.filter((type) => names.includes(type));
   }
   if (Object.keys(problems).length > 0) throw validationFailed(problems);
   return { after: rawAfter ?? null, limit, types };
@@ -53,12 +55,16 @@ const decodeFeedParams = (query: Record<string, QueryValue>): FeedParams => {
  * the first missing permission); without `types`, every type the key may read,
  * and a 403 naming `contacts:read` when it may read none.
  */
-const readableTypes = async (ctx: Context, requested: readonly WebhookEventType[] | null): Promise<readonly WebhookEventType[]> => {
+const readableTypes = async (
+  ctx: Context,
+  requested: readonly WebhookEventType[] | null,
+  catalogue: WebhookEventCatalogue,
+): Promise<readonly WebhookEventType[]> => {
   const { permissions } = authOf(ctx.state);
-  const mayRead = (type: WebhookEventType) => permissions.includes(readPermissionFor(type));
-  const types = requested ?? WEBHOOK_EVENT_TYPES.filter(mayRead);
-  const refused = requested ? requested.find((type) => !mayRead(type)) : types.length === 0 ? WEBHOOK_EVENT_TYPES[0] : undefined;
-  if (refused !== undefined) await requirePermission(readPermissionFor(refused))(ctx, async () => undefined);
+  const mayRead = (type: WebhookEventType) => permissions.includes(catalogue.readPermissionOf(type));
+  const types = requested ?? catalogue.types.filter(mayRead);
+  const refused = requested ? requested.find((type) => !mayRead(type)) : types.length === 0 ? catalogue.types[0] : undefined;
+  if (refused !== undefined) await requirePermission(catalogue.readPermissionOf(refused))(ctx, async () => undefined);
   return types;
 };
 
@@ -73,8 +79,8 @@ export const eventRoutes = (deps: EventRoutesDeps): Router => {
 
   router.get('/events', async (ctx) => {
     const { companyId } = authOf(ctx.state);
-    const params = decodeFeedParams(ctx.query);
-    const types = await readableTypes(ctx, params.types);
+    const params = decodeFeedParams(ctx.query, deps.catalogue);
+    const types = await readableTypes(ctx, params.types, deps.catalogue);
     // First the bound, then the collections: everything up to it is in every one of them.
     const appliedUpTo = await deps.appliedPosition();
     const page = await readEventFeed(deps.webhookEvents, { companyId, types, after: params.after, limit: params.limit, appliedUpTo });
@@ -89,7 +95,9 @@ export const eventRoutes = (deps: EventRoutesDeps): Router => {
 };
 
 /** `/events`: the company's event feed, in log order. */
-export const eventsResource: ApiResource = {
-  openapi: eventsOpenApi,
-  routes: (api) => [eventRoutes({ webhookEvents: webhookEventCollections(api.readModels), appliedPosition: api.appliedPosition })],
-};
+export const eventsResource = (catalogue: WebhookEventCatalogue, readModels: WebhookEventReadModels): ApiResource => ({
+  openapi: eventsOpenApi(catalogue),
+  routes: (api) => [
+    eventRoutes({ webhookEvents: webhookEventCollections(api.readModels, readModels), appliedPosition: api.appliedPosition, catalogue }),
+  ],
+});

@@ -1,8 +1,8 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { WEBHOOK_EVENT_TYPES, WebhookEventType, readPermissionFor } from '../domain/eventTypes.js';
+import type { WebhookEventType } from '../domain/eventTypes.js';
+import type { WebhookEventCatalogue } from '../application/webhookEventCatalogue.js';
 import { parseInstant } from '../../../shared/instant.js';
-import { deriveSampleData, sampleEventId } from '../application/deriveSampleData.js';
 import type { WebhookEventData } from '../domain/derivedWebhookEvent.js';
 import { webhookEventDataOf, type WebhookEventCollections, type WebhookEventDoc } from '../readModels/webhookEventsProjection.js';
 import { recentWebhookEvents } from '../readModels/webhookEventQueries.js';
@@ -10,29 +10,30 @@ import { HttpError } from '../../../http/HttpError.js';
 import { authOf, requirePermission } from '../../../http/middleware/requirePermission.js';
 import { integerParam, singleParam, validationFailed, type QueryValue } from '../../../http/query/listQuery.js';
 import type { ApiResource } from '../../../http/ApiResource.js';
-import { triggers as triggersOpenApi } from './triggersOpenApi.js';
-import { webhookEventCollections } from '../readModels/webhookEventsProjection.js';
+import { triggersOpenApi } from './triggersOpenApi.js';
+import { webhookEventCollections, type WebhookEventReadModels } from '../readModels/webhookEventsProjection.js';
 
 export interface TriggerRoutesDeps {
   /** The derived webhook events, one collection per type. */
   readonly webhookEvents: WebhookEventCollections;
+  readonly catalogue: WebhookEventCatalogue;
 }
 
 export const DEFAULT_TRIGGER_LIMIT = 25;
 export const MAX_TRIGGER_LIMIT = 100;
 
-const unknownEventType = (raw: string): HttpError =>
-  new HttpError(404, 'Unknown event type', `${JSON.stringify(raw)} is not an event type; use one of ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
+const unknownEventType = (raw: string, catalogue: WebhookEventCatalogue): HttpError =>
+  new HttpError(404, 'Unknown event type', `${JSON.stringify(raw)} is not an event type; use one of ${catalogue.types.join(', ')}.`);
 
 /**
  * The event type of the path: 404 `Unknown event type` for anything else, then 403
  * unless the key may also read the resource the records show (`contacts:read` or
  * `deals:read`): a trigger returns whole records.
  */
-const eventTypeOf = async (ctx: Context): Promise<WebhookEventType> => {
+const eventTypeOf = async (ctx: Context, catalogue: WebhookEventCatalogue): Promise<WebhookEventType> => {
   const raw = ctx.params.event_type ?? '';
-  if (!WebhookEventType.is(raw)) throw unknownEventType(raw);
-  await requirePermission(readPermissionFor(raw))(ctx, async () => undefined);
+  if (!catalogue.isType(raw)) throw unknownEventType(raw, catalogue);
+  await requirePermission(catalogue.readPermissionOf(raw))(ctx, async () => undefined);
   return raw;
 };
 
@@ -46,6 +47,12 @@ const eventTypeOf = async (ctx: Context): Promise<WebhookEventType> => {
 export type TriggerRecord = WebhookEventData & { readonly eventId: string };
 
 const triggerRecordOf = (doc: WebhookEventDoc): TriggerRecord => ({ ...webhookEventDataOf(doc), eventId: doc.event.eventId });
+
+/** The made-up example of a type, as a trigger record. */
+export const sampleRecordOf = (catalogue: WebhookEventCatalogue, type: WebhookEventType): TriggerRecord => {
+  const sample = catalogue.sampleOf(type);
+  return { ...sample.data, eventId: sample.eventId };
+};
 
 /** `limit` (1–100, default 25) and `since` (an ISO 8601 instant); each problem is a 422 naming the parameter. */
 const decodeRecentParams = (query: Record<string, QueryValue>): { limit: number; since?: string } => {
@@ -73,14 +80,14 @@ export const triggerRoutes = (deps: TriggerRoutesDeps): Router => {
 
   router.get('/triggers/:event_type/sample', requirePermission('webhooks:read'), async (ctx) => {
     const { companyId } = authOf(ctx.state);
-    const type = await eventTypeOf(ctx);
+    const type = await eventTypeOf(ctx, deps.catalogue);
     const [latest] = await recentWebhookEvents(deps.webhookEvents, { companyId, type, limit: 1 });
-    ctx.body = latest ? triggerRecordOf(latest) : { ...deriveSampleData(type), eventId: sampleEventId(type) };
+    ctx.body = latest ? triggerRecordOf(latest) : sampleRecordOf(deps.catalogue, type);
   });
 
   router.get('/triggers/:event_type/recent', requirePermission('webhooks:read'), async (ctx) => {
     const { companyId } = authOf(ctx.state);
-    const type = await eventTypeOf(ctx);
+    const type = await eventTypeOf(ctx, deps.catalogue);
     const params = decodeRecentParams(ctx.query);
     const docs = await recentWebhookEvents(deps.webhookEvents, { companyId, type, ...params });
     ctx.body = docs.map(triggerRecordOf);
@@ -90,7 +97,7 @@ export const triggerRoutes = (deps: TriggerRoutesDeps): Router => {
 };
 
 /** `/triggers`: sample and recent records of each event type, for polling integrations. */
-export const triggersResource: ApiResource = {
-  openapi: triggersOpenApi,
-  routes: (api) => [triggerRoutes({ webhookEvents: webhookEventCollections(api.readModels) })],
-};
+export const triggersResource = (catalogue: WebhookEventCatalogue, readModels: WebhookEventReadModels): ApiResource => ({
+  openapi: triggersOpenApi(catalogue),
+  routes: (api) => [triggerRoutes({ webhookEvents: webhookEventCollections(api.readModels, readModels), catalogue })],
+});

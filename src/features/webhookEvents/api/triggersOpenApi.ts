@@ -1,8 +1,5 @@
-import { WEBHOOK_EVENT_TYPES } from '../domain/eventTypes.js';
-import { deriveSampleData, sampleEventId } from '../application/deriveSampleData.js';
-import type { WebhookEventType } from '../domain/eventTypes.js';
-import { contactsOpenApi as contacts } from '../../contacts/index.js';
-import { dealsOpenApi as deals } from '../../deals/index.js';
+import type { WebhookEventCatalogue } from '../application/webhookEventCatalogue.js';
+import { capitalised, inWords } from './inWords.js';
 import {
   authenticated,
   badMinLogPosition,
@@ -12,15 +9,11 @@ import {
   json,
   jsonResponse,
   minLogPosition,
-  nullable,
   schemaRef,
   validationFailed,
   type ApiModule,
 } from '../../../http/openapi/common.js';
 import type { JsonSchema, ParameterObject, ResponseObject } from '../../../http/openapi/types.js';
-
-/** A record as a trigger returns it: the event's data and its `eventId`. */
-const sampleRecord = (type: WebhookEventType) => ({ ...deriveSampleData(type), eventId: sampleEventId(type) });
 
 const eventIdProperty: JsonSchema = {
   type: 'string',
@@ -68,13 +61,13 @@ marks it as the primary key; in Make, use it as the key of a data store or of th
 de-duplication filter).
 `.trim();
 
-const eventTypeParameter: ParameterObject = {
+const eventTypeParameter = (catalogue: WebhookEventCatalogue): ParameterObject => ({
   name: 'event_type',
   in: 'path',
   required: true,
   description: 'A webhook event type; anything else is a 404 `Unknown event type`.',
-  schema: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
-};
+  schema: { type: 'string', enum: [...catalogue.types] },
+});
 
 const limitParameter: ParameterObject = {
   name: 'limit',
@@ -106,32 +99,32 @@ const records = (description: string, schema: string, example: unknown): Respons
   content: { 'application/json': { ...json(schemaRef(schema))['application/json'], example } },
 });
 
-const DEAL_WON: JsonSchema = {
-  type: 'object',
-  description: 'The record of a `deal.won` event (the specification\'s fields).',
-  required: ['id', 'title', 'value', 'currency', 'stage', 'status', 'wonAt', 'contact'],
-  additionalProperties: false,
-  properties: {
-    id: { type: 'string' },
-    title: { type: 'string', minLength: 1, maxLength: 255 },
-    value: { type: 'number', minimum: 0 },
-    currency: { type: 'string', pattern: '^[A-Z]{3}$' },
-    stage: { type: ['string', 'null'], maxLength: 100 },
-    status: { const: 'won' },
-    wonAt: { ...schemaRef('Timestamp'), description: 'When the deal was won: its `actualCloseDate`.' },
-    contact: {
-      ...nullable({
-        type: 'object',
-        required: ['id', 'name', 'email'],
-        additionalProperties: false,
-        properties: { id: { type: 'string' }, name: { type: 'string' }, email: { type: ['string', 'null'] } },
-      }),
-      description: 'The deal\'s contact when it was won; null when none.',
+/** Each source's trigger records with `eventId` added, their shared schemas, and `TriggerRecord`, any of them. */
+const recordSchemas = (catalogue: WebhookEventCatalogue): Record<string, JsonSchema> => {
+  const { triggerRecords } = catalogue;
+  const shared = Object.assign({}, ...triggerRecords.map((source) => source.shared)) as Record<string, JsonSchema>;
+  const records = Object.fromEntries(
+    triggerRecords.flatMap((source) => Object.entries(source.records)).map(([name, schema]) => [name, withEventId(schema, name)]),
+  );
+  return {
+    ...shared,
+    ...records,
+    TriggerRecord: {
+      description: `${capitalised(inWords(triggerRecords.flatMap((source) => source.shapes.map((shape) => shape.described.trigger))))}, each with \`eventId\`.`,
+      oneOf: triggerRecords.flatMap((source) => source.alternatives).map(schemaRef),
     },
-  },
+  };
 };
 
-export const triggers: ApiModule = {
+/** The record illustrating the document's answer of `/sample` or `/recent`: the example of the type a source names for it. */
+const exampleRecord = (catalogue: WebhookEventCatalogue, answer: 'sample' | 'recent') => {
+  const type = catalogue.triggerRecords.flatMap((source) => source.examples?.[answer] ?? [])[0] ?? catalogue.types[0]!;
+  const sample = catalogue.sampleOf(type);
+  return { ...sample.data, eventId: sample.eventId };
+};
+
+/** The OpenAPI part of `/triggers`, for the event types of `catalogue`. */
+export const triggersOpenApi = (catalogue: WebhookEventCatalogue): ApiModule => ({
   tags: [
     {
       name: 'Triggers',
@@ -151,9 +144,9 @@ export const triggers: ApiModule = {
           RECORDS,
           PERMISSIONS,
         ].join('\n\n'),
-        parameters: [eventTypeParameter, minLogPosition],
+        parameters: [eventTypeParameter(catalogue), minLogPosition],
         responses: {
-          '200': records('The record.', 'TriggerRecord', sampleRecord('deal.won')),
+          '200': records('The record.', 'TriggerRecord', exampleRecord(catalogue, 'sample')),
           '400': badMinLogPosition(),
           '404': unknownEventType,
         },
@@ -171,9 +164,9 @@ export const triggers: ApiModule = {
           RECORDS,
           PERMISSIONS,
         ].join('\n\n'),
-        parameters: [eventTypeParameter, limitParameter, sinceParameter, minLogPosition],
+        parameters: [eventTypeParameter(catalogue), limitParameter, sinceParameter, minLogPosition],
         responses: {
-          '200': records('The records, newest first.', 'TriggerRecordList', [sampleRecord('contact.created')]),
+          '200': records('The records, newest first.', 'TriggerRecordList', [exampleRecord(catalogue, 'recent')]),
           '400': badMinLogPosition(),
           '404': unknownEventType,
           '422': validationFailed('`limit` or `since` is out of bounds or malformed'),
@@ -182,15 +175,8 @@ export const triggers: ApiModule = {
     },
   },
   schemas: {
-    DealWon: DEAL_WON,
-    TriggerContact: withEventId(contacts.schemas.Contact, 'Contact'),
-    TriggerDeal: withEventId(deals.schemas.Deal, 'Deal'),
-    TriggerDealWon: withEventId(DEAL_WON, 'DealWon'),
-    TriggerRecord: {
-      description: 'A Contact (`contact.*`), a `DealWon` (`deal.won`) or a Deal (other `deal.*`), each with `eventId`.',
-      oneOf: [schemaRef('TriggerContact'), schemaRef('TriggerDealWon'), schemaRef('TriggerDeal')],
-    },
+    ...recordSchemas(catalogue),
     TriggerRecordList: { type: 'array', items: schemaRef('TriggerRecord') },
     UnknownEventTypeError: errorCase({ const: 'Unknown event type' }),
   },
-};
+});

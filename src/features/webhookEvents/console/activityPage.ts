@@ -1,14 +1,14 @@
-import { WEBHOOK_EVENT_TYPES, isContactEventType, type WebhookEventType } from '../domain/eventTypes.js';
-import type { WebhookEventDoc } from '../readModels/webhookEventsProjection.js';
+import type { WebhookEventCatalogue } from '../application/webhookEventCatalogue.js';
+import type { ActivityEvent } from '../application/activityQueries.js';
 import { formatTime } from '../../../console/html/format.js';
 import { html, type Html } from '../../../console/html/html.js';
 import { consoleUrl } from '../../../console/html/layout.js';
 
 /** The record an event is about: a contact or a deal, by the id its data carries. */
-const recordLink = (basePath: string, doc: WebhookEventDoc): Html => {
-  const { id, title, name } = doc.event.data as { id?: unknown; title?: unknown; name?: unknown };
+const recordLink = (basePath: string, catalogue: WebhookEventCatalogue, event: ActivityEvent): Html => {
+  const { id, title, name } = event.data as { id?: unknown; title?: unknown; name?: unknown };
   if (typeof id !== 'string') return html`—`;
-  const kind = isContactEventType(doc.event.type) ? 'contacts' : 'deals';
+  const kind = catalogue.recordPathOf(event.type);
   const label = typeof name === 'string' ? name : typeof title === 'string' ? title : id;
   return html`<a href="${consoleUrl(basePath, `/${kind}/${id}`)}">${label}</a>`;
 };
@@ -16,8 +16,9 @@ const recordLink = (basePath: string, doc: WebhookEventDoc): Html => {
 /** The activity page: the company's events, newest first, filtered by type, and a lookup of one record's history. */
 export const activityBody = (spec: {
   readonly basePath: string;
-  readonly type: WebhookEventType | null;
-  readonly events: readonly WebhookEventDoc[];
+  readonly catalogue: WebhookEventCatalogue;
+  readonly type: ActivityEvent['type'] | null;
+  readonly events: readonly ActivityEvent[];
   readonly page: number;
   readonly hasMore: boolean;
 }): Html => {
@@ -29,7 +30,7 @@ export const activityBody = (spec: {
   <form method="get" action="${consoleUrl(basePath, '/records')}" class="stack">
     <div>
       <label for="lookup-kind">Kind</label>
-      <select id="lookup-kind" name="kind"><option value="contacts">Contact</option><option value="deals">Deal</option></select>
+      <select id="lookup-kind" name="kind">${spec.catalogue.timelines.map((timeline) => html`<option value="${timeline.path}">${timeline.label}</option>`)}</select>
     </div>
     <div>
       <label for="lookup-id">Id</label>
@@ -44,7 +45,7 @@ export const activityBody = (spec: {
     <label for="feed-type">Type</label>
     <select id="feed-type" name="type">
       <option value="">Every type</option>
-      ${WEBHOOK_EVENT_TYPES.map((type) => html`<option value="${type}"${spec.type === type ? html` selected` : ''}>${type}</option>`)}
+      ${spec.catalogue.types.map((type) => html`<option value="${type}"${spec.type === type ? html` selected` : ''}>${type}</option>`)}
     </select>
     <button type="submit" class="secondary">Show</button>
   </form>
@@ -55,12 +56,12 @@ export const activityBody = (spec: {
     <thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Record</th><th scope="col">Source</th><th scope="col">Event id</th></tr></thead>
     <tbody>
       ${spec.events.map(
-        (doc) => html`<tr>
-        <td data-label="Time">${formatTime(doc.event.timestamp)}</td>
-        <th scope="row">${doc.event.type}</th>
-        <td data-label="Record">${recordLink(basePath, doc)}</td>
-        <td data-label="Source">${doc.event.source}</td>
-        <td data-label="Event id"><code class="hint">${doc.event.eventId}</code></td>
+        (event) => html`<tr>
+        <td data-label="Time">${formatTime(event.timestamp)}</td>
+        <th scope="row">${event.type}</th>
+        <td data-label="Record">${recordLink(basePath, spec.catalogue, event)}</td>
+        <td data-label="Source">${event.source}</td>
+        <td data-label="Event id"><code class="hint">${event.eventId}</code></td>
       </tr>`,
       )}
     </tbody>

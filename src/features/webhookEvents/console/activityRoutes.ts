@@ -1,24 +1,15 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { AggregateDescriptor } from '../../../application/aggregates/AggregateDescriptor.js';
-import { contactAggregate } from '../../contacts/index.js';
-import { dealAggregate } from '../../deals/index.js';
 import { entityChanges, type EntityChange } from '../../../application/audit/entityChanges.js';
 import { foldDocument } from '../../../application/audit/timeTravel.js';
-import type { Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
-import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '../domain/eventTypes.js';
-import { apiKeysProjection } from '../../apiKeys/index.js';
-import { contactAsOf } from '../../contacts/index.js';
-import { contactOf, contactsProjection, type ContactDoc } from '../../contacts/index.js';
-import { dealAsOf } from '../../deals/index.js';
-import { dealOf, dealsProjection, type DealDoc } from '../../deals/index.js';
-import { readRecentFeed } from '../readModels/webhookEventFeed.js';
-import { webhookEventCollections } from '../readModels/webhookEventsProjection.js';
+import type { WebhookEventCatalogue } from '../application/webhookEventCatalogue.js';
+import { apiKeyQueriesOf } from '../../apiKeys/index.js';
+import type { ActivityQueriesOf } from '../application/activityQueries.js';
+import type { RecordTimeline } from '../WebhookEventSource.js';
 import type { ConsoleDeps } from '../../../console/ConsoleDeps.js';
 import { ConsolePageError } from '../../../console/ConsolePageError.js';
 import { consoleUrl } from '../../../console/html/layout.js';
 import { activityBody } from './activityPage.js';
-import { keyLabel } from '../../apiKeys/index.js';
 import { redirectTo, renderPage } from '../../../console/pages/render.js';
 import { timelineBody } from './timelinePage.js';
 import { utcDateTimeField } from '../../../console/session/formBody.js';
@@ -29,72 +20,37 @@ const EVENTS_PER_PAGE = 50;
 const MAX_TIMELINE_EVENTS = 1000;
 const ID = /^[0-9A-Za-z-]{1,64}$/;
 
-/** What a timeline page needs of an entity kind. */
-interface TimelineKind<D extends ReadModelDocument> {
-  readonly kind: 'contact' | 'deal';
-  readonly path: 'contacts' | 'deals';
-  readonly aggregate: Pick<AggregateDescriptor, 'history'>;
-  readonly projection: Projection<D>;
-  readonly viewOf: (doc: D) => object;
-  readonly titleOf: (view: Record<string, unknown>) => string;
-  readonly asOf: ConsoleAsOf;
-}
-
-type ConsoleAsOf = (eventStore: ConsoleDeps['commands']['eventStore'], query: { companyId: string; id: string; asOf: string }) => Promise<object | null>;
-
-const CONTACTS: TimelineKind<ContactDoc> = {
-  kind: 'contact',
-  path: 'contacts',
-  aggregate: contactAggregate,
-  projection: contactsProjection,
-  viewOf: contactOf,
-  titleOf: (view) => String(view.name ?? 'Contact'),
-  asOf: contactAsOf,
-};
-
-const DEALS: TimelineKind<DealDoc> = {
-  kind: 'deal',
-  path: 'deals',
-  aggregate: dealAggregate,
-  projection: dealsProjection,
-  viewOf: dealOf,
-  titleOf: (view) => String(view.title ?? 'Deal'),
-  asOf: dealAsOf,
-};
-
 /**
  * Activity: the company's events newest first, filtered by type (from the
  * read models behind `GET /events`), and a contact's or a deal's history as a
  * timeline, each change field by field with who made it, and the record as it
  * was at a chosen time (the API's `asOf`).
  */
-export const activityRoutes = (deps: ConsoleDeps): Router => {
+export const activityRoutes = (catalogue: WebhookEventCatalogue, queriesOf: ActivityQueriesOf) => (deps: ConsoleDeps): Router => {
   const router = new Router();
-  const collections = webhookEventCollections(deps.readModels);
-  const keys = deps.readModels.collection(apiKeysProjection);
+  const activity = queriesOf(deps.readModels);
+  const keys = apiKeyQueriesOf(deps.readModels);
+  const { timelines } = catalogue;
 
   router.get('/console/activity', async (ctx) => {
     const { companyId } = signedInOf(ctx).session;
-    const type = WebhookEventType.is(ctx.query.type) ? ctx.query.type : null;
+    const type = catalogue.isType(ctx.query.type) ? ctx.query.type : null;
     const page = Math.max(1, Number.parseInt(String(ctx.query.page ?? '1'), 10) || 1);
-    const feed = await readRecentFeed(collections, { companyId, types: type ? [type] : WEBHOOK_EVENT_TYPES, page, limit: EVENTS_PER_PAGE });
-    renderPage(ctx, deps, { title: 'Activity', section: 'activity', body: activityBody({ basePath: deps.basePath, type, page, ...feed }) });
+    const feed = await activity.recentEvents({ companyId, types: type ? [type] : catalogue.types, page, limit: EVENTS_PER_PAGE });
+    renderPage(ctx, deps, { title: 'Activity', section: 'activity', body: activityBody({ basePath: deps.basePath, catalogue, type, page, ...feed }) });
   });
 
   router.get('/console/records', (ctx) => {
-    const kind = ctx.query.kind === 'deals' ? 'deals' : 'contacts';
+    const kind = (timelines.find((timeline) => timeline.path === ctx.query.kind) ?? timelines[0]!).path;
     const id = typeof ctx.query.id === 'string' ? ctx.query.id.trim() : '';
     redirectTo(ctx, deps, `/${kind}/${encodeURIComponent(id)}`);
   });
 
   /** Names of the keys that made the changes (the company's own keys only). */
-  const keyNamesOf = async (companyId: string, changes: readonly EntityChange[]): Promise<Map<string, string>> => {
-    const ids = [...new Set(changes.flatMap((change) => (change.event.metadata.keyId ? [change.event.metadata.keyId] : [])))];
-    const docs = await Promise.all(ids.map((id) => keys.get(companyId, id)));
-    return new Map(docs.flatMap((doc) => (doc ? [[doc.id, keyLabel(doc)] as const] : [])));
-  };
+  const keyNamesOf = (companyId: string, changes: readonly EntityChange[]): Promise<Map<string, string>> =>
+    keys.keyLabelsOf(companyId, changes.flatMap((change) => (change.event.metadata.keyId ? [change.event.metadata.keyId] : [])));
 
-  const timeline = <D extends ReadModelDocument>(spec: TimelineKind<D>) => async (ctx: Context) => {
+  const timeline = (spec: RecordTimeline) => async (ctx: Context) => {
     const { companyId } = signedInOf(ctx).session;
     const id = String(ctx.params.id ?? '');
     const notFound = new ConsolePageError(404, `This ${spec.kind} is not one of yours`, `No ${spec.kind} of your company has this id.`);
@@ -116,6 +72,7 @@ export const activityRoutes = (deps: ConsoleDeps): Router => {
       section: 'activity',
       body: timelineBody({
         kind: spec.kind,
+        label: spec.label,
         title,
         id,
         action: consoleUrl(deps.basePath, `/${spec.path}/${id}`),
@@ -126,8 +83,7 @@ export const activityRoutes = (deps: ConsoleDeps): Router => {
     });
   };
 
-  router.get('/console/contacts/:id', timeline(CONTACTS));
-  router.get('/console/deals/:id', timeline(DEALS));
+  for (const spec of timelines) router.get(`/console/${spec.path}/:id`, timeline(spec));
 
   return router;
 };

@@ -33,7 +33,9 @@ const recordAt = (record: object | null, asOf: string): Html =>
 
 /** A contact's or a deal's whole history, each change field by field, and the form that shows it as it was at a time. */
 export const timelineBody = (spec: {
-  readonly kind: 'contact' | 'deal';
+  /** The kind of record, in the page's words (`contact`), and as its label (`Contact`). */
+  readonly kind: string;
+  readonly label: string;
   readonly title: string;
   readonly id: string;
   readonly action: string;
@@ -41,7 +43,7 @@ export const timelineBody = (spec: {
   readonly keyNames: ReadonlyMap<string, string>;
   readonly asOf: { readonly at: string; readonly field: string; readonly record: object | null } | null;
 }): Html => html`<h1>${spec.title}</h1>
-<p class="hint">${spec.kind === 'contact' ? 'Contact' : 'Deal'} <code>${spec.id}</code></p>
+<p class="hint">${spec.label} <code>${spec.id}</code></p>
 <section class="panel" aria-labelledby="asof-title">
   <h2 id="asof-title">As it was at a time</h2>
   <form method="get" action="${spec.action}" class="row-actions">

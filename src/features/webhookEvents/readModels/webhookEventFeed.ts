@@ -1,7 +1,7 @@
 import type { WebhookEventType } from '../domain/eventTypes.js';
 import { comparePositions, type Position } from '../../../shared/Position.js';
 import type { WebhookEnvelope } from '../domain/envelope.js';
-import type { WebhookEventCollections, WebhookEventDoc } from './webhookEventsProjection.js';
+import { collectionOf, type WebhookEventCollections, type WebhookEventDoc } from './webhookEventsProjection.js';
 
 /** Events per page of GET /events: the default and the most. */
 export const DEFAULT_FEED_LIMIT = 100;
@@ -70,7 +70,7 @@ export const cutFeedPage = (
 /** Reads one page of a company's event feed from the per-type collections (keyset reads, no scan). */
 export const readEventFeed = async (collections: WebhookEventCollections, params: EventFeedParams): Promise<EventFeedPage> => {
   const candidates = await Promise.all(
-    params.types.map((type) => collections[type].listCreatedAfter(params.companyId, params.after, params.limit + 1)),
+    params.types.map((type) => collectionOf(collections, type).listCreatedAfter(params.companyId, params.after, params.limit + 1)),
   );
   return cutFeedPage(candidates, params);
 };
@@ -103,7 +103,7 @@ export const readRecentFeed = async (
   const depth = page * params.limit + 1;
   const lists = await Promise.all(
     params.types.map((type) =>
-      collections[type].list({ companyId: params.companyId, filters: [], page: 1, limit: depth, order: 'desc', withTotal: false }),
+      collectionOf(collections, type).list({ companyId: params.companyId, filters: [], page: 1, limit: depth, order: 'desc', withTotal: false }),
     ),
   );
   const merged = lists.flatMap((list) => list.items).sort((a, b) => compareFeedOrder(b, a));

@@ -1,7 +1,7 @@
 import type { Filter, ListQuery } from '../../../application/ports/ReadModelStore.js';
 import type { WebhookEventType } from '../domain/eventTypes.js';
 import { requireInstant } from '../../../shared/instant.js';
-import type { WebhookEventCollections, WebhookEventDoc } from './webhookEventsProjection.js';
+import { collectionOf, type WebhookEventCollections, type WebhookEventDoc } from './webhookEventsProjection.js';
 
 export interface RecentWebhookEventsParams {
   readonly companyId: string;
@@ -30,4 +30,4 @@ export const recentWebhookEventsQuery = (params: RecentWebhookEventsParams): Lis
 export const recentWebhookEvents = async (
   collections: WebhookEventCollections,
   params: RecentWebhookEventsParams,
-): Promise<readonly WebhookEventDoc[]> => (await collections[params.type].list(recentWebhookEventsQuery(params))).items;
+): Promise<readonly WebhookEventDoc[]> => (await collectionOf(collections, params.type).list(recentWebhookEventsQuery(params))).items;

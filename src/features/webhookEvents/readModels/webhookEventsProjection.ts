@@ -1,10 +1,10 @@
 import type { RecordedEvent } from '../../../application/ports/EventStore.js';
 import type { DocumentCollection, Projection, ReadModelDocument, ReadModelStore } from '../../../application/ports/ReadModelStore.js';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/eventTypes.js';
+import type { WebhookEventType } from '../domain/eventTypes.js';
 import type { EventSource } from '../../../shared/EventMetadata.js';
 import { orderedPositionText, type Position } from '../../../shared/Position.js';
 import type { DerivedWebhookEvent, WebhookEventData } from '../domain/derivedWebhookEvent.js';
-import { WEBHOOK_SOURCE_EVENT_TYPES, deriveWebhookEvents } from '../application/deriveWebhookEvents.js';
+import type { WebhookEventCatalogue } from '../application/webhookEventCatalogue.js';
 
 /**
  * One derived webhook event in the read model behind the polling triggers
@@ -41,13 +41,14 @@ export interface WebhookEventDoc extends ReadModelDocument {
 /** The record a trigger returns: the webhook event's `data`. */
 export const webhookEventDataOf = (doc: WebhookEventDoc): WebhookEventData => doc.event.data;
 
-/** Derived events by stored event: the projections of every type share one derivation per event. */
-const derivedEvents = new WeakMap<RecordedEvent, readonly DerivedWebhookEvent[]>();
-
-const derive = (event: RecordedEvent): readonly DerivedWebhookEvent[] => {
-  let derived = derivedEvents.get(event);
-  if (!derived) derivedEvents.set(event, (derived = deriveWebhookEvents(event)));
-  return derived;
+/** The catalogue's derivation, kept per stored event: the projections of every type share one derivation per event. */
+const sharedDerivation = (catalogue: WebhookEventCatalogue): ((event: RecordedEvent) => readonly DerivedWebhookEvent[]) => {
+  const derivedEvents = new WeakMap<RecordedEvent, readonly DerivedWebhookEvent[]>();
+  return (event) => {
+    let derived = derivedEvents.get(event);
+    if (!derived) derivedEvents.set(event, (derived = catalogue.derive(event)));
+    return derived;
+  };
 };
 
 /**
@@ -73,7 +74,7 @@ const toDoc = (derived: DerivedWebhookEvent, ordinal: number): WebhookEventDoc =
 });
 
 /**
- * The webhook events of one type, built by the one mapping (`deriveWebhookEvents`).
+ * The webhook events of one type, built by the one mapping (the catalogue's `derive`).
  *
  * One collection per type (`webhook_events.<type>`), not one for all: one stored
  * event may derive several webhook events (`deal.won` and `deal.updated`), and a
@@ -85,9 +86,13 @@ const toDoc = (derived: DerivedWebhookEvent, ordinal: number): WebhookEventDoc =
  *
  * A webhook event never changes once derived: `evolve` keeps an existing document.
  */
-export const webhookEventsProjectionFor = (type: WebhookEventType): Projection<WebhookEventDoc> => ({
+const webhookEventsProjectionFor = (
+  type: WebhookEventType,
+  eventTypes: ReadonlySet<string>,
+  derive: (event: RecordedEvent) => readonly DerivedWebhookEvent[],
+): Projection<WebhookEventDoc> => ({
   name: `webhook_events.${type}`,
-  eventTypes: WEBHOOK_SOURCE_EVENT_TYPES,
+  eventTypes,
   // `since` filters on the timestamp; every document of a collection has the same `event.type`, so no index on it.
   indexes: [['event.timestamp']],
   targets(event) {
@@ -105,22 +110,29 @@ export const webhookEventsProjectionFor = (type: WebhookEventType): Projection<W
   },
 });
 
-/** The projection of each webhook event type. */
-export const WEBHOOK_EVENTS_PROJECTIONS: Readonly<Record<WebhookEventType, Projection<WebhookEventDoc>>> = Object.fromEntries(
-  WEBHOOK_EVENT_TYPES.map((type) => [type, webhookEventsProjectionFor(type)]),
-) as Record<WebhookEventType, Projection<WebhookEventDoc>>;
+/** The read models of the webhook events: the projection of each type of the catalogue, by type and in its order. */
+export interface WebhookEventReadModels {
+  readonly byType: ReadonlyMap<WebhookEventType, Projection<WebhookEventDoc>>;
+  readonly projections: readonly Projection<WebhookEventDoc>[];
+}
 
-/** Every webhook-event projection, for the runner's list. */
-export const webhookEventsProjections: readonly Projection<WebhookEventDoc>[] = WEBHOOK_EVENT_TYPES.map(
-  (type) => WEBHOOK_EVENTS_PROJECTIONS[type],
-);
+/** The projection of each webhook event type of `catalogue`. */
+export const webhookEventReadModels = (catalogue: WebhookEventCatalogue): WebhookEventReadModels => {
+  const derive = sharedDerivation(catalogue);
+  const projections = catalogue.types.map((type) => webhookEventsProjectionFor(type, catalogue.sourceEventTypes, derive));
+  return { byType: new Map(catalogue.types.map((type, index) => [type, projections[index]!])), projections };
+};
 
 /** The collection of each webhook event type. */
-export type WebhookEventCollections = Readonly<Record<WebhookEventType, DocumentCollection<WebhookEventDoc>>>;
+export type WebhookEventCollections = ReadonlyMap<WebhookEventType, DocumentCollection<WebhookEventDoc>>;
 
 /** The collections of `store` holding the webhook events of each type. */
-export const webhookEventCollections = (store: Pick<ReadModelStore, 'collection'>): WebhookEventCollections =>
-  Object.fromEntries(WEBHOOK_EVENT_TYPES.map((type) => [type, store.collection(WEBHOOK_EVENTS_PROJECTIONS[type])])) as Record<
-    WebhookEventType,
-    DocumentCollection<WebhookEventDoc>
-  >;
+export const webhookEventCollections = (store: Pick<ReadModelStore, 'collection'>, readModels: WebhookEventReadModels): WebhookEventCollections =>
+  new Map([...readModels.byType].map(([type, projection]) => [type, store.collection(projection)]));
+
+/** The collection of one webhook event type (the callers checked the type against the catalogue). */
+export const collectionOf = (collections: WebhookEventCollections, type: WebhookEventType): DocumentCollection<WebhookEventDoc> => {
+  const collection = collections.get(type);
+  if (collection === undefined) throw new Error(`${type} is not a webhook event type`);
+  return collection;
+};

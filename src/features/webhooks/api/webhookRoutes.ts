@@ -5,7 +5,7 @@ import type { DocumentCollection } from '../../../application/ports/ReadModelSto
 import type { ReadModelProgress } from '../../../application/subscriptions/ReadModelProgress.js';
 import { subscribeWebhook, type WebhookCommandDeps } from '../application/subscribeWebhook.js';
 import { unsubscribeWebhook } from '../application/unsubscribeWebhook.js';
-import { readPermissionFor } from '../../webhookEvents/index.js';
+import type { WebhookEventCatalogue } from '../../webhookEvents/index.js';
 import { validateSubscribe, validateUnsubscribe } from '../domain/subscriptionInput.js';
 import type { WebhookSubscriptionView } from '../domain/webhookSubscription.js';
 import { generateWebhookSecret } from '../../../shared/webhookSecret.js';
@@ -21,7 +21,7 @@ import { HttpError } from '../../../http/HttpError.js';
 import { afterWrite } from '../../../http/middleware/consistentReads.js';
 import { authOf, requirePermission } from '../../../http/middleware/requirePermission.js';
 import type { ApiResource } from '../../../http/ApiResource.js';
-import { webhooks as webhooksOpenApi } from './webhooksOpenApi.js';
+import { webhooksOpenApi } from './webhooksOpenApi.js';
 import { webhooksProjection } from '../readModels/webhooksProjection.js';
 import { webhookDeliveryRoutes } from './webhookDeliveryRoutes.js';
 import { webhookStatusRoutes } from './webhookStatus.js';
@@ -40,6 +40,8 @@ export interface WebhookRoutesDeps {
   readonly idempotency?: Middleware;
   /** Subscriptions (not unsubscribed) one company may have (`WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY`). */
   readonly maxSubscriptionsPerCompany: number;
+  /** The webhook event types a subscription may listen to. */
+  readonly catalogue: WebhookEventCatalogue;
 }
 
 const passThrough: Middleware = (_ctx, next) => next();
@@ -108,11 +110,11 @@ export const webhookRoutes = (deps: WebhookRoutesDeps): Router => {
 
   router.post('/webhooks/subscribe', requirePermission('webhooks:write'), deps.idempotency ?? passThrough, async (ctx) => {
     const { companyId } = authOf(ctx.state);
-    const fields = validateSubscribe(ctx.request.body);
+    const fields = validateSubscribe(ctx.request.body, deps.catalogue);
     if (E.isLeft(fields)) throw toHttpError(fields.left);
     const { event, filters } = fields.right;
     // Deliveries carry the record, so the key must also be allowed to read it.
-    await requirePermission(readPermissionFor(event))(ctx, noNext);
+    await requirePermission(deps.catalogue.readPermissionOf(event))(ctx, noNext);
 
     const checked = await checkTargetUrl(fields.right.targetUrl, deps.targetUrls);
     if (!checked.ok) throw toHttpError({ kind: 'Invalid', details: { target_url: `target_url ${checked.reason}` } });
@@ -171,8 +173,8 @@ export const webhookRoutes = (deps: WebhookRoutesDeps): Router => {
 };
 
 /** `/webhooks`: REST-hook subscriptions, and each one's delivery log. */
-export const webhooksResource: ApiResource = {
-  openapi: webhooksOpenApi,
+export const webhooksResource = (catalogue: WebhookEventCatalogue): ApiResource => ({
+  openapi: webhooksOpenApi(catalogue),
   routes: (api) => {
     const webhooks = api.readModels.collection(webhooksProjection);
     const { outbox, secrets, targetUrls, wake } = api.webhooks;
@@ -186,7 +188,8 @@ export const webhooksResource: ApiResource = {
         ...api.readYourWrites,
         idempotency: api.idempotency('POST /webhooks/subscribe', subscribeResponseCodec(secrets)),
         maxSubscriptionsPerCompany: api.webhooks.maxSubscriptionsPerCompany,
+        catalogue,
       }),
     ];
   },
-};
+});

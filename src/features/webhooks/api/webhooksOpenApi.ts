@@ -1,5 +1,5 @@
 import { withIdempotency } from '../../../http/openapi/idempotency.js';
-import { WEBHOOK_EVENT_TYPES } from '../../webhookEvents/index.js';
+import type { WebhookEventCatalogue } from '../../webhookEvents/index.js';
 import { MAX_FILTER_TAGS, MAX_FILTER_TAG_LENGTH } from '../domain/webhookFilters.js';
 import { MAX_TARGET_URL_LENGTH } from '../domain/subscriptionInput.js';
 import {
@@ -112,7 +112,8 @@ const UNSUBSCRIBE_NOTE =
   'The subscription stops receiving deliveries and its secret is deleted. An unknown id, another company\'s, ' +
   'or one already unsubscribed is a 404.';
 
-export const webhooks: ApiModule = {
+/** The OpenAPI part of `/webhooks`, for the event types of `catalogue`. */
+export const webhooksOpenApi = (catalogue: WebhookEventCatalogue): ApiModule => ({
   tags: [{ name: 'Webhooks', description: 'REST-hook subscriptions to events (for Zapier, Make and other integrations).' }],
   paths: {
     '/webhooks': {
@@ -259,7 +260,7 @@ export const webhooks: ApiModule = {
   schemas: {
     WebhookEventType: {
       type: 'string',
-      enum: [...WEBHOOK_EVENT_TYPES],
+      enum: [...catalogue.types],
       description: 'What a subscription listens to.',
     },
     WebhookFilters: {
@@ -431,4 +432,4 @@ export const webhooks: ApiModule = {
       },
     },
   },
-};
+});

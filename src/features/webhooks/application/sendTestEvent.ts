@@ -1,8 +1,7 @@
 import type { EventStore } from '../../../application/ports/EventStore.js';
 import type { WebhookOutbox } from '../../../application/ports/WebhookOutbox.js';
-import type { WebhookEventType } from '../../webhookEvents/index.js';
+import type { WebhookEventCatalogue, WebhookEventType } from '../../webhookEvents/index.js';
 import type { Clock } from '../../../shared/Clock.js';
-import { deriveSampleData } from '../../webhookEvents/index.js';
 
 /**
  * A test event's place among the webhook events one stored event derives (at
@@ -17,6 +16,8 @@ export interface SendTestEventDeps {
   readonly newId: () => string;
   readonly clock: Clock;
   readonly wake?: () => void;
+  /** The example record of each event type (the catalogue's). */
+  readonly samples: Pick<WebhookEventCatalogue, 'sampleOf'>;
 }
 
 /**
@@ -37,7 +38,7 @@ export const sendTestEvent = async (
   const envelope = {
     event: subscription.event,
     timestamp,
-    data: deriveSampleData(subscription.event),
+    data: deps.samples.sampleOf(subscription.event).data,
     metadata: { companyId: subscription.companyId, eventId, source: 'console', test: true },
   };
   await deps.outbox.enqueue(

@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js';
-import type { WebhookEventType } from '../../webhookEvents/index.js';
+import type { StoredWebhookEventType } from '../domain/webhookEvents.js';
 import { webhookDecider } from '../domain/webhookDecider.js';
 import { describeWebhookError } from '../domain/webhookErrors.js';
 import { WebhookEvent, webhookStream } from '../domain/webhookEvents.js';
@@ -31,7 +31,7 @@ export const subscribeWebhook = async (
   deps: WebhookCommandDeps,
   input: {
     readonly companyId: string;
-    readonly event: WebhookEventType;
+    readonly event: StoredWebhookEventType;
     readonly targetUrl: string;
     readonly filters: WebhookFilters;
     readonly secret: string;

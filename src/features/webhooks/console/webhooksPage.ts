@@ -1,6 +1,5 @@
 import type { Delivery } from '../../../application/ports/WebhookOutbox.js';
-import { WEBHOOK_EVENT_TYPES } from '../../webhookEvents/index.js';
-import type { WebhookSubscriptionView } from '../domain/webhookSubscription.js';
+import type { DeliveryLogPage, SubscriptionView } from '../application/subscriptionQueries.js';
 import { formatTime } from '../../../console/html/format.js';
 import { describedBy, problemOf } from '../../../console/html/formProblems.js';
 import { html, type Html } from '../../../console/html/html.js';
@@ -18,14 +17,14 @@ export interface SubscribeForm {
 export const EMPTY_SUBSCRIBE_FORM: SubscribeForm = { event: 'contact.created', targetUrl: '', tags: '', problems: {} };
 
 /** A subscription's state as the console names it: ended, or its delivery status (active, paused, disabled). */
-export const subscriptionState = (subscription: WebhookSubscriptionView): string => (subscription.isActive ? subscription.deliveryStatus : 'ended');
+export const subscriptionState = (subscription: SubscriptionView): string => (subscription.isActive ? subscription.deliveryStatus : 'ended');
 
 /** The state, with since when a paused or disabled receiver has been failing. */
-const stateText = (subscription: WebhookSubscriptionView): Html =>
+const stateText = (subscription: SubscriptionView): Html =>
   html`${subscriptionState(subscription)}${subscription.isActive && subscription.failingSince ? html`<br><span class="hint">failing since ${formatTime(subscription.failingSince)}</span>` : ''}`;
 
 /** Enable: deliveries to a paused or disabled subscription go on at once, from its oldest pending event. */
-const enableForm = (basePath: string, csrf: string, s: WebhookSubscriptionView): Html | '' =>
+const enableForm = (basePath: string, csrf: string, s: SubscriptionView): Html | '' =>
   s.isActive && s.deliveryStatus !== 'active'
     ? html`<form method="post" action="${consoleUrl(basePath, `/webhooks/${s.id}/enable`)}">
       ${csrfField(csrf)}
@@ -33,10 +32,10 @@ const enableForm = (basePath: string, csrf: string, s: WebhookSubscriptionView):
     </form>`
     : '';
 
-const filtersText = (subscription: WebhookSubscriptionView): string =>
+const filtersText = (subscription: SubscriptionView): string =>
   subscription.filters?.tags ? `contacts tagged ${subscription.filters.tags.join(', ')}` : 'none';
 
-const subscriptionRow = (basePath: string, csrf: string, s: WebhookSubscriptionView): Html => html`<tr>
+const subscriptionRow = (basePath: string, csrf: string, s: SubscriptionView): Html => html`<tr>
   <th scope="row"><a href="${consoleUrl(basePath, `/webhooks/${s.id}`)}">${s.event}</a></th>
   <td data-label="URL"><code>${s.targetUrl}</code></td>
   <td data-label="Filters">${filtersText(s)}</td>
@@ -56,13 +55,18 @@ const subscriptionRow = (basePath: string, csrf: string, s: WebhookSubscriptionV
   </td>
 </tr>`;
 
-/** The webhooks page: every subscription of the company, and the subscribe form. */
-export const webhooksBody = (spec: {
+/** The webhooks page: every subscription of the company, and the subscribe form as sent (empty at first). */
+export interface WebhooksPageView {
   readonly basePath: string;
   readonly csrf: string;
-  readonly subscriptions: readonly WebhookSubscriptionView[];
+  /** The event types a subscription may listen to, in the catalogue's order. */
+  readonly eventTypes: readonly string[];
+  readonly subscriptions: readonly SubscriptionView[];
   readonly form: SubscribeForm;
-}): Html => {
+}
+
+/** The webhooks page: every subscription of the company, and the subscribe form. */
+export const webhooksBody = (spec: WebhooksPageView): Html => {
   const { form } = spec;
   return html`<h1>Webhooks</h1>
 <section class="panel" aria-labelledby="subscriptions-title">
@@ -83,7 +87,7 @@ export const webhooksBody = (spec: {
     <div>
       <label for="subscribe-event">Event</label>
       <select id="subscribe-event" name="event"${describedBy(form, 'event')}>
-        ${WEBHOOK_EVENT_TYPES.map((type) => html`<option value="${type}"${form.event === type ? html` selected` : ''}>${type}</option>`)}
+        ${spec.eventTypes.map((type) => html`<option value="${type}"${form.event === type ? html` selected` : ''}>${type}</option>`)}
       </select>
       ${problemOf(form, 'event')}
     </div>
@@ -103,8 +107,15 @@ export const webhooksBody = (spec: {
 </section>`;
 };
 
+/** The page after subscribing: the subscription, and its signing secret (shown once). */
+export interface SubscribedPageView {
+  readonly basePath: string;
+  readonly subscription: SubscriptionView;
+  readonly secret: string;
+}
+
 /** The page after subscribing: the signing secret, once. */
-export const subscribedBody = (basePath: string, subscription: WebhookSubscriptionView, secret: string): Html => html`<h1>Endpoint subscribed</h1>
+export const subscribedBody = ({ basePath, subscription, secret }: SubscribedPageView): Html => html`<h1>Endpoint subscribed</h1>
 <section class="panel" aria-labelledby="subscribed-title">
   <h2 id="subscribed-title">${subscription.event} to <code>${subscription.targetUrl}</code></h2>
   ${secretBox('signing-secret', 'Signing secret', secret, 'Shown only now: use it to check the signature of every delivery. Store it safely before you leave this page.')}
@@ -113,7 +124,7 @@ export const subscribedBody = (basePath: string, subscription: WebhookSubscripti
 
 const lastAttempt = (delivery: Delivery) => delivery.attempts[delivery.attempts.length - 1] ?? null;
 
-const deliveryRow = (basePath: string, csrf: string, subscription: WebhookSubscriptionView, d: Delivery): Html => {
+const deliveryRow = (basePath: string, csrf: string, subscription: SubscriptionView, d: Delivery): Html => {
   const last = lastAttempt(d);
   return html`<tr>
   <th scope="row">${d.eventType}<br><code class="hint">${d.eventId}</code></th>
@@ -135,15 +146,15 @@ const deliveryRow = (basePath: string, csrf: string, subscription: WebhookSubscr
 </tr>`;
 };
 
-/** One subscription: what it is, its delivery log (newest first), and redelivery and test buttons. */
-export const subscriptionBody = (spec: {
+/** One subscription's page: the subscription, and a page of its delivery log. */
+export interface SubscriptionPageView extends DeliveryLogPage {
   readonly basePath: string;
   readonly csrf: string;
-  readonly subscription: WebhookSubscriptionView;
-  readonly deliveries: readonly Delivery[];
-  readonly page: number;
-  readonly hasMore: boolean;
-}): Html => {
+  readonly subscription: SubscriptionView;
+}
+
+/** One subscription: what it is, its delivery log (newest first), and redelivery and test buttons. */
+export const subscriptionBody = (spec: SubscriptionPageView): Html => {
   const { subscription: s, basePath, csrf } = spec;
   const here = (page: number) => consoleUrl(basePath, `/webhooks/${s.id}?page=${page}`);
   return html`<h1>${s.event} to <code>${s.targetUrl}</code></h1>

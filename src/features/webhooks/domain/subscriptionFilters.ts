@@ -1,9 +1,7 @@
-import type { DerivedWebhookEvent } from '../../webhookEvents/index.js';
+import type { DerivedWebhookEvent, WebhookEventCatalogue } from '../../webhookEvents/index.js';
 
 /** A subscription's filters as stored (`null`: none): only contact tags exist. */
 export type SubscriptionFilters = { readonly tags?: readonly string[] } | null;
-
-const CONTACT_EVENT_TYPES: ReadonlySet<DerivedWebhookEvent['type']> = new Set(['contact.created', 'contact.updated']);
 
 /**
  * Whether a subscription with these filters receives this webhook event.
@@ -21,9 +19,13 @@ const CONTACT_EVENT_TYPES: ReadonlySet<DerivedWebhookEvent['type']> = new Set(['
  *   carries none), and dropping every deal event of a subscription that happens to
  *   have a tag filter would silently deliver nothing.
  */
-export const matchesFilters = (filters: SubscriptionFilters, derived: Pick<DerivedWebhookEvent, 'type' | 'tags'>): boolean => {
+export const matchesFilters = (
+  filters: SubscriptionFilters,
+  derived: Pick<DerivedWebhookEvent, 'type' | 'tags'>,
+  types: Pick<WebhookEventCatalogue, 'isTagged'>,
+): boolean => {
   const wanted = filters?.tags;
   if (wanted === undefined || wanted.length === 0) return true;
-  if (!CONTACT_EVENT_TYPES.has(derived.type)) return true;
+  if (!types.isTagged(derived.type)) return true;
   return wanted.some((tag) => derived.tags.includes(tag));
 };

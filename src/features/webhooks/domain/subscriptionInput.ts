@@ -2,20 +2,27 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { formatValidationErrors } from '../../../shared/validationReporter.js';
 import type { InputProblem } from '../../../shared/InputProblem.js';
-import { isContactEventType, WEBHOOK_EVENT_TYPES, WebhookEventType } from '../../webhookEvents/index.js';
+import type { WebhookEventCatalogue } from '../../webhookEvents/index.js';
+import { StoredWebhookEventType } from './webhookEvents.js';
 import { WebhookFiltersInput } from './webhookFilters.js';
 
 
 /** Longer target URLs are refused (browsers and proxies commonly stop around 2,000 characters). */
 export const MAX_TARGET_URL_LENGTH = 2048;
 
-const EventTypeInput = new t.Type<WebhookEventType, string, unknown>(
-  'event type',
-  WebhookEventType.is,
-  (u, c) =>
-    WebhookEventType.is(u) ? t.success(u) : t.failure(u, c, `event must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`),
-  t.identity,
-);
+/** What a subscription may listen to: the catalogue's webhook event types, and which of them tag filters apply to. */
+export type SubscribableTypes = Pick<WebhookEventCatalogue, 'types' | 'isType' | 'isTagged'>;
+
+/** A type of the catalogue (each one a stored subscription may name: the registry checks so at start). */
+const eventTypeInput = (types: SubscribableTypes) => {
+  const is = (u: unknown): u is StoredWebhookEventType => types.isType(u) && StoredWebhookEventType.is(u);
+  return new t.Type<StoredWebhookEventType, string, unknown>(
+    'event type',
+    is,
+    (u, c) => (is(u) ? t.success(u) : t.failure(u, c, `event must be one of ${types.types.join(', ')}`)),
+    t.identity,
+  );
+};
 
 /** The URL as sent, trimmed; whether it may be used is the target-URL guard's decision. */
 const TargetUrlInput = new t.Type<string, string, unknown>(
@@ -33,12 +40,11 @@ const TargetUrlInput = new t.Type<string, string, unknown>(
 );
 
 /** POST /webhooks/subscribe body (unknown fields stripped). */
-export const SubscribeBody = t.exact(
-  t.intersection([t.type({ event: EventTypeInput, target_url: TargetUrlInput }), t.partial({ filters: WebhookFiltersInput })]),
-);
+const subscribeBody = (types: SubscribableTypes) =>
+  t.exact(t.intersection([t.type({ event: eventTypeInput(types), target_url: TargetUrlInput }), t.partial({ filters: WebhookFiltersInput })]));
 
 export interface SubscribeFields {
-  readonly event: WebhookEventType;
+  readonly event: StoredWebhookEventType;
   /** Trimmed, not yet checked by the target-URL guard. */
   readonly targetUrl: string;
   readonly filters: t.TypeOf<typeof WebhookFiltersInput>;
@@ -58,14 +64,14 @@ const missingOf = (body: Record<string, unknown>, fields: readonly string[]): st
  * Tag filters apply to contact events only (a deal has no tags): on a `deal.*`
  * subscription they are refused rather than silently ignored.
  */
-export const validateSubscribe = (body: unknown): E.Either<InputProblem, SubscribeFields> => {
+export const validateSubscribe = (body: unknown, types: SubscribableTypes): E.Either<InputProblem, SubscribeFields> => {
   if (!isObject(body)) return E.left(notAnObject);
   const missing = missingOf(body, ['event', 'target_url']);
   if (missing.length > 0) return E.left({ kind: 'MissingFields', fields: missing });
-  const decoded = SubscribeBody.decode(body);
+  const decoded = subscribeBody(types).decode(body);
   if (E.isLeft(decoded)) return E.left({ kind: 'Invalid', details: formatValidationErrors(decoded.left) });
   const { event, target_url, filters } = decoded.right;
-  if (filters && !isContactEventType(event)) {
+  if (filters && !types.isTagged(event)) {
     return E.left({ kind: 'Invalid', details: { filters: 'tag filters apply to contact events (contact.*) only' } });
   }
   return E.right({ event, targetUrl: target_url, filters: filters ?? null });

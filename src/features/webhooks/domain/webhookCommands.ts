@@ -1,4 +1,4 @@
-import type { WebhookEventType } from '../../webhookEvents/index.js';
+import type { StoredWebhookEventType } from './webhookEvents.js';
 import type { EnableReason, UnsubscribeReason } from './webhookEvents.js';
 import type { WebhookFilters } from './webhookFilters.js';
 
@@ -10,7 +10,7 @@ export interface SubscribeWebhook {
   readonly type: 'SubscribeWebhook';
   readonly subscriptionId: string;
   readonly companyId: string;
-  readonly event: WebhookEventType;
+  readonly event: StoredWebhookEventType;
   readonly targetUrl: string;
   readonly filters: WebhookFilters;
   readonly at: Date;

@@ -1,6 +1,35 @@
 import * as t from 'io-ts';
-import { WebhookEventType } from '../../webhookEvents/index.js';
 import { WebhookFilters } from './webhookFilters.js';
+
+/**
+ * The webhook event types a stored `WebhookSubscribed` may name: part of its
+ * stored schema, frozen with it as every stored schema is. The live list is the
+ * catalogue the features declare; its types must all be among these
+ * (`storableEventTypes` refuses otherwise), so a new webhook event type comes with
+ * a new version of `WebhookSubscribed`.
+ */
+export const StoredWebhookEventType = t.keyof(
+  {
+    'contact.created': null,
+    'contact.updated': null,
+    'deal.created': null,
+    'deal.updated': null,
+    'deal.stage_changed': null,
+    'deal.won': null,
+    'deal.lost': null,
+  },
+  'WebhookEventType',
+);
+export type StoredWebhookEventType = t.TypeOf<typeof StoredWebhookEventType>;
+
+/** The catalogue's types, refused at start when one is not a type a stored subscription may name. */
+export const storableEventTypes = (types: readonly string[]): readonly string[] => {
+  const unstorable = types.filter((type) => !StoredWebhookEventType.is(type));
+  if (unstorable.length > 0) {
+    throw new Error(`webhook event types ${unstorable.join(', ')} need a new version of WebhookSubscribed to be subscribed to`);
+  }
+  return types;
+};
 
 /**
  * A company subscribed `targetUrl` to an event type. The target URL passed the
@@ -12,7 +41,7 @@ export const WebhookSubscribed = t.type({
   data: t.type({
     subscriptionId: t.string,
     companyId: t.string,
-    event: WebhookEventType,
+    event: StoredWebhookEventType,
     targetUrl: t.string,
     filters: WebhookFilters,
     /** ISO 8601 UTC with milliseconds. */

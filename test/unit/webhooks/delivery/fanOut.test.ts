@@ -7,16 +7,15 @@ import { MemoryReadModelStore } from '../../../../src/adapters/memory/MemoryRead
 import { ProjectionRunner } from '../../../../src/application/subscriptions/ProjectionRunner.js';
 import type { EventStore, EventToAppend, RecordedEvent, SubscribeOptions } from '../../../../src/application/ports/EventStore.js';
 import type { Delivery } from '../../../../src/application/ports/WebhookOutbox.js';
-import { deriveWebhookEvents, webhookCompanyOf } from '../../../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { subscriptionChange } from '../../../../src/features/webhooks/application/subscriptionChange.js';
 import type { DerivedWebhookEvent } from '../../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { toEnvelope } from '../../../../src/features/webhookEvents/domain/envelope.js';
-import { matchesFilters } from '../../../../src/features/webhooks/domain/subscriptionFilters.js';
 import { CHECKPOINT_ONLY_EVERY_MS, WEBHOOK_FAN_OUT_CHECKPOINT, WebhookFanOut } from '../../../../src/webhooks/fanOut.js';
 import { captureLogger } from '../../../support/captureLogger.js';
 import { eventually, sleep } from '../../../support/events.js';
 import { tempDir } from '../../../support/tempStore.js';
 import { contactCreated, webhookSubscribed, webhookUnsubscribed } from './support/events.js';
+import { deriveWebhookEvents, matchesFilters, webhookCompanyOf } from '../../../support/webhookEvents.js';
 
 const A = 'company-a';
 const B = 'company-b';

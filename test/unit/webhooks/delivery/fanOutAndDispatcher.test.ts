@@ -4,14 +4,12 @@ import { SqliteEventStore } from '../../../../src/adapters/sqlite/SqliteEventSto
 import { SqliteWebhookOutbox } from '../../../../src/adapters/sqlite/SqliteWebhookOutbox.js';
 import { SqliteWebhookSecretStore } from '../../../../src/adapters/sqlite/SqliteWebhookSecretStore.js';
 import { createDeliveryAgent, type DeliveryAgent } from '../../../../src/webhooks/deliveryAgent.js';
-import { deriveWebhookEvents } from '../../../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { subscriptionChange } from '../../../../src/features/webhooks/application/subscriptionChange.js';
 import type { DerivedWebhookEvent } from '../../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { WebhookDispatcher } from '../../../../src/webhooks/dispatcher.js';
 import { unsubscribeGone } from '../../../../src/features/webhooks/application/dispatcherUnsubscribe.js';
 import { toEnvelope } from '../../../../src/features/webhookEvents/domain/envelope.js';
 import { WebhookFanOut } from '../../../../src/webhooks/fanOut.js';
-import { matchesFilters } from '../../../../src/features/webhooks/domain/subscriptionFilters.js';
 import { isRefusedAddress } from '../../../../src/webhooks/targetUrlGuard.js';
 import { newId } from '../../../../src/shared/ids.js';
 import { systemClock } from '../../../../src/shared/Clock.js';
@@ -20,6 +18,7 @@ import { eventually, sleep } from '../../../support/events.js';
 import { tempDir } from '../../../support/tempStore.js';
 import { aSecret, contactCreated, webhookSubscribed } from './support/events.js';
 import { startReceiver, type Receiver } from './support/receiver.js';
+import { deriveWebhookEvents, matchesFilters } from '../../../support/webhookEvents.js';
 
 const A = 'company-a';
 

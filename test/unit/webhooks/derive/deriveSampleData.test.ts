@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { ContactView, type Contact } from '../../../../src/features/contacts/domain/contactView.js';
 import { DealView, type Deal } from '../../../../src/features/deals/domain/dealView.js';
-import { WEBHOOK_EVENT_TYPES } from '../../../../src/features/webhookEvents/domain/eventTypes.js';
-import { DealWonData } from '../../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
-import { deriveSampleData } from '../../../../src/features/webhookEvents/application/deriveSampleData.js';
+import { DealWonData } from '../../../../src/features/deals/domain/dealWonData.js';
+import { WEBHOOK_EVENT_TYPES, deriveSampleData } from '../../../support/webhookEvents.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

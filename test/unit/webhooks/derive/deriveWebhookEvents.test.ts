@@ -4,11 +4,9 @@ import { UndecodableEventError } from '../../../../src/application/versioning/Un
 import type { RecordedEvent } from '../../../../src/application/ports/EventStore.js';
 import type { ChangeDealStatus, CreateDeal } from '../../../../src/features/deals/domain/dealCommands.js';
 import type { Deal } from '../../../../src/features/deals/domain/dealView.js';
-import { WEBHOOK_EVENT_TYPES } from '../../../../src/features/webhookEvents/domain/eventTypes.js';
 import { WEBHOOK_EVENT_ID_NAMESPACE, webhookEventId } from '../../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
-import { matchesFilters } from '../../../../src/features/webhooks/domain/subscriptionFilters.js';
-import { deriveWebhookEvents, webhookCompanyOf } from '../../../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { StoredHistory } from './storedHistory.js';
+import { WEBHOOK_EVENT_TYPES, deriveWebhookEvents, matchesFilters, webhookCompanyOf } from '../../../support/webhookEvents.js';
 
 const T0 = '2024-05-01T10:00:00.000Z';
 const T1 = '2024-05-01T11:00:00.000Z';

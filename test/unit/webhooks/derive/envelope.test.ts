@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { DerivedWebhookEvent } from '../../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
-import { deriveWebhookEvents } from '../../../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { toEnvelope } from '../../../../src/features/webhookEvents/domain/envelope.js';
 import { StoredHistory } from './storedHistory.js';
+import { deriveWebhookEvents } from '../../../support/webhookEvents.js';
 
 const T0 = '2024-05-01T10:00:00.000Z';
 const contact = { id: 'c-1', name: 'Ada', email: null, phoneNumber: '+44123', currentCompany: null };

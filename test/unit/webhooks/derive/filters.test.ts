@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { DerivedWebhookEvent } from '../../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
-import { matchesFilters } from '../../../../src/features/webhooks/domain/subscriptionFilters.js';
+import { matchesFilters } from '../../../support/webhookEvents.js';
 
 const event = (type: DerivedWebhookEvent['type'], tags: readonly string[]) => ({ type, tags });
 

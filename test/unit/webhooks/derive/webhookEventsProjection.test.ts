@@ -4,19 +4,11 @@ import { SqliteReadModelStore } from '../../../../src/adapters/sqlite/SqliteRead
 import { tempDir } from '../../../support/tempStore.js';
 import { MemoryReadModelStore } from '../../../../src/adapters/memory/MemoryReadModelStore.js';
 import type { ChangeDealStatus } from '../../../../src/features/deals/domain/dealCommands.js';
-import { WEBHOOK_EVENT_TYPES } from '../../../../src/features/webhookEvents/domain/eventTypes.js';
-import { deriveWebhookEvents } from '../../../../src/features/webhookEvents/application/deriveWebhookEvents.js';
 import { webhookEventId } from '../../../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
-import {
-  WEBHOOK_EVENTS_PROJECTIONS,
-  feedDocumentId,
-  webhookEventCollections,
-  webhookEventDataOf,
-  webhookEventsProjections,
-  type WebhookEventCollections,
-} from '../../../../src/features/webhookEvents/readModels/webhookEventsProjection.js';
+import { collectionOf, feedDocumentId, webhookEventDataOf, type WebhookEventCollections } from '../../../../src/features/webhookEvents/readModels/webhookEventsProjection.js';
 import { recentWebhookEvents, recentWebhookEventsQuery } from '../../../../src/features/webhookEvents/readModels/webhookEventQueries.js';
 import { StoredHistory } from './storedHistory.js';
+import { projectionOf, WEBHOOK_EVENT_TYPES, deriveWebhookEvents, webhookEventCollections, webhookEventsProjections } from '../../../support/webhookEvents.js';
 
 const at = (minutes: number): string => new Date(Date.parse('2024-05-01T10:00:00.000Z') + minutes * 60_000).toISOString();
 
@@ -26,7 +18,7 @@ describe('webhook events projection', () => {
 
   /** Applies the whole log to every collection, as the runner would (again: a replay). */
   const applyLog = async () => {
-    for (const type of WEBHOOK_EVENT_TYPES) await collections[type].apply(history.events);
+    for (const type of WEBHOOK_EVENT_TYPES) await collectionOf(collections, type).apply(history.events);
   };
   const createContact = (contactId: string, minutes: number, companyId = 'co-1') =>
     history.contact({
@@ -71,7 +63,7 @@ describe('webhook events projection', () => {
     const derived = deriveWebhookEvents(stored);
     expect(derived).to.have.length(3);
     for (const [ordinal, event] of derived.entries()) {
-      const doc = await collections[event.type].get('co-1', feedDocumentId(stored.position));
+      const doc = await collectionOf(collections, event.type).get('co-1', feedDocumentId(stored.position));
       expect(doc).to.deep.equal({
         id: feedDocumentId(stored.position),
         companyId: 'co-1',
@@ -86,11 +78,11 @@ describe('webhook events projection', () => {
   it('targets only the event of its own type (none when the stored event derives none of it)', () => {
     createDeal('d-1', 0);
     const stored = changeDeal('d-1', { stage: 'Proposal' }, 1);
-    expect(WEBHOOK_EVENTS_PROJECTIONS['deal.stage_changed'].targets(stored)).to.deep.equal([
+    expect(projectionOf('deal.stage_changed').targets(stored)).to.deep.equal([
       { kind: 'id', companyId: 'co-1', id: feedDocumentId(stored.position) },
     ]);
-    expect(WEBHOOK_EVENTS_PROJECTIONS['deal.won'].targets(stored)).to.deep.equal([]);
-    expect(WEBHOOK_EVENTS_PROJECTIONS['contact.created'].targets(stored)).to.deep.equal([]);
+    expect(projectionOf('deal.won').targets(stored)).to.deep.equal([]);
+    expect(projectionOf('contact.created').targets(stored)).to.deep.equal([]);
   });
 
   it('keys documents in log order, whatever the webhook event ids (random UUIDv5s)', () => {
@@ -99,7 +91,7 @@ describe('webhook events projection', () => {
     const positions = ['0', '9', '10', '2138576', '18446744073709551615', '340282366920938463463374607431768211455'];
     expect(positions.map(feedDocumentId)).to.deep.equal(positions.map(feedDocumentId).sort());
     for (let i = 0; i < 12; i++) createContact(`c-${i}`, i);
-    const projection = WEBHOOK_EVENTS_PROJECTIONS['contact.created'];
+    const projection = projectionOf('contact.created');
     const created = history.events.filter((event) => event.type === 'ContactCreated');
     const keys = created.map((event) => projection.evolve(null, event)!.id);
     expect(keys).to.deep.equal([...keys].sort());
@@ -113,7 +105,7 @@ describe('webhook events projection', () => {
     createContact('c-1', 0);
     createContact('c-2', 10);
     const [first, second] = history.events.filter((event) => event.type === 'ContactCreated');
-    const projection = WEBHOOK_EVENTS_PROJECTIONS['contact.created'];
+    const projection = projectionOf('contact.created');
     const dir = tempDir('feed-keys-');
     const file = join(dir.path, 'read-models.sqlite');
     // The earlier release: the same projection, its documents keyed by the webhook event's id.
@@ -150,7 +142,7 @@ describe('webhook events projection', () => {
     changeDeal('d-1', { status: 'lost' }, 2);
     await applyLog();
     const everything = () =>
-      Promise.all(WEBHOOK_EVENT_TYPES.map((type) => collections[type].list(recentWebhookEventsQuery({ companyId: 'co-1', type, limit: 100 }))));
+      Promise.all(WEBHOOK_EVENT_TYPES.map((type) => collectionOf(collections, type).list(recentWebhookEventsQuery({ companyId: 'co-1', type, limit: 100 }))));
     const before = await everything();
     await applyLog();
     const after = await everything();
@@ -161,10 +153,10 @@ describe('webhook events projection', () => {
   it('keeps a document as first derived: evolve never changes an existing one', () => {
     createContact('c-1', 0);
     const [stored] = history.events;
-    const projection = WEBHOOK_EVENTS_PROJECTIONS['contact.created'];
+    const projection = projectionOf('contact.created');
     const doc = projection.evolve(null, stored!)!;
     expect(projection.evolve(doc, stored!)).to.equal(doc);
-    expect(WEBHOOK_EVENTS_PROJECTIONS['deal.created'].evolve(null, stored!)).to.equal(null);
+    expect(projectionOf('deal.created').evolve(null, stored!)).to.equal(null);
   });
 
   describe('the recent query', () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
-import { readPermissionFor, WEBHOOK_EVENT_TYPES, WebhookEventType } from '../../../../src/features/webhookEvents/domain/eventTypes.js';
-import { validateSubscribe, validateUnsubscribe } from '../../../../src/features/webhooks/domain/subscriptionInput.js';
+import { validateUnsubscribe } from '../../../../src/features/webhooks/domain/subscriptionInput.js';
+import { WEBHOOK_EVENT_TYPES, WebhookEventType, readPermissionFor, validateSubscribe } from '../../../support/webhookEvents.js';
 
 const body = (fields: Record<string, unknown> = {}) => ({ event: 'contact.created', target_url: 'https://hooks.example.com/x', ...fields });
 

@@ -3,7 +3,7 @@ import { MemoryReadModelStore } from '../../../../src/adapters/memory/MemoryRead
 import { UndecodableEventError } from '../../../../src/application/versioning/UndecodableEventError.js';
 import type { RecordedEvent } from '../../../../src/application/ports/EventStore.js';
 import type { DocumentCollection } from '../../../../src/application/ports/ReadModelStore.js';
-import type { WebhookEventType } from '../../../../src/features/webhookEvents/domain/eventTypes.js';
+import type { StoredWebhookEventType as WebhookEventType } from '../../../../src/features/webhooks/domain/webhookEvents.js';
 import type { WebhookEvent } from '../../../../src/features/webhooks/domain/webhookEvents.js';
 import { activeSubscriptions, activeSubscriptionsQuery } from '../../../../src/features/webhooks/readModels/webhookQueries.js';
 import { subscriptionOf, webhooksProjection, type WebhookDoc } from '../../../../src/features/webhooks/readModels/webhooksProjection.js';

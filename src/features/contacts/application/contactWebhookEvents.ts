@@ -1,0 +1,105 @@
+import * as t from 'io-ts';
+import type { RecordedEvent } from '../../../application/ports/EventStore.js';
+import { cachedDecoder } from '../../../application/versioning/decodeStoredEvent.js';
+import {
+  sampleHistoryOf,
+  webhookEventId,
+  type DerivedWebhookEvent,
+  type SampleEvent,
+  type WebhookEventSource,
+  type WebhookEventTypeSpec,
+} from '../../webhookEvents/index.js';
+import type { ContactCommand } from '../domain/contactCommands.js';
+import { contactDecider } from '../domain/contactDecider.js';
+import { ContactCreated, ContactUpdated, contactStream } from '../domain/contactEvents.js';
+import { contactFromCreated, toContactView, type ContactRecord } from '../domain/contactRecord.js';
+import type { Contact } from '../domain/contactView.js';
+
+const contactEventType = (type: string): WebhookEventTypeSpec => ({ type, readPermission: 'contacts:read', tagged: true, recordPath: 'contacts' });
+
+/** The webhook event types of contacts, in the specification's order: both carry the Contact, tags and all. */
+export const CONTACT_WEBHOOK_EVENT_TYPES: readonly WebhookEventTypeSpec[] = [contactEventType('contact.created'), contactEventType('contact.updated')];
+
+const SourceEvent = t.union([ContactCreated, ContactUpdated]);
+
+/** Decodes with the codecs the events are written with; a refusal means the log and the code disagree. */
+const decode = cachedDecoder(SourceEvent);
+
+/**
+ * The webhook events of a contact's stored event: a pure function of it, so every
+ * retry, redelivery and replay sees the same events with the same ids.
+ *
+ * | stored event | webhook event | data |
+ * |---|---|---|
+ * | `ContactCreated` | `contact.created` | Contact |
+ * | `ContactUpdated` | `contact.updated` | Contact after the change (the event carries it) |
+ *
+ * `tags` (what subscription filters match) are the contact's after the change,
+ * plus those an update removed; `timestamp` is the stored event's business time
+ * (`createdAt` / `updatedAt`), `source` its `metadata.source`, `eventId`
+ * `webhookEventId(storedEvent.id, type)`.
+ */
+export const deriveContactWebhookEvents = (event: RecordedEvent): DerivedWebhookEvent<Contact>[] => {
+  const decoded = decode(event);
+  const common = { source: event.metadata.source, position: event.position, streamRevision: event.revision };
+  if (decoded.type === 'ContactCreated') {
+    const contact = toContactView(contactFromCreated(decoded));
+    const at = { companyId: decoded.data.companyId, timestamp: decoded.data.createdAt, ...common, tags: contact.tags };
+    return [{ eventId: webhookEventId(event.id, 'contact.created'), type: 'contact.created', ...at, data: contact }];
+  }
+  const contact: Contact = decoded.data.contact;
+  // Filters see the tags after the change and those it removed: an update that takes a
+  // contact's last matching tag away still reaches the subscription, which learns so.
+  const removed = (decoded.data.previous?.tags ?? []).filter((tag) => !contact.tags.includes(tag));
+  const tags = removed.length === 0 ? contact.tags : [...contact.tags, ...removed];
+  const at = { companyId: decoded.data.companyId, timestamp: decoded.data.updatedAt, ...common, tags };
+  return [{ eventId: webhookEventId(event.id, 'contact.updated'), type: 'contact.updated', ...at, data: contact }];
+};
+
+const SAMPLE_CONTACT_ID = '00000000-0000-4000-8000-000000000001';
+const SAMPLE_COMPANY_ID = '00000000-0000-4000-8000-000000000000';
+
+/** A made-up contact, created and then updated. Values are plainly fake: `example.com` addresses, a 555-01xx number. */
+const SAMPLE_COMMANDS: readonly ContactCommand[] = [
+  {
+    type: 'CreateContact',
+    contactId: SAMPLE_CONTACT_ID,
+    companyId: SAMPLE_COMPANY_ID,
+    fields: {
+      name: 'Jane Doe',
+      firstName: 'Jane',
+      lastName: 'Doe',
+      phoneNumber: '+15555550100',
+      email: 'jane.doe@example.com',
+      position: 'Head of Operations',
+      currentCompany: 'Example Corp',
+      industrySector: 'Software',
+      city: 'Springfield',
+      country: 'United States',
+      tags: ['vip', 'newsletter'],
+    },
+    at: new Date('2024-01-15T09:30:00.000Z'),
+  },
+  {
+    type: 'UpdateContact',
+    contactId: SAMPLE_CONTACT_ID,
+    companyId: SAMPLE_COMPANY_ID,
+    changes: { city: 'Shelbyville', tags: ['vip', 'newsletter', 'partner'] },
+    at: new Date('2024-01-16T14:05:00.000Z'),
+  },
+];
+
+/** The made-up contact's history (the examples of `contact.*`) and the contact after it (the example deals' contact). */
+export const contactSampleHistory = (): { readonly events: readonly SampleEvent[]; readonly contact: ContactRecord } => {
+  const { events, state } = sampleHistoryOf(contactDecider, contactStream(SAMPLE_CONTACT_ID), SAMPLE_COMMANDS);
+  if (state.status !== 'active') throw new Error('sample contact missing');
+  return { events, contact: state.contact };
+};
+
+/** What contacts declare of their webhook events, but for the trigger records' schemas and the console's timeline. */
+export const contactWebhookEvents: Pick<WebhookEventSource, 'types' | 'storedEventTypes' | 'derive' | 'sampleHistory'> = {
+  types: CONTACT_WEBHOOK_EVENT_TYPES,
+  storedEventTypes: ['ContactCreated', 'ContactUpdated'],
+  derive: deriveContactWebhookEvents,
+  sampleHistory: () => contactSampleHistory().events,
+};

@@ -1,0 +1,45 @@
+import type { TriggerRecordSchemas } from '../../webhookEvents/index.js';
+import { nullable, schemaRef } from '../../../http/openapi/common.js';
+import type { JsonSchema } from '../../../http/openapi/types.js';
+import { deals } from './dealsOpenApi.js';
+
+const DEAL_WON: JsonSchema = {
+  type: 'object',
+  description: 'The record of a `deal.won` event (the specification\'s fields).',
+  required: ['id', 'title', 'value', 'currency', 'stage', 'status', 'wonAt', 'contact'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string' },
+    title: { type: 'string', minLength: 1, maxLength: 255 },
+    value: { type: 'number', minimum: 0 },
+    currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+    stage: { type: ['string', 'null'], maxLength: 100 },
+    status: { const: 'won' },
+    wonAt: { ...schemaRef('Timestamp'), description: 'When the deal was won: its `actualCloseDate`.' },
+    contact: {
+      ...nullable({
+        type: 'object',
+        required: ['id', 'name', 'email'],
+        additionalProperties: false,
+        properties: { id: { type: 'string' }, name: { type: 'string' }, email: { type: ['string', 'null'] } },
+      }),
+      description: 'The deal\'s contact when it was won; null when none.',
+    },
+  },
+};
+
+/** The records of the `deal.*` webhook events and triggers: `DealWon` for `deal.won`, the Deal for the others. */
+export const dealTriggerRecords: TriggerRecordSchemas = {
+  shapes: [
+    { schema: 'DealWon', types: ['deal.won'], described: { trigger: 'a `DealWon` (`deal.won`)', feed: 'a DealWon (`deal.won`)' } },
+    {
+      schema: 'Deal',
+      types: ['deal.created', 'deal.updated', 'deal.stage_changed', 'deal.lost'],
+      described: { trigger: 'a Deal (other `deal.*`)', feed: 'a Deal (other `deal.*`)' },
+    },
+  ],
+  shared: { DealWon: DEAL_WON },
+  records: { TriggerDeal: deals.schemas.Deal!, TriggerDealWon: DEAL_WON },
+  alternatives: ['TriggerDealWon', 'TriggerDeal'],
+  examples: { sample: 'deal.won' },
+};

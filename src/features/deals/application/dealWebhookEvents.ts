@@ -1,0 +1,126 @@
+import * as t from 'io-ts';
+import type { RecordedEvent } from '../../../application/ports/EventStore.js';
+import { cachedDecoder } from '../../../application/versioning/decodeStoredEvent.js';
+import { contactSampleHistory } from './contactsForDeals.js';
+import {
+  sampleHistoryOf,
+  webhookEventId,
+  type DerivedWebhookEvent,
+  type SampleEvent,
+  type WebhookEventSource,
+  type WebhookEventTypeSpec,
+} from '../../webhookEvents/index.js';
+import type { DealCommand } from '../domain/dealCommands.js';
+import { contactSummaryOf } from '../domain/dealContactSummary.js';
+import { dealDecider } from '../domain/dealDecider.js';
+import { DealCreated, DealStatusChanged, dealStream } from '../domain/dealEvents.js';
+import { dealFromCreated } from '../domain/dealRecord.js';
+import { toDealView, type Deal } from '../domain/dealView.js';
+import { dealWonData, type DealWonData } from '../domain/dealWonData.js';
+
+const dealEventType = (type: string): WebhookEventTypeSpec => ({ type, readPermission: 'deals:read', tagged: false, recordPath: 'deals' });
+
+/** The webhook event types of deals, in the specification's order. A deal has no tags: filters do not apply. */
+export const DEAL_WEBHOOK_EVENT_TYPES: readonly WebhookEventTypeSpec[] = [
+  dealEventType('deal.created'),
+  dealEventType('deal.updated'),
+  dealEventType('deal.stage_changed'),
+  dealEventType('deal.won'),
+  dealEventType('deal.lost'),
+];
+
+const SourceEvent = t.union([DealCreated, DealStatusChanged]);
+
+/** Decodes with the codecs the events are written with; a refusal means the log and the code disagree. */
+const decode = cachedDecoder(SourceEvent);
+
+/**
+ * The webhook events of a deal's stored event, in this order: a pure function
+ * of it (the stored events carry the deal after the change, so no stream is folded).
+ *
+ * | stored event | webhook events, in this order | data |
+ * |---|---|---|
+ * | `DealCreated` | `deal.created` | Deal |
+ * | `DealStatusChanged`, status → `won` | `deal.won`, then `deal.updated` | `DealWonData`; Deal |
+ * | `DealStatusChanged`, status → `lost` | `deal.lost`, then `deal.updated` | Deal |
+ * | `DealStatusChanged`, stage moved | `deal.stage_changed`, then `deal.updated` | Deal |
+ * | `DealStatusChanged`, → `won`/`lost` and stage moved | `deal.won`/`deal.lost`, `deal.stage_changed`, `deal.updated` | as above |
+ * | `DealStatusChanged`, reopened (→ `open`) or close date only | `deal.updated` | Deal |
+ *
+ * - The specific types come first, then `deal.updated`, exactly once per stored
+ *   event (a win that also moves the stage is still one update of the deal).
+ * - A correction `won ↔ lost` is a status change to `lost` (or `won`): it emits
+ *   `deal.lost` (or `deal.won`) again, with the same close date.
+ * - Deal data embed the contact summary as it was when the change was made; `tags` are `[]`.
+ */
+export const deriveDealWebhookEvents = (event: RecordedEvent): DerivedWebhookEvent<Deal | DealWonData>[] => {
+  const decoded = decode(event);
+  const common = { source: event.metadata.source, position: event.position, streamRevision: event.revision };
+  const of = (type: string) => ({ eventId: webhookEventId(event.id, type), type });
+  if (decoded.type === 'DealCreated') {
+    const at = { companyId: decoded.data.companyId, timestamp: decoded.data.createdAt, ...common, tags: [] };
+    return [{ ...of('deal.created'), ...at, data: toDealView(dealFromCreated(decoded)) }];
+  }
+  const { data } = decoded;
+  const deal: Deal = data.deal;
+  const at = { companyId: data.companyId, timestamp: data.updatedAt, ...common, tags: [] };
+  const derived: DerivedWebhookEvent<Deal | DealWonData>[] = [];
+  if (data.status?.to === 'won') derived.push({ ...of('deal.won'), ...at, data: dealWonData(deal, data.updatedAt) });
+  if (data.status?.to === 'lost') derived.push({ ...of('deal.lost'), ...at, data: deal });
+  if (data.stage !== undefined) derived.push({ ...of('deal.stage_changed'), ...at, data: deal });
+  derived.push({ ...of('deal.updated'), ...at, data: deal });
+  return derived;
+};
+
+const SAMPLE_DEAL_ID = '00000000-0000-4000-8000-000000000002';
+const SAMPLE_USER_ID = '00000000-0000-4000-8000-000000000003';
+const SAMPLE_COMPANY_ID = '00000000-0000-4000-8000-000000000000';
+
+/**
+ * A made-up deal of the example contact: created, moved to another stage, then
+ * (alternatives of one history) won or lost. The examples of `deal.*`.
+ */
+export const dealSampleHistory = (): readonly SampleEvent[] => {
+  const contact = contactSummaryOf(contactSampleHistory().contact);
+  const stream = dealStream(SAMPLE_DEAL_ID);
+  const create: DealCommand = {
+    type: 'CreateDeal',
+    dealId: SAMPLE_DEAL_ID,
+    companyId: SAMPLE_COMPANY_ID,
+    fields: {
+      title: 'Annual subscription - Example Corp',
+      description: 'Renewal of the platform subscription for 25 seats.',
+      value: 12000,
+      currency: 'USD',
+      stage: 'Proposal',
+      priority: 'high',
+      probability: 60,
+      expectedCloseDate: '2024-03-31T00:00:00.000Z',
+      source: 'Website',
+    },
+    contact,
+    assignedTo: { id: SAMPLE_USER_ID, name: 'Sam Seller', email: 'sam.seller@example.com' },
+    at: new Date('2024-01-17T10:00:00.000Z'),
+  };
+  const change = (fields: Extract<DealCommand, { type: 'ChangeDealStatus' }>['change'], at: string): DealCommand => ({
+    type: 'ChangeDealStatus',
+    dealId: SAMPLE_DEAL_ID,
+    companyId: SAMPLE_COMPANY_ID,
+    change: fields,
+    contact,
+    at: new Date(at),
+  });
+  const negotiating = sampleHistoryOf(dealDecider, stream, [create, change({ stage: 'Negotiation' }, '2024-02-01T16:45:00.000Z')]);
+  const from = { state: negotiating.state, revision: negotiating.events.length };
+  const won = sampleHistoryOf(dealDecider, stream, [change({ status: 'won', stage: 'Closed' }, '2024-02-20T11:15:00.000Z')], from);
+  const lost = sampleHistoryOf(dealDecider, stream, [change({ status: 'lost', actualCloseDate: '2024-02-20T00:00:00.000Z' }, '2024-02-20T11:15:00.000Z')], from);
+  return [...negotiating.events, ...won.events, ...lost.events];
+};
+
+/** What deals declare of their webhook events, but for the trigger records' schemas and the console's timeline. */
+export const dealWebhookEvents: Pick<WebhookEventSource, 'types' | 'storedEventTypes' | 'derive' | 'sampleHistory'> = {
+  types: DEAL_WEBHOOK_EVENT_TYPES,
+  storedEventTypes: ['DealCreated', 'DealStatusChanged'],
+  derive: deriveDealWebhookEvents,
+  sampleHistory: dealSampleHistory,
+};
