@@ -4,7 +4,7 @@ import { historyEntryOf, readEntityHistory } from '../../../src/application/audi
 import { contactAggregate } from '../../../src/features/contacts/application/contactAggregate.js';
 import { dealAggregate } from '../../../src/features/deals/application/dealAggregate.js';
 import { EventUpcaster } from '../../../src/application/versioning/EventUpcaster.js';
-import { StoredHistory } from '../webhooks/derive/storedHistory.js';
+import { StoredHistory } from '../../features/webhookEvents/storedHistory.js';
 import { STORED_EVENT_TYPES } from '../../../src/features/index.js';
 
 /** A stream reader over `events`, through the versioning decorator's upcaster as the server's event store reads. */

@@ -6,7 +6,7 @@ import { contactAsOf } from '../../../src/features/contacts/readModels/contactAs
 import { dealAsOf } from '../../../src/features/deals/readModels/dealAsOf.js';
 import type { DealContactSummary } from '../../../src/features/deals/domain/dealEvents.js';
 import { dealOf, dealsProjection } from '../../../src/features/deals/readModels/dealsProjection.js';
-import { StoredHistory } from '../webhooks/derive/storedHistory.js';
+import { StoredHistory } from '../../features/webhookEvents/storedHistory.js';
 
 const at = (minutes: number): string => new Date(Date.parse('2024-05-01T10:00:00.000Z') + minutes * 60_000).toISOString();
 

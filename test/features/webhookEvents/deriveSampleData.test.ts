@@ -1,0 +1,40 @@
+import { expect } from 'chai';
+import { ContactView, type Contact } from '../../../src/features/contacts/domain/contactView.js';
+import { DealView, type Deal } from '../../../src/features/deals/domain/dealView.js';
+import { DealWonData } from '../../../src/features/deals/domain/dealWonData.js';
+import { WEBHOOK_EVENT_TYPES, deriveSampleData } from '../../support/webhookEvents.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('deriveSampleData', () => {
+  it('gives every event type an example of exactly its record shape', () => {
+    for (const type of WEBHOOK_EVENT_TYPES) {
+      const sample = deriveSampleData(type);
+      const codec = type.startsWith('contact.') ? ContactView : type === 'deal.won' ? DealWonData : DealView;
+      expect(codec.is(sample), type).to.equal(true);
+      expect(Object.keys(sample), type).to.have.members(Object.keys(codec.props));
+    }
+  });
+
+  it('uses plainly fake values, UUID ids, and matches each type\'s meaning', () => {
+    const created = deriveSampleData('contact.created') as Contact;
+    expect(created.id).to.match(UUID);
+    expect(created.email).to.match(/@example\.com$/);
+    const updated = deriveSampleData('contact.updated') as Contact;
+    expect(updated.updatedAt > updated.createdAt).to.equal(true);
+    expect(deriveSampleData('deal.created')).to.include({ status: 'open' });
+    expect(deriveSampleData('deal.won')).to.include({ status: 'won' });
+    expect(deriveSampleData('deal.lost')).to.include({ status: 'lost' });
+    const moved = deriveSampleData('deal.stage_changed') as Deal;
+    expect(moved.stage).to.equal('Negotiation');
+    expect(moved.id).to.match(UUID);
+  });
+
+  it('is the same every time, and a copy (changing one changes no later answer)', () => {
+    const first = deriveSampleData('deal.updated') as Deal;
+    const again = deriveSampleData('deal.updated');
+    expect(again).to.deep.equal(first);
+    first.title = 'changed';
+    expect(deriveSampleData('deal.updated')).to.deep.equal(again);
+  });
+});
