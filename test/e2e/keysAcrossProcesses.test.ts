@@ -70,7 +70,7 @@ describe('API keys issued and revoked beside an API process and a projector on o
   });
 
   it('an unknown key, the read models at the head of the log: 401, not a wait that runs out (503)', async () => {
-    // With nothing to wait for it is answered at once (test/unit/apiKeys/freshApiKeyVerifier.test.ts).
+    // With nothing to wait for it is answered at once (test/features/apiKeys/freshApiKeyVerifier.test.ts).
     const res = await test(generateApiKey());
     expect(res.status).to.equal(401);
     expect(((await res.json()) as { error: string }).error).to.equal('Invalid API key');
