@@ -1,6 +1,6 @@
 import type { DocumentCollection, ReadModelDocument, ReadModelStore } from '../../../application/ports/ReadModelStore.js';
 import type { ApiKeyType, Permission } from '../../../shared/permissions.js';
-import { allDocuments } from '../../../console/pages/allDocuments.js';
+import { allDocuments } from '../../../application/queries/allDocuments.js';
 
 /**
  * A key as the `api_keys` read model keeps it, as far as these queries read it.

@@ -89,3 +89,4 @@ export const redeemConsoleLink = async (
   });
   return E.right({ sessionId, companyId: state.companyId, cookie: formatConsoleToken({ id: sessionId, secret }), expiresAt });
 };
+export type { ConsoleLinkError } from '../domain/consoleLinkErrors.js';

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Context } from 'koa';
 import { endConsoleSession, resumeConsoleSession } from '../../../application/consoleSessions/consoleSession.js';
-import { checkConsoleLink, redeemConsoleLink } from '../application/redeemConsoleLink.js';
+import { checkConsoleLink, redeemConsoleLink, type ConsoleLinkError } from '../application/redeemConsoleLink.js';
 import type { ConsoleDeps } from '../../../console/ConsoleDeps.js';
 import { ConsolePageError } from '../../../console/ConsolePageError.js';
 import { html, type Html } from '../../../console/html/html.js';
@@ -10,9 +10,6 @@ import { consoleUrl, layout } from '../../../console/html/layout.js';
 import { field, readForm } from '../../../console/session/formBody.js';
 import { crossOrigin, failedCredential } from '../../../console/session/requireSession.js';
 import { clearSessionCookie, framedByOthers, readSessionCookie, setSessionCookie } from '../../../console/sessionCookie.js';
-
-/** Why a link opens nothing, as `checkConsoleLink` and `redeemConsoleLink` answer it. */
-type ConsoleLinkError = Extract<Awaited<ReturnType<typeof checkConsoleLink>>, E.Left<unknown>>['left'];
 
 const NEW_LINK = 'Console links open the console once, within 15 minutes. Open the console again from your platform’s dashboard: it hands you a new link.';
 

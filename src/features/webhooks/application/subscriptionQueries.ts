@@ -1,6 +1,6 @@
 import type { DocumentCollection, ReadModelDocument, ReadModelStore } from '../../../application/ports/ReadModelStore.js';
 import type { Delivery, WebhookOutbox } from '../../../application/ports/WebhookOutbox.js';
-import { allDocuments } from '../../../console/pages/allDocuments.js';
+import { allDocuments } from '../../../application/queries/allDocuments.js';
 import type { WebhookSubscriptionView } from '../domain/webhookSubscription.js';
 
 /** A subscription as pages show it, active or ended (no secret: it is never shown again). */

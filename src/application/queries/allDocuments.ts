@@ -1,4 +1,4 @@
-import type { DocumentCollection, ReadModelDocument } from '../../application/ports/ReadModelStore.js';
+import type { DocumentCollection, ReadModelDocument } from '../ports/ReadModelStore.js';
 
 const PAGE_SIZE = 200;
 
