@@ -3,9 +3,9 @@ import type { ApiKeyType, Permission } from '../../../shared/permissions.js';
 import { allDocuments } from '../../../application/queries/allDocuments.js';
 
 /**
- * A key as the `api_keys` read model keeps it, as far as these queries read it.
- * The read model is handed over by the feature's index.ts (`apiKeyQueriesOf`):
- * application/ never imports readModels/, which import it.
+ * A key as the `api_keys` read model keeps it (its `ApiKeyDoc`). The read model is
+ * handed over by the feature's index.ts (`apiKeyQueriesOf`): application/ never
+ * imports readModels/, which import this.
  */
 export interface ApiKeyRecord extends ReadModelDocument {
   /** The key's label; null: none. Absent from documents projected before keys had names: read as null (decision 0402). */

@@ -1,21 +1,12 @@
-import type { Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
-import type { ApiKeyType, Permission } from '../../../shared/permissions.js';
+import type { Projection } from '../../../application/ports/ReadModelStore.js';
+import type { ApiKeyRecord } from '../application/apiKeyQueries.js';
 import { decodeApiKeyEvent } from './decodeApiKeyEvent.js';
 
-/** A company's API key as listings show it: the hint, never the key or its hash. */
-export interface ApiKeyDoc extends ReadModelDocument {
-  /**
-   * The key's label; null: none. Absent from documents projected before keys had
-   * names: those keys were all issued without one (read it with `apiKeyNameOf`).
-   */
-  readonly name?: string | null;
-  readonly type: ApiKeyType;
-  readonly permissions: readonly Permission[];
-  readonly expiresAt: string | null;
-  readonly revokedAt: string | null;
-  readonly keyHint: string;
-  readonly createdAt: string;
-}
+/**
+ * A company's API key as listings show it: the hint, never the key or its hash.
+ * Its fields are those the application's queries read (`ApiKeyRecord`).
+ */
+export type ApiKeyDoc = ApiKeyRecord;
 
 /** `api_keys`: one document per key, under its company, in creation order. */
 export const apiKeysProjection: Projection<ApiKeyDoc> = {
