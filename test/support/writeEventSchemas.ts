@@ -1,7 +1,8 @@
 // `npm run event-schemas:update`: rewrites test/fixtures/event-schemas.json from the
-// codecs of src/application/versioning/storedEventTypes.ts. Run it only after adding
-// a version (with its upcaster and the golden log of the release before): the
-// snapshot is what keeps a released version's schema from changing.
+// codecs the registry's aggregates store. Run it after adding a new event type, or
+// after adding a version of one (with its upcaster and the golden log of the release
+// before), never to accept a changed schema: the snapshot is what keeps a released
+// version's schema from changing.
 import { EVENT_SCHEMAS_FILE, writeEventSchemas } from './eventSchemas.js';
 
 writeEventSchemas();

@@ -6,11 +6,11 @@ import { committedEventSchemas, currentEventSchemas, EVENT_SCHEMAS_FILE, UPDATE_
 /** What to do when a stored event's schema changed: the message CI shows. */
 const HOW_TO_CHANGE_AN_EVENT =
   'A stored event is never rewritten, so a released version\'s schema must never change. To change an event\'s shape: ' +
-  '(1) keep the old codec as it was, as <Type>V<n> in src/domain/<aggregate>/<aggregate>EventVersions.ts; ' +
-  '(2) add the new codec as version n+1, with a pure upcaster from version n, in the aggregate\'s descriptor (src/application/aggregates/<aggregate>Aggregate.ts); ' +
+  '(1) keep the old codec as it was, as <Type>V<n> in src/features/<feature>/domain/<name>EventVersions.ts; ' +
+  '(2) add the new codec as version n+1, with a pure upcaster from version n, in the aggregate\'s descriptor (src/features/<feature>/application/<name>Aggregate.ts); ' +
   '(3) add the golden log of the release before your change (test/fixtures/logs/README.md); ' +
   `(4) then, and only then, run \`${UPDATE_EVENT_SCHEMAS}\` and commit ${EVENT_SCHEMAS_FILE.replace(/^.*\/test\//, 'test/')}. ` +
-  'See docs/contributors/changing-an-event.md.';
+  'See docs/contributors/changing-an-event.md. A new event type (version 1) needs step (4) only.';
 
 /** Every way the code's schemas differ from the committed snapshot, one line each. */
 const schemaChanges = (committed: EventSchemas, current: EventSchemas): string[] => {
