@@ -84,7 +84,7 @@ export interface WebhookFanOutDeps<D extends FanOutDerivedEvent> {
    */
   readonly source?: FanOutEventSource;
   readonly outbox: WebhookOutbox;
-  /** `deriveWebhookEvents`: the webhook events of one stored event (pure). */
+  /** The catalogue's `derive` (`WEBHOOK_EVENTS`): the webhook events of one stored event (pure). */
   derive(event: RecordedEvent): readonly D[];
   /**
    * What a stored event says of the subscriptions (the webhooks feature reads its
@@ -93,7 +93,7 @@ export interface WebhookFanOutDeps<D extends FanOutDerivedEvent> {
    */
   subscriptionChange(event: RecordedEvent): SubscriptionChange | null;
   /**
-   * `webhookCompanyOf`: the company of every event `derive` would give, read
+   * The catalogue's `companyOf`: the company of every event `derive` would give, read
    * without deriving them; null when it cannot tell (the fan-out then derives).
    * A stored event of a company without subscriptions is then not derived at all.
    */
