@@ -14,7 +14,6 @@ import { issueApiKey } from '../src/features/apiKeys/application/issueApiKey.js'
 import { revokeApiKey } from '../src/features/apiKeys/application/revokeApiKey.js';
 import { createCompany } from '../src/features/companies/application/createCompany.js';
 import { silentLogger } from '../src/application/ports/Logger.js';
-import type { FannedOutSubscription, NewDelivery } from '../src/application/ports/WebhookOutbox.js';
 import { CompanyName } from '../src/features/companies/domain/CompanyName.js';
 import { systemClock } from '../src/shared/Clock.js';
 import { newId } from '../src/shared/ids.js';
@@ -30,6 +29,7 @@ import { KEY_REUSE_MS, REVOCATION_BOUND_MS } from '../src/application/credential
 import { startServer, type ServerProcess } from '../test/support/runCli.js';
 import { tempDir } from '../test/support/tempStore.js';
 import { aSecret } from '../test/unit/webhooks/delivery/support/events.js';
+import { fairnessLog } from '../test/unit/webhooks/delivery/support/fairnessLog.js';
 import { startReceiver } from '../test/unit/webhooks/delivery/support/receiver.js';
 
 const ROUNDS = Number(process.env.BENCH_TIMINGS_ROUNDS ?? 5);
@@ -240,26 +240,7 @@ const fairShare = async (): Promise<void> => {
     perCompany: 4,
     logger: silentLogger,
   });
-  let position = 0;
-  const subscription = (companyId: string, path: string): FannedOutSubscription => {
-    const sub = { subscriptionId: `sub-${newId()}`, companyId, event: 'contact.created', targetUrl: `${url}${path}`, filters: null, subscribedAt: String(++position), unsubscribedAt: null };
-    secrets.set(sub.subscriptionId, aSecret());
-    return sub;
-  };
-  const row = (sub: FannedOutSubscription): NewDelivery => ({
-    subscriptionId: sub.subscriptionId,
-    companyId: sub.companyId,
-    eventId: newId(),
-    eventType: 'contact.created',
-    position: String(++position),
-    ordinal: 0,
-    occurredAt: new Date().toISOString(),
-    envelope: JSON.stringify({ event: 'contact.created', data: {} }),
-  });
-  const store = async (subscriptions: FannedOutSubscription[], deliveries: NewDelivery[]) => {
-    await outbox.commitFanOut('bench-fairness', { position: String(position), subscriptions, deliveries }, new Date());
-    dispatcher.wake();
-  };
+  const { subscription, row, store } = fairnessLog({ outbox, secrets, baseUrl: url, checkpoint: 'bench-fairness', wake: () => dispatcher.wake() });
   try {
     const hangingSubs = Array.from({ length: HANGING }, () => subscription('co-other', '/hang'));
     const healthy = subscription('co-healthy', '/ok');

@@ -2,14 +2,13 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { FannedOutSubscription, NewDelivery } from '../../src/application/ports/WebhookOutbox.js';
 import { createDeliveryAgent } from '../../src/webhooks/deliveryAgent.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { DEFAULT_PAUSE_POLICY } from '../../src/webhooks/queueHealthPolicy.js';
 import { isRefusedAddress } from '../../src/webhooks/targetUrlGuard.js';
 import { captureLogger } from '../support/captureLogger.js';
 import { eventually } from '../support/events.js';
-import { aSecret } from '../unit/webhooks/delivery/support/events.js';
+import { fairnessLog } from '../unit/webhooks/delivery/support/fairnessLog.js';
 import type { OutboxUnderTest } from './webhookOutbox.contract.js';
 
 const HANGING = 60;
@@ -84,35 +83,13 @@ export const dispatcherFairnessContract = (name: string, make: () => Promise<Out
         pausing: DEFAULT_PAUSE_POLICY,
         logger: captureLogger(),
       });
-      let position = 0;
-      const subscription = (companyId: string, path: string): FannedOutSubscription => {
-        const sub = {
-          subscriptionId: `sub-${randomUUID()}`,
-          companyId,
-          event: 'contact.created',
-          targetUrl: `${receiver.url}${path}`,
-          filters: null,
-          subscribedAt: String(++position),
-          unsubscribedAt: null,
-        };
-        secrets.set(sub.subscriptionId, aSecret());
-        return sub;
-      };
-      const row = (sub: FannedOutSubscription): NewDelivery => ({
-        subscriptionId: sub.subscriptionId,
-        companyId: sub.companyId,
-        eventId: randomUUID(),
-        eventType: 'contact.created',
-        position: String(++position),
-        ordinal: 0,
-        occurredAt: new Date().toISOString(),
-        envelope: JSON.stringify({ event: 'contact.created', data: {} }),
+      const { subscription, row, store } = fairnessLog({
+        outbox,
+        secrets,
+        baseUrl: receiver.url,
+        checkpoint: `fairness-${randomUUID()}`,
+        wake: () => dispatcher.wake(),
       });
-      const checkpoint = `fairness-${randomUUID()}`;
-      const store = async (subscriptions: FannedOutSubscription[], deliveries: NewDelivery[]) => {
-        await outbox.commitFanOut(checkpoint, { position: String(position), subscriptions, deliveries }, new Date());
-        dispatcher.wake();
-      };
       try {
         const other = `co-${randomUUID()}`;
         const hangingSubs = Array.from({ length: HANGING }, () => subscription(other, '/hang'));
