@@ -18,14 +18,10 @@ export const WEBHOOK_EVENT_TYPES: readonly EventType[] = WEBHOOK_EVENTS.types;
 export const WebhookEventType = new t.Type<EventType, string, unknown>('WebhookEventType', WEBHOOK_EVENTS.isType, (u, c) =>
   WEBHOOK_EVENTS.isType(u) ? t.success(u) : t.failure(u, c), t.identity);
 
-export type TestDerivedWebhookEvent = DerivedWebhookEvent<any>;
-
-export const deriveWebhookEvents: (event: Parameters<typeof WEBHOOK_EVENTS.derive>[0]) => TestDerivedWebhookEvent[] = WEBHOOK_EVENTS.derive;
+export const deriveWebhookEvents: (event: Parameters<typeof WEBHOOK_EVENTS.derive>[0]) => DerivedWebhookEvent<any>[] = WEBHOOK_EVENTS.derive;
 export const webhookCompanyOf = WEBHOOK_EVENTS.companyOf;
-export const WEBHOOK_SOURCE_EVENT_TYPES = WEBHOOK_EVENTS.sourceEventTypes;
 export const readPermissionFor = WEBHOOK_EVENTS.readPermissionOf;
 export const deriveSampleData = (type: EventType): any => WEBHOOK_EVENTS.sampleOf(type).data;
-export const sampleEventId = (type: EventType): string => WEBHOOK_EVENTS.sampleOf(type).eventId;
 
 export const matchesFilters = (filters: SubscriptionFilters, derived: Pick<DerivedWebhookEvent, 'type' | 'tags'>): boolean =>
   matchesWithTypes(filters, derived, WEBHOOK_EVENTS);
