@@ -231,6 +231,7 @@ const variables = {
   WEBHOOK_PAUSE_DELAYS_MS: { codec: delaysFromString, default: '60000,300000,1800000,3600000,7200000,14400000,21600000' },
   // 5 days.
   WEBHOOK_DISABLE_AFTER_MS: { codec: intFromString('milliseconds', 1), default: '432000000' },
+  DELETED_RECORDS_RETENTION_DAYS: { codec: intFromString('days', 1, 36_500), default: '30' },
   LOG_LEVEL: { codec: logLevel, default: 'info' },
   BASE_PATH: { codec: basePath, default: undefined },
   TLS_CERT_FILE: { codec: nonEmpty, default: undefined },
@@ -314,6 +315,8 @@ export interface Config {
     /** A receiver failing every attempt for this long is disabled. */
     readonly disableAfterMs: number;
   };
+  /** A deleted contact or deal can be restored for this many days. */
+  readonly deletedRecordsRetentionDays: number;
   readonly logLevel: t.TypeOf<typeof logLevel>;
   readonly basePath: string;
   readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
@@ -489,6 +492,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       pauseDelaysMs: c.WEBHOOK_PAUSE_DELAYS_MS,
       disableAfterMs: c.WEBHOOK_DISABLE_AFTER_MS,
     },
+    deletedRecordsRetentionDays: c.DELETED_RECORDS_RETENTION_DAYS,
     logLevel: c.LOG_LEVEL,
     basePath: c.BASE_PATH ?? '',
     tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : undefined,

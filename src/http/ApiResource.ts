@@ -30,6 +30,8 @@ export interface ApiContext {
   idempotency(route: string, codec?: StoredBodyCodec): Middleware;
   /** How far the read models this process serves have applied the log. */
   readonly appliedPosition: () => Promise<Position | null>;
+  /** How long a deleted contact or deal stays restorable (DELETED_RECORDS_RETENTION_DAYS), in milliseconds. */
+  readonly deletedRecordsRetentionMs: number;
   readonly webhooks: {
     readonly outbox: WebhookOutbox;
     readonly secrets: WebhookSecretStore;

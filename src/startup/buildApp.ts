@@ -151,6 +151,7 @@ const apiContext = (parts: AppParts, progress: NonNullable<ReadSide['progress']>
     readYourWrites,
     idempotency: (route, codec) => idempotency(keys, route, codec),
     appliedPosition: () => readSide.appliedPosition(),
+    deletedRecordsRetentionMs: config.deletedRecordsRetentionDays * 24 * 60 * 60 * 1000,
     webhooks: {
       outbox: stores.webhookOutbox,
       secrets: stores.webhookSecrets,

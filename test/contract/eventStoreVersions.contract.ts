@@ -66,7 +66,7 @@ export const eventStoreVersionsContract = (
         ['ContactUpdated', 1, 2],
         ['DealCreated', 1, 1],
         ['ContactUpdated', 1, 2],
-        ['DealStatusChanged', 1, 2],
+        ['DealStatusChanged', 1, 3],
       ]);
       expect((events[1]!.data as ContactUpdated['data']).contact.name).to.equal('Ada L');
       expect((events[3]!.data as ContactUpdated['data']).contact.name).to.equal('Countess');

@@ -122,13 +122,18 @@ describe('Golden logs: today\'s server on the logs of earlier releases', functio
 
         // Releases since versions were recorded name them; the release's own events of earlier ones were inferred.
         const recorded = (await readGoldenLog(log)).every((event) => event.version!.recorded);
-        for (const path of [`/contacts/${ada}/history?limit=200`, `/deals/${engine}/history?limit=200`]) {
+        const histories = [
+          [`/contacts/${ada}/history?limit=200`, 'ContactUpdated'],
+          [`/deals/${engine}/history?limit=200`, 'DealStatusChanged'],
+        ] as const;
+        for (const [path, type] of histories) {
+          const current = STORED_EVENT_TYPES.get(type)!.versions.length;
           const history = await server.request('GET', path, key);
           const items = (history.body as { data: { type: string; schema: Record<string, unknown> }[] }).data;
           const last = items.at(-1)!;
           // The event just written records its version.
-          expect(last.schema).to.deep.equal({ version: 2, storedVersion: 2, versionRecorded: true });
-          for (const item of items.slice(1, -1)) expect(item.schema).to.include({ version: 2, versionRecorded: recorded });
+          expect(last.schema).to.deep.equal({ version: current, storedVersion: current, versionRecorded: true });
+          for (const item of items.slice(1, -1)) expect(item.schema).to.include({ version: current, versionRecorded: recorded });
           expect(items[0]!.schema).to.deep.equal({ version: 1, storedVersion: 1, versionRecorded: recorded });
           const old = items.slice(1, -1).map((item) => item.schema.storedVersion);
           expect(new Set(old)).to.deep.equal(new Set([release === '92d4d5c' ? 1 : 2]));
@@ -185,6 +190,25 @@ describe('Golden logs: how an answer is compared with the recorded one', () => {
       '$.data[0].tags: recorded 1 items, now 0',
       '$.meta.total: recorded 1, now missing',
     ]);
+  });
+
+  it('lets a history item be shown in a newer version of its type, and the feed\'s types grow, nothing else', () => {
+    const history = recorded('/deals/d/history', 200, { success: true, data: [{ type: 'DealStatusChanged', schema: { version: 2, storedVersion: 2 } }] });
+    const shownIn = (version: number, storedVersion = 2) => ({
+      status: 200,
+      body: { success: true, data: [{ type: 'DealStatusChanged', schema: { version, storedVersion } }] },
+    });
+    expect(goldenDifferences(history, shownIn(3))).to.deep.equal([]);
+    expect(goldenDifferences(history, shownIn(1))).to.deep.equal(['$.data[0].schema.version: recorded 2, now 1']);
+    expect(goldenDifferences(history, shownIn(3, 3))).to.deep.equal(['$.data[0].schema.storedVersion: recorded 2, now 3']);
+    const feed = recorded('/events?limit=5', 200, { success: true, data: [], meta: { types: ['contact.created', 'deal.won'] } });
+    const feedTypes = (types: string[]) => ({ status: 200, body: { success: true, data: [], meta: { types } } });
+    expect(goldenDifferences(feed, feedTypes(['contact.created', 'contact.deleted', 'deal.won']))).to.deep.equal([]);
+    expect(goldenDifferences(feed, feedTypes(['deal.won', 'contact.created']))).to.have.length(1);
+    expect(goldenDifferences(feed, feedTypes(['contact.created']))).to.have.length(1);
+    // Elsewhere a list keeps its length.
+    const list = recorded('/contacts', 200, { success: true, data: [], meta: { types: ['a'] } });
+    expect(goldenDifferences(list, feedTypes(['a', 'b']))).to.have.length(1);
   });
 
   it('compares only the format of the request\'s time: GET /test data.timestamp and an error body\'s timestamp', () => {

@@ -22,6 +22,7 @@ describe('configuration from the environment', () => {
       port: 3000,
       host: '127.0.0.1',
       dataDir: './data',
+      deletedRecordsRetentionDays: 30,
       eventStoreUrl: undefined,
       mongoUrl: undefined,
       mongoDb: 'chronicle',

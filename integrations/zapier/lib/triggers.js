@@ -20,11 +20,15 @@ const samples = require('./samples.json');
 const EVENTS = [
   { type: 'contact.created', noun: 'Contact', label: 'New Contact', description: 'Triggers when a contact is created.' },
   { type: 'contact.updated', noun: 'Contact', label: 'Updated Contact', description: 'Triggers each time a contact\'s data changes.' },
+  { type: 'contact.deleted', noun: 'Contact', label: 'Deleted Contact', description: 'Triggers when a contact is deleted (its id and when).' },
+  { type: 'contact.restored', noun: 'Contact', label: 'Restored Contact', description: 'Triggers when a deleted contact is restored (its id and when).' },
   { type: 'deal.created', noun: 'Deal', label: 'New Deal', description: 'Triggers when a deal is created.' },
   { type: 'deal.updated', noun: 'Deal', label: 'Updated Deal', description: 'Triggers each time a deal changes (status, stage or close date).' },
   { type: 'deal.stage_changed', noun: 'Deal', label: 'Deal Stage Changed', description: 'Triggers each time a deal moves to another stage.' },
   { type: 'deal.won', noun: 'Deal', label: 'Deal Won', description: 'Triggers each time a deal is won (again after a correction, too).' },
   { type: 'deal.lost', noun: 'Deal', label: 'Deal Lost', description: 'Triggers each time a deal is lost.' },
+  { type: 'deal.deleted', noun: 'Deal', label: 'Deleted Deal', description: 'Triggers when a deal is deleted (its id and when).' },
+  { type: 'deal.restored', noun: 'Deal', label: 'Restored Deal', description: 'Triggers when a deleted deal is restored (its id and when).' },
 ];
 
 /** The trigger's key: `contact_created`, `deal_stage_changed`, … */

@@ -24,7 +24,7 @@ export { contactSampleHistory } from './application/contactWebhookEvents.js';
 export type { ContactCommand } from './domain/contactCommands.js';
 export { contactDecider } from './domain/contactDecider.js';
 export type { ContactState } from './domain/contactDecider.js';
-export { ContactCreated, ContactEvent, ContactUpdated, contactStream } from './domain/contactEvents.js';
+export { ContactCreated, ContactDeleted, ContactEvent, ContactRestored, ContactUpdated, contactStream } from './domain/contactEvents.js';
 export type { ContactChanges } from './domain/contactEvents.js';
 export { contactFromCreated, toContactView } from './domain/contactRecord.js';
 export type { ContactRecord } from './domain/contactRecord.js';

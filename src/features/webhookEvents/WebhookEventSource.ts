@@ -78,6 +78,28 @@ export interface RecordTimeline<D extends ReadModelDocument = ReadModelDocument>
   readonly asOf: RecordAsOf;
 }
 
+/** A record taken out of the `recent` triggers, or brought back: what one stored event says of it. */
+export interface RecordVisibility {
+  readonly companyId: string;
+  /** The record's id: the `id` of the webhook events' `data` that carry it. */
+  readonly id: string;
+  /** True: deleted, its events leave the `recent` triggers; false: restored, they come back. */
+  readonly hidden: boolean;
+}
+
+/**
+ * The stored events that take a source's records out of the `recent` triggers
+ * (a delete) or bring them back (a restore), and which of its webhook event types
+ * that applies to. The event feed keeps showing them: it is history.
+ */
+export interface RecordVisibilitySource {
+  readonly storedEventTypes: readonly string[];
+  /** The types whose events of a deleted record leave the `recent` triggers. */
+  readonly types: readonly WebhookEventType[];
+  /** What one stored event of `storedEventTypes` says (a pure function of it). */
+  readonly of: (event: RecordedEvent) => RecordVisibility;
+}
+
 /**
  * What a feature whose records webhooks carry declares of them: its webhook event
  * types, the one mapping of its stored events to webhook events, a made-up
@@ -97,6 +119,8 @@ export interface WebhookEventSource {
   readonly triggerRecords: TriggerRecordSchemas;
   /** Its records' timelines in the console. */
   readonly timelines: readonly RecordTimeline[];
+  /** How its records leave the `recent` triggers when deleted (absent: they never do). */
+  readonly visibility?: RecordVisibilitySource;
 }
 
 /** A timeline of any document type, as a source holds it. */

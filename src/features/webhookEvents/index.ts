@@ -44,4 +44,14 @@ export type { WebhookEventType } from './domain/eventTypes.js';
 export { toEnvelope } from './domain/envelope.js';
 export type { WebhookEnvelope } from './domain/envelope.js';
 export { recordTimeline } from './WebhookEventSource.js';
-export type { RecordShape, RecordTimeline, SampleEvent, TriggerRecordSchemas, WebhookEventSource, WebhookEventTypeSpec } from './WebhookEventSource.js';
+export { recordLifecycleSchemas } from './api/recordLifecycleRecords.js';
+export type {
+  RecordShape,
+  RecordTimeline,
+  RecordVisibility,
+  RecordVisibilitySource,
+  SampleEvent,
+  TriggerRecordSchemas,
+  WebhookEventSource,
+  WebhookEventTypeSpec,
+} from './WebhookEventSource.js';

@@ -358,7 +358,7 @@ export const asOfParameter = (thing: string): ParameterObject => ({
   required: false,
   description:
     `Time travel: the ${thing} as it was at this instant, folded from the events recorded at or before it ` +
-    `(404 if the ${thing} did not exist yet; an instant in the future gives the current state). ` +
+    `(404 if the ${thing} did not exist yet, or was deleted then; an instant in the future gives the current state). ` +
     'An ISO 8601 date (midnight UTC) or a date-time with a zone; anything else: 422.',
   schema: instant('The instant to read the state at.'),
 });
@@ -457,6 +457,21 @@ export const schemas: Record<string, JsonSchema> = {
     description: 'ISO 8601, UTC, with milliseconds.',
     examples: ['2026-01-01T12:00:00.000Z'],
   },
+  DeletedRecord: {
+    type: 'object',
+    description:
+      'A contact or deal just deleted: it answers 404 and leaves every list, search and `recent` trigger. ' +
+      '`POST …/{id}/restore` brings it back as it was until `restorableUntil` (`deletedAt` plus the server\'s ' +
+      '`DELETED_RECORDS_RETENTION_DAYS`, 30 by default); after that it can no longer be restored.',
+    required: ['id', 'deletedAt', 'restorableUntil'],
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string' },
+      deletedAt: schemaRef('Timestamp'),
+      restorableUntil: schemaRef('Timestamp'),
+    },
+  },
+  DeletedRecordResponse: itemEnvelope('DeletedRecord'),
   LogPosition: {
     type: 'string',
     pattern: DECIMAL_POSITION,

@@ -189,4 +189,58 @@ describe('contact decider', () => {
       });
     });
   });
+
+  describe('delete and restore', () => {
+    const T2 = '2024-05-02T10:00:00.000Z';
+    const UNTIL = '2024-05-31T10:00:00.000Z';
+    const remove = (companyId = 'co-1') =>
+      ({ type: 'DeleteContact', contactId: 'c-1', companyId, at: new Date(T1), restorableUntil: new Date(UNTIL) }) as const;
+    const restore = (at: string, companyId = 'co-1') => ({ type: 'RestoreContact', contactId: 'c-1', companyId, at: new Date(at) }) as const;
+    const deleted: ContactEvent = {
+      type: 'ContactDeleted',
+      data: { contactId: 'c-1', companyId: 'co-1', deletedAt: T1, restorableUntil: UNTIL },
+    };
+
+    it('deletes a contact, recording until when it can be restored and nothing personal', () =>
+      spec.given(created).when(remove()).then(deleted));
+
+    it('refuses to delete a contact already deleted, one never created, or another company\'s: not found', () => {
+      spec.given(created, deleted).when(remove()).thenError({ kind: 'ContactNotFound', contactId: 'c-1' });
+      spec.given().when(remove()).thenError({ kind: 'ContactNotFound', contactId: 'c-1' });
+      spec.given(created).when(remove('co-2')).thenError({ kind: 'ContactNotFound', contactId: 'c-1' });
+    });
+
+    it('refuses to update a deleted contact: not found', () =>
+      spec.given(created, deleted).when(update({ name: 'X' })).thenError({ kind: 'ContactNotFound', contactId: 'c-1' }));
+
+    it('restores it as it was when deleted, updatedAt unchanged', () =>
+      spec
+        .given(created, deleted)
+        .when(restore(T2))
+        .then({ type: 'ContactRestored', data: { contactId: 'c-1', companyId: 'co-1', restoredAt: T2, contact: createdView } }));
+
+    it('restores the contact as its last update left it', () =>
+      spec
+        .given(created, updated({ changes: { city: 'Paris' }, previous: { city: 'London' } }, { city: 'Paris' }), deleted)
+        .when(restore(T2))
+        .then({
+          type: 'ContactRestored',
+          data: { contactId: 'c-1', companyId: 'co-1', restoredAt: T2, contact: { ...createdView, city: 'Paris', updatedAt: T1 } },
+        }));
+
+    it('refuses to restore once restorableUntil has come, and another company\'s contact: not found', () => {
+      spec.given(created, deleted).when(restore(UNTIL)).thenError({ kind: 'ContactNotFound', contactId: 'c-1' });
+      spec.given(created, deleted).when(restore(T2, 'co-2')).thenError({ kind: 'ContactNotFound', contactId: 'c-1' });
+      spec.given().when(restore(T2)).thenError({ kind: 'ContactNotFound', contactId: 'c-1' });
+    });
+
+    it('restores nothing when the contact is not deleted (a restore sent twice answers the same)', () =>
+      spec.given(created).when(restore(T2)).then());
+
+    it('can update, delete and restore it again once restored', () => {
+      const restored: ContactEvent = { type: 'ContactRestored', data: { contactId: 'c-1', companyId: 'co-1', restoredAt: T2, contact: createdView } };
+      spec.given(created, deleted, restored).when(remove()).then(deleted);
+      spec.given(created, deleted, restored).when(restore(T2)).then();
+    });
+  });
 });

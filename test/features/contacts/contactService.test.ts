@@ -5,6 +5,7 @@ import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.
 import type { CommandDeps } from '../../../src/application/commands/CommandDeps.js';
 import { createContact } from '../../../src/features/contacts/application/createContact.js';
 import { updateContact } from '../../../src/features/contacts/application/updateContact.js';
+import { deleteContact, restoreContact } from '../../../src/features/contacts/application/deleteAndRestoreContact.js';
 import type { ContactWriteError } from '../../../src/features/contacts/application/ContactWriteError.js';
 import type { EventStore, EventToAppend, StreamAppend } from '../../../src/application/ports/EventStore.js';
 import type { CreateContactFields, UpdateContactFields } from '../../../src/features/contacts/domain/contactInput.js';
@@ -188,6 +189,60 @@ const contactServiceSuite = (mode: 'atomic writes' | 'one stream at a time'): vo
       let ada: string;
       beforeEach(async () => {
         ada = (await created({ name: 'Ada', phoneNumber: '+49 151 000', city: 'London' })).contact.id;
+      });
+
+      describe('deleted', () => {
+        const remove = (contactId: string, on: CommandDeps = deps) =>
+          deleteContact(on, { companyId: 'co-1', contactId, retentionMs: 86_400_000, metadata });
+        const restore = (contactId: string, on: CommandDeps = deps) => restoreContact(on, { companyId: 'co-1', contactId, metadata });
+        const reservationEvents = async () => (await store.readStream(phoneReservationStream('co-1', '+49151000'))).map((event) => event.type);
+
+        it('records the delete and releases the number with it, so another contact may take it', async () => {
+          const deleted = await remove(ada);
+          if (E.isLeft(deleted)) return expect.fail(JSON.stringify(deleted.left));
+          expect(deleted.right.deleted).to.deep.equal({
+            id: ada,
+            deletedAt: '2024-05-01T10:00:00.000Z',
+            restorableUntil: '2024-05-02T10:00:00.000Z',
+          });
+          expect(await reservationEvents()).to.deep.equal(['PhoneNumberReserved', 'PhoneNumberReleased']);
+          expect((await created({ name: 'Bob', phoneNumber: '+49151000' })).contact.phoneNumber).to.equal('+49151000');
+        });
+
+        it('restores it, reserving its number again', async () => {
+          await remove(ada);
+          now += 60_000;
+          const restored = await restore(ada);
+          if (E.isLeft(restored)) return expect.fail(JSON.stringify(restored.left));
+          expect(restored.right.contact).to.include({ id: ada, name: 'Ada', city: 'London', updatedAt: '2024-05-01T10:00:00.000Z' });
+          expect(await reservationEvents()).to.deep.equal(['PhoneNumberReserved', 'PhoneNumberReleased', 'PhoneNumberReserved']);
+          expect(failure(await create({ name: 'Bob', phoneNumber: '+49151000' }))).to.deep.equal({ kind: 'DuplicatePhoneNumber', existingContactId: ada });
+        });
+
+        it('refuses the restore while another contact holds the number, naming it, and writes nothing', async () => {
+          await remove(ada);
+          const bob = (await created({ name: 'Bob', phoneNumber: '+49151000' })).contact.id;
+          const before = (await store.readAll()).length;
+          expect(failure(await restore(ada))).to.deep.equal({ kind: 'DuplicatePhoneNumber', existingContactId: bob });
+          expect((await store.readAll()).length).to.equal(before);
+        });
+
+        it('refuses a second delete, and a restore after restorableUntil: not found', async () => {
+          await remove(ada);
+          expect(failure(await remove(ada))).to.deep.equal({ kind: 'ContactNotFound' });
+          now += 86_400_000;
+          expect(failure(await restore(ada))).to.deep.equal({ kind: 'ContactNotFound' });
+        });
+
+        it('gives the number back when the restore\'s contact event is refused (storage full)', async () => {
+          await remove(ada);
+          const full = { ...deps, eventStore: seenAs((stream) => (stream.startsWith('contact-') ? new StoreUnavailableError('storage_full', 30) : null)) };
+          let refused: unknown = null;
+          await restore(ada, full).catch((error: unknown) => (refused = error));
+          expect(refused).to.be.instanceOf(StoreUnavailableError);
+          // Nothing of the refused restore holds the number: another contact takes it at once.
+          expect((await created({ name: 'Bob', phoneNumber: '+49151000' })).contact.phoneNumber).to.equal('+49151000');
+        });
       });
 
       it('refuses the same number written another way: duplicate, naming the contact', async () => {

@@ -446,4 +446,106 @@ describe('deal decider', () => {
           },
         }));
   });
+
+  describe('delete and restore', () => {
+    const UNTIL = '2024-05-31T10:00:00.000Z';
+    const remove = (companyId = 'co-1') =>
+      ({ type: 'DeleteDeal', dealId: 'd-1', companyId, at: new Date(T1), restorableUntil: new Date(UNTIL) }) as const;
+    const restore = (at: string, contactNow: ChangeDealStatus['contact'] = contact, companyId = 'co-1') =>
+      ({ type: 'RestoreDeal', dealId: 'd-1', companyId, contact: contactNow, at: new Date(at) }) as const;
+    const deleted: DealEvent = { type: 'DealDeleted', data: { dealId: 'd-1', companyId: 'co-1', deletedAt: T1, restorableUntil: UNTIL } };
+    const restored = (deal: Deal = openView, at = T2): DealEvent => ({
+      type: 'DealRestored',
+      data: { dealId: 'd-1', companyId: 'co-1', restoredAt: at, deal },
+    });
+    const goneContact = { id: 'c-1', name: null, email: null, phoneNumber: null, currentCompany: null };
+
+    it('deletes a deal, recording until when it can be restored', () => spec.given(created).when(remove()).then(deleted));
+
+    it('deletes a won deal as well', () => spec.given(...won).when(remove()).then(deleted));
+
+    it('refuses to delete a deal already deleted, one never created, or another company\'s: not found', () => {
+      spec.given(created, deleted).when(remove()).thenError({ kind: 'DealNotFound', dealId: 'd-1' });
+      spec.given().when(remove()).thenError({ kind: 'DealNotFound', dealId: 'd-1' });
+      spec.given(created).when(remove('co-2')).thenError({ kind: 'DealNotFound', dealId: 'd-1' });
+    });
+
+    it('refuses a status change and a contact refresh of a deleted deal: not found', () => {
+      spec.given(created, deleted).when(change({ status: 'won' })).thenError({ kind: 'DealNotFound', dealId: 'd-1' });
+      spec
+        .given(created, deleted)
+        .when({ type: 'RefreshDealContact', dealId: 'd-1', companyId: 'co-1', contact: { ...contact, name: 'Ada King' } })
+        .thenError({ kind: 'DealNotFound', dealId: 'd-1' });
+    });
+
+    it('refuses to create it again: it exists, deleted', () =>
+      spec
+        .given(created, deleted)
+        .when({ type: 'CreateDeal', dealId: 'd-1', companyId: 'co-1', fields: { title: 'X', value: 1 }, contact: null, assignedTo: null, at: new Date(T2) })
+        .thenError({ kind: 'DealAlreadyExists', dealId: 'd-1' }));
+
+    it('restores it as it was when deleted, updatedAt unchanged, with the contact as the command brings it', () => {
+      spec.given(created, deleted).when(restore(T2)).then(restored());
+      const renamed = { ...contact, name: 'Ada King' };
+      spec.given(created, deleted).when(restore(T2, renamed)).then(restored({ ...openView, contact: renamed }));
+    });
+
+    it('restores a won deal with its status, stage and close date', () =>
+      spec.given(...won, deleted).when(restore(T2)).then(restored(wonView)));
+
+    it('restores it with a deleted contact shown as its id and nulls', () =>
+      spec.given(created, deleted).when(restore(T2, goneContact)).then(restored({ ...openView, contact: goneContact })));
+
+    it('keeps the summary it has when the command brings another contact or none', () => {
+      spec.given(created, deleted).when(restore(T2, { ...contact, id: 'c-2', name: 'Other' })).then(restored());
+      spec.given(created, deleted).when(restore(T2, null)).then(restored());
+    });
+
+    it('refuses to restore once restorableUntil has come, and another company\'s or an unknown deal: not found', () => {
+      spec.given(created, deleted).when(restore(UNTIL)).thenError({ kind: 'DealNotFound', dealId: 'd-1' });
+      spec.given(created, deleted).when(restore(T2, contact, 'co-2')).thenError({ kind: 'DealNotFound', dealId: 'd-1' });
+      spec.given().when(restore(T2)).thenError({ kind: 'DealNotFound', dealId: 'd-1' });
+    });
+
+    it('restores nothing when the deal is not deleted (a restore sent twice answers the same)', () => {
+      spec.given(created).when(restore(T2)).then();
+      spec.given(created, deleted, restored()).when(restore(T2)).then();
+    });
+
+    it('is active again once restored, with the contact it was restored with: it changes, refreshes and deletes again', () => {
+      const withGone = restored({ ...openView, contact: goneContact });
+      expect(stateAfter([created, deleted, withGone])).to.deep.equal({
+        status: 'active',
+        deal: { ...openView, companyId: 'co-1', contact: goneContact },
+      });
+      spec
+        .given(created, deleted, withGone)
+        .when(change({ status: 'lost', actualCloseDate: CLOSED }, 'co-1', T2, goneContact))
+        .then(changed(lostMoves, T2, { ...openView, contact: goneContact }));
+      // The contact restored meanwhile: its summary differs from the one the deal came back with.
+      spec
+        .given(created, deleted, withGone)
+        .when({ type: 'RefreshDealContact', dealId: 'd-1', companyId: 'co-1', contact })
+        .then({ type: 'DealContactRefreshed', data: { dealId: 'd-1', companyId: 'co-1', contact } });
+      spec.given(created, deleted, restored()).when(remove()).then(deleted);
+    });
+
+    it('holds the deleted deal as it was, with when it was deleted and until when it can be restored', () =>
+      expect(stateAfter([created, deleted])).to.deep.equal({
+        status: 'deleted',
+        deal: { ...openView, companyId: 'co-1' },
+        deletedAt: T1,
+        restorableUntil: UNTIL,
+      }));
+  });
+
+  describe('given a deal whose contact is deleted: the deal its change records', () => {
+    const goneContact = { id: 'c-1', name: null, email: null, phoneNumber: null, currentCompany: null };
+
+    it('records the contact as the command brings it: its id, every other field null', () =>
+      spec
+        .given(created)
+        .when(change({ status: 'won', actualCloseDate: CLOSED }, 'co-1', T1, goneContact))
+        .then(changed(wonMoves, T1, { ...openView, contact: goneContact })));
+  });
 });

@@ -6,8 +6,10 @@ import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.
 import type { CommandDeps } from '../../../src/application/commands/CommandDeps.js';
 import { createContact } from '../../../src/features/contacts/application/createContact.js';
 import { updateContact } from '../../../src/features/contacts/application/updateContact.js';
+import { deleteContact, restoreContact } from '../../../src/features/contacts/application/deleteAndRestoreContact.js';
 import { changeDealStatus } from '../../../src/features/deals/application/changeDealStatus.js';
 import { createDeal } from '../../../src/features/deals/application/createDeal.js';
+import { deleteDeal, restoreDeal } from '../../../src/features/deals/application/deleteAndRestoreDeal.js';
 import type { Deal } from '../../../src/features/deals/domain/dealView.js';
 import { UndecodableEventError } from '../../../src/application/versioning/UndecodableEventError.js';
 import type { EventStore, RecordedEvent } from '../../../src/application/ports/EventStore.js';
@@ -22,6 +24,28 @@ import { tempDir } from '../../support/tempStore.js';
 const metadata = { source: 'api' as const, correlationId: 'req-1', companyId: 'co-1' };
 const T0 = Date.parse('2024-05-01T10:00:00.000Z');
 const iso = (minutes: number): string => new Date(T0 + minutes * 60_000).toISOString();
+const DAY_MS = 24 * 60 * 60 * 1000;
+const goneContact = (id: string) => ({ id, name: null, email: null, phoneNumber: null, currentCompany: null });
+
+/** `store`, running `before` just before the first append to a deal's stream (after the deal's write read the contact). */
+const racing = (store: EventStore, before: () => Promise<void>): EventStore => {
+  let raced = false;
+  return {
+    kind: store.kind,
+    append: async (stream, events, expected) => {
+      if (!raced && stream.startsWith('deal-')) {
+        raced = true;
+        await before();
+      }
+      return store.append(stream, events, expected);
+    },
+    readStream: (stream, options) => store.readStream(stream, options),
+    readAll: (options) => store.readAll(options),
+    headPosition: () => store.headPosition(),
+    subscribeToAll: (options) => store.subscribeToAll(options),
+    close: () => store.close(),
+  };
+};
 
 describe('deals projection', () => {
   let dir: ReturnType<typeof tempDir>;
@@ -57,6 +81,24 @@ describe('deals projection', () => {
   const updateContactIn = async (companyId: string, contactId: string, changes: UpdateContactFields) => {
     const result = await updateContact(deps, { companyId, contactId, changes, metadata: { ...metadata, companyId } });
     if (E.isLeft(result)) return expect.fail(JSON.stringify(result.left));
+  };
+  const deleteContactIn = async (companyId: string, contactId: string) => {
+    const result = await deleteContact(deps, { companyId, contactId, retentionMs: DAY_MS, metadata: { ...metadata, companyId } });
+    if (E.isLeft(result)) return expect.fail(JSON.stringify(result.left));
+  };
+  const restoreContactIn = async (companyId: string, contactId: string) => {
+    const result = await restoreContact(deps, { companyId, contactId, metadata: { ...metadata, companyId } });
+    if (E.isLeft(result)) return expect.fail(JSON.stringify(result.left));
+  };
+  const removeDeal = async (dealId: string, companyId = 'co-1') => {
+    const result = await deleteDeal(deps, { companyId, dealId, retentionMs: DAY_MS, metadata: { ...metadata, companyId } });
+    if (E.isLeft(result)) return expect.fail(JSON.stringify(result.left));
+    return result.right;
+  };
+  const restoreDealIn = async (dealId: string, companyId = 'co-1', on: CommandDeps = deps): Promise<Deal> => {
+    const result = await restoreDeal(on, { companyId, dealId, metadata: { ...metadata, companyId } });
+    if (E.isLeft(result)) return expect.fail(JSON.stringify(result.left));
+    return result.right.deal;
   };
   const dealIn = async (companyId: string, id: string): Promise<Deal> => {
     const doc = await deals.get(companyId, id);
@@ -239,6 +281,23 @@ describe('deals projection', () => {
       expect(await dealIn('co-1', first.id)).to.deep.equal(answered);
     });
 
+    it('shows a deleted contact as its id and nulls in every deal of its company that embeds it, and the contact again once restored', async () => {
+      now += 60_000;
+      await deleteContactIn('co-1', contactId);
+      await sync();
+      for (const deal of [first, second]) expect(await dealIn('co-1', deal.id)).to.deep.equal({ ...deal, contact: goneContact(contactId) });
+      expect((await dealIn('co-1', unrelated.id)).contact).to.equal(null);
+      expect((await dealIn('co-2', foreignId)).contact).to.include({ name: 'Ada', phoneNumber: '+1000' });
+      await restoreContactIn('co-1', contactId);
+      await sync();
+      for (const deal of [first, second]) expect(await dealIn('co-1', deal.id)).to.deep.equal(deal);
+      const rebuilt = new MemoryReadModelStore().collection(dealsProjection);
+      await rebuilt.apply(await store.readAll());
+      for (const deal of [first, second, unrelated]) {
+        expect(await rebuilt.get('co-1', deal.id)).to.deep.equal(await deals.get('co-1', deal.id));
+      }
+    });
+
     it('leaves the deals as they are for a contact change outside the summary', async () => {
       const before = await deals.get('co-1', first.id);
       await updateContactIn('co-1', contactId, { city: 'London', tags: ['vip'] });
@@ -265,6 +324,133 @@ describe('deals projection', () => {
         expect(await rebuilt.get('co-1', deal.id)).to.deep.equal(await deals.get('co-1', deal.id));
       }
       expect((await dealIn('co-1', second.id)).contact).to.include({ name: 'Ada King', email: 'ada@king.org' });
+    });
+  });
+
+  describe('given a deleted deal', () => {
+    it('drops its document: it leaves every list, filter and total', async () => {
+      const kept = await create({ title: 'Kept', value: 1, stage: 'Lead' });
+      const gone = await create({ title: 'Gone', value: 2, stage: 'Lead' });
+      await changeStatus(gone.id, { status: 'won' });
+      await removeDeal(gone.id);
+      await sync();
+      expect(await deals.get('co-1', gone.id)).to.equal(null);
+      expect(await list()).to.deep.equal({ titles: ['Kept'], total: 1 });
+      expect(await list({ status: 'won' })).to.deep.equal({ titles: [], total: 0 });
+      expect(await list({ stage: 'Lead' })).to.deep.equal({ titles: ['Kept'], total: 1 });
+      expect(await dealIn('co-1', kept.id)).to.deep.equal(kept);
+    });
+
+    it('has it back once restored, as the restore answered it, listed after the deals created before its restore', async () => {
+      const first = await create({ title: 'First', value: 1 });
+      now += 60_000;
+      const lost = await changeStatus(first.id, { status: 'lost' });
+      await removeDeal(first.id);
+      await create({ title: 'Second', value: 2 });
+      now += 60_000;
+      const restored = await restoreDealIn(first.id);
+      const events = await sync();
+      expect(restored).to.deep.equal(lost);
+      const doc = await deals.get('co-1', first.id);
+      expect(doc).to.deep.equal({ id: first.id, companyId: 'co-1', position: events.at(-1)!.position, revision: events.at(-1)!.revision, deal: lost });
+      expect(await list()).to.deep.equal({ titles: ['Second', 'First'], total: 2 });
+      expect(await list({ status: 'lost' })).to.deep.equal({ titles: ['First'], total: 1 });
+    });
+
+    it('ends as it would after a rebuild from the log', async () => {
+      const { id } = await create({ title: 'Engines', value: 1000 });
+      await removeDeal(id);
+      await restoreDealIn(id);
+      await changeStatus(id, { status: 'won' });
+      const other = await create({ title: 'Other', value: 1 });
+      await removeDeal(other.id);
+      await sync();
+      const rebuilt = new MemoryReadModelStore().collection(dealsProjection);
+      await rebuilt.apply(await store.readAll());
+      expect(await rebuilt.get('co-1', id)).to.deep.equal(await deals.get('co-1', id));
+      expect(await rebuilt.get('co-1', other.id)).to.equal(null);
+    });
+  });
+
+  describe('given a deal whose contact is deleted', () => {
+    it('shows the contact as its id and nulls, keeping the deal\'s updatedAt and revision; restored, the contact again', async () => {
+      const contact = await contactIn('co-1', 'Ada', '+49151000');
+      const deal = await create({ title: 'T', value: 1, contactId: contact.id });
+      await sync();
+      const created = await deals.get('co-1', deal.id);
+      now += 60_000;
+      await deleteContactIn('co-1', contact.id);
+      const [deleted] = (await sync()).filter((e) => e.type === 'ContactDeleted');
+      const doc = await deals.get('co-1', deal.id);
+      expect(doc!.deal).to.deep.equal({ ...deal, contact: goneContact(contact.id) });
+      expect(doc!.position).to.equal(deleted!.position);
+      expect(doc!.revision).to.equal(created!.revision);
+      // Applied again: nothing changes.
+      await deals.apply([deleted!]);
+      expect(await deals.get('co-1', deal.id)).to.equal(doc);
+
+      await restoreContactIn('co-1', contact.id);
+      await sync();
+      expect(await dealIn('co-1', deal.id)).to.deep.equal(deal);
+    });
+
+    it('answers a status change with the contact as its id and nulls, records it so, and shows what it answered', async () => {
+      const contact = await contactIn('co-1', 'Ada', '+49151000');
+      const deal = await create({ title: 'T', value: 1, contactId: contact.id });
+      await deleteContactIn('co-1', contact.id);
+      const answered = await changeStatus(deal.id, { status: 'won' });
+      expect(answered.contact).to.deep.equal(goneContact(contact.id));
+      const events = await sync();
+      const changed = events.find((e) => e.type === 'DealStatusChanged');
+      expect((changed!.data as { deal: Deal }).deal).to.deep.equal(answered);
+      expect(await dealIn('co-1', deal.id)).to.deep.equal(answered);
+      // A change that moves nothing answers the same.
+      expect(await changeStatus(deal.id, { status: 'won' })).to.deep.equal(answered);
+    });
+
+    it('refuses a new deal with that contact, as an unknown one', async () => {
+      const contact = await contactIn('co-1', 'Ada', '+49151000');
+      await deleteContactIn('co-1', contact.id);
+      const result = await createDeal(deps, { companyId: 'co-1', fields: { title: 'T', value: 1, contactId: contact.id }, metadata });
+      expect(result).to.deep.equal(E.left({ kind: 'ContactNotInCompany' }));
+    });
+
+    it('restores a deleted deal with the contact as it is now: its id and nulls while deleted, the contact once restored', async () => {
+      const contact = await contactIn('co-1', 'Ada', '+49151000');
+      const deal = await create({ title: 'T', value: 1, contactId: contact.id });
+      await removeDeal(deal.id);
+      await deleteContactIn('co-1', contact.id);
+      const restored = await restoreDealIn(deal.id);
+      expect(restored).to.deep.equal({ ...deal, contact: goneContact(contact.id) });
+      await sync();
+      expect(await dealIn('co-1', deal.id)).to.deep.equal(restored);
+      await restoreContactIn('co-1', contact.id);
+      await sync();
+      expect(await dealIn('co-1', deal.id)).to.deep.equal(deal);
+      // A restore of a deal that is not deleted answers it with its contact as it is now, and writes nothing.
+      const head = await store.headPosition();
+      expect(await restoreDealIn(deal.id)).to.deep.equal(deal);
+      expect(await store.headPosition()).to.equal(head);
+    });
+
+    it('records the newer summary when the contact changes while the deal is being restored', async () => {
+      const contact = await contactIn('co-1', 'Ada', '+49151000');
+      const deal = await create({ title: 'T', value: 1, contactId: contact.id });
+      await removeDeal(deal.id);
+      await deleteContactIn('co-1', contact.id);
+      const restored = await restoreDealIn(deal.id, 'co-1', {
+        ...deps,
+        eventStore: racing(store, async () => {
+          await restoreContactIn('co-1', contact.id);
+          await updateContactIn('co-1', contact.id, { name: 'Ada King' });
+        }),
+      });
+      expect(restored.contact).to.include({ id: contact.id, name: 'Ada King', phoneNumber: '+49151000' });
+      const stream = await store.readStream(`deal-${deal.id}`);
+      expect(stream.map((event) => event.type)).to.deep.equal(['DealCreated', 'DealDeleted', 'DealRestored', 'DealContactRefreshed']);
+      expect(stream[2]!.data).to.have.nested.property('deal.contact.name', null);
+      await sync();
+      expect(await dealIn('co-1', deal.id)).to.deep.equal(restored);
     });
   });
 

@@ -2,7 +2,17 @@ import { expect } from 'chai';
 import { ContactView, type Contact } from '../../../src/features/contacts/domain/contactView.js';
 import { DealView, type Deal } from '../../../src/features/deals/domain/dealView.js';
 import { DealWonData } from '../../../src/features/deals/domain/dealWonData.js';
+import * as t from 'io-ts';
 import { WEBHOOK_EVENT_TYPES, deriveSampleData } from '../../support/webhookEvents.js';
+
+/** What a delete's and a restore's events carry: the record's id and the time, nothing else. */
+const Deleted = t.type({ id: t.string, deletedAt: t.string });
+const Restored = t.type({ id: t.string, restoredAt: t.string });
+const codecOf = (type: string) => {
+  if (type.endsWith('.deleted')) return Deleted;
+  if (type.endsWith('.restored')) return Restored;
+  return type.startsWith('contact.') ? ContactView : type === 'deal.won' ? DealWonData : DealView;
+};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -10,7 +20,7 @@ describe('deriveSampleData', () => {
   it('gives every event type an example of exactly its record shape', () => {
     for (const type of WEBHOOK_EVENT_TYPES) {
       const sample = deriveSampleData(type);
-      const codec = type.startsWith('contact.') ? ContactView : type === 'deal.won' ? DealWonData : DealView;
+      const codec = codecOf(type);
       expect(codec.is(sample), type).to.equal(true);
       expect(Object.keys(sample), type).to.have.members(Object.keys(codec.props));
     }
@@ -28,6 +38,10 @@ describe('deriveSampleData', () => {
     const moved = deriveSampleData('deal.stage_changed') as Deal;
     expect(moved.stage).to.equal('Negotiation');
     expect(moved.id).to.match(UUID);
+    expect(deriveSampleData('contact.deleted')).to.deep.equal({ id: created.id, deletedAt: '2024-01-17T08:00:00.000Z' });
+    expect(deriveSampleData('contact.restored')).to.deep.equal({ id: created.id, restoredAt: '2024-01-17T08:15:00.000Z' });
+    expect(deriveSampleData('deal.deleted')).to.include({ id: moved.id });
+    expect(deriveSampleData('deal.restored')).to.include({ id: moved.id });
   });
 
   it('is the same every time, and a copy (changing one changes no later answer)', () => {

@@ -13,8 +13,47 @@ const source = (types: readonly string[], storedEventTypes: readonly string[]): 
 });
 
 describe('the webhook event catalogue (gathered from the features by the registry)', () => {
-  it('holds the specification\'s webhook event types, in its order, each declared by the feature whose records it carries', () => {
+  it('holds the specification\'s webhook event types, in its order, then the deletes and restores, each declared by the feature whose records it carries', () => {
     expect(WEBHOOK_EVENTS.types).to.deep.equal([
+      'contact.created',
+      'contact.updated',
+      'contact.deleted',
+      'contact.restored',
+      'deal.created',
+      'deal.updated',
+      'deal.stage_changed',
+      'deal.won',
+      'deal.lost',
+      'deal.deleted',
+      'deal.restored',
+    ]);
+    expect(WEBHOOK_EVENTS.types.map(WEBHOOK_EVENTS.readPermissionOf)).to.deep.equal([
+      'contacts:read',
+      'contacts:read',
+      'contacts:read',
+      'contacts:read',
+      'deals:read',
+      'deals:read',
+      'deals:read',
+      'deals:read',
+      'deals:read',
+      'deals:read',
+      'deals:read',
+    ]);
+    expect(WEBHOOK_EVENTS.types.filter(WEBHOOK_EVENTS.isTagged)).to.deep.equal(['contact.created', 'contact.updated']);
+    expect([...WEBHOOK_EVENTS.sourceEventTypes]).to.deep.equal([
+      'ContactCreated',
+      'ContactUpdated',
+      'ContactDeleted',
+      'ContactRestored',
+      'DealCreated',
+      'DealStatusChanged',
+      'DealDeleted',
+      'DealRestored',
+    ]);
+    // The deletes and restores also take the records' other events out of the recent triggers, and bring them back.
+    expect([...WEBHOOK_EVENTS.visibilityEventTypes]).to.deep.equal(['ContactDeleted', 'ContactRestored', 'DealDeleted', 'DealRestored']);
+    expect(WEBHOOK_EVENTS.types.filter(WEBHOOK_EVENTS.isHideable)).to.deep.equal([
       'contact.created',
       'contact.updated',
       'deal.created',
@@ -23,22 +62,11 @@ describe('the webhook event catalogue (gathered from the features by the registr
       'deal.won',
       'deal.lost',
     ]);
-    expect(WEBHOOK_EVENTS.types.map(WEBHOOK_EVENTS.readPermissionOf)).to.deep.equal([
-      'contacts:read',
-      'contacts:read',
-      'deals:read',
-      'deals:read',
-      'deals:read',
-      'deals:read',
-      'deals:read',
-    ]);
-    expect(WEBHOOK_EVENTS.types.filter(WEBHOOK_EVENTS.isTagged)).to.deep.equal(['contact.created', 'contact.updated']);
-    expect([...WEBHOOK_EVENTS.sourceEventTypes]).to.deep.equal(['ContactCreated', 'ContactUpdated', 'DealCreated', 'DealStatusChanged']);
     expect(WEBHOOK_EVENTS.timelines.map((timeline) => timeline.path)).to.deep.equal(['contacts', 'deals']);
   });
 
   it('knows no other type, and derives nothing from a stored event no feature maps', () => {
-    expect(WEBHOOK_EVENTS.isType('deal.deleted')).to.equal(false);
+    expect(WEBHOOK_EVENTS.isType('deal.archived')).to.equal(false);
     expect(WEBHOOK_EVENTS.isType(7)).to.equal(false);
     const stored = { id: 'e', stream: 'agent-1', revision: 0, position: '1', type: 'AgentCreated', data: { companyId: 'co-1' }, metadata: { source: 'api' as const, correlationId: 'c' }, recordedAt: '2024-01-01T00:00:00.000Z' };
     expect(WEBHOOK_EVENTS.derive(stored)).to.deep.equal([]);

@@ -48,11 +48,14 @@ describe('webhook events projection', () => {
     collections = webhookEventCollections(new MemoryReadModelStore());
   });
 
-  it('has one read model per webhook event type, each fed every contact and deal event', () => {
+  it('has one read model per webhook event type, each fed every event that derives one, and the deletes and restores of the records it carries', () => {
     expect(webhookEventsProjections.map((p) => p.name)).to.deep.equal(WEBHOOK_EVENT_TYPES.map((type) => `webhook_events.${type}`));
+    const lifecycle = ['ContactDeleted', 'ContactRestored', 'DealDeleted', 'DealRestored'];
     for (const projection of webhookEventsProjections) {
-      expect([...projection.eventTypes]).to.have.members(['ContactCreated', 'ContactUpdated', 'DealCreated', 'DealStatusChanged']);
-      expect(projection.indexes).to.deep.equal([['event.timestamp']]);
+      expect([...projection.eventTypes]).to.include.members(['ContactCreated', 'ContactUpdated', 'DealCreated', 'DealStatusChanged', ...lifecycle]);
+      // The types that carry a record: a delete finds the record's events through the index on its id.
+      const carriesRecord = !/\.(deleted|restored)$/.test(projection.name);
+      expect(projection.indexes, projection.name).to.deep.equal(carriesRecord ? [['event.timestamp'], ['event.data.id']] : [['event.timestamp']]);
     }
   });
 
@@ -147,7 +150,8 @@ describe('webhook events projection', () => {
     await applyLog();
     const after = await everything();
     expect(after).to.deep.equal(before);
-    expect(after.map((page) => page.total)).to.deep.equal([1, 0, 1, 1, 0, 0, 1]);
+    // In the catalogue's order: contact created, updated, deleted, restored; deal created, updated, staged, won, lost, deleted, restored.
+    expect(after.map((page) => page.total)).to.deep.equal([1, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0]);
   });
 
   it('keeps a document as first derived: evolve never changes an existing one', () => {
@@ -178,6 +182,39 @@ describe('webhook events projection', () => {
       expect(await recentIds({ type: 'contact.updated' })).to.deep.equal([]);
     });
 
+    it('leaves out the events of a deleted contact until it is restored, keeping its documents and their positions', async () => {
+      history.contact({
+        type: 'UpdateContact',
+        contactId: 'c-2',
+        companyId: 'co-1',
+        changes: { city: 'Graz' },
+        at: new Date(at(60)),
+      });
+      const remove = (contactId: string, companyId = 'co-1') =>
+        history.contact({ type: 'DeleteContact', contactId, companyId, at: new Date(at(70)), restorableUntil: new Date(at(10_000)) });
+      remove('c-2');
+      remove('theirs', 'co-2');
+      await applyLog();
+      expect(await recentIds({ type: 'contact.created' })).to.deep.equal(['c-3', 'c-1']);
+      expect(await recentIds({ type: 'contact.updated' })).to.deep.equal([]);
+      expect(await recentIds({ type: 'contact.created', companyId: 'co-2' })).to.deep.equal([]);
+      const kept = await collectionOf(collections, 'contact.created').listCreatedAfter('co-1', null, 10);
+      expect(kept.map((doc) => [webhookEventDataOf(doc).id, doc.recordDeleted ?? false])).to.deep.equal([
+        ['c-1', false],
+        ['c-2', true],
+        ['c-3', false],
+      ]);
+      const c2 = kept[1]!;
+      expect(c2.position).to.equal(history.events.find((event) => event.type === 'ContactCreated' && event.stream === 'contact-c-2')!.position);
+
+      history.contact({ type: 'RestoreContact', contactId: 'c-2', companyId: 'co-1', at: new Date(at(80)) });
+      await applyLog();
+      expect(await recentIds({ type: 'contact.created' })).to.deep.equal(['c-3', 'c-2', 'c-1']);
+      expect(await recentIds({ type: 'contact.updated' })).to.deep.equal(['c-2']);
+      const shown = await collectionOf(collections, 'contact.created').listCreatedAfter('co-1', null, 10);
+      expect(shown.every((doc) => !('recordDeleted' in doc))).to.equal(true);
+    });
+
     it('stops at the limit', async () => expect(await recentIds({ type: 'contact.created', limit: 2 })).to.deep.equal(['c-3', 'c-2']));
 
     it('keeps only events strictly after `since`', async () => {
@@ -192,6 +229,7 @@ describe('webhook events projection', () => {
         companyId: 'co-1',
         filters: [
           { op: 'eq', field: 'event.type', value: 'deal.won' },
+          { op: 'eq', field: 'recordDeleted', value: null },
           { op: 'gt', field: 'event.timestamp', value: '2024-05-01T10:00:00.000Z' },
         ],
         page: 1,

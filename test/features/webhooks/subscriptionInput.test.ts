@@ -8,18 +8,22 @@ const body = (fields: Record<string, unknown> = {}) => ({ event: 'contact.create
 const problemOf = <A>(result: E.Either<unknown, A>): unknown => (E.isLeft(result) ? result.left : expect.fail(`accepted: ${JSON.stringify(result)}`));
 
 describe('webhook event types', () => {
-  it('are the seven of the specification, as a codec', () => {
+  it('are the seven of the specification, then the deletes and restores, as a codec', () => {
     expect(WEBHOOK_EVENT_TYPES).to.deep.equal([
       'contact.created',
       'contact.updated',
+      'contact.deleted',
+      'contact.restored',
       'deal.created',
       'deal.updated',
       'deal.stage_changed',
       'deal.won',
       'deal.lost',
+      'deal.deleted',
+      'deal.restored',
     ]);
     expect(WebhookEventType.is('deal.won')).to.equal(true);
-    expect(WebhookEventType.is('deal.deleted')).to.equal(false);
+    expect(WebhookEventType.is('deal.archived')).to.equal(false);
     expect(E.isLeft(WebhookEventType.decode('Contact.Created'))).to.equal(true);
   });
 
@@ -27,6 +31,10 @@ describe('webhook event types', () => {
     expect(WEBHOOK_EVENT_TYPES.map(readPermissionFor)).to.deep.equal([
       'contacts:read',
       'contacts:read',
+      'contacts:read',
+      'contacts:read',
+      'deals:read',
+      'deals:read',
       'deals:read',
       'deals:read',
       'deals:read',
@@ -61,7 +69,7 @@ describe('subscribe body', () => {
   });
 
   it('refuses an unknown event type, naming the valid ones', () => {
-    const problem = problemOf(validateSubscribe(body({ event: 'deal.deleted' }))) as { details: Record<string, string> };
+    const problem = problemOf(validateSubscribe(body({ event: 'deal.archived' }))) as { details: Record<string, string> };
     expect(Object.keys(problem.details)).to.deep.equal(['event']);
     expect(problem.details.event).to.contain('contact.created').and.contain('deal.lost');
   });

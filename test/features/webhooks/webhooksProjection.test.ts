@@ -133,7 +133,7 @@ describe('webhooks projection', () => {
       revision: 0,
       position: '1',
       type: 'WebhookSubscribed',
-      data: { subscriptionId: 'w-1', companyId: 'co-1', event: 'deal.deleted', targetUrl: 'x', filters: null, createdAt: iso(0) },
+      data: { subscriptionId: 'w-1', companyId: 'co-1', event: 'deal.archived', targetUrl: 'x', filters: null, createdAt: iso(0) },
       metadata: { source: 'api', correlationId: 'r', companyId: 'co-1' },
       recordedAt: iso(0),
     };

@@ -7,6 +7,7 @@ import type { AnsweredWrites } from '../../../application/subscriptions/Answered
 import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
 import { createContact } from '../application/createContact.js';
 import { updateContact } from '../application/updateContact.js';
+import { deleteContact, restoreContact } from '../application/deleteAndRestoreContact.js';
 import { validateCreateContact, validateUpdateContact } from '../domain/contactInput.js';
 import { contactOf, type ContactDoc } from '../readModels/contactsProjection.js';
 import { contactListQuery } from '../readModels/contactQueries.js';
@@ -33,6 +34,8 @@ export interface ContactRoutesDeps {
   readonly answeredWrites: AnsweredWrites;
   /** `Idempotency-Key` on POST /contacts (see `idempotency`); absent: the header is ignored. */
   readonly idempotency?: Middleware;
+  /** How long a deleted contact stays restorable (DELETED_RECORDS_RETENTION_DAYS). */
+  readonly deletedRecordsRetentionMs: number;
 }
 
 const passThrough: Middleware = (_ctx, next) => next();
@@ -113,6 +116,32 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
     ctx.body = { success: true, data: result.right.contact };
   });
 
+  router.delete('/contacts/:id', requirePermission('contacts:write'), async (ctx) => {
+    const auth = authOf(ctx.state);
+    const result = await deleteContact(deps.commands, {
+      companyId: auth.companyId,
+      contactId: ctx.params.id!,
+      retentionMs: deps.deletedRecordsRetentionMs,
+      metadata: apiMetadata(ctx.state),
+    });
+    if (E.isLeft(result)) throw contactHttpError(result.left);
+    // Answered once the read models dropped it: the next GET here is a 404.
+    await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
+    ctx.body = { success: true, data: result.right.deleted };
+  });
+
+  router.post('/contacts/:id/restore', requirePermission('contacts:write'), async (ctx) => {
+    const auth = authOf(ctx.state);
+    const result = await restoreContact(deps.commands, {
+      companyId: auth.companyId,
+      contactId: ctx.params.id!,
+      metadata: apiMetadata(ctx.state),
+    });
+    if (E.isLeft(result)) throw contactHttpError(result.left);
+    await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
+    ctx.body = { success: true, data: result.right.contact };
+  });
+
   return router;
 };
 
@@ -128,6 +157,7 @@ export const contactsResource: ApiResource = {
       commands: api.commands,
       ...api.readYourWrites,
       idempotency: api.idempotency('POST /contacts'),
+      deletedRecordsRetentionMs: api.deletedRecordsRetentionMs,
     }),
   ],
 };

@@ -180,12 +180,53 @@ export const contacts: ApiModule = {
           '422': validationFailed('The body is invalid'),
         },
       })),
+      delete: authenticated('contacts:write', {
+        operationId: 'deleteContact',
+        tags: ['Contacts'],
+        summary: 'Delete a contact',
+        description:
+          'The contact answers 404 from now on and leaves every list, search and `recent` trigger; its phone number is ' +
+          'free for another contact at once. Deals linked to it keep the link, with the contact\'s fields shown as ' +
+          '`null` (no `deal.updated` for that). It can be restored until `restorableUntil`, and not after. ' +
+          'Deleting a contact already deleted answers 404. Answers once the read models no longer show it.',
+        parameters: [contactId],
+        responses: {
+          '200': jsonResponse('When the contact was deleted and until when it can be restored.', 'DeletedRecordResponse', 'authenticated', writePositionHeaders(true)),
+          '404': contactNotFound,
+        },
+      }),
+    },
+    '/contacts/{id}/restore': {
+      post: authenticated('contacts:write', {
+        operationId: 'restoreContact',
+        tags: ['Contacts'],
+        summary: 'Restore a deleted contact',
+        description:
+          'Brings a deleted contact back as it was when it was deleted (same id, fields and `updatedAt`), while it is ' +
+          'restorable (`restorableUntil` of the delete). Its phone number must still be free: when another contact took ' +
+          'it meanwhile, the restore is refused with 409 and `existingContactId`. A contact that is not deleted is answered ' +
+          'as it is, unchanged.',
+        parameters: [contactId],
+        requestBody: { required: true, content: json({ type: 'object', description: 'An empty JSON object (`{}`): nothing is read from it.' }) },
+        responses: {
+          '200': jsonResponse('The contact, restored.', 'ContactResponse', 'authenticated', writePositionHeaders(false)),
+          ...bodyErrors,
+          '404': jsonResponse(
+            'No contact with this id in the caller\'s company, or it is no longer restorable (`Contact not found`).',
+            'NotFoundError',
+            'authenticated',
+          ),
+          '409': jsonResponse('Another contact has this phone number now (`existingContactId`).', 'ConflictError', 'authenticated'),
+        },
+      }),
     },
   },
   schemas: {
     ContactHistoryEvent: historyEvent('A stored event of a contact.', {
       ContactCreated: schemaRef('ContactCreatedData'),
       ContactUpdated: schemaRef('ContactUpdatedData'),
+      ContactDeleted: schemaRef('ContactDeletedData'),
+      ContactRestored: schemaRef('ContactRestoredData'),
     }),
     ContactHistory: listEnvelope('ContactHistoryEvent'),
     ContactCreatedData: {
@@ -227,6 +268,30 @@ export const contacts: ApiModule = {
         changes: schemaRef('ContactChanges'),
         previous: schemaRef('ContactChanges'),
         updatedAt: schemaRef('Timestamp'),
+        contact: schemaRef('Contact'),
+      },
+    },
+    ContactDeletedData: {
+      type: 'object',
+      description: 'The contact was deleted; it can be restored until `restorableUntil`.',
+      required: ['contactId', 'companyId', 'deletedAt', 'restorableUntil'],
+      additionalProperties: false,
+      properties: {
+        contactId: { type: 'string' },
+        companyId: { type: 'string' },
+        deletedAt: schemaRef('Timestamp'),
+        restorableUntil: schemaRef('Timestamp'),
+      },
+    },
+    ContactRestoredData: {
+      type: 'object',
+      description: 'A deleted contact came back: `contact` is the contact as it was when deleted.',
+      required: ['contactId', 'companyId', 'restoredAt', 'contact'],
+      additionalProperties: false,
+      properties: {
+        contactId: { type: 'string' },
+        companyId: { type: 'string' },
+        restoredAt: schemaRef('Timestamp'),
         contact: schemaRef('Contact'),
       },
     },

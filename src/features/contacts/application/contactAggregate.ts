@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { contactDecider, type ContactState } from '../domain/contactDecider.js';
-import { ContactCreated, ContactEvent, ContactUpdated, contactStream } from '../domain/contactEvents.js';
+import { ContactCreated, ContactDeleted, ContactEvent, ContactRestored, ContactUpdated, contactStream } from '../domain/contactEvents.js';
 import { ContactUpdatedV1, unmarkedContactUpdatedVersion, upcastContactUpdatedV1 } from '../domain/contactEventVersions.js';
 import { storedEventType, storedAs, type UpcastStep } from '../../../application/versioning/storedEventTypes.js';
 import { companyInData, describeAggregate, type AggregateDescriptor } from '../../../application/aggregates/AggregateDescriptor.js';
@@ -20,6 +20,8 @@ export const contactAggregate: AggregateDescriptor<ContactEvent, ContactState> =
   storedEvents: [
     storedEventType('ContactCreated', [ContactCreated]),
     storedEventType('ContactUpdated', [ContactUpdatedV1, ContactUpdated], [contactUpdatedV1toV2], unmarkedContactUpdatedVersion),
+    storedEventType('ContactDeleted', [ContactDeleted]),
+    storedEventType('ContactRestored', [ContactRestored]),
   ],
   history: { streamOf: contactStream, companyOf: companyInData(ContactEvent) },
 });

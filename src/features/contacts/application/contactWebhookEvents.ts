@@ -5,22 +5,37 @@ import {
   sampleHistoryOf,
   webhookEventId,
   type DerivedWebhookEvent,
+  type RecordVisibilitySource,
   type SampleEvent,
   type WebhookEventSource,
   type WebhookEventTypeSpec,
 } from '../../webhookEvents/index.js';
 import type { ContactCommand } from '../domain/contactCommands.js';
 import { contactDecider } from '../domain/contactDecider.js';
-import { ContactCreated, ContactUpdated, contactStream } from '../domain/contactEvents.js';
+import { ContactCreated, ContactDeleted, ContactRestored, ContactUpdated, contactStream } from '../domain/contactEvents.js';
 import { contactFromCreated, toContactView, type ContactRecord } from '../domain/contactRecord.js';
 import type { Contact } from '../domain/contactView.js';
 
-const contactEventType = (type: string): WebhookEventTypeSpec => ({ type, readPermission: 'contacts:read', tagged: true, recordPath: 'contacts' });
+const contactEventType = (type: string, tagged = true): WebhookEventTypeSpec => ({ type, readPermission: 'contacts:read', tagged, recordPath: 'contacts' });
 
-/** The webhook event types of contacts, in the specification's order: both carry the Contact, tags and all. */
-export const CONTACT_WEBHOOK_EVENT_TYPES: readonly WebhookEventTypeSpec[] = [contactEventType('contact.created'), contactEventType('contact.updated')];
+/**
+ * The webhook event types of contacts: the specification's two, which carry the
+ * Contact, tags and all; then a delete and a restore, which carry its id and the
+ * time only (so no tag filters apply to them).
+ */
+export const CONTACT_WEBHOOK_EVENT_TYPES: readonly WebhookEventTypeSpec[] = [
+  contactEventType('contact.created'),
+  contactEventType('contact.updated'),
+  contactEventType('contact.deleted', false),
+  contactEventType('contact.restored', false),
+];
 
-const SourceEvent = t.union([ContactCreated, ContactUpdated]);
+/** What `contact.deleted` carries: the id and when, nothing of the contact. */
+export type ContactDeletedData = { readonly id: string; readonly deletedAt: string };
+/** What `contact.restored` carries: the id and when; the contact itself is read with GET. */
+export type ContactRestoredData = { readonly id: string; readonly restoredAt: string };
+
+const SourceEvent = t.union([ContactCreated, ContactUpdated, ContactDeleted, ContactRestored]);
 
 /** Decodes with the codecs the events are written with; a refusal means the log and the code disagree. */
 const decode = cachedDecoder(SourceEvent);
@@ -33,15 +48,27 @@ const decode = cachedDecoder(SourceEvent);
  * |---|---|---|
  * | `ContactCreated` | `contact.created` | Contact |
  * | `ContactUpdated` | `contact.updated` | Contact after the change (the event carries it) |
+ * | `ContactDeleted` | `contact.deleted` | `{id, deletedAt}` |
+ * | `ContactRestored` | `contact.restored` | `{id, restoredAt}` |
  *
  * `tags` (what subscription filters match) are the contact's after the change,
  * plus those an update removed; `timestamp` is the stored event's business time
  * (`createdAt` / `updatedAt`), `source` its `metadata.source`, `eventId`
  * `webhookEventId(storedEvent.id, type)`.
  */
-export const deriveContactWebhookEvents = (event: RecordedEvent): DerivedWebhookEvent<Contact>[] => {
+export const deriveContactWebhookEvents = (event: RecordedEvent): DerivedWebhookEvent<Contact | ContactDeletedData | ContactRestoredData>[] => {
   const decoded = decode(event);
   const common = { source: event.metadata.source, position: event.position, streamRevision: event.revision };
+  if (decoded.type === 'ContactDeleted') {
+    const { contactId: id, companyId, deletedAt } = decoded.data;
+    const at = { companyId, timestamp: deletedAt, ...common, tags: [] };
+    return [{ eventId: webhookEventId(event.id, 'contact.deleted'), type: 'contact.deleted', ...at, data: { id, deletedAt } }];
+  }
+  if (decoded.type === 'ContactRestored') {
+    const { contactId: id, companyId, restoredAt } = decoded.data;
+    const at = { companyId, timestamp: restoredAt, ...common, tags: [] };
+    return [{ eventId: webhookEventId(event.id, 'contact.restored'), type: 'contact.restored', ...at, data: { id, restoredAt } }];
+  }
   if (decoded.type === 'ContactCreated') {
     const contact = toContactView(contactFromCreated(decoded));
     const at = { companyId: decoded.data.companyId, timestamp: decoded.data.createdAt, ...common, tags: contact.tags };
@@ -59,7 +86,7 @@ export const deriveContactWebhookEvents = (event: RecordedEvent): DerivedWebhook
 const SAMPLE_CONTACT_ID = '00000000-0000-4000-8000-000000000001';
 const SAMPLE_COMPANY_ID = '00000000-0000-4000-8000-000000000000';
 
-/** A made-up contact, created and then updated. Values are plainly fake: `example.com` addresses, a 555-01xx number. */
+/** A made-up contact, created, updated, deleted and restored. Values are plainly fake: `example.com` addresses, a 555-01xx number. */
 const SAMPLE_COMMANDS: readonly ContactCommand[] = [
   {
     type: 'CreateContact',
@@ -87,6 +114,14 @@ const SAMPLE_COMMANDS: readonly ContactCommand[] = [
     changes: { city: 'Shelbyville', tags: ['vip', 'newsletter', 'partner'] },
     at: new Date('2024-01-16T14:05:00.000Z'),
   },
+  {
+    type: 'DeleteContact',
+    contactId: SAMPLE_CONTACT_ID,
+    companyId: SAMPLE_COMPANY_ID,
+    at: new Date('2024-01-17T08:00:00.000Z'),
+    restorableUntil: new Date('2024-02-16T08:00:00.000Z'),
+  },
+  { type: 'RestoreContact', contactId: SAMPLE_CONTACT_ID, companyId: SAMPLE_COMPANY_ID, at: new Date('2024-01-17T08:15:00.000Z') },
 ];
 
 /** The made-up contact's history (the examples of `contact.*`) and the contact after it (the example deals' contact). */
@@ -96,10 +131,23 @@ export const contactSampleHistory = (): { readonly events: readonly SampleEvent[
   return { events, contact: state.contact };
 };
 
+const decodeVisibility = cachedDecoder(t.union([ContactDeleted, ContactRestored]));
+
+/** A deleted contact's `contact.created` and `contact.updated` leave the `recent` triggers until it is restored. */
+export const contactVisibility: RecordVisibilitySource = {
+  storedEventTypes: ['ContactDeleted', 'ContactRestored'],
+  types: ['contact.created', 'contact.updated'],
+  of: (event) => {
+    const { type, data } = decodeVisibility(event);
+    return { companyId: data.companyId, id: data.contactId, hidden: type === 'ContactDeleted' };
+  },
+};
+
 /** What contacts declare of their webhook events, but for the trigger records' schemas and the console's timeline. */
-export const contactWebhookEvents: Pick<WebhookEventSource, 'types' | 'storedEventTypes' | 'derive' | 'sampleHistory'> = {
+export const contactWebhookEvents: Pick<WebhookEventSource, 'types' | 'storedEventTypes' | 'derive' | 'sampleHistory' | 'visibility'> = {
   types: CONTACT_WEBHOOK_EVENT_TYPES,
-  storedEventTypes: ['ContactCreated', 'ContactUpdated'],
+  storedEventTypes: ['ContactCreated', 'ContactUpdated', 'ContactDeleted', 'ContactRestored'],
   derive: deriveContactWebhookEvents,
   sampleHistory: () => contactSampleHistory().events,
+  visibility: contactVisibility,
 };

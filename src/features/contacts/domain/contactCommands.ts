@@ -20,4 +20,25 @@ export interface UpdateContact {
   readonly at: Date;
 }
 
-export type ContactCommand = CreateContact | UpdateContact;
+/**
+ * Delete a contact of `companyId` at `at`; it stays restorable until
+ * `restorableUntil` (the retention period is the server's setting, so the
+ * application computes it).
+ */
+export interface DeleteContact {
+  readonly type: 'DeleteContact';
+  readonly contactId: string;
+  readonly companyId: string;
+  readonly at: Date;
+  readonly restorableUntil: Date;
+}
+
+/** Bring back a deleted contact of `companyId` as it was, if `at` is before its `restorableUntil`. */
+export interface RestoreContact {
+  readonly type: 'RestoreContact';
+  readonly contactId: string;
+  readonly companyId: string;
+  readonly at: Date;
+}
+
+export type ContactCommand = CreateContact | UpdateContact | DeleteContact | RestoreContact;

@@ -1,13 +1,20 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { toIsoTimestamp } from '../../../shared/Clock.js';
 import { assertNever, type Decider } from '../../../shared/Decider.js';
-import type { ContactCommand, CreateContact, UpdateContact } from './contactCommands.js';
+import type { ContactCommand, CreateContact, DeleteContact, RestoreContact, UpdateContact } from './contactCommands.js';
 import type { ContactError } from './contactErrors.js';
 import { OPTIONAL_TEXT_FIELDS, type ContactChanges, type ContactEvent } from './contactEvents.js';
 import { applyContactUpdated, contactFromCreated, toContactView, type ContactRecord } from './contactRecord.js';
 
-/** No contact yet, or the full contact (including createdAt and updatedAt). */
-export type ContactState = { readonly status: 'none' } | { readonly status: 'active'; readonly contact: ContactRecord };
+/**
+ * No contact yet; the full contact (including createdAt and updatedAt); or a
+ * deleted one, kept as it was when deleted so that it can be restored until
+ * `restorableUntil`.
+ */
+export type ContactState =
+  | { readonly status: 'none' }
+  | { readonly status: 'active'; readonly contact: ContactRecord }
+  | { readonly status: 'deleted'; readonly contact: ContactRecord; readonly deletedAt: string; readonly restorableUntil: string };
 
 const none: ContactState = { status: 'none' };
 
@@ -73,6 +80,40 @@ const update = (command: UpdateContact, state: ContactState): E.Either<ContactEr
   return E.right([{ type: 'ContactUpdated', data: { ...data, contact } }]);
 };
 
+const remove = (command: DeleteContact, state: ContactState): E.Either<ContactError, readonly ContactEvent[]> => {
+  // Deleted already (or never there): not found, as for any other write.
+  if (state.status !== 'active' || state.contact.companyId !== command.companyId) {
+    return E.left({ kind: 'ContactNotFound', contactId: command.contactId });
+  }
+  const data = {
+    contactId: state.contact.id,
+    companyId: state.contact.companyId,
+    deletedAt: toIsoTimestamp(command.at),
+    restorableUntil: toIsoTimestamp(command.restorableUntil),
+  };
+  return E.right([{ type: 'ContactDeleted', data }]);
+};
+
+/**
+ * A deleted contact comes back as it was, while `at` is before its
+ * `restorableUntil`; after that it is gone for good (not found). Restoring one
+ * that is not deleted changes nothing, so a restore sent twice answers the same.
+ */
+const restore = (command: RestoreContact, state: ContactState): E.Either<ContactError, readonly ContactEvent[]> => {
+  if (state.status === 'none' || state.contact.companyId !== command.companyId) {
+    return E.left({ kind: 'ContactNotFound', contactId: command.contactId });
+  }
+  if (state.status === 'active') return E.right([]);
+  if (!(command.at.getTime() < Date.parse(state.restorableUntil))) return E.left({ kind: 'ContactNotFound', contactId: command.contactId });
+  const { contact } = state;
+  return E.right([
+    {
+      type: 'ContactRestored',
+      data: { contactId: contact.id, companyId: contact.companyId, restoredAt: toIsoTimestamp(command.at), contact: toContactView(contact) },
+    },
+  ]);
+};
+
 /** The contact aggregate (stream `contact-<id>`). */
 export const contactDecider: Decider<ContactCommand, ContactEvent, ContactState, ContactError> = {
   initialState: none,
@@ -82,6 +123,10 @@ export const contactDecider: Decider<ContactCommand, ContactEvent, ContactState,
         return create(command, state);
       case 'UpdateContact':
         return update(command, state);
+      case 'DeleteContact':
+        return remove(command, state);
+      case 'RestoreContact':
+        return restore(command, state);
       default:
         return assertNever(command);
     }
@@ -92,6 +137,12 @@ export const contactDecider: Decider<ContactCommand, ContactEvent, ContactState,
         return { status: 'active', contact: contactFromCreated(event) };
       case 'ContactUpdated':
         return state.status === 'active' ? { status: 'active', contact: applyContactUpdated(state.contact, event) } : state;
+      case 'ContactDeleted':
+        return state.status === 'active'
+          ? { status: 'deleted', contact: state.contact, deletedAt: event.data.deletedAt, restorableUntil: event.data.restorableUntil }
+          : state;
+      case 'ContactRestored':
+        return state.status === 'deleted' ? { status: 'active', contact: state.contact } : state;
       default:
         return assertNever(event);
     }

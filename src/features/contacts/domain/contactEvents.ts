@@ -89,10 +89,38 @@ export const ContactUpdated = t.type({
 });
 export type ContactUpdated = t.TypeOf<typeof ContactUpdated>;
 
-export const ContactEvent = t.union([ContactCreated, ContactUpdated]);
+/**
+ * The contact was deleted: it answers 404 and leaves every list until it is
+ * restored, which it may be until `restorableUntil` (ISO 8601 UTC with
+ * milliseconds, `deletedAt` plus the retention period the server had then).
+ * Carries no personal field.
+ */
+export const ContactDeleted = t.type({
+  type: t.literal('ContactDeleted'),
+  data: t.type({ contactId: t.string, companyId: t.string, deletedAt: t.string, restorableUntil: t.string }),
+});
+export type ContactDeleted = t.TypeOf<typeof ContactDeleted>;
+
+/**
+ * A deleted contact came back as it was when it was deleted (`contact`, its
+ * `updatedAt` unchanged: nothing of it changed). `contact` is event-carried state,
+ * as in `ContactUpdated`: the read models rebuild the contact from this one event.
+ */
+export const ContactRestored = t.type({
+  type: t.literal('ContactRestored'),
+  data: t.type({ contactId: t.string, companyId: t.string, restoredAt: t.string, contact: ContactView }),
+});
+export type ContactRestored = t.TypeOf<typeof ContactRestored>;
+
+export const ContactEvent = t.union([ContactCreated, ContactUpdated, ContactDeleted, ContactRestored]);
 export type ContactEvent = t.TypeOf<typeof ContactEvent>;
 
-export const CONTACT_EVENT_TYPES: ReadonlySet<ContactEvent['type']> = new Set(['ContactCreated', 'ContactUpdated']);
+export const CONTACT_EVENT_TYPES: ReadonlySet<ContactEvent['type']> = new Set([
+  'ContactCreated',
+  'ContactUpdated',
+  'ContactDeleted',
+  'ContactRestored',
+]);
 
 /** The stream of one contact. */
 export const contactStream = (contactId: string): string => `contact-${contactId}`;

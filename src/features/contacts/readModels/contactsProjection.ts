@@ -47,6 +47,7 @@ const toRecord = (doc: ContactDoc): ContactRecord => ({ ...doc.contact, companyI
  * The `contacts` read model: one document per contact, built with the same
  * functions as the aggregate's state (`contactFromCreated`, `applyContactUpdated`)
  * and the same view (`toContactView`) as the command responses, so both agree.
+ * A deleted contact has no document; a restored one has it back.
  */
 export const contactsProjection: Projection<ContactDoc> = {
   name: 'contacts',
@@ -66,6 +67,13 @@ export const contactsProjection: Projection<ContactDoc> = {
         return doc ?? toDoc(contactFromCreated(decoded), event);
       case 'ContactUpdated':
         return doc && toDoc(applyContactUpdated(toRecord(doc), decoded), event);
+      // A deleted contact leaves the read model (every list, search and GET); restored, it comes back
+      // from the contact its event carries. It is then created anew: lists show it after the contacts
+      // created before its restore.
+      case 'ContactDeleted':
+        return null;
+      case 'ContactRestored':
+        return doc ?? toDoc({ ...decoded.data.contact, companyId: decoded.data.companyId }, event);
       default: {
         const unknown: never = decoded;
         return unknown;

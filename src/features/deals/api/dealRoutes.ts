@@ -7,6 +7,7 @@ import type { AnsweredWrites } from '../../../application/subscriptions/Answered
 import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
 import { changeDealStatus } from '../application/changeDealStatus.js';
 import { createDeal } from '../application/createDeal.js';
+import { deleteDeal, restoreDeal } from '../application/deleteAndRestoreDeal.js';
 import { validateCreateDeal, validateDealStatusChange } from '../domain/dealInput.js';
 import { dealOf, type DealDoc } from '../readModels/dealsProjection.js';
 import { dealListQuery } from '../readModels/dealQueries.js';
@@ -33,6 +34,8 @@ export interface DealRoutesDeps {
   readonly answeredWrites: AnsweredWrites;
   /** `Idempotency-Key` on POST /deals (see `idempotency`); absent: the header is ignored. */
   readonly idempotency?: Middleware;
+  /** How long a deleted deal stays restorable (DELETED_RECORDS_RETENTION_DAYS). */
+  readonly deletedRecordsRetentionMs: number;
 }
 
 const passThrough: Middleware = (_ctx, next) => next();
@@ -116,6 +119,28 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
     ctx.body = { success: true, data: result.right.deal };
   });
 
+  router.delete('/deals/:id', requirePermission('deals:write'), async (ctx) => {
+    const auth = authOf(ctx.state);
+    const result = await deleteDeal(deps.commands, {
+      companyId: auth.companyId,
+      dealId: ctx.params.id!,
+      retentionMs: deps.deletedRecordsRetentionMs,
+      metadata: apiMetadata(ctx.state),
+    });
+    if (E.isLeft(result)) throw dealHttpError(result.left);
+    // Answered once the read models dropped it: the next GET here is a 404.
+    await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
+    ctx.body = { success: true, data: result.right.deleted };
+  });
+
+  router.post('/deals/:id/restore', requirePermission('deals:write'), async (ctx) => {
+    const auth = authOf(ctx.state);
+    const result = await restoreDeal(deps.commands, { companyId: auth.companyId, dealId: ctx.params.id!, metadata: apiMetadata(ctx.state) });
+    if (E.isLeft(result)) throw dealHttpError(result.left);
+    await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
+    ctx.body = { success: true, data: result.right.deal };
+  });
+
   return router;
 };
 
@@ -126,6 +151,12 @@ export const dealsResource: ApiResource = {
   // record a newer contact summary on its deal after DealCreated (DealContactRefreshed).
   findsFirst: ['/deals/:id/history'],
   routes: (api) => [
-    dealRoutes({ deals: api.readModels.collection(dealsProjection), commands: api.commands, ...api.readYourWrites, idempotency: api.idempotency('POST /deals') }),
+    dealRoutes({
+      deals: api.readModels.collection(dealsProjection),
+      commands: api.commands,
+      ...api.readYourWrites,
+      idempotency: api.idempotency('POST /deals'),
+      deletedRecordsRetentionMs: api.deletedRecordsRetentionMs,
+    }),
   ],
 };

@@ -1,4 +1,4 @@
-import type { TriggerRecordSchemas } from '../../webhookEvents/index.js';
+import { recordLifecycleSchemas, type TriggerRecordSchemas } from '../../webhookEvents/index.js';
 import { nullable, schemaRef } from '../../../http/openapi/common.js';
 import type { JsonSchema } from '../../../http/openapi/types.js';
 import { deals } from './dealsOpenApi.js';
@@ -21,25 +21,41 @@ const DEAL_WON: JsonSchema = {
         type: 'object',
         required: ['id', 'name', 'email'],
         additionalProperties: false,
-        properties: { id: { type: 'string' }, name: { type: 'string' }, email: { type: ['string', 'null'] } },
+        properties: { id: { type: 'string' }, name: { type: ['string', 'null'] }, email: { type: ['string', 'null'] } },
       }),
-      description: 'The deal\'s contact when it was won; null when none.',
+      description: 'The deal\'s contact when it was won; null when none. A deleted contact shows as its `id`, with `name` and `email` null.',
     },
   },
 };
 
-/** The records of the `deal.*` webhook events and triggers: `DealWon` for `deal.won`, the Deal for the others. */
+/**
+ * The records of the `deal.*` webhook events and triggers: `DealWon` for `deal.won`,
+ * a delete's and a restore's id and time, the Deal for the others.
+ */
 export const dealTriggerRecords: TriggerRecordSchemas = {
   shapes: [
     { schema: 'DealWon', types: ['deal.won'], described: { trigger: 'a `DealWon` (`deal.won`)', feed: 'a DealWon (`deal.won`)' } },
     {
       schema: 'Deal',
       types: ['deal.created', 'deal.updated', 'deal.stage_changed', 'deal.lost'],
-      described: { trigger: 'a Deal (other `deal.*`)', feed: 'a Deal (other `deal.*`)' },
+      described: {
+        trigger: 'a Deal (`deal.created`, `deal.updated`, `deal.stage_changed`, `deal.lost`)',
+        feed: 'a Deal (`deal.created`, `deal.updated`, `deal.stage_changed`, `deal.lost`)',
+      },
+    },
+    {
+      schema: 'RecordDeleted',
+      types: ['deal.deleted'],
+      described: { trigger: 'a `RecordDeleted` (`deal.deleted`)', feed: 'a RecordDeleted (`deal.deleted`)' },
+    },
+    {
+      schema: 'RecordRestored',
+      types: ['deal.restored'],
+      described: { trigger: 'a `RecordRestored` (`deal.restored`)', feed: 'a RecordRestored (`deal.restored`)' },
     },
   ],
-  shared: { DealWon: DEAL_WON },
-  records: { TriggerDeal: deals.schemas.Deal!, TriggerDealWon: DEAL_WON },
-  alternatives: ['TriggerDealWon', 'TriggerDeal'],
+  shared: { DealWon: DEAL_WON, ...recordLifecycleSchemas.shared },
+  records: { TriggerDeal: deals.schemas.Deal!, TriggerDealWon: DEAL_WON, ...recordLifecycleSchemas.records },
+  alternatives: ['TriggerDealWon', 'TriggerDeal', ...recordLifecycleSchemas.alternatives],
   examples: { sample: 'deal.won' },
 };

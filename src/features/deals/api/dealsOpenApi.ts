@@ -36,7 +36,11 @@ const DEAL_PRIORITIES = ['low', 'medium', 'high'] as const;
 
 const dealId = idParameter('deal');
 
-const dealNotFound = jsonResponse('No deal with this id in the caller\'s company (`Deal not found`).', 'DealNotFoundError', 'authenticated');
+const dealNotFound = jsonResponse(
+  'No deal with this id in the caller\'s company, or it is deleted (`Deal not found`).',
+  'DealNotFoundError',
+  'authenticated',
+);
 
 const STATUS_CHANGE_DESCRIPTION = `
 Changes a deal's \`status\`, its pipeline \`stage\` and its \`actualCloseDate\`; only the
@@ -126,19 +130,56 @@ export const deals: ApiModule = {
         summary: 'Get a deal',
         description:
           'The deal now, from the read model; with `asOf`, as it was at that instant, folded from its events (same ' +
-          'shape), its embedded contact as the contact was at that instant too.',
+          'shape), its embedded contact as the contact was at that instant too. A deleted deal is not found (with ' +
+          '`asOf`: from its deletion on).',
         parameters: [dealId, asOfParameter('deal'), minLogPosition],
         responses: {
           '200': jsonResponse('The deal (as it was at `asOf`, when given).', 'DealResponse', 'authenticated'),
           '400': badMinLogPosition(),
           '404': jsonResponse(
-            'No deal with this id in the caller\'s company, or none yet at `asOf` (`Deal not found`).',
+            'No deal with this id in the caller\'s company, or it is deleted, or none yet (or deleted) at `asOf` (`Deal not found`).',
             'DealNotFoundError',
             'authenticated',
           ),
           '422': validationFailed('`asOf` is malformed'),
         },
       })),
+      delete: authenticated('deals:write', {
+        operationId: 'deleteDeal',
+        tags: ['Deals'],
+        summary: 'Delete a deal',
+        description:
+          'The deal answers 404 from now on (GET, status changes, a second DELETE) and leaves every list, filter, ' +
+          'total and `recent` trigger of `deal.*`; its history stays readable. It can be restored until ' +
+          '`restorableUntil`. Deleting a deal already deleted answers 404. Answers once the read models no longer show it.',
+        parameters: [dealId],
+        responses: {
+          '200': jsonResponse('When the deal was deleted and until when it can be restored.', 'DeletedRecordResponse', 'authenticated', writePositionHeaders(true)),
+          '404': dealNotFound,
+        },
+      }),
+    },
+    '/deals/{id}/restore': {
+      post: authenticated('deals:write', {
+        operationId: 'restoreDeal',
+        tags: ['Deals'],
+        summary: 'Restore a deleted deal',
+        description:
+          'Brings a deleted deal back as it was when it was deleted (same id, fields and `updatedAt`), while it is ' +
+          'restorable (`restorableUntil` of the delete), with its contact as the contact is now (its `id` and nulls ' +
+          'when the contact is deleted). A deal that is not deleted is answered as it is, unchanged.',
+        parameters: [dealId],
+        requestBody: { required: true, content: json({ type: 'object', description: 'An empty JSON object (`{}`): nothing is read from it.' }) },
+        responses: {
+          '200': jsonResponse('The deal, restored.', 'DealResponse', 'authenticated', writePositionHeaders(false)),
+          ...bodyErrors,
+          '404': jsonResponse(
+            'No deal with this id in the caller\'s company, or it is no longer restorable (`Deal not found`).',
+            'DealNotFoundError',
+            'authenticated',
+          ),
+        },
+      }),
     },
     '/deals/{id}/history': {
       get: authenticated('deals:read', {
@@ -150,12 +191,12 @@ export const deals: ApiModule = {
           'version it was stored in (`schema`), its data in the current version of its type (upcast when it was ' +
           'stored in an older one), and who caused it. Read from the event log itself, so it includes a write as soon as the write ' +
           'has answered. Paginated like the lists; `meta.total` counts the deal\'s events. (Changes of the ' +
-          'embedded contact are in the contact\'s history.)',
+          'embedded contact are in the contact\'s history.) A deleted deal\'s history stays readable.',
         parameters: [dealId, ...historyParameters, minLogPosition],
         responses: {
           '200': jsonResponse('A page of the deal\'s events.', 'DealHistory', 'authenticated'),
           '400': badMinLogPosition(),
-          '404': dealNotFound,
+          '404': jsonResponse('No deal with this id in the caller\'s company (`Deal not found`).', 'DealNotFoundError', 'authenticated'),
           '422': validationFailed('`page` or `limit` is out of bounds or malformed'),
         },
       }),
@@ -194,7 +235,22 @@ export const deals: ApiModule = {
     DealPriority: { type: 'string', enum: [...DEAL_PRIORITIES] },
     DealContact: {
       type: 'object',
-      description: 'The contact linked to a deal; it follows the contact\'s later changes.',
+      description:
+        'The contact linked to a deal; it follows the contact\'s later changes. A deleted contact keeps the link: ' +
+        'its `id`, with `name`, `email`, `phoneNumber` and `currentCompany` null, until it is restored.',
+      required: ['id', 'name', 'email', 'phoneNumber', 'currentCompany'],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'string' },
+        name: { type: ['string', 'null'], description: 'Null only when the contact is deleted.' },
+        email: { type: ['string', 'null'] },
+        phoneNumber: { ...nullable(normalisedPhoneNumber), description: 'Null only when the contact is deleted.' },
+        currentCompany: { type: ['string', 'null'] },
+      },
+    },
+    DealContactSnapshot: {
+      type: 'object',
+      description: 'A summary of the deal\'s contact as its stream had it (a live contact), recorded in the deal\'s events.',
       required: ['id', 'name', 'email', 'phoneNumber', 'currentCompany'],
       additionalProperties: false,
       properties: {
@@ -250,7 +306,10 @@ export const deals: ApiModule = {
         expectedCloseDate: closedDeal('When the deal is expected to close; null when not given.'),
         actualCloseDate: closedDeal('When the deal was won or lost; null exactly while it is open.'),
         source: nullableText(100, 'Origin of the deal, free text.'),
-        contact: { ...nullable(schemaRef('DealContact')), description: 'The linked contact; null when none.' },
+        contact: {
+          ...nullable(schemaRef('DealContact')),
+          description: 'The linked contact; null when none. A deleted contact shows as its `id` with every other field null.',
+        },
         assignedTo: { ...nullable(schemaRef('DealUser')), description: 'The assigned user; null when none.' },
         createdAt: schemaRef('Timestamp'),
         updatedAt: schemaRef('Timestamp'),
@@ -305,6 +364,8 @@ export const deals: ApiModule = {
       DealCreated: schemaRef('DealCreatedData'),
       DealStatusChanged: schemaRef('DealStatusChangedData'),
       DealContactRefreshed: schemaRef('DealContactRefreshedData'),
+      DealDeleted: schemaRef('DealDeletedData'),
+      DealRestored: schemaRef('DealRestoredData'),
     }),
     DealHistory: listEnvelope('DealHistoryEvent'),
     DealCreatedData: {
@@ -341,7 +402,7 @@ export const deals: ApiModule = {
         probability: { type: ['number', 'null'] },
         expectedCloseDate: nullable(schemaRef('Timestamp')),
         source: { type: ['string', 'null'] },
-        contact: nullable(schemaRef('DealContact')),
+        contact: nullable(schemaRef('DealContactSnapshot')),
         assignedTo: nullable(schemaRef('DealUser')),
         createdAt: schemaRef('Timestamp'),
       },
@@ -376,14 +437,41 @@ export const deals: ApiModule = {
     DealContactRefreshedData: {
       type: 'object',
       description:
-        'The embedded contact summary brought up to date: appended after `DealCreated` when the contact changed ' +
-        'while the deal was being created. Not a change of the deal (no `updatedAt`, no webhook event).',
+        'The embedded contact summary brought up to date: appended after `DealCreated` (or `DealRestored`) when the ' +
+        'contact changed while the deal was being created (or restored). Not a change of the deal (no `updatedAt`, ' +
+        'no webhook event).',
       required: ['dealId', 'companyId', 'contact'],
       additionalProperties: false,
       properties: {
         dealId: { type: 'string' },
         companyId: { type: 'string' },
-        contact: schemaRef('DealContact'),
+        contact: schemaRef('DealContactSnapshot'),
+      },
+    },
+    DealDeletedData: {
+      type: 'object',
+      description: 'The deal was deleted; it can be restored until `restorableUntil`.',
+      required: ['dealId', 'companyId', 'deletedAt', 'restorableUntil'],
+      additionalProperties: false,
+      properties: {
+        dealId: { type: 'string' },
+        companyId: { type: 'string' },
+        deletedAt: schemaRef('Timestamp'),
+        restorableUntil: schemaRef('Timestamp'),
+      },
+    },
+    DealRestoredData: {
+      type: 'object',
+      description:
+        'A deleted deal came back: `deal` is the deal as it was when deleted, with its contact as the contact was ' +
+        'when it was restored.',
+      required: ['dealId', 'companyId', 'restoredAt', 'deal'],
+      additionalProperties: false,
+      properties: {
+        dealId: { type: 'string' },
+        companyId: { type: 'string' },
+        restoredAt: schemaRef('Timestamp'),
+        deal: schemaRef('Deal'),
       },
     },
     DealResponse: itemEnvelope('Deal'),

@@ -10,7 +10,7 @@ import { PreconditionFailedError, type RevisionPrecondition } from '../../../app
 import { dealWriteError, type DealWriteError } from './DealWriteError.js';
 import type { DealStatusChangeFields } from '../domain/dealInput.js';
 import { loadAggregate } from '../../../application/commands/loadAggregate.js';
-import { currentView, loadContactSummary } from './dealParties.js';
+import { currentView, loadContactShown } from './dealParties.js';
 
 /**
  * Changes the status, stage or close date of a deal of the company (see
@@ -18,9 +18,10 @@ import { currentView, loadContactSummary } from './dealParties.js';
  * deal and its updatedAt unchanged).
  *
  * The deal's contact is read first (the deal's stream names it), so that the
- * event's `deal` snapshot, and the response, embed the contact as it is now. A
- * contact change appended between that read and the deal's append is not in the
- * snapshot (the `deals` read model still shows it: it follows `ContactUpdated`).
+ * event's `deal` snapshot, and the response, embed the contact as it is now
+ * (nulls but `id` when it is deleted). A contact change appended between that
+ * read and the deal's append is not in the snapshot (the `deals` read model still
+ * shows it: it follows the contact's events).
  */
 export const changeDealStatus = async (
   deps: CommandDeps,
@@ -39,7 +40,7 @@ export const changeDealStatus = async (
   // Another company's deal is not found, whatever the precondition says (a 412 would tell that it exists).
   if (!ours && precondition) return E.left({ kind: 'DealNotFound' });
   const linked = ours ? before.deal.contact : null;
-  const contact = linked && ((await loadContactSummary(deps.eventStore, companyId, linked.id)) ?? linked);
+  const contact = linked && ((await loadContactShown(deps.eventStore, companyId, linked.id)) ?? linked);
   let changed;
   try {
     changed = await handleCommand(deps, {

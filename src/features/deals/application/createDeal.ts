@@ -3,9 +3,9 @@
  *
  * - Create resolves `contactId` and `assignedToId` on the write side, from the
  *   contact's and the user's own streams (folded with their domains' codecs and
- *   deciders): each must exist in the caller's company, and the deal embeds a
- *   summary of each as it is at creation. The read model then follows the
- *   contact's later `ContactUpdated` events.
+ *   deciders): each must exist in the caller's company (a deleted contact does
+ *   not), and the deal embeds a summary of each as it is at creation. The read
+ *   model then follows the contact's later events.
  * - Responses embed the contact as its stream has it now, so a command answers
  *   with what a read of the deal shows.
  * - A deal of another company is not found, exactly like an unknown id.
@@ -19,11 +19,10 @@ import { toDealView, type Deal } from '../domain/dealView.js';
 import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
 import { handleCommand } from '../../../application/commands/handleCommand.js';
 import { dealWriteError, type DealWriteError } from './DealWriteError.js';
-import { contactStream } from '../domain/contactsForDeals.js';
 import type { DealContactSummary, DealUserSummary } from '../domain/dealEvents.js';
 import type { CreateDealFields } from '../domain/dealInput.js';
-import type { DealRecord } from '../domain/dealRecord.js';
-import { loadContactSummary, loadUserSummary, readContactSummary } from './dealParties.js';
+import { loadUserSummary, readContactSummary } from './dealParties.js';
+import { refreshContactAfterWrite } from './refreshDealContact.js';
 
 /**
  * Creates an open deal with a new id. `contactId` and `assignedToId`, when given,
@@ -60,42 +59,6 @@ export const createDeal = async (
   const { state, position } = created.right;
   if (state.status !== 'active' || position === null) throw new Error(`Deal ${dealId} was not created`);
   if (contactRead === null) return E.right({ deal: toDealView(state.deal), position });
-  return E.right(await refreshContactAfterCreate(deps, { dealId, companyId, contactRead, deal: state.deal, position, metadata }));
-};
-
-/**
- * A contact change appended between reading the contact and appending
- * `DealCreated` is in the log before the deal, so the `deals` read model (which
- * follows `ContactUpdated` into the deals that exist) would never apply it to the
- * new deal. Read the contact's stream once more; if it moved, record the newer
- * summary on the deal (`DealContactRefreshed`). A change after this read comes
- * after the deal in the log and reaches it the usual way.
- */
-const refreshContactAfterCreate = async (
-  deps: CommandDeps,
-  created: {
-    dealId: string;
-    companyId: string;
-    contactRead: { summary: DealContactSummary; revision: number };
-    deal: DealRecord;
-    position: Position;
-    metadata: EventMetadata;
-  },
-): Promise<{ deal: Deal; position: Position }> => {
-  const { dealId, companyId, contactRead, deal, position, metadata } = created;
-  const moved = await deps.eventStore.readStream(contactStream(contactRead.summary.id), {
-    fromRevision: contactRead.revision + 1,
-    maxCount: 1,
-  });
-  const now = moved.length > 0 ? await loadContactSummary(deps.eventStore, companyId, contactRead.summary.id) : null;
-  if (now === null) return { deal: toDealView(deal), position };
-  const refreshed = await handleCommand(deps, {
-    decider: dealDecider,
-    eventCodec: DealEvent,
-    stream: dealStream(dealId),
-    command: { type: 'RefreshDealContact', dealId, companyId, contact: now },
-    metadata,
-  });
-  if (E.isLeft(refreshed) || refreshed.right.state.status !== 'active') return { deal: toDealView(deal), position };
-  return { deal: toDealView(refreshed.right.state.deal), position: refreshed.right.position ?? position };
+  const read = { id: contactRead.summary.id, revision: contactRead.revision };
+  return E.right(await refreshContactAfterWrite(deps, { dealId, companyId, contact: read, deal: state.deal, position, metadata }));
 };

@@ -2,8 +2,14 @@ import * as E from 'fp-ts/lib/Either.js';
 import { contactSummaryOf } from '../domain/dealContactSummary.js';
 import { contactStream } from '../domain/contactsForDeals.js';
 import { dealDecider, type DealState } from '../domain/dealDecider.js';
-import { DealContactRefreshed, DealCreated, DealEvent, DealStatusChanged, dealStream } from '../domain/dealEvents.js';
-import { DealStatusChangedV1, unmarkedDealStatusChangedVersion, upcastDealStatusChangedV1 } from '../domain/dealEventVersions.js';
+import { DealContactRefreshed, DealCreated, DealDeleted, DealEvent, DealRestored, DealStatusChanged, dealStream } from '../domain/dealEvents.js';
+import {
+  DealStatusChangedV1,
+  DealStatusChangedV2,
+  unmarkedDealStatusChangedVersion,
+  upcastDealStatusChangedV1,
+  upcastDealStatusChangedV2,
+} from '../domain/dealEventVersions.js';
 import { storedEventType, storedAs, type UpcastStep } from '../../../application/versioning/storedEventTypes.js';
 import { companyInData, describeAggregate, type AggregateDescriptor } from '../../../application/aggregates/AggregateDescriptor.js';
 import { contactAggregate } from './contactsForDeals.js';
@@ -19,8 +25,11 @@ const dealStatusChangedV1toV2: UpcastStep = async (event, log) => {
   const contactId = before.status === 'active' ? before.deal.contact?.id : undefined;
   const contact = contactId === undefined ? null : await log.stateAt(contactStream(contactId), event.position, contactAggregate);
   const contactThen = contact?.status === 'active' ? contactSummaryOf(contact.contact) : null;
-  return E.map((upcast: DealStatusChanged) => upcast.data)(upcastDealStatusChangedV1(storedAs(DealStatusChangedV1, event), before, contactThen));
+  return E.map((upcast: DealStatusChangedV2) => upcast.data)(upcastDealStatusChangedV1(storedAs(DealStatusChangedV1, event), before, contactThen));
 };
+
+/** DealStatusChanged v2 → v3: the event alone decides (version 2's data fits version 3 as it is). */
+const dealStatusChangedV2toV3: UpcastStep = async (event) => E.right(upcastDealStatusChangedV2(storedAs(DealStatusChangedV2, event)).data);
 
 /** A deal of a company's pipeline: `deal-<id>`. */
 export const dealAggregate: AggregateDescriptor<DealEvent, DealState> = describeAggregate({
@@ -30,8 +39,15 @@ export const dealAggregate: AggregateDescriptor<DealEvent, DealState> = describe
   decider: dealDecider,
   storedEvents: [
     storedEventType('DealCreated', [DealCreated]),
-    storedEventType('DealStatusChanged', [DealStatusChangedV1, DealStatusChanged], [dealStatusChangedV1toV2], unmarkedDealStatusChangedVersion),
+    storedEventType(
+      'DealStatusChanged',
+      [DealStatusChangedV1, DealStatusChangedV2, DealStatusChanged],
+      [dealStatusChangedV1toV2, dealStatusChangedV2toV3],
+      unmarkedDealStatusChangedVersion,
+    ),
     storedEventType('DealContactRefreshed', [DealContactRefreshed]),
+    storedEventType('DealDeleted', [DealDeleted]),
+    storedEventType('DealRestored', [DealRestored]),
   ],
   history: { streamOf: dealStream, companyOf: companyInData(DealEvent) },
 });

@@ -5,8 +5,8 @@
  */
 import { contactDecider } from '../domain/contactsForDeals.js';
 import { ContactEvent, contactStream } from '../domain/contactsForDeals.js';
-import { contactSummaryOf } from '../domain/dealContactSummary.js';
-import type { DealContactSummary, DealUserSummary } from '../domain/dealEvents.js';
+import { contactSummaryOf, deletedContactSummary } from '../domain/dealContactSummary.js';
+import type { DealContactSummary, DealContactView, DealUserSummary } from '../domain/dealEvents.js';
 import type { DealRecord } from '../domain/dealRecord.js';
 import { toDealView, type Deal } from '../domain/dealView.js';
 import { UserEvent, userStream } from '../../users/index.js';
@@ -31,6 +31,27 @@ export const loadContactSummary = async (
   companyId: string,
   contactId: string,
 ): Promise<DealContactSummary | null> => (await readContactSummary(eventStore, companyId, contactId))?.summary ?? null;
+
+/**
+ * A contact of `companyId` as a deal shows it now: its summary, or for a deleted
+ * contact its id with every other field null; with the stream's last revision.
+ * Null when unknown or another company's.
+ */
+export const readContactShown = async (
+  eventStore: Pick<EventStore, 'readStream'>,
+  companyId: string,
+  contactId: string,
+): Promise<{ shown: DealContactView; revision: number } | null> => {
+  const { state, revision } = await loadAggregate(eventStore, contactStream(contactId), { eventCodec: ContactEvent, decider: contactDecider });
+  if (state.status === 'none' || state.contact.companyId !== companyId) return null;
+  return { shown: state.status === 'active' ? contactSummaryOf(state.contact) : deletedContactSummary(contactId), revision };
+};
+
+export const loadContactShown = async (
+  eventStore: Pick<EventStore, 'readStream'>,
+  companyId: string,
+  contactId: string,
+): Promise<DealContactView | null> => (await readContactShown(eventStore, companyId, contactId))?.shown ?? null;
 
 /**
  * A user as a deal shows it: the user decider's state keeps only ids, so this
@@ -58,9 +79,12 @@ export const loadUserSummary = async (
   return state !== null && state.companyId === companyId ? state.summary : null;
 };
 
-/** The response view, with the contact as it is now (what the read model shows once it has caught up). */
+/**
+ * The response view, with the contact as it is now, nulls but `id` when it is
+ * deleted (what the read model shows once it has caught up).
+ */
 export const currentView = async (eventStore: Pick<EventStore, 'readStream'>, deal: DealRecord): Promise<Deal> => {
   if (deal.contact === null) return toDealView(deal);
-  const contact = await loadContactSummary(eventStore, deal.companyId, deal.contact.id);
+  const contact = await loadContactShown(eventStore, deal.companyId, deal.contact.id);
   return toDealView(contact === null ? deal : { ...deal, contact });
 };

@@ -6,6 +6,7 @@ import {
   sampleHistoryOf,
   webhookEventId,
   type DerivedWebhookEvent,
+  type RecordVisibilitySource,
   type SampleEvent,
   type WebhookEventSource,
   type WebhookEventTypeSpec,
@@ -13,23 +14,36 @@ import {
 import type { DealCommand } from '../domain/dealCommands.js';
 import { contactSummaryOf } from '../domain/dealContactSummary.js';
 import { dealDecider } from '../domain/dealDecider.js';
-import { DealCreated, DealStatusChanged, dealStream } from '../domain/dealEvents.js';
+import { DealCreated, DealDeleted, DealRestored, DealStatusChanged, dealStream } from '../domain/dealEvents.js';
 import { dealFromCreated } from '../domain/dealRecord.js';
 import { toDealView, type Deal } from '../domain/dealView.js';
 import { dealWonData, type DealWonData } from '../domain/dealWonData.js';
 
 const dealEventType = (type: string): WebhookEventTypeSpec => ({ type, readPermission: 'deals:read', tagged: false, recordPath: 'deals' });
 
-/** The webhook event types of deals, in the specification's order. A deal has no tags: filters do not apply. */
+/**
+ * The webhook event types of deals: the specification's five, then a delete and a
+ * restore (the deal's id and the time only). A deal has no tags: filters do not apply.
+ */
 export const DEAL_WEBHOOK_EVENT_TYPES: readonly WebhookEventTypeSpec[] = [
   dealEventType('deal.created'),
   dealEventType('deal.updated'),
   dealEventType('deal.stage_changed'),
   dealEventType('deal.won'),
   dealEventType('deal.lost'),
+  dealEventType('deal.deleted'),
+  dealEventType('deal.restored'),
 ];
 
-const SourceEvent = t.union([DealCreated, DealStatusChanged]);
+/** The types whose events of a deleted deal leave the `recent` triggers: those that carry the deal. */
+const DEAL_RECORD_TYPES = ['deal.created', 'deal.updated', 'deal.stage_changed', 'deal.won', 'deal.lost'];
+
+/** What `deal.deleted` carries: the id and when. */
+export type DealDeletedData = { readonly id: string; readonly deletedAt: string };
+/** What `deal.restored` carries: the id and when; the deal itself is read with GET. */
+export type DealRestoredData = { readonly id: string; readonly restoredAt: string };
+
+const SourceEvent = t.union([DealCreated, DealStatusChanged, DealDeleted, DealRestored]);
 
 /** Decodes with the codecs the events are written with; a refusal means the log and the code disagree. */
 const decode = cachedDecoder(SourceEvent);
@@ -46,17 +60,30 @@ const decode = cachedDecoder(SourceEvent);
  * | `DealStatusChanged`, stage moved | `deal.stage_changed`, then `deal.updated` | Deal |
  * | `DealStatusChanged`, → `won`/`lost` and stage moved | `deal.won`/`deal.lost`, `deal.stage_changed`, `deal.updated` | as above |
  * | `DealStatusChanged`, reopened (→ `open`) or close date only | `deal.updated` | Deal |
+ * | `DealDeleted` | `deal.deleted` | `{id, deletedAt}` |
+ * | `DealRestored` | `deal.restored` | `{id, restoredAt}` |
  *
  * - The specific types come first, then `deal.updated`, exactly once per stored
  *   event (a win that also moves the stage is still one update of the deal).
  * - A correction `won ↔ lost` is a status change to `lost` (or `won`): it emits
  *   `deal.lost` (or `deal.won`) again, with the same close date.
- * - Deal data embed the contact summary as it was when the change was made; `tags` are `[]`.
+ * - Deal data embed the contact summary as it was when the change was made (a
+ *   deleted contact's: its id, every other field null); `tags` are `[]`.
+ * - `DealDeleted` and `DealRestored` also take the deal's other events out of the
+ *   `recent` triggers and bring them back (see `dealVisibility`).
  */
-export const deriveDealWebhookEvents = (event: RecordedEvent): DerivedWebhookEvent<Deal | DealWonData>[] => {
+export const deriveDealWebhookEvents = (event: RecordedEvent): DerivedWebhookEvent<Deal | DealWonData | DealDeletedData | DealRestoredData>[] => {
   const decoded = decode(event);
   const common = { source: event.metadata.source, position: event.position, streamRevision: event.revision };
   const of = (type: string) => ({ eventId: webhookEventId(event.id, type), type });
+  if (decoded.type === 'DealDeleted') {
+    const { dealId: id, companyId, deletedAt } = decoded.data;
+    return [{ ...of('deal.deleted'), companyId, timestamp: deletedAt, ...common, tags: [], data: { id, deletedAt } }];
+  }
+  if (decoded.type === 'DealRestored') {
+    const { dealId: id, companyId, restoredAt } = decoded.data;
+    return [{ ...of('deal.restored'), companyId, timestamp: restoredAt, ...common, tags: [], data: { id, restoredAt } }];
+  }
   if (decoded.type === 'DealCreated') {
     const at = { companyId: decoded.data.companyId, timestamp: decoded.data.createdAt, ...common, tags: [] };
     return [{ ...of('deal.created'), ...at, data: toDealView(dealFromCreated(decoded)) }];
@@ -78,7 +105,8 @@ const SAMPLE_COMPANY_ID = '00000000-0000-4000-8000-000000000000';
 
 /**
  * A made-up deal of the example contact: created, moved to another stage, then
- * (alternatives of one history) won or lost. The examples of `deal.*`.
+ * (alternatives of one history) won or lost; the won one deleted and restored.
+ * The examples of `deal.*`.
  */
 export const dealSampleHistory = (): readonly SampleEvent[] => {
   const contact = contactSummaryOf(contactSampleHistory().contact);
@@ -114,13 +142,45 @@ export const dealSampleHistory = (): readonly SampleEvent[] => {
   const from = { state: negotiating.state, revision: negotiating.events.length };
   const won = sampleHistoryOf(dealDecider, stream, [change({ status: 'won', stage: 'Closed' }, '2024-02-20T11:15:00.000Z')], from);
   const lost = sampleHistoryOf(dealDecider, stream, [change({ status: 'lost', actualCloseDate: '2024-02-20T00:00:00.000Z' }, '2024-02-20T11:15:00.000Z')], from);
-  return [...negotiating.events, ...won.events, ...lost.events];
+  const deleted = sampleHistoryOf(
+    dealDecider,
+    stream,
+    [
+      {
+        type: 'DeleteDeal',
+        dealId: SAMPLE_DEAL_ID,
+        companyId: SAMPLE_COMPANY_ID,
+        at: new Date('2024-02-21T09:00:00.000Z'),
+        restorableUntil: new Date('2024-03-22T09:00:00.000Z'),
+      },
+      { type: 'RestoreDeal', dealId: SAMPLE_DEAL_ID, companyId: SAMPLE_COMPANY_ID, contact, at: new Date('2024-02-21T09:20:00.000Z') },
+    ],
+    { state: won.state, revision: negotiating.events.length + won.events.length },
+  );
+  return [...negotiating.events, ...won.events, ...lost.events, ...deleted.events];
+};
+
+const decodeVisibility = cachedDecoder(t.union([DealDeleted, DealRestored]));
+
+/**
+ * A deleted deal's `deal.*` events leave the `recent` triggers until it is
+ * restored. (A deleted contact changes no deal's events: the deals keep it,
+ * shown as nulls, and no webhook event derives from that.)
+ */
+export const dealVisibility: RecordVisibilitySource = {
+  storedEventTypes: ['DealDeleted', 'DealRestored'],
+  types: DEAL_RECORD_TYPES,
+  of: (event) => {
+    const { type, data } = decodeVisibility(event);
+    return { companyId: data.companyId, id: data.dealId, hidden: type === 'DealDeleted' };
+  },
 };
 
 /** What deals declare of their webhook events, but for the trigger records' schemas and the console's timeline. */
-export const dealWebhookEvents: Pick<WebhookEventSource, 'types' | 'storedEventTypes' | 'derive' | 'sampleHistory'> = {
+export const dealWebhookEvents: Pick<WebhookEventSource, 'types' | 'storedEventTypes' | 'derive' | 'sampleHistory' | 'visibility'> = {
   types: DEAL_WEBHOOK_EVENT_TYPES,
-  storedEventTypes: ['DealCreated', 'DealStatusChanged'],
+  storedEventTypes: ['DealCreated', 'DealStatusChanged', 'DealDeleted', 'DealRestored'],
   derive: deriveDealWebhookEvents,
   sampleHistory: dealSampleHistory,
+  visibility: dealVisibility,
 };

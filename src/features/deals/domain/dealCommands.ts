@@ -1,4 +1,4 @@
-import type { DealContactSummary, DealUserSummary } from './dealEvents.js';
+import type { DealContactSummary, DealContactView, DealUserSummary } from './dealEvents.js';
 import type { CreateDealFields, DealStatusChangeFields } from './dealInput.js';
 
 /**
@@ -30,10 +30,11 @@ export interface ChangeDealStatus {
   readonly change: DealStatusChangeFields;
   /**
    * The summary of the deal's contact as the contact's stream has it now (the
-   * caller reads it), for the `deal` snapshot the event carries; null when the
-   * deal has no contact. A summary of another contact than the deal's is ignored.
+   * caller reads it; a deleted contact's has nulls but `id`), for the `deal`
+   * snapshot the event carries; null when the deal has no contact. A summary of
+   * another contact than the deal's is ignored.
    */
-  readonly contact: DealContactSummary | null;
+  readonly contact: DealContactView | null;
   readonly at: Date;
 }
 
@@ -49,4 +50,30 @@ export interface RefreshDealContact {
   readonly contact: DealContactSummary;
 }
 
-export type DealCommand = CreateDeal | ChangeDealStatus | RefreshDealContact;
+/**
+ * Delete a deal of `companyId` at `at`; it stays restorable until
+ * `restorableUntil` (the retention period is the server's setting, so the
+ * application computes it).
+ */
+export interface DeleteDeal {
+  readonly type: 'DeleteDeal';
+  readonly dealId: string;
+  readonly companyId: string;
+  readonly at: Date;
+  readonly restorableUntil: Date;
+}
+
+/**
+ * Bring back a deleted deal of `companyId` as it was, if `at` is before its
+ * `restorableUntil`. `contact` is as in `ChangeDealStatus`: the deal's contact
+ * as its stream has it now, for the `deal` the event carries.
+ */
+export interface RestoreDeal {
+  readonly type: 'RestoreDeal';
+  readonly dealId: string;
+  readonly companyId: string;
+  readonly contact: DealContactView | null;
+  readonly at: Date;
+}
+
+export type DealCommand = CreateDeal | ChangeDealStatus | RefreshDealContact | DeleteDeal | RestoreDeal;

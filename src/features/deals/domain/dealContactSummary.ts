@@ -1,15 +1,30 @@
 import type { ContactChanges } from './contactsForDeals.js';
 import type { ContactRecord } from './contactsForDeals.js';
-import type { DealContactSummary } from './dealEvents.js';
+import type { DealContactSummary, DealContactView } from './dealEvents.js';
 
-/** The summary a deal embeds of a contact (its stream's current state). */
-export const contactSummaryOf = (contact: ContactRecord): DealContactSummary => ({
+/** The summary a deal embeds of a contact (its stream's current state, or the contact a `ContactRestored` carries). */
+export const contactSummaryOf = (
+  contact: Pick<ContactRecord, 'id' | 'name' | 'email' | 'phoneNumber' | 'currentCompany'>,
+): DealContactSummary => ({
   id: contact.id,
   name: contact.name,
   email: contact.email,
   phoneNumber: contact.phoneNumber,
   currentCompany: contact.currentCompany,
 });
+
+/** What a deal shows of a deleted contact: the link (`id`), and null for every other field. */
+export const deletedContactSummary = (contactId: string): DealContactView => ({
+  id: contactId,
+  name: null,
+  email: null,
+  phoneNumber: null,
+  currentCompany: null,
+});
+
+/** True for a live contact's summary; false for a deleted contact's (`deletedContactSummary`). */
+export const isLiveContactSummary = (summary: DealContactView): summary is DealContactSummary =>
+  summary.name !== null && summary.phoneNumber !== null;
 
 /** True when a `ContactUpdated` with these changes alters a summary. */
 export const changesContactSummary = (changes: ContactChanges): boolean =>

@@ -2,15 +2,22 @@ import * as E from 'fp-ts/lib/Either.js';
 import { toIsoTimestamp } from '../../../shared/Clock.js';
 import { assertNever, type Decider } from '../../../shared/Decider.js';
 import { DEFAULT_CURRENCY } from './currencyCode.js';
-import type { ChangeDealStatus, CreateDeal, DealCommand, RefreshDealContact } from './dealCommands.js';
+import type { ChangeDealStatus, CreateDeal, DealCommand, DeleteDeal, RefreshDealContact, RestoreDeal } from './dealCommands.js';
 import type { DealError } from './dealErrors.js';
-import type { DealContactSummary, DealEvent, DealStatusChanged } from './dealEvents.js';
+import type { DealContactView, DealEvent, DealStatusChanged } from './dealEvents.js';
 import { DEFAULT_PRIORITY } from './dealInput.js';
 import { applyDealStatusChanged, dealFromCreated, type DealRecord } from './dealRecord.js';
 import { toDealView } from './dealView.js';
 
-/** No deal yet, or the full deal (including createdAt and updatedAt). */
-export type DealState = { readonly status: 'none' } | { readonly status: 'active'; readonly deal: DealRecord };
+/**
+ * No deal yet; the full deal (including createdAt and updatedAt); or a deleted
+ * one, kept as it was when deleted so that it can be restored until
+ * `restorableUntil`.
+ */
+export type DealState =
+  | { readonly status: 'none' }
+  | { readonly status: 'active'; readonly deal: DealRecord }
+  | { readonly status: 'deleted'; readonly deal: DealRecord; readonly deletedAt: string; readonly restorableUntil: string };
 
 const none: DealState = { status: 'none' };
 
@@ -78,12 +85,15 @@ const changeStatus = (command: ChangeDealStatus, state: DealState): E.Either<Dea
   if (stageMoves) moves.stage = { from: current.stage, to: change.stage ?? null };
   // Event-carried state: the whole deal after the change, with its contact as of now.
   const after = applyDealStatusChanged(current, { data: moves });
-  const contact = current.contact !== null && command.contact?.id === current.contact.id ? command.contact : current.contact;
-  return E.right([{ type: 'DealStatusChanged', data: { ...moves, deal: toDealView({ ...after, contact }) } }]);
+  return E.right([{ type: 'DealStatusChanged', data: { ...moves, deal: toDealView({ ...after, contact: contactNow(current, command.contact) }) } }]);
 };
 
-const sameSummary = (a: DealContactSummary, b: DealContactSummary): boolean =>
-  (Object.keys(a) as (keyof DealContactSummary)[]).every((key) => a[key] === b[key]) &&
+/** The deal's contact as the command brings it (the contact as it is now), or the one it holds when the command brings another or none. */
+const contactNow = (deal: DealRecord, brought: DealContactView | null): DealContactView | null =>
+  deal.contact !== null && brought?.id === deal.contact.id ? brought : deal.contact;
+
+const sameSummary = (a: DealContactView, b: DealContactView): boolean =>
+  (Object.keys(a) as (keyof DealContactView)[]).every((key) => a[key] === b[key]) &&
   Object.keys(a).length === Object.keys(b).length;
 
 /** A newer summary of the contact the deal embeds: one `DealContactRefreshed`, or nothing when it is the same. */
@@ -95,6 +105,47 @@ const refreshContact = (command: RefreshDealContact, state: DealState): E.Either
   if (embedded === null || embedded.id !== command.contact.id || sameSummary(embedded, command.contact)) return E.right([]);
   return E.right([
     { type: 'DealContactRefreshed', data: { dealId: command.dealId, companyId: command.companyId, contact: command.contact } },
+  ]);
+};
+
+const remove = (command: DeleteDeal, state: DealState): E.Either<DealError, readonly DealEvent[]> => {
+  // Deleted already (or never there): not found, as for any other write.
+  if (state.status !== 'active' || state.deal.companyId !== command.companyId) {
+    return E.left({ kind: 'DealNotFound', dealId: command.dealId });
+  }
+  const data = {
+    dealId: state.deal.id,
+    companyId: state.deal.companyId,
+    deletedAt: toIsoTimestamp(command.at),
+    restorableUntil: toIsoTimestamp(command.restorableUntil),
+  };
+  return E.right([{ type: 'DealDeleted', data }]);
+};
+
+/**
+ * A deleted deal comes back as it was, while `at` is before its
+ * `restorableUntil`; after that it is gone for good (not found). The event
+ * carries the deal with its contact as the command brings it (the contact as it
+ * is now). Restoring one that is not deleted changes nothing, so a restore sent
+ * twice answers the same.
+ */
+const restore = (command: RestoreDeal, state: DealState): E.Either<DealError, readonly DealEvent[]> => {
+  if (state.status === 'none' || state.deal.companyId !== command.companyId) {
+    return E.left({ kind: 'DealNotFound', dealId: command.dealId });
+  }
+  if (state.status === 'active') return E.right([]);
+  if (!(command.at.getTime() < Date.parse(state.restorableUntil))) return E.left({ kind: 'DealNotFound', dealId: command.dealId });
+  const { deal } = state;
+  return E.right([
+    {
+      type: 'DealRestored',
+      data: {
+        dealId: deal.id,
+        companyId: deal.companyId,
+        restoredAt: toIsoTimestamp(command.at),
+        deal: toDealView({ ...deal, contact: contactNow(deal, command.contact) }),
+      },
+    },
   ]);
 };
 
@@ -112,6 +163,10 @@ export const dealDecider: Decider<DealCommand, DealEvent, DealState, DealError> 
         return changeStatus(command, state);
       case 'RefreshDealContact':
         return refreshContact(command, state);
+      case 'DeleteDeal':
+        return remove(command, state);
+      case 'RestoreDeal':
+        return restore(command, state);
       default:
         return assertNever(command);
     }
@@ -124,6 +179,13 @@ export const dealDecider: Decider<DealCommand, DealEvent, DealState, DealError> 
         return state.status === 'active' ? { status: 'active', deal: applyDealStatusChanged(state.deal, event) } : state;
       case 'DealContactRefreshed':
         return state.status === 'active' ? { status: 'active', deal: { ...state.deal, contact: event.data.contact } } : state;
+      case 'DealDeleted':
+        return state.status === 'active'
+          ? { status: 'deleted', deal: state.deal, deletedAt: event.data.deletedAt, restorableUntil: event.data.restorableUntil }
+          : state;
+      // Back as it was, with the contact summary it was restored with (what a later refresh compares with).
+      case 'DealRestored':
+        return state.status === 'deleted' ? { status: 'active', deal: { ...state.deal, contact: event.data.deal.contact } } : state;
       default:
         return assertNever(event);
     }

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import type { DealState } from './dealDecider.js';
-import { DealStatus, type DealContactSummary, type DealStatusChanged } from './dealEvents.js';
+import { DealContactSummary, DealPriority, DealStatus, DealUserSummary, type DealStatusChanged } from './dealEvents.js';
 import { applyDealStatusChanged } from './dealRecord.js';
 import { toDealView } from './dealView.js';
 
@@ -12,8 +12,12 @@ import { toDealView } from './dealView.js';
  *
  *   DealCreated           v1 (current)
  *   DealStatusChanged     v1: the moves, actualCloseDate, updatedAt (releases up to 92d4d5c)
- *                         v2 (current): v1 + `deal`, the whole deal after the change
+ *                         v2: v1 + `deal`, the whole deal after the change (releases up to 283063c)
+ *                         v3 (current): v2, but the contact in `deal` may be a deleted one's
+ *                           (`id`, every other field null)
  *   DealContactRefreshed  v1 (current)
+ *   DealDeleted           v1 (current)
+ *   DealRestored          v1 (current)
  */
 
 const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
@@ -42,7 +46,8 @@ const hasField = (data: unknown, field: string): boolean => typeof data === 'obj
  * The version of a `DealStatusChanged` stored without a schema version (written
  * before versions were recorded): releases up to 92d4d5c wrote version 1, without
  * `deal`; later ones wrote version 2, with it, still unmarked. So: version 2 when
- * `data.deal` is there, else version 1.
+ * `data.deal` is there, else version 1. (Version 3 came after versions were
+ * recorded: no release wrote it unmarked.)
  */
 export const unmarkedDealStatusChangedVersion = (data: unknown): number => (hasField(data, 'deal') ? 2 : 1);
 
@@ -58,7 +63,7 @@ export const upcastDealStatusChangedV1 = (
   event: DealStatusChangedV1,
   before: DealState,
   contactThen: DealContactSummary | null,
-): E.Either<string, DealStatusChanged> => {
+): E.Either<string, DealStatusChangedV2> => {
   if (before.status !== 'active') return E.left('no DealCreated before it in its stream: the deal it changed is unknown');
   if (before.deal.id !== event.data.dealId) {
     return E.left(`it names deal ${event.data.dealId}, but its stream holds deal ${before.deal.id}`);
@@ -66,5 +71,57 @@ export const upcastDealStatusChangedV1 = (
   const after = applyDealStatusChanged(before.deal, event);
   const embedded = before.deal.contact;
   const contact = embedded !== null && contactThen?.id === embedded.id ? contactThen : embedded;
-  return E.right({ type: 'DealStatusChanged', data: { ...event.data, deal: toDealView({ ...after, contact }) } });
+  const deal = toDealView({ ...after, contact });
+  // The releases that wrote version 1 knew no deleted contact: what the deal embeds is a live contact's.
+  if (!DealViewV2.is(deal)) return E.left(`the deal's contact ${contact?.id ?? ''} shows as deleted, which version 2 cannot hold`);
+  return E.right({ type: 'DealStatusChanged', data: { ...event.data, deal } });
 };
+
+/**
+ * The Deal shape `DealStatusChanged` version 2 carries: its contact, when it has
+ * one, a live contact's summary (every field but `email` and `currentCompany` a string).
+ */
+export const DealViewV2 = t.type({
+  id: t.string,
+  title: t.string,
+  description: nullable(t.string),
+  value: t.number,
+  currency: t.string,
+  stage: nullable(t.string),
+  priority: DealPriority,
+  probability: nullable(t.number),
+  status: DealStatus,
+  expectedCloseDate: nullable(t.string),
+  actualCloseDate: nullable(t.string),
+  source: nullable(t.string),
+  contact: nullable(DealContactSummary),
+  assignedTo: nullable(DealUserSummary),
+  createdAt: t.string,
+  updatedAt: t.string,
+});
+
+/** `DealStatusChanged` version 2: the moves and `deal`, the whole deal after the change, with a live contact. */
+export const DealStatusChangedV2 = t.type({
+  type: t.literal('DealStatusChanged'),
+  data: t.intersection([
+    t.type({
+      dealId: t.string,
+      companyId: t.string,
+      actualCloseDate: nullable(t.string),
+      updatedAt: t.string,
+      deal: DealViewV2,
+    }),
+    t.partial({
+      status: t.type({ from: DealStatus, to: DealStatus }),
+      stage: t.type({ from: nullable(t.string), to: nullable(t.string) }),
+    }),
+  ]),
+});
+export type DealStatusChangedV2 = t.TypeOf<typeof DealStatusChangedV2>;
+
+/**
+ * `DealStatusChanged` v2 → v3: the identity. Version 3 only lets the contact in
+ * `deal` be a deleted one's (its fields but `id` null); a live contact's summary,
+ * all version 2 holds, fits it as it is.
+ */
+export const upcastDealStatusChangedV2 = (event: DealStatusChangedV2): DealStatusChanged => event;

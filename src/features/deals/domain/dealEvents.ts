@@ -14,6 +14,7 @@ export const DEAL_PRIORITIES = Object.keys(DealPriority.keys) as readonly DealPr
 /**
  * The contact a deal embeds: a snapshot taken at creation from the contact's
  * stream; the read model follows the contact's later `ContactUpdated` events.
+ * Always a live contact's (what `DealCreated` and `DealContactRefreshed` record).
  */
 export const DealContactSummary = t.type({
   id: t.string,
@@ -23,6 +24,20 @@ export const DealContactSummary = t.type({
   currentCompany: nullable(t.string),
 });
 export type DealContactSummary = t.TypeOf<typeof DealContactSummary>;
+
+/**
+ * The contact as a deal shows it: a live contact's summary, or a deleted
+ * contact's, which keeps the link (`id`) and shows every other field as null,
+ * until the contact is restored.
+ */
+export const DealContactView = t.type({
+  id: t.string,
+  name: nullable(t.string),
+  email: nullable(t.string),
+  phoneNumber: nullable(t.string),
+  currentCompany: nullable(t.string),
+});
+export type DealContactView = t.TypeOf<typeof DealContactView>;
 
 /** The user a deal is assigned to: a snapshot taken at creation from the user's stream. */
 export const DealUserSummary = t.type({ id: t.string, name: t.string, email: t.string });
@@ -47,7 +62,7 @@ export const DealView = t.type({
   expectedCloseDate: nullable(t.string),
   actualCloseDate: nullable(t.string),
   source: nullable(t.string),
-  contact: nullable(DealContactSummary),
+  contact: nullable(DealContactView),
   assignedTo: nullable(DealUserSummary),
   createdAt: t.string,
   updatedAt: t.string,
@@ -86,11 +101,12 @@ export type DealCreated = t.TypeOf<typeof DealCreated>;
  *
  * `deal` is the whole deal after the change, in the API's Deal shape (event-carried
  * state), with the contact summary as the contact's stream had it when the change
- * was decided and the assigned user's summary: `deal.*` webhooks and triggers are
- * built from this one event, never from a fold at delivery or replay time. (The
- * `deals` read model keeps folding moves and follows `ContactUpdated` for the
- * embedded contact, so a contact change racing a status change cannot roll the
- * read model's summary back.)
+ * was decided (nulls but `id` for a deleted contact) and the assigned user's
+ * summary: `deal.*` webhooks and triggers are built from this one event, never
+ * from a fold at delivery or replay time. (The `deals` read model keeps folding
+ * moves and follows the contact's events for the embedded contact, so a contact
+ * change racing a status change cannot roll the read model's summary back.)
+ * Version 3 (see `dealEventVersions.ts`).
  */
 export const DealStatusChanged = t.type({
   type: t.literal('DealStatusChanged'),
@@ -112,10 +128,11 @@ export type DealStatusChanged = t.TypeOf<typeof DealStatusChanged>;
 
 /**
  * The deal's embedded contact summary, brought up to date. Appended only when
- * the contact changed between the deal's creation reading it and the
- * `DealCreated` append: that `ContactUpdated` is in the log before the deal, so
- * nothing that follows contact changes would ever apply it to this deal. Not a
- * change of the deal itself: `updatedAt` stays and no webhook event derives from it.
+ * the contact changed between the deal's creation (or restore) reading it and the
+ * `DealCreated` (or `DealRestored`) append: that contact event is in the log
+ * before the deal's, so nothing that follows contact changes would ever apply it
+ * to this deal. Not a change of the deal itself: `updatedAt` stays and no webhook
+ * event derives from it.
  */
 export const DealContactRefreshed = t.type({
   type: t.literal('DealContactRefreshed'),
@@ -127,13 +144,39 @@ export const DealContactRefreshed = t.type({
 });
 export type DealContactRefreshed = t.TypeOf<typeof DealContactRefreshed>;
 
-export const DealEvent = t.union([DealCreated, DealStatusChanged, DealContactRefreshed]);
+/**
+ * The deal was deleted: it answers 404 and leaves every list and total until it
+ * is restored, which it may be until `restorableUntil` (ISO 8601 UTC with
+ * milliseconds, `deletedAt` plus the retention period the server had then).
+ */
+export const DealDeleted = t.type({
+  type: t.literal('DealDeleted'),
+  data: t.type({ dealId: t.string, companyId: t.string, deletedAt: t.string, restorableUntil: t.string }),
+});
+export type DealDeleted = t.TypeOf<typeof DealDeleted>;
+
+/**
+ * A deleted deal came back as it was when it was deleted (its `updatedAt`
+ * unchanged: nothing of it changed), with its contact summary as the contact's
+ * stream had it when the restore was decided (nulls but `id` for a deleted
+ * contact). `deal` is event-carried state, as in `DealStatusChanged`: the read
+ * models rebuild the deal from this one event.
+ */
+export const DealRestored = t.type({
+  type: t.literal('DealRestored'),
+  data: t.type({ dealId: t.string, companyId: t.string, restoredAt: t.string, deal: DealView }),
+});
+export type DealRestored = t.TypeOf<typeof DealRestored>;
+
+export const DealEvent = t.union([DealCreated, DealStatusChanged, DealContactRefreshed, DealDeleted, DealRestored]);
 export type DealEvent = t.TypeOf<typeof DealEvent>;
 
 export const DEAL_EVENT_TYPES: ReadonlySet<DealEvent['type']> = new Set([
   'DealCreated',
   'DealStatusChanged',
   'DealContactRefreshed',
+  'DealDeleted',
+  'DealRestored',
 ]);
 
 /** The stream of one deal. */

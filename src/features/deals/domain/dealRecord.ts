@@ -1,4 +1,4 @@
-import type { DealContactSummary, DealCreated, DealPriority, DealStatus, DealStatusChanged, DealUserSummary } from './dealEvents.js';
+import type { DealContactView, DealCreated, DealPriority, DealStatus, DealStatusChanged, DealUserSummary } from './dealEvents.js';
 
 /** A deal as its events define it: the aggregate's state and the source of every view. */
 export interface DealRecord {
@@ -16,7 +16,8 @@ export interface DealRecord {
   /** Null exactly while the deal is open. */
   readonly actualCloseDate: string | null;
   readonly source: string | null;
-  readonly contact: DealContactSummary | null;
+  /** The linked contact as the deal shows it: a deleted contact's has nulls but `id`. */
+  readonly contact: DealContactView | null;
   readonly assignedTo: DealUserSummary | null;
   readonly createdAt: string;
   readonly updatedAt: string;

@@ -7,7 +7,8 @@ const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
  * The `data` of a `deal.won` webhook, exactly the specification's fields: the
  * deal's `id`, `title`, `value`, `currency`, `stage`, `status` (always `won`), the
  * won timestamp `wonAt` (the deal's `actualCloseDate`) and its contact as
- * `{id, name, email}` (null when the deal has none).
+ * `{id, name, email}` (null when the deal has none; `name` and `email` null when
+ * the contact is deleted).
  */
 export const DealWonData = t.type({
   id: t.string,
@@ -17,7 +18,7 @@ export const DealWonData = t.type({
   stage: nullable(t.string),
   status: t.literal('won'),
   wonAt: t.string,
-  contact: nullable(t.type({ id: t.string, name: t.string, email: nullable(t.string) })),
+  contact: nullable(t.type({ id: t.string, name: nullable(t.string), email: nullable(t.string) })),
 });
 export type DealWonData = t.TypeOf<typeof DealWonData>;
 

@@ -6,13 +6,13 @@ import type { Deal } from '../domain/dealView.js';
 import { dealOf, dealsProjection } from './dealsProjection.js';
 
 /**
- * A deal of `companyId` as it was at `asOf`; null when it did not exist yet, or is
- * unknown or another company's.
+ * A deal of `companyId` as it was at `asOf`; null when it did not exist yet or was
+ * deleted then, or is unknown or another company's.
  *
  * A deal embeds a summary of its contact, which the read model keeps following
- * through the contact's `ContactUpdated` events; so the deal's events are folded
- * merged (by log position) with its contact's, both up to `asOf`, and the summary
- * is the contact as it was then. The assigned user's summary needs nothing more:
+ * through the contact's events (updates, its deletion and restore); so the deal's
+ * events are folded merged (by log position) with its contact's, both up to
+ * `asOf`, and the summary is the contact as it was then. The assigned user's summary needs nothing more:
  * a user's stream never changes after `UserCreated`.
  */
 export const dealAsOf = async (

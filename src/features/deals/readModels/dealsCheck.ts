@@ -3,24 +3,30 @@ import { dealAggregate } from '../application/dealAggregate.js';
 import type { LogFolds } from '../../../application/verify/logFolds.js';
 import type { ContactState } from '../domain/contactsForDeals.js';
 import { contactStream } from '../domain/contactsForDeals.js';
-import { contactSummaryOf } from '../domain/dealContactSummary.js';
+import { contactSummaryOf, deletedContactSummary } from '../domain/dealContactSummary.js';
 import type { DealState } from '../domain/dealDecider.js';
-import type { DealContactSummary } from '../domain/dealEvents.js';
+import type { DealContactView } from '../domain/dealEvents.js';
 import { toDealView } from '../domain/dealView.js';
 import { check, expectedFrom, observedAt } from '../../../application/verify/verifyCheck.js';
 import { dealsProjection, type DealDoc } from './dealsProjection.js';
 
 /**
  * The contact summary a deal shows: the deal's read model starts from the
- * snapshot taken at creation and follows the contact's `ContactUpdated` events,
- * so it must equal the contact's stream as it is now.
+ * snapshot taken at creation (or restore) and follows the contact's
+ * `ContactUpdated`, `ContactDeleted` and `ContactRestored` events, so it must
+ * equal the contact's stream as it is now: its summary, or for a deleted contact
+ * its id and nulls.
  */
-const currentSummary = (folds: LogFolds, companyId: string, summary: DealContactSummary): DealContactSummary => {
+const currentSummary = (folds: LogFolds, companyId: string, summary: DealContactView): DealContactView => {
   const contact = folds.stateOf<ContactState>(contactAggregate.fold, contactStream(summary.id));
-  return contact?.status === 'active' && contact.contact.companyId === companyId ? contactSummaryOf(contact.contact) : summary;
+  if (!contact || contact.status === 'none' || contact.contact.companyId !== companyId) return summary;
+  return contact.status === 'active' ? contactSummaryOf(contact.contact) : deletedContactSummary(summary.id);
 };
 
-/** Every deal's stream has its document, with the deal as its stream folds it and its contact as the contact is now. */
+/**
+ * Every deal's stream has its document (but a deleted deal's: none), with the deal
+ * as its stream folds it and its contact as the contact is now.
+ */
 export const dealsCheck = check<DealDoc>({
   projection: dealsProjection,
   folds: [dealAggregate.fold, contactAggregate.fold],

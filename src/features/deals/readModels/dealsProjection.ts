@@ -2,9 +2,23 @@ import * as t from 'io-ts';
 import { cachedDecoder } from '../../../application/versioning/decodeStoredEvent.js';
 import type { RecordedEvent } from '../../../application/ports/EventStore.js';
 import type { Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
-import { ContactUpdated } from '../domain/contactsForDeals.js';
-import { applyContactChanges, changesContactSummary } from '../domain/dealContactSummary.js';
-import { DEAL_EVENT_TYPES, DealContactRefreshed, DealCreated, DealStatusChanged } from '../domain/dealEvents.js';
+import { ContactDeleted, ContactRestored, ContactUpdated } from '../domain/contactsForDeals.js';
+import {
+  applyContactChanges,
+  changesContactSummary,
+  contactSummaryOf,
+  deletedContactSummary,
+  isLiveContactSummary,
+} from '../domain/dealContactSummary.js';
+import {
+  DEAL_EVENT_TYPES,
+  DealContactRefreshed,
+  DealCreated,
+  DealDeleted,
+  DealRestored,
+  DealStatusChanged,
+  type DealContactView,
+} from '../domain/dealEvents.js';
 import { applyDealStatusChanged, dealFromCreated, type DealRecord } from '../domain/dealRecord.js';
 import { toDealView, type Deal } from '../domain/dealView.js';
 import type { Position } from '../../../shared/Position.js';
@@ -34,7 +48,16 @@ export interface DealDoc extends ReadModelDocument {
 export const dealOf = (doc: DealDoc): Deal => doc.deal;
 
 /** The events this read model folds: the deal's own, and contact changes that show in embedded summaries. */
-const DealsProjectionEvent = t.union([DealCreated, DealStatusChanged, DealContactRefreshed, ContactUpdated]);
+const DealsProjectionEvent = t.union([
+  DealCreated,
+  DealStatusChanged,
+  DealContactRefreshed,
+  DealDeleted,
+  DealRestored,
+  ContactUpdated,
+  ContactDeleted,
+  ContactRestored,
+]);
 type DealsProjectionEvent = t.TypeOf<typeof DealsProjectionEvent>;
 
 /** Decoded once per stored event: `targets` and `evolve` see the same event. */
@@ -51,6 +74,18 @@ const toDoc = (record: DealRecord, event: RecordedEvent): DealDoc => ({
 const toRecord = (doc: DealDoc): DealRecord => ({ ...doc.deal, companyId: doc.companyId });
 
 /**
+ * The document with its contact shown as `contact` (a contact event at `event`),
+ * when the deal embeds that contact of its company; the same document otherwise.
+ * The deal's `revision` stays: its own stream did not move.
+ */
+const withContact = (doc: DealDoc | null, companyId: string, contact: DealContactView, event: RecordedEvent): DealDoc | null => {
+  const summary = doc?.deal.contact;
+  if (!doc || !summary || summary.id !== contact.id || doc.companyId !== companyId) return doc;
+  const same = (Object.keys(contact) as (keyof DealContactView)[]).every((key) => summary[key] === contact[key]);
+  return same ? doc : { ...doc, position: event.position, deal: { ...doc.deal, contact } };
+};
+
+/**
  * The `deals` read model: one document per deal, built with the same functions
  * as the aggregate's state (`dealFromCreated`, `applyDealStatusChanged`) and the
  * same view (`toDealView`) as the command responses, so both agree.
@@ -58,11 +93,16 @@ const toRecord = (doc: DealDoc): DealRecord => ({ ...doc.deal, companyId: doc.co
  * A `ContactUpdated` that changes a contact's name, email, phoneNumber or
  * currentCompany updates the summary in every deal of that company that embeds
  * the contact (a where-target on `deal.contact.id`); the deal's `updatedAt` stays,
- * since the deal itself did not change.
+ * since the deal itself did not change. A `ContactDeleted` keeps the link but
+ * shows every other field of the summary as null (`deletedContactSummary`); a
+ * `ContactRestored` shows the contact again, from the contact it carries.
+ *
+ * A deleted deal has no document (it leaves every list and total); a restored
+ * one has it back, from the deal its `DealRestored` carries.
  */
 export const dealsProjection: Projection<DealDoc> = {
   name: 'deals',
-  eventTypes: new Set([...DEAL_EVENT_TYPES, 'ContactUpdated']),
+  eventTypes: new Set([...DEAL_EVENT_TYPES, 'ContactUpdated', 'ContactDeleted', 'ContactRestored']),
   indexes: [
     ['deal.status'],
     ['deal.stage'],
@@ -79,11 +119,16 @@ export const dealsProjection: Projection<DealDoc> = {
       case 'DealCreated':
       case 'DealStatusChanged':
       case 'DealContactRefreshed':
+      case 'DealDeleted':
+      case 'DealRestored':
         return [{ kind: 'id', companyId: decoded.data.companyId, id: decoded.data.dealId }];
       case 'ContactUpdated':
         return changesContactSummary(decoded.data.changes)
           ? [{ kind: 'where', companyId: decoded.data.companyId, field: 'deal.contact.id', value: decoded.data.contactId }]
           : [];
+      case 'ContactDeleted':
+      case 'ContactRestored':
+        return [{ kind: 'where', companyId: decoded.data.companyId, field: 'deal.contact.id', value: decoded.data.contactId }];
       default: {
         const unknown: never = decoded;
         return unknown;
@@ -107,9 +152,22 @@ export const dealsProjection: Projection<DealDoc> = {
       case 'ContactUpdated': {
         const summary = doc?.deal.contact;
         if (!doc || !summary || summary.id !== decoded.data.contactId || doc.companyId !== decoded.data.companyId) return doc;
+        // A deleted contact is not updated; its summary changes only when it is restored.
+        if (!isLiveContactSummary(summary)) return doc;
         const contact = applyContactChanges(summary, decoded.data.changes);
         return contact === summary ? doc : { ...doc, position: event.position, deal: { ...doc.deal, contact } };
       }
+      case 'ContactDeleted':
+        return withContact(doc, decoded.data.companyId, deletedContactSummary(decoded.data.contactId), event);
+      case 'ContactRestored':
+        return withContact(doc, decoded.data.companyId, contactSummaryOf(decoded.data.contact), event);
+      // A deleted deal leaves the read model (every list, filter, total and GET); restored, it comes back
+      // from the deal its event carries. It is then created anew: lists show it after the deals created
+      // before its restore.
+      case 'DealDeleted':
+        return null;
+      case 'DealRestored':
+        return doc ?? toDoc({ ...decoded.data.deal, companyId: decoded.data.companyId }, event);
       default: {
         const unknown: never = decoded;
         return unknown;

@@ -111,7 +111,8 @@ const recordSchemas = (catalogue: WebhookEventCatalogue): Record<string, JsonSch
     ...records,
     TriggerRecord: {
       description: `${capitalised(inWords(triggerRecords.flatMap((source) => source.shapes.map((shape) => shape.described.trigger))))}, each with \`eventId\`.`,
-      oneOf: triggerRecords.flatMap((source) => source.alternatives).map(schemaRef),
+      // Sources may share a shape (a deleted contact's record and a deleted deal's): each is listed once.
+      oneOf: [...new Set(triggerRecords.flatMap((source) => source.alternatives))].map(schemaRef),
     },
   };
 };

@@ -4,7 +4,14 @@ import type { Decider, DomainEvent } from '../../../shared/Decider.js';
 import type { Permission } from '../../../shared/permissions.js';
 import type { DerivedWebhookEvent, WebhookEventData } from '../domain/derivedWebhookEvent.js';
 import type { WebhookEventType } from '../domain/eventTypes.js';
-import type { RecordTimeline, SampleEvent, TriggerRecordSchemas, WebhookEventSource, WebhookEventTypeSpec } from '../WebhookEventSource.js';
+import type {
+  RecordTimeline,
+  RecordVisibility,
+  SampleEvent,
+  TriggerRecordSchemas,
+  WebhookEventSource,
+  WebhookEventTypeSpec,
+} from '../WebhookEventSource.js';
 
 /** The example of a webhook event type: its `data` and its (made-up, fixed) event id. */
 export interface WebhookEventSample {
@@ -49,6 +56,15 @@ export interface WebhookEventCatalogue {
    * of a real record. A fresh copy each time.
    */
   readonly sampleOf: (type: WebhookEventType) => WebhookEventSample;
+  /** The stored event types that take a record out of the `recent` triggers or bring it back. */
+  readonly visibilityEventTypes: ReadonlySet<string>;
+  /** Whether the events of a deleted record of this type leave the `recent` triggers. */
+  readonly isHideable: (type: WebhookEventType) => boolean;
+  /**
+   * What a stored event of `visibilityEventTypes` says of its record, with the
+   * types whose events of that record it hides or shows again; null for any other event.
+   */
+  readonly visibilityOf: (event: RecordedEvent) => (RecordVisibility & { readonly types: readonly WebhookEventType[] }) | null;
   /** The trigger records' schemas, in the features' order. */
   readonly triggerRecords: readonly TriggerRecordSchemas[];
   /** The records' timelines in the console, in the features' order. */
@@ -99,10 +115,24 @@ const derivationsOf = (sources: readonly WebhookEventSource[]): ReadonlyMap<stri
   return derivations;
 };
 
+const visibilitiesOf = (sources: readonly WebhookEventSource[]): ReadonlyMap<string, NonNullable<WebhookEventSource['visibility']>> => {
+  const visibilities = new Map<string, NonNullable<WebhookEventSource['visibility']>>();
+  for (const { visibility } of sources) {
+    for (const type of visibility?.storedEventTypes ?? []) {
+      if (visibilities.has(type)) throw new Error(`stored event type ${type} hides records of two features`);
+      visibilities.set(type, visibility!);
+    }
+  }
+  return visibilities;
+};
+
 /** The catalogue of the webhook events the `sources` declare (the registry's features', in their order). */
 export const webhookEventCatalogue = (sources: readonly WebhookEventSource[]): WebhookEventCatalogue => {
   const specs = specsOf(sources);
   const derivations = derivationsOf(sources);
+  const visibilities = visibilitiesOf(sources);
+  const hideable = new Set(sources.flatMap((source) => source.visibility?.types ?? []));
+  for (const type of hideable) if (!specs.has(type)) throw new Error(`${type} is hidden on delete but is not a webhook event type`);
   const specOf = (type: WebhookEventType): WebhookEventTypeSpec => {
     const spec = specs.get(type);
     if (spec === undefined) throw new Error(`${type} is not a webhook event type`);
@@ -129,6 +159,12 @@ export const webhookEventCatalogue = (sources: readonly WebhookEventSource[]): W
       const sample = samples.get(type);
       if (sample === undefined) throw new Error(`no sample for ${type}`);
       return structuredClone(sample);
+    },
+    visibilityEventTypes: new Set(visibilities.keys()),
+    isHideable: (type) => hideable.has(type),
+    visibilityOf: (event) => {
+      const visibility = visibilities.get(event.type);
+      return visibility ? { ...visibility.of(event), types: visibility.types } : null;
     },
     triggerRecords: sources.map((source) => source.triggerRecords),
     timelines: sources.flatMap((source) => source.timelines),

@@ -28,7 +28,7 @@ const changeRow = (change: FieldChange): Html => html`<tr>
 /** The record as it was at a time, field by field. */
 const recordAt = (record: object | null, asOf: string): Html =>
   record === null
-    ? html`<p>It did not exist yet at ${formatTime(asOf)}.</p>`
+    ? html`<p>It did not exist at ${formatTime(asOf)}: not created yet, or deleted then.</p>`
     : html`<dl class="record">${Object.entries(record).map(([field, value]) => html`<dt>${field}</dt><dd>${formatValue(value)}</dd>`)}</dl>`;
 
 /** A contact's or a deal's whole history, each change field by field, and the form that shows it as it was at a time. */

@@ -13,12 +13,17 @@ export interface RecentWebhookEventsParams {
 
 /**
  * A company's webhook events of one type as a typed read-model query: newest
- * first (log order, descending: the order the changes were committed), optionally
+ * first (log order, descending: the order the changes were committed), without
+ * those of records deleted since (`recordDeleted`), optionally
  * only those that happened strictly after `since`, at most `limit`.
  */
 export const recentWebhookEventsQuery = (params: RecentWebhookEventsParams): ListQuery => {
   // The type is also the collection's; filtering on it keeps the query right on its own.
-  const filters: Filter[] = [{ op: 'eq', field: 'event.type', value: params.type }];
+  // Events of a deleted record are left out (they come back if it is restored).
+  const filters: Filter[] = [
+    { op: 'eq', field: 'event.type', value: params.type },
+    { op: 'eq', field: 'recordDeleted', value: null },
+  ];
   if (params.since !== undefined) {
     filters.push({ op: 'gt', field: 'event.timestamp', value: requireInstant('since', params.since) });
   }

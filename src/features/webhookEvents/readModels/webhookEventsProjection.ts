@@ -28,6 +28,13 @@ export interface WebhookEventDoc extends ReadModelDocument {
    * Documents written before this field existed lack it (read as 0).
    */
   readonly ordinal?: number;
+  /**
+   * True while the record the event carries is deleted: the `recent` triggers
+   * leave it out; the event feed still shows it. Absent otherwise. Setting it
+   * keeps `position` (the feed's order), so only applying the deletes and restores
+   * in log order, as every runner does, gives the right value.
+   */
+  readonly recordDeleted?: true;
   readonly event: {
     readonly type: WebhookEventType;
     /** When the change happened (ISO 8601 UTC with ms). */
@@ -84,31 +91,52 @@ const toDoc = (derived: DerivedWebhookEvent, ordinal: number): WebhookEventDoc =
  * so per type every target is unambiguous. It also lets a trigger read only the
  * events of its type (no scan past other types' events).
  *
- * A webhook event never changes once derived: `evolve` keeps an existing document.
+ * A webhook event never changes once derived: `evolve` keeps an existing document,
+ * but for `recordDeleted`, set while the record it carries is deleted (types the
+ * catalogue says can be hidden: `isHideable`).
  */
 const webhookEventsProjectionFor = (
   type: WebhookEventType,
-  eventTypes: ReadonlySet<string>,
+  catalogue: WebhookEventCatalogue,
   derive: (event: RecordedEvent) => readonly DerivedWebhookEvent[],
-): Projection<WebhookEventDoc> => ({
-  name: `webhook_events.${type}`,
-  eventTypes,
-  // `since` filters on the timestamp; every document of a collection has the same `event.type`, so no index on it.
-  indexes: [['event.timestamp']],
-  targets(event) {
-    return derive(event)
-      .filter((derived) => derived.type === type)
-      .map((derived) => ({ kind: 'id', companyId: derived.companyId, id: feedDocumentId(derived.position) }));
-  },
-  // Each document is keyed by the position of the event that derives it, and never changes.
-  creates: () => true,
-  evolve(doc, event) {
-    if (doc) return doc;
-    const all = derive(event);
-    const ordinal = all.findIndex((candidate) => candidate.type === type);
-    return ordinal >= 0 ? toDoc(all[ordinal]!, ordinal) : null;
-  },
-});
+): Projection<WebhookEventDoc> => {
+  // The deletes and restores of the records this type carries, when they can be hidden.
+  const hideable = catalogue.isHideable(type);
+  const visibilityOf = (event: RecordedEvent) => {
+    if (!hideable || !catalogue.visibilityEventTypes.has(event.type)) return null;
+    const visibility = catalogue.visibilityOf(event);
+    return visibility && visibility.types.includes(type) ? visibility : null;
+  };
+  return {
+    name: `webhook_events.${type}`,
+    eventTypes: hideable ? new Set([...catalogue.sourceEventTypes, ...catalogue.visibilityEventTypes]) : catalogue.sourceEventTypes,
+    // `since` filters on the timestamp; every document of a collection has the same `event.type`, so no index on it.
+    // A delete finds its record's events by the record's id.
+    indexes: hideable ? [['event.timestamp'], ['event.data.id']] : [['event.timestamp']],
+    targets(event) {
+      const visibility = visibilityOf(event);
+      if (visibility) return [{ kind: 'where', companyId: visibility.companyId, field: 'event.data.id', value: visibility.id }];
+      return derive(event)
+        .filter((derived) => derived.type === type)
+        .map((derived) => ({ kind: 'id', companyId: derived.companyId, id: feedDocumentId(derived.position) }));
+    },
+    // Each document is keyed by the position of the event that derives it; a delete or restore only marks it.
+    creates: (event) => visibilityOf(event) === null,
+    evolve(doc, event) {
+      const visibility = visibilityOf(event);
+      if (visibility) {
+        if (!doc || (doc.recordDeleted === true) === visibility.hidden) return doc;
+        if (visibility.hidden) return { ...doc, recordDeleted: true };
+        const { recordDeleted: _shownAgain, ...shown } = doc;
+        return shown;
+      }
+      if (doc) return doc;
+      const all = derive(event);
+      const ordinal = all.findIndex((candidate) => candidate.type === type);
+      return ordinal >= 0 ? toDoc(all[ordinal]!, ordinal) : null;
+    },
+  };
+};
 
 /** The read models of the webhook events: the projection of each type of the catalogue, by type and in its order. */
 export interface WebhookEventReadModels {
@@ -119,7 +147,7 @@ export interface WebhookEventReadModels {
 /** The projection of each webhook event type of `catalogue`. */
 export const webhookEventReadModels = (catalogue: WebhookEventCatalogue): WebhookEventReadModels => {
   const derive = sharedDerivation(catalogue);
-  const projections = catalogue.types.map((type) => webhookEventsProjectionFor(type, catalogue.sourceEventTypes, derive));
+  const projections = catalogue.types.map((type) => webhookEventsProjectionFor(type, catalogue, derive));
   return { byType: new Map(catalogue.types.map((type, index) => [type, projections[index]!])), projections };
 };
 

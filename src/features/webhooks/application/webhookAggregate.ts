@@ -8,8 +8,13 @@ import {
   WebhookUnsubscribed,
   webhookStream,
 } from '../domain/webhookEvents.js';
-import { storedEventType } from '../../../application/versioning/storedEventTypes.js';
+import { WebhookSubscribedV1, upcastWebhookSubscribedV1 } from '../domain/webhookEventVersions.js';
+import * as E from 'fp-ts/lib/Either.js';
+import { storedAs, storedEventType, type UpcastStep } from '../../../application/versioning/storedEventTypes.js';
 import { companyInData, describeAggregate } from '../../../application/aggregates/AggregateDescriptor.js';
+
+/** WebhookSubscribed v1 → v2: the same subscription (version 2 only names more types). */
+const webhookSubscribedV1toV2: UpcastStep = async (event) => E.right(upcastWebhookSubscribedV1(storedAs(WebhookSubscribedV1, event)).data);
 
 /** A webhook subscription of a company, and the state of its deliveries: `webhook-<id>`. */
 export const webhookAggregate = describeAggregate({
@@ -18,7 +23,7 @@ export const webhookAggregate = describeAggregate({
   eventCodec: WebhookEvent,
   decider: webhookDecider,
   storedEvents: [
-    storedEventType('WebhookSubscribed', [WebhookSubscribed]),
+    storedEventType('WebhookSubscribed', [WebhookSubscribedV1, WebhookSubscribed], [webhookSubscribedV1toV2]),
     storedEventType('WebhookUnsubscribed', [WebhookUnsubscribed]),
     storedEventType('WebhookPaused', [WebhookPaused]),
     storedEventType('WebhookDisabled', [WebhookDisabled]),

@@ -6,17 +6,23 @@ import { WebhookFilters } from './webhookFilters.js';
  * stored schema, frozen with it as every stored schema is. The live list is the
  * catalogue the features declare; its types must all be among these
  * (`storableEventTypes` refuses otherwise), so a new webhook event type comes with
- * a new version of `WebhookSubscribed`.
+ * a new version of `WebhookSubscribed`. Version 2 added the deletes, restores and
+ * erasures of contacts and deals (version 1: `webhookEventVersions.ts`).
  */
 export const StoredWebhookEventType = t.keyof(
   {
     'contact.created': null,
     'contact.updated': null,
+    'contact.deleted': null,
+    'contact.restored': null,
+    'contact.erased': null,
     'deal.created': null,
     'deal.updated': null,
     'deal.stage_changed': null,
     'deal.won': null,
     'deal.lost': null,
+    'deal.deleted': null,
+    'deal.restored': null,
   },
   'WebhookEventType',
 );

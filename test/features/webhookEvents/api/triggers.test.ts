@@ -78,7 +78,7 @@ describe('HTTP: triggers', function () {
     });
 
     it('answers 404 Unknown event type for anything else', async () => {
-      for (const type of ['deal.deleted', 'Contact.Created', 'contact']) {
+      for (const type of ['deal.archived', 'Contact.Created', 'contact']) {
         const res = await api.request('GET', `/triggers/${type}/sample`);
         expect(res.status, type).to.equal(404);
         expect(res.body).to.include({ success: false, error: 'Unknown event type' });

@@ -112,7 +112,7 @@ describe('HTTP: webhooks', function () {
     });
 
     it('refuses an unknown event type (details.event)', async () => {
-      const res = await subscribe({ event: 'deal.deleted', target_url: PUBLIC_TARGET });
+      const res = await subscribe({ event: 'deal.archived', target_url: PUBLIC_TARGET });
       expect(res.status).to.equal(422);
       expect(res.body.error).to.equal('Validation failed');
       expect(Object.keys(res.body.details)).to.deep.equal(['event']);
