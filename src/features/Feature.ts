@@ -4,6 +4,7 @@ import type { ReadModelCheck } from '../application/verify/ReadModelCheck.js';
 import type { ConsolePages } from '../console/consoleRoutes.js';
 import type { AdminResource } from '../http/AdminResource.js';
 import type { ApiResource } from '../http/ApiResource.js';
+import type { PersonalDataDeclaration } from '../shared/PersonalData.js';
 import type { WebhookEventSource } from './webhookEvents/WebhookEventSource.js';
 
 /** A read model as the registry holds it: its projection, and how `chronicle verify` checks it (when it mirrors streams). */
@@ -28,6 +29,11 @@ export interface Feature {
   readonly consolePages?: readonly ConsolePages[];
   /** The webhook events its records make, when webhooks carry them (gathered into the catalogue the webhook features are built with). */
   readonly webhookEvents?: WebhookEventSource;
+  /**
+   * Which fields of its stored events hold a person's data, and whose: every
+   * stored event type of its aggregates is declared, each free-text field personal or not.
+   */
+  readonly personalData?: PersonalDataDeclaration;
 }
 
 /** A projection of any document type, as the registry holds it. */

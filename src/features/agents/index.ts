@@ -4,11 +4,13 @@ import { adminAgentsResource } from './admin/agentAdminRoutes.js';
 import { agentsCheck } from './readModels/agentsCheck.js';
 import { agentsProjection } from './readModels/agentsProjection.js';
 import { readModel, type Feature } from '../Feature.js';
+import { agentPersonalData } from './domain/agentPersonalData.js';
 
 /** The company's AI agents. */
 export const agents: Feature = {
   name: 'agents',
   aggregates: [agentAggregate],
+  personalData: agentPersonalData,
   readModels: [readModel(agentsProjection, agentsCheck)],
   resources: [agentsResource],
   adminResources: [adminAgentsResource],

@@ -8,6 +8,7 @@ import { apiKeysProjection } from './readModels/apiKeysProjection.js';
 import { adminApiKeysResource } from './admin/apiKeyAdminRoutes.js';
 import { apiKeyQueries, type ApiKeyQueriesOf } from './application/apiKeyQueries.js';
 import { readModel, type Feature } from '../Feature.js';
+import { apiKeyPersonalData } from './domain/apiKeyPersonalData.js';
 
 /** The queries of a company's keys over the read models: the console's pages, this feature's and others'. */
 export const apiKeyQueriesOf: ApiKeyQueriesOf = (readModels) => apiKeyQueries(readModels.collection(apiKeysProjection));
@@ -16,6 +17,7 @@ export const apiKeyQueriesOf: ApiKeyQueriesOf = (readModels) => apiKeyQueries(re
 export const apiKeys: Feature = {
   name: 'api keys',
   aggregates: [apiKeyAggregate],
+  personalData: apiKeyPersonalData,
   readModels: [readModel(apiKeysProjection, apiKeysCheck), readModel(apiKeyDirectoryProjection, apiKeyDirectoryCheck)],
   resources: [testResource],
   adminResources: [adminApiKeysResource],

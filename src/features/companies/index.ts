@@ -4,11 +4,13 @@ import { PLATFORM_SCOPE, companiesProjection, companyOf } from './readModels/com
 import { adminCompaniesResource } from './admin/companyAdminRoutes.js';
 import { companyProfileReader, type CompanyProfileReaderOf } from './application/companyProfileQuery.js';
 import { readModel, type Feature } from '../Feature.js';
+import { companyPersonalData } from './domain/companyPersonalData.js';
 
 /** The platform's customers: every record belongs to one company. */
 export const companies: Feature = {
   name: 'companies',
   aggregates: [companyAggregate],
+  personalData: companyPersonalData,
   readModels: [readModel(companiesProjection, companiesCheck)],
   adminResources: [adminCompaniesResource],
 };

@@ -4,6 +4,7 @@ import type { Feature } from '../Feature.js';
 import { loginRoutes } from './routes/loginRoutes.js';
 import { overviewRoutes } from './routes/overviewRoutes.js';
 import { sessionRoutes } from './routes/sessionRoutes.js';
+import { consoleLinkPersonalData } from './domain/consoleLinkPersonalData.js';
 
 /**
  * The customer console: its single-use links are streams of the log, issued
@@ -15,6 +16,7 @@ import { sessionRoutes } from './routes/sessionRoutes.js';
 export const customerConsole: Feature = {
   name: 'console',
   aggregates: [consoleLinkAggregate],
+  personalData: consoleLinkPersonalData,
   adminResources: [adminConsoleSessionsResource],
   consolePages: [
     { routes: loginRoutes, signedIn: false },

@@ -7,11 +7,13 @@ import { contactTriggerRecords } from './api/contactTriggerRecords.js';
 import { contactWebhookEvents } from './application/contactWebhookEvents.js';
 import { contactTimeline } from './readModels/contactTimeline.js';
 import { readModel, type Feature } from '../Feature.js';
+import { contactPersonalData } from './domain/contactPersonalData.js';
 
 /** Contacts, each phone number unique in its company (held by a reservation stream). */
 export const contacts: Feature = {
   name: 'contacts',
   aggregates: [contactAggregate, phoneReservationAggregate],
+  personalData: contactPersonalData,
   readModels: [readModel(contactsProjection, contactsCheck)],
   resources: [contactsResource],
   webhookEvents: { ...contactWebhookEvents, triggerRecords: contactTriggerRecords, timelines: [contactTimeline] },

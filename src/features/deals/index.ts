@@ -6,11 +6,13 @@ import { dealTriggerRecords } from './api/dealTriggerRecords.js';
 import { dealWebhookEvents } from './application/dealWebhookEvents.js';
 import { dealTimeline } from './readModels/dealTimeline.js';
 import { readModel, type Feature } from '../Feature.js';
+import { dealPersonalData } from './domain/dealPersonalData.js';
 
 /** The sales pipeline: deals open, won or lost. */
 export const deals: Feature = {
   name: 'deals',
   aggregates: [dealAggregate],
+  personalData: dealPersonalData,
   readModels: [readModel(dealsProjection, dealsCheck)],
   resources: [dealsResource],
   webhookEvents: { ...dealWebhookEvents, triggerRecords: dealTriggerRecords, timelines: [dealTimeline] },

@@ -3,11 +3,13 @@ import { usersCheck } from './readModels/usersCheck.js';
 import { usersProjection } from './readModels/usersProjection.js';
 import { adminUsersResource } from './admin/userAdminRoutes.js';
 import { readModel, type Feature } from '../Feature.js';
+import { userPersonalData } from './domain/userPersonalData.js';
 
 /** The users of a company (deals are assigned to them). */
 export const users: Feature = {
   name: 'users',
   aggregates: [userAggregate],
+  personalData: userPersonalData,
   readModels: [readModel(usersProjection, usersCheck)],
   adminResources: [adminUsersResource],
 };

@@ -1,4 +1,5 @@
 import type { AggregateDescriptor } from '../../application/aggregates/AggregateDescriptor.js';
+import type { FieldsDeclaration } from '../../shared/PersonalData.js';
 import type { RecordedEvent } from '../../application/ports/EventStore.js';
 import type { Projection, ReadModelDocument } from '../../application/ports/ReadModelStore.js';
 import type { ConsoleDeps } from '../../console/ConsoleDeps.js';
@@ -21,6 +22,8 @@ export interface WebhookEventTypeSpec {
   readonly tagged: boolean;
   /** The console's path of the records it carries (`contacts`, `deals`): where the activity page links them. */
   readonly recordPath: string;
+  /** The fields of its `data`, personal or not (the trigger read models and deliveries keep them). */
+  readonly fields: FieldsDeclaration;
 }
 
 /** A stored event of a made-up history: the examples of the webhook events are derived from these. */

@@ -8,6 +8,7 @@ import { subscriptionQueries, type SubscriptionQueriesOf } from './application/s
 import type { WebhookEventCatalogue } from '../webhookEvents/index.js';
 import { storableEventTypes } from './domain/webhookEvents.js';
 import { readModel, type Feature } from '../Feature.js';
+import { webhookPersonalData } from './domain/webhookPersonalData.js';
 
 /** The queries of a company's subscriptions over the read models: the console's pages. */
 const subscriptionQueriesOf: SubscriptionQueriesOf = (readModels) =>
@@ -23,6 +24,7 @@ export const webhooksFeature = (catalogue: WebhookEventCatalogue): Feature => {
   return {
     name: 'webhooks',
     aggregates: [webhookAggregate],
+    personalData: webhookPersonalData,
     readModels: [readModel(webhooksProjection, webhooksCheck)],
     resources: [webhooksResource(catalogue)],
     consolePages: [{ routes: webhookRoutes(catalogue, subscriptionQueriesOf), signedIn: true }],

@@ -4,7 +4,7 @@ import { webhookEventCatalogue, type WebhookEventSource } from '../../../src/fea
 import { webhooksFeature } from '../../../src/features/webhooks/index.js';
 
 const source = (types: readonly string[], storedEventTypes: readonly string[]): WebhookEventSource => ({
-  types: types.map((type) => ({ type, readPermission: 'contacts:read', tagged: false, recordPath: 'contacts' })),
+  types: types.map((type) => ({ type, readPermission: 'contacts:read', tagged: false, recordPath: 'contacts', fields: { personal: [], notPersonal: ['id'] } })),
   storedEventTypes,
   derive: () => [],
   sampleHistory: () => [],

@@ -11,12 +11,20 @@ import {
   type WebhookEventTypeSpec,
 } from '../../webhookEvents/index.js';
 import type { ContactCommand } from '../domain/contactCommands.js';
+import { CONTACT_VIEW } from '../domain/contactPersonalData.js';
+import { nothingPersonal, type FieldsDeclaration } from '../../../shared/PersonalData.js';
 import { contactDecider } from '../domain/contactDecider.js';
 import { ContactCreated, ContactDeleted, ContactRestored, ContactUpdated, contactStream } from '../domain/contactEvents.js';
 import { contactFromCreated, toContactView, type ContactRecord } from '../domain/contactRecord.js';
 import type { Contact } from '../domain/contactView.js';
 
-const contactEventType = (type: string, tagged = true): WebhookEventTypeSpec => ({ type, readPermission: 'contacts:read', tagged, recordPath: 'contacts' });
+const contactEventType = (type: string, fields: FieldsDeclaration, tagged = true): WebhookEventTypeSpec => ({
+  type,
+  readPermission: 'contacts:read',
+  tagged,
+  recordPath: 'contacts',
+  fields,
+});
 
 /**
  * The webhook event types of contacts: the specification's two, which carry the
@@ -24,10 +32,10 @@ const contactEventType = (type: string, tagged = true): WebhookEventTypeSpec => 
  * time only (so no tag filters apply to them).
  */
 export const CONTACT_WEBHOOK_EVENT_TYPES: readonly WebhookEventTypeSpec[] = [
-  contactEventType('contact.created'),
-  contactEventType('contact.updated'),
-  contactEventType('contact.deleted', false),
-  contactEventType('contact.restored', false),
+  contactEventType('contact.created', CONTACT_VIEW),
+  contactEventType('contact.updated', CONTACT_VIEW),
+  contactEventType('contact.deleted', nothingPersonal('id', 'deletedAt'), false),
+  contactEventType('contact.restored', nothingPersonal('id', 'restoredAt'), false),
 ];
 
 /** What `contact.deleted` carries: the id and when, nothing of the contact. */

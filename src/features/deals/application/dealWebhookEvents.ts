@@ -12,6 +12,8 @@ import {
   type WebhookEventTypeSpec,
 } from '../../webhookEvents/index.js';
 import type { DealCommand } from '../domain/dealCommands.js';
+import { DEAL_VIEW, DEAL_WON_VIEW } from '../domain/dealPersonalData.js';
+import { nothingPersonal, type FieldsDeclaration } from '../../../shared/PersonalData.js';
 import { contactSummaryOf } from '../domain/dealContactSummary.js';
 import { dealDecider } from '../domain/dealDecider.js';
 import { DealCreated, DealDeleted, DealRestored, DealStatusChanged, dealStream } from '../domain/dealEvents.js';
@@ -19,7 +21,13 @@ import { dealFromCreated } from '../domain/dealRecord.js';
 import { toDealView, type Deal } from '../domain/dealView.js';
 import { dealWonData, type DealWonData } from '../domain/dealWonData.js';
 
-const dealEventType = (type: string): WebhookEventTypeSpec => ({ type, readPermission: 'deals:read', tagged: false, recordPath: 'deals' });
+const dealEventType = (type: string, fields: FieldsDeclaration = DEAL_VIEW): WebhookEventTypeSpec => ({
+  type,
+  readPermission: 'deals:read',
+  tagged: false,
+  recordPath: 'deals',
+  fields,
+});
 
 /**
  * The webhook event types of deals: the specification's five, then a delete and a
@@ -29,10 +37,10 @@ export const DEAL_WEBHOOK_EVENT_TYPES: readonly WebhookEventTypeSpec[] = [
   dealEventType('deal.created'),
   dealEventType('deal.updated'),
   dealEventType('deal.stage_changed'),
-  dealEventType('deal.won'),
+  dealEventType('deal.won', DEAL_WON_VIEW),
   dealEventType('deal.lost'),
-  dealEventType('deal.deleted'),
-  dealEventType('deal.restored'),
+  dealEventType('deal.deleted', nothingPersonal('id', 'deletedAt')),
+  dealEventType('deal.restored', nothingPersonal('id', 'restoredAt')),
 ];
 
 /** The types whose events of a deleted deal leave the `recent` triggers: those that carry the deal. */

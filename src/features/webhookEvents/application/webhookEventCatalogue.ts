@@ -2,6 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { RecordedEvent } from '../../../application/ports/EventStore.js';
 import type { Decider, DomainEvent } from '../../../shared/Decider.js';
 import type { Permission } from '../../../shared/permissions.js';
+import type { FieldsDeclaration } from '../../../shared/PersonalData.js';
 import type { DerivedWebhookEvent, WebhookEventData } from '../domain/derivedWebhookEvent.js';
 import type { WebhookEventType } from '../domain/eventTypes.js';
 import type {
@@ -34,6 +35,8 @@ export interface WebhookEventCatalogue {
   readonly isTagged: (type: WebhookEventType) => boolean;
   /** The console path of the records the type carries (`contacts`, `deals`). */
   readonly recordPathOf: (type: WebhookEventType) => string;
+  /** The fields of the type's `data`, personal or not, as the feature that declares the type declares them. */
+  readonly fieldsOf: (type: WebhookEventType) => FieldsDeclaration;
   /** The stored event types that derive webhook events; every other derives none. */
   readonly sourceEventTypes: ReadonlySet<string>;
   /**
@@ -146,6 +149,7 @@ export const webhookEventCatalogue = (sources: readonly WebhookEventSource[]): W
     readPermissionOf: (type) => specOf(type).readPermission,
     isTagged: (type) => specOf(type).tagged,
     recordPathOf: (type) => specOf(type).recordPath,
+    fieldsOf: (type) => specOf(type).fields,
     sourceEventTypes: new Set(derivations.keys()),
     derive,
     companyOf: (event) => {

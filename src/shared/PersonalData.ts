@@ -1,0 +1,57 @@
+/**
+ * Where a person's data is stored, declared by the feature that stores it: for
+ * each stored event type and each read model, every free-text field is either
+ * personal, of one subject, or not personal. A test holds each declaration to
+ * the codecs and documents (a field declared neither fails it), and erasure reads
+ * them to know what to make unreadable.
+ */
+
+/** Whose data it is: a contact of a company, or a user (a company's employee). */
+export type SubjectKind = 'contact' | 'user';
+
+/** Fields of one subject, whose id is at `idAt` in the same event data or document. */
+export interface PersonalFields {
+  readonly subject: SubjectKind;
+  /** Dotted path of the subject's id (`contactId`, `deal.contact.id`). */
+  readonly idAt: string;
+  /** Dotted paths, `[]` for an array's items (`tags[]`). */
+  readonly fields: readonly string[];
+}
+
+/** Every free-text field of one shape (an event's data, a read model's document). */
+export interface FieldsDeclaration {
+  readonly personal: readonly PersonalFields[];
+  readonly notPersonal: readonly string[];
+}
+
+/** What a feature stores of people. */
+export interface PersonalDataDeclaration {
+  /** By stored event type: the fields of its data in the current version. */
+  readonly events: Readonly<Record<string, FieldsDeclaration>>;
+  /** By read model (its projection's name): the fields of its documents. */
+  readonly readModels?: Readonly<Record<string, FieldsDeclaration>>;
+}
+
+/** The fields every read-model document has besides its own (`ReadModelDocument`), none personal. */
+export const DOCUMENT_FIELDS: readonly string[] = ['id', 'companyId', 'position'];
+
+/** `declaration` with every path under `prefix`, and `notPersonal` added as they are. */
+export const nestedUnder = (prefix: string, declaration: FieldsDeclaration, notPersonal: readonly string[] = []): FieldsDeclaration => ({
+  personal: declaration.personal.map((group) => ({ ...group, idAt: `${prefix}.${group.idAt}`, fields: under(prefix, group.fields) })),
+  notPersonal: [...notPersonal, ...under(prefix, declaration.notPersonal)],
+});
+
+/** `fields` of one `subject`, its id at `idAt`. */
+export const personalOf = (subject: SubjectKind, idAt: string, fields: readonly string[]): PersonalFields => ({ subject, idAt, fields });
+
+/** A shape without personal fields. */
+export const nothingPersonal = (...notPersonal: string[]): FieldsDeclaration => ({ personal: [], notPersonal });
+
+/** Every field a declaration names, personal or not. */
+export const declaredFields = (declaration: FieldsDeclaration): string[] => [
+  ...declaration.personal.flatMap((group) => group.fields),
+  ...declaration.notPersonal,
+];
+
+/** Prefixes each path with `prefix.` (`contact.` + `name`). */
+export const under = (prefix: string, paths: readonly string[]): string[] => paths.map((path) => `${prefix}.${path}`);
