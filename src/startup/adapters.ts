@@ -17,6 +17,7 @@ import { SupervisedRateLimitCounters, serveRateLimits } from '../adapters/ipc/Su
 import type { IpcEndpoint } from '../shared/IpcEndpoint.js';
 import { SqliteWebhookOutbox } from '../adapters/sqlite/SqliteWebhookOutbox.js';
 import { SqliteWebhookSecretStore } from '../adapters/sqlite/SqliteWebhookSecretStore.js';
+import { SqliteSubjectKeyStore } from '../adapters/sqlite/SqliteSubjectKeyStore.js';
 import { upcastingSource, withUpcasting } from '../application/versioning/UpcastingEventStore.js';
 import type { Config } from '../config.js';
 import { STORED_EVENT_TYPES } from '../features/index.js';
@@ -100,7 +101,7 @@ const openEngineStores = async (config: Config, options: OpenStoresOptions): Pro
   try {
     if (config.mongoUrl) return { eventStore, ...(await openMongoStores(config.mongoUrl, config)) };
     // config.ts refuses EVENTSTORE_URL without MONGODB_URL: embedded, the secrets, the
-    // outbox and the idempotency keys share the event log's SQLite connection.
+    // outbox, the idempotency keys and the subject keys share the event log's SQLite connection.
     if (!(adapter instanceof SqliteEventStore)) throw new Error('EVENTSTORE_URL needs MONGODB_URL');
     const readModels = plan.stores.readModels === 'memory' ? new MemoryReadModelStore() : openEmbeddedReadModels(config, plan);
     let rateLimits: RateLimitCounters | undefined;
@@ -134,6 +135,7 @@ const openEngineStores = async (config: Config, options: OpenStoresOptions): Pro
       idempotency: new SqliteIdempotencyStore(adapter.db),
       consoleSessions,
       usage,
+      subjectKeys: new SqliteSubjectKeyStore(adapter.db),
     };
   } catch (error) {
     await eventStore.close();
@@ -141,7 +143,7 @@ const openEngineStores = async (config: Config, options: OpenStoresOptions): Pro
   }
 };
 
-/** Read models, rate-limit counters, webhook secrets, outbox, idempotency keys, console sessions and usage in one MongoDB database. */
+/** Read models, rate-limit counters, webhook secrets, outbox, idempotency keys, console sessions, usage and subject keys in one MongoDB database. */
 const openMongoStores = async (url: string, config: Config): Promise<Omit<Stores, 'eventStore'>> => {
   const { MongoReadModelStore } = await import('../adapters/mongodb/MongoReadModelStore.js');
   const { MongoRateLimitCounters } = await import('../adapters/mongodb/MongoRateLimitCounters.js');
@@ -150,6 +152,7 @@ const openMongoStores = async (url: string, config: Config): Promise<Omit<Stores
   const { MongoIdempotencyStore } = await import('../adapters/mongodb/MongoIdempotencyStore.js');
   const { MongoConsoleSessionStore } = await import('../adapters/mongodb/MongoConsoleSessionStore.js');
   const { MongoUsageCounters } = await import('../adapters/mongodb/MongoUsageCounters.js');
+  const { MongoSubjectKeyStore } = await import('../adapters/mongodb/MongoSubjectKeyStore.js');
   const readModels = await MongoReadModelStore.connect(url, config.mongoDb);
   try {
     return {
@@ -160,6 +163,7 @@ const openMongoStores = async (url: string, config: Config): Promise<Omit<Stores
       idempotency: await MongoIdempotencyStore.create(readModels.database),
       consoleSessions: await MongoConsoleSessionStore.create(readModels.database),
       usage: await MongoUsageCounters.create(readModels.database),
+      subjectKeys: new MongoSubjectKeyStore(readModels.database),
     };
   } catch (error) {
     await readModels.close();

@@ -419,5 +419,23 @@ const recordedTimeAnswered: PostgresMigration = {
   `,
 };
 
+/**
+ * The data keys of the subjects whose personal fields are kept encrypted (the same
+ * table as the embedded log file's eighth step): a key per subject, or, once the
+ * subject was erased, no key and the time it was erased, never both.
+ */
+const subjectKeys: PostgresMigration = {
+  version: 7,
+  name: 'subject keys: a data key per subject, or the time it was erased',
+  sql: `
+    CREATE TABLE subject_keys (
+      subject   text        PRIMARY KEY,
+      key       text,
+      erased_at timestamptz,
+      CHECK ((key IS NULL) = (erased_at IS NOT NULL))
+    );
+  `,
+};
+
 /** Every step of the log's part of the schema, in order (see migratePostgres). */
-export const logMigrations: readonly PostgresMigration[] = [log, smallStores, outbox, dueQueues, storedIdsPlannedPerCall, recordedTimeAnswered];
+export const logMigrations: readonly PostgresMigration[] = [log, smallStores, outbox, dueQueues, storedIdsPlannedPerCall, recordedTimeAnswered, subjectKeys];

@@ -10,6 +10,7 @@ import { PostgresIdempotencyStore } from './PostgresIdempotencyStore.js';
 import { PostgresLeaseStore } from './PostgresLeaseStore.js';
 import { PostgresReadModelStore } from './PostgresReadModelStore.js';
 import { PostgresRateLimitCounters } from './PostgresRateLimitCounters.js';
+import { PostgresSubjectKeyStore } from './PostgresSubjectKeyStore.js';
 import { PostgresUsageCounters } from './PostgresUsageCounters.js';
 import { PostgresWebhookOutbox } from './PostgresWebhookOutbox.js';
 import { PostgresWebhookSecretStore } from './PostgresWebhookSecretStore.js';
@@ -72,6 +73,7 @@ export const openPostgresStores = async (
       idempotency: new PostgresIdempotencyStore(pool),
       consoleSessions: new PostgresConsoleSessionStore(pool),
       usage: new PostgresUsageCounters(pool),
+      subjectKeys: new PostgresSubjectKeyStore(pool),
     };
   } catch (error) {
     await pool.end().catch(() => undefined);

@@ -154,6 +154,15 @@ export const LOG_FILE_MIGRATIONS: readonly string[] = [
   // the trigger more than doubled the CPU of a fan-out's inserts (45 → 20 µs a row). The
   // counts stay exact; the other triggers (a row's state changing, a row pruned) stay.
   `DROP TRIGGER webhook_outbox_counts_insert;`,
+  // The data keys of the subjects whose personal fields are kept encrypted (SqliteSubjectKeyStore):
+  // a key per subject, or, once the subject was erased, no key and the time it was erased
+  // (ISO 8601 UTC), never both. Without rowid: a subject's row is found by its subject at once.
+  `CREATE TABLE subject_keys (
+     subject   TEXT PRIMARY KEY,
+     key       TEXT,
+     erased_at TEXT,
+     CHECK ((key IS NULL) = (erased_at IS NOT NULL))
+   ) WITHOUT ROWID;`,
 ];
 
 /**

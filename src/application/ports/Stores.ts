@@ -4,6 +4,7 @@ import type { IdempotencyStore } from './IdempotencyStore.js';
 import type { RateLimitCounters } from './RateLimitCounters.js';
 import type { UsageCounters } from './UsageCounters.js';
 import type { ReadModelStore } from './ReadModelStore.js';
+import type { SubjectKeyStore } from './SubjectKeyStore.js';
 import type { WebhookOutbox } from './WebhookOutbox.js';
 import type { WebhookSecretStore } from './WebhookSecretStore.js';
 
@@ -23,4 +24,6 @@ export interface Stores {
   readonly consoleSessions: ConsoleSessionStore;
   /** Per-company usage by hour (requests, 429s, deliveries) for the console: beside the console's sessions. */
   readonly usage: UsageCounters;
+  /** The data keys of personal fields, per subject: in the SQLite file (on the event store's connection when it is SQLite), in MongoDB, or in PostgreSQL. */
+  readonly subjectKeys: SubjectKeyStore;
 }

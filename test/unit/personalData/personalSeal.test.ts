@@ -1,0 +1,105 @@
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { sealPersonalFields, subjectsIn, unsealPersonalFields, sealedSubjectsIn } from '../../../src/application/personalData/personalSeal.js';
+import { contactPersonalData } from '../../../src/features/contacts/domain/contactPersonalData.js';
+import { dealPersonalData } from '../../../src/features/deals/domain/dealPersonalData.js';
+
+const contactCreated = {
+  contactId: 'c-1',
+  companyId: 'co-1',
+  name: 'Ada Lovelace',
+  phoneNumber: '+442079460000',
+  email: 'ada@example.org',
+  city: 'London',
+  tags: ['vip', 'engines'],
+  createdAt: '2024-05-01T10:00:00.000Z',
+};
+const dealCreated = {
+  dealId: 'd-1',
+  companyId: 'co-1',
+  title: 'Engine',
+  description: null,
+  value: 10,
+  currency: 'EUR',
+  stage: null,
+  priority: 'high',
+  probability: null,
+  expectedCloseDate: null,
+  source: null,
+  contact: { id: 'c-1', name: 'Ada Lovelace', email: 'ada@example.org', phoneNumber: '+442079460000', currentCompany: null },
+  assignedTo: { id: 'u-1', name: 'Sam Seller', email: 'sam@example.com' },
+  createdAt: '2024-05-01T10:00:00.000Z',
+};
+const contactKey = randomBytes(32);
+const userKey = randomBytes(32);
+const keys = new Map([
+  ['contact:c-1', contactKey],
+  ['user:u-1', userKey],
+]);
+
+describe('sealing personal fields (crypto-shredding of one event\'s data)', () => {
+  const contactFields = contactPersonalData.events.ContactCreated!;
+  const dealFields = dealPersonalData.events.DealCreated!;
+
+  it('takes every personal value out of the data, keeping it only encrypted, and puts it back with the key', () => {
+    const sealed = sealPersonalFields('e-1', contactCreated, contactFields, keys) as Record<string, unknown>;
+    const text = JSON.stringify(sealed);
+    for (const value of ['Ada', 'Lovelace', '442079460000', 'ada@example.org', 'London', 'vip', 'engines']) expect(text).not.to.contain(value);
+    expect(sealed).to.deep.include({ contactId: 'c-1', companyId: 'co-1', name: null, phoneNumber: null, tags: null, createdAt: contactCreated.createdAt });
+    expect(Object.keys(sealed.sealed as object)).to.deep.equal(['contact:c-1']);
+    expect(unsealPersonalFields('e-1', sealed, keys)).to.deep.equal({ data: contactCreated, erasedFields: [] });
+  });
+
+  it('seals each subject under its own key: a deal\'s contact and its assigned user', () => {
+    expect(subjectsIn(dealCreated, dealFields)).to.deep.equal(['contact:c-1', 'user:u-1']);
+    const sealed = sealPersonalFields('e-2', dealCreated, dealFields, keys);
+    expect(sealedSubjectsIn(sealed)).to.deep.equal(['contact:c-1', 'user:u-1']);
+    expect(sealed).to.deep.include({ title: 'Engine', priority: 'high' });
+    // The contact erased: its fields read as null and are listed; the user's come back.
+    const withoutContact = unsealPersonalFields('e-2', sealed, new Map([['user:u-1', userKey]]));
+    expect(withoutContact.erasedFields).to.have.members(['contact.name', 'contact.email', 'contact.phoneNumber']);
+    expect(withoutContact.data).to.deep.equal({
+      ...dealCreated,
+      contact: { id: 'c-1', name: null, email: null, phoneNumber: null, currentCompany: null },
+    });
+  });
+
+  it('leaves a group out when its subject is absent (a deal without a contact), and data without personal fields as it is', () => {
+    const noContact = { ...dealCreated, contact: null };
+    const sealed = sealPersonalFields('e-3', noContact, dealFields, keys);
+    expect(sealedSubjectsIn(sealed)).to.deep.equal(['user:u-1']);
+    expect(unsealPersonalFields('e-3', sealed, keys).data).to.deep.equal(noContact);
+    const deleted = { contactId: 'c-1', companyId: 'co-1', deletedAt: 'x', restorableUntil: 'y' };
+    expect(sealPersonalFields('e-4', deleted, contactPersonalData.events.ContactDeleted!, keys)).to.deep.equal(deleted);
+    expect(unsealPersonalFields('e-4', deleted, keys)).to.deep.equal({ data: deleted, erasedFields: [] });
+  });
+
+  it('seals only the values present: a change\'s fields, a cleared one staying null', () => {
+    const updated = {
+      contactId: 'c-1',
+      companyId: 'co-1',
+      changes: { city: 'Paris', email: null },
+      previous: { city: 'London', email: 'ada@example.org' },
+      updatedAt: '2024-05-02T10:00:00.000Z',
+      contact: { id: 'c-1', name: 'Ada', firstName: null, lastName: null, phoneNumber: '+44', email: null, position: null, currentCompany: null, industrySector: null, city: 'Paris', country: null, tags: [], createdAt: 'a', updatedAt: 'b' },
+    };
+    const sealed = sealPersonalFields('e-5', updated, contactPersonalData.events.ContactUpdated!, keys) as { sealed: Record<string, { fields: string[] }> };
+    expect(sealed.sealed['contact:c-1']!.fields).to.have.members(['changes.city', 'previous.city', 'previous.email', 'contact.name', 'contact.phoneNumber', 'contact.city', 'contact.tags']);
+    expect(unsealPersonalFields('e-5', sealed, keys).data).to.deep.equal(updated);
+  });
+
+  it('drops the values of a subject without a key (erased before the write): never stored in the clear', () => {
+    const sealed = sealPersonalFields('e-6', contactCreated, contactFields, new Map());
+    expect(JSON.stringify(sealed)).not.to.contain('Ada');
+    expect(sealedSubjectsIn(sealed)).to.deep.equal([]);
+  });
+
+  it('refuses a sealed value moved to another event, or altered: never a wrong value', () => {
+    const sealed = sealPersonalFields('e-7', contactCreated, contactFields, keys) as { sealed: Record<string, { fields: string[]; value: string }> };
+    expect(() => unsealPersonalFields('e-8', sealed, keys)).to.throw();
+    const value = sealed.sealed['contact:c-1']!.value;
+    const altered = { ...sealed, sealed: { 'contact:c-1': { ...sealed.sealed['contact:c-1']!, value: `${value.slice(0, -4)}AAAA` } } };
+    expect(() => unsealPersonalFields('e-7', altered, keys)).to.throw();
+    expect(() => unsealPersonalFields('e-7', sealed, new Map([['contact:c-1', randomBytes(32)]]))).to.throw();
+  });
+});
