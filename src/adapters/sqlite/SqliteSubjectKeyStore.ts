@@ -1,6 +1,7 @@
 import type { Statement, Transaction } from 'better-sqlite3';
 import type { SubjectKeyStore } from '../../application/ports/SubjectKeyStore.js';
 import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
+import { withSecureDelete } from './secureDelete.js';
 import { whenLockFreeTranslated, withoutLockWait } from './writeLock.js';
 
 interface KeyRow {
@@ -56,15 +57,6 @@ export class SqliteSubjectKeyStore implements SubjectKeyStore {
     return new SqliteSubjectKeyStore(openSqliteDatabase(file), true);
   }
 
-  /** Runs a write with SQLite's `secure_delete` on (on this connection, for this write only). */
-  private erasing<T>(write: () => T): T {
-    this.db.pragma('secure_delete = ON');
-    try {
-      return write();
-    } finally {
-      this.db.pragma('secure_delete = OFF');
-    }
-  }
 
   async get(subjects: readonly string[]): Promise<ReadonlyMap<string, string>> {
     if (subjects.length === 0) return new Map();
@@ -76,7 +68,7 @@ export class SqliteSubjectKeyStore implements SubjectKeyStore {
     const pairs = JSON.stringify([...candidates]);
     const subjects = JSON.stringify([...candidates.keys()]);
     // One write transaction: the rows kept and the keys answered are those of one moment.
-    return keysOf(await whenLockFreeTranslated(this.db, () => this.erasing(() => this.putAll.immediate(pairs, subjects))));
+    return keysOf(await whenLockFreeTranslated(this.db, () => withSecureDelete(this.db, () => this.putAll.immediate(pairs, subjects))));
   }
 
   /**
@@ -94,7 +86,7 @@ export class SqliteSubjectKeyStore implements SubjectKeyStore {
    * WAL's pages into the file, up to LOG_WAL_AUTOCHECKPOINT_PAGES) is paid seldom.
    */
   async erase(subject: string, at: Date): Promise<void> {
-    await whenLockFreeTranslated(this.db, () => this.erasing(() => this.statements.erase.run(subject, at.toISOString())));
+    await whenLockFreeTranslated(this.db, () => withSecureDelete(this.db, () => this.statements.erase.run(subject, at.toISOString())));
     withoutLockWait(this.db, () => this.db.pragma('wal_checkpoint(TRUNCATE)'));
   }
 

@@ -1,11 +1,15 @@
 import type { Statement } from 'better-sqlite3';
 import type { StoredSecret, WebhookSecretStore } from '../../application/ports/WebhookSecretStore.js';
 import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
+import { withSecureDelete } from './secureDelete.js';
 import { whenLockFreeTranslated } from './writeLock.js';
 
 /**
  * Webhook secrets in the embedded SQLite file, in a table of their own
- * (`webhook_secrets`), beside the events but never in them.
+ * (`webhook_secrets`), beside the events but never in them. Every write that
+ * replaces or deletes a secret runs with `secure_delete` on (`withSecureDelete`),
+ * so a secret deleted, or once kept in the clear and now encrypted, does not
+ * linger in the file's free pages.
  */
 export class SqliteWebhookSecretStore implements WebhookSecretStore {
   private readonly statements: {
@@ -37,23 +41,9 @@ export class SqliteWebhookSecretStore implements WebhookSecretStore {
     return new SqliteWebhookSecretStore(openSqliteDatabase(file), true);
   }
 
-  /**
-   * Runs a write that replaces or deletes a secret with SQLite's `secure_delete` on
-   * (on this connection, for this write only): the bytes of the value it removes
-   * are overwritten in the file instead of left in free space, so a secret deleted,
-   * or once kept in the clear and now encrypted, does not linger in the pages.
-   */
-  private erasing<T>(write: () => T): T {
-    this.db.pragma('secure_delete = ON');
-    try {
-      return write();
-    } finally {
-      this.db.pragma('secure_delete = OFF');
-    }
-  }
 
   async put(subscriptionId: string, secret: string): Promise<void> {
-    await whenLockFreeTranslated(this.db, () => this.erasing(() => this.statements.put.run(subscriptionId, secret)));
+    await whenLockFreeTranslated(this.db, () => withSecureDelete(this.db, () => this.statements.put.run(subscriptionId, secret)));
   }
 
   async get(subscriptionId: string): Promise<string | null> {
@@ -61,7 +51,7 @@ export class SqliteWebhookSecretStore implements WebhookSecretStore {
   }
 
   async delete(subscriptionId: string): Promise<void> {
-    await whenLockFreeTranslated(this.db, () => this.erasing(() => this.statements.delete.run(subscriptionId)));
+    await whenLockFreeTranslated(this.db, () => withSecureDelete(this.db, () => this.statements.delete.run(subscriptionId)));
   }
 
   async storedPage(after: string | null, limit: number): Promise<readonly StoredSecret[]> {
@@ -70,7 +60,7 @@ export class SqliteWebhookSecretStore implements WebhookSecretStore {
   }
 
   async replaceStored(subscriptionId: string, expected: string, next: string): Promise<boolean> {
-    const { changes } = await whenLockFreeTranslated(this.db, () => this.erasing(() => this.statements.replace.run(next, subscriptionId, expected)));
+    const { changes } = await whenLockFreeTranslated(this.db, () => withSecureDelete(this.db, () => this.statements.replace.run(next, subscriptionId, expected)));
     return changes === 1;
   }
 

@@ -18,6 +18,9 @@ import { contactHttpError } from './contactHttpErrors.js';
 import { apiMetadata } from '../../../http/apiMetadata.js';
 import { contactAggregate } from '../application/contactAggregate.js';
 import { entityHistoryRoute } from '../../../http/routes/entityHistory.js';
+import { deleteAndRestoreRoutes } from '../../../http/routes/deleteAndRestore.js';
+import type { Contact } from '../domain/contactView.js';
+import type { Position } from '../../../shared/Position.js';
 import { contactAsOf } from '../readModels/contactAsOf.js';
 import { decodeAsOf } from '../../../http/query/asOfQuery.js';
 import { answerWithEntityTag, ifMatchPrecondition, setEntityTagAfterWrite } from '../../../http/conditionalRequests.js';
@@ -116,30 +119,20 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
     ctx.body = { success: true, data: result.right.contact };
   });
 
-  router.delete('/contacts/:id', requirePermission('contacts:write'), async (ctx) => {
-    const auth = authOf(ctx.state);
-    const result = await deleteContact(deps.commands, {
-      companyId: auth.companyId,
-      contactId: ctx.params.id!,
-      retentionMs: deps.deletedRecordsRetentionMs,
-      metadata: apiMetadata(ctx.state),
-    });
-    if (E.isLeft(result)) throw contactHttpError(result.left);
-    // Answered once the read models dropped it: the next GET here is a 404.
-    await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
-    ctx.body = { success: true, data: result.right.deleted };
-  });
-
-  router.post('/contacts/:id/restore', requirePermission('contacts:write'), async (ctx) => {
-    const auth = authOf(ctx.state);
-    const result = await restoreContact(deps.commands, {
-      companyId: auth.companyId,
-      contactId: ctx.params.id!,
-      metadata: apiMetadata(ctx.state),
-    });
-    if (E.isLeft(result)) throw contactHttpError(result.left);
-    await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
-    ctx.body = { success: true, data: result.right.contact };
+  deleteAndRestoreRoutes(router, {
+    path: '/contacts',
+    permission: 'contacts:write',
+    commands: {
+      delete: ({ id, ...input }) => deleteContact(deps.commands, { ...input, contactId: id }),
+      restore: async ({ id, ...input }) =>
+        E.map(({ contact, position }: { contact: Contact; position: Position | null }) => ({ record: contact, position }))(
+          await restoreContact(deps.commands, { ...input, contactId: id }),
+        ),
+    },
+    httpError: contactHttpError,
+    progress: deps.progress,
+    readYourWritesTimeoutMs: deps.readYourWritesTimeoutMs,
+    retentionMs: deps.deletedRecordsRetentionMs,
   });
 
   return router;

@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js';
+import type { DeletedRecord } from '../../../shared/DeletedRecord.js';
 import type { EventMetadata } from '../../../shared/EventMetadata.js';
 import type { Position } from '../../../shared/Position.js';
 import { contactDecider, type ContactState } from '../domain/contactDecider.js';
@@ -36,8 +37,6 @@ const specOf = (contactId: string, command: ContactCommand, metadata: EventMetad
   metadata,
 });
 
-/** What a delete answers: the contact's id, when it was deleted and until when it can be restored. */
-export type DeletedRecord = { readonly id: string; readonly deletedAt: string; readonly restorableUntil: string };
 
 const deletedOf = (events: readonly ContactEvent[]): DeletedRecord => {
   const deleted = events.find((event): event is ContactDeleted => event.type === 'ContactDeleted');

@@ -18,6 +18,9 @@ import { dealHttpError } from './dealHttpErrors.js';
 import { apiMetadata } from '../../../http/apiMetadata.js';
 import { dealAggregate } from '../application/dealAggregate.js';
 import { entityHistoryRoute } from '../../../http/routes/entityHistory.js';
+import { deleteAndRestoreRoutes } from '../../../http/routes/deleteAndRestore.js';
+import type { Deal } from '../domain/dealView.js';
+import type { Position } from '../../../shared/Position.js';
 import { dealAsOf } from '../readModels/dealAsOf.js';
 import { decodeAsOf } from '../../../http/query/asOfQuery.js';
 import { answerWithEntityTag, ifMatchPrecondition, setEntityTagAfterWrite } from '../../../http/conditionalRequests.js';
@@ -119,26 +122,20 @@ export const dealRoutes = (deps: DealRoutesDeps): Router => {
     ctx.body = { success: true, data: result.right.deal };
   });
 
-  router.delete('/deals/:id', requirePermission('deals:write'), async (ctx) => {
-    const auth = authOf(ctx.state);
-    const result = await deleteDeal(deps.commands, {
-      companyId: auth.companyId,
-      dealId: ctx.params.id!,
-      retentionMs: deps.deletedRecordsRetentionMs,
-      metadata: apiMetadata(ctx.state),
-    });
-    if (E.isLeft(result)) throw dealHttpError(result.left);
-    // Answered once the read models dropped it: the next GET here is a 404.
-    await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
-    ctx.body = { success: true, data: result.right.deleted };
-  });
-
-  router.post('/deals/:id/restore', requirePermission('deals:write'), async (ctx) => {
-    const auth = authOf(ctx.state);
-    const result = await restoreDeal(deps.commands, { companyId: auth.companyId, dealId: ctx.params.id!, metadata: apiMetadata(ctx.state) });
-    if (E.isLeft(result)) throw dealHttpError(result.left);
-    await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
-    ctx.body = { success: true, data: result.right.deal };
+  deleteAndRestoreRoutes(router, {
+    path: '/deals',
+    permission: 'deals:write',
+    commands: {
+      delete: ({ id, ...input }) => deleteDeal(deps.commands, { ...input, dealId: id }),
+      restore: async ({ id, ...input }) =>
+        E.map(({ deal, position }: { deal: Deal; position: Position | null }) => ({ record: deal, position }))(
+          await restoreDeal(deps.commands, { ...input, dealId: id }),
+        ),
+    },
+    httpError: dealHttpError,
+    progress: deps.progress,
+    readYourWritesTimeoutMs: deps.readYourWritesTimeoutMs,
+    retentionMs: deps.deletedRecordsRetentionMs,
   });
 
   return router;

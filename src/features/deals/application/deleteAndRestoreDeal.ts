@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js';
+import type { DeletedRecord } from '../../../shared/DeletedRecord.js';
 import type { EventMetadata } from '../../../shared/EventMetadata.js';
 import type { Position } from '../../../shared/Position.js';
 import { dealDecider } from '../domain/dealDecider.js';
@@ -20,8 +21,6 @@ const specOf = (dealId: string, command: DealCommand, metadata: EventMetadata) =
   metadata,
 });
 
-/** What a delete answers: the deal's id, when it was deleted and until when it can be restored. */
-export type DeletedRecord = { readonly id: string; readonly deletedAt: string; readonly restorableUntil: string };
 
 const deletedOf = (events: readonly DealEvent[]): DeletedRecord => {
   const deleted = events.find((event): event is DealDeleted => event.type === 'DealDeleted');

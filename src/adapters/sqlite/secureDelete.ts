@@ -1,0 +1,15 @@
+import type { SqliteDatabase } from './openSqliteDatabase.js';
+
+/**
+ * Runs a write with SQLite's `secure_delete` on (on this connection, for this
+ * write only): the bytes of what it removes or moves (a deleted row, a row a
+ * page split moves) are overwritten in the file instead of left in free space.
+ */
+export const withSecureDelete = <T>(db: SqliteDatabase, write: () => T): T => {
+  db.pragma('secure_delete = ON');
+  try {
+    return write();
+  } finally {
+    db.pragma('secure_delete = OFF');
+  }
+};
