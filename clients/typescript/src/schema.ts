@@ -1376,11 +1376,11 @@ export interface components {
             updatedAt: components["schemas"]["Timestamp"];
             deal: components["schemas"]["Deal"];
         };
-        /** @description The embedded contact summary brought up to date: appended after `DealCreated` (or `DealRestored`) when the contact changed while the deal was being created (or restored). Not a change of the deal (no `updatedAt`, no webhook event). */
+        /** @description The embedded contact summary brought up to date: appended after `DealCreated` (or `DealRestored`) when the contact changed while the deal was being created (or restored): its newer summary, or, deleted meanwhile, its id with every other field `null`. Not a change of the deal (no `updatedAt`, no webhook event). */
         DealContactRefreshedData: {
             dealId: string;
             companyId: string;
-            contact: components["schemas"]["DealContactSnapshot"];
+            contact: components["schemas"]["DealContact"];
         };
         /** @description The deal was deleted; it can be restored until `restorableUntil`. */
         DealDeletedData: {

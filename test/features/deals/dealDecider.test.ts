@@ -421,6 +421,14 @@ describe('deal decider', () => {
         .when(refresh(renamed))
         .then({ type: 'DealContactRefreshed', data: { dealId: 'd-1', companyId: 'co-1', contact: renamed } }));
 
+    it('records a contact deleted since: its id, every other field null', () => {
+      const deleted = { id: contact.id, name: null, email: null, phoneNumber: null, currentCompany: null };
+      spec
+        .given(created)
+        .when({ type: 'RefreshDealContact', dealId: 'd-1', companyId: 'co-1', contact: deleted })
+        .then({ type: 'DealContactRefreshed', data: { dealId: 'd-1', companyId: 'co-1', contact: deleted } });
+    });
+
     it('records nothing for the same summary, or for another contact', () => {
       spec.given(created).when(refresh({ ...contact })).then();
       spec.given(created).when(refresh({ ...renamed, id: 'c-2' })).then();

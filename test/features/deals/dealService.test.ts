@@ -5,6 +5,8 @@ import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.
 import type { CommandDeps } from '../../../src/application/commands/CommandDeps.js';
 import { createContact } from '../../../src/features/contacts/application/createContact.js';
 import { updateContact } from '../../../src/features/contacts/application/updateContact.js';
+import { deleteContact } from '../../../src/features/contacts/application/deleteAndRestoreContact.js';
+import type { EventStore } from '../../../src/application/ports/EventStore.js';
 import { changeDealStatus } from '../../../src/features/deals/application/changeDealStatus.js';
 import { createDeal } from '../../../src/features/deals/application/createDeal.js';
 import type { DealWriteError } from '../../../src/features/deals/application/DealWriteError.js';
@@ -224,6 +226,30 @@ describe('deal service (on the embedded event store)', () => {
       const result = await changed(deal.id, { status: 'open' });
       expect(result.position).to.equal(null);
       expect(result.deal.contact).to.include({ name: 'Ada King' });
+    });
+  });
+
+  describe('given a contact deleted between a deal\'s create reading it and the deal\'s append', () => {
+    it('records the contact as deleted on the deal right after (DealContactRefreshed): its id, every other field null', async () => {
+      const contact = await contactIn('co-1', { name: 'Ada', phoneNumber: '+49151000', email: 'ada@example.org' });
+      // The store the create sees: the contact is deleted just before the deal's event is appended.
+      let deletedFirst = false;
+      const racing: EventStore = Object.create(store) as EventStore;
+      racing.append = async (stream, events, expected) => {
+        if (!deletedFirst && events[0]?.type === 'DealCreated') {
+          deletedFirst = true;
+          const deleted = await deleteContact(deps, { companyId: 'co-1', contactId: contact.id, retentionMs: 86_400_000, metadata });
+          expect(E.isRight(deleted)).to.equal(true);
+        }
+        return store.append(stream, events, expected);
+      };
+      const result = await createDeal({ ...deps, eventStore: racing }, { companyId: 'co-1', fields: { title: 'T', value: 1, contactId: contact.id }, metadata });
+      if (E.isLeft(result)) return expect.fail(JSON.stringify(result.left));
+      const nulled = { id: contact.id, name: null, email: null, phoneNumber: null, currentCompany: null };
+      expect(result.right.deal.contact).to.deep.equal(nulled);
+      const events = await store.readStream(`deal-${result.right.deal.id}`);
+      expect(events.map((event) => event.type)).to.deep.equal(['DealCreated', 'DealContactRefreshed']);
+      expect(events[1]!.data).to.deep.include({ contact: nulled });
     });
   });
 });

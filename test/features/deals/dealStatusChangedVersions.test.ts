@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
 import { UpcastingEventStore } from '../../../src/application/versioning/UpcastingEventStore.js';
 import { DealStatusChanged, dealStream, type DealCreated } from '../../../src/features/deals/domain/dealEvents.js';
+import { DealContactRefreshed } from '../../../src/features/deals/domain/dealEvents.js';
 import {
+  DealContactRefreshedV1,
+  upcastDealContactRefreshedV1,
   DealStatusChangedV1,
   DealStatusChangedV2,
   upcastDealStatusChangedV1,
@@ -132,5 +135,20 @@ describe('DealStatusChanged versions', () => {
       await store.readStream(dealStream('d-1')).catch((e: unknown) => (error = e));
       expect(String(error)).to.match(/version 2 of DealStatusChanged refuses it/);
     });
+  });
+});
+
+describe('DealContactRefreshed versions', () => {
+  const v1: DealContactRefreshedV1 = { type: 'DealContactRefreshed', data: { dealId: 'd-1', companyId: 'co-1', contact: summary } };
+
+  it('v1 → v2 (pure): the identity; version 2 accepts what version 1 holds', () => {
+    expect(upcastDealContactRefreshedV1(v1)).to.deep.equal(v1);
+    expect(E.isRight(DealContactRefreshed.decode(v1))).to.equal(true);
+  });
+
+  it('v2 holds a contact deleted since (its id, every other field null), which version 1 refuses', () => {
+    const gone = { type: 'DealContactRefreshed', data: { dealId: 'd-1', companyId: 'co-1', contact: goneContact } };
+    expect(E.isRight(DealContactRefreshed.decode(gone))).to.equal(true);
+    expect(E.isLeft(DealContactRefreshedV1.decode(gone))).to.equal(true);
   });
 });

@@ -438,14 +438,14 @@ export const deals: ApiModule = {
       type: 'object',
       description:
         'The embedded contact summary brought up to date: appended after `DealCreated` (or `DealRestored`) when the ' +
-        'contact changed while the deal was being created (or restored). Not a change of the deal (no `updatedAt`, ' +
-        'no webhook event).',
+        'contact changed while the deal was being created (or restored): its newer summary, or, deleted meanwhile, its ' +
+        'id with every other field `null`. Not a change of the deal (no `updatedAt`, no webhook event).',
       required: ['dealId', 'companyId', 'contact'],
       additionalProperties: false,
       properties: {
         dealId: { type: 'string' },
         companyId: { type: 'string' },
-        contact: schemaRef('DealContactSnapshot'),
+        contact: schemaRef('DealContact'),
       },
     },
     DealDeletedData: {

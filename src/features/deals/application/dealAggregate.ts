@@ -4,10 +4,12 @@ import { contactStream } from '../domain/contactsForDeals.js';
 import { dealDecider, type DealState } from '../domain/dealDecider.js';
 import { DealContactRefreshed, DealCreated, DealDeleted, DealEvent, DealRestored, DealStatusChanged, dealStream } from '../domain/dealEvents.js';
 import {
+  DealContactRefreshedV1,
   DealStatusChangedV1,
   DealStatusChangedV2,
   unmarkedDealStatusChangedVersion,
   upcastDealStatusChangedV1,
+  upcastDealContactRefreshedV1,
   upcastDealStatusChangedV2,
 } from '../domain/dealEventVersions.js';
 import { storedEventType, storedAs, type UpcastStep } from '../../../application/versioning/storedEventTypes.js';
@@ -29,6 +31,9 @@ const dealStatusChangedV1toV2: UpcastStep = async (event, log) => {
 };
 
 /** DealStatusChanged v2 → v3: the event alone decides (version 2's data fits version 3 as it is). */
+/** DealContactRefreshed v1 → v2: the same summary (version 2 may also hold a deleted contact's). */
+const dealContactRefreshedV1toV2: UpcastStep = async (event) => E.right(upcastDealContactRefreshedV1(storedAs(DealContactRefreshedV1, event)).data);
+
 const dealStatusChangedV2toV3: UpcastStep = async (event) => E.right(upcastDealStatusChangedV2(storedAs(DealStatusChangedV2, event)).data);
 
 /** A deal of a company's pipeline: `deal-<id>`. */
@@ -45,7 +50,7 @@ export const dealAggregate: AggregateDescriptor<DealEvent, DealState> = describe
       [dealStatusChangedV1toV2, dealStatusChangedV2toV3],
       unmarkedDealStatusChangedVersion,
     ),
-    storedEventType('DealContactRefreshed', [DealContactRefreshed]),
+    storedEventType('DealContactRefreshed', [DealContactRefreshedV1, DealContactRefreshed], [dealContactRefreshedV1toV2]),
     storedEventType('DealDeleted', [DealDeleted]),
     storedEventType('DealRestored', [DealRestored]),
   ],

@@ -8,15 +8,16 @@ import type { DealRecord } from '../domain/dealRecord.js';
 import { toDealView, type Deal } from '../domain/dealView.js';
 import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
 import { handleCommand } from '../../../application/commands/handleCommand.js';
-import { loadContactSummary } from './dealParties.js';
+import { loadContactShown } from './dealParties.js';
 
 /**
  * A contact change appended between reading the contact (at `contact.revision`)
  * and appending the deal's `DealCreated` or `DealRestored` is in the log before
  * the deal's event, so the `deals` read model (which follows the contact's events
  * into the deals it holds) would never apply it to this deal. Read the contact's
- * stream once more; if it moved and the contact is live, record the newer summary
- * on the deal (`DealContactRefreshed`). A change after this read comes after the
+ * stream once more; if it moved, record the contact as it is now on the deal
+ * (`DealContactRefreshed`): its newer summary, or, deleted meanwhile, its id with
+ * every other field null. A change after this read comes after the
  * deal's event in the log and reaches it the usual way.
  *
  * Answers the deal as written (`deal`, at `position`), or as refreshed.
@@ -34,7 +35,7 @@ export const refreshContactAfterWrite = async (
 ): Promise<{ deal: Deal; position: Position }> => {
   const { dealId, companyId, contact, deal, position, metadata } = written;
   const moved = await deps.eventStore.readStream(contactStream(contact.id), { fromRevision: contact.revision + 1, maxCount: 1 });
-  const now = moved.length > 0 ? await loadContactSummary(deps.eventStore, companyId, contact.id) : null;
+  const now = moved.length > 0 ? await loadContactShown(deps.eventStore, companyId, contact.id) : null;
   if (now === null) return { deal: toDealView(deal), position };
   const refreshed = await handleCommand(deps, {
     decider: dealDecider,

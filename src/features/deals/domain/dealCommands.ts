@@ -47,7 +47,8 @@ export interface RefreshDealContact {
   readonly type: 'RefreshDealContact';
   readonly dealId: string;
   readonly companyId: string;
-  readonly contact: DealContactSummary;
+  /** The contact as it is now: a deleted one's shows its id, every other field null. */
+  readonly contact: DealContactView;
 }
 
 /**

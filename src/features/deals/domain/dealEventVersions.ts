@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import type { DealState } from './dealDecider.js';
-import { DealContactSummary, DealPriority, DealStatus, DealUserSummary, type DealStatusChanged } from './dealEvents.js';
+import { DealContactSummary, DealPriority, DealStatus, DealUserSummary, type DealContactRefreshed, type DealStatusChanged } from './dealEvents.js';
 import { applyDealStatusChanged } from './dealRecord.js';
 import { toDealView } from './dealView.js';
 
@@ -15,7 +15,8 @@ import { toDealView } from './dealView.js';
  *                         v2: v1 + `deal`, the whole deal after the change (releases up to 283063c)
  *                         v3 (current): v2, but the contact in `deal` may be a deleted one's
  *                           (`id`, every other field null)
- *   DealContactRefreshed  v1 (current)
+ *   DealContactRefreshed  v1: a live contact's summary (releases up to 283063c)
+ *                         v2 (current): v1, but the contact may be a deleted one's
  *   DealDeleted           v1 (current)
  *   DealRestored          v1 (current)
  */
@@ -125,3 +126,23 @@ export type DealStatusChangedV2 = t.TypeOf<typeof DealStatusChangedV2>;
  * all version 2 holds, fits it as it is.
  */
 export const upcastDealStatusChangedV2 = (event: DealStatusChangedV2): DealStatusChanged => event;
+
+/** `DealContactRefreshed` version 1: always a live contact's summary. */
+export const DealContactRefreshedV1 = t.type({
+  type: t.literal('DealContactRefreshed'),
+  data: t.type({
+    dealId: t.string,
+    companyId: t.string,
+    contact: t.type({
+      id: t.string,
+      name: t.string,
+      email: nullable(t.string),
+      phoneNumber: t.string,
+      currentCompany: nullable(t.string),
+    }),
+  }),
+});
+export type DealContactRefreshedV1 = t.TypeOf<typeof DealContactRefreshedV1>;
+
+/** `DealContactRefreshed` v1 → v2: a live contact's summary is one version 2 holds as it is. */
+export const upcastDealContactRefreshedV1 = (event: DealContactRefreshedV1): DealContactRefreshed => event;

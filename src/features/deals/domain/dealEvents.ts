@@ -132,14 +132,15 @@ export type DealStatusChanged = t.TypeOf<typeof DealStatusChanged>;
  * `DealCreated` (or `DealRestored`) append: that contact event is in the log
  * before the deal's, so nothing that follows contact changes would ever apply it
  * to this deal. Not a change of the deal itself: `updatedAt` stays and no webhook
- * event derives from it.
+ * event derives from it. Version 2: the contact may be a deleted one's (its id,
+ * every other field null), when it was deleted in between.
  */
 export const DealContactRefreshed = t.type({
   type: t.literal('DealContactRefreshed'),
   data: t.type({
     dealId: t.string,
     companyId: t.string,
-    contact: DealContactSummary,
+    contact: DealContactView,
   }),
 });
 export type DealContactRefreshed = t.TypeOf<typeof DealContactRefreshed>;
