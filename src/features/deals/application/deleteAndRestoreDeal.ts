@@ -21,7 +21,6 @@ const specOf = (dealId: string, command: DealCommand, metadata: EventMetadata) =
   metadata,
 });
 
-
 const deletedOf = (events: readonly DealEvent[]): DeletedRecord => {
   const deleted = events.find((event): event is DealDeleted => event.type === 'DealDeleted');
   if (!deleted) throw new Error('a delete that appended no DealDeleted');
