@@ -128,6 +128,42 @@ if (!postgresTestUrl()) {
       expect(receiver.received).to.have.length(1);
     });
 
+    it('deletes and restores a contact: 404, out of lists, searches and recent triggers, its number free, its deal showing nulls, the delete delivered', async () => {
+      const subscribed = await call(server.baseUrl, key, 'POST', '/webhooks/subscribe', { event: 'contact.deleted', target_url: receiver.url });
+      expect(subscribed.status, JSON.stringify(subscribed.body)).to.equal(201);
+      const contact = (await call(server.baseUrl, key, 'POST', '/contacts', { name: 'Katherine Johnson', phoneNumber: '+1 555 0142', email: 'kj@example.com' })).body.data;
+      const deal = (await call(server.baseUrl, key, 'POST', '/deals', { title: 'Trajectory', value: 1962, contactId: contact.id })).body.data;
+      const deleted = await call(server.baseUrl, key, 'DELETE', `/contacts/${contact.id}`);
+      expect(deleted.status, JSON.stringify(deleted.body)).to.equal(200);
+      expect(deleted.body.data).to.include({ id: contact.id });
+
+      expect((await call(server.baseUrl, key, 'GET', `/contacts/${contact.id}`)).status).to.equal(404);
+      expect((await call(server.baseUrl, key, 'GET', '/contacts?search=Katherine')).body.data).to.deep.equal([]);
+      const recent = (await call(server.baseUrl, key, 'GET', '/triggers/contact.created/recent?limit=100')).body as { id: string }[];
+      expect(recent.map((record) => record.id)).not.to.include(contact.id);
+      const shown = (await call(server.baseUrl, key, 'GET', `/deals/${deal.id}`)).body.data.contact;
+      expect(shown).to.deep.equal({ id: contact.id, name: null, email: null, phoneNumber: null, currentCompany: null });
+
+      // Its number is free; restoring while another contact has it is refused, then works once it is free again.
+      const taker = await call(server.baseUrl, key, 'POST', '/contacts', { name: 'Number Taker', phoneNumber: '+1 555 0142' });
+      expect(taker.status).to.equal(201);
+      const refused = await call(server.baseUrl, key, 'POST', `/contacts/${contact.id}/restore`, {});
+      expect(refused.status).to.equal(409);
+      expect(refused.body.existingContactId).to.equal(taker.body.data.id);
+      expect((await call(server.baseUrl, key, 'DELETE', `/contacts/${taker.body.data.id}`)).status).to.equal(200);
+      const restored = await call(server.baseUrl, key, 'POST', `/contacts/${contact.id}/restore`, {});
+      expect(restored.status, JSON.stringify(restored.body)).to.equal(200);
+      expect(restored.body.data).to.deep.equal(contact);
+      expect((await call(server.baseUrl, key, 'GET', `/contacts/${contact.id}`)).body.data).to.deep.equal(contact);
+      expect((await call(server.baseUrl, key, 'GET', `/deals/${deal.id}`)).body.data.contact).to.include({ name: 'Katherine Johnson' });
+
+      await eventually(() => receiver.received.some((delivery) => delivery.body.includes('"contact.deleted"')), 10_000, 20);
+      const deliveries = receiver.received.filter((delivery) => delivery.body.includes('"contact.deleted"'));
+      const bodies = deliveries.map((delivery) => new Webhook(subscribed.body.data.secret).verify(delivery.body, delivery.headers) as { data: { id: string } });
+      expect(bodies.map((body) => body.data.id)).to.include(contact.id);
+      expect(deliveries.every((delivery) => !delivery.body.includes('Katherine'))).to.equal(true);
+    });
+
     it("a second API process on its own DATA_DIR reads the first one's writes (X-Min-Log-Position)", async function () {
       const health = (await (await fetch(`${server.baseUrl}/health`)).json()) as { data: { readModels: string } };
       if (health.data.readModels !== 'postgres') {
