@@ -446,6 +446,34 @@ export const errorCase = (
   unevaluatedProperties: false,
 });
 
+/** A history's data of a record's delete (`ContactDeleted`): its id (`idField`), its company, when, and until when it can be restored. */
+export const deletedEventData = (idField: string, description: string): JsonSchema => ({
+  type: 'object',
+  description,
+  required: [idField, 'companyId', 'deletedAt', 'restorableUntil'],
+  additionalProperties: false,
+  properties: {
+    [idField]: { type: 'string' },
+    companyId: { type: 'string' },
+    deletedAt: schemaRef('Timestamp'),
+    restorableUntil: schemaRef('Timestamp'),
+  },
+});
+
+/** A history's data of a record's restore (`ContactRestored`): its id, its company, when, and the record as it came back (`recordField`, of schema `recordSchema`). */
+export const restoredEventData = (idField: string, recordField: string, recordSchema: string, description: string): JsonSchema => ({
+  type: 'object',
+  description,
+  required: [idField, 'companyId', 'restoredAt', recordField],
+  additionalProperties: false,
+  properties: {
+    [idField]: { type: 'string' },
+    companyId: { type: 'string' },
+    restoredAt: schemaRef('Timestamp'),
+    [recordField]: schemaRef(recordSchema),
+  },
+});
+
 // ---------------------------------------------------------------- schemas
 
 export const schemas: Record<string, JsonSchema> = {

@@ -1,5 +1,7 @@
 import { OPTIONAL_TEXT_FIELDS } from '../domain/contactEvents.js';
 import {
+  deletedEventData,
+  restoredEventData,
   asOfParameter,
   authenticated,
   badMinLogPosition,
@@ -271,30 +273,8 @@ export const contacts: ApiModule = {
         contact: schemaRef('Contact'),
       },
     },
-    ContactDeletedData: {
-      type: 'object',
-      description: 'The contact was deleted; it can be restored until `restorableUntil`.',
-      required: ['contactId', 'companyId', 'deletedAt', 'restorableUntil'],
-      additionalProperties: false,
-      properties: {
-        contactId: { type: 'string' },
-        companyId: { type: 'string' },
-        deletedAt: schemaRef('Timestamp'),
-        restorableUntil: schemaRef('Timestamp'),
-      },
-    },
-    ContactRestoredData: {
-      type: 'object',
-      description: 'A deleted contact came back: `contact` is the contact as it was when deleted.',
-      required: ['contactId', 'companyId', 'restoredAt', 'contact'],
-      additionalProperties: false,
-      properties: {
-        contactId: { type: 'string' },
-        companyId: { type: 'string' },
-        restoredAt: schemaRef('Timestamp'),
-        contact: schemaRef('Contact'),
-      },
-    },
+    ContactDeletedData: deletedEventData('contactId', 'The contact was deleted; it can be restored until `restorableUntil`.'),
+    ContactRestoredData: restoredEventData('contactId', 'contact', 'Contact', 'A deleted contact came back: `contact` is the contact as it was when deleted.'),
     Contact: {
       type: 'object',
       required: [

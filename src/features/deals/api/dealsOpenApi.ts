@@ -1,6 +1,8 @@
 import { withIdempotency } from '../../../http/openapi/idempotency.js';
 import { withEntityTag, withIfMatch } from '../../../http/openapi/conditional.js';
 import {
+  deletedEventData,
+  restoredEventData,
   asOfParameter,
   authenticated,
   badMinLogPosition,
@@ -448,32 +450,13 @@ export const deals: ApiModule = {
         contact: schemaRef('DealContact'),
       },
     },
-    DealDeletedData: {
-      type: 'object',
-      description: 'The deal was deleted; it can be restored until `restorableUntil`.',
-      required: ['dealId', 'companyId', 'deletedAt', 'restorableUntil'],
-      additionalProperties: false,
-      properties: {
-        dealId: { type: 'string' },
-        companyId: { type: 'string' },
-        deletedAt: schemaRef('Timestamp'),
-        restorableUntil: schemaRef('Timestamp'),
-      },
-    },
-    DealRestoredData: {
-      type: 'object',
-      description:
-        'A deleted deal came back: `deal` is the deal as it was when deleted, with its contact as the contact was ' +
-        'when it was restored.',
-      required: ['dealId', 'companyId', 'restoredAt', 'deal'],
-      additionalProperties: false,
-      properties: {
-        dealId: { type: 'string' },
-        companyId: { type: 'string' },
-        restoredAt: schemaRef('Timestamp'),
-        deal: schemaRef('Deal'),
-      },
-    },
+    DealDeletedData: deletedEventData('dealId', 'The deal was deleted; it can be restored until `restorableUntil`.'),
+    DealRestoredData: restoredEventData(
+      'dealId',
+      'deal',
+      'Deal',
+      'A deleted deal came back: `deal` is the deal as it was when deleted, with its contact as the contact was when it was restored.',
+    ),
     DealResponse: itemEnvelope('Deal'),
     DealList: listEnvelope('Deal'),
     DealNotFoundError: errorCase({ const: 'Deal not found' }),

@@ -24,7 +24,7 @@ describe('HTTP: deleting and restoring contacts', function () {
 
   it('answers 200 with the id, when it was deleted and until when it can be restored (the retention period later)', async () => {
     const contact = await create({ name: 'Del Eted', phoneNumber: phone() });
-    const before = Date.now() + 0;
+    const before = time.now().getTime();
     const res = await remove(contact.id);
     expect(res.status).to.equal(200);
     expect(res.body).to.deep.equal({ success: true, data: { id: contact.id, deletedAt: res.body.data.deletedAt, restorableUntil: res.body.data.restorableUntil } });
