@@ -19,7 +19,7 @@ const PAST_GRACE = RESERVATION_GRACE_PERIOD_MS;
 
 const reserved = (contactId: string, time: string, takenOverFrom?: string): PhoneNumberReserved => ({
   type: 'PhoneNumberReserved',
-  data: { companyId: 'co-1', phoneNumber: '+49151000', contactId, at: time, ...(takenOverFrom ? { takenOverFrom } : {}) },
+  data: { companyId: 'co-1', contactId, at: time, ...(takenOverFrom ? { takenOverFrom } : {}) },
 });
 const released = (contactId: string, time: string): PhoneNumberReleased => ({
   type: 'PhoneNumberReleased',

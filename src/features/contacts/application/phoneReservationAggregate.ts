@@ -1,12 +1,17 @@
+import * as E from 'fp-ts/lib/Either.js';
 import { phoneReservationDecider } from '../domain/phoneReservationDecider.js';
 import {
   PhoneNumberReleased,
   PhoneNumberReserved,
+  PhoneNumberReservedV1,
+  upcastPhoneNumberReservedV1,
   PhoneReservationEvent,
   PHONE_RESERVATION_STREAM_PREFIX,
 } from '../domain/phoneReservationEvents.js';
-import { storedEventType } from '../../../application/versioning/storedEventTypes.js';
+import { storedAs, storedEventType, type UpcastStep } from '../../../application/versioning/storedEventTypes.js';
 import { describeAggregate } from '../../../application/aggregates/AggregateDescriptor.js';
+
+const phoneNumberReservedV1toV2: UpcastStep = async (event) => E.right(upcastPhoneNumberReservedV1(storedAs(PhoneNumberReservedV1, event)).data);
 
 /** The reservation of one phone number in one company (a contact's number is unique): `phone-<company>-<number>`. */
 export const phoneReservationAggregate = describeAggregate({
@@ -14,5 +19,8 @@ export const phoneReservationAggregate = describeAggregate({
   streamPrefix: PHONE_RESERVATION_STREAM_PREFIX,
   eventCodec: PhoneReservationEvent,
   decider: phoneReservationDecider,
-  storedEvents: [storedEventType('PhoneNumberReserved', [PhoneNumberReserved]), storedEventType('PhoneNumberReleased', [PhoneNumberReleased])],
+  storedEvents: [
+    storedEventType('PhoneNumberReserved', [PhoneNumberReservedV1, PhoneNumberReserved], [phoneNumberReservedV1toV2]),
+    storedEventType('PhoneNumberReleased', [PhoneNumberReleased]),
+  ],
 });

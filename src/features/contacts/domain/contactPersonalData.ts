@@ -47,11 +47,8 @@ export const contactPersonalData: PersonalDataDeclaration = {
       personal: [personalOf('contact', 'contactId', under('contact', CONTACT_PERSONAL_FIELDS))],
       notPersonal: ['contactId', 'companyId', 'restoredAt', ...under('contact', CONTACT_VIEW_NOT_PERSONAL)],
     },
-    // The number is the contact's; the reservation stream's name holds it too (see phoneReservationStream).
-    PhoneNumberReserved: {
-      personal: [personalOf('contact', 'contactId', ['phoneNumber'])],
-      notPersonal: ['companyId', 'contactId', 'at', 'takenOverFrom'],
-    },
+    // The number is the contact's: the reservation stream's name holds it (see phoneReservationStream), its events do not.
+    PhoneNumberReserved: nothingPersonal('companyId', 'contactId', 'at', 'takenOverFrom'),
     PhoneNumberReleased: nothingPersonal('contactId', 'at'),
   },
   readModels: {

@@ -34,7 +34,6 @@ const reserve = (
       type: 'PhoneNumberReserved',
       data: {
         companyId: command.companyId,
-        phoneNumber: command.phoneNumber,
         contactId: command.contactId,
         at: toIsoTimestamp(command.at),
         ...(takenOverFrom === undefined ? {} : { takenOverFrom }),

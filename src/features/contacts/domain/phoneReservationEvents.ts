@@ -1,17 +1,33 @@
 import * as t from 'io-ts';
 
 /**
- * A phone number of a company was reserved for a contact. `phoneNumber` is
- * normalised; `takenOverFrom` names the holder of a stale reservation this one replaced.
+ * A phone number of a company was reserved for a contact: the number is the
+ * stream's (see `phoneReservationStream`), never in the event, which holds
+ * nothing personal. `takenOverFrom` names the holder of a stale reservation this
+ * one replaced. Version 2; version 1 (`PhoneNumberReservedV1`) also held the
+ * number.
  */
 export const PhoneNumberReserved = t.type({
+  type: t.literal('PhoneNumberReserved'),
+  data: t.intersection([t.type({ companyId: t.string, contactId: t.string, at: t.string }), t.partial({ takenOverFrom: t.string })]),
+});
+export type PhoneNumberReserved = t.TypeOf<typeof PhoneNumberReserved>;
+
+/** `PhoneNumberReserved` version 1 (releases up to 283063c): the normalised number in `phoneNumber` too. */
+export const PhoneNumberReservedV1 = t.type({
   type: t.literal('PhoneNumberReserved'),
   data: t.intersection([
     t.type({ companyId: t.string, phoneNumber: t.string, contactId: t.string, at: t.string }),
     t.partial({ takenOverFrom: t.string }),
   ]),
 });
-export type PhoneNumberReserved = t.TypeOf<typeof PhoneNumberReserved>;
+export type PhoneNumberReservedV1 = t.TypeOf<typeof PhoneNumberReservedV1>;
+
+/** `PhoneNumberReserved` v1 → v2: the number left out (its stream's name holds it). */
+export const upcastPhoneNumberReservedV1 = (event: PhoneNumberReservedV1): PhoneNumberReserved => {
+  const { phoneNumber: _number, ...data } = event.data;
+  return { type: 'PhoneNumberReserved', data };
+};
 
 /** The contact that held the number let it go (it changed its number). */
 export const PhoneNumberReleased = t.type({
