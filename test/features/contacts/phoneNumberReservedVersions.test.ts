@@ -52,6 +52,13 @@ describe('PhoneNumberReserved versions', () => {
       expect(unmarked!.version).to.deep.equal({ current: 2, stored: 1, recorded: false });
     });
 
+    it('reads one stored without a version and without the number (appended below the decorator) as version 2', async () => {
+      await raw.append(stream, [{ id: newId(), type: 'PhoneNumberReserved', data: v2Data, metadata }], 'no_stream');
+      const [event] = await store.readStream(stream);
+      expect(event!.data).to.deep.equal(v2Data);
+      expect(event!.version).to.deep.equal({ current: 2, stored: 2, recorded: false });
+    });
+
     it('records version 2 on a new event, which holds no number', async () => {
       await store.append(stream, [{ id: newId(), type: 'PhoneNumberReserved', data: v2Data, metadata }], 'no_stream');
       const [event] = await raw.readStream(stream);
