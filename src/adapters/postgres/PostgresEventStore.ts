@@ -17,6 +17,7 @@ import type { EventMetadata } from '../../shared/EventMetadata.js';
 import { isPosition, type Position } from '../../shared/Position.js';
 import { followLog, type LogPage } from './followLog.js';
 import {
+  appendGroupKeys,
   appendGroupParameters,
   invalidAppend,
   nextAppendGroup,
@@ -209,6 +210,23 @@ export class PostgresEventStore implements EventStore {
     });
   }
 
+  /**
+   * `appendToStreams`, keeping new subjects' key texts in the same transaction
+   * (`log_append_keyed`, see the port): a subject that has a key already, or was
+   * erased, refuses the append with `SubjectKeyTakenError`, and nothing of it is kept.
+   */
+  appendToStreamsWithKeys(appends: readonly StreamAppend[], keys: ReadonlyMap<string, string>): Promise<AppendResult[]> {
+    if (this.closed) return Promise.reject(new Error('The event store is closed'));
+    const problem = invalidStreamAppends(appends);
+    if (problem) return Promise.reject(new Error(problem));
+    const invalid = invalidAppend(appends);
+    if (invalid) return Promise.reject(invalid);
+    return new Promise((resolve, reject) => {
+      this.pending.push({ appends, keys, resolve, reject });
+      this.flushing ??= this.flush();
+    });
+  }
+
   /** Commits what is pending, group after group (see nextAppendGroup), until nothing is left. */
   private async flush(): Promise<void> {
     // The appends of this turn of the event loop join the first group.
@@ -225,13 +243,20 @@ export class PostgresEventStore implements EventStore {
   private async commit(group: readonly PendingAppend[]): Promise<void> {
     let outcomes: AppendOutcome[];
     const parameters = appendGroupParameters(group);
+    const keys = appendGroupKeys(group);
     this.heardWhileCommitting = [];
     try {
       try {
-        const { rows } = await preparedQuery<{ outcomes: AppendOutcome[] }>(this.pool, 'SELECT log_append($1, $2, $3, $4, $5, $6, $7, $8, $9) AS outcomes', [
-          this.lockTimeout,
-          ...parameters,
-        ]);
+        const { rows } = keys
+          ? await preparedQuery<{ outcomes: AppendOutcome[] }>(
+              this.pool,
+              'SELECT log_append_keyed($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS outcomes',
+              [this.lockTimeout, ...parameters, ...keys],
+            )
+          : await preparedQuery<{ outcomes: AppendOutcome[] }>(this.pool, 'SELECT log_append($1, $2, $3, $4, $5, $6, $7, $8, $9) AS outcomes', [
+              this.lockTimeout,
+              ...parameters,
+            ]);
         outcomes = rows[0]!.outcomes;
       } catch (error) {
         // Nothing of the group is known to be stored: every append fails (translated where nothing was written).

@@ -1,5 +1,6 @@
 import {
   DuplicateEventIdError,
+  SubjectKeyTakenError,
   WrongExpectedRevisionError,
   type AppendResult,
   type ExpectedRevision,
@@ -10,6 +11,8 @@ import {
 /** One append or multi-stream append waiting for the next group commit. */
 export interface PendingAppend {
   readonly appends: readonly StreamAppend[];
+  /** New subjects' key texts to keep in the same transaction (`appendToStreamsWithKeys`): subject → text. */
+  readonly keys?: ReadonlyMap<string, string>;
   resolve(results: AppendResult[]): void;
   reject(error: unknown): void;
 }
@@ -18,7 +21,8 @@ export interface PendingAppend {
 export type AppendOutcome =
   | ReadonlyArray<{ readonly revision: number; readonly position: string; readonly at?: number; readonly before?: string | null }>
   | { readonly refused: 'revision'; readonly stream: string; readonly actual: number | null }
-  | { readonly refused: 'duplicate'; readonly eventId: string };
+  | { readonly refused: 'duplicate'; readonly eventId: string }
+  | { readonly refused: 'key'; readonly subject: string; readonly erased: boolean };
 
 /** Why an append cannot be sent at all (a bad expected revision, an event id given twice in it), or null. */
 export const invalidAppend = (appends: readonly StreamAppend[]): Error | null => {
@@ -52,7 +56,10 @@ export const nextAppendGroup = (
   const later: PendingAppend[] = [];
   const seen = new Set<string>();
   for (const request of pending) {
-    const keys = request.appends.flatMap(({ stream, events }) => [`stream:${stream}`, ...events.map(({ id }) => `event:${id}`)]);
+    const keys = [
+      ...request.appends.flatMap(({ stream, events }) => [`stream:${stream}`, ...events.map(({ id }) => `event:${id}`)]),
+      ...[...(request.keys?.keys() ?? [])].map((subject) => `key:${subject}`),
+    ];
     if (group.length < max && keys.every((key) => !seen.has(key))) group.push(request);
     else later.push(request);
     keys.forEach((key) => seen.add(key));
@@ -83,6 +90,23 @@ export const appendGroupParameters = (group: readonly PendingAppend[]): unknown[
     }
   });
   return [appends, streams, expected, counts, ids, types, data, metadata];
+};
+
+/**
+ * The new subjects' keys of a group, as `log_append_keyed` takes them: per key, the
+ * index of its append in the group (as `appendGroupParameters` numbers them), its
+ * subject and its text. Null when no append of the group has one (`log_append` does).
+ */
+export const appendGroupKeys = (group: readonly PendingAppend[]): unknown[][] | null => {
+  const [appends, subjects, texts]: [number[], string[], string[]] = [[], [], []];
+  group.forEach((request, i) => {
+    for (const [subject, text] of request.keys ?? []) {
+      appends.push(i + 1);
+      subjects.push(subject);
+      texts.push(text);
+    }
+  });
+  return appends.length === 0 ? null : [appends, subjects, texts];
 };
 
 /**
@@ -157,6 +181,7 @@ export const recordedEvents = (
 /** The port's error for an append that `log_append` refused. */
 const refusal = (outcome: Extract<AppendOutcome, { readonly refused: string }>, appends: readonly StreamAppend[]): Error => {
   if (outcome.refused === 'duplicate') return new DuplicateEventIdError(outcome.eventId);
+  if (outcome.refused === 'key') return new SubjectKeyTakenError(outcome.subject, outcome.erased);
   const expected = appends.find((append) => append.stream === outcome.stream)?.expected ?? 'any';
   return new WrongExpectedRevisionError(outcome.stream, expected, outcome.actual ?? 'no_stream');
 };

@@ -20,7 +20,19 @@ const RELEASE_1_OUTCOME = "'revision', v_base + p_counts[i], 'position', v_head:
  * runs once the head is locked), `outcome` for the fields of each stream append's answer,
  * and `declarations` for variables of a later step's own.
  */
-const logAppend = (create: string, storedIdsCheck: string, outcome = RELEASE_1_OUTCOME, declarations = ''): string => `${create} log_append(
+/** What a later step adds to `log_append`'s text, at the places named; empty: the text as before. */
+interface LogAppendExtension {
+  /** The function's name (default `log_append`). */
+  readonly name?: string;
+  /** Parameters after `p_metadata`, each `,\n      <name> <type>`. */
+  readonly parameters?: string;
+  /** Statements in each append's check, after the duplicate ids' (they may set `v_problem`). */
+  readonly perAppend?: string;
+  /** Statements after the loop over the appends, before the events are inserted. */
+  readonly afterLoop?: string;
+}
+
+const logAppend = (create: string, storedIdsCheck: string, outcome = RELEASE_1_OUTCOME, declarations = '', extension: LogAppendExtension = {}): string => `${create} ${extension.name ?? 'log_append'}(
       p_lock_timeout text,
       p_appends      integer[],
       p_streams      text[],
@@ -29,7 +41,7 @@ const logAppend = (create: string, storedIdsCheck: string, outcome = RELEASE_1_O
       p_ids          text[],
       p_types        text[],
       p_data         text[],
-      p_metadata     text[]
+      p_metadata     text[]${extension.parameters ?? ''}
     ) RETURNS json
     LANGUAGE plpgsql AS $$
     DECLARE
@@ -90,7 +102,7 @@ ${storedIdsCheck}
             END IF;
           END LOOP;
         END IF;
-        IF v_problem IS NOT NULL THEN
+${extension.perAppend ?? ''}        IF v_problem IS NOT NULL THEN
           v_results := v_results || v_problem;
         ELSE
           v_outcome := ARRAY[]::json[];
@@ -112,7 +124,7 @@ ${storedIdsCheck}
         v_start := v_end;
         v_event := v_event_end;
       END LOOP;
-
+${extension.afterLoop ?? ''}
       IF v_head > v_first THEN
         INSERT INTO log_events (position, id, stream, revision, type, data, metadata, recorded_at)
         SELECT e.position, p_ids[e.k], e.stream, e.revision, p_types[e.k], p_data[e.k]::json, p_metadata[e.k]::json, v_at
@@ -437,5 +449,69 @@ const subjectKeys: PostgresMigration = {
   `,
 };
 
+/**
+ * `log_append_keyed`: `log_append` (as step 6 left it) that also keeps new subjects'
+ * keys in the same transaction, so that a new person's key costs no round trip of its
+ * own and is never kept without the events sealed with it. Three more parallel arrays
+ * give, per key, the index of its append in the batch, its subject and its text (no
+ * subject in two appends of one batch: the caller defers the later one). Once the
+ * head is locked, every key is inserted unless its subject has a row already (a key,
+ * or an erasure); an append with a key that was not inserted is refused,
+ * `{refused: 'key', subject, erased}`, and the keys kept for a refused append (for
+ * any reason) are deleted again before the commit. `log_append` stays as it was for
+ * processes of the release before.
+ */
+const keyedAppend: PostgresMigration = {
+  version: 8,
+  name: 'log_append_keyed: appends that keep their new subjects\' keys in the same transaction',
+  sql: `
+    ${logAppend(
+      'CREATE FUNCTION',
+      `${STORED_IDS_PLANNED_PER_CALL}
+      SELECT id INTO v_before FROM log_events WHERE position = v_first;
+      WITH kept AS (
+        INSERT INTO subject_keys (subject, key)
+        SELECT u.subject, u.key FROM unnest(p_key_subjects, p_key_texts) AS u(subject, key)
+        ON CONFLICT (subject) DO NOTHING
+        RETURNING subject
+      )
+      SELECT coalesce(array_agg(subject), ARRAY[]::text[]) INTO v_kept FROM kept;`,
+      `${RELEASE_1_OUTCOME}, 'at', (extract(epoch FROM v_at) * 1000)::bigint, 'before', v_before`,
+      '      v_before       text;\n      v_kept         text[];\n      v_subject      text;\n      v_refused      integer[] := ARRAY[]::integer[];\n',
+      {
+        name: 'log_append_keyed',
+        parameters: ',\n      p_key_appends  integer[],\n      p_key_subjects text[],\n      p_key_texts    text[]',
+        perAppend: `        IF v_problem IS NULL THEN
+          SELECT u.subject INTO v_subject FROM unnest(p_key_appends, p_key_subjects) AS u(append, subject)
+            WHERE u.append = p_appends[v_start] AND NOT (u.subject = ANY(v_kept)) LIMIT 1;
+          IF v_subject IS NOT NULL THEN
+            v_problem := json_build_object('refused', 'key', 'subject', v_subject,
+              'erased', EXISTS (SELECT 1 FROM subject_keys k WHERE k.subject = v_subject AND k.key IS NULL));
+          END IF;
+        END IF;
+        IF v_problem IS NOT NULL THEN
+          v_refused := v_refused || p_appends[v_start];
+        END IF;
+`,
+        afterLoop: `      IF cardinality(v_refused) > 0 THEN
+        DELETE FROM subject_keys WHERE subject IN (
+          SELECT u.subject FROM unnest(p_key_appends, p_key_subjects) AS u(append, subject)
+          WHERE u.append = ANY(v_refused) AND u.subject = ANY(v_kept));
+      END IF;
+`,
+      },
+    )}
+  `,
+};
+
 /** Every step of the log's part of the schema, in order (see migratePostgres). */
-export const logMigrations: readonly PostgresMigration[] = [log, smallStores, outbox, dueQueues, storedIdsPlannedPerCall, recordedTimeAnswered, subjectKeys];
+export const logMigrations: readonly PostgresMigration[] = [
+  log,
+  smallStores,
+  outbox,
+  dueQueues,
+  storedIdsPlannedPerCall,
+  recordedTimeAnswered,
+  subjectKeys,
+  keyedAppend,
+];

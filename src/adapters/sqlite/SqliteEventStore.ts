@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import {
   DuplicateEventIdError,
+  SubjectKeyTakenError,
   WrongExpectedRevisionError,
   invalidStreamAppends,
   notify,
@@ -35,6 +36,8 @@ interface Row {
 /** One append or multi-stream append waiting for the next group commit. */
 interface PendingAppend {
   readonly appends: readonly StreamAppend[];
+  /** New subjects' key texts to keep in the same commit (`appendToStreamsWithKeys`). */
+  readonly keys?: ReadonlyMap<string, string>;
   resolve(results: AppendResult[]): void;
   reject(error: unknown): void;
 }
@@ -104,6 +107,8 @@ export class SqliteEventStore implements EventStore {
    * fan-out) read their new events here instead of from the file. See readAllSync.
    */
   private recent: Row[] = [];
+  /** Whether an append kept keys already (and `secure_delete` is on). */
+  private keepsKeys = false;
   /** `PRAGMA data_version` inside the transaction that wrote `recent`'s last row. */
   private versionAtRecentTail = -1;
   private readonly statements: {
@@ -119,6 +124,12 @@ export class SqliteEventStore implements EventStore {
   /** Appends one stream's events, adding the rows it inserted to `rows`. */
   private readonly appendOne: (request: StreamAppend, recordedAt: string, rows: Row[]) => AppendResult;
   private readonly appendInSavepoint: (requests: readonly StreamAppend[], recordedAt: string, rows: Row[]) => AppendResult[];
+  private readonly appendWithKeysInSavepoint: (
+    requests: readonly StreamAppend[],
+    keys: ReadonlyMap<string, string>,
+    recordedAt: string,
+    rows: Row[],
+  ) => AppendResult[];
   /** One group commit: each append's result, the rows stored, and the file's data version under the write lock. */
   private readonly appendBatch: (batch: readonly PendingAppend[], waitForLock: boolean) => {
     readonly results: Array<AppendResult[] | { error: unknown }>;
@@ -190,19 +201,29 @@ export class SqliteEventStore implements EventStore {
       requests.map((request) => this.appendOne(request, recordedAt, rows)),
     );
 
+    const keepKey = db.prepare('INSERT INTO subject_keys (subject, key) VALUES (?, ?) ON CONFLICT (subject) DO NOTHING');
+    const keptKey = db.prepare<[string], { key: string | null }>('SELECT key FROM subject_keys WHERE subject = ?');
+    this.appendWithKeysInSavepoint = db.transaction((requests: readonly StreamAppend[], keys: ReadonlyMap<string, string>, recordedAt: string, rows: Row[]) => {
+      for (const [subject, key] of keys) {
+        if (keepKey.run(subject, key).changes === 0) throw new SubjectKeyTakenError(subject, (keptKey.get(subject)?.key ?? null) === null);
+      }
+      return requests.map((request) => this.appendOne(request, recordedAt, rows));
+    });
+
     const batchTransaction = db.transaction((batch: readonly PendingAppend[]) => {
       const recordedAt = new Date().toISOString();
       const rows: Row[] = [];
-      const results = batch.map(({ appends }) => {
+      const results = batch.map(({ appends, keys }) => {
         const before = rows.length;
         try {
+          if (keys) return this.appendWithKeysInSavepoint(appends, keys, recordedAt, rows);
           return appends.length === 1 && appends[0]!.events.length === 1
             ? [this.appendOne(appends[0]!, recordedAt, rows)]
             : this.appendInSavepoint(appends, recordedAt, rows);
         } catch (error) {
           // Its savepoint (or its single INSERT) rolled back: so do its rows.
           rows.length = before;
-          if (error instanceof WrongExpectedRevisionError || error instanceof DuplicateEventIdError) return { error };
+          if (error instanceof WrongExpectedRevisionError || error instanceof DuplicateEventIdError || error instanceof SubjectKeyTakenError) return { error };
           throw error;
         }
       });
@@ -230,6 +251,23 @@ export class SqliteEventStore implements EventStore {
     const problem = invalidStreamAppends(appends);
     if (problem) return Promise.reject(new Error(problem));
     return new Promise((resolve, reject) => this.enqueue({ appends, resolve, reject }));
+  }
+
+  /**
+   * `appendToStreams` keeping new subjects' key texts in the same commit (see the
+   * port). From the first such append on, the connection writes with `secure_delete`
+   * on: a page split by the rows added moves keys, and leaves no copy of them in the
+   * page's free space.
+   */
+  appendToStreamsWithKeys(appends: readonly StreamAppend[], keys: ReadonlyMap<string, string>): Promise<AppendResult[]> {
+    if (this.closed) return Promise.reject(new Error('The event store is closed'));
+    if (!this.keepsKeys) {
+      this.db.pragma('secure_delete = ON');
+      this.keepsKeys = true;
+    }
+    const problem = invalidStreamAppends(appends);
+    if (problem) return Promise.reject(new Error(problem));
+    return new Promise((resolve, reject) => this.enqueue({ appends, keys, resolve, reject }));
   }
 
   private enqueue(request: PendingAppend): void {

@@ -6,6 +6,8 @@ import type { SqliteDatabase } from './openSqliteDatabase.js';
  * page split moves) are overwritten in the file instead of left in free space.
  */
 export const withSecureDelete = <T>(db: SqliteDatabase, write: () => T): T => {
+  const before = db.pragma('secure_delete', { simple: true }) as number;
+  if (before === 1) return write();
   db.pragma('secure_delete = ON');
   try {
     return write();

@@ -53,6 +53,12 @@ export interface RecordedEvent {
    * exactly as stored) and on types the code does not declare.
    */
   readonly version?: RecordedEventVersion;
+  /**
+   * Set by the personal-data decorator (`PersonalDataEventStore`) on an event whose
+   * personal fields were sealed for a subject that has been erased since: those
+   * fields (dotted paths of `data`) read as null. Absent when nothing was erased.
+   */
+  readonly erasedFields?: readonly string[];
 }
 
 /** One stream's part of a multi-stream append (`EventStore.appendToStreams`). */
@@ -205,6 +211,13 @@ export interface Subscription {
 
 export interface EventStore {
   readonly kind: 'sqlite' | 'eventstoredb' | 'postgres';
+  /**
+   * `appendToStreams`, keeping new subjects' key texts (`keys`, subject → text) in
+   * the same commit: where the subject keys live beside the log (SQLite), a new
+   * person costs no commit of its own. A subject that has a key already, or was
+   * erased, rejects the whole append with `SubjectKeyTakenError`. Optional.
+   */
+  appendToStreamsWithKeys?(appends: readonly StreamAppend[], keys: ReadonlyMap<string, string>): Promise<AppendResult[]>;
   append(stream: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
   /**
    * Appends to several streams at once, all or nothing: each stream's events are
@@ -249,4 +262,18 @@ export interface EventStore {
   /** Catch up from `after`, then follow live appends (including other processes'). */
   subscribeToAll(options: SubscribeOptions): Subscription;
   close(): Promise<void>;
+}
+
+/**
+ * A subject key handed to `appendToStreamsWithKeys` could not be kept: the subject
+ * has a key already (made by a write in between), or was erased. Nothing was appended.
+ */
+export class SubjectKeyTakenError extends Error {
+  override readonly name = 'SubjectKeyTakenError';
+  constructor(
+    readonly subject: string,
+    readonly erased: boolean,
+  ) {
+    super(erased ? `${subject} was erased` : `${subject} has a key already`);
+  }
 }
