@@ -213,9 +213,10 @@ export interface EventStore {
   readonly kind: 'sqlite' | 'eventstoredb' | 'postgres';
   /**
    * `appendToStreams`, keeping new subjects' key texts (`keys`, subject → text) in
-   * the same commit: where the subject keys live beside the log (SQLite), a new
-   * person costs no commit of its own. A subject that has a key already, or was
-   * erased, rejects the whole append with `SubjectKeyTakenError`. Optional.
+   * the same commit: where the subject keys live beside the log (SQLite, PostgreSQL),
+   * a new person costs no commit or round trip of its own. A subject that has a key
+   * already, or was erased, rejects the whole append with `SubjectKeyTakenError`, and
+   * none of its keys is kept. Optional.
    */
   appendToStreamsWithKeys?(appends: readonly StreamAppend[], keys: ReadonlyMap<string, string>): Promise<AppendResult[]>;
   append(stream: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
