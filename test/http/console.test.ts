@@ -154,6 +154,23 @@ describe('HTTP: the customer console (links, sessions, CSRF, headers)', function
       }
     });
 
+    it("shows a contact's deletion and restore in its history as such, not as every field unset", async () => {
+      const contact = await api.request('POST', '/contacts', { body: { name: 'Grace Hopper', phoneNumber: '+15555550177', city: 'Arlington' } });
+      const id = contact.body.data.id as string;
+      expect((await api.request('DELETE', `/contacts/${id}`)).status).to.equal(200);
+      expect((await api.request('POST', `/contacts/${id}/restore`, { body: {} })).status).to.equal(200);
+      const session = await openConsole(api.baseUrl, api.chronicle.stores.eventStore, api.companyId);
+      const page = await session.get(`/console/contacts/${id}`);
+      expect(page.status).to.equal(200);
+      const entries = page.text.split('<li>').slice(1);
+      const entryOf = (type: string) => entries.find((entry) => entry.includes(`<h3>${type} `)) ?? '';
+      expect(entryOf('ContactDeleted')).to.contain('The contact was deleted');
+      expect(entryOf('ContactDeleted')).not.to.contain('not set');
+      expect(entryOf('ContactRestored')).to.contain('The contact was restored as it was before its deletion.');
+      expect(entryOf('ContactRestored')).not.to.contain('<table');
+      expect(entryOf('ContactCreated')).to.contain('<th scope="row">city</th>');
+    });
+
     it('leaves the same events as the API, with source console and the session', async () => {
       const session = await openConsole(api.baseUrl, api.chronicle.stores.eventStore, api.companyId);
       const unnamed = await session.post('/console/keys', { name: ' ', type: 'zapier', permissions: ['contacts:read'] });

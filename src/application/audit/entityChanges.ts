@@ -11,7 +11,10 @@ export interface FieldChange {
 /** One stored event of an entity, with what it changed in the entity as the read model shows it. */
 export interface EntityChange {
   readonly event: RecordedEvent;
+  /** Field by field; none for a deletion or a restore (`lifecycle`), which change no field. */
   readonly changes: readonly FieldChange[];
+  /** The entity left the read model (`deleted`), or came back to it as it was (`restored`). */
+  readonly lifecycle?: 'deleted' | 'restored';
 }
 
 /** Fields that every change moves (`updatedAt`): shown with the event's time, not as a change of their own. */
@@ -27,7 +30,9 @@ const differs = (a: unknown, b: unknown): boolean => JSON.stringify(a) !== JSON.
  * field by field: the read model's own `evolve` folds them one by one, and the
  * view (`viewOf`) before and after each is compared. So a change reads exactly
  * as the API would have shown the record before and after it, whatever shape the
- * event was stored in (events come upcast to their current shape).
+ * event was stored in (events come upcast to their current shape). An event that
+ * takes the record out of the read model is its deletion, and one that brings it
+ * back after that its restore: neither lists fields (`lifecycle`).
  */
 export const entityChanges = <D extends ReadModelDocument>(
   events: readonly RecordedEvent[],
@@ -35,10 +40,21 @@ export const entityChanges = <D extends ReadModelDocument>(
   viewOf: (doc: D) => object,
 ): EntityChange[] => {
   let doc: D | null = null;
-  return events.map((event) => {
+  let deleted = false;
+  return events.map((event): EntityChange => {
     if (!projection.eventTypes.has(event.type)) return { event, changes: [] };
+    const was = doc;
     const before: Record<string, unknown> = doc ? { ...viewOf(doc) } : {};
     doc = projection.evolve(doc, event);
+    // A record gone from the read model, or back in it as it was: no field of it changed.
+    if (was !== null && doc === null) {
+      deleted = true;
+      return { event, changes: [], lifecycle: 'deleted' };
+    }
+    if (was === null && doc !== null && deleted) {
+      deleted = false;
+      return { event, changes: [], lifecycle: 'restored' };
+    }
     const after: Record<string, unknown> = doc ? { ...viewOf(doc) } : {};
     const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((field) => !ALWAYS_MOVING.has(field));
     const changes = fields

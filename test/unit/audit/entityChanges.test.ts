@@ -45,4 +45,22 @@ describe('entityChanges: what each stored event changed, field by field', () => 
     ]);
     expect(updated!.event.metadata.keyId).to.equal('k1');
   });
+
+  it('names a deletion and the restore after it, listing no field for either, and a change after them as usual', () => {
+    const at = (minute: number) => new Date(`2026-03-01T10:0${minute}:00.000Z`);
+    const events = streamOf([
+      { type: 'CreateContact', contactId: 'c1', companyId: 'co', fields: { name: 'Ada Lovelace', phoneNumber: '+15555550100', tags: [] }, at: at(0) },
+      { type: 'DeleteContact', contactId: 'c1', companyId: 'co', at: at(1), restorableUntil: at(9) },
+      { type: 'RestoreContact', contactId: 'c1', companyId: 'co', at: at(2) },
+      { type: 'UpdateContact', contactId: 'c1', companyId: 'co', changes: { city: 'London' }, at: at(3) },
+    ] as ContactCommand[]);
+    const [created, deleted, restored, updated] = entityChanges(events, contactsProjection, contactOf);
+    expect(created!.lifecycle).to.equal(undefined);
+    expect(deleted).to.deep.include({ lifecycle: 'deleted', changes: [] });
+    expect(deleted!.event.type).to.equal('ContactDeleted');
+    expect(restored).to.deep.include({ lifecycle: 'restored', changes: [] });
+    expect(restored!.event.type).to.equal('ContactRestored');
+    expect(updated!.lifecycle).to.equal(undefined);
+    expect(updated!.changes).to.deep.equal([{ field: 'city', before: undefined, after: 'London' }]);
+  });
 });

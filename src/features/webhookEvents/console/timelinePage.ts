@@ -25,6 +25,19 @@ const changeRow = (change: FieldChange): Html => html`<tr>
   <td>${change.after === undefined ? html`<span class="hint">not set</span>` : html`<ins>${formatValue(change.after)}</ins>`}</td>
 </tr>`;
 
+/** What one event did to the record: deleted it, restored it, or changed these fields (or none). */
+const changeBody = (change: EntityChange, kind: string): Html => {
+  if (change.lifecycle === 'deleted') {
+    return html`<p>The ${kind} was deleted: from then on it answered 404 and left lists, searches and triggers, until a restore.</p>`;
+  }
+  if (change.lifecycle === 'restored') return html`<p>The ${kind} was restored as it was before its deletion.</p>`;
+  if (change.changes.length === 0) return html`<p class="hint">No field of the ${kind} changed.</p>`;
+  return html`<div class="table-box"><table class="changes">
+        <thead><tr><th scope="col">Field</th><th scope="col">Before</th><th scope="col">After</th></tr></thead>
+        <tbody>${change.changes.map(changeRow)}</tbody>
+      </table></div>`;
+};
+
 /** The record as it was at a time, field by field. */
 const recordAt = (record: object | null, asOf: string): Html =>
   record === null
@@ -60,14 +73,7 @@ export const timelineBody = (spec: {
       (change) => html`<li>
       <h3>${change.event.type} <span class="hint">at ${formatTime(change.event.recordedAt)}</span></h3>
       <p class="hint">By ${whoOf(change, spec.keyNames)}</p>
-      ${
-        change.changes.length === 0
-          ? html`<p class="hint">No field of the ${spec.kind} changed.</p>`
-          : html`<div class="table-box"><table class="changes">
-        <thead><tr><th scope="col">Field</th><th scope="col">Before</th><th scope="col">After</th></tr></thead>
-        <tbody>${change.changes.map(changeRow)}</tbody>
-      </table></div>`
-      }
+      ${changeBody(change, spec.kind)}
     </li>`,
     )}
   </ol>
