@@ -199,15 +199,7 @@ export class PostgresEventStore implements EventStore {
 
   /** All or nothing, in the same group commit as the appends around it (see the port). */
   appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
-    if (this.closed) return Promise.reject(new Error('The event store is closed'));
-    const problem = invalidStreamAppends(appends);
-    if (problem) return Promise.reject(new Error(problem));
-    const invalid = invalidAppend(appends);
-    if (invalid) return Promise.reject(invalid);
-    return new Promise((resolve, reject) => {
-      this.pending.push({ appends, resolve, reject });
-      this.flushing ??= this.flush();
-    });
+    return this.enqueue(appends);
   }
 
   /**
@@ -216,13 +208,18 @@ export class PostgresEventStore implements EventStore {
    * erased, refuses the append with `SubjectKeyTakenError`, and nothing of it is kept.
    */
   appendToStreamsWithKeys(appends: readonly StreamAppend[], keys: ReadonlyMap<string, string>): Promise<AppendResult[]> {
+    return this.enqueue(appends, keys);
+  }
+
+  /** Checks the appends, then queues them (with the keys to keep beside them) for the next group commit. */
+  private enqueue(appends: readonly StreamAppend[], keys?: ReadonlyMap<string, string>): Promise<AppendResult[]> {
     if (this.closed) return Promise.reject(new Error('The event store is closed'));
     const problem = invalidStreamAppends(appends);
     if (problem) return Promise.reject(new Error(problem));
     const invalid = invalidAppend(appends);
     if (invalid) return Promise.reject(invalid);
     return new Promise((resolve, reject) => {
-      this.pending.push({ appends, keys, resolve, reject });
+      this.pending.push(keys ? { appends, keys, resolve, reject } : { appends, resolve, reject });
       this.flushing ??= this.flush();
     });
   }

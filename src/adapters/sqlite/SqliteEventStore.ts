@@ -247,10 +247,7 @@ export class SqliteEventStore implements EventStore {
 
   /** All or nothing, in the same group commit as the appends around it (see the port). */
   appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
-    if (this.closed) return Promise.reject(new Error('The event store is closed'));
-    const problem = invalidStreamAppends(appends);
-    if (problem) return Promise.reject(new Error(problem));
-    return new Promise((resolve, reject) => this.enqueue({ appends, resolve, reject }));
+    return this.request(appends);
   }
 
   /**
@@ -260,14 +257,19 @@ export class SqliteEventStore implements EventStore {
    * page's free space.
    */
   appendToStreamsWithKeys(appends: readonly StreamAppend[], keys: ReadonlyMap<string, string>): Promise<AppendResult[]> {
-    if (this.closed) return Promise.reject(new Error('The event store is closed'));
-    if (!this.keepsKeys) {
+    if (!this.closed && !this.keepsKeys) {
       this.db.pragma('secure_delete = ON');
       this.keepsKeys = true;
     }
+    return this.request(appends, keys);
+  }
+
+  /** Checks the appends, then queues them (with the keys to keep beside them) for the next group commit. */
+  private request(appends: readonly StreamAppend[], keys?: ReadonlyMap<string, string>): Promise<AppendResult[]> {
+    if (this.closed) return Promise.reject(new Error('The event store is closed'));
     const problem = invalidStreamAppends(appends);
     if (problem) return Promise.reject(new Error(problem));
-    return new Promise((resolve, reject) => this.enqueue({ appends, keys, resolve, reject }));
+    return new Promise((resolve, reject) => this.enqueue(keys ? { appends, keys, resolve, reject } : { appends, resolve, reject }));
   }
 
   private enqueue(request: PendingAppend): void {

@@ -15,6 +15,7 @@ import type { Position } from '../../shared/Position.js';
 import type { FieldsDeclaration } from '../../shared/PersonalData.js';
 import { sealedSubjectsIn, sealPersonalFields, subjectsIn, unsealPersonalFields } from './personalSeal.js';
 import type { SubjectKeys } from './SubjectKeys.js';
+import { withSubscribeToAll, type LogSource } from '../ports/LogSource.js';
 
 /**
  * The personal-data decorator of the EventStore port, between an adapter and the
@@ -161,19 +162,11 @@ export class PersonalDataEventStore implements EventStore {
    * Another source of the log (the EventStoreDB persistent subscription that feeds
    * the webhook fan-out) with its batches opened as this store's own are.
    */
-  openedSource<S extends Pick<EventStore, 'subscribeToAll'>>(source: S): S {
-    const subscribeToAll: EventStore['subscribeToAll'] = (options) => this.openingSubscription(source, options);
-    // Everything else the source offers (preparing it, its group) stays as it is, bound to the source.
-    return new Proxy(source, {
-      get(target, key) {
-        if (key === 'subscribeToAll') return subscribeToAll;
-        const value: unknown = Reflect.get(target, key, target);
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+  openedSource<S extends LogSource>(source: S): S {
+    return withSubscribeToAll(source, (options) => this.openingSubscription(source, options));
   }
 
-  private openingSubscription(source: Pick<EventStore, 'subscribeToAll'>, options: SubscribeOptions): Subscription {
+  private openingSubscription(source: LogSource, options: SubscribeOptions): Subscription {
     return source.subscribeToAll({ ...options, handle: async (batch) => options.handle(await this.openAll(batch, this.recent)) });
   }
 

@@ -13,9 +13,9 @@ import type {
 import type { Position } from '../../shared/Position.js';
 import { EventUpcaster, type EventUpcasterOptions } from './EventUpcaster.js';
 import type { StoredEventType } from './storedEventTypes.js';
+import { withSubscribeToAll, type LogSource } from '../ports/LogSource.js';
 
-/** Something that hands over the log in batches, shaped like `EventStore.subscribeToAll`. */
-export type LogSource = Pick<EventStore, 'subscribeToAll'>;
+export type { LogSource } from '../ports/LogSource.js';
 
 /**
  * Follows `source` with every batch upcast before `options.handle` sees it. A
@@ -112,13 +112,5 @@ export const withUpcasting = (store: EventStore, types: ReadonlyMap<string, Stor
 export const upcastingSource = <S extends LogSource>(source: S, eventStore: EventStore): S => {
   if (!(eventStore instanceof UpcastingEventStore)) throw new Error('upcastingSource: the event store must be wrapped in the versioning decorator (withUpcasting)');
   const { upcaster } = eventStore;
-  const subscribeToAll: LogSource['subscribeToAll'] = (options) => subscribeUpcast(source, upcaster, options);
-  // Everything else the source offers (preparing it, its group) stays as it is, bound to the source.
-  return new Proxy(source, {
-    get(target, key) {
-      if (key === 'subscribeToAll') return subscribeToAll;
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  return withSubscribeToAll(source, (options) => subscribeUpcast(source, upcaster, options));
 };
