@@ -103,6 +103,7 @@ export class SubjectKeys {
   async erase(subject: string, at: Date): Promise<void> {
     this.atHand.delete(subject);
     await this.store.erase(subject, at);
+    // Again: a read answered while the erasure was under way may have put it back.
     this.atHand.delete(subject);
     for (const listener of this.erasedListeners) listener(subject);
   }
