@@ -16,6 +16,7 @@ import { customerConsole } from './console/index.js';
 import { contacts } from './contacts/index.js';
 import { deals } from './deals/index.js';
 import type { Feature } from './Feature.js';
+import type { FieldsDeclaration } from '../shared/PersonalData.js';
 import { users } from './users/index.js';
 import { webhookEventCatalogue, webhookEventsFeature, type WebhookEventCatalogue } from './webhookEvents/index.js';
 import { webhooksFeature } from './webhooks/index.js';
@@ -93,3 +94,8 @@ const refuseOverlappingStreams = (aggregates: readonly AnyAggregate[]): void => 
   }
 };
 refuseOverlappingStreams(AGGREGATES);
+
+/** The fields of every stored event type's data, personal or not, as its feature declares them (the personal-data decorator seals by them). */
+export const PERSONAL_EVENT_FIELDS: ReadonlyMap<string, FieldsDeclaration> = new Map(
+  FEATURES.flatMap((feature) => Object.entries(feature.personalData?.events ?? {})),
+);

@@ -18,12 +18,14 @@ import type { IpcEndpoint } from '../shared/IpcEndpoint.js';
 import { SqliteWebhookOutbox } from '../adapters/sqlite/SqliteWebhookOutbox.js';
 import { SqliteWebhookSecretStore } from '../adapters/sqlite/SqliteWebhookSecretStore.js';
 import { SqliteSubjectKeyStore } from '../adapters/sqlite/SqliteSubjectKeyStore.js';
-import { upcastingSource, withUpcasting } from '../application/versioning/UpcastingEventStore.js';
+import { UpcastingEventStore, upcastingSource, withUpcasting } from '../application/versioning/UpcastingEventStore.js';
 import type { Config } from '../config.js';
-import { STORED_EVENT_TYPES } from '../features/index.js';
+import { PERSONAL_EVENT_FIELDS, STORED_EVENT_TYPES } from '../features/index.js';
 import type { WebhookSource } from './webhooks.js';
 import type { Stores } from './Stores.js';
-import { withEncryptedSecrets } from './secretsAtRest.js';
+import { secretsKeyring, withEncryptedSecrets } from './secretsAtRest.js';
+import { PersonalDataEventStore } from '../application/personalData/PersonalDataEventStore.js';
+import { SubjectKeys } from '../application/personalData/SubjectKeys.js';
 
 /** DATA_DIR and every file in it private to this user (0700, 0600), however it was left: what every engine keeps there. */
 export { tightenDataDir } from '../adapters/sqlite/privateFiles.js';
@@ -66,8 +68,22 @@ export interface OpenStoresOptions {
  * real-server drivers are loaded only when used.
  */
 export const openStores = async (config: Config, options: OpenStoresOptions = {}): Promise<Stores> =>
-  // Webhook secrets encrypted at rest (SECRETS_KEY) whichever engine keeps them.
-  withEncryptedSecrets(await openEngineStores(config, options), config);
+  // Webhook secrets encrypted at rest (SECRETS_KEY) whichever engine keeps them; personal fields sealed in the log.
+  withSealedPersonalData(withEncryptedSecrets(await openEngineStores(config, options), config), config);
+
+/**
+ * The log with every event's personal fields sealed under its subjects' keys
+ * (`PersonalDataEventStore`), below the versioning decorator: whichever engine,
+ * the adapter only ever sees sealed values, and everything above the event store
+ * opened ones.
+ */
+const withSealedPersonalData = (stores: Stores, config: Config): Stores => {
+  const upcasting = stores.eventStore;
+  if (!(upcasting instanceof UpcastingEventStore)) throw new Error('the event store must be wrapped in the versioning decorator');
+  const keys = new SubjectKeys(stores.subjectKeys, secretsKeyring(config));
+  const sealed = new PersonalDataEventStore(upcasting.inner, keys, PERSONAL_EVENT_FIELDS);
+  return { ...stores, eventStore: new UpcastingEventStore(sealed, { types: STORED_EVENT_TYPES }) };
+};
 
 /**
  * The embedded read models. The API and the projections in one process: the batches on a
@@ -181,8 +197,10 @@ export const openWebhookSource = async (config: Config, eventStore: EventStore, 
   if (!config.eventStoreUrl) return {};
   const { EsdbPersistentFanOutSource } = await import('../adapters/eventstoredb/EsdbPersistentFanOutSource.js');
   const esdbSource = EsdbPersistentFanOutSource.connect(config.eventStoreUrl, { logger: logger.child({ role: 'webhook-fan-out' }) });
-  // Upcast like every other read path, with the (upcasting) event store for the streams' earlier events.
-  return { source: upcastingSource(esdbSource, eventStore), closeSource: () => esdbSource.close() };
+  // Opened and upcast like every other read path, with the (upcasting) event store for the streams' earlier events.
+  const personal = eventStore instanceof UpcastingEventStore ? eventStore.inner : null;
+  if (!(personal instanceof PersonalDataEventStore)) throw new Error('the event store must seal personal data below the versioning decorator');
+  return { source: upcastingSource(personal.openedSource(esdbSource), eventStore), closeSource: () => esdbSource.close() };
 };
 
 /**

@@ -6,9 +6,8 @@
 // (repeats allowed: de-duplicated by the `webhook-id` header, = metadata.eventId).
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
-import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
-import { embeddedDatabaseFile } from '../../src/startup/adapters.js';
+import { openEmbeddedLog } from '../support/embeddedLog.js';
 import { eventually, sleep } from '../support/events.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
@@ -198,7 +197,7 @@ describe('kill -9 soak: 20 kills during writes and webhook deliveries', function
 
         // Restart, then check.
         server = await start();
-        const store = SqliteEventStore.open(embeddedDatabaseFile(dir.path));
+        const store = openEmbeddedLog(dir.path);
         let log: RecordedEvent[];
         try {
           log = await store.readAll();
