@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import type { IdempotencyStore, StoredResponse } from '../../src/application/ports/IdempotencyStore.js';
+import { ERASED_FINGERPRINT, type IdempotencyStore, type StoredResponse } from '../../src/application/ports/IdempotencyStore.js';
 
 export interface IdempotencyStoreUnderTest {
   readonly store: IdempotencyStore;
@@ -112,6 +112,37 @@ export const idempotencyStoreContract = (name: string, make: () => Promise<Idemp
       } finally {
         await other.close();
       }
+    });
+
+    it('rewrites, on erasure, every completed response of the company that mentions the id, and only those', async () => {
+      const personId = randomUUID();
+      const mentioning: StoredResponse = { status: 201, body: { success: true, data: { id: personId, name: 'Ada Quill' } }, headers: {} };
+      const other: StoredResponse = { status: 201, body: { success: true, data: { id: randomUUID(), name: 'Bo' } }, headers: {} };
+      const complete = async (key: string, stored: StoredResponse, company = companyId): Promise<void> => {
+        const outcome = await made.store.claim({ companyId: company, key, fingerprint: `fp-${key}`, now: T0, claimTtlMs: CLAIM_TTL_MS });
+        if (outcome.kind !== 'claimed') throw new Error('expected a claim');
+        await made.store.complete({ companyId: company, key, token: outcome.token, response: stored, now: T0, retentionMs: RETENTION_MS });
+      };
+      const otherCompany = randomUUID();
+      await complete('mentions', mentioning);
+      await complete('other', other);
+      await complete('mentions', mentioning, otherCompany);
+      await claimed(made.store, 'in-flight');
+      const erased: StoredResponse = { status: 404, body: { success: false, error: { code: 'NOT_FOUND' } }, headers: {} };
+      const seen: StoredResponse[] = [];
+      const rewrite = (stored: StoredResponse): StoredResponse => {
+        seen.push(stored);
+        return erased;
+      };
+
+      expect(await made.store.eraseMentions(companyId, personId, rewrite)).to.equal(1);
+
+      expect(seen).to.deep.equal([mentioning]);
+      expect(await claim(made.store, 'mentions', later(1000), 'fp-any')).to.deep.equal({ kind: 'completed', fingerprint: ERASED_FINGERPRINT, response: erased });
+      expect(await claim(made.store, 'other', later(1000))).to.deep.equal({ kind: 'completed', fingerprint: 'fp-other', response: other });
+      const elsewhere = await made.store.claim({ companyId: otherCompany, key: 'mentions', fingerprint: 'x', now: later(1000), claimTtlMs: CLAIM_TTL_MS });
+      expect(elsewhere).to.deep.equal({ kind: 'completed', fingerprint: 'fp-mentions', response: mentioning });
+      expect(await made.store.eraseMentions(companyId, randomUUID(), rewrite)).to.equal(0);
     });
   });
 };

@@ -667,5 +667,34 @@ export const webhookOutboxContract = (name: string, make: () => Promise<OutboxUn
         expect(await outbox.get(sub.subscriptionId, delivered.eventId)).to.include({ state: 'delivered' });
       });
     });
+
+    describe('erasure', () => {
+      it("rewrites the envelope of every row of the company's subscriptions that mentions the id, pending or final, and no other", async () => {
+        const personId = randomUUID();
+        const sub = aSubscription({ event: 'contact.created' });
+        const otherCompany = aSubscription({ event: 'contact.created' });
+        const mentioning = (s: FannedOutSubscription, position: string) =>
+          aDelivery(s, position, { envelope: JSON.stringify({ event: 'contact.created', data: { id: personId, name: 'Ada Quill' } }) });
+        const pending = mentioning(sub, '10');
+        const delivered = mentioning(sub, '11');
+        const unrelated = aDelivery(sub, '12');
+        const elsewhere = mentioning(otherCompany, '13');
+        await commit('20', [sub, otherCompany], [pending, delivered, unrelated, elsewhere]);
+        await outbox.recordAttempt(sub.subscriptionId, delivered.eventId, anAttempt(200), { state: 'delivered' });
+
+        const changed = await outbox.eraseMentions(sub.companyId, personId, (envelope) => envelope.replace('Ada Quill', 'null'));
+
+        expect(changed).to.equal(2);
+        for (const row of [pending, delivered]) {
+          const stored = await outbox.get(sub.subscriptionId, row.eventId);
+          expect(stored?.envelope).to.equal(JSON.stringify({ event: 'contact.created', data: { id: personId, name: 'null' } }));
+        }
+        expect(await outbox.get(sub.subscriptionId, pending.eventId)).to.include({ state: 'pending' });
+        expect(await outbox.get(sub.subscriptionId, delivered.eventId)).to.include({ state: 'delivered' });
+        expect((await outbox.get(sub.subscriptionId, unrelated.eventId))?.envelope).to.equal(unrelated.envelope);
+        expect((await outbox.get(otherCompany.subscriptionId, elsewhere.eventId))?.envelope).to.equal(elsewhere.envelope);
+        expect(await outbox.eraseMentions(sub.companyId, randomUUID(), () => 'x')).to.equal(0);
+      });
+    });
   });
 };

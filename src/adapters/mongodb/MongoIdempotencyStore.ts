@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MongoServerError, type Collection, type Db } from 'mongodb';
+import { ERASED_FINGERPRINT } from '../../application/ports/IdempotencyStore.js';
+import { escapeRegex } from './escapeRegex.js';
 import type {
   ClaimOutcome,
   IdempotencyClaim,
@@ -96,6 +98,21 @@ export class MongoIdempotencyStore implements IdempotencyStore {
 
   async release({ companyId, key, token }: { companyId: string; key: string; token: string }): Promise<void> {
     await this.keys.deleteOne({ companyId, key, token, state: 'in_flight' });
+  }
+
+  async eraseMentions(companyId: string, id: string, rewrite: (response: StoredResponse) => StoredResponse): Promise<number> {
+    // Responses are JSON text: the id is looked for in it as text.
+    const found = await this.keys.find({ companyId, state: 'completed', response: { $regex: escapeRegex(id) } }).toArray();
+    let changed = 0;
+    for (const record of found) {
+      const response = rewrite(JSON.parse(record.response ?? 'null') as StoredResponse);
+      const updated = await this.keys.updateOne(
+        { companyId, key: record.key, token: record.token },
+        { $set: { fingerprint: ERASED_FINGERPRINT, response: JSON.stringify(response) } },
+      );
+      changed += updated.modifiedCount;
+    }
+    return changed;
   }
 
   async close(): Promise<void> {

@@ -23,6 +23,7 @@ import {
   type WebhookFilters,
   type WebhookOutbox,
 } from '../../application/ports/WebhookOutbox.js';
+import { escapeRegex } from './escapeRegex.js';
 
 /** Collections beside the read models. */
 export const WEBHOOK_OUTBOX_COLLECTION = 'webhookOutbox';
@@ -559,6 +560,17 @@ export class MongoWebhookOutbox implements WebhookOutbox {
       if (STATES.includes(doc._id)) depth[doc._id] = Math.max(0, doc.total);
     }
     return depth;
+  }
+
+  async eraseMentions(companyId: string, id: string, rewrite: (envelope: string) => string): Promise<number> {
+    // Envelopes are JSON text: the id is looked for in it as text, among the company's rows.
+    const found = await this.outbox.find({ companyId, envelope: { $regex: escapeRegex(id) } }, { projection: { _id: 1, envelope: 1 } }).toArray();
+    let changed = 0;
+    for (const doc of found) {
+      const updated = await this.outbox.updateOne({ _id: doc._id }, { $set: { envelope: rewrite(doc.envelope) } });
+      changed += updated.modifiedCount;
+    }
+    return changed;
   }
 
   async pruneCompleted(before: Date, limit: number): Promise<number> {

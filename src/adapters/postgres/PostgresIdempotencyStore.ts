@@ -7,7 +7,8 @@ import type {
   IdempotencyStore,
   StoredResponse,
 } from '../../application/ports/IdempotencyStore.js';
-import { query } from './postgresPool.js';
+import { ERASED_FINGERPRINT } from '../../application/ports/IdempotencyStore.js';
+import { inTransaction, query } from './postgresPool.js';
 
 interface KeyRow {
   fingerprint: string;
@@ -83,6 +84,27 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
       key,
       token,
     ]);
+  }
+
+  async eraseMentions(companyId: string, id: string, rewrite: (response: StoredResponse) => StoredResponse): Promise<number> {
+    // The rows are locked while they are rewritten: a key's record is never half erased. Values are bound, never inlined.
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<{ key: string; response: string }>(
+        `SELECT key, response FROM idempotency_keys
+         WHERE company_id = $1 AND state = 'completed' AND strpos(response, $2) > 0 FOR UPDATE`,
+        [companyId, id],
+      );
+      for (const row of rows) {
+        const response = rewrite(JSON.parse(row.response) as StoredResponse);
+        await client.query('UPDATE idempotency_keys SET fingerprint = $1, response = $2 WHERE company_id = $3 AND key = $4', [
+          ERASED_FINGERPRINT,
+          JSON.stringify(response),
+          companyId,
+          row.key,
+        ]);
+      }
+      return rows.length;
+    });
   }
 
   async close(): Promise<void> {

@@ -350,6 +350,26 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     return pruned.rowCount ?? 0;
   }
 
+  async eraseMentions(companyId: string, id: string, rewrite: (envelope: string) => string): Promise<number> {
+    // Through the company's subscriptions (the primary key's prefix); values bound, never inlined in SQL text.
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<{ subscription_id: string; event_id: string; envelope: string }>(
+        `SELECT subscription_id, event_id, envelope FROM webhook_outbox WHERE subscription_id IN (
+           SELECT subscription_id FROM webhook_fan_out_subscriptions WHERE company_id = $1) AND strpos(envelope, $2) > 0
+         FOR UPDATE`,
+        [companyId, id],
+      );
+      for (const row of rows) {
+        await client.query('UPDATE webhook_outbox SET envelope = $1 WHERE subscription_id = $2 AND event_id = $3', [
+          rewrite(row.envelope),
+          row.subscription_id,
+          row.event_id,
+        ]);
+      }
+      return rows.length;
+    });
+  }
+
   async redeliver(subscriptionId: string, eventId: string, now: Date): Promise<RedeliverResult> {
     return inTransaction(this.pool, async (client) => {
       const active = await this.lockIfActive(client, subscriptionId);

@@ -107,8 +107,6 @@ export class SqliteEventStore implements EventStore {
    * fan-out) read their new events here instead of from the file. See readAllSync.
    */
   private recent: Row[] = [];
-  /** Whether an append kept keys already (and `secure_delete` is on). */
-  private keepsKeys = false;
   /** `PRAGMA data_version` inside the transaction that wrote `recent`'s last row. */
   private versionAtRecentTail = -1;
   private readonly statements: {
@@ -252,15 +250,11 @@ export class SqliteEventStore implements EventStore {
 
   /**
    * `appendToStreams` keeping new subjects' key texts in the same commit (see the
-   * port). From the first such append on, the connection writes with `secure_delete`
-   * on: a page split by the rows added moves keys, and leaves no copy of them in the
-   * page's free space.
+   * port). The connection writes with `secure_delete` on (openSqliteDatabase): a page
+   * split by the rows added moves keys, and leaves no copy of them in the page's free
+   * space.
    */
   appendToStreamsWithKeys(appends: readonly StreamAppend[], keys: ReadonlyMap<string, string>): Promise<AppendResult[]> {
-    if (!this.closed && !this.keepsKeys) {
-      this.db.pragma('secure_delete = ON');
-      this.keepsKeys = true;
-    }
     return this.request(appends, keys);
   }
 

@@ -7,6 +7,7 @@ import type {
   IdempotencyStore,
   StoredResponse,
 } from '../../application/ports/IdempotencyStore.js';
+import { ERASED_FINGERPRINT } from '../../application/ports/IdempotencyStore.js';
 import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
 import { whenLockFree } from './writeLock.js';
 
@@ -55,7 +56,10 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     readonly complete: Statement<[string, number, string, string, string]>;
     readonly release: Statement<[string, string, string]>;
     readonly prune: Statement<[number, number]>;
+    readonly mentioning: Statement<[string, string], { key: string; response: string }>;
+    readonly rewrite: Statement<[string, string, string, string]>;
   };
+  private readonly eraseTransaction: Transaction<(companyId: string, id: string, rewrite: (response: StoredResponse) => StoredResponse) => number>;
   private readonly claimTransaction: Transaction<(claim: IdempotencyClaim, token: string) => ClaimOutcome>;
   private lastPruneMs = 0;
 
@@ -82,7 +86,19 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       prune: db.prepare(
         'DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys WHERE expires_at <= ? LIMIT ?)',
       ),
+      mentioning: db.prepare(
+        `SELECT key, response FROM idempotency_keys WHERE company_id = ? AND state = 'completed' AND instr(response, ?) > 0`,
+      ),
+      rewrite: db.prepare(`UPDATE idempotency_keys SET fingerprint = ?, response = ? WHERE company_id = ? AND key = ?`),
     };
+    this.eraseTransaction = db.transaction((companyId: string, id: string, rewrite: (response: StoredResponse) => StoredResponse): number => {
+      const rows = this.statements.mentioning.all(companyId, id);
+      for (const row of rows) {
+        const response = rewrite(JSON.parse(row.response) as StoredResponse);
+        this.statements.rewrite.run(ERASED_FINGERPRINT, JSON.stringify(response), companyId, row.key);
+      }
+      return rows.length;
+    });
     this.claimTransaction = db.transaction((claim: IdempotencyClaim, token: string): ClaimOutcome => {
       const now = claim.now.getTime();
       const row = this.statements.get.get(claim.companyId, claim.key);
@@ -120,6 +136,11 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
 
   async release({ companyId, key, token }: { companyId: string; key: string; token: string }): Promise<void> {
     await whenLockFree(this.db, () => this.statements.release.run(companyId, key, token));
+  }
+
+  async eraseMentions(companyId: string, id: string, rewrite: (response: StoredResponse) => StoredResponse): Promise<number> {
+    // The connection writes with secure_delete on (openSqliteDatabase): the old text leaves the file's pages too.
+    return whenLockFree(this.db, () => this.eraseTransaction.immediate(companyId, id, rewrite));
   }
 
   async close(): Promise<void> {

@@ -424,6 +424,23 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     return whenLockFree(this.db, () => this.s.prune.run({ before: before.toISOString(), limit: size }).changes);
   }
 
+  async eraseMentions(companyId: string, id: string, rewrite: (envelope: string) => string): Promise<number> {
+    // Through the company's subscriptions (the rows' index); the connection writes with secure_delete on.
+    return whenLockFree(this.db, () =>
+      this.db.transaction(() => {
+        const rows = this.db
+          .prepare<[string, string], { id: number; envelope: string }>(
+            `SELECT id, envelope FROM webhook_outbox WHERE subscription_id IN (
+               SELECT subscription_id FROM webhook_fan_out_subscriptions WHERE company_id = ?) AND instr(envelope, ?) > 0`,
+          )
+          .all(companyId, id);
+        const update = this.db.prepare<[string, number]>('UPDATE webhook_outbox SET envelope = ? WHERE id = ?');
+        for (const row of rows) update.run(rewrite(row.envelope), row.id);
+        return rows.length;
+      }).immediate(),
+    );
+  }
+
   async redeliver(subscriptionId: string, eventId: string, now: Date): Promise<RedeliverResult> {
     return whenLockFreeTranslated(this.db, () => this.transactions.redeliver.immediate(subscriptionId, eventId, now.toISOString()));
   }

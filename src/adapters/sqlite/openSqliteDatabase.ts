@@ -168,7 +168,7 @@ export const LOG_FILE_MIGRATIONS: readonly string[] = [
 /**
  * Opens one of the embedded mode's SQLite files, shared by the processes on a
  * DATA_DIR: its folder made (0700) and the file (0600) if new, WAL (readers never wait for the writer), a 10 s busy
- * timeout (writers take turns), the given `synchronous` level, then `configure`
+ * timeout (writers take turns), the given `synchronous` level, `secure_delete`, then `configure`
  * (pragmas, functions), and the migrations not run yet, in one write transaction
  * (`user_version` counts those run; none when all have run).
  */
@@ -190,6 +190,10 @@ export const openWalDatabase = (
   db.pragma('busy_timeout = 10000');
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${options.synchronous}`);
+  // What a write removes or moves (a deleted or rewritten row, a row a page split moves) is
+  // overwritten in the file, not left in free space: a person's erased values leave the bytes
+  // on disk with the rows that held them (docs/platform/erasing-a-person.md).
+  db.pragma('secure_delete = ON');
   options.configure?.(db);
   const migrate = db.transaction(() => {
     const version = db.pragma('user_version', { simple: true }) as number;

@@ -234,3 +234,31 @@ export const sealedSubjectsIn = (data: unknown, declaration: FieldsDeclaration):
     .filter((group) => entries.has(group.entry))
     .map((group) => group.subject);
 };
+
+/**
+ * Plain data (a read model's document, a delivery's body, a kept response) with the
+ * values of one subject set to null wherever `declaration` holds them: each group
+ * whose id path holds that subject's id. Other subjects' values stay; the caller's
+ * data is not changed. Also answers the paths it set to null (those present and not
+ * null before): none when the data holds nothing of the subject.
+ */
+export const erasePersonalFields = (
+  data: unknown,
+  declaration: FieldsDeclaration,
+  subject: { readonly kind: SubjectKind; readonly id: string },
+): { readonly data: unknown; readonly erased: readonly string[] } => {
+  if (!isObject(data)) return { data, erased: [] };
+  const erasedData: JsonObject = { ...data };
+  const copied = new Set<JsonObject>([erasedData]);
+  const erased: string[] = [];
+  for (const group of compile(declaration)) {
+    if (group.kind !== subject.kind || valueAtParts(data, group.idAt) !== subject.id) continue;
+    for (const { path, parts } of group.paths) {
+      const value = valueAtParts(erasedData, parts);
+      if (value === undefined || value === null) continue;
+      setAt(erasedData, parts, null, copied, true);
+      erased.push(path);
+    }
+  }
+  return erased.length === 0 ? { data, erased } : { data: erasedData, erased };
+};

@@ -58,6 +58,21 @@ export interface IdempotencyStore {
   complete(completion: IdempotencyCompletion): Promise<boolean>;
   /** Drops this token's claim (the request failed and may be sent again with the key); another token's record stays. */
   release(release: { readonly companyId: string; readonly key: string; readonly token: string }): Promise<void>;
+  /**
+   * Erasure of a person: each kept response of the company whose text holds `id`
+   * (the person's id) is replaced by `rewrite`'s, and its fingerprint (a hash of
+   * the request, and so of the person's values) by `ERASED_FINGERPRINT`. A replay
+   * of such a key answers what `rewrite` gave, whatever its body. Claims in flight
+   * are left alone (they hold no response). Returns how many records changed.
+   */
+  eraseMentions(companyId: string, id: string, rewrite: (response: StoredResponse) => StoredResponse): Promise<number>;
   /** Releases what the store itself opened (a shared connection stays open). */
   close(): Promise<void>;
 }
+
+/**
+ * The fingerprint of a record whose response was rewritten by an erasure: no
+ * request hashes to it (fingerprints are hex), so a replay is answered without
+ * comparing bodies.
+ */
+export const ERASED_FINGERPRINT = 'erased';

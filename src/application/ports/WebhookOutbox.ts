@@ -270,6 +270,13 @@ export interface WebhookOutbox {
    * how many were deleted (fewer than `limit`: nothing older is left).
    */
   pruneCompleted(before: Date, limit: number): Promise<number>;
+  /**
+   * Erasure of a person: the envelope of each row of the company's subscriptions
+   * (pending or final) whose text holds `id` (the person's id) becomes what
+   * `rewrite` makes of it, so that a pending delivery goes out with the person's
+   * fields erased and the delivery log keeps none. Returns how many rows changed.
+   */
+  eraseMentions(companyId: string, id: string, rewrite: (envelope: string) => string): Promise<number>;
   /** Releases what the outbox itself opened (a shared connection stays open). */
   close(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
-import type { IdempotencyStore, StoredResponse } from '../../application/ports/IdempotencyStore.js';
+import { ERASED_FINGERPRINT, type IdempotencyStore, type StoredResponse } from '../../application/ports/IdempotencyStore.js';
 import type { ReadModelProgress } from '../../application/subscriptions/ReadModelProgress.js';
 import { canonicalJson } from '../../shared/canonicalJson.js';
 import type { Clock } from '../../shared/Clock.js';
@@ -123,6 +123,8 @@ const storedHeaders = (ctx: Context): Record<string, string> => {
  * request with the same key and the same request gets it back with
  * `Idempotent-Replayed: true`, for `retentionMs`. The same key with another
  * request is a 422; while the first is still running, a 409 with `Retry-After`.
+ * A record an erasure rewrote (`IdempotencyStore.eraseMentions`) answers its
+ * rewritten response to any request with its key.
  *
  * Runs after authentication and the route's permission check, so a key is only
  * claimed by a caller allowed to make the request.
@@ -151,6 +153,8 @@ export const idempotency = (deps: IdempotencyDeps, route: string, codec?: Stored
     const fingerprint = requestFingerprint(route, ctx.request.body, ctx.params ?? {});
     const claimed = await deps.store.claim({ companyId, key, fingerprint, now: deps.clock.now(), claimTtlMs });
     if (claimed.kind !== 'claimed') {
+      // A record an erasure rewrote answers what it holds now, whatever the request (its hash is gone with the values).
+      if (claimed.kind === 'completed' && claimed.fingerprint === ERASED_FINGERPRINT) return replay(ctx, claimed.response);
       if (claimed.fingerprint !== fingerprint) throw keyReused();
       if (claimed.kind === 'in_flight') throw keyInFlight();
       return replay(ctx, claimed.response);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { sealPersonalFields, subjectsIn, unsealPersonalFields, sealedSubjectsIn } from '../../../src/application/personalData/personalSeal.js';
+import { erasePersonalFields, sealPersonalFields, subjectsIn, unsealPersonalFields, sealedSubjectsIn } from '../../../src/application/personalData/personalSeal.js';
 import { contactPersonalData } from '../../../src/features/contacts/domain/contactPersonalData.js';
 import { dealPersonalData } from '../../../src/features/deals/domain/dealPersonalData.js';
 
@@ -109,5 +109,38 @@ describe('sealing personal fields (crypto-shredding of one event\'s data)', () =
     expect(() => unsealPersonalFields('e-7', { ...sealed, contactId: 'c-2' }, contactFields, new Map([['contact:c-2', contactKey]]))).to.throw();
     // An entry the type does not declare.
     expect(() => unsealPersonalFields('e-7', { ...sealed, sealed: { elsewhere: value } }, contactFields, keys)).to.throw(/does not declare/);
+  });
+});
+
+describe('erasing one subject from plain data (read models, deliveries, kept responses)', () => {
+  const dealDeclaration = dealPersonalData.events['DealCreated']!;
+
+  it("sets that subject's fields to null and leaves the other subject's, without changing the caller's data", () => {
+    const before = JSON.stringify(dealCreated);
+    const { data, erased } = erasePersonalFields(dealCreated, dealDeclaration, { kind: 'contact', id: 'c-1' });
+    expect(data).to.deep.equal({
+      ...dealCreated,
+      contact: { id: 'c-1', name: null, email: null, phoneNumber: null, currentCompany: null },
+    });
+    expect(erased).to.have.members(['contact.name', 'contact.email', 'contact.phoneNumber']);
+    expect(JSON.stringify(dealCreated)).to.equal(before);
+  });
+
+  it('erases a user as a user, by the id at its own path', () => {
+    const { data } = erasePersonalFields(dealCreated, dealDeclaration, { kind: 'user', id: 'u-1' });
+    expect(data).to.deep.include({ assignedTo: { id: 'u-1', name: null, email: null }, contact: dealCreated.contact });
+  });
+
+  it('changes nothing for another subject, or the same id of another kind', () => {
+    for (const subject of [{ kind: 'contact', id: 'c-2' }, { kind: 'user', id: 'c-1' }] as const) {
+      const { data, erased } = erasePersonalFields(dealCreated, dealDeclaration, subject);
+      expect(data).to.equal(dealCreated);
+      expect(erased).to.deep.equal([]);
+    }
+  });
+
+  it("takes a contact's whole tag list with it (the holder of `tags[]`)", () => {
+    const { data } = erasePersonalFields(contactCreated, contactPersonalData.events['ContactCreated']!, { kind: 'contact', id: 'c-1' });
+    expect(data).to.deep.equal({ contactId: 'c-1', companyId: 'co-1', name: null, phoneNumber: null, email: null, city: null, tags: null, createdAt: contactCreated.createdAt });
   });
 });
