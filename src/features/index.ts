@@ -16,7 +16,7 @@ import { customerConsole } from './console/index.js';
 import { contacts } from './contacts/index.js';
 import { deals } from './deals/index.js';
 import type { Feature } from './Feature.js';
-import type { FieldsDeclaration } from '../shared/PersonalData.js';
+import { personFieldNames, type FieldsDeclaration, type SubjectKind } from '../shared/PersonalData.js';
 import { users } from './users/index.js';
 import { webhookEventCatalogue, webhookEventsFeature, type WebhookEventCatalogue } from './webhookEvents/index.js';
 import { webhooksFeature } from './webhooks/index.js';
@@ -94,6 +94,15 @@ const refuseOverlappingStreams = (aggregates: readonly AnyAggregate[]): void => 
   }
 };
 refuseOverlappingStreams(AGGREGATES);
+
+/**
+ * The names of each kind of person's fields in any object that carries their id as
+ * `id` (`personFieldNames` over every declaration): what an erasure nulls in a body
+ * kept whole (a delivery's, a kept response).
+ */
+export const PERSON_FIELDS: ReadonlyMap<SubjectKind, ReadonlySet<string>> = personFieldNames(
+  FEATURES.flatMap((feature) => [...Object.values(feature.personalData?.events ?? {}), ...Object.values(feature.personalData?.readModels ?? {})]),
+);
 
 /** The fields of every stored event type's data, personal or not, as its feature declares them (the personal-data decorator seals by them). */
 export const PERSONAL_EVENT_FIELDS: ReadonlyMap<string, FieldsDeclaration> = new Map(

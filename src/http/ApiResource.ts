@@ -7,6 +7,7 @@ import type { ReadModelStore } from '../application/ports/ReadModelStore.js';
 import type { WebhookOutbox } from '../application/ports/WebhookOutbox.js';
 import type { WebhookSecretStore } from '../application/ports/WebhookSecretStore.js';
 import type { Position } from '../shared/Position.js';
+import type { PersonErasure } from '../application/personalData/PersonErasure.js';
 import type { ResolveHost } from '../webhooks/targetUrlGuard.js';
 import type { StoredBodyCodec } from './middleware/idempotency.js';
 import type { ApiModule } from './openapi/common.js';
@@ -32,6 +33,8 @@ export interface ApiContext {
   readonly appliedPosition: () => Promise<Position | null>;
   /** How long a deleted contact or deal stays restorable (DELETED_RECORDS_RETENTION_DAYS), in milliseconds. */
   readonly deletedRecordsRetentionMs: number;
+  /** What erasing a person does besides its event (see `PersonErasure`). */
+  readonly erasure: PersonErasure;
   readonly webhooks: {
     readonly outbox: WebhookOutbox;
     readonly secrets: WebhookSecretStore;

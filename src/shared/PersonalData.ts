@@ -55,3 +55,28 @@ export const declaredFields = (declaration: FieldsDeclaration): string[] => [
 
 /** Prefixes each path with `prefix.` (`contact.` + `name`). */
 export const under = (prefix: string, paths: readonly string[]): string[] => paths.map((path) => `${prefix}.${path}`);
+
+/**
+ * The names of a person's fields inside any object that carries their id as `id`
+ * (a Contact, a deal's `contact` or `assignedTo`), by kind, gathered from every
+ * group of `declarations` whose id is such an `id` (`id`, `contact.id`): what an
+ * erasure nulls in a body kept whole (a delivery's, an idempotent replay's) where
+ * it finds an object with the erased person's id. Array items count as their array
+ * (`tags[]`: `tags`).
+ */
+export const personFieldNames = (declarations: readonly FieldsDeclaration[]): ReadonlyMap<SubjectKind, ReadonlySet<string>> => {
+  const names = new Map<SubjectKind, Set<string>>();
+  for (const group of declarations.flatMap((declaration) => declaration.personal)) {
+    const parts = group.idAt.split('.');
+    if (parts[parts.length - 1] !== 'id') continue;
+    const prefix = parts.slice(0, -1).join('.');
+    for (const field of group.fields) {
+      const relative = prefix === '' ? field : field.startsWith(`${prefix}.`) ? field.slice(prefix.length + 1) : null;
+      if (relative === null || relative.includes('.')) continue;
+      const known = names.get(group.subject) ?? new Set<string>();
+      known.add(relative.replace(/\[\]$/, ''));
+      names.set(group.subject, known);
+    }
+  }
+  return names;
+};

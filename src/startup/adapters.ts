@@ -82,7 +82,7 @@ const withSealedPersonalData = (stores: Stores, config: Config): Stores => {
   if (!(upcasting instanceof UpcastingEventStore)) throw new Error('the event store must be wrapped in the versioning decorator');
   const keys = new SubjectKeys(stores.subjectKeys, secretsKeyring(config));
   const sealed = new PersonalDataEventStore(upcasting.inner, keys, PERSONAL_EVENT_FIELDS);
-  return { ...stores, eventStore: new UpcastingEventStore(sealed, { types: STORED_EVENT_TYPES }) };
+  return { ...stores, eventStore: new UpcastingEventStore(sealed, { types: STORED_EVENT_TYPES }), sealingKeys: keys };
 };
 
 /**

@@ -11,7 +11,8 @@ import { systemClock } from '../shared/Clock.js';
 import { newId } from '../shared/ids.js';
 import { createDeliveryAgent } from '../webhooks/deliveryAgent.js';
 import { startDeliveryThread } from '../webhooks/deliveryThread.js';
-import { WEBHOOK_EVENTS } from '../features/index.js';
+import { PERSON_FIELDS, WEBHOOK_EVENTS } from '../features/index.js';
+import { erasePersonFromText } from '../application/personalData/erasePerson.js';
 import { toEnvelope, type DerivedWebhookEvent } from '../features/webhookEvents/index.js';
 import { announceDeliveryStatus, matchesFilters, subscriptionChange, unsubscribeGone } from '../features/webhooks/index.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
@@ -143,6 +144,10 @@ export const startWebhooks = async (
     companyOf: WEBHOOK_EVENTS.companyOf,
     matches: (filters, derived) => matchesFilters(filters, derived, WEBHOOK_EVENTS),
     toEnvelope,
+    erasure: {
+      of: WEBHOOK_EVENTS.erasureOf,
+      rewrite: (envelope, subject) => erasePersonFromText(envelope, subject, PERSON_FIELDS.get(subject.kind) ?? new Set()),
+    },
     logger: logger.child({ role: 'webhook-fan-out' }),
     onEnqueued: () => dispatcher.wake(),
   });

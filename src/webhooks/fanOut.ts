@@ -1,6 +1,7 @@
 import { ResumePointNotInLogError, type EventStore, type RecordedEvent } from '../application/ports/EventStore.js';
 import type { UndecodableEventError } from '../application/versioning/UndecodableEventError.js';
 import { FanOutNotOnLogError } from './FanOutNotOnLogError.js';
+import type { ErasedPerson } from '../application/personalData/erasePerson.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type {
   FanOutState,
@@ -102,6 +103,18 @@ export interface WebhookFanOutDeps<D extends FanOutDerivedEvent> {
   matches(filters: WebhookFilters, derived: D): boolean;
   /** `toEnvelope`: the delivery body of a derived event (JSON-serialisable). */
   toEnvelope(derived: D): unknown;
+  /**
+   * Erasure: whom a stored event erases (the catalogue's `erasureOf`), and a
+   * delivery's body without that person's values. The fan-out rewrites every row of
+   * the company that mentions the person before it stores its position past the
+   * erasure: the rows of events before it are all enqueued by then (log order), so
+   * none keeps the values, and a pending one goes out with them erased. Absent: no
+   * event erases anyone.
+   */
+  readonly erasure?: {
+    of(event: RecordedEvent): { readonly companyId: string; readonly subject: ErasedPerson } | null;
+    rewrite(envelope: string, subject: ErasedPerson): string;
+  };
   readonly logger: Logger;
   readonly clock?: Clock;
   /** Checkpoint name; default `webhook-fan-out`. */
@@ -347,11 +360,23 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
     this.stale = true;
     const changed = new Map<string, Known>();
     const deliveries: NewDelivery[] = [];
+    const erasures: Array<{ readonly companyId: string; readonly subject: ErasedPerson }> = [];
     for (const event of batch) {
       // Already stored (a batch offered again after its commit, or a source that repeats).
       if (this.current !== null && comparePositions(event.position, this.current) <= 0) continue;
       this.fold(event, changed);
       this.fanOut(event, deliveries);
+      const erasure = this.deps.erasure?.of(event) ?? null;
+      if (erasure) {
+        erasures.push(erasure);
+        this.eraseFromBatch(deliveries, erasure);
+      }
+    }
+    // The rows stored before this batch, rewritten before the checkpoint moves past the erasure
+    // (done again, to no effect, if the batch is handled again after a crash).
+    for (const { companyId, subject } of erasures) {
+      const rewrite = this.deps.erasure!.rewrite;
+      await this.deps.outbox.eraseMentions(companyId, subject.id, (envelope) => rewrite(envelope, subject));
     }
     if (deliveries.length === 0 && changed.size === 0 && !this.deps.source && Date.now() - this.storedAt < CHECKPOINT_ONLY_EVERY_MS) {
       // Nothing in memory changed: only the position moves, stored with a later batch.
@@ -370,6 +395,14 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
     this.storedAt = Date.now();
     this.stale = false;
     if (deliveries.length > 0) this.deps.onEnqueued?.();
+  }
+
+  /** The deliveries of this batch (not stored yet) without the erased person's values. */
+  private eraseFromBatch(deliveries: NewDelivery[], { companyId, subject }: { readonly companyId: string; readonly subject: ErasedPerson }): void {
+    deliveries.forEach((delivery, index) => {
+      if (delivery.companyId !== companyId || !delivery.envelope.includes(subject.id)) return;
+      deliveries[index] = { ...delivery, envelope: this.deps.erasure!.rewrite(delivery.envelope, subject) };
+    });
   }
 
   /** Folds a subscription event into the view. */

@@ -12,7 +12,7 @@ import {
 import { comparePositions } from '../../shared/Position.js';
 import { SqliteCheckpointStore } from './SqliteCheckpointStore.js';
 import { SqliteLeaseStore } from './SqliteLeaseStore.js';
-import { openWalDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
+import { openWalDatabase, truncateWal, type SqliteDatabase } from './openSqliteDatabase.js';
 import { SqliteDocumentCollection, searchTextsOf } from './SqliteDocumentCollection.js';
 import { ReadModelCompanies } from './ReadModelCompanies.js';
 import {
@@ -20,8 +20,10 @@ import {
   STAGING_SUFFIX,
   checkReadModelName,
   createReadModelTable,
+  FTS_SUFFIX,
   dropReadModelTable,
   ensureReadModelTable,
+  quoteName,
   renameReadModelTable,
   tableExists,
   tablesEndingIn,
@@ -347,6 +349,23 @@ export class SqliteReadModelStore implements ReadModelStore {
       dropInItsOwnTransaction(this.db, table);
     }
     return new SqliteStaging(this.db, this.companies, this.checkpoints);
+  }
+
+  /**
+   * After an erasure (`ReadModelStore.compact`): every full-text index merged into
+   * one segment (FTS5 `optimize`), which drops the fragments of deleted and
+   * rewritten documents that a delete only marks, then the write-ahead log copied
+   * into the file and emptied (`wal_checkpoint(TRUNCATE)`). The file writes with
+   * `secure_delete` on, so what the merge frees is overwritten. Answers whether the
+   * log could be emptied (a reader still on an older snapshot keeps it).
+   */
+  async compact(): Promise<{ readonly walTruncated: boolean }> {
+    this.commitShared();
+    for (const table of tablesEndingIn(this.db, FTS_SUFFIX)) {
+      const fts = quoteName(table);
+      this.db.prepare(`INSERT INTO ${fts} (${fts}) VALUES ('optimize')`).run();
+    }
+    return { walTruncated: truncateWal(this.db) };
   }
 
   async close(): Promise<void> {

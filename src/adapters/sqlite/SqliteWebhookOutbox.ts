@@ -20,7 +20,7 @@ import {
   type WebhookFilters,
   type WebhookOutbox,
 } from '../../application/ports/WebhookOutbox.js';
-import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
+import { openSqliteDatabase, truncateWal, type SqliteDatabase } from './openSqliteDatabase.js';
 import { LockRetry, whenLockFree, whenLockFreeTranslated, withoutLockWait } from './writeLock.js';
 import { prepareOutboxStatements, type DeliveryRow, type HealthRow, type OutboxStatements, type SubscriptionRow } from './webhookOutboxSql.js';
 
@@ -425,8 +425,9 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async eraseMentions(companyId: string, id: string, rewrite: (envelope: string) => string): Promise<number> {
-    // Through the company's subscriptions (the rows' index); the connection writes with secure_delete on.
-    return whenLockFree(this.db, () =>
+    // Through the company's subscriptions (the rows' index); the connection writes with secure_delete on, and
+    // the write-ahead log, which still holds the rows' earlier pages, is emptied after.
+    const changed = await whenLockFree(this.db, () =>
       this.db.transaction(() => {
         const rows = this.db
           .prepare<[string, string], { id: number; envelope: string }>(
@@ -439,6 +440,8 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
         return rows.length;
       }).immediate(),
     );
+    if (changed > 0) truncateWal(this.db);
+    return changed;
   }
 
   async redeliver(subscriptionId: string, eventId: string, now: Date): Promise<RedeliverResult> {

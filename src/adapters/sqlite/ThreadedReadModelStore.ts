@@ -19,10 +19,17 @@ export interface ToReadModelThread {
   readonly checkpoint: string;
 }
 
-/** The thread's answer: the batch committed, or why not. */
+/** Or the compaction after an erasure (`SqliteReadModelStore.compact`), by the connection that writes. */
+export interface CompactInReadModelThread {
+  readonly id: number;
+  readonly compact: true;
+}
+
+/** The thread's answer: the batch committed (the compaction done, and whether the WAL was emptied), or why not. */
 export interface FromReadModelThread {
   readonly id: number;
   readonly error?: string;
+  readonly walTruncated?: boolean;
 }
 
 /** What the thread opens: the read models' file, with the projections of every name it may be sent. */
@@ -38,7 +45,7 @@ export interface ThreadedReadModelStoreOptions {
 }
 
 interface InFlight {
-  readonly resolve: () => void;
+  readonly resolve: (answer: FromReadModelThread) => void;
   readonly reject: (error: Error) => void;
 }
 
@@ -110,13 +117,24 @@ export class ThreadedReadModelStore implements ReadModelStore {
     if (events.length === 0) return Promise.resolve();
     const id = this.nextId++;
     const message: ToReadModelThread = { id, names: collections.map((collection) => collection.projection.name), events, checkpoint };
-    return new Promise<void>((resolve, reject) => {
+    return this.post(message).then(() => undefined);
+  }
+
+  /** The compaction after an erasure, run by the thread (its connection is the one that writes the read models). */
+  async compact(): Promise<{ readonly walTruncated: boolean }> {
+    if (this.closed) throw new Error('The read models are closed');
+    const answer = await this.post({ id: this.nextId++, compact: true });
+    return { walTruncated: answer.walTruncated === true };
+  }
+
+  private post(message: ToReadModelThread | CompactInReadModelThread): Promise<FromReadModelThread> {
+    return new Promise<FromReadModelThread>((resolve, reject) => {
       // Posted before it is kept: a thread that cannot start throws here, holding nothing.
       const worker = this.thread();
       worker.postMessage(message);
       // A batch in flight keeps the process alive (a CLI that brings the read models up to the log waits for it).
       if (this.inFlight.size === 0) worker.ref();
-      this.inFlight.set(id, { resolve, reject });
+      this.inFlight.set(message.id, { resolve, reject });
     });
   }
 
@@ -132,12 +150,12 @@ export class ThreadedReadModelStore implements ReadModelStore {
     await this.local.close();
   }
 
-  private settle(id: number, error: Error | null): void {
+  private settle(id: number, error: Error | null, answer: FromReadModelThread = { id }): void {
     const batch = this.inFlight.get(id);
     if (!batch) return;
     this.inFlight.delete(id);
     if (error) batch.reject(error);
-    else batch.resolve();
+    else batch.resolve(answer);
     if (this.inFlight.size > 0) return;
     this.worker?.unref();
     for (const done of this.whenSettled.splice(0)) done();
@@ -146,7 +164,7 @@ export class ThreadedReadModelStore implements ReadModelStore {
   private thread(): Worker {
     if (this.worker) return this.worker;
     const started = new Worker(this.options.entry, { workerData: { file: this.options.file } satisfies ReadModelThreadData });
-    started.on('message', ({ id, error }: FromReadModelThread) => this.settle(id, error === undefined ? null : new Error(error)));
+    started.on('message', (answer: FromReadModelThread) => this.settle(answer.id, answer.error === undefined ? null : new Error(answer.error), answer));
     const gone = (error: Error): void => {
       if (this.worker !== started) return;
       this.worker = null;

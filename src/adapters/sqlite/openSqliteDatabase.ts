@@ -232,3 +232,13 @@ export const openSqliteDatabase = (file: string): SqliteDatabase =>
       db.pragma(`cache_size = -${LOG_PAGE_CACHE_KIB}`);
     },
   });
+
+/**
+ * Copies the write-ahead log into the file and empties it (`wal_checkpoint(TRUNCATE)`):
+ * what a rewrite replaced leaves the WAL too. True when it was emptied; false when a
+ * reader of another connection still needed an older snapshot after the busy timeout.
+ */
+export const truncateWal = (db: SqliteDatabase): boolean => {
+  const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+  return result !== undefined && result.busy === 0;
+};

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { DocumentCollection, Projection, ReadModelDocument } from '../../application/ports/ReadModelStore.js';
 import { SqliteReadModelStore } from './SqliteReadModelStore.js';
-import type { FromReadModelThread, ReadModelThreadData, ToReadModelThread } from './ThreadedReadModelStore.js';
+import type { CompactInReadModelThread, FromReadModelThread, ReadModelThreadData, ToReadModelThread } from './ThreadedReadModelStore.js';
 
 /**
  * The read-model thread's work (see `ThreadedReadModelStore`), run by its script with
@@ -27,15 +27,28 @@ export const serveReadModelBatches = (projections: readonly Projection<ReadModel
     collections.set(name, collection);
     return collection;
   };
-  const answer = (id: number, error?: unknown): void => {
-    port.postMessage((error === undefined ? { id } : { id, error: error instanceof Error ? error.message : String(error) }) satisfies FromReadModelThread);
+  const answer = (id: number, error?: unknown, walTruncated?: boolean): void => {
+    const said: FromReadModelThread =
+      error === undefined
+        ? { id, ...(walTruncated === undefined ? {} : { walTruncated }) }
+        : { id, error: error instanceof Error ? error.message : String(error) };
+    port.postMessage(said);
   };
-  port.on('message', (batch: ToReadModelThread) => {
+  port.on('message', (message: ToReadModelThread | CompactInReadModelThread) => {
+    if ('compact' in message) {
+      Promise.resolve()
+        .then(() => store.compact())
+        .then(
+          ({ walTruncated }) => answer(message.id, undefined, walTruncated),
+          (error: unknown) => answer(message.id, error ?? new Error('the compaction failed')),
+        );
+      return;
+    }
     Promise.resolve()
-      .then(() => store.applyBatch(batch.names.map(collectionNamed), batch.events, batch.checkpoint))
+      .then(() => store.applyBatch(message.names.map(collectionNamed), message.events, message.checkpoint))
       .then(
-        () => answer(batch.id),
-        (error: unknown) => answer(batch.id, error ?? new Error('the batch failed')),
+        () => answer(message.id),
+        (error: unknown) => answer(message.id, error ?? new Error('the batch failed')),
       );
   });
 };

@@ -30,6 +30,8 @@ export interface HistoryEntry {
   readonly timestamp: string;
   readonly schema: HistorySchema;
   readonly data: unknown;
+  /** The paths in `data` of a person's values erased since (each reads as null); empty for most events. */
+  readonly erasedFields: readonly string[];
   readonly metadata: {
     readonly source: EventSource;
     /** The API key that caused it (API requests). */
@@ -52,6 +54,7 @@ export const historyEntryOf = (event: RecordedEvent): HistoryEntry => {
     timestamp: event.recordedAt,
     schema: { version: version.current, storedVersion: version.stored, versionRecorded: version.recorded },
     data: event.data,
+    erasedFields: event.erasedFields ?? [],
     metadata: {
       source,
       ...(keyId !== undefined ? { keyId } : {}),

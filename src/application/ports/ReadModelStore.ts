@@ -229,5 +229,13 @@ export interface ReadModelStore {
   upgrade?(logger: Logger): Promise<void>;
   /** Fresh, empty staging collections for a rebuild (any left over by an earlier one are dropped first). */
   staging(): Promise<StagingReadModels>;
+  /**
+   * What the engine needs, once an erasure's documents are rewritten or deleted,
+   * so that no byte of its files keeps the erased values: SQLite merges its
+   * full-text indexes and empties its write-ahead log. `walTruncated`: false when a
+   * reader kept the log (`chronicle erasures compact` finishes it). Absent: nothing
+   * to do at once (MongoDB, PostgreSQL: `chronicle erasures compact`).
+   */
+  compact?(): Promise<{ readonly walTruncated: boolean }>;
   close(): Promise<void>;
 }

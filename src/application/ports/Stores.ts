@@ -5,6 +5,7 @@ import type { RateLimitCounters } from './RateLimitCounters.js';
 import type { UsageCounters } from './UsageCounters.js';
 import type { ReadModelStore } from './ReadModelStore.js';
 import type { SubjectKeyStore } from './SubjectKeyStore.js';
+import type { SubjectKeys } from '../personalData/SubjectKeys.js';
 import type { WebhookOutbox } from './WebhookOutbox.js';
 import type { WebhookSecretStore } from './WebhookSecretStore.js';
 
@@ -26,4 +27,10 @@ export interface Stores {
   readonly usage: UsageCounters;
   /** The data keys of personal fields, per subject: in the SQLite file (on the event store's connection when it is SQLite), in MongoDB, or in PostgreSQL. */
   readonly subjectKeys: SubjectKeyStore;
+  /**
+   * The keys the log seals personal fields with (over `subjectKeys`), shared with
+   * erasure, which destroys them: set by `openStores`. Absent where the log seals
+   * nothing (stores a test puts together by hand).
+   */
+  readonly sealingKeys?: SubjectKeys;
 }

@@ -28,6 +28,8 @@ const withVersion = (event: RecordedEvent, data: unknown, version: RecordedEvent
   metadata: event.metadata,
   recordedAt: event.recordedAt,
   version,
+  // The paths of erased values: an upcast keeps personal fields where they were (none moves one).
+  ...(event.erasedFields !== undefined ? { erasedFields: event.erasedFields } : {}),
 });
 
 /** Why `codec` refuses the event, or null when it accepts it (`is` first: the codecs transform nothing). */

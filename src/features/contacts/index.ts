@@ -24,9 +24,9 @@ export { contacts as contactsOpenApi, normalisedPhoneNumber } from './api/contac
 export { contactAggregate } from './application/contactAggregate.js';
 export { contactSampleHistory } from './application/contactWebhookEvents.js';
 export type { ContactCommand } from './domain/contactCommands.js';
-export { contactDecider } from './domain/contactDecider.js';
+export { companyOfContact, contactDecider } from './domain/contactDecider.js';
 export type { ContactState } from './domain/contactDecider.js';
-export { ContactCreated, ContactDeleted, ContactEvent, ContactRestored, ContactUpdated, contactStream } from './domain/contactEvents.js';
+export { ContactCreated, ContactDeleted, ContactErased, ContactEvent, ContactRestored, ContactUpdated, contactStream } from './domain/contactEvents.js';
 export type { ContactChanges } from './domain/contactEvents.js';
 export { contactFromCreated, toContactView } from './domain/contactRecord.js';
 export type { ContactRecord } from './domain/contactRecord.js';

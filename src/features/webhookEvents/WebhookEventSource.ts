@@ -1,5 +1,5 @@
 import type { AggregateDescriptor } from '../../application/aggregates/AggregateDescriptor.js';
-import type { FieldsDeclaration } from '../../shared/PersonalData.js';
+import type { FieldsDeclaration, SubjectKind } from '../../shared/PersonalData.js';
 import type { RecordedEvent } from '../../application/ports/EventStore.js';
 import type { Projection, ReadModelDocument } from '../../application/ports/ReadModelStore.js';
 import type { ConsoleDeps } from '../../console/ConsoleDeps.js';
@@ -103,6 +103,23 @@ export interface RecordVisibilitySource {
   readonly of: (event: RecordedEvent) => RecordVisibility;
 }
 
+/** A person erased: what one stored event says of whom. */
+export interface RecordErasure {
+  readonly companyId: string;
+  readonly subject: { readonly kind: SubjectKind; readonly id: string };
+}
+
+/**
+ * The stored events that erase a person (`ContactErased`): every webhook event
+ * that carries their values, whatever its type, keeps them no more (each type's
+ * declared `fields` say where they are).
+ */
+export interface RecordErasureSource {
+  readonly storedEventTypes: readonly string[];
+  /** What one stored event of `storedEventTypes` says (a pure function of it). */
+  readonly of: (event: RecordedEvent) => RecordErasure;
+}
+
 /**
  * What a feature whose records webhooks carry declares of them: its webhook event
  * types, the one mapping of its stored events to webhook events, a made-up
@@ -124,6 +141,8 @@ export interface WebhookEventSource {
   readonly timelines: readonly RecordTimeline[];
   /** How its records leave the `recent` triggers when deleted (absent: they never do). */
   readonly visibility?: RecordVisibilitySource;
+  /** The events that erase a person whose values webhook events may carry (absent: none). */
+  readonly erasure?: RecordErasureSource;
 }
 
 /** A timeline of any document type, as a source holds it. */

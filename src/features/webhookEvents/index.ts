@@ -55,11 +55,13 @@ export type { WebhookEventType } from './domain/eventTypes.js';
 export { toEnvelope } from './domain/envelope.js';
 export type { WebhookEnvelope } from './domain/envelope.js';
 export { recordTimeline } from './WebhookEventSource.js';
-export { recordLifecycleSchemas } from './api/recordLifecycleRecords.js';
+export { RECORD_ERASED, recordLifecycleSchemas } from './api/recordLifecycleRecords.js';
 export type {
   RecordShape,
   RecordTimeline,
   RecordVisibility,
+  RecordErasure,
+  RecordErasureSource,
   RecordVisibilitySource,
   SampleEvent,
   TriggerRecordSchemas,

@@ -415,7 +415,7 @@ export const listEnvelope = (schema: string): JsonSchema => ({
 export const historyEvent = (description: string, cases: Readonly<Record<string, JsonSchema>>): JsonSchema => ({
   type: 'object',
   description,
-  required: ['type', 'revision', 'position', 'timestamp', 'schema', 'data', 'metadata'],
+  required: ['type', 'revision', 'position', 'timestamp', 'schema', 'data', 'erasedFields', 'metadata'],
   additionalProperties: false,
   properties: {
     type: { type: 'string', enum: Object.keys(cases) },
@@ -428,6 +428,13 @@ export const historyEvent = (description: string, cases: Readonly<Record<string,
       description:
         'The event\'s data in the current version of its type (shape per `type`): as stored when it was stored in that ' +
         'version, otherwise upcast from the version it was stored in (`schema.storedVersion`).',
+    },
+    erasedFields: {
+      type: 'array',
+      items: { type: 'string' },
+      description:
+        'The paths in `data` (dotted, `tags` for the whole list) of a person\'s values erased since the event was stored: ' +
+        'each reads as `null`. Empty when nothing of it was erased.',
     },
     metadata: schemaRef('HistoryMetadata'),
   },

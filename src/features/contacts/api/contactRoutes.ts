@@ -8,6 +8,9 @@ import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
 import { createContact } from '../application/createContact.js';
 import { updateContact } from '../application/updateContact.js';
 import { deleteContact, restoreContact } from '../application/deleteAndRestoreContact.js';
+import { eraseContact } from '../application/eraseContact.js';
+import type { PersonErasure } from '../../../application/personalData/PersonErasure.js';
+import { errorBody } from '../../../http/HttpError.js';
 import { validateCreateContact, validateUpdateContact } from '../domain/contactInput.js';
 import { contactOf, type ContactDoc } from '../readModels/contactsProjection.js';
 import { contactListQuery } from '../readModels/contactQueries.js';
@@ -39,6 +42,8 @@ export interface ContactRoutesDeps {
   readonly idempotency?: Middleware;
   /** How long a deleted contact stays restorable (DELETED_RECORDS_RETENTION_DAYS). */
   readonly deletedRecordsRetentionMs: number;
+  /** What an erasure does beyond its event: the key destroyed, the kept responses rewritten, the files compacted. */
+  readonly erasure: PersonErasure;
 }
 
 const passThrough: Middleware = (_ctx, next) => next();
@@ -135,6 +140,25 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
     retentionMs: deps.deletedRecordsRetentionMs,
   });
 
+  // Erasure (the person's right to erasure): a permission of its own, which no other implies.
+  router.post('/contacts/:id/erase', requirePermission('contacts:erase'), async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const contactId = ctx.params.id!;
+    const result = await eraseContact(deps.commands, { companyId, contactId, reason: 'requested', metadata: apiMetadata(ctx.state) });
+    if (E.isLeft(result)) throw contactHttpError(result.left);
+    const { erased, position } = result.right;
+    // What an idempotent replay of the contact's create answers from now on: as for any unknown contact.
+    const gone = contactHttpError({ kind: 'ContactNotFound' });
+    await deps.erasure.forget(companyId, { kind: 'contact', id: contactId }, new Date(erased.erasedAt), {
+      status: gone.status,
+      body: errorBody(gone, new Date(erased.erasedAt)),
+      headers: {},
+    });
+    if (position !== null) await afterWrite(ctx, deps.progress, position, deps.readYourWritesTimeoutMs);
+    await deps.erasure.compactNow();
+    ctx.body = { success: true, data: erased };
+  });
+
   return router;
 };
 
@@ -151,6 +175,7 @@ export const contactsResource: ApiResource = {
       ...api.readYourWrites,
       idempotency: api.idempotency('POST /contacts'),
       deletedRecordsRetentionMs: api.deletedRecordsRetentionMs,
+      erasure: api.erasure,
     }),
   ],
 };

@@ -1,7 +1,7 @@
-import { recordLifecycleSchemas, type TriggerRecordSchemas } from '../../webhookEvents/index.js';
+import { RECORD_ERASED, recordLifecycleSchemas, type TriggerRecordSchemas } from '../../webhookEvents/index.js';
 import { contacts } from './contactsOpenApi.js';
 
-/** The records of the `contact.*` webhook events and triggers: the Contact; a delete's and a restore's id and time. */
+/** The records of the `contact.*` webhook events and triggers: the Contact; a delete's, a restore's and an erasure's id and time. */
 export const contactTriggerRecords: TriggerRecordSchemas = {
   shapes: [
     {
@@ -19,9 +19,14 @@ export const contactTriggerRecords: TriggerRecordSchemas = {
       types: ['contact.restored'],
       described: { trigger: 'a `RecordRestored` (`contact.restored`)', feed: 'a RecordRestored (`contact.restored`)' },
     },
+    {
+      schema: 'RecordErased',
+      types: ['contact.erased'],
+      described: { trigger: 'a `RecordErased` (`contact.erased`)', feed: 'a RecordErased (`contact.erased`)' },
+    },
   ],
-  shared: recordLifecycleSchemas.shared,
-  records: { TriggerContact: contacts.schemas.Contact!, ...recordLifecycleSchemas.records },
-  alternatives: ['TriggerContact', ...recordLifecycleSchemas.alternatives],
+  shared: { ...recordLifecycleSchemas.shared, RecordErased: RECORD_ERASED },
+  records: { TriggerContact: contacts.schemas.Contact!, ...recordLifecycleSchemas.records, TriggerRecordErased: RECORD_ERASED },
+  alternatives: ['TriggerContact', ...recordLifecycleSchemas.alternatives, 'TriggerRecordErased'],
   examples: { recent: 'contact.created' },
 };

@@ -222,6 +222,28 @@ export const contacts: ApiModule = {
         },
       }),
     },
+    '/contacts/{id}/erase': {
+      post: authenticated('contacts:erase', {
+        operationId: 'eraseContact',
+        tags: ['Contacts'],
+        summary: 'Erase a contact, for good',
+        description:
+          'The person\'s right to erasure. The contact, deleted or not, answers 404 from now on and cannot be restored; its ' +
+          'phone number is free. Every personal value Chronicle kept of it becomes unreadable: in its history and in every ' +
+          'deal that embedded it (shown as `null`, listed in `erasedFields`), in the read models and their search indexes, ' +
+          'in webhook deliveries (a pending one goes out with the values `null`) and trigger records, and in responses kept ' +
+          'for `Idempotency-Key` replays (the contact\'s create, replayed, answers 404). A `contact.erased` webhook event ' +
+          'tells receivers to erase their copies. Erasing a contact already erased answers the same again. Needs ' +
+          '`contacts:erase`, which no other permission implies. See the platform guide "Erasing a person".',
+        parameters: [contactId],
+        requestBody: { required: true, content: json({ type: 'object', description: 'An empty JSON object (`{}`): nothing is read from it.' }) },
+        responses: {
+          '200': jsonResponse('The contact\'s id and when it was erased.', 'ErasedRecordResponse', 'authenticated', writePositionHeaders(false)),
+          ...bodyErrors,
+          '404': jsonResponse('No contact with this id in the caller\'s company, ever (`Contact not found`).', 'NotFoundError', 'authenticated'),
+        },
+      }),
+    },
   },
   schemas: {
     ContactHistoryEvent: historyEvent('A stored event of a contact.', {
@@ -229,8 +251,17 @@ export const contacts: ApiModule = {
       ContactUpdated: schemaRef('ContactUpdatedData'),
       ContactDeleted: schemaRef('ContactDeletedData'),
       ContactRestored: schemaRef('ContactRestoredData'),
+      ContactErased: schemaRef('ContactErasedData'),
     }),
     ContactHistory: listEnvelope('ContactHistoryEvent'),
+    ErasedRecord: {
+      type: 'object',
+      description: 'A contact erased: its id and when (the first erasure\'s time, for an erase sent again).',
+      required: ['id', 'erasedAt'],
+      additionalProperties: false,
+      properties: { id: { type: 'string' }, erasedAt: schemaRef('Timestamp') },
+    },
+    ErasedRecordResponse: itemEnvelope('ErasedRecord'),
     ContactCreatedData: {
       type: 'object',
       description: 'A contact came into being. Unset optional fields are absent; `phoneNumber` is normalised.',
@@ -274,6 +305,21 @@ export const contacts: ApiModule = {
       },
     },
     ContactDeletedData: deletedEventData('contactId', 'The contact was deleted; it can be restored until `restorableUntil`.'),
+    ContactErasedData: {
+      type: 'object',
+      description:
+        'The contact was erased, for good: every personal value of it in this history (and in other records) reads as `null` ' +
+        'from then on and is listed in `erasedFields`. `reason`: `requested` (an erase request; who asked is the event\'s ' +
+        'actor) or `retention_ended` (a deleted contact whose restore period ended).',
+      required: ['contactId', 'companyId', 'erasedAt', 'reason'],
+      additionalProperties: false,
+      properties: {
+        contactId: { type: 'string' },
+        companyId: { type: 'string' },
+        erasedAt: schemaRef('Timestamp'),
+        reason: { type: 'string', enum: ['requested', 'retention_ended'] },
+      },
+    },
     ContactRestoredData: restoredEventData('contactId', 'contact', 'Contact', 'A deleted contact came back: `contact` is the contact as it was when deleted.'),
     Contact: {
       type: 'object',

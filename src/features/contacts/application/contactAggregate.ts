@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { contactDecider, type ContactState } from '../domain/contactDecider.js';
-import { ContactCreated, ContactDeleted, ContactEvent, ContactRestored, ContactUpdated, contactStream } from '../domain/contactEvents.js';
+import { ContactCreated, ContactDeleted, ContactErased, ContactEvent, ContactRestored, ContactUpdated, contactStream } from '../domain/contactEvents.js';
 import { ContactUpdatedV1, unmarkedContactUpdatedVersion, upcastContactUpdatedV1 } from '../domain/contactEventVersions.js';
 import { storedEventType, storedAs, type UpcastStep } from '../../../application/versioning/storedEventTypes.js';
 import { companyInData, describeAggregate, type AggregateDescriptor } from '../../../application/aggregates/AggregateDescriptor.js';
@@ -22,6 +22,7 @@ export const contactAggregate: AggregateDescriptor<ContactEvent, ContactState> =
     storedEventType('ContactUpdated', [ContactUpdatedV1, ContactUpdated], [contactUpdatedV1toV2], unmarkedContactUpdatedVersion),
     storedEventType('ContactDeleted', [ContactDeleted]),
     storedEventType('ContactRestored', [ContactRestored]),
+    storedEventType('ContactErased', [ContactErased]),
   ],
   history: { streamOf: contactStream, companyOf: companyInData(ContactEvent) },
 });

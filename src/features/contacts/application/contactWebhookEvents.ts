@@ -5,6 +5,7 @@ import {
   sampleHistoryOf,
   webhookEventId,
   type DerivedWebhookEvent,
+  type RecordErasureSource,
   type RecordVisibilitySource,
   type SampleEvent,
   type WebhookEventSource,
@@ -14,7 +15,7 @@ import type { ContactCommand } from '../domain/contactCommands.js';
 import { CONTACT_VIEW } from '../domain/contactPersonalData.js';
 import { nothingPersonal, type FieldsDeclaration } from '../../../shared/PersonalData.js';
 import { contactDecider } from '../domain/contactDecider.js';
-import { ContactCreated, ContactDeleted, ContactRestored, ContactUpdated, contactStream } from '../domain/contactEvents.js';
+import { ContactCreated, ContactDeleted, ContactErased, ContactRestored, ContactUpdated, contactStream } from '../domain/contactEvents.js';
 import { contactFromCreated, toContactView, type ContactRecord } from '../domain/contactRecord.js';
 import type { Contact } from '../domain/contactView.js';
 
@@ -28,22 +29,25 @@ const contactEventType = (type: string, fields: FieldsDeclaration, tagged = true
 
 /**
  * The webhook event types of contacts: the specification's two, which carry the
- * Contact, tags and all; then a delete and a restore, which carry its id and the
- * time only (so no tag filters apply to them).
+ * Contact, tags and all; then a delete, a restore and an erasure, which carry its
+ * id and the time only (so no tag filters apply to them).
  */
 export const CONTACT_WEBHOOK_EVENT_TYPES: readonly WebhookEventTypeSpec[] = [
   contactEventType('contact.created', CONTACT_VIEW),
   contactEventType('contact.updated', CONTACT_VIEW),
   contactEventType('contact.deleted', nothingPersonal('id', 'deletedAt'), false),
   contactEventType('contact.restored', nothingPersonal('id', 'restoredAt'), false),
+  contactEventType('contact.erased', nothingPersonal('id', 'erasedAt'), false),
 ];
 
 /** What `contact.deleted` carries: the id and when, nothing of the contact. */
 export type ContactDeletedData = { readonly id: string; readonly deletedAt: string };
 /** What `contact.restored` carries: the id and when; the contact itself is read with GET. */
 export type ContactRestoredData = { readonly id: string; readonly restoredAt: string };
+/** What `contact.erased` carries: the id and when, so that a receiver erases its own copies. */
+export type ContactErasedData = { readonly id: string; readonly erasedAt: string };
 
-const SourceEvent = t.union([ContactCreated, ContactUpdated, ContactDeleted, ContactRestored]);
+const SourceEvent = t.union([ContactCreated, ContactUpdated, ContactDeleted, ContactRestored, ContactErased]);
 
 /** Decodes with the codecs the events are written with; a refusal means the log and the code disagree. */
 const decode = cachedDecoder(SourceEvent);
@@ -58,13 +62,16 @@ const decode = cachedDecoder(SourceEvent);
  * | `ContactUpdated` | `contact.updated` | Contact after the change (the event carries it) |
  * | `ContactDeleted` | `contact.deleted` | `{id, deletedAt}` |
  * | `ContactRestored` | `contact.restored` | `{id, restoredAt}` |
+ * | `ContactErased` | `contact.erased` | `{id, erasedAt}` |
  *
  * `tags` (what subscription filters match) are the contact's after the change,
  * plus those an update removed; `timestamp` is the stored event's business time
  * (`createdAt` / `updatedAt`), `source` its `metadata.source`, `eventId`
  * `webhookEventId(storedEvent.id, type)`.
  */
-export const deriveContactWebhookEvents = (event: RecordedEvent): DerivedWebhookEvent<Contact | ContactDeletedData | ContactRestoredData>[] => {
+export const deriveContactWebhookEvents = (
+  event: RecordedEvent,
+): DerivedWebhookEvent<Contact | ContactDeletedData | ContactRestoredData | ContactErasedData>[] => {
   const decoded = decode(event);
   const common = { source: event.metadata.source, position: event.position, streamRevision: event.revision };
   if (decoded.type === 'ContactDeleted') {
@@ -76,6 +83,11 @@ export const deriveContactWebhookEvents = (event: RecordedEvent): DerivedWebhook
     const { contactId: id, companyId, restoredAt } = decoded.data;
     const at = { companyId, timestamp: restoredAt, ...common, tags: [] };
     return [{ eventId: webhookEventId(event.id, 'contact.restored'), type: 'contact.restored', ...at, data: { id, restoredAt } }];
+  }
+  if (decoded.type === 'ContactErased') {
+    const { contactId: id, companyId, erasedAt } = decoded.data;
+    const at = { companyId, timestamp: erasedAt, ...common, tags: [] };
+    return [{ eventId: webhookEventId(event.id, 'contact.erased'), type: 'contact.erased', ...at, data: { id, erasedAt } }];
   }
   if (decoded.type === 'ContactCreated') {
     const contact = toContactView(contactFromCreated(decoded));
@@ -139,23 +151,50 @@ export const contactSampleHistory = (): { readonly events: readonly SampleEvent[
   return { events, contact: state.contact };
 };
 
-const decodeVisibility = cachedDecoder(t.union([ContactDeleted, ContactRestored]));
+const ERASED_SAMPLE_CONTACT_ID = '00000000-0000-4000-8000-000000000003';
 
-/** A deleted contact's `contact.created` and `contact.updated` leave the `recent` triggers until it is restored. */
+/** Another made-up contact, created and erased: the example of `contact.erased`. */
+const erasedContactSampleHistory = (): readonly SampleEvent[] =>
+  sampleHistoryOf(contactDecider, contactStream(ERASED_SAMPLE_CONTACT_ID), [
+    {
+      type: 'CreateContact',
+      contactId: ERASED_SAMPLE_CONTACT_ID,
+      companyId: SAMPLE_COMPANY_ID,
+      fields: { name: 'John Roe', phoneNumber: '+15555550101', email: 'john.roe@example.com' },
+      at: new Date('2024-01-18T10:00:00.000Z'),
+    },
+    { type: 'EraseContact', contactId: ERASED_SAMPLE_CONTACT_ID, companyId: SAMPLE_COMPANY_ID, at: new Date('2024-01-18T11:00:00.000Z'), reason: 'requested' },
+  ]).events;
+
+const decodeVisibility = cachedDecoder(t.union([ContactDeleted, ContactRestored, ContactErased]));
+
+/** A deleted contact's `contact.created` and `contact.updated` leave the `recent` triggers until it is restored; an erased one's, for good. */
 export const contactVisibility: RecordVisibilitySource = {
-  storedEventTypes: ['ContactDeleted', 'ContactRestored'],
+  storedEventTypes: ['ContactDeleted', 'ContactRestored', 'ContactErased'],
   types: ['contact.created', 'contact.updated'],
   of: (event) => {
     const { type, data } = decodeVisibility(event);
-    return { companyId: data.companyId, id: data.contactId, hidden: type === 'ContactDeleted' };
+    return { companyId: data.companyId, id: data.contactId, hidden: type !== 'ContactRestored' };
+  },
+};
+
+const decodeErasure = cachedDecoder(ContactErased);
+
+/** An erased contact's values leave every webhook event that carries them (contacts' and deals'). */
+export const contactErasure: RecordErasureSource = {
+  storedEventTypes: ['ContactErased'],
+  of: (event) => {
+    const { data } = decodeErasure(event);
+    return { companyId: data.companyId, subject: { kind: 'contact', id: data.contactId } };
   },
 };
 
 /** What contacts declare of their webhook events, but for the trigger records' schemas and the console's timeline. */
-export const contactWebhookEvents: Pick<WebhookEventSource, 'types' | 'storedEventTypes' | 'derive' | 'sampleHistory' | 'visibility'> = {
+export const contactWebhookEvents: Pick<WebhookEventSource, 'types' | 'storedEventTypes' | 'derive' | 'sampleHistory' | 'visibility' | 'erasure'> = {
   types: CONTACT_WEBHOOK_EVENT_TYPES,
-  storedEventTypes: ['ContactCreated', 'ContactUpdated', 'ContactDeleted', 'ContactRestored'],
+  storedEventTypes: ['ContactCreated', 'ContactUpdated', 'ContactDeleted', 'ContactRestored', 'ContactErased'],
   derive: deriveContactWebhookEvents,
-  sampleHistory: () => contactSampleHistory().events,
+  sampleHistory: () => [...contactSampleHistory().events, ...erasedContactSampleHistory()],
   visibility: contactVisibility,
+  erasure: contactErasure,
 };

@@ -142,7 +142,7 @@ const restoreInTwoAppends = async (
   at: Date,
 ): Promise<RestoreResult> => {
   const { state } = await loadAggregate(deps.eventStore, spec.stream, spec);
-  if (state.status === 'none' || state.contact.companyId !== input.companyId) return E.left({ kind: 'ContactNotFound' });
+  if (state.status === 'none' || state.status === 'erased' || state.contact.companyId !== input.companyId) return E.left({ kind: 'ContactNotFound' });
   if (state.status === 'active') return E.right({ contact: toContactView(state.contact), position: null });
   const claim: PhoneNumberClaim = { companyId: input.companyId, phoneNumber: state.contact.phoneNumber, contactId: input.contactId, at, metadata: input.metadata };
   const reserved = await reservePhoneNumber(deps, claim);

@@ -1,3 +1,4 @@
+import type { ErasureReason } from './contactEvents.js';
 import type { CreateContactFields, UpdateContactFields } from './contactInput.js';
 
 /** Create a contact with a server-assigned id; `at` (ISO 8601 UTC) becomes createdAt and updatedAt. */
@@ -41,4 +42,16 @@ export interface RestoreContact {
   readonly at: Date;
 }
 
-export type ContactCommand = CreateContact | UpdateContact | DeleteContact | RestoreContact;
+/**
+ * Erase a contact of `companyId` (deleted or not) at `at`: for good, its personal
+ * values unreadable everywhere. Erasing one erased already changes nothing.
+ */
+export interface EraseContact {
+  readonly type: 'EraseContact';
+  readonly contactId: string;
+  readonly companyId: string;
+  readonly at: Date;
+  readonly reason: ErasureReason;
+}
+
+export type ContactCommand = CreateContact | UpdateContact | DeleteContact | RestoreContact | EraseContact;

@@ -1,20 +1,26 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { toIsoTimestamp } from '../../../shared/Clock.js';
 import { assertNever, type Decider } from '../../../shared/Decider.js';
-import type { ContactCommand, CreateContact, DeleteContact, RestoreContact, UpdateContact } from './contactCommands.js';
+import type { ContactCommand, CreateContact, DeleteContact, EraseContact, RestoreContact, UpdateContact } from './contactCommands.js';
 import type { ContactError } from './contactErrors.js';
 import { OPTIONAL_TEXT_FIELDS, type ContactChanges, type ContactEvent } from './contactEvents.js';
 import { applyContactUpdated, contactFromCreated, toContactView, type ContactRecord } from './contactRecord.js';
 
 /**
- * No contact yet; the full contact (including createdAt and updatedAt); or a
+ * No contact yet; the full contact (including createdAt and updatedAt); a
  * deleted one, kept as it was when deleted so that it can be restored until
- * `restorableUntil`.
+ * `restorableUntil`; or an erased one, of which only its company and the time are
+ * left (its values read as null in the log).
  */
 export type ContactState =
   | { readonly status: 'none' }
   | { readonly status: 'active'; readonly contact: ContactRecord }
-  | { readonly status: 'deleted'; readonly contact: ContactRecord; readonly deletedAt: string; readonly restorableUntil: string };
+  | { readonly status: 'deleted'; readonly contact: ContactRecord; readonly deletedAt: string; readonly restorableUntil: string }
+  | { readonly status: 'erased'; readonly contactId: string; readonly companyId: string; readonly erasedAt: string };
+
+/** The company a contact's stream belongs to, or null when it holds no contact. */
+export const companyOfContact = (state: ContactState): string | null =>
+  state.status === 'none' ? null : state.status === 'erased' ? state.companyId : state.contact.companyId;
 
 const none: ContactState = { status: 'none' };
 
@@ -100,7 +106,8 @@ const remove = (command: DeleteContact, state: ContactState): E.Either<ContactEr
  * that is not deleted changes nothing, so a restore sent twice answers the same.
  */
 const restore = (command: RestoreContact, state: ContactState): E.Either<ContactError, readonly ContactEvent[]> => {
-  if (state.status === 'none' || state.contact.companyId !== command.companyId) {
+  // Erased: gone for good, as an expired one.
+  if (state.status === 'none' || state.status === 'erased' || state.contact.companyId !== command.companyId) {
     return E.left({ kind: 'ContactNotFound', contactId: command.contactId });
   }
   if (state.status === 'active') return E.right([]);
@@ -112,6 +119,17 @@ const restore = (command: RestoreContact, state: ContactState): E.Either<Contact
       data: { contactId: contact.id, companyId: contact.companyId, restoredAt: toIsoTimestamp(command.at), contact: toContactView(contact) },
     },
   ]);
+};
+
+/**
+ * A contact, deleted or not, is erased; one erased already stays as it is (an
+ * erase sent again answers the same). Another company's, or none: not found.
+ */
+const erase = (command: EraseContact, state: ContactState): E.Either<ContactError, readonly ContactEvent[]> => {
+  if (companyOfContact(state) !== command.companyId) return E.left({ kind: 'ContactNotFound', contactId: command.contactId });
+  if (state.status === 'erased') return E.right([]);
+  const data = { contactId: command.contactId, companyId: command.companyId, erasedAt: toIsoTimestamp(command.at), reason: command.reason };
+  return E.right([{ type: 'ContactErased', data }]);
 };
 
 /** The contact aggregate (stream `contact-<id>`). */
@@ -127,6 +145,8 @@ export const contactDecider: Decider<ContactCommand, ContactEvent, ContactState,
         return remove(command, state);
       case 'RestoreContact':
         return restore(command, state);
+      case 'EraseContact':
+        return erase(command, state);
       default:
         return assertNever(command);
     }
@@ -143,6 +163,8 @@ export const contactDecider: Decider<ContactCommand, ContactEvent, ContactState,
           : state;
       case 'ContactRestored':
         return state.status === 'deleted' ? { status: 'active', contact: state.contact } : state;
+      case 'ContactErased':
+        return { status: 'erased', contactId: event.data.contactId, companyId: event.data.companyId, erasedAt: event.data.erasedAt };
       default:
         return assertNever(event);
     }

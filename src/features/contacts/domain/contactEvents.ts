@@ -112,7 +112,26 @@ export const ContactRestored = t.type({
 });
 export type ContactRestored = t.TypeOf<typeof ContactRestored>;
 
-export const ContactEvent = t.union([ContactCreated, ContactUpdated, ContactDeleted, ContactRestored]);
+/** Why a contact was erased: an erase request, or the end of a deleted contact's restore period. */
+export const ErasureReason = t.keyof({ requested: null, retention_ended: null });
+export type ErasureReason = t.TypeOf<typeof ErasureReason>;
+
+/**
+ * The contact was erased (the person's right to erasure): the key its personal
+ * values are sealed with is destroyed, so that every one of them the log holds, in
+ * this stream and in others, reads as null from then on; it answers 404 for good
+ * and cannot be restored. `reason`: `requested` (who asked is the event's
+ * metadata: an API key, an admin token, a console session) or `retention_ended`
+ * (a deleted contact whose restore period ended, erased by the server). Carries no
+ * personal field.
+ */
+export const ContactErased = t.type({
+  type: t.literal('ContactErased'),
+  data: t.type({ contactId: t.string, companyId: t.string, erasedAt: t.string, reason: ErasureReason }),
+});
+export type ContactErased = t.TypeOf<typeof ContactErased>;
+
+export const ContactEvent = t.union([ContactCreated, ContactUpdated, ContactDeleted, ContactRestored, ContactErased]);
 export type ContactEvent = t.TypeOf<typeof ContactEvent>;
 
 export const CONTACT_EVENT_TYPES: ReadonlySet<ContactEvent['type']> = new Set([
@@ -120,6 +139,7 @@ export const CONTACT_EVENT_TYPES: ReadonlySet<ContactEvent['type']> = new Set([
   'ContactUpdated',
   'ContactDeleted',
   'ContactRestored',
+  'ContactErased',
 ]);
 
 /** The stream of one contact. */

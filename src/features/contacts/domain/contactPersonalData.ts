@@ -47,6 +47,7 @@ export const contactPersonalData: PersonalDataDeclaration = {
       personal: [personalOf('contact', 'contactId', under('contact', CONTACT_PERSONAL_FIELDS))],
       notPersonal: ['contactId', 'companyId', 'restoredAt', ...under('contact', CONTACT_VIEW_NOT_PERSONAL)],
     },
+    ContactErased: nothingPersonal('contactId', 'companyId', 'erasedAt'),
     // The number is the contact's: the reservation stream's name holds it (see phoneReservationStream), its events do not.
     PhoneNumberReserved: nothingPersonal('companyId', 'contactId', 'at', 'takenOverFrom'),
     PhoneNumberReleased: nothingPersonal('contactId', 'at'),

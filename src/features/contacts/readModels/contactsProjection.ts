@@ -47,7 +47,7 @@ const toRecord = (doc: ContactDoc): ContactRecord => ({ ...doc.contact, companyI
  * The `contacts` read model: one document per contact, built with the same
  * functions as the aggregate's state (`contactFromCreated`, `applyContactUpdated`)
  * and the same view (`toContactView`) as the command responses, so both agree.
- * A deleted contact has no document; a restored one has it back.
+ * A deleted or erased contact has no document; a restored one has it back.
  */
 export const contactsProjection: Projection<ContactDoc> = {
   name: 'contacts',
@@ -74,6 +74,9 @@ export const contactsProjection: Projection<ContactDoc> = {
         return null;
       case 'ContactRestored':
         return doc ?? toDoc({ ...decoded.data.contact, companyId: decoded.data.companyId }, event);
+      // Erased: gone for good, its document with it.
+      case 'ContactErased':
+        return null;
       default: {
         const unknown: never = decoded;
         return unknown;

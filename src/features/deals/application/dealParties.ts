@@ -3,7 +3,7 @@
  * streams (folded with their domains' codecs): each must exist in the deal's
  * company.
  */
-import { contactDecider } from '../domain/contactsForDeals.js';
+import { companyOfContact, contactDecider } from '../domain/contactsForDeals.js';
 import { ContactEvent, contactStream } from '../domain/contactsForDeals.js';
 import { contactSummaryOf, deletedContactSummary } from '../domain/dealContactSummary.js';
 import type { DealContactSummary, DealContactView, DealUserSummary } from '../domain/dealEvents.js';
@@ -34,7 +34,7 @@ export const loadContactSummary = async (
 
 /**
  * A contact of `companyId` as a deal shows it now: its summary, or for a deleted
- * contact its id with every other field null; with the stream's last revision.
+ * or erased contact its id with every other field null; with the stream's last revision.
  * Null when unknown or another company's.
  */
 export const readContactShown = async (
@@ -43,7 +43,7 @@ export const readContactShown = async (
   contactId: string,
 ): Promise<{ shown: DealContactView; revision: number } | null> => {
   const { state, revision } = await loadAggregate(eventStore, contactStream(contactId), { eventCodec: ContactEvent, decider: contactDecider });
-  if (state.status === 'none' || state.contact.companyId !== companyId) return null;
+  if (companyOfContact(state) !== companyId) return null;
   return { shown: state.status === 'active' ? contactSummaryOf(state.contact) : deletedContactSummary(contactId), revision };
 };
 

@@ -2,7 +2,7 @@ import { contactAggregate } from '../application/contactsForDeals.js';
 import { dealAggregate } from '../application/dealAggregate.js';
 import type { LogFolds } from '../../../application/verify/logFolds.js';
 import type { ContactState } from '../domain/contactsForDeals.js';
-import { contactStream } from '../domain/contactsForDeals.js';
+import { companyOfContact, contactStream } from '../domain/contactsForDeals.js';
 import { contactSummaryOf, deletedContactSummary } from '../domain/dealContactSummary.js';
 import type { DealState } from '../domain/dealDecider.js';
 import type { DealContactView } from '../domain/dealEvents.js';
@@ -13,13 +13,13 @@ import { dealsProjection, type DealDoc } from './dealsProjection.js';
 /**
  * The contact summary a deal shows: the deal's read model starts from the
  * snapshot taken at creation (or restore) and follows the contact's
- * `ContactUpdated`, `ContactDeleted` and `ContactRestored` events, so it must
- * equal the contact's stream as it is now: its summary, or for a deleted contact
- * its id and nulls.
+ * `ContactUpdated`, `ContactDeleted`, `ContactRestored` and `ContactErased`
+ * events, so it must equal the contact's stream as it is now: its summary, or for
+ * a deleted or erased contact its id and nulls.
  */
 const currentSummary = (folds: LogFolds, companyId: string, summary: DealContactView): DealContactView => {
   const contact = folds.stateOf<ContactState>(contactAggregate.fold, contactStream(summary.id));
-  if (!contact || contact.status === 'none' || contact.contact.companyId !== companyId) return summary;
+  if (!contact || companyOfContact(contact) !== companyId) return summary;
   return contact.status === 'active' ? contactSummaryOf(contact.contact) : deletedContactSummary(summary.id);
 };
 

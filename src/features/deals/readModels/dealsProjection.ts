@@ -2,7 +2,7 @@ import * as t from 'io-ts';
 import { cachedDecoder } from '../../../application/versioning/decodeStoredEvent.js';
 import type { RecordedEvent } from '../../../application/ports/EventStore.js';
 import type { Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
-import { ContactDeleted, ContactRestored, ContactUpdated } from '../domain/contactsForDeals.js';
+import { ContactDeleted, ContactErased, ContactRestored, ContactUpdated } from '../domain/contactsForDeals.js';
 import {
   applyContactChanges,
   changesContactSummary,
@@ -57,6 +57,7 @@ const DealsProjectionEvent = t.union([
   ContactUpdated,
   ContactDeleted,
   ContactRestored,
+  ContactErased,
 ]);
 type DealsProjectionEvent = t.TypeOf<typeof DealsProjectionEvent>;
 
@@ -95,14 +96,15 @@ const withContact = (doc: DealDoc | null, companyId: string, contact: DealContac
  * the contact (a where-target on `deal.contact.id`); the deal's `updatedAt` stays,
  * since the deal itself did not change. A `ContactDeleted` keeps the link but
  * shows every other field of the summary as null (`deletedContactSummary`); a
- * `ContactRestored` shows the contact again, from the contact it carries.
+ * `ContactRestored` shows the contact again, from the contact it carries. A
+ * `ContactErased` shows it as a deleted one's, for good.
  *
  * A deleted deal has no document (it leaves every list and total); a restored
  * one has it back, from the deal its `DealRestored` carries.
  */
 export const dealsProjection: Projection<DealDoc> = {
   name: 'deals',
-  eventTypes: new Set([...DEAL_EVENT_TYPES, 'ContactUpdated', 'ContactDeleted', 'ContactRestored']),
+  eventTypes: new Set([...DEAL_EVENT_TYPES, 'ContactUpdated', 'ContactDeleted', 'ContactRestored', 'ContactErased']),
   indexes: [
     ['deal.status'],
     ['deal.stage'],
@@ -128,6 +130,7 @@ export const dealsProjection: Projection<DealDoc> = {
           : [];
       case 'ContactDeleted':
       case 'ContactRestored':
+      case 'ContactErased':
         return [{ kind: 'where', companyId: decoded.data.companyId, field: 'deal.contact.id', value: decoded.data.contactId }];
       default: {
         const unknown: never = decoded;
@@ -158,6 +161,7 @@ export const dealsProjection: Projection<DealDoc> = {
         return contact === summary ? doc : { ...doc, position: event.position, deal: { ...doc.deal, contact } };
       }
       case 'ContactDeleted':
+      case 'ContactErased':
         return withContact(doc, decoded.data.companyId, deletedContactSummary(decoded.data.contactId), event);
       case 'ContactRestored':
         return withContact(doc, decoded.data.companyId, contactSummaryOf(decoded.data.contact), event);

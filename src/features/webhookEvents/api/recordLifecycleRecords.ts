@@ -26,6 +26,17 @@ export const RECORD_RESTORED: JsonSchema = {
   properties: { id: { type: 'string' }, restoredAt: schemaRef('Timestamp') },
 };
 
+/** `{id, erasedAt}`: a person was erased (contacts only); receivers erase their own copies of them. */
+export const RECORD_ERASED: JsonSchema = {
+  type: 'object',
+  description:
+    'A contact was erased, for good: its id and when. Every personal value Chronicle kept of it is unreadable from then on; ' +
+    'erase your own copies of it too.',
+  required: ['id', 'erasedAt'],
+  additionalProperties: false,
+  properties: { id: { type: 'string' }, erasedAt: schemaRef('Timestamp') },
+};
+
 /** The schemas and trigger records of both shapes, to spread into a source's `TriggerRecordSchemas`. */
 export const recordLifecycleSchemas = {
   shared: { RecordDeleted: RECORD_DELETED, RecordRestored: RECORD_RESTORED },

@@ -6,6 +6,7 @@ import type { FieldsDeclaration } from '../../../shared/PersonalData.js';
 import type { DerivedWebhookEvent, WebhookEventData } from '../domain/derivedWebhookEvent.js';
 import type { WebhookEventType } from '../domain/eventTypes.js';
 import type {
+  RecordErasure,
   RecordTimeline,
   RecordVisibility,
   SampleEvent,
@@ -68,6 +69,10 @@ export interface WebhookEventCatalogue {
    * types whose events of that record it hides or shows again; null for any other event.
    */
   readonly visibilityOf: (event: RecordedEvent) => (RecordVisibility & { readonly types: readonly WebhookEventType[] }) | null;
+  /** The stored event types that erase a person (`ContactErased`). */
+  readonly erasureEventTypes: ReadonlySet<string>;
+  /** Whom a stored event of `erasureEventTypes` erases; null for any other event. */
+  readonly erasureOf: (event: RecordedEvent) => RecordErasure | null;
   /** The trigger records' schemas, in the features' order. */
   readonly triggerRecords: readonly TriggerRecordSchemas[];
   /** The records' timelines in the console, in the features' order. */
@@ -129,11 +134,23 @@ const visibilitiesOf = (sources: readonly WebhookEventSource[]): ReadonlyMap<str
   return visibilities;
 };
 
+const erasuresOf = (sources: readonly WebhookEventSource[]): ReadonlyMap<string, NonNullable<WebhookEventSource['erasure']>> => {
+  const erasures = new Map<string, NonNullable<WebhookEventSource['erasure']>>();
+  for (const { erasure } of sources) {
+    for (const type of erasure?.storedEventTypes ?? []) {
+      if (erasures.has(type)) throw new Error(`stored event type ${type} erases people of two features`);
+      erasures.set(type, erasure!);
+    }
+  }
+  return erasures;
+};
+
 /** The catalogue of the webhook events the `sources` declare (the registry's features', in their order). */
 export const webhookEventCatalogue = (sources: readonly WebhookEventSource[]): WebhookEventCatalogue => {
   const specs = specsOf(sources);
   const derivations = derivationsOf(sources);
   const visibilities = visibilitiesOf(sources);
+  const erasures = erasuresOf(sources);
   const hideable = new Set(sources.flatMap((source) => source.visibility?.types ?? []));
   for (const type of hideable) if (!specs.has(type)) throw new Error(`${type} is hidden on delete but is not a webhook event type`);
   const specOf = (type: WebhookEventType): WebhookEventTypeSpec => {
@@ -170,6 +187,8 @@ export const webhookEventCatalogue = (sources: readonly WebhookEventSource[]): W
       const visibility = visibilities.get(event.type);
       return visibility ? { ...visibility.of(event), types: visibility.types } : null;
     },
+    erasureEventTypes: new Set(erasures.keys()),
+    erasureOf: (event) => erasures.get(event.type)?.of(event) ?? null,
     triggerRecords: sources.map((source) => source.triggerRecords),
     timelines: sources.flatMap((source) => source.timelines),
   };

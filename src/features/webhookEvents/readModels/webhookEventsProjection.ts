@@ -5,6 +5,9 @@ import type { EventSource } from '../../../shared/EventMetadata.js';
 import { orderedPositionText, type Position } from '../../../shared/Position.js';
 import type { DerivedWebhookEvent, WebhookEventData } from '../domain/derivedWebhookEvent.js';
 import type { WebhookEventCatalogue } from '../application/webhookEventCatalogue.js';
+import type { RecordErasure } from '../WebhookEventSource.js';
+import { erasePersonalFields } from '../../../application/personalData/personalSeal.js';
+import type { FieldsDeclaration } from '../../../shared/PersonalData.js';
 
 /**
  * One derived webhook event in the read model behind the polling triggers
@@ -93,7 +96,10 @@ const toDoc = (derived: DerivedWebhookEvent, ordinal: number): WebhookEventDoc =
  *
  * A webhook event never changes once derived: `evolve` keeps an existing document,
  * but for `recordDeleted`, set while the record it carries is deleted (types the
- * catalogue says can be hidden: `isHideable`).
+ * catalogue says can be hidden: `isHideable`), and for the values of a person an
+ * event erases (`ContactErased`): the documents that carry them, found by the ids
+ * the type's declared fields hold (`event.data.id`, `event.data.contact.id`), keep
+ * them as null, in place (the feed's order stays).
  */
 const webhookEventsProjectionFor = (
   type: WebhookEventType,
@@ -107,28 +113,42 @@ const webhookEventsProjectionFor = (
     const visibility = catalogue.visibilityOf(event);
     return visibility && visibility.types.includes(type) ? visibility : null;
   };
+  // The people erased from this type's documents: the id paths of its declared personal fields, by kind.
+  const fields = catalogue.fieldsOf(type);
+  const erasable = fields.personal.length > 0;
+  const erasureOf = (event: RecordedEvent): RecordErasure | null => (erasable ? catalogue.erasureOf(event) : null);
+  const dataIdPaths = [...new Set(fields.personal.map((group) => `event.data.${group.idAt}`))];
+  const marking = new Set([...(hideable ? catalogue.visibilityEventTypes : []), ...(erasable ? catalogue.erasureEventTypes : [])]);
+  const idIndexes = [...new Set([...(hideable ? ['event.data.id'] : []), ...dataIdPaths])].map((path) => [path]);
   return {
     name: `webhook_events.${type}`,
-    eventTypes: hideable ? new Set([...catalogue.sourceEventTypes, ...catalogue.visibilityEventTypes]) : catalogue.sourceEventTypes,
+    eventTypes: marking.size > 0 ? new Set([...catalogue.sourceEventTypes, ...marking]) : catalogue.sourceEventTypes,
     // `since` filters on the timestamp; every document of a collection has the same `event.type`, so no index on it.
-    // A delete finds its record's events by the record's id.
-    indexes: hideable ? [['event.timestamp'], ['event.data.id']] : [['event.timestamp']],
+    // A delete finds its record's events by the record's id, an erasure the person's by the ids its fields hold.
+    indexes: [['event.timestamp'], ...idIndexes],
     targets(event) {
-      const visibility = visibilityOf(event);
-      if (visibility) return [{ kind: 'where', companyId: visibility.companyId, field: 'event.data.id', value: visibility.id }];
+      if (marking.has(event.type)) {
+        const targets = new Map<string, { kind: 'where'; companyId: string; field: string; value: string }>();
+        const visibility = visibilityOf(event);
+        if (visibility) targets.set(`event.data.id ${visibility.id}`, { kind: 'where', companyId: visibility.companyId, field: 'event.data.id', value: visibility.id });
+        const erasure = erasureOf(event);
+        for (const group of erasure ? fields.personal.filter((candidate) => candidate.subject === erasure.subject.kind) : []) {
+          const field = `event.data.${group.idAt}`;
+          targets.set(`${field} ${erasure!.subject.id}`, { kind: 'where', companyId: erasure!.companyId, field, value: erasure!.subject.id });
+        }
+        return [...targets.values()];
+      }
       return derive(event)
         .filter((derived) => derived.type === type)
         .map((derived) => ({ kind: 'id', companyId: derived.companyId, id: feedDocumentId(derived.position) }));
     },
-    // Each document is keyed by the position of the event that derives it; a delete or restore only marks it.
-    creates: (event) => visibilityOf(event) === null,
+    // Each document is keyed by the position of the event that derives it; a delete, restore or erasure only changes it.
+    creates: (event) => !marking.has(event.type),
     evolve(doc, event) {
-      const visibility = visibilityOf(event);
-      if (visibility) {
-        if (!doc || (doc.recordDeleted === true) === visibility.hidden) return doc;
-        if (visibility.hidden) return { ...doc, recordDeleted: true };
-        const { recordDeleted: _shownAgain, ...shown } = doc;
-        return shown;
+      if (marking.has(event.type)) {
+        if (!doc) return doc;
+        const erasure = erasureOf(event);
+        return erasedFrom(visibleAs(doc, visibilityOf(event)), fields, erasure);
       }
       if (doc) return doc;
       const all = derive(event);
@@ -136,6 +156,21 @@ const webhookEventsProjectionFor = (
       return ordinal >= 0 ? toDoc(all[ordinal]!, ordinal) : null;
     },
   };
+};
+
+/** The document marked as its record's visibility says (unchanged when it says nothing new). */
+const visibleAs = (doc: WebhookEventDoc, visibility: { readonly hidden: boolean } | null): WebhookEventDoc => {
+  if (!visibility || (doc.recordDeleted === true) === visibility.hidden) return doc;
+  if (visibility.hidden) return { ...doc, recordDeleted: true };
+  const { recordDeleted: _shownAgain, ...shown } = doc;
+  return shown;
+};
+
+/** The document with the erased person's values in its `data` set to null (unchanged when it holds none). */
+const erasedFrom = (doc: WebhookEventDoc, fields: FieldsDeclaration, erasure: RecordErasure | null): WebhookEventDoc => {
+  if (!erasure) return doc;
+  const { data, erased } = erasePersonalFields(doc.event.data, fields, erasure.subject);
+  return erased.length === 0 ? doc : { ...doc, event: { ...doc.event, data: data as WebhookEventData } };
 };
 
 /** The read models of the webhook events: the projection of each type of the catalogue, by type and in its order. */

@@ -1,0 +1,51 @@
+import type { IdempotencyStore, StoredResponse } from '../ports/IdempotencyStore.js';
+import type { ReadModelStore } from '../ports/ReadModelStore.js';
+import type { SubjectKind } from '../../shared/PersonalData.js';
+import { erasePersonFrom, type ErasedPerson } from './erasePerson.js';
+import { subjectOf, type SubjectKeys } from './SubjectKeys.js';
+
+export interface PersonErasureDeps {
+  /** The people's keys; absent where the log seals nothing (a test's bare stores): nothing to destroy. */
+  readonly keys?: SubjectKeys;
+  readonly idempotency: Pick<IdempotencyStore, 'eraseMentions'>;
+  readonly readModels: Pick<ReadModelStore, 'compact'>;
+  /** The names of each kind's fields in an object with their id (`PERSON_FIELDS`). */
+  readonly personFields: ReadonlyMap<SubjectKind, ReadonlySet<string>>;
+}
+
+/**
+ * What erasing a person does besides recording it in their stream (`ContactErased`):
+ *
+ * - `forget`: the responses kept for `Idempotency-Key` replays lose the person's
+ *   values (the one that answered with the person's own record answers `gone`
+ *   instead, whatever is sent with its key), then the person's key is destroyed,
+ *   so that every value sealed with it, in any stream, reads as null. Each step is
+ *   done again, to no effect, by an erase sent again: a crash between them is
+ *   finished by the retry.
+ * - `compactNow`: once the read models have applied the erasure, what the engine
+ *   needs at once so that no byte of its files keeps the values (SQLite: full-text
+ *   indexes merged, write-ahead logs emptied).
+ *
+ * The read models (their projections follow the erasure event) and the webhook
+ * outbox (the fan-out rewrites it as it passes the event) erase their copies
+ * themselves.
+ */
+export class PersonErasure {
+  constructor(private readonly deps: PersonErasureDeps) {}
+
+  async forget(companyId: string, person: ErasedPerson, at: Date, gone: StoredResponse): Promise<{ readonly keptResponses: number }> {
+    const fields = this.deps.personFields.get(person.kind) ?? new Set<string>();
+    const keptResponses = await this.deps.idempotency.eraseMentions(companyId, person.id, (response) => {
+      const data = (response.body as { data?: { id?: unknown } } | null)?.data;
+      if (data?.id === person.id) return gone;
+      return { ...response, body: erasePersonFrom(response.body, person, fields).value };
+    });
+    await this.deps.keys?.erase(subjectOf(person.kind, person.id), at);
+    return { keptResponses };
+  }
+
+  /** Answers whether every write-ahead log could be emptied (false: a reader kept one; `chronicle erasures compact` finishes it). */
+  async compactNow(): Promise<{ readonly walTruncated: boolean }> {
+    return (await this.deps.readModels.compact?.()) ?? { walTruncated: true };
+  }
+}
