@@ -5,6 +5,7 @@ import { registerAdminTokens } from './commands/adminTokens.js';
 import { registerAgents } from './commands/agents.js';
 import { registerCompanies } from './commands/companies.js';
 import { registerConsole } from './commands/console.js';
+import { registerErasures } from './commands/erasures.js';
 import { registerEvents } from './commands/events.js';
 import { registerKeys } from './commands/keys.js';
 import { registerReplay } from './commands/replay.js';
@@ -23,6 +24,7 @@ const commands: readonly RegisterCommands[] = [
   registerAgents,
   registerReplay,
   registerVerify,
+  registerErasures,
   registerEvents,
   registerWebhooks,
   registerSecrets,

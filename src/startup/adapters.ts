@@ -10,7 +10,7 @@ import { SqliteIdempotencyStore } from '../adapters/sqlite/SqliteIdempotencyStor
 import { SqliteRateLimitCounters } from '../adapters/sqlite/SqliteRateLimitCounters.js';
 import { SqliteReadModelStore } from '../adapters/sqlite/SqliteReadModelStore.js';
 import { ThreadedReadModelStore } from '../adapters/sqlite/ThreadedReadModelStore.js';
-import type { ReadModelStore } from '../application/ports/ReadModelStore.js';
+import { SqliteErasureCompaction } from '../adapters/sqlite/SqliteErasureCompaction.js';
 import { SqliteUsageCounters } from '../adapters/sqlite/SqliteUsageCounters.js';
 import { MemoryReadModelStore } from '../adapters/memory/MemoryReadModelStore.js';
 import { SupervisedRateLimitCounters, serveRateLimits } from '../adapters/ipc/SupervisedRateLimitCounters.js';
@@ -91,7 +91,7 @@ const withSealedPersonalData = (stores: Stores, config: Config): Stores => {
  * reads are told; without the thread, batches share a commit (every 20 ms at most), which
  * its reads see at once, and other processes on DATA_DIR at the commit.
  */
-const openEmbeddedReadModels = (config: Config, plan: StartPlan): ReadModelStore => {
+const openEmbeddedReadModels = (config: Config, plan: StartPlan): SqliteReadModelStore | ThreadedReadModelStore => {
   const file = embeddedReadModelsFile(config.dataDir);
   if (plan.stores.readModels === 'sqlite-thread') {
     return new ThreadedReadModelStore(SqliteReadModelStore.open(file), { file, entry: new URL('./readModelThreadMain.js', import.meta.url) });
@@ -152,6 +152,13 @@ const openEngineStores = async (config: Config, options: OpenStoresOptions): Pro
       consoleSessions,
       usage,
       subjectKeys: new SqliteSubjectKeyStore(adapter.db),
+      // A memory read model keeps nothing on disk: only the log's file to compact then.
+      compaction: new SqliteErasureCompaction(
+        adapter.db,
+        readModels instanceof MemoryReadModelStore
+          ? { file: 'read models (in memory)', vacuum: async () => ({ walTruncated: true }) }
+          : { file: 'read-models.sqlite', vacuum: () => readModels.vacuum() },
+      ),
     };
   } catch (error) {
     await eventStore.close();

@@ -5,6 +5,8 @@ import { CONSOLE_SCHEMA, consoleMigrations } from './consoleMigrations.js';
 import { LOG_SCHEMA, logMigrations } from './logMigrations.js';
 import { migratePostgres } from './migratePostgres.js';
 import { PostgresConsoleSessionStore } from './PostgresConsoleSessionStore.js';
+import { PostgresErasureCompaction } from './PostgresErasureCompaction.js';
+import { DEFAULT_READ_MODEL_SCHEMA } from './readModelSchema.js';
 import { PostgresEventStore } from './PostgresEventStore.js';
 import { PostgresIdempotencyStore } from './PostgresIdempotencyStore.js';
 import { PostgresLeaseStore } from './PostgresLeaseStore.js';
@@ -74,6 +76,7 @@ export const openPostgresStores = async (
       consoleSessions: new PostgresConsoleSessionStore(pool),
       usage: new PostgresUsageCounters(pool),
       subjectKeys: new PostgresSubjectKeyStore(pool),
+      compaction: new PostgresErasureCompaction(pool, DEFAULT_READ_MODEL_SCHEMA),
     };
   } catch (error) {
     await pool.end().catch(() => undefined);

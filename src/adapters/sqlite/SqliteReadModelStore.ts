@@ -368,6 +368,13 @@ export class SqliteReadModelStore implements ReadModelStore {
     return { walTruncated: truncateWal(this.db) };
   }
 
+  /** `compact`, with the file rebuilt (`VACUUM`) between the merge and the emptied log: no free page is left to hold anything. */
+  async vacuum(): Promise<{ readonly walTruncated: boolean }> {
+    await this.compact();
+    this.db.exec('VACUUM');
+    return { walTruncated: truncateWal(this.db) };
+  }
+
   async close(): Promise<void> {
     if (!this.db.open) return;
     this.commitShared();

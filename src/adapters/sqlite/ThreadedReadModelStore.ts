@@ -127,6 +127,11 @@ export class ThreadedReadModelStore implements ReadModelStore {
     return { walTruncated: answer.walTruncated === true };
   }
 
+  /** `SqliteReadModelStore.vacuum` on the event loop's connection (an operator's command: writers wait meanwhile). */
+  vacuum(): Promise<{ readonly walTruncated: boolean }> {
+    return this.local.vacuum();
+  }
+
   private post(message: ToReadModelThread | CompactInReadModelThread): Promise<FromReadModelThread> {
     return new Promise<FromReadModelThread>((resolve, reject) => {
       // Posted before it is kept: a thread that cannot start throws here, holding nothing.

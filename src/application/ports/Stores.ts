@@ -6,6 +6,7 @@ import type { UsageCounters } from './UsageCounters.js';
 import type { ReadModelStore } from './ReadModelStore.js';
 import type { SubjectKeyStore } from './SubjectKeyStore.js';
 import type { SubjectKeys } from '../personalData/SubjectKeys.js';
+import type { ErasureCompaction } from './ErasureCompaction.js';
 import type { WebhookOutbox } from './WebhookOutbox.js';
 import type { WebhookSecretStore } from './WebhookSecretStore.js';
 
@@ -33,4 +34,6 @@ export interface Stores {
    * nothing (stores a test puts together by hand).
    */
   readonly sealingKeys?: SubjectKeys;
+  /** `chronicle erasures compact` on this engine (absent: the engine has none; see docs/operators/erasure.md). */
+  readonly compaction?: ErasureCompaction;
 }
