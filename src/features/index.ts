@@ -104,6 +104,9 @@ export const PERSON_FIELDS: ReadonlyMap<SubjectKind, ReadonlySet<string>> = pers
   FEATURES.flatMap((feature) => [...Object.values(feature.personalData?.events ?? {}), ...Object.values(feature.personalData?.readModels ?? {})]),
 );
 
+/** The prefixes of the streams whose name ends in a person's value (`phone-`): stored with it hashed. */
+export const PERSONAL_STREAM_PREFIXES: readonly string[] = FEATURES.flatMap((feature) => feature.personalData?.streams ?? []);
+
 /** The fields of every stored event type's data, personal or not, as its feature declares them (the personal-data decorator seals by them). */
 export const PERSONAL_EVENT_FIELDS: ReadonlyMap<string, FieldsDeclaration> = new Map(
   FEATURES.flatMap((feature) => Object.entries(feature.personalData?.events ?? {})),

@@ -30,6 +30,12 @@ export interface PersonalDataDeclaration {
   readonly events: Readonly<Record<string, FieldsDeclaration>>;
   /** By read model (its projection's name): the fields of its documents. */
   readonly readModels?: Readonly<Record<string, FieldsDeclaration>>;
+  /**
+   * The prefixes of its streams whose name's last part (after the last `-`) is a
+   * person's value (`phone-`: a number's reservation stream); the log stores them
+   * with that part as a keyed hash (`PersonalStreamNames`).
+   */
+  readonly streams?: readonly string[];
 }
 
 /** The fields every read-model document has besides its own (`ReadModelDocument`), none personal. */

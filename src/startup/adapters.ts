@@ -20,12 +20,13 @@ import { SqliteWebhookSecretStore } from '../adapters/sqlite/SqliteWebhookSecret
 import { SqliteSubjectKeyStore } from '../adapters/sqlite/SqliteSubjectKeyStore.js';
 import { UpcastingEventStore, upcastingSource, withUpcasting } from '../application/versioning/UpcastingEventStore.js';
 import type { Config } from '../config.js';
-import { PERSONAL_EVENT_FIELDS, STORED_EVENT_TYPES } from '../features/index.js';
+import { PERSONAL_EVENT_FIELDS, PERSONAL_STREAM_PREFIXES, STORED_EVENT_TYPES } from '../features/index.js';
 import type { WebhookSource } from './webhooks.js';
-import type { Stores } from './Stores.js';
+import { closeStores, type Stores } from './Stores.js';
 import { secretsKeyring, withEncryptedSecrets } from './secretsAtRest.js';
 import { PersonalDataEventStore } from '../application/personalData/PersonalDataEventStore.js';
 import { SubjectKeys } from '../application/personalData/SubjectKeys.js';
+import { PersonalStreamNames, STREAM_NAMES_KEY_SUBJECT } from '../application/personalData/PersonalStreamNames.js';
 
 /** DATA_DIR and every file in it private to this user (0700, 0600), however it was left: what every engine keeps there. */
 export { tightenDataDir } from '../adapters/sqlite/privateFiles.js';
@@ -69,19 +70,41 @@ export interface OpenStoresOptions {
  */
 export const openStores = async (config: Config, options: OpenStoresOptions = {}): Promise<Stores> =>
   // Webhook secrets encrypted at rest (SECRETS_KEY) whichever engine keeps them; personal fields sealed in the log.
-  withSealedPersonalData(withEncryptedSecrets(await openEngineStores(config, options), config), config);
+  await closedOnFailure(withEncryptedSecrets(await openEngineStores(config, options), config), (stores) => withSealedPersonalData(stores, config));
+
+/** `use(stores)`, or every store closed when it fails (a start that cannot go on leaves nothing open). */
+const closedOnFailure = async (stores: Stores, use: (stores: Stores) => Promise<Stores>): Promise<Stores> => {
+  try {
+    return await use(stores);
+  } catch (error) {
+    await closeStores(stores).catch(() => undefined);
+    throw error;
+  }
+};
 
 /**
  * The log with every event's personal fields sealed under its subjects' keys
  * (`PersonalDataEventStore`), below the versioning decorator: whichever engine,
  * the adapter only ever sees sealed values, and everything above the event store
- * opened ones.
+ * opened ones. Where the log's streams can be renamed (SQLite, PostgreSQL), the
+ * streams named after a person's value are stored with it hashed, and those an
+ * earlier release stored under the value itself are renamed first, once
+ * (`PersonalStreamNames`); on EventStoreDB they keep their names.
  */
-const withSealedPersonalData = (stores: Stores, config: Config): Stores => {
+const withSealedPersonalData = async (stores: Stores, config: Config): Promise<Stores> => {
   const upcasting = stores.eventStore;
   if (!(upcasting instanceof UpcastingEventStore)) throw new Error('the event store must be wrapped in the versioning decorator');
   const keys = new SubjectKeys(stores.subjectKeys, secretsKeyring(config));
-  const sealed = new PersonalDataEventStore(upcasting.inner, keys, PERSONAL_EVENT_FIELDS);
+  const adapter = upcasting.inner;
+  let names: PersonalStreamNames | undefined;
+  if (adapter.renameStreams && PERSONAL_STREAM_PREFIXES.length > 0) {
+    const key = (await keys.keysFor([STREAM_NAMES_KEY_SUBJECT])).get(STREAM_NAMES_KEY_SUBJECT);
+    if (!key) throw new Error('the key of stream names was erased: stream names can no longer be found');
+    const hashed = new PersonalStreamNames(PERSONAL_STREAM_PREFIXES, key);
+    for (const prefix of PERSONAL_STREAM_PREFIXES) await adapter.renameStreams(prefix, (stream) => hashed.stored(stream));
+    names = hashed;
+  }
+  const sealed = new PersonalDataEventStore(adapter, keys, PERSONAL_EVENT_FIELDS, names);
   return { ...stores, eventStore: new UpcastingEventStore(sealed, { types: STORED_EVENT_TYPES }), sealingKeys: keys };
 };
 

@@ -28,7 +28,7 @@ import {
 } from './logAppendGroup.js';
 import { LOG_CHANNEL } from './logMigrations.js';
 import { LogNotifications } from './LogNotifications.js';
-import { preparedQuery, preparedReadQuery, readQuery } from './postgresPool.js';
+import { inTransaction, preparedQuery, preparedReadQuery, readQuery } from './postgresPool.js';
 
 interface EventRow {
   position: string;
@@ -376,6 +376,25 @@ export class PostgresEventStore implements EventStore {
       pollIntervalMs: this.pollIntervalMs,
       closed: () => this.closed,
       alarms: this.alarms,
+    });
+  }
+
+  async renameStreams(prefix: string, rename: (stream: string) => string): Promise<number> {
+    // Names bound as values, never inlined in SQL text (they may hold what the rename takes out).
+    return inTransaction(this.pool, async (client) => {
+      // Once per prefix; the table lock keeps appends out (they wait) while the streams are read and renamed.
+      if ((await client.query('SELECT 1 FROM stream_renames WHERE prefix = $1', [prefix])).rowCount !== 0) return 0;
+      await client.query('LOCK TABLE log_events IN EXCLUSIVE MODE');
+      if ((await client.query('SELECT 1 FROM stream_renames WHERE prefix = $1', [prefix])).rowCount !== 0) return 0;
+      const { rows } = await client.query<{ stream: string }>('SELECT DISTINCT stream FROM log_events WHERE starts_with(stream, $1)', [prefix]);
+      const renames = rows.map(({ stream }) => [stream, rename(stream)] as const).filter(([from, to]) => from !== to);
+      await client.query('INSERT INTO stream_renames (prefix, renamed_at, streams) VALUES ($1, now(), $2)', [prefix, renames.length]);
+      if (renames.length === 0) return 0;
+      await client.query(
+        'UPDATE log_events AS e SET stream = r.to_name FROM unnest($1::text[], $2::text[]) AS r(from_name, to_name) WHERE e.stream = r.from_name',
+        [renames.map(([from]) => from), renames.map(([, to]) => to)],
+      );
+      return renames.length;
     });
   }
 

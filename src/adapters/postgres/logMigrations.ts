@@ -504,6 +504,19 @@ const keyedAppend: PostgresMigration = {
   `,
 };
 
+/** The prefixes whose streams were renamed in place (`PostgresEventStore.renameStreams`), found by a start in one read. */
+const streamRenames: PostgresMigration = {
+  version: 9,
+  name: 'stream_renames: the stream prefixes renamed in place, once',
+  sql: `
+    CREATE TABLE stream_renames (
+      prefix     text        PRIMARY KEY,
+      renamed_at timestamptz NOT NULL,
+      streams    integer     NOT NULL
+    );
+  `,
+};
+
 /** Every step of the log's part of the schema, in order (see migratePostgres). */
 export const logMigrations: readonly PostgresMigration[] = [
   log,
@@ -514,4 +527,5 @@ export const logMigrations: readonly PostgresMigration[] = [
   recordedTimeAnswered,
   subjectKeys,
   keyedAppend,
+  streamRenames,
 ];

@@ -467,6 +467,34 @@ export class SqliteEventStore implements EventStore {
     };
   }
 
+  async renameStreams(prefix: string, rename: (stream: string) => string): Promise<number> {
+    if (this.closed) throw new Error('The event store is closed');
+    // Through the index on (stream, revision): the streams of the prefix only.
+    const renamed = this.db
+      .transaction(() => {
+        if (this.db.prepare('SELECT 1 FROM stream_renames WHERE prefix = ?').get(prefix) !== undefined) return 0;
+        const streams = this.db
+          .prepare<[string, string], { stream: string }>('SELECT DISTINCT stream FROM events WHERE stream >= ? AND stream < ?')
+          .all(prefix, `${prefix}\u{10FFFF}`)
+          .map((row) => row.stream)
+          .filter((stream) => stream.startsWith(prefix));
+        const update = this.db.prepare<[string, string]>('UPDATE events SET stream = ? WHERE stream = ?');
+        let count = 0;
+        for (const stream of streams) {
+          const to = rename(stream);
+          if (to === stream) continue;
+          update.run(to, stream);
+          count++;
+        }
+        this.db.prepare('INSERT INTO stream_renames (prefix, renamed_at, streams) VALUES (?, ?, ?)').run(prefix, new Date().toISOString(), count);
+        return count;
+      })
+      .immediate();
+    // The rows this process keeps of the log's tail carry the names as they were.
+    if (renamed > 0) this.recent = [];
+    return renamed;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.lockRetry.cancel();

@@ -163,6 +163,13 @@ export const LOG_FILE_MIGRATIONS: readonly string[] = [
      erased_at TEXT,
      CHECK ((key IS NULL) = (erased_at IS NOT NULL))
    ) WITHOUT ROWID;`,
+  // The prefixes whose streams were renamed in place (SqliteEventStore.renameStreams): a
+  // start finds a rename done in one read instead of looking through the streams again.
+  `CREATE TABLE stream_renames (
+     prefix     TEXT PRIMARY KEY,
+     renamed_at TEXT NOT NULL,
+     streams    INTEGER NOT NULL
+   ) WITHOUT ROWID;`,
 ];
 
 /**

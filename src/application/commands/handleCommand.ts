@@ -120,7 +120,7 @@ export const handleCommand = async <Command, Event extends DomainEvent, State, D
       return E.right({ events, state: next, revision: result.nextRevision, position: result.position });
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      if (attempt >= maxAttempts) throw new ConcurrencyExhaustedError(spec.stream, attempt);
+      if (attempt >= maxAttempts) throw ConcurrencyExhaustedError.after(error, attempt);
     }
   }
 };

@@ -10,11 +10,12 @@ import type {
   SubscribeOptions,
   Subscription,
 } from '../ports/EventStore.js';
-import { SubjectKeyTakenError } from '../ports/EventStore.js';
+import { SubjectKeyTakenError, WrongExpectedRevisionError } from '../ports/EventStore.js';
 import type { Position } from '../../shared/Position.js';
 import type { FieldsDeclaration } from '../../shared/PersonalData.js';
 import { sealedSubjectsIn, sealPersonalFields, subjectsIn, unsealPersonalFields } from './personalSeal.js';
 import type { SubjectKeys } from './SubjectKeys.js';
+import type { PersonalStreamNames } from './PersonalStreamNames.js';
 import { withSubscribeToAll, type LogSource } from '../ports/LogSource.js';
 
 /**
@@ -46,6 +47,8 @@ export class PersonalDataEventStore implements EventStore {
     private readonly keys: SubjectKeys,
     /** By stored event type: the fields of its data, personal or not (the features' declarations). */
     private readonly declarations: ReadonlyMap<string, FieldsDeclaration>,
+    /** Stream names with a person's value in them, stored with it hashed (absent: every name is stored as given). */
+    private readonly streamNames?: PersonalStreamNames,
   ) {
     this.kind = inner.kind;
     if (inner.onAppended) this.onAppended = inner.onAppended.bind(inner);
@@ -58,6 +61,11 @@ export class PersonalDataEventStore implements EventStore {
   async append(stream: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     const [result] = await this.appendSealed([{ stream, events, expected }]);
     return result!;
+  }
+
+  /** The name a stream is stored under (see `PersonalStreamNames`). */
+  private stored(stream: string): string {
+    return this.streamNames ? this.streamNames.stored(stream) : stream;
   }
 
   /**
@@ -80,7 +88,7 @@ export class PersonalDataEventStore implements EventStore {
       const keys = made ? made.keys : await this.keys.keysFor(subjects);
       const sealed = this.sealAll(events, keys);
       let next = 0;
-      const sealedAppends = appends.map((append) => ({ ...append, events: append.events.map(() => sealed[next++]!) }));
+      const sealedAppends = appends.map((append) => ({ ...append, stream: this.stored(append.stream), events: append.events.map(() => sealed[next++]!) }));
       try {
         const results = await this.appendAll(sealedAppends, made?.texts);
         events.forEach((event, index) => {
@@ -88,6 +96,11 @@ export class PersonalDataEventStore implements EventStore {
         });
         return results;
       } catch (error) {
+        // A stream's refusal names it as its caller does (which compares it), and shows it as it is stored.
+        if (error instanceof WrongExpectedRevisionError) {
+          const refused = appends.find((_, index) => sealedAppends[index]!.stream === error.stream);
+          if (refused && refused.stream !== error.stream) throw new WrongExpectedRevisionError(refused.stream, error.expected, error.actual, error.stream);
+        }
         if (!(error instanceof SubjectKeyTakenError) || attempt > 1) throw error;
       }
     }
@@ -143,7 +156,7 @@ export class PersonalDataEventStore implements EventStore {
   }
 
   async readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
-    return this.openAll(await this.inner.readStream(stream, options));
+    return this.openAll(await this.inner.readStream(this.stored(stream), options));
   }
 
   async readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {

@@ -95,8 +95,10 @@ export class WrongExpectedRevisionError extends Error {
     readonly expected: ExpectedRevision,
     /** The stream's actual last revision, or `no_stream`. */
     readonly actual: number | 'no_stream',
+    /** The name the stream is stored under, when it is not `stream` (a person's value hashed out of it): what messages show. */
+    readonly storedAs: string = stream,
   ) {
-    super(`Stream ${stream}: expected revision ${String(expected)}, actual ${String(actual)}`);
+    super(`Stream ${storedAs}: expected revision ${String(expected)}, actual ${String(actual)}`);
   }
 }
 
@@ -262,6 +264,18 @@ export interface EventStore {
   eventIdAt?(position: Position): Promise<string | null>;
   /** Catch up from `after`, then follow live appends (including other processes'). */
   subscribeToAll(options: SubscribeOptions): Subscription;
+  /**
+   * One of the log's only in-place rewrites (the other is the sealing of events
+   * stored before personal fields were sealed): every stream whose name starts with
+   * `prefix` and to which `rename` gives another name takes that name, each of its
+   * events keeping its id, position, revision, type, data, metadata and time. One
+   * transaction; what a rename replaces is overwritten in the store's files where the
+   * engine does so (SQLite's `secure_delete`). Done once per prefix: the store records
+   * it, and a later call answers 0 at once. Answers how many streams were renamed.
+   * Offered where the log is a table (SQLite, PostgreSQL); EventStoreDB's streams
+   * cannot be renamed.
+   */
+  renameStreams?(prefix: string, rename: (stream: string) => string): Promise<number>;
   close(): Promise<void>;
 }
 

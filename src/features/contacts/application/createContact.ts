@@ -80,7 +80,7 @@ const createAtomically = async (
     } catch (error) {
       // Another write to the number's reservation stream came first: decide again on what it wrote.
       if (!(error instanceof WrongExpectedRevisionError) || error.stream !== reservation.right.append.stream) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ConcurrencyExhaustedError(error.stream, attempt);
+      if (attempt >= MAX_ATTEMPTS) throw ConcurrencyExhaustedError.after(error, attempt);
     }
   }
 };

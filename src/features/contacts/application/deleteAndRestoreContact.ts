@@ -82,7 +82,7 @@ export const deleteContact = async (
       return E.right({ deleted: deletedOf(events), position: stored[stored.length - 1]!.position });
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ConcurrencyExhaustedError(error.stream, attempt);
+      if (attempt >= MAX_ATTEMPTS) throw ConcurrencyExhaustedError.after(error, attempt);
     }
   }
 };
@@ -130,7 +130,7 @@ const restoreAtomically = async (
       return E.right({ contact: toContactView(next.contact), position: stored[stored.length - 1]!.position });
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ConcurrencyExhaustedError(error.stream, attempt);
+      if (attempt >= MAX_ATTEMPTS) throw ConcurrencyExhaustedError.after(error, attempt);
     }
   }
 };

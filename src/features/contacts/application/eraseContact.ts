@@ -76,7 +76,7 @@ export const eraseContact = async (
       return E.right({ erased: erasedOf(contactId, events, next), position: stored[stored.length - 1]!.position });
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ConcurrencyExhaustedError(error.stream, attempt);
+      if (attempt >= MAX_ATTEMPTS) throw ConcurrencyExhaustedError.after(error, attempt);
     }
   }
 };

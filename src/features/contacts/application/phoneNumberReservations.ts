@@ -112,7 +112,8 @@ const reserveWith = async <T>(
         return assertNever(problem);
     }
   }
-  throw new ConcurrencyExhaustedError(stream, MAX_HOLDER_CHECKS + 1);
+  // Named without its number: a message may reach a log.
+  throw new ConcurrencyExhaustedError(stream, MAX_HOLDER_CHECKS + 1, 'of a phone number\'s reservation');
 };
 
 /**

@@ -170,7 +170,7 @@ const updateAtomically = async (
       return E.right({ contact: toContactView(next.contact), position: stored[stored.length - 1]!.position, revision: ofContact.nextRevision });
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new ConcurrencyExhaustedError(error.stream, attempt);
+      if (attempt >= MAX_ATTEMPTS) throw ConcurrencyExhaustedError.after(error, attempt);
     }
   }
 };

@@ -8,6 +8,7 @@ import {
   type PersonalDataDeclaration,
 } from '../../../shared/PersonalData.js';
 import { OPTIONAL_TEXT_FIELDS } from './contactEvents.js';
+import { PHONE_RESERVATION_STREAM_PREFIX } from './phoneReservationEvents.js';
 
 /**
  * A contact's personal fields: every field a company keeps about the person, its
@@ -48,11 +49,13 @@ export const contactPersonalData: PersonalDataDeclaration = {
       notPersonal: ['contactId', 'companyId', 'restoredAt', ...under('contact', CONTACT_VIEW_NOT_PERSONAL)],
     },
     ContactErased: nothingPersonal('contactId', 'companyId', 'erasedAt'),
-    // The number is the contact's: the reservation stream's name holds it (see phoneReservationStream), its events do not.
+    // The number is the contact's: the reservation stream's name holds it (stored hashed, see `streams`), its events do not.
     PhoneNumberReserved: nothingPersonal('companyId', 'contactId', 'at', 'takenOverFrom'),
     PhoneNumberReleased: nothingPersonal('contactId', 'at'),
   },
   readModels: {
     contacts: nestedUnder('contact', CONTACT_VIEW, DOCUMENT_FIELDS),
   },
+  // A reservation stream is named after its number (phoneReservationStream): stored with the number hashed.
+  streams: [PHONE_RESERVATION_STREAM_PREFIX],
 };
