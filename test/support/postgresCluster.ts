@@ -18,6 +18,8 @@ export const postgresServerInstalled = (): boolean => {
 /** A private PostgreSQL cluster of one test (scripts/postgres-test-cluster.sh), which it may restart. */
 export interface TestCluster {
   readonly port: number;
+  /** Its data directory (the cluster's own folder's `data`). */
+  readonly dataDir: string;
   /** A URL of one of its databases (`postgres` by default), reached at `host`. */
   url(host?: string, database?: string): string;
   /** `pg_ctl restart -m fast`: every session is cut, as a failover would cut them. */
@@ -55,6 +57,7 @@ export const startPostgresCluster = async (options: TestClusterOptions = {}): Pr
   }
   return {
     port,
+    dataDir: join(dir, 'data'),
     url: (host = '127.0.0.1', database = 'postgres') => `postgres://postgres@${host}:${port}/${database}`,
     restart: async () => void (await run(SCRIPT, ['restart', dir])),
     stop,
