@@ -25,7 +25,7 @@ import { issueApiKey } from '../src/features/apiKeys/application/issueApiKey.js'
 import { embeddedDatabaseFile } from '../src/startup/adapters.js';
 import { systemClock } from '../src/shared/Clock.js';
 import { newId } from '../src/shared/ids.js';
-import { ALL_PERMISSIONS } from '../src/shared/permissions.js';
+import { SPECIFICATION_PERMISSIONS } from '../src/shared/permissions.js';
 import { tempDir } from '../test/support/tempStore.js';
 import { COMMON_WORD, seedScaleLog } from './support/seedScaleLog.js';
 import { CLI, contactPosting as posting, load, startBareKoa, stopProcess, type Figures } from './support/httpLoad.js';
@@ -318,7 +318,7 @@ const main = async (): Promise<void> => {
     const store = SqliteEventStore.open(embeddedDatabaseFile(dir.path));
     const issued = await issueApiKey(
       { eventStore: store, newId, clock: systemClock },
-      { companyId, type: 'generic', permissions: ALL_PERMISSIONS, expiresAt: null, metadata: { source: 'cli', correlationId: newId() } },
+      { companyId, type: 'generic', permissions: SPECIFICATION_PERMISSIONS, expiresAt: null, metadata: { source: 'cli', correlationId: newId() } },
     );
     await store.close();
     if (E.isLeft(issued)) throw new Error('no key');

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { CompanyName, describeCompanyError, createCompany } from '../features/companies/index.js';
 import { describeApiKeyError, ApiKeyName, issueApiKey } from '../features/apiKeys/index.js';
-import { ALL_PERMISSIONS } from '../shared/permissions.js';
+import { SPECIFICATION_PERMISSIONS } from '../shared/permissions.js';
 import type { CommandDeps } from '../application/commands/CommandDeps.js';
 
 export const DEMO_COMPANY_NAME = 'Demo company';
@@ -16,8 +16,9 @@ export interface DemoCredentials {
 }
 
 /**
- * On an empty log, creates a demo company and a full-permission generic key so a
- * newcomer can call the API at once; on any other log, does nothing (null).
+ * On an empty log, creates a demo company and a generic key with the seven
+ * permissions of the specification (not `contacts:erase`, granted only when
+ * named) so a newcomer can call the API at once; on any other log, does nothing (null).
  * (Two processes starting together on one empty log could each create one; both
  * would work, and no later start creates another.)
  */
@@ -31,7 +32,7 @@ export const bootstrapDemo = async (deps: CommandDeps): Promise<DemoCredentials 
   const companyId = company.right.id;
   const keyName = ApiKeyName.decode(DEMO_KEY_NAME);
   if (E.isLeft(keyName)) throw new Error('the demo key name is invalid');
-  const key = await issueApiKey(deps, { companyId, name: keyName.right, type: 'generic', permissions: ALL_PERMISSIONS, expiresAt: null, metadata });
+  const key = await issueApiKey(deps, { companyId, name: keyName.right, type: 'generic', permissions: SPECIFICATION_PERMISSIONS, expiresAt: null, metadata });
   if (E.isLeft(key)) throw new Error(key.left.kind === 'CompanyNotFound' ? describeCompanyError(key.left) : describeApiKeyError(key.left));
   return { companyId, companyName: DEMO_COMPANY_NAME, keyId: key.right.keyId, key: key.right.key };
 };

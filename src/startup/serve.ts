@@ -147,7 +147,7 @@ const announce = (chronicle: Chronicle, config: Config, plan: StartPlan, role: S
   if (chronicle.demo) {
     say(
       [
-        'Created a demo company and an API key with every permission (shown only this once):',
+        'Created a demo company and an API key with every permission but contacts:erase (shown only this once):',
         `  company ${chronicle.demo.companyName} (${chronicle.demo.companyId})`,
         `  API key ${chronicle.demo.key}`,
         `  try: curl -H "Authorization: Bearer ${chronicle.demo.key}" ${at}/test`,

@@ -102,6 +102,22 @@ describe('chronicle CLI: companies, keys, users', function () {
       }
     });
 
+    it('gives with --permissions all the seven permissions of the specification, never contacts:erase, and says so', async () => {
+      const created = oneJson<CreatedKey>(await cli('keys', 'create', '--company', companyId, '--permissions', 'ALL', '--json'));
+      expect(created.permissions).to.deep.equal(ALL);
+      expect(created.permissions).to.not.include('contacts:erase');
+      expect(oneLine(await cli('keys', 'create', '--company', companyId, '--permissions', 'all'))).to.contain('(generic, all permissions but contacts:erase, expires never)');
+    });
+
+    it('takes contacts:erase when it is named, alone or with others (after the seven), and names it in its line', async () => {
+      const alone = oneJson<CreatedKey>(await cli('keys', 'create', '--company', companyId, '--permissions', 'contacts:erase', '--json'));
+      expect(alone.permissions).to.deep.equal(['contacts:erase']);
+      const withOthers = oneJson<CreatedKey>(await cli('keys', 'create', '--company', companyId, '--permissions', `contacts:erase,${ALL.join(',')}`, '--json'));
+      expect(withOthers.permissions).to.deep.equal([...ALL, 'contacts:erase']);
+      const line = oneLine(await cli('keys', 'create', '--company', companyId, '--permissions', 'deals:read,contacts:erase'));
+      expect(line).to.contain('(generic, deals:read,contacts:erase, expires never)');
+    });
+
     it('takes a permission list, a type and an expiry', async () => {
       const created = oneJson<CreatedKey>(
         await cli('keys', 'create', '--company', companyId, '--permissions', 'deals:write, contacts:read', '--type', 'zapier', '--expires-at', '2099-01-31T12:00:00+01:00', '--json'),
@@ -124,8 +140,11 @@ describe('chronicle CLI: companies, keys, users', function () {
 
     it('refuses an unknown company', async () =>
       failed(await cli('keys', 'create', '--company', 'no-such-company', '--permissions', 'all', '--json'), /Company no-such-company not found/));
-    it('refuses an unknown permission', async () =>
-      failed(await cli('keys', 'create', '--company', companyId, '--permissions', 'contacts:read,contacts:delete', '--json'), /contacts:delete/));
+    it('refuses an unknown permission, naming it and every permission there is', async () =>
+      failed(
+        await cli('keys', 'create', '--company', companyId, '--permissions', 'contacts:read,contacts:delete', '--json'),
+        /unknown permission "contacts:delete"; give "all" \(every permission but contacts:erase\) or a comma-separated list of contacts:read, .*, webhooks:write, contacts:erase/,
+      ));
     it('refuses an empty permission list', async () =>
       failed(await cli('keys', 'create', '--company', companyId, '--permissions', ',', '--json'), /--permissions is empty/));
     it('refuses an unknown type', async () =>

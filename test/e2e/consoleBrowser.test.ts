@@ -149,6 +149,53 @@ if (!chromiumInstalled()) {
       await page.context().close();
     });
 
+    it('"Select all" ticks the seven permissions of the specification and never contacts:erase, a checkbox of its own', async () => {
+      const page = await signedIn(companyId);
+      await page.goto(new URL('/console/keys', server.baseUrl).href);
+      const seven = ['contacts:read', 'contacts:write', 'deals:read', 'deals:write', 'agents:read', 'webhooks:read', 'webhooks:write'];
+      const ticked = async () => {
+        const found: string[] = [];
+        for (const permission of [...seven, 'contacts:erase']) if (await page.getByLabel(permission, { exact: true }).isChecked()) found.push(permission);
+        return found;
+      };
+      const selectAll = page.getByLabel('Select all', { exact: true });
+      const erase = page.getByLabel('contacts:erase', { exact: true });
+      expect(await page.getByRole('group', { name: 'Permanent erasure' }).isVisible()).to.equal(true);
+      expect(await erase.getAttribute('aria-describedby')).to.equal('key-erase-warning');
+      expect(await page.locator('#key-erase-warning').textContent()).to.contain('erase a contact permanently');
+
+      await selectAll.check();
+      expect(await ticked()).to.deep.equal(seven);
+      // One box unticked: "Select all" is no longer ticked; all seven again: it is.
+      await page.getByLabel('deals:write', { exact: true }).uncheck();
+      expect(await selectAll.isChecked()).to.equal(false);
+      await page.getByLabel('deals:write', { exact: true }).check();
+      expect(await selectAll.isChecked()).to.equal(true);
+      // contacts:erase ticked on its own leaves "Select all" as it is, and unticking "Select all" leaves it ticked.
+      await erase.check();
+      expect(await selectAll.isChecked()).to.equal(true);
+      await selectAll.uncheck();
+      expect(await ticked()).to.deep.equal(['contacts:erase']);
+      await erase.uncheck();
+      await selectAll.check();
+
+      await page.getByLabel('Name').fill('Select all key');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      expect(await page.locator('h1').textContent()).to.equal('API key created');
+      const key = (await page.locator('#new-key').textContent())!.trim();
+      const tested = await api('/test', { key });
+      expect(((await tested.json()) as { data: { permissions: string[] } }).data.permissions).to.deep.equal(seven);
+
+      await page.getByRole('link', { name: 'Back to the keys' }).click();
+      await page.getByLabel('Name').fill('Erasure key');
+      await page.getByLabel('contacts:erase', { exact: true }).check();
+      await page.getByRole('button', { name: 'Create key' }).click();
+      expect(await page.locator('h1').textContent()).to.equal('API key created');
+      const eraseKey = (await page.locator('#new-key').textContent())!.trim();
+      expect(((await (await api('/test', { key: eraseKey })).json()) as { data: { permissions: string[] } }).data.permissions).to.deep.equal(['contacts:erase']);
+      await page.context().close();
+    });
+
     it("a local receiver is subscribed, a created contact's delivery appears in the log, and it is redelivered", async () => {
       const page = await signedIn(companyId);
       await page.getByRole('link', { name: 'Webhooks' }).click();

@@ -203,6 +203,39 @@ describe('HTTP: the customer console (links, sessions, CSRF, headers)', function
       expect(events.every((event) => typeof event.metadata.sessionId === 'string')).to.equal(true);
     });
 
+    it('shows contacts:erase as a checkbox of its own, outside "Select all", with a warning; "Select all" gives the seven without it', async () => {
+      const session = await openConsole(api.baseUrl, api.chronicle.stores.eventStore, api.companyId);
+      const page = (await session.get('/console/keys')).text;
+      const boxes = (text: string) => [...text.matchAll(/<input type="checkbox" name="permissions" value="([^"]+)"/g)].map((match) => match[1]);
+      const group = /<div id="key-permissions">([\s\S]*?)<\/div>/.exec(page)![1]!;
+      // "Select all" stands for the boxes of its group: the seven of the specification, and not contacts:erase.
+      expect(page).to.contain('<input type="checkbox" name="permissions" value="all" data-select-all="key-permissions"> Select all</label>');
+      expect(boxes(group)).to.deep.equal(['contacts:read', 'contacts:write', 'deals:read', 'deals:write', 'agents:read', 'webhooks:read', 'webhooks:write']);
+      const erasure = /<fieldset>\s*<legend>Permanent erasure<\/legend>([\s\S]*?)<\/fieldset>/.exec(page)![1]!;
+      expect(boxes(erasure)).to.deep.equal(['contacts:erase']);
+      expect(erasure).to.contain('aria-describedby="key-erase-warning"');
+      expect(/<p class="hint" id="key-erase-warning">([\s\S]*?)<\/p>/.exec(erasure)![1]).to.contain('erase a contact permanently').and.contain('“Select all” leaves it out');
+
+      const created = async (permissions: readonly string[]) => {
+        const res = await session.post('/console/keys', { name: 'Erasure test', type: 'generic', permissions });
+        expect(res.status, res.text.slice(0, 300)).to.equal(201);
+        const key = /<code id="new-key"[^>]*>(chr_[A-Za-z0-9]+)<\/code>/.exec(res.text)![1]!;
+        return { shown: /<dt>Permissions<\/dt><dd>([^<]*)<\/dd>/.exec(res.text)![1], permissions: (await api.request('GET', '/test', { key })).body.data.permissions };
+      };
+      const seven = ['contacts:read', 'contacts:write', 'deals:read', 'deals:write', 'agents:read', 'webhooks:read', 'webhooks:write'];
+      // Without the page's script, the ticked "Select all" is sent alone.
+      expect(await created(['all'])).to.deep.equal({ shown: seven.join(', '), permissions: seven });
+      expect(await created(['contacts:erase'])).to.deep.equal({ shown: 'contacts:erase', permissions: ['contacts:erase'] });
+      expect((await created(['all', 'contacts:erase', 'deals:read'])).permissions).to.deep.equal([...seven, 'contacts:erase']);
+      // Sent back with a problem: what was ticked stays ticked, "Select all" and contacts:erase included.
+      const refused = await session.post('/console/keys', { name: '', type: 'generic', permissions: ['all', 'contacts:erase'] });
+      expect(refused.status).to.equal(422);
+      expect(refused.text).to.contain('value="all" data-select-all="key-permissions" checked>').and.contain('value="contacts:erase" aria-describedby="key-erase-warning" checked>');
+      // Nothing but unknown values is no permission.
+      const unknown = await session.post('/console/keys', { name: 'x', type: 'generic', permissions: ['contacts:delete'] });
+      expect([unknown.status, /id="permissions-problem">([^<]*)</.exec(unknown.text)?.[1]]).to.deep.equal([422, 'Choose at least one permission.']);
+    });
+
     it('ends at logout, everywhere', async () => {
       const session = await openConsole(api.baseUrl, api.chronicle.stores.eventStore, api.companyId);
       const out = await session.post('/console/logout');

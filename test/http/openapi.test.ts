@@ -9,7 +9,7 @@ import { createApp } from '../../src/http/createApp.js';
 import { apiDocument } from '../../src/features/index.js';
 import type { JsonSchema, ResponseObject } from '../../src/http/openapi/types.js';
 import { openApiRoutes } from '../../src/http/routes/openapi.js';
-import { ALL_PERMISSIONS } from '../../src/shared/permissions.js';
+import { EVERY_PERMISSION } from '../../src/shared/permissions.js';
 import { assertMatchesOpenApi, customerApi, openApi, pointer, resolvePointer, validatorAt } from '../support/openApi.js';
 import { documentStructureChecks, operationsOf } from '../support/openApiStructure.js';
 
@@ -71,7 +71,7 @@ describe('OpenAPI document', () => {
         expect(operation['x-required-permission'], where).to.equal(undefined);
         expect(perItem, where).to.have.length.greaterThan(0);
         for (const each of perItem) {
-          expect(ALL_PERMISSIONS, where).to.include(each);
+          expect(EVERY_PERMISSION, where).to.include(each);
           expect(operation.description, where).to.contain(`\`${each}\``);
         }
         expect(operation.responses, where).to.have.property('403');
@@ -82,7 +82,7 @@ describe('OpenAPI document', () => {
         expect(operation.description, where).to.contain('no permission needed');
         continue;
       }
-      expect(ALL_PERMISSIONS, where).to.include(permission);
+      expect(EVERY_PERMISSION, where).to.include(permission);
       expect(operation.responses, where).to.have.property('403');
       expect(operation.description, where).to.contain(`\`${permission}\``);
       const needed = method === 'get' ? ':read' : ':write';

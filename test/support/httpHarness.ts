@@ -17,7 +17,7 @@ import { userDecider } from '../../src/features/users/domain/userDecider.js';
 import { UserEvent, userStream } from '../../src/features/users/domain/userEvents.js';
 import { UserName } from '../../src/features/users/domain/UserName.js';
 import { Email } from '../../src/features/users/domain/Email.js';
-import { ALL_PERMISSIONS, type Permission } from '../../src/shared/permissions.js';
+import { SPECIFICATION_PERMISSIONS, type Permission } from '../../src/shared/permissions.js';
 import { assertMatchesOpenApi } from './openApi.js';
 import { tempDir } from './tempStore.js';
 import { sqliteOf } from './sqliteOf.js';
@@ -58,7 +58,7 @@ export interface Harness {
   readonly dataDir: string;
   readonly chronicle: Chronicle;
   readonly companyId: string;
-  /** The demo key: every permission. */
+  /** The demo key: the seven permissions of the specification (not contacts:erase). */
   readonly key: string;
   /** Everything the server logged, as one string (to look for secrets). */
   readonly logs: () => string;
@@ -151,7 +151,7 @@ export const startHarness = async (env: NodeJS.ProcessEnv = {}, timeouts?: Serve
         },
       );
       if (E.isLeft(created)) throw new Error('company not created');
-      return { companyId, ...(await issueKey(companyId, ALL_PERMISSIONS)) };
+      return { companyId, ...(await issueKey(companyId, SPECIFICATION_PERMISSIONS)) };
     },
     issueKey,
     async createUser(companyId, name, email) {

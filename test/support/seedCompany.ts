@@ -5,7 +5,7 @@ import type { EventStore } from '../../src/application/ports/EventStore.js';
 import { CompanyName } from '../../src/features/companies/domain/CompanyName.js';
 import { systemClock } from '../../src/shared/Clock.js';
 import { newId } from '../../src/shared/ids.js';
-import { ALL_PERMISSIONS } from '../../src/shared/permissions.js';
+import { SPECIFICATION_PERMISSIONS } from '../../src/shared/permissions.js';
 
 /** A company `Acme` with `keys` full-permission API keys, written into the log as the CLI does. */
 export const seedCompanyWithKeys = async (eventStore: EventStore, keys: number): Promise<{ companyId: string; keys: string[] }> => {
@@ -17,7 +17,7 @@ export const seedCompanyWithKeys = async (eventStore: EventStore, keys: number):
   if (E.isLeft(company)) throw new Error('no company');
   const issued: string[] = [];
   for (let i = 0; i < keys; i += 1) {
-    const key = await issueApiKey(deps, { companyId: company.right.id, type: 'generic', permissions: ALL_PERMISSIONS, expiresAt: null, metadata });
+    const key = await issueApiKey(deps, { companyId: company.right.id, type: 'generic', permissions: SPECIFICATION_PERMISSIONS, expiresAt: null, metadata });
     if (E.isLeft(key)) throw new Error('no key');
     issued.push(key.right.key);
   }

@@ -764,8 +764,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @enum {string} */
-        Permission: "contacts:read" | "contacts:write" | "deals:read" | "deals:write" | "agents:read" | "webhooks:read" | "webhooks:write";
+        /**
+         * @description The seven permissions of the specification, and `contacts:erase`: erasing a contact for good, enough on its own (it needs neither `contacts:read` nor `contacts:write`), and held by a key only when it was named ("all" leaves it out).
+         * @enum {string}
+         */
+        Permission: "contacts:read" | "contacts:write" | "deals:read" | "deals:write" | "agents:read" | "webhooks:read" | "webhooks:write" | "contacts:erase";
         /**
          * Format: date-time
          * @description ISO 8601, UTC, with milliseconds.

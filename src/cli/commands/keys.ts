@@ -2,23 +2,28 @@ import { listCompanyDocuments } from '../listCompanyDocuments.js';
 import * as E from 'fp-ts/lib/Either.js';
 import { issueApiKey, revokeApiKey, describeApiKeyError, ApiKeyName, apiKeyNameOf, apiKeysProjection } from '../../features/apiKeys/index.js';
 import { describeCompanyError } from '../../features/companies/index.js';
-import { ALL_PERMISSIONS, ApiKeyType, Permission } from '../../shared/permissions.js';
+import { EVERY_PERMISSION, ApiKeyType, Permission, SPECIFICATION_PERMISSIONS } from '../../shared/permissions.js';
 import { print, type RegisterCommands } from '../CliContext.js';
 import { cliCommandDeps, cliMetadata } from '../cliWrites.js';
 import { withStores } from '../withStores.js';
 import { decodeOption, requireCompany } from './companies.js';
 
-/** `all`, or a comma-separated list of the seven permissions. */
+const PERMISSIONS_HELP = `"all" (every permission but contacts:erase) or a comma-separated list of ${EVERY_PERMISSION.join(', ')}`;
+
+/**
+ * `all` (the seven permissions of the specification: not `contacts:erase`, which
+ * a key holds only when it is named), or a comma-separated list of any permissions.
+ */
 export const parsePermissions = (list: string): Permission[] => {
   const names = list
     .split(',')
     .map((name) => name.trim())
     .filter((name) => name !== '');
-  if (names.length === 1 && names[0]!.toLowerCase() === 'all') return [...ALL_PERMISSIONS];
+  if (names.length === 1 && names[0]!.toLowerCase() === 'all') return [...SPECIFICATION_PERMISSIONS];
   const unknown = names.filter((name) => !Permission.is(name));
   if (names.length === 0 || unknown.length > 0) {
     const what = names.length === 0 ? 'is empty' : `has unknown permission${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}`;
-    throw new Error(`--permissions ${what}; give "all" or a comma-separated list of ${ALL_PERMISSIONS.join(', ')}`);
+    throw new Error(`--permissions ${what}; give ${PERMISSIONS_HELP}`);
   }
   return names.filter((name): name is Permission => Permission.is(name));
 };
@@ -44,8 +49,11 @@ export const parseDateTime = (option: string, value: string): Date => {
   return at;
 };
 
+/** Exactly what `all` gives, in words; else the list (so a key holding `contacts:erase` always names it). */
 const describePermissions = (permissions: readonly string[]): string =>
-  permissions.length === ALL_PERMISSIONS.length ? 'all permissions' : permissions.join(',');
+  permissions.length === SPECIFICATION_PERMISSIONS.length && SPECIFICATION_PERMISSIONS.every((permission) => permissions.includes(permission))
+    ? 'all permissions but contacts:erase'
+    : permissions.join(',');
 
 export const registerKeys: RegisterCommands = (program, context) => {
   const keys = program.command('keys').description('manage API keys');
@@ -54,7 +62,7 @@ export const registerKeys: RegisterCommands = (program, context) => {
     .command('create')
     .description('issue an API key (the key is printed once; only its hash is stored)')
     .requiredOption('--company <id>', 'id of an existing company')
-    .requiredOption('--permissions <list>', `"all" or a comma-separated list of ${ALL_PERMISSIONS.join(', ')}`)
+    .requiredOption('--permissions <list>', PERMISSIONS_HELP)
     .option('--name <name>', 'a label to tell the key apart, e.g. "Zapier production" (default: none)')
     .option('--type <type>', 'generic, custom, zapier or make', 'generic')
     .option('--expires-at <iso>', 'expiry, a future ISO 8601 date-time (default: never)')

@@ -1,8 +1,10 @@
 /**
  * The console's script, served as /console/assets/console.js: progressive
  * enhancement only (every page works without it). It copies a secret shown
- * once, and asks before a form marked `data-confirm` does something that cannot
- * be undone (without the script, the server asks on a page of its own). It never submits a form by itself: a
+ * once, ticks and unticks the boxes of the group a "select all" checkbox names
+ * (`data-select-all`; without the script, the server reads a ticked "select
+ * all" as all of them), and asks before a form marked `data-confirm` does
+ * something that cannot be undone (without the script, the server asks on a page of its own). It never submits a form by itself: a
  * link's page waits for its button (a page of another site could otherwise sign
  * a browser in to the attacker's company). No inline handler: the CSP allows none.
  */
@@ -25,6 +27,22 @@ export const CONSOLE_JS = `'use strict';
           if (status) status.textContent = 'Copy failed: select the text and copy it';
         });
       });
+    });
+
+    document.querySelectorAll('input[data-select-all]').forEach(function (all) {
+      var group = document.getElementById(all.getAttribute('data-select-all'));
+      if (!group) return;
+      var boxes = Array.prototype.slice.call(group.querySelectorAll('input[type="checkbox"]'));
+      function setAll(checked) {
+        boxes.forEach(function (box) { box.checked = checked; });
+      }
+      function followBoxes() {
+        all.checked = boxes.every(function (box) { return box.checked; });
+      }
+      if (all.checked) setAll(true);
+      else followBoxes();
+      all.addEventListener('change', function () { setAll(all.checked); });
+      boxes.forEach(function (box) { box.addEventListener('change', followBoxes); });
     });
 
     document.querySelectorAll('form[data-confirm]').forEach(function (form) {

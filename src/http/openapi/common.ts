@@ -1,4 +1,4 @@
-import { ALL_PERMISSIONS, type Permission } from '../../shared/permissions.js';
+import { EVERY_PERMISSION, type Permission } from '../../shared/permissions.js';
 import type {
   HeaderObject,
   JsonSchema,
@@ -484,7 +484,13 @@ export const restoredEventData = (idField: string, recordField: string, recordSc
 // ---------------------------------------------------------------- schemas
 
 export const schemas: Record<string, JsonSchema> = {
-  Permission: { type: 'string', enum: [...ALL_PERMISSIONS] },
+  Permission: {
+    type: 'string',
+    enum: [...EVERY_PERMISSION],
+    description:
+      'The seven permissions of the specification, and `contacts:erase`: erasing a contact for good, enough on its own (it needs neither ' +
+      '`contacts:read` nor `contacts:write`), and held by a key only when it was named ("all" leaves it out).',
+  },
   Timestamp: {
     type: 'string',
     format: 'date-time',

@@ -3,7 +3,7 @@ import type { IssueApiKey } from '../../../src/features/apiKeys/domain/apiKeyCom
 import type { ApiKeyEvent } from '../../../src/features/apiKeys/domain/apiKeyEvents.js';
 import type { ApiKeyName } from '../../../src/features/apiKeys/domain/ApiKeyName.js';
 import { hashApiKey, keyHint } from '../../../src/shared/apiKeyFormat.js';
-import { ALL_PERMISSIONS } from '../../../src/shared/permissions.js';
+import { EVERY_PERMISSION, SPECIFICATION_PERMISSIONS } from '../../../src/shared/permissions.js';
 import { specFor } from '../../support/givenWhenThen.js';
 
 const spec = specFor(apiKeyDecider);
@@ -47,8 +47,23 @@ describe('API key decider', () => {
     it('issues a key that never expires', () =>
       spec
         .given()
-        .when({ ...issue, expiresAt: null, permissions: ALL_PERMISSIONS })
-        .then({ type: 'ApiKeyIssued', data: { ...issued.data, expiresAt: null, permissions: [...ALL_PERMISSIONS] } } as ApiKeyEvent));
+        .when({ ...issue, expiresAt: null, permissions: SPECIFICATION_PERMISSIONS })
+        .then({ type: 'ApiKeyIssued', data: { ...issued.data, expiresAt: null, permissions: [...SPECIFICATION_PERMISSIONS] } } as ApiKeyEvent));
+    it('issues a key with contacts:erase alone: it is kept, not dropped', () =>
+      spec
+        .given()
+        .when({ ...issue, permissions: ['contacts:erase'] })
+        .then({ type: 'ApiKeyIssued', data: { ...issued.data, permissions: ['contacts:erase'] } } as ApiKeyEvent));
+    it('keeps contacts:erase with others, once, after the specification\'s seven', () => {
+      spec
+        .given()
+        .when({ ...issue, permissions: ['contacts:erase', 'webhooks:write', 'contacts:read', 'contacts:erase'] })
+        .then({ type: 'ApiKeyIssued', data: { ...issued.data, permissions: ['contacts:read', 'webhooks:write', 'contacts:erase'] } } as ApiKeyEvent);
+      spec
+        .given()
+        .when({ ...issue, permissions: [...EVERY_PERMISSION].reverse() })
+        .then({ type: 'ApiKeyIssued', data: { ...issued.data, permissions: [...SPECIFICATION_PERMISSIONS, 'contacts:erase'] } } as ApiKeyEvent);
+    });
     it('refuses a key without permissions', () => spec.given().when({ ...issue, permissions: [] }).thenError({ kind: 'NoPermissions' }));
     it('refuses an expiry that is not in the future', () =>
       spec.given().when({ ...issue, expiresAt: at }).thenError({ kind: 'ExpiryNotInFuture', expiresAt: '2026-03-01T10:00:00.000Z' }));

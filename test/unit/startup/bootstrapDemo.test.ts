@@ -9,7 +9,7 @@ import { ProjectionRunner } from '../../../src/application/subscriptions/Project
 import { silentLogger } from '../../../src/application/ports/Logger.js';
 import { systemClock } from '../../../src/shared/Clock.js';
 import { newId } from '../../../src/shared/ids.js';
-import { ALL_PERMISSIONS } from '../../../src/shared/permissions.js';
+import { SPECIFICATION_PERMISSIONS } from '../../../src/shared/permissions.js';
 import { apiKeyDirectoryProjection } from '../../../src/features/apiKeys/readModels/apiKeyDirectoryProjection.js';
 import { tempDir } from '../../support/tempStore.js';
 
@@ -26,7 +26,7 @@ describe('bootstrapDemo', () => {
   });
 
   describe('given an empty log', () => {
-    it('creates a demo company and a full-permission key that verifies, storing only its hash', async () => {
+    it('creates a demo company and a key with the seven permissions of the specification (not contacts:erase) that verifies, storing only its hash', async () => {
       const demo = await bootstrapDemo({ eventStore, newId, clock: systemClock });
       expect(demo).to.include({ companyName: 'Demo company' });
       const events = await eventStore.readAll();
@@ -40,7 +40,7 @@ describe('bootstrapDemo', () => {
       await runner.stop();
       expect(await verifyApiKey(directory, demo!.key, new Date())).to.deep.equal({
         kind: 'valid',
-        auth: { keyId: demo!.keyId, companyId: demo!.companyId, permissions: [...ALL_PERMISSIONS] },
+        auth: { keyId: demo!.keyId, companyId: demo!.companyId, permissions: [...SPECIFICATION_PERMISSIONS] },
       });
 
       await eventStore.close();

@@ -1,4 +1,4 @@
-import { ALL_PERMISSIONS } from '../../../shared/permissions.js';
+import { EVERY_PERMISSION } from '../../../shared/permissions.js';
 import {
   badMinLogPosition,
   bodyErrorsOf,
@@ -26,7 +26,7 @@ const keyFields: Record<string, JsonSchema> = {
   id: { type: 'string', description: 'The key\'s id (a UUID): revoke the key with it.' },
   name: { type: ['string', 'null'], maxLength: 200, description: 'The key\'s label; null for keys made without one (every key made before keys had names).' },
   type: schemaRef('ApiKeyType'),
-  permissions: { type: 'array', items: schemaRef('Permission'), minItems: 1, uniqueItems: true, description: 'Each once, in the spec\'s order.' },
+  permissions: { type: 'array', items: schemaRef('Permission'), minItems: 1, uniqueItems: true, description: 'Each once, in the spec\'s order, then `contacts:erase`.' },
   createdAt: schemaRef('Timestamp'),
   expiresAt: { ...nullable(schemaRef('Timestamp')), description: 'When the key stops working; null: never.' },
   hint: { type: 'string', pattern: '^chr_\\.\\.\\.[0-9A-Za-z]{4}$', description: '`chr_...` and the key\'s last 4 characters, to tell keys apart.' },
@@ -124,7 +124,14 @@ export const adminApiKeys: ApiModule = {
       properties: {
         name: { type: 'string', minLength: 1, maxLength: 200, description: `A label to tell the key apart ("Zapier production"). ${NAME_CHARACTERS_RULE}` },
         type: schemaRef('ApiKeyType'),
-        permissions: { type: 'array', items: schemaRef('Permission'), minItems: 1, description: `Any of ${ALL_PERMISSIONS.join(', ')}.` },
+        permissions: {
+          type: 'array',
+          items: schemaRef('Permission'),
+          minItems: 1,
+          description:
+            `Any of ${EVERY_PERMISSION.join(', ')}. \`contacts:erase\` (erasing a contact for good) is enough on its own for that, ` +
+            'and a key holds it only when it is named here.',
+        },
         expiresAt: {
           type: ['string', 'null'],
           description: 'When the key stops working, in the future: an ISO 8601 date (midnight UTC) or date-time with a zone. Absent or null: never.',

@@ -1,6 +1,6 @@
 import type { ApiKeyView, KeyState } from '../application/apiKeyQueries.js';
 import type { IssuedApiKey } from '../application/issueApiKey.js';
-import { ALL_PERMISSIONS, ApiKeyType, type Permission } from '../../../shared/permissions.js';
+import { EVERY_PERMISSION, ApiKeyType, SPECIFICATION_PERMISSIONS, type Permission } from '../../../shared/permissions.js';
 import { formatTime } from '../../../console/html/format.js';
 import { describedBy, problemOf } from '../../../console/html/formProblems.js';
 import { html, type Html } from '../../../console/html/html.js';
@@ -8,6 +8,9 @@ import { consoleUrl, csrfField } from '../../../console/html/layout.js';
 import { secretBox } from '../../../console/pages/secretBox.js';
 
 export const KEY_TYPES = Object.keys(ApiKeyType.keys) as readonly ApiKeyType[];
+
+/** The value the "Select all" checkbox sends: the seven permissions of the specification, never `contacts:erase`. */
+export const SELECT_ALL = 'all';
 
 /** What the create form was sent with, and what was wrong with it (shown again with the form). */
 export interface KeyForm {
@@ -19,6 +22,9 @@ export interface KeyForm {
 }
 
 export const EMPTY_KEY_FORM: KeyForm = { name: '', type: 'generic', permissions: [], expiresAt: '', problems: {} };
+
+/** Whether the form was sent with this checkbox ticked. */
+const checked = (form: KeyForm, value: string): Html | '' => (form.permissions.includes(value) ? html` checked` : '');
 
 /** A key as the list shows it: with its state when the page was asked for. */
 export interface ListedKey extends ApiKeyView {
@@ -94,10 +100,17 @@ export const keysBody = (spec: KeysPageView): Html => {
     </div>
     <fieldset${describedBy(form, 'permissions')}>
       <legend>Permissions</legend>
-      ${ALL_PERMISSIONS.map(
-        (permission) =>
-          html`<label><input type="checkbox" name="permissions" value="${permission}"${form.permissions.includes(permission) ? html` checked` : ''}> ${permission}</label>`,
-      )}
+      <label><input type="checkbox" name="permissions" value="${SELECT_ALL}" data-select-all="key-permissions"${checked(form, SELECT_ALL)}> Select all</label>
+      <div id="key-permissions">
+        ${SPECIFICATION_PERMISSIONS.map(
+          (permission) => html`<label><input type="checkbox" name="permissions" value="${permission}"${checked(form, permission)}> ${permission}</label>`,
+        )}
+      </div>
+      <fieldset>
+        <legend>Permanent erasure</legend>
+        <label><input type="checkbox" name="permissions" value="contacts:erase" aria-describedby="key-erase-warning"${checked(form, 'contacts:erase')}> contacts:erase</label>
+        <p class="hint" id="key-erase-warning"><strong class="bad">Warning:</strong> a key with this permission can erase a contact permanently: its personal data is gone for good and cannot be restored. “Select all” leaves it out: tick it only for a key that must erase.</p>
+      </fieldset>
       ${problemOf(form, 'permissions')}
     </fieldset>
     <div>
@@ -126,5 +139,12 @@ export const keyCreatedBody = ({ basePath, key }: KeyCreatedPageView): Html => h
   <p><a href="${consoleUrl(basePath, '/keys')}">Back to the keys</a></p>
 </section>`;
 
-/** Permissions as sent by the checkboxes: known ones only. */
-export const permissionsOf = (values: readonly string[]): Permission[] => ALL_PERMISSIONS.filter((permission) => values.includes(permission));
+/**
+ * Permissions as sent by the checkboxes: known ones only, in the order a key
+ * keeps them; "Select all" gives the seven of the specification, and
+ * `contacts:erase` only when its own checkbox is ticked.
+ */
+export const permissionsOf = (values: readonly string[]): Permission[] =>
+  EVERY_PERMISSION.filter(
+    (permission) => values.includes(permission) || (values.includes(SELECT_ALL) && SPECIFICATION_PERMISSIONS.includes(permission)),
+  );

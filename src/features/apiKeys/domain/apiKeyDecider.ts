@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { toIsoTimestamp } from '../../../shared/Clock.js';
 import { assertNever, type Decider } from '../../../shared/Decider.js';
-import { ALL_PERMISSIONS, type Permission } from '../../../shared/permissions.js';
+import { EVERY_PERMISSION, type Permission } from '../../../shared/permissions.js';
 import type { ApiKeyCommand } from './apiKeyCommands.js';
 import type { ApiKeyError } from './apiKeyErrors.js';
 import type { ApiKeyEvent } from './apiKeyEvents.js';
@@ -11,9 +11,9 @@ export type ApiKeyState =
   | { readonly status: 'active'; readonly keyId: string; readonly companyId: string }
   | { readonly status: 'revoked'; readonly keyId: string; readonly companyId: string; readonly revokedAt: string };
 
-/** Each permission once, in the specification's order. */
+/** Each permission once, in the order of every permission a key can hold (the specification's seven, then `contacts:erase`). */
 const canonical = (permissions: readonly Permission[]): Permission[] =>
-  ALL_PERMISSIONS.filter((permission) => permissions.includes(permission));
+  EVERY_PERMISSION.filter((permission) => permissions.includes(permission));
 
 export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState, ApiKeyError> = {
   initialState: { status: 'none' },

@@ -2,9 +2,10 @@ import * as t from 'io-ts';
 import { ApiKeyType, Permission } from '../../../shared/permissions.js';
 
 /**
- * A key was issued (version 2: with its `name`). Holds the SHA-256 of the key and
- * a hint, never the key: the key is shown once to whoever created it and exists
- * nowhere else. Version 1 is in apiKeyEventVersions.ts.
+ * A key was issued (version 3: its `permissions` may name `contacts:erase`;
+ * version 2 added its `name`). Holds the SHA-256 of the key and a hint, never the
+ * key: the key is shown once to whoever created it and exists nowhere else.
+ * Versions 1 and 2 are in apiKeyEventVersions.ts.
  */
 export const ApiKeyIssued = t.type({
   type: t.literal('ApiKeyIssued'),
@@ -14,6 +15,7 @@ export const ApiKeyIssued = t.type({
     /** The key's label; null: issued without one (every key of version 1). */
     name: t.union([t.string, t.null]),
     type: ApiKeyType,
+    /** Each once, in the order of EVERY_PERMISSION. */
     permissions: t.array(Permission),
     /** ISO 8601 UTC; null: never expires. */
     expiresAt: t.union([t.string, t.null]),

@@ -3,7 +3,7 @@ import * as t from 'io-ts';
 import { validateCreateBody } from '../../../shared/bodyInput.js';
 import type { InputProblem } from '../../../shared/InputProblem.js';
 import { parseInstant } from '../../../shared/instant.js';
-import { ALL_PERMISSIONS, ApiKeyType, Permission } from '../../../shared/permissions.js';
+import { EVERY_PERMISSION, ApiKeyType, Permission } from '../../../shared/permissions.js';
 import { ApiKeyName } from './ApiKeyName.js';
 
 const KEY_TYPES = Object.keys(ApiKeyType.keys);
@@ -15,14 +15,17 @@ const ApiKeyTypeInput = new t.Type<ApiKeyType, string, unknown>(
   t.identity,
 );
 
-/** A non-empty array of permission names (duplicates allowed: the key holds each once). */
+/**
+ * A non-empty array of permission names, any a key can hold, `contacts:erase`
+ * alone or with others (duplicates allowed: the key holds each once).
+ */
 const PermissionsInput = new t.Type<Permission[], string[], unknown>(
   'PermissionsInput',
   (u): u is Permission[] => Array.isArray(u) && u.every(Permission.is),
   (u, c) =>
     Array.isArray(u) && u.length > 0 && u.every(Permission.is)
       ? t.success([...u])
-      : t.failure(u, c, `must be a non-empty array of ${ALL_PERMISSIONS.join(', ')}`),
+      : t.failure(u, c, `must be a non-empty array of ${EVERY_PERMISSION.join(', ')}`),
   t.identity,
 );
 

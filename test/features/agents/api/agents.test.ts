@@ -10,7 +10,7 @@ import type { AgentCommand } from '../../../../src/features/agents/domain/agentC
 import { AgentEvent, agentStream } from '../../../../src/features/agents/domain/agentEvents.js';
 import { LanguageTag } from '../../../../src/features/agents/domain/LanguageTag.js';
 import { newId } from '../../../../src/shared/ids.js';
-import { ALL_PERMISSIONS } from '../../../../src/shared/permissions.js';
+import { SPECIFICATION_PERMISSIONS } from '../../../../src/shared/permissions.js';
 import { startHarness, type Harness } from '../../../support/httpHarness.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -180,7 +180,7 @@ describe('HTTP: agents', function () {
   describe('permissions', () => {
     it('answers 403 without agents:read, on the list and on one agent', async () => {
       const id = await createAgent({ name: 'Guarded' });
-      const { key } = await api.issueKey(api.companyId, ALL_PERMISSIONS.filter((p) => p !== 'agents:read'));
+      const { key } = await api.issueKey(api.companyId, SPECIFICATION_PERMISSIONS.filter((p) => p !== 'agents:read'));
       for (const path of ['/agents', `/agents/${id}`]) {
         const res = await api.request('GET', path, { key });
         expect(res.status, path).to.equal(403);

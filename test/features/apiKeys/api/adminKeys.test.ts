@@ -104,6 +104,43 @@ describe('HTTP admin API: companies and their API keys', function () {
       expect([deals.status, deals.body.requiredPermission]).to.deep.equal([403, 'deals:read']);
     });
 
+    it('makes a key with contacts:erase alone, which GET /test shows and which reads and writes nothing', async () => {
+      const created = await newKey(companyId, { name: 'Erasure', permissions: ['contacts:erase'] });
+      expect(created).to.deep.include({ permissions: ['contacts:erase'] });
+      const test = await api.request('GET', '/test', { key: created.key });
+      expect([test.status, test.body.data.permissions]).to.deep.equal([200, ['contacts:erase']]);
+      const read = await api.request('GET', '/contacts', { key: created.key });
+      expect([read.status, read.body.requiredPermission, read.body.availablePermissions]).to.deep.equal([403, 'contacts:read', ['contacts:erase']]);
+      const write = await api.request('POST', '/contacts', { key: created.key, body: { name: 'Ada', phoneNumber: '+4915112345679' } });
+      expect([write.status, write.body.requiredPermission]).to.deep.equal([403, 'contacts:write']);
+      const listed = (await admin('GET', `/admin/companies/${companyId}/keys`)).body.data.find((k: { id: string }) => k.id === created.id);
+      expect(listed.permissions).to.deep.equal(['contacts:erase']);
+    });
+
+    it('makes a key with contacts:erase and others: each once, after the specification\'s seven', async () => {
+      const created = await newKey(companyId, { permissions: ['contacts:erase', 'webhooks:write', 'contacts:read', 'contacts:erase'] });
+      expect(created).to.deep.include({ permissions: ['contacts:read', 'webhooks:write', 'contacts:erase'] });
+      const test = await api.request('GET', '/test', { key: created.key });
+      expect(test.body.data.permissions).to.deep.equal(['contacts:read', 'webhooks:write', 'contacts:erase']);
+      expect((await api.request('GET', '/contacts', { key: created.key })).status).to.equal(200);
+    });
+
+    it('refuses an unknown permission, and "all" (not a permission), with the spec\'s 422 body naming every permission', async () => {
+      for (const permissions of [['contacts:read', 'contacts:delete'], ['all']]) {
+        const res = await admin('POST', `/admin/companies/${companyId}/keys`, { name: 'x', type: 'generic', permissions });
+        expect(res.status, permissions.join()).to.equal(422);
+        expect(Object.keys(res.body), permissions.join()).to.include.members(['success', 'error', 'details', 'timestamp']);
+        expect(res.body).to.deep.include({
+          success: false,
+          error: 'Validation failed',
+          details: {
+            permissions:
+              'must be a non-empty array of contacts:read, contacts:write, deals:read, deals:write, agents:read, webhooks:read, webhooks:write, contacts:erase',
+          },
+        });
+      }
+    });
+
     it('lists the company\'s keys, oldest first, with names and hints, never a key', async () => {
       const own = await newCompany('Listed keys');
       const first = await newKey(own, { name: 'First' });
