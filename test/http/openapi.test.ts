@@ -85,7 +85,8 @@ describe('OpenAPI document', () => {
       expect(EVERY_PERMISSION, where).to.include(permission);
       expect(operation.responses, where).to.have.property('403');
       expect(operation.description, where).to.contain(`\`${permission}\``);
-      const needed = method === 'get' ? ':read' : ':write';
+      // Reads need `:read`, writes `:write`; an erasure its own permission, which no other implies.
+      const needed = method === 'get' ? ':read' : path.endsWith('/erase') ? ':erase' : ':write';
       expect(permission, where).to.match(new RegExp(`${needed}$`));
     }
   });

@@ -215,6 +215,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contacts/{id}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a contact, for good
+         * @description The person's right to erasure. The contact, deleted or not, answers 404 from now on and cannot be restored; its phone number is free. Every personal value Chronicle kept of it becomes unreadable: in its history and in every deal that embedded it (shown as `null`, listed in `erasedFields`), in the read models and their search indexes, in webhook deliveries (a pending one goes out with the values `null`) and trigger records, and in responses kept for `Idempotency-Key` replays (the contact's create, replayed, answers 404). A `contact.erased` webhook event tells receivers to erase their copies. Erasing a contact already erased answers the same again. Needs `contacts:erase`, which no other permission implies. See the platform guide "Erasing a person".
+         *
+         *     Requires the `contacts:erase` permission.
+         */
+        post: operations["eraseContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/deals": {
         parameters: {
             query?: never;
@@ -1026,7 +1048,7 @@ export interface components {
         /** @description A stored event of a contact. */
         ContactHistoryEvent: {
             /** @enum {string} */
-            type: "ContactCreated" | "ContactUpdated" | "ContactDeleted" | "ContactRestored";
+            type: "ContactCreated" | "ContactUpdated" | "ContactDeleted" | "ContactRestored" | "ContactErased";
             /** @description 0-based revision of the event in the entity's stream. */
             revision: number;
             /** @description The event's position in the whole log. */
@@ -1036,6 +1058,8 @@ export interface components {
             schema: components["schemas"]["HistorySchema"];
             /** @description The event's data in the current version of its type (shape per `type`): as stored when it was stored in that version, otherwise upcast from the version it was stored in (`schema.storedVersion`). */
             data: Record<string, never>;
+            /** @description The paths in `data` (dotted, `tags` for the whole list) of a person's values erased since the event was stored: each reads as `null`. Empty when nothing of it was erased. */
+            erasedFields: string[];
             metadata: components["schemas"]["HistoryMetadata"];
         } & ({
             /** @constant */
@@ -1053,12 +1077,26 @@ export interface components {
             /** @constant */
             type?: "ContactRestored";
             data?: components["schemas"]["ContactRestoredData"];
+        } | {
+            /** @constant */
+            type?: "ContactErased";
+            data?: components["schemas"]["ContactErasedData"];
         });
         ContactHistory: {
             /** @constant */
             success: true;
             data: components["schemas"]["ContactHistoryEvent"][];
             meta: components["schemas"]["PaginationMeta"];
+        };
+        /** @description A contact erased: its id and when (the first erasure's time, for an erase sent again). */
+        ErasedRecord: {
+            id: string;
+            erasedAt: components["schemas"]["Timestamp"];
+        };
+        ErasedRecordResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["ErasedRecord"];
         };
         /** @description A contact came into being. Unset optional fields are absent; `phoneNumber` is normalised. */
         ContactCreatedData: {
@@ -1108,6 +1146,14 @@ export interface components {
             companyId: string;
             deletedAt: components["schemas"]["Timestamp"];
             restorableUntil: components["schemas"]["Timestamp"];
+        };
+        /** @description The contact was erased, for good: every personal value of it in this history (and in other records) reads as `null` from then on and is listed in `erasedFields`. `reason`: `requested` (an erase request; who asked is the event's actor) or `retention_ended` (a deleted contact whose restore period ended). */
+        ContactErasedData: {
+            contactId: string;
+            companyId: string;
+            erasedAt: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            reason: "requested" | "retention_ended";
         };
         /** @description A deleted contact came back: `contact` is the contact as it was when deleted. */
         ContactRestoredData: {
@@ -1318,6 +1364,8 @@ export interface components {
             schema: components["schemas"]["HistorySchema"];
             /** @description The event's data in the current version of its type (shape per `type`): as stored when it was stored in that version, otherwise upcast from the version it was stored in (`schema.storedVersion`). */
             data: Record<string, never>;
+            /** @description The paths in `data` (dotted, `tags` for the whole list) of a person's values erased since the event was stored: each reads as `null`. Empty when nothing of it was erased. */
+            erasedFields: string[];
             metadata: components["schemas"]["HistoryMetadata"];
         } & ({
             /** @constant */
@@ -1475,7 +1523,7 @@ export interface components {
          * @description What a subscription listens to.
          * @enum {string}
          */
-        WebhookEventType: "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.won" | "deal.lost" | "deal.deleted" | "deal.restored";
+        WebhookEventType: "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "contact.erased" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.won" | "deal.lost" | "deal.deleted" | "deal.restored";
         WebhookFilters: {
             /** @description Contact tags (trimmed; duplicates dropped). */
             tags: string[];
@@ -1560,6 +1608,8 @@ export interface components {
             schema: components["schemas"]["HistorySchema"];
             /** @description The event's data in the current version of its type (shape per `type`): as stored when it was stored in that version, otherwise upcast from the version it was stored in (`schema.storedVersion`). */
             data: Record<string, never>;
+            /** @description The paths in `data` (dotted, `tags` for the whole list) of a person's values erased since the event was stored: each reads as `null`. Empty when nothing of it was erased. */
+            erasedFields: string[];
             metadata: components["schemas"]["HistoryMetadata"];
         } & ({
             /** @constant */
@@ -1684,6 +1734,11 @@ export interface components {
             id: string;
             restoredAt: components["schemas"]["Timestamp"];
         };
+        /** @description A contact was erased, for good: its id and when. Every personal value Chronicle kept of it is unreadable from then on; erase your own copies of it too. */
+        RecordErased: {
+            id: string;
+            erasedAt: components["schemas"]["Timestamp"];
+        };
         /** @description The record of a `deal.won` event (the specification's fields). */
         DealWon: {
             id: string;
@@ -1748,6 +1803,16 @@ export interface components {
              */
             eventId: string;
         };
+        /** @description A contact was erased, for good: its id and when. Every personal value Chronicle kept of it is unreadable from then on; erase your own copies of it too. As a trigger record: with `eventId`. */
+        TriggerRecordErased: {
+            id: string;
+            erasedAt: components["schemas"]["Timestamp"];
+            /**
+             * Format: uuid
+             * @description The id of the event this record comes from (a delivery's `metadata.eventId`): different for every change, where `id` is the contact's or deal's and the same for all its changes. The key to de-duplicate polled records on.
+             */
+            eventId: string;
+        };
         /** @description As a trigger record: with `eventId`. */
         TriggerDeal: {
             /** @description Server-assigned (a UUID). */
@@ -1805,8 +1870,8 @@ export interface components {
              */
             eventId: string;
         };
-        /** @description A Contact (`contact.created`, `contact.updated`), a `RecordDeleted` (`contact.deleted`), a `RecordRestored` (`contact.restored`), a `DealWon` (`deal.won`), a Deal (`deal.created`, `deal.updated`, `deal.stage_changed`, `deal.lost`), a `RecordDeleted` (`deal.deleted`) or a `RecordRestored` (`deal.restored`), each with `eventId`. */
-        TriggerRecord: components["schemas"]["TriggerContact"] | components["schemas"]["TriggerRecordDeleted"] | components["schemas"]["TriggerRecordRestored"] | components["schemas"]["TriggerDealWon"] | components["schemas"]["TriggerDeal"];
+        /** @description A Contact (`contact.created`, `contact.updated`), a `RecordDeleted` (`contact.deleted`), a `RecordRestored` (`contact.restored`), a `RecordErased` (`contact.erased`), a `DealWon` (`deal.won`), a Deal (`deal.created`, `deal.updated`, `deal.stage_changed`, `deal.lost`), a `RecordDeleted` (`deal.deleted`) or a `RecordRestored` (`deal.restored`), each with `eventId`. */
+        TriggerRecord: components["schemas"]["TriggerContact"] | components["schemas"]["TriggerRecordDeleted"] | components["schemas"]["TriggerRecordRestored"] | components["schemas"]["TriggerRecordErased"] | components["schemas"]["TriggerDealWon"] | components["schemas"]["TriggerDeal"];
         TriggerRecordList: components["schemas"]["TriggerRecord"][];
         UnknownEventTypeError: {
             /** @constant */
@@ -1817,10 +1882,10 @@ export interface components {
             /** @description Position of the stored event this webhook event derives from. */
             position: components["schemas"]["LogPosition"];
             /** @enum {string} */
-            event: "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.won" | "deal.lost" | "deal.deleted" | "deal.restored";
+            event: "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "contact.erased" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.won" | "deal.lost" | "deal.deleted" | "deal.restored";
             /** @description When the change happened. */
             timestamp: components["schemas"]["Timestamp"];
-            /** @description A Contact (`contact.created`, `contact.updated`), a RecordDeleted (`contact.deleted`), a RecordRestored (`contact.restored`), a DealWon (`deal.won`), a Deal (`deal.created`, `deal.updated`, `deal.stage_changed`, `deal.lost`), a RecordDeleted (`deal.deleted`) or a RecordRestored (`deal.restored`). */
+            /** @description A Contact (`contact.created`, `contact.updated`), a RecordDeleted (`contact.deleted`), a RecordRestored (`contact.restored`), a RecordErased (`contact.erased`), a DealWon (`deal.won`), a Deal (`deal.created`, `deal.updated`, `deal.stage_changed`, `deal.lost`), a RecordDeleted (`deal.deleted`) or a RecordRestored (`deal.restored`). */
             data: Record<string, never>;
             metadata: {
                 companyId: string;
@@ -1844,6 +1909,10 @@ export interface components {
             /** @enum {unknown} */
             event?: "contact.restored";
             data?: components["schemas"]["RecordRestored"];
+        } | {
+            /** @enum {unknown} */
+            event?: "contact.erased";
+            data?: components["schemas"]["RecordErased"];
         } | {
             /** @enum {unknown} */
             event?: "deal.won";
@@ -3783,6 +3852,260 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description The body is larger than 1 MB. */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
+            415: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
+                };
+            };
+            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    eraseContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The contact id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The contact's id and when it was erased. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    /** @description Log position of the write (absent when the body changed nothing); send it as `X-Min-Log-Position` to read it on any instance. */
+                    "X-Log-Position"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasedRecordResponse"];
+                };
+            };
+            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The API key lacks the `contacts:erase` permission. */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description No contact with this id in the caller's company, ever (`Contact not found`). */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
                 };
             };
             /** @description The body is larger than 1 MB. */
@@ -8199,7 +8522,7 @@ export interface operations {
             };
             path: {
                 /** @description A webhook event type; anything else is a 404 `Unknown event type`. */
-                event_type: "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.won" | "deal.lost" | "deal.deleted" | "deal.restored";
+                event_type: "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "contact.erased" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.won" | "deal.lost" | "deal.deleted" | "deal.restored";
             };
             cookie?: never;
         };
@@ -8241,7 +8564,7 @@ export interface operations {
                      *         "name": "Jane Doe",
                      *         "email": "jane.doe@example.com"
                      *       },
-                     *       "eventId": "1e7cc09a-0ae5-5493-b014-d974cbed4f16"
+                     *       "eventId": "30398d4e-fcfc-5e60-9e45-dfb9595b32ac"
                      *     }
                      */
                     "application/json": components["schemas"]["TriggerRecord"];
@@ -8421,7 +8744,7 @@ export interface operations {
             };
             path: {
                 /** @description A webhook event type; anything else is a 404 `Unknown event type`. */
-                event_type: "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.won" | "deal.lost" | "deal.deleted" | "deal.restored";
+                event_type: "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "contact.erased" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.won" | "deal.lost" | "deal.deleted" | "deal.restored";
             };
             cookie?: never;
         };

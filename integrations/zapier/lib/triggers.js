@@ -22,6 +22,12 @@ const EVENTS = [
   { type: 'contact.updated', noun: 'Contact', label: 'Updated Contact', description: 'Triggers each time a contact\'s data changes.' },
   { type: 'contact.deleted', noun: 'Contact', label: 'Deleted Contact', description: 'Triggers when a contact is deleted (its id and when).' },
   { type: 'contact.restored', noun: 'Contact', label: 'Restored Contact', description: 'Triggers when a deleted contact is restored (its id and when).' },
+  {
+    type: 'contact.erased',
+    noun: 'Contact',
+    label: 'Erased Contact',
+    description: 'Triggers when a contact is erased for good (its id and when): erase your own copies of the person.',
+  },
   { type: 'deal.created', noun: 'Deal', label: 'New Deal', description: 'Triggers when a deal is created.' },
   { type: 'deal.updated', noun: 'Deal', label: 'Updated Deal', description: 'Triggers each time a deal changes (status, stage or close date).' },
   { type: 'deal.stage_changed', noun: 'Deal', label: 'Deal Stage Changed', description: 'Triggers each time a deal moves to another stage.' },

@@ -124,7 +124,7 @@ describe('Zapier integration', function () {
         subscriptions[type] = await run(App.triggers[triggerKey(type)].operation.performSubscribe, {}, { targetUrl: `${receiver.url}/hooks/${type}` });
       }
       // One of each event: a contact created and updated, a deal created, moved, won and lost; then each
-      // deleted and restored (restored, their records are back in the recent triggers).
+      // deleted and restored (restored, their records are back in the recent triggers); and another contact erased.
       contact = await run(App.creates.create_contact.operation.perform, { name: 'Hook Contact', phoneNumber: newPhone(), email: 'hook@example.com' });
       assert.equal((await chronicle.request('PUT', `/contacts/${contact.id}`, authData.apiKey, { city: 'Leipzig' })).status, 200);
       deal = await run(App.creates.create_deal.operation.perform, { title: 'Hook Deal', value: '2500', contactId: contact.id });
@@ -135,6 +135,8 @@ describe('Zapier integration', function () {
         assert.equal((await chronicle.request('DELETE', path, authData.apiKey)).status, 200);
         assert.equal((await chronicle.request('POST', `${path}/restore`, authData.apiKey, {})).status, 200);
       }
+      const forgotten = await run(App.creates.create_contact.operation.perform, { name: 'Forgotten Contact', phoneNumber: newPhone() });
+      assert.equal((await chronicle.request('POST', `/contacts/${forgotten.id}/erase`, await chronicle.eraserKey(), {})).status, 200);
       const expected = { 'deal.updated': 3 };
       await waitFor(
         () => EVENTS.every(({ type }) => receiver.deliveries.filter((d) => d.path === `/hooks/${type}`).length >= (expected[type] || 1)),

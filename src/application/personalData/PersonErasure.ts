@@ -2,11 +2,12 @@ import type { IdempotencyStore, StoredResponse } from '../ports/IdempotencyStore
 import type { ReadModelStore } from '../ports/ReadModelStore.js';
 import type { SubjectKind } from '../../shared/PersonalData.js';
 import { erasePersonFrom, type ErasedPerson } from './erasePerson.js';
-import { subjectOf, type SubjectKeys } from './SubjectKeys.js';
+import { subjectOf } from './SubjectKeys.js';
+import type { ErasableKeys } from '../ports/Stores.js';
 
 export interface PersonErasureDeps {
   /** The people's keys; absent where the log seals nothing (a test's bare stores): nothing to destroy. */
-  readonly keys?: SubjectKeys;
+  readonly keys?: ErasableKeys;
   readonly idempotency: Pick<IdempotencyStore, 'eraseMentions'>;
   readonly readModels: Pick<ReadModelStore, 'compact'>;
   /** The names of each kind's fields in an object with their id (`PERSON_FIELDS`). */

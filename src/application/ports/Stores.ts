@@ -5,8 +5,13 @@ import type { RateLimitCounters } from './RateLimitCounters.js';
 import type { UsageCounters } from './UsageCounters.js';
 import type { ReadModelStore } from './ReadModelStore.js';
 import type { SubjectKeyStore } from './SubjectKeyStore.js';
-import type { SubjectKeys } from '../personalData/SubjectKeys.js';
 import type { ErasureCompaction } from './ErasureCompaction.js';
+
+/** The keys the log seals people's values with, as erasure uses them (`SubjectKeys`). */
+export interface ErasableKeys {
+  /** Destroys the subject's key: every value sealed with it is unreadable from then on. */
+  erase(subject: string, at: Date): Promise<void>;
+}
 import type { WebhookOutbox } from './WebhookOutbox.js';
 import type { WebhookSecretStore } from './WebhookSecretStore.js';
 
@@ -33,7 +38,7 @@ export interface Stores {
    * erasure, which destroys them: set by `openStores`. Absent where the log seals
    * nothing (stores a test puts together by hand).
    */
-  readonly sealingKeys?: SubjectKeys;
+  readonly sealingKeys?: ErasableKeys;
   /** `chronicle erasures compact` on this engine (absent: the engine has none; see docs/operators/erasure.md). */
   readonly compaction?: ErasureCompaction;
 }

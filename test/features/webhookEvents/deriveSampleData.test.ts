@@ -5,12 +5,14 @@ import { DealWonData } from '../../../src/features/deals/domain/dealWonData.js';
 import * as t from 'io-ts';
 import { WEBHOOK_EVENT_TYPES, deriveSampleData } from '../../support/webhookEvents.js';
 
-/** What a delete's and a restore's events carry: the record's id and the time, nothing else. */
+/** What a delete's, a restore's and an erasure's events carry: the record's id and the time, nothing else. */
 const Deleted = t.type({ id: t.string, deletedAt: t.string });
 const Restored = t.type({ id: t.string, restoredAt: t.string });
+const Erased = t.type({ id: t.string, erasedAt: t.string });
 const codecOf = (type: string) => {
   if (type.endsWith('.deleted')) return Deleted;
   if (type.endsWith('.restored')) return Restored;
+  if (type.endsWith('.erased')) return Erased;
   return type.startsWith('contact.') ? ContactView : type === 'deal.won' ? DealWonData : DealView;
 };
 
@@ -40,6 +42,10 @@ describe('deriveSampleData', () => {
     expect(moved.id).to.match(UUID);
     expect(deriveSampleData('contact.deleted')).to.deep.equal({ id: created.id, deletedAt: '2024-01-17T08:00:00.000Z' });
     expect(deriveSampleData('contact.restored')).to.deep.equal({ id: created.id, restoredAt: '2024-01-17T08:15:00.000Z' });
+    // Another made-up contact: the sample one stays, as the example deals' contact.
+    const erased = deriveSampleData('contact.erased') as { id: string; erasedAt: string };
+    expect(erased.id).to.match(UUID).and.not.equal(created.id);
+    expect(erased.erasedAt).to.equal('2024-01-18T11:00:00.000Z');
     expect(deriveSampleData('deal.deleted')).to.include({ id: moved.id });
     expect(deriveSampleData('deal.restored')).to.include({ id: moved.id });
   });

@@ -13,12 +13,13 @@ const source = (types: readonly string[], storedEventTypes: readonly string[]): 
 });
 
 describe('the webhook event catalogue (gathered from the features by the registry)', () => {
-  it('holds the specification\'s webhook event types, in its order, then the deletes and restores, each declared by the feature whose records it carries', () => {
+  it('holds the specification\'s webhook event types, in its order, then the deletes, restores and erasures, each declared by the feature whose records it carries', () => {
     expect(WEBHOOK_EVENTS.types).to.deep.equal([
       'contact.created',
       'contact.updated',
       'contact.deleted',
       'contact.restored',
+      'contact.erased',
       'deal.created',
       'deal.updated',
       'deal.stage_changed',
@@ -28,6 +29,7 @@ describe('the webhook event catalogue (gathered from the features by the registr
       'deal.restored',
     ]);
     expect(WEBHOOK_EVENTS.types.map(WEBHOOK_EVENTS.readPermissionOf)).to.deep.equal([
+      'contacts:read',
       'contacts:read',
       'contacts:read',
       'contacts:read',
@@ -46,13 +48,16 @@ describe('the webhook event catalogue (gathered from the features by the registr
       'ContactUpdated',
       'ContactDeleted',
       'ContactRestored',
+      'ContactErased',
       'DealCreated',
       'DealStatusChanged',
       'DealDeleted',
       'DealRestored',
     ]);
     // The deletes and restores also take the records' other events out of the recent triggers, and bring them back.
-    expect([...WEBHOOK_EVENTS.visibilityEventTypes]).to.deep.equal(['ContactDeleted', 'ContactRestored', 'DealDeleted', 'DealRestored']);
+    expect([...WEBHOOK_EVENTS.visibilityEventTypes]).to.deep.equal(['ContactDeleted', 'ContactRestored', 'ContactErased', 'DealDeleted', 'DealRestored']);
+    // An erasure takes the person's values out of every type's records that carry them.
+    expect([...WEBHOOK_EVENTS.erasureEventTypes]).to.deep.equal(['ContactErased']);
     expect(WEBHOOK_EVENTS.types.filter(WEBHOOK_EVENTS.isHideable)).to.deep.equal([
       'contact.created',
       'contact.updated',

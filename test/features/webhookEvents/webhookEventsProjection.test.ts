@@ -50,12 +50,19 @@ describe('webhook events projection', () => {
 
   it('has one read model per webhook event type, each fed every event that derives one, and the deletes and restores of the records it carries', () => {
     expect(webhookEventsProjections.map((p) => p.name)).to.deep.equal(WEBHOOK_EVENT_TYPES.map((type) => `webhook_events.${type}`));
-    const lifecycle = ['ContactDeleted', 'ContactRestored', 'DealDeleted', 'DealRestored'];
+    const lifecycle = ['ContactDeleted', 'ContactRestored', 'ContactErased', 'DealDeleted', 'DealRestored'];
     for (const projection of webhookEventsProjections) {
       expect([...projection.eventTypes]).to.include.members(['ContactCreated', 'ContactUpdated', 'DealCreated', 'DealStatusChanged', ...lifecycle]);
-      // The types that carry a record: a delete finds the record's events through the index on its id.
-      const carriesRecord = !/\.(deleted|restored)$/.test(projection.name);
-      expect(projection.indexes, projection.name).to.deep.equal(carriesRecord ? [['event.timestamp'], ['event.data.id']] : [['event.timestamp']]);
+    }
+    // A delete finds a record's events through the index on its id; an erasure a person's through the ids its fields hold.
+    const indexesOf = (type: string) => webhookEventsProjections.find((p) => p.name === `webhook_events.${type}`)!.indexes;
+    for (const type of ['contact.created', 'contact.updated']) expect(indexesOf(type), type).to.deep.equal([['event.timestamp'], ['event.data.id']]);
+    for (const type of ['deal.created', 'deal.updated', 'deal.stage_changed', 'deal.lost']) {
+      expect(indexesOf(type), type).to.deep.equal([['event.timestamp'], ['event.data.id'], ['event.data.contact.id'], ['event.data.assignedTo.id']]);
+    }
+    expect(indexesOf('deal.won')).to.deep.equal([['event.timestamp'], ['event.data.id'], ['event.data.contact.id']]);
+    for (const type of ['contact.deleted', 'contact.restored', 'contact.erased', 'deal.deleted', 'deal.restored']) {
+      expect(indexesOf(type), type).to.deep.equal([['event.timestamp']]);
     }
   });
 
@@ -150,8 +157,8 @@ describe('webhook events projection', () => {
     await applyLog();
     const after = await everything();
     expect(after).to.deep.equal(before);
-    // In the catalogue's order: contact created, updated, deleted, restored; deal created, updated, staged, won, lost, deleted, restored.
-    expect(after.map((page) => page.total)).to.deep.equal([1, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0]);
+    // In the catalogue's order: contact created, updated, deleted, restored, erased; deal created, updated, staged, won, lost, deleted, restored.
+    expect(after.map((page) => page.total)).to.deep.equal([1, 0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0]);
   });
 
   it('keeps a document as first derived: evolve never changes an existing one', () => {

@@ -8,12 +8,13 @@ const body = (fields: Record<string, unknown> = {}) => ({ event: 'contact.create
 const problemOf = <A>(result: E.Either<unknown, A>): unknown => (E.isLeft(result) ? result.left : expect.fail(`accepted: ${JSON.stringify(result)}`));
 
 describe('webhook event types', () => {
-  it('are the seven of the specification, then the deletes and restores, as a codec', () => {
+  it('are the seven of the specification, then the deletes, restores and erasures, as a codec', () => {
     expect(WEBHOOK_EVENT_TYPES).to.deep.equal([
       'contact.created',
       'contact.updated',
       'contact.deleted',
       'contact.restored',
+      'contact.erased',
       'deal.created',
       'deal.updated',
       'deal.stage_changed',
@@ -29,6 +30,7 @@ describe('webhook event types', () => {
 
   it('need the read permission of their resource', () => {
     expect(WEBHOOK_EVENT_TYPES.map(readPermissionFor)).to.deep.equal([
+      'contacts:read',
       'contacts:read',
       'contacts:read',
       'contacts:read',

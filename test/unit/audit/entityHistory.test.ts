@@ -62,8 +62,11 @@ describe('entity history', () => {
       timestamp: '2024-05-01T10:01:00.004Z',
       schema: { version: 2, storedVersion: 2, versionRecorded: true },
       data: stored.data,
+      erasedFields: [],
       metadata: { source: 'api', keyId: 'key-9', correlationId: 'req-7' },
     });
+    // A person's values erased since: the paths that read as null.
+    expect(historyEntryOf({ ...stored, erasedFields: ['changes.city'] }).erasedFields).to.deep.equal(['changes.city']);
     expect(historyEntryOf({ ...stored, metadata: { source: 'cli', correlationId: 'x', userId: 'u-1' } }).metadata).to.deep.equal({
       source: 'cli',
       userId: 'u-1',

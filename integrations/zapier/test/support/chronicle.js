@@ -76,11 +76,23 @@ const startChronicle = async () => {
     return key;
   };
 
+  /** A key that may only erase contacts (`contacts:erase` is never part of "all"). */
+  const eraserKey = async (companyId = started.companyId) => {
+    const { key } = await cli('keys', 'create', '--company', companyId, '--permissions', 'contacts:erase');
+    await waitFor(
+      async () => (await fetch(`${baseUrl}/test`, { headers: { Authorization: `Bearer ${key}` } })).status === 200,
+      10_000,
+      'the server to accept the new key',
+    );
+    return key;
+  };
+
   return {
     ...started,
     baseUrl,
     cli,
     zapierKey,
+    eraserKey,
     /** A plain JSON request with a key (for what the integration has no action for). */
     async request(method, path, key, body) {
       const response = await fetch(`${baseUrl}${path}`, {

@@ -102,7 +102,7 @@ describe('HTTP: the company event feed (GET /events)', function () {
       const contactsOnly = as((await api.issueKey(feedCompanyId, ['contacts:read'])).key);
       const res = await contactsOnly.get('/events');
       expect(summary(res).map(([event]: string[]) => event)).to.deep.equal(['contact.created', 'contact.updated']);
-      expect(res.body.meta.types).to.deep.equal(['contact.created', 'contact.updated', 'contact.deleted', 'contact.restored']);
+      expect(res.body.meta.types).to.deep.equal(['contact.created', 'contact.updated', 'contact.deleted', 'contact.restored', 'contact.erased']);
       const refused = await contactsOnly.get('/events?types=contact.created,deal.won');
       expect(refused.status).to.equal(403);
       expect(refused.body).to.deep.include({ error: 'Permission denied: deals:read required', requiredPermission: 'deals:read' });
