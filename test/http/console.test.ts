@@ -171,6 +171,22 @@ describe('HTTP: the customer console (links, sessions, CSRF, headers)', function
       expect(entryOf('ContactCreated')).to.contain('<th scope="row">city</th>');
     });
 
+    it("shows a contact's erasure as such, and none of its values anywhere in its history", async () => {
+      const contact = await api.request('POST', '/contacts', { body: { name: 'Ida Forgotten', phoneNumber: '+15555550178', city: 'Erasmusburg' } });
+      const id = contact.body.data.id as string;
+      expect((await api.request('PUT', `/contacts/${id}`, { body: { city: 'Oblivia' } })).status).to.equal(200);
+      const { key: eraser } = await api.issueKey(api.companyId, ['contacts:erase']);
+      expect((await api.request('POST', `/contacts/${id}/erase`, { body: {}, key: eraser })).status).to.equal(200);
+      const session = await openConsole(api.baseUrl, api.chronicle.stores.eventStore, api.companyId);
+      const page = await session.get(`/console/contacts/${id}`);
+      expect(page.status).to.equal(200);
+      const entries = page.text.split('<li>').slice(1);
+      expect(entries.find((entry) => entry.includes('<h3>ContactErased ')) ?? '').to.contain('The contact was erased, for good');
+      for (const value of ['Ida Forgotten', 'Erasmusburg', 'Oblivia', '5555550178']) expect(page.text).not.to.contain(value);
+      const asOf = await session.get(`/console/contacts/${id}?asOf=${encodeURIComponent(new Date().toISOString().slice(0, 16))}`);
+      for (const value of ['Ida Forgotten', 'Erasmusburg', 'Oblivia']) expect(asOf.text).not.to.contain(value);
+    });
+
     it('leaves the same events as the API, with source console and the session', async () => {
       const session = await openConsole(api.baseUrl, api.chronicle.stores.eventStore, api.companyId);
       const unnamed = await session.post('/console/keys', { name: ' ', type: 'zapier', permissions: ['contacts:read'] });

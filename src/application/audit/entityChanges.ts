@@ -11,10 +11,10 @@ export interface FieldChange {
 /** One stored event of an entity, with what it changed in the entity as the read model shows it. */
 export interface EntityChange {
   readonly event: RecordedEvent;
-  /** Field by field; none for a deletion or a restore (`lifecycle`), which change no field. */
+  /** Field by field; none for a deletion, a restore or an erasure (`lifecycle`), which change no field. */
   readonly changes: readonly FieldChange[];
-  /** The entity left the read model (`deleted`), or came back to it as it was (`restored`). */
-  readonly lifecycle?: 'deleted' | 'restored';
+  /** The entity left the read model (`deleted`), came back to it as it was (`restored`), or was erased for good (`erased`). */
+  readonly lifecycle?: 'deleted' | 'restored' | 'erased';
 }
 
 /** Fields that every change moves (`updatedAt`): shown with the event's time, not as a change of their own. */
@@ -32,16 +32,23 @@ const differs = (a: unknown, b: unknown): boolean => JSON.stringify(a) !== JSON.
  * as the API would have shown the record before and after it, whatever shape the
  * event was stored in (events come upcast to their current shape). An event that
  * takes the record out of the read model is its deletion, and one that brings it
- * back after that its restore: neither lists fields (`lifecycle`).
+ * back after that its restore: neither lists fields (`lifecycle`); nor does an
+ * event of `erasures`.
  */
 export const entityChanges = <D extends ReadModelDocument>(
   events: readonly RecordedEvent[],
   projection: Projection<D>,
   viewOf: (doc: D) => object,
+  /** The stored event types that erase the entity (`ContactErased`): an erasure, whatever the read model did before it. */
+  erasures: ReadonlySet<string> = new Set(),
 ): EntityChange[] => {
   let doc: D | null = null;
   let deleted = false;
   return events.map((event): EntityChange => {
+    if (erasures.has(event.type)) {
+      doc = projection.eventTypes.has(event.type) ? projection.evolve(doc, event) : doc;
+      return { event, changes: [], lifecycle: 'erased' };
+    }
     if (!projection.eventTypes.has(event.type)) return { event, changes: [] };
     const was = doc;
     const before: Record<string, unknown> = doc ? { ...viewOf(doc) } : {};

@@ -79,6 +79,8 @@ export interface RecordTimeline<D extends ReadModelDocument = ReadModelDocument>
   readonly viewOf: (doc: D) => object;
   readonly titleOf: (view: Record<string, unknown>) => string;
   readonly asOf: RecordAsOf;
+  /** The stored event types that erase such a record for good (absent: none). */
+  readonly erasedBy?: readonly string[];
 }
 
 /** A record taken out of the `recent` triggers, or brought back: what one stored event says of it. */

@@ -63,4 +63,21 @@ describe('entityChanges: what each stored event changed, field by field', () => 
     expect(updated!.lifecycle).to.equal(undefined);
     expect(updated!.changes).to.deep.equal([{ field: 'city', before: undefined, after: 'London' }]);
   });
+
+  it('names an erasure, of a live or a deleted record, listing no field (without the erasing types, it reads as a deletion)', () => {
+    const at = (minute: number) => new Date(`2026-03-01T10:0${minute}:00.000Z`);
+    const live = streamOf([
+      { type: 'CreateContact', contactId: 'c1', companyId: 'co', fields: { name: 'Ada Lovelace', phoneNumber: '+15555550100', tags: [] }, at: at(0) },
+      { type: 'EraseContact', contactId: 'c1', companyId: 'co', at: at(1), reason: 'requested' },
+    ] as ContactCommand[]);
+    const erasures = new Set(['ContactErased']);
+    expect(entityChanges(live, contactsProjection, contactOf, erasures)[1]).to.deep.include({ lifecycle: 'erased', changes: [] });
+    expect(entityChanges(live, contactsProjection, contactOf)[1]).to.deep.include({ lifecycle: 'deleted', changes: [] });
+    const deleted = streamOf([
+      { type: 'CreateContact', contactId: 'c1', companyId: 'co', fields: { name: 'Ada Lovelace', phoneNumber: '+15555550100', tags: [] }, at: at(0) },
+      { type: 'DeleteContact', contactId: 'c1', companyId: 'co', at: at(1), restorableUntil: at(9) },
+      { type: 'EraseContact', contactId: 'c1', companyId: 'co', at: at(2), reason: 'requested' },
+    ] as ContactCommand[]);
+    expect(entityChanges(deleted, contactsProjection, contactOf, erasures).map((change) => change.lifecycle)).to.deep.equal([undefined, 'deleted', 'erased']);
+  });
 });

@@ -13,4 +13,5 @@ export const contactTimeline = recordTimeline({
   viewOf: contactOf,
   titleOf: (view) => String(view.name ?? 'Contact'),
   asOf: contactAsOf,
+  erasedBy: ['ContactErased'],
 });

@@ -58,7 +58,7 @@ export const activityRoutes = (catalogue: WebhookEventCatalogue, queriesOf: Acti
     const events = ID.test(id) ? await deps.commands.eventStore.readStream(history.streamOf(id)) : [];
     // Another company's record is as unknown as one that does not exist.
     if (events.length === 0 || history.companyOf(events[0]!) !== companyId) throw notFound;
-    const changes = entityChanges(events.slice(0, MAX_TIMELINE_EVENTS), spec.projection, spec.viewOf);
+    const changes = entityChanges(events.slice(0, MAX_TIMELINE_EVENTS), spec.projection, spec.viewOf, new Set(spec.erasedBy ?? []));
     const now = foldDocument(spec.projection, events);
     const title = spec.titleOf(now ? (spec.viewOf(now) as Record<string, unknown>) : {});
     const asOfField = typeof ctx.query.asOf === 'string' ? ctx.query.asOf : '';

@@ -31,6 +31,9 @@ const changeBody = (change: EntityChange, kind: string): Html => {
     return html`<p>The ${kind} was deleted: from then on it answered 404 and left lists, searches and triggers, until a restore.</p>`;
   }
   if (change.lifecycle === 'restored') return html`<p>The ${kind} was restored as it was before its deletion.</p>`;
+  if (change.lifecycle === 'erased') {
+    return html`<p>The ${kind} was erased, for good: every value it had reads as empty from then on, in this history too, and it cannot be restored.</p>`;
+  }
   if (change.changes.length === 0) return html`<p class="hint">No field of the ${kind} changed.</p>`;
   return html`<div class="table-box"><table class="changes">
         <thead><tr><th scope="col">Field</th><th scope="col">Before</th><th scope="col">After</th></tr></thead>
