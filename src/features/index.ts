@@ -16,7 +16,7 @@ import { customerConsole } from './console/index.js';
 import { contacts } from './contacts/index.js';
 import { deals } from './deals/index.js';
 import type { Feature } from './Feature.js';
-import { personFieldNames, type FieldsDeclaration, type SubjectKind } from '../shared/PersonalData.js';
+import { personFieldNames, type FieldsDeclaration, type RetiredFields, type SubjectKind } from '../shared/PersonalData.js';
 import { users } from './users/index.js';
 import { webhookEventCatalogue, webhookEventsFeature, type WebhookEventCatalogue } from './webhookEvents/index.js';
 import { webhooksFeature } from './webhooks/index.js';
@@ -102,6 +102,11 @@ refuseOverlappingStreams(AGGREGATES);
  */
 export const PERSON_FIELDS: ReadonlyMap<SubjectKind, ReadonlySet<string>> = personFieldNames(
   FEATURES.flatMap((feature) => [...Object.values(feature.personalData?.events ?? {}), ...Object.values(feature.personalData?.readModels ?? {})]),
+);
+
+/** By stored event type: the fields older versions held and the current one dropped (taken out when stored events are sealed). */
+export const RETIRED_EVENT_FIELDS: ReadonlyMap<string, RetiredFields> = new Map(
+  FEATURES.flatMap((feature) => Object.entries(feature.personalData?.retired ?? {})),
 );
 
 /** The prefixes of the streams whose name ends in a person's value (`phone-`): stored with it hashed. */

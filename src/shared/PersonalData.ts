@@ -24,12 +24,24 @@ export interface FieldsDeclaration {
   readonly notPersonal: readonly string[];
 }
 
+/** Fields an older version of an event held and a later one dropped, and the version without them. */
+export interface RetiredFields {
+  readonly fields: readonly string[];
+  readonly version: number;
+}
+
 /** What a feature stores of people. */
 export interface PersonalDataDeclaration {
   /** By stored event type: the fields of its data in the current version. */
   readonly events: Readonly<Record<string, FieldsDeclaration>>;
   /** By read model (its projection's name): the fields of its documents. */
   readonly readModels?: Readonly<Record<string, FieldsDeclaration>>;
+  /**
+   * By stored event type: fields an older version held that the current one does
+   * not (a value moved out of the event), taken out of stored events when they are
+   * sealed in place, which then are of `version`.
+   */
+  readonly retired?: Readonly<Record<string, RetiredFields>>;
   /**
    * The prefixes of its streams whose name's last part (after the last `-`) is a
    * person's value (`phone-`: a number's reservation stream); the log stores them

@@ -20,13 +20,14 @@ import { SqliteWebhookSecretStore } from '../adapters/sqlite/SqliteWebhookSecret
 import { SqliteSubjectKeyStore } from '../adapters/sqlite/SqliteSubjectKeyStore.js';
 import { UpcastingEventStore, upcastingSource, withUpcasting } from '../application/versioning/UpcastingEventStore.js';
 import type { Config } from '../config.js';
-import { PERSONAL_EVENT_FIELDS, PERSONAL_STREAM_PREFIXES, STORED_EVENT_TYPES } from '../features/index.js';
+import { PERSONAL_EVENT_FIELDS, PERSONAL_STREAM_PREFIXES, RETIRED_EVENT_FIELDS, STORED_EVENT_TYPES } from '../features/index.js';
 import type { WebhookSource } from './webhooks.js';
 import { closeStores, type Stores } from './Stores.js';
 import { secretsKeyring, withEncryptedSecrets } from './secretsAtRest.js';
 import { PersonalDataEventStore } from '../application/personalData/PersonalDataEventStore.js';
 import { SubjectKeys } from '../application/personalData/SubjectKeys.js';
 import { PersonalStreamNames, STREAM_NAMES_KEY_SUBJECT } from '../application/personalData/PersonalStreamNames.js';
+import { sealStoredEvents } from '../application/personalData/sealStoredEvents.js';
 
 /** DATA_DIR and every file in it private to this user (0700, 0600), however it was left: what every engine keeps there. */
 export { tightenDataDir } from '../adapters/sqlite/privateFiles.js';
@@ -89,7 +90,9 @@ const closedOnFailure = async (stores: Stores, use: (stores: Stores) => Promise<
  * opened ones. Where the log's streams can be renamed (SQLite, PostgreSQL), the
  * streams named after a person's value are stored with it hashed, and those an
  * earlier release stored under the value itself are renamed first, once
- * (`PersonalStreamNames`); on EventStoreDB they keep their names.
+ * (`PersonalStreamNames`), and the events an earlier release stored with personal
+ * values in the clear are sealed in place, once (`sealStoredEvents`); on
+ * EventStoreDB both stay as they were written.
  */
 const withSealedPersonalData = async (stores: Stores, config: Config): Promise<Stores> => {
   const upcasting = stores.eventStore;
@@ -104,6 +107,8 @@ const withSealedPersonalData = async (stores: Stores, config: Config): Promise<S
     for (const prefix of PERSONAL_STREAM_PREFIXES) await adapter.renameStreams(prefix, (stream) => hashed.stored(stream));
     names = hashed;
   }
+  // Events stored before personal fields were sealed: sealed in place, once (resumed where a start left it).
+  if (adapter.rewriteEventData) await sealStoredEvents({ rewriteEventData: adapter.rewriteEventData.bind(adapter) }, keys, PERSONAL_EVENT_FIELDS, RETIRED_EVENT_FIELDS);
   const sealed = new PersonalDataEventStore(adapter, keys, PERSONAL_EVENT_FIELDS, names);
   return { ...stores, eventStore: new UpcastingEventStore(sealed, { types: STORED_EVENT_TYPES }), sealingKeys: keys };
 };

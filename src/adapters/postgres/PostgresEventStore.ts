@@ -8,6 +8,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  type RewrittenEvent,
   type StreamAppend,
   type SubscribeOptions,
   type Subscription,
@@ -383,12 +384,17 @@ export class PostgresEventStore implements EventStore {
     // Names bound as values, never inlined in SQL text (they may hold what the rename takes out).
     return inTransaction(this.pool, async (client) => {
       // Once per prefix; the table lock keeps appends out (they wait) while the streams are read and renamed.
-      if ((await client.query('SELECT 1 FROM stream_renames WHERE prefix = $1', [prefix])).rowCount !== 0) return 0;
+      const name = `stream names: ${prefix}`;
+      const done = async () => (await client.query('SELECT 1 FROM log_rewrites WHERE name = $1 AND done_at IS NOT NULL', [name])).rowCount !== 0;
+      if (await done()) return 0;
       await client.query('LOCK TABLE log_events IN EXCLUSIVE MODE');
-      if ((await client.query('SELECT 1 FROM stream_renames WHERE prefix = $1', [prefix])).rowCount !== 0) return 0;
+      if (await done()) return 0;
       const { rows } = await client.query<{ stream: string }>('SELECT DISTINCT stream FROM log_events WHERE starts_with(stream, $1)', [prefix]);
       const renames = rows.map(({ stream }) => [stream, rename(stream)] as const).filter(([from, to]) => from !== to);
-      await client.query('INSERT INTO stream_renames (prefix, renamed_at, streams) VALUES ($1, now(), $2)', [prefix, renames.length]);
+      await client.query(
+        'INSERT INTO log_rewrites (name, changed, done_at) VALUES ($1, $2, now()) ON CONFLICT (name) DO UPDATE SET changed = excluded.changed, done_at = excluded.done_at',
+        [name, renames.length],
+      );
       if (renames.length === 0) return 0;
       await client.query(
         'UPDATE log_events AS e SET stream = r.to_name FROM unnest($1::text[], $2::text[]) AS r(from_name, to_name) WHERE e.stream = r.from_name',
@@ -396,6 +402,36 @@ export class PostgresEventStore implements EventStore {
       );
       return renames.length;
     });
+  }
+
+  async rewriteEventData(
+    name: string,
+    maxCount: number,
+    rewrite: (events: readonly RecordedEvent[]) => Promise<ReadonlyMap<string, RewrittenEvent>>,
+  ): Promise<{ readonly looked: number; readonly changed: number }> {
+    const { rows } = await this.pool.query<{ position: string | null; done_at: Date | null }>('SELECT position, done_at FROM log_rewrites WHERE name = $1', [name]);
+    if (rows[0]?.done_at) return { looked: 0, changed: 0 };
+    const events = await this.readAll({ after: rows[0]?.position ?? null, maxCount });
+    const changes = events.length === 0 ? new Map<string, RewrittenEvent>() : await rewrite(events);
+    const last = events[events.length - 1];
+    // Values bound, never inlined in SQL text (they are what the rewrite takes out).
+    await inTransaction(this.pool, async (client) => {
+      if (changes.size > 0) {
+        const ids = [...changes.keys()];
+        await client.query(
+          `UPDATE log_events AS e SET data = c.data::json, metadata = c.metadata::json
+           FROM unnest($1::text[], $2::text[], $3::text[]) AS c(id, data, metadata) WHERE e.id = c.id`,
+          [ids, ids.map((id) => JSON.stringify(changes.get(id)!.data)), ids.map((id) => JSON.stringify(changes.get(id)!.metadata))],
+        );
+      }
+      await client.query(
+        `INSERT INTO log_rewrites (name, position, changed, done_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (name) DO UPDATE SET position = coalesce(excluded.position, log_rewrites.position),
+           changed = log_rewrites.changed + excluded.changed, done_at = excluded.done_at`,
+        [name, last ? last.position : null, changes.size, last ? null : new Date()],
+      );
+    });
+    return { looked: events.length, changed: changes.size };
   }
 
   async close(): Promise<void> {

@@ -504,15 +504,19 @@ const keyedAppend: PostgresMigration = {
   `,
 };
 
-/** The prefixes whose streams were renamed in place (`PostgresEventStore.renameStreams`), found by a start in one read. */
-const streamRenames: PostgresMigration = {
+/**
+ * The log's in-place rewrites (`PostgresEventStore.renameStreams`, `rewriteEventData`), each
+ * by name: how far it went, how many it changed, when it was done; found by a start in one read.
+ */
+const logRewrites: PostgresMigration = {
   version: 9,
-  name: 'stream_renames: the stream prefixes renamed in place, once',
+  name: 'log_rewrites: the in-place rewrites of the log, their progress',
   sql: `
-    CREATE TABLE stream_renames (
-      prefix     text        PRIMARY KEY,
-      renamed_at timestamptz NOT NULL,
-      streams    integer     NOT NULL
+    CREATE TABLE log_rewrites (
+      name     text        PRIMARY KEY,
+      position bigint,
+      changed  integer     NOT NULL DEFAULT 0,
+      done_at  timestamptz
     );
   `,
 };
@@ -527,5 +531,5 @@ export const logMigrations: readonly PostgresMigration[] = [
   recordedTimeAnswered,
   subjectKeys,
   keyedAppend,
-  streamRenames,
+  logRewrites,
 ];

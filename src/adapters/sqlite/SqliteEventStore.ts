@@ -12,6 +12,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  type RewrittenEvent,
   type SubscribeOptions,
   type StreamAppend,
   type Subscription,
@@ -472,7 +473,8 @@ export class SqliteEventStore implements EventStore {
     // Through the index on (stream, revision): the streams of the prefix only.
     const renamed = this.db
       .transaction(() => {
-        if (this.db.prepare('SELECT 1 FROM stream_renames WHERE prefix = ?').get(prefix) !== undefined) return 0;
+        const name = `stream names: ${prefix}`;
+        if (this.db.prepare('SELECT 1 FROM log_rewrites WHERE name = ? AND done_at IS NOT NULL').get(name) !== undefined) return 0;
         const streams = this.db
           .prepare<[string, string], { stream: string }>('SELECT DISTINCT stream FROM events WHERE stream >= ? AND stream < ?')
           .all(prefix, `${prefix}\u{10FFFF}`)
@@ -486,13 +488,42 @@ export class SqliteEventStore implements EventStore {
           update.run(to, stream);
           count++;
         }
-        this.db.prepare('INSERT INTO stream_renames (prefix, renamed_at, streams) VALUES (?, ?, ?)').run(prefix, new Date().toISOString(), count);
+        this.db
+          .prepare('INSERT INTO log_rewrites (name, changed, done_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET changed = excluded.changed, done_at = excluded.done_at')
+          .run(name, count, new Date().toISOString());
         return count;
       })
       .immediate();
     // The rows this process keeps of the log's tail carry the names as they were.
     if (renamed > 0) this.recent = [];
     return renamed;
+  }
+
+  async rewriteEventData(
+    name: string,
+    maxCount: number,
+    rewrite: (events: readonly RecordedEvent[]) => Promise<ReadonlyMap<string, RewrittenEvent>>,
+  ): Promise<{ readonly looked: number; readonly changed: number }> {
+    if (this.closed) throw new Error('The event store is closed');
+    const progress = this.db.prepare<[string], { position: string | null; done_at: string | null }>('SELECT position, done_at FROM log_rewrites WHERE name = ?').get(name);
+    if (progress?.done_at) return { looked: 0, changed: 0 };
+    const events = this.readAllSync(progress?.position ?? null, maxCount);
+    const changes = events.length === 0 ? new Map<string, RewrittenEvent>() : await rewrite(events);
+    const update = this.db.prepare<[string, string, string]>('UPDATE events SET data = ?, metadata = ? WHERE id = ?');
+    const record = this.db.prepare<[string, string | null, number, string | null]>(
+      `INSERT INTO log_rewrites (name, position, changed, done_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET position = coalesce(excluded.position, position), changed = changed + excluded.changed, done_at = excluded.done_at`,
+    );
+    this.db
+      .transaction(() => {
+        for (const [id, { data, metadata }] of changes) update.run(JSON.stringify(data), JSON.stringify(metadata), id);
+        const last = events[events.length - 1];
+        record.run(name, last ? last.position : null, changes.size, last ? null : new Date().toISOString());
+      })
+      .immediate();
+    // The rows this process keeps of the log's tail hold the data as it was.
+    if (changes.size > 0) this.recent = [];
+    return { looked: events.length, changed: changes.size };
   }
 
   async close(): Promise<void> {

@@ -163,12 +163,14 @@ export const LOG_FILE_MIGRATIONS: readonly string[] = [
      erased_at TEXT,
      CHECK ((key IS NULL) = (erased_at IS NOT NULL))
    ) WITHOUT ROWID;`,
-  // The prefixes whose streams were renamed in place (SqliteEventStore.renameStreams): a
-  // start finds a rename done in one read instead of looking through the streams again.
-  `CREATE TABLE stream_renames (
-     prefix     TEXT PRIMARY KEY,
-     renamed_at TEXT NOT NULL,
-     streams    INTEGER NOT NULL
+  // The log's in-place rewrites (SqliteEventStore.renameStreams, rewriteEventData), each by
+  // name: how far it went (the position of the last event it looked at), how many it changed,
+  // and when it was done. A start finds one done in one read; one cut short resumes.
+  `CREATE TABLE log_rewrites (
+     name     TEXT PRIMARY KEY,
+     position TEXT,
+     changed  INTEGER NOT NULL DEFAULT 0,
+     done_at  TEXT
    ) WITHOUT ROWID;`,
 ];
 

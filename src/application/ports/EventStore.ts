@@ -211,6 +211,12 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
+/** What an in-place rewrite stores for one event (see `EventStore.rewriteEventData`). */
+export interface RewrittenEvent {
+  readonly data: unknown;
+  readonly metadata: EventMetadata;
+}
+
 export interface EventStore {
   readonly kind: 'sqlite' | 'eventstoredb' | 'postgres';
   /**
@@ -276,6 +282,22 @@ export interface EventStore {
    * cannot be renamed.
    */
   renameStreams?(prefix: string, rename: (stream: string) => string): Promise<number>;
+  /**
+   * The other in-place rewrite: the stored data and metadata of events, one batch of
+   * at most `maxCount` in log order from where the rewrite named `name` stopped.
+   * `rewrite` answers, by event id, the new data and metadata of the events it
+   * changes (the others stay as they are); each event keeps its id, stream,
+   * revision, position, type and time. The batch and the rewrite's progress are
+   * stored in one transaction, so a rewrite cut short resumes where it stopped.
+   * Answers how many events the batch looked at and how many it changed; a batch
+   * that finds no event left records the rewrite as done, and a done rewrite
+   * answers 0 at once. Offered where the log is a table (SQLite, PostgreSQL).
+   */
+  rewriteEventData?(
+    name: string,
+    maxCount: number,
+    rewrite: (events: readonly RecordedEvent[]) => Promise<ReadonlyMap<string, RewrittenEvent>>,
+  ): Promise<{ readonly looked: number; readonly changed: number }>;
   close(): Promise<void>;
 }
 

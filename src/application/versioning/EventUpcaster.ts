@@ -32,6 +32,9 @@ const withVersion = (event: RecordedEvent, data: unknown, version: RecordedEvent
   ...(event.erasedFields !== undefined ? { erasedFields: event.erasedFields } : {}),
 });
 
+/** Whether some of the event's personal values were erased (they read as null). */
+const erased = (event: RecordedEvent): boolean => (event.erasedFields?.length ?? 0) > 0;
+
 /** Why `codec` refuses the event, or null when it accepts it (`is` first: the codecs transform nothing). */
 const refusal = (codec: t.Mixed, event: { readonly type: string; readonly data: unknown }): string | null => {
   const candidate = { type: event.type, data: event.data };
@@ -195,7 +198,9 @@ export class EventUpcaster {
         stored,
       );
     }
-    const refused = refusal(type.versions[stored - 1]!, event);
+    // An erased person's values read as null, which the versions written before erasure existed do not
+    // allow: an erased event of an older version is judged by the current version's codec only, after its upcast.
+    const refused = erased(event) && stored < current ? null : refusal(type.versions[stored - 1]!, event);
     if (refused !== null) throw new UndecodableEventError(event, `version ${stored} of ${event.type} refuses it: ${refused}`, stored);
     if (stored === current) return withVersion(event, event.data, { current, stored, recorded });
     return { pending: event, type, stored, recorded };
@@ -210,7 +215,7 @@ export class EventUpcaster {
       if (E.isLeft(next)) {
         throw new UndecodableEventError(event, `no upcaster reads it: version ${from} → ${from + 1}: ${next.left}`, stored);
       }
-      const refused = refusal(type.versions[from]!, { type: event.type, data: next.right });
+      const refused = erased(event) && from + 1 < current ? null : refusal(type.versions[from]!, { type: event.type, data: next.right });
       if (refused !== null) {
         throw new UndecodableEventError(event, `the upcaster from version ${from} gives data version ${from + 1} refuses: ${refused}`, stored);
       }

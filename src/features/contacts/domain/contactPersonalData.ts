@@ -58,4 +58,6 @@ export const contactPersonalData: PersonalDataDeclaration = {
   },
   // A reservation stream is named after its number (phoneReservationStream): stored with the number hashed.
   streams: [PHONE_RESERVATION_STREAM_PREFIX],
+  // Version 1 of a reservation held the number too; version 2 is version 1 without it.
+  retired: { PhoneNumberReserved: { fields: ['phoneNumber'], version: 2 } },
 };
