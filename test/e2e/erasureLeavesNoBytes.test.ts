@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { eventually } from '../support/events.js';
 import { postgresServerInstalled, startPostgresCluster, type TestCluster } from '../support/postgresCluster.js';
 import { runCli, startServer } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
+import { GOLDEN_LOGS_DIR } from '../support/goldenLog.js';
 
 const run = promisify(execFile);
 
@@ -177,6 +178,66 @@ describe('erasing a contact leaves none of its values in any byte Chronicle keep
     const dir = tempDir();
     try {
       await eraseAndScan({ env: { DATA_DIR: dir.path }, files: async () => filesUnder(dir.path) });
+    } finally {
+      dir.dispose();
+    }
+  });
+
+  it('on a copy of the golden log of release 283063c: a contact that exists only in its events, sealed in place at the first start', async () => {
+    const dir = tempDir();
+    try {
+      const release = join(GOLDEN_LOGS_DIR, '283063c');
+      copyFileSync(join(release, 'chronicle.sqlite'), join(dir.path, 'chronicle.sqlite'));
+      const credentials = JSON.parse(readFileSync(join(release, 'credentials.json'), 'utf8')) as {
+        companyId: string;
+        key: string;
+        ids: { contacts: Record<string, string> };
+      };
+      const ada = credentials.ids.contacts['ada']!;
+      const env = { DATA_DIR: dir.path, LOG_LEVEL: 'debug' };
+      // Her values as the release showed them: each her own (no other record of the log holds them).
+      const values = ['Ada King, Countess of Lovelace', 'countess@example.com', '+442079460000', 'Babbage & Lovelace', 'Lead analyst'];
+      const spellings = values.flatMap(spellingsOf);
+      expect(bytesFound(filesUnder(dir.path), spellings), 'the release stored her values in the clear').not.to.deep.equal([]);
+
+      const server = await startServer(env);
+      let output = '';
+      try {
+        const created = await runCli(['keys', 'create', '--company', credentials.companyId, '--permissions', 'contacts:erase', '--json'], env);
+        expect(created.code, created.stderr).to.equal(0);
+        const eraser = (JSON.parse(created.stdout) as { key: string }).key;
+        const call = async (method: string, path: string, key: string, body?: unknown) => {
+          const response = await fetch(`${server.baseUrl}${path}`, {
+            method,
+            headers: { Authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          });
+          return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+        };
+        // The first start sealed the release's events in place: she reads as she did.
+        const before = await call('GET', `/contacts/${ada}`, credentials.key);
+        expect(before.status).to.equal(200);
+        expect((before.body.data as { name: string }).name).to.equal(values[0]);
+        await eventually(async () => (await call('GET', '/test', eraser)).status === 200, 10_000);
+        expect((await call('POST', `/contacts/${ada}/erase`, eraser, {})).status).to.equal(200);
+        expect((await call('GET', `/contacts/${ada}`, credentials.key)).status).to.equal(404);
+        const history = await call('GET', `/contacts/${ada}/history`, credentials.key);
+        expect(history.status).to.equal(200);
+        expect(JSON.stringify(history.body)).not.to.contain('Lovelace');
+        await eventually(async () => {
+          const feed = await call('GET', '/events?types=contact.erased', credentials.key);
+          return ((feed.body.data as { data: { id: string } }[] | undefined) ?? []).some((item) => item.data.id === ada);
+        }, 10_000);
+      } finally {
+        await server.stop();
+        output = server.output();
+      }
+      const compacted = await runCli(['erasures', 'compact'], env);
+      expect(compacted.code, compacted.stdout + compacted.stderr).to.equal(0);
+      expect(bytesFound(filesUnder(dir.path), spellings), 'her values in the stored bytes').to.deep.equal([]);
+      expect(spellings.filter((spelling) => output.includes(spelling)), 'her values in stdout and stderr').to.deep.equal([]);
+      const verified = await runCli(['verify'], env);
+      expect(verified.code, verified.stdout + verified.stderr).to.equal(0);
     } finally {
       dir.dispose();
     }
