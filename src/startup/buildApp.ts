@@ -158,6 +158,7 @@ const apiContext = (parts: AppParts, progress: NonNullable<ReadSide['progress']>
       idempotency: stores.idempotency,
       readModels,
       personFields: PERSON_FIELDS,
+      logger: parts.logger.child({ role: 'erasure' }),
     }),
     webhooks: {
       outbox: stores.webhookOutbox,

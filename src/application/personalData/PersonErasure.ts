@@ -1,5 +1,6 @@
 import type { IdempotencyStore, StoredResponse } from '../ports/IdempotencyStore.js';
 import type { ReadModelStore } from '../ports/ReadModelStore.js';
+import type { Logger } from '../ports/Logger.js';
 import type { SubjectKind } from '../../shared/PersonalData.js';
 import { erasePersonFrom, type ErasedPerson } from './erasePerson.js';
 import { subjectOf } from './SubjectKeys.js';
@@ -12,6 +13,8 @@ export interface PersonErasureDeps {
   readonly readModels: Pick<ReadModelStore, 'compact'>;
   /** The names of each kind's fields in an object with their id (`PERSON_FIELDS`). */
   readonly personFields: ReadonlyMap<SubjectKind, ReadonlySet<string>>;
+  /** Told what each erasure did and how long it took (ids and counts only). */
+  readonly logger?: Logger;
 }
 
 /**
@@ -42,11 +45,16 @@ export class PersonErasure {
       return { ...response, body: erasePersonFrom(response.body, person, fields).value };
     });
     await this.deps.keys?.erase(subjectOf(person.kind, person.id), at);
+    this.deps.logger?.info({ kind: person.kind, id: person.id, keptResponses }, 'erasure: key destroyed, kept responses rewritten');
     return { keptResponses };
   }
 
   /** Answers whether every write-ahead log could be emptied (false: a reader kept one; `chronicle erasures compact` finishes it). */
   async compactNow(): Promise<{ readonly walTruncated: boolean }> {
-    return (await this.deps.readModels.compact?.()) ?? { walTruncated: true };
+    const started = performance.now();
+    const compacted = (await this.deps.readModels.compact?.()) ?? { walTruncated: true };
+    const ms = Math.round(performance.now() - started);
+    this.deps.logger?.info({ ms, walTruncated: compacted.walTruncated }, 'erasure: read models compacted');
+    return compacted;
   }
 }
