@@ -11,7 +11,7 @@ import { userDecider } from '../src/features/users/domain/userDecider.js';
 import { userStream } from '../src/features/users/domain/userEvents.js';
 import { contactDecider, type ContactState } from '../src/features/contacts/domain/contactDecider.js';
 import { contactStream } from '../src/features/contacts/domain/contactEvents.js';
-import { contactSummaryOf } from '../src/features/deals/domain/dealContactSummary.js';
+import { liveContactSummaryOf } from '../src/features/deals/domain/dealContactSummary.js';
 import { dealDecider, type DealState } from '../src/features/deals/domain/dealDecider.js';
 import { dealStream } from '../src/features/deals/domain/dealEvents.js';
 import type { ReplaySummary } from '../src/application/replay/replayReadModels.js';
@@ -80,7 +80,7 @@ const seed = (file: string, target: number): number => {
       }
       if (i % 2 === 0 && contact.status === 'active') {
         const dealId = newId();
-        const summary = contactSummaryOf(contact.contact);
+        const summary = liveContactSummaryOf(contact.contact);
         const dealCreated = decided(
           dealDecider,
           {

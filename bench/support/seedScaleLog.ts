@@ -3,7 +3,7 @@ import { companyDecider } from '../../src/features/companies/domain/companyDecid
 import { companyStream } from '../../src/features/companies/domain/companyEvents.js';
 import { contactDecider, type ContactState } from '../../src/features/contacts/domain/contactDecider.js';
 import { contactStream } from '../../src/features/contacts/domain/contactEvents.js';
-import { contactSummaryOf } from '../../src/features/deals/domain/dealContactSummary.js';
+import { liveContactSummaryOf } from '../../src/features/deals/domain/dealContactSummary.js';
 import { dealDecider, type DealState } from '../../src/features/deals/domain/dealDecider.js';
 import { dealStream } from '../../src/features/deals/domain/dealEvents.js';
 import type { EventMetadata } from '../../src/shared/EventMetadata.js';
@@ -43,7 +43,7 @@ export const seedScaleLog = (file: string, contacts: number): { events: number; 
       contact = fold(contactDecider, contact, updated);
       if (contact.status !== 'active') throw new Error('no contact');
       const dealId = newId();
-      const summary = contactSummaryOf(contact.contact);
+      const summary = liveContactSummaryOf(contact.contact);
       const dealCreated = decided(
         dealDecider,
         { type: 'CreateDeal', dealId, companyId, fields: { title: `Deal ${i}`, value: 1000, currency: 'EUR', stage: stages[0]! }, contact: summary, assignedTo: null, at: new Date(at(3)) },

@@ -4,7 +4,7 @@ import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js'
 import type { DomainEvent } from '../../src/shared/Decider.js';
 import { contactDecider } from '../../src/features/contacts/domain/contactDecider.js';
 import { contactStream } from '../../src/features/contacts/domain/contactEvents.js';
-import { contactSummaryOf } from '../../src/features/deals/domain/dealContactSummary.js';
+import { liveContactSummaryOf } from '../../src/features/deals/domain/dealContactSummary.js';
 import { dealDecider } from '../../src/features/deals/domain/dealDecider.js';
 import { dealStream } from '../../src/features/deals/domain/dealEvents.js';
 import { embeddedDatabaseFile } from '../../src/startup/adapters.js';
@@ -132,11 +132,13 @@ describe('chronicle CLI: replay and verify', function () {
         const created = decided(contactDecider.decide({ type: 'CreateContact', contactId, companyId, fields: { name: 'Old', phoneNumber: '+4930123' }, at: new Date(at) }, contactDecider.initialState));
         const before = created.reduce((state, event) => contactDecider.evolve(state, event), contactDecider.initialState);
         if (before.status !== 'active') throw new Error('no contact');
+        const summary = liveContactSummaryOf(before.contact);
+        if (summary === null) throw new Error('no contact fields');
         await append(contactStream(contactId), created, 'no_stream');
         await append(contactStream(contactId), decided(contactDecider.decide({ type: 'UpdateContact', contactId, companyId, changes: { name: 'New' }, at: new Date(at) }, before)), 0);
         const deal = decided(
           dealDecider.decide(
-            { type: 'CreateDeal', dealId, companyId, fields: { title: 'Raced', value: 1 }, contact: contactSummaryOf(before.contact), assignedTo: null, at: new Date(at) },
+            { type: 'CreateDeal', dealId, companyId, fields: { title: 'Raced', value: 1 }, contact: summary, assignedTo: null, at: new Date(at) },
             dealDecider.initialState,
           ),
         );

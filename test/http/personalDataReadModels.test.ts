@@ -22,7 +22,7 @@ const textFieldsIn = (value: unknown, at = '', found = new Set<string>()): Set<s
  */
 describe('personal data: declared for every read model', function () {
   this.timeout(60_000);
-  const log = loadGoldenLog('283063c');
+  const log = loadGoldenLog('bf089fc');
   const declarations = new Map<string, FieldsDeclaration>();
   for (const feature of FEATURES) for (const [name, declaration] of Object.entries(feature.personalData?.readModels ?? {})) declarations.set(name, declaration);
   let server: GoldenServer;

@@ -1098,29 +1098,12 @@ export interface components {
             success: true;
             data: components["schemas"]["ErasedRecord"];
         };
-        /** @description A contact came into being. Unset optional fields are absent; `phoneNumber` is normalised. */
+        /** @description A contact came into being. Unset optional fields are absent; `phoneNumber` is normalised. A personal field (every field about the person, `tags` included) is `null` in events whose person was erased. */
         ContactCreatedData: {
             contactId: string;
             companyId: string;
-            name: string;
-            /** @description Normalised: digits with an optional leading `+`. */
-            phoneNumber: string;
-            firstName?: string;
-            lastName?: string;
-            email?: string;
-            position?: string;
-            currentCompany?: string;
-            industrySector?: string;
-            city?: string;
-            country?: string;
-            tags: string[];
-            createdAt: components["schemas"]["Timestamp"];
-        };
-        /** @description Only the fields that changed; `null`: cleared. */
-        ContactChanges: {
-            name?: string;
-            /** @description Normalised: digits with an optional leading `+`. */
-            phoneNumber?: string;
+            name: string | null;
+            phoneNumber: string | null;
             firstName?: string | null;
             lastName?: string | null;
             email?: string | null;
@@ -1129,16 +1112,31 @@ export interface components {
             industrySector?: string | null;
             city?: string | null;
             country?: string | null;
-            tags?: string[];
+            tags: string[] | null;
+            createdAt: components["schemas"]["Timestamp"];
         };
-        /** @description Some fields of a contact changed: `changes` (new values), `previous` (their values before) and `contact`, the whole contact after the change. */
+        /** @description Only the fields that changed; `null`: cleared (an optional field), or erased with the person (any field). */
+        ContactChanges: {
+            name?: string | null;
+            phoneNumber?: string | null;
+            firstName?: string | null;
+            lastName?: string | null;
+            email?: string | null;
+            position?: string | null;
+            currentCompany?: string | null;
+            industrySector?: string | null;
+            city?: string | null;
+            country?: string | null;
+            tags?: string[] | null;
+        };
+        /** @description Some fields of a contact changed: `changes` (new values), `previous` (their values before) and `contact`, the whole contact after the change. A personal field (every field about the person, `tags` included) is `null` in events whose person was erased. */
         ContactUpdatedData: {
             contactId: string;
             companyId: string;
             changes: components["schemas"]["ContactChanges"];
             previous?: components["schemas"]["ContactChanges"];
             updatedAt: components["schemas"]["Timestamp"];
-            contact: components["schemas"]["Contact"];
+            contact: components["schemas"]["ContactSnapshot"];
         };
         /** @description The contact was deleted; it can be restored until `restorableUntil`. */
         ContactDeletedData: {
@@ -1155,12 +1153,12 @@ export interface components {
             /** @enum {string} */
             reason: "requested" | "retention_ended";
         };
-        /** @description A deleted contact came back: `contact` is the contact as it was when deleted. */
+        /** @description A deleted contact came back: `contact` is the contact as it was when deleted. A personal field (every field about the person, `tags` included) is `null` in events whose person was erased. */
         ContactRestoredData: {
             contactId: string;
             companyId: string;
             restoredAt: components["schemas"]["Timestamp"];
-            contact: components["schemas"]["Contact"];
+            contact: components["schemas"]["ContactSnapshot"];
         };
         Contact: {
             /** @description Server-assigned (a UUID). */
@@ -1179,6 +1177,26 @@ export interface components {
             city: string | null;
             country: string | null;
             tags: string[];
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /** @description A contact as a stored event holds it: a Contact, but its personal fields may be `null`. A personal field (every field about the person, `tags` included) is `null` in events whose person was erased. */
+        ContactSnapshot: {
+            /** @description Server-assigned (a UUID). */
+            id: string;
+            name: string | null;
+            firstName: string | null;
+            lastName: string | null;
+            phoneNumber: string | null;
+            /** Format: email */
+            email: string | null;
+            /** @description Job title. */
+            position: string | null;
+            currentCompany: string | null;
+            industrySector: string | null;
+            city: string | null;
+            country: string | null;
+            tags: string[] | null;
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };
@@ -1269,13 +1287,12 @@ export interface components {
             phoneNumber: string | null;
             currentCompany: string | null;
         };
-        /** @description A summary of the deal's contact as its stream had it (a live contact), recorded in the deal's events. */
+        /** @description A summary of the deal's contact as its stream had it (a live contact), recorded in the deal's events; its fields but `id` are `null` in events whose contact was erased. */
         DealContactSnapshot: {
             id: string;
-            name: string;
+            name: string | null;
             email: string | null;
-            /** @description Normalised: digits with an optional leading `+`. */
-            phoneNumber: string;
+            phoneNumber: string | null;
             currentCompany: string | null;
         };
         /** @description The user a deal is assigned to. */
@@ -1283,6 +1300,41 @@ export interface components {
             id: string;
             name: string;
             email: string;
+        };
+        /** @description The user a deal is assigned to, as the deal's events recorded it: `name` and `email` are `null` in events whose user was erased. */
+        DealUserSnapshot: {
+            id: string;
+            name: string | null;
+            email: string | null;
+        };
+        /** @description A deal as a stored event holds it: a Deal, its contact's fields but `id` `null` when the contact was deleted or erased, its assigned user's `name` and `email` `null` when the user was erased. */
+        DealSnapshot: {
+            /** @description Server-assigned (a UUID). */
+            id: string;
+            title: string;
+            description: string | null;
+            /** @description The amount, in `currency`. */
+            value: number;
+            /** @description ISO 4217 code, upper case. */
+            currency: string;
+            /** @description Free-form pipeline stage chosen by the client. */
+            stage: string | null;
+            priority: components["schemas"]["DealPriority"];
+            /** @description Chance of success, in percent. */
+            probability: number | null;
+            status: components["schemas"]["DealStatus"];
+            /** @description When the deal is expected to close; null when not given. */
+            expectedCloseDate: components["schemas"]["Timestamp"] | null;
+            /** @description When the deal was won or lost; null exactly while it is open. */
+            actualCloseDate: components["schemas"]["Timestamp"] | null;
+            /** @description Origin of the deal, free text. */
+            source: string | null;
+            /** @description The linked contact; null when none. A deleted contact shows as its `id` with every other field null. */
+            contact: components["schemas"]["DealContact"] | null;
+            /** @description The assigned user as the event recorded it; null when none. */
+            assignedTo: components["schemas"]["DealUserSnapshot"] | null;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
         };
         Deal: {
             /** @description Server-assigned (a UUID). */
@@ -1307,7 +1359,7 @@ export interface components {
             source: string | null;
             /** @description The linked contact; null when none. A deleted contact shows as its `id` with every other field null. */
             contact: components["schemas"]["DealContact"] | null;
-            /** @description The assigned user; null when none. */
+            /** @description The assigned user; null when none, and when the user was erased (no user is shown without its name and e-mail). */
             assignedTo: components["schemas"]["DealUser"] | null;
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
@@ -1394,7 +1446,7 @@ export interface components {
             data: components["schemas"]["DealHistoryEvent"][];
             meta: components["schemas"]["PaginationMeta"];
         };
-        /** @description A deal came into being, `open` and without a close date; `contact` and `assignedTo` are snapshots taken from their streams at creation. */
+        /** @description A deal came into being, `open` and without a close date; `contact` and `assignedTo` are snapshots taken from their streams at creation (their fields but `id` `null` in events whose person was erased). */
         DealCreatedData: {
             dealId: string;
             companyId: string;
@@ -1408,7 +1460,7 @@ export interface components {
             expectedCloseDate: components["schemas"]["Timestamp"] | null;
             source: string | null;
             contact: components["schemas"]["DealContactSnapshot"] | null;
-            assignedTo: components["schemas"]["DealUser"] | null;
+            assignedTo: components["schemas"]["DealUserSnapshot"] | null;
             createdAt: components["schemas"]["Timestamp"];
         };
         /** @description A deal's status, stage or close date changed: `status` and `stage` (from → to) only when they moved, `actualCloseDate` after the change, and `deal`, the whole deal after the change. */
@@ -1425,9 +1477,9 @@ export interface components {
             };
             actualCloseDate: components["schemas"]["Timestamp"] | null;
             updatedAt: components["schemas"]["Timestamp"];
-            deal: components["schemas"]["Deal"];
+            deal: components["schemas"]["DealSnapshot"];
         };
-        /** @description The embedded contact summary brought up to date: appended after `DealCreated` (or `DealRestored`) when the contact changed while the deal was being created (or restored): its newer summary, or, deleted meanwhile, its id with every other field `null`. Not a change of the deal (no `updatedAt`, no webhook event). */
+        /** @description The embedded contact summary brought up to date: appended after `DealCreated` (or `DealRestored`) when the contact changed while the deal was being created (or restored): its newer summary, or, deleted meanwhile, its id with every other field `null` (as in events whose contact was erased). Not a change of the deal (no `updatedAt`, no webhook event). */
         DealContactRefreshedData: {
             dealId: string;
             companyId: string;
@@ -1445,7 +1497,7 @@ export interface components {
             dealId: string;
             companyId: string;
             restoredAt: components["schemas"]["Timestamp"];
-            deal: components["schemas"]["Deal"];
+            deal: components["schemas"]["DealSnapshot"];
         };
         DealResponse: {
             /** @constant */
@@ -1837,7 +1889,7 @@ export interface components {
             source: string | null;
             /** @description The linked contact; null when none. A deleted contact shows as its `id` with every other field null. */
             contact: components["schemas"]["DealContact"] | null;
-            /** @description The assigned user; null when none. */
+            /** @description The assigned user; null when none, and when the user was erased (no user is shown without its name and e-mail). */
             assignedTo: components["schemas"]["DealUser"] | null;
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];

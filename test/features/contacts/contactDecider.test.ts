@@ -243,4 +243,67 @@ describe('contact decider', () => {
       spec.given(created, deleted, restored).when(restore(T2)).then();
     });
   });
+
+  describe('given a contact whose person was erased (its personal fields read as null)', () => {
+    const T2 = '2024-05-02T10:00:00.000Z';
+    const UNTIL = '2024-05-31T10:00:00.000Z';
+    /** `created` as it reads once its person is erased: every personal field it has null. */
+    const erasedCreated: ContactCreated = {
+      type: 'ContactCreated',
+      data: { contactId: 'c-1', companyId: 'co-1', name: null, phoneNumber: null, email: null, city: null, tags: null, createdAt: T0 },
+    };
+    const erasedView = { ...createdView, name: null, phoneNumber: null, email: null, city: null, tags: null };
+
+    it('keeps the nulls in its state: an update records them as the previous values, and the contact after it with them', () =>
+      spec
+        .given(erasedCreated)
+        .when(update({ country: 'France', tags: ['vip'] }))
+        .then({
+          type: 'ContactUpdated',
+          data: {
+            contactId: 'c-1',
+            companyId: 'co-1',
+            changes: { country: 'France', tags: ['vip'] },
+            previous: { country: null, tags: null },
+            updatedAt: T1,
+            contact: { ...erasedView, country: 'France', tags: ['vip'], updatedAt: T1 },
+          },
+        }));
+
+    it('takes an update whose changes read as null (erased) as they are: the contact after it has those fields null, nothing kept from before', () => {
+      const erasedUpdate: ContactUpdated = {
+        type: 'ContactUpdated',
+        data: {
+          contactId: 'c-1',
+          companyId: 'co-1',
+          changes: { name: null, city: null, tags: null },
+          previous: { name: null, city: null, tags: null },
+          updatedAt: T1,
+          contact: { ...erasedView, updatedAt: T1 },
+        },
+      };
+      spec
+        .given(created, erasedUpdate)
+        .when(update({ city: 'Paris' }))
+        .then({
+          type: 'ContactUpdated',
+          data: {
+            contactId: 'c-1',
+            companyId: 'co-1',
+            changes: { city: 'Paris' },
+            previous: { city: null },
+            updatedAt: T1,
+            contact: { ...createdView, name: null, city: 'Paris', tags: null, updatedAt: T1 },
+          },
+        });
+    });
+
+    it('restores it with its fields null, as its state holds them', () => {
+      const deleted: ContactEvent = { type: 'ContactDeleted', data: { contactId: 'c-1', companyId: 'co-1', deletedAt: T1, restorableUntil: UNTIL } };
+      spec
+        .given(erasedCreated, deleted)
+        .when({ type: 'RestoreContact', contactId: 'c-1', companyId: 'co-1', at: new Date(T2) })
+        .then({ type: 'ContactRestored', data: { contactId: 'c-1', companyId: 'co-1', restoredAt: T2, contact: erasedView } });
+    });
+  });
 });

@@ -374,6 +374,27 @@ const contactServiceSuite = (mode: 'atomic writes' | 'one stream at a time'): vo
       });
     });
 
+    describe('given a contact whose person was erased (its events read with their personal fields null)', () => {
+      const erasedId = 'c-erased';
+      beforeEach(async () => {
+        const data = { contactId: erasedId, companyId: 'co-1', name: null, phoneNumber: null, email: null, tags: null, createdAt: '2024-05-01T09:00:00.000Z' };
+        await store.append(`contact-${erasedId}`, [{ id: newId(), type: 'ContactCreated', data, metadata }], 'no_stream');
+      });
+      const writesNothing = async (write: () => Promise<E.Either<ContactWriteError, unknown>>) => {
+        const before = (await store.readAll()).length;
+        expect(failure(await write())).to.deep.equal({ kind: 'ContactNotFound' });
+        expect(await store.readAll()).to.have.length(before);
+      };
+
+      it('refuses an update, a delete and a restore: not found (the API shows no such contact), and writes nothing', async () => {
+        await writesNothing(() => update(erasedId, { name: 'Someone', phoneNumber: '+49151777' }));
+        await writesNothing(() => deleteContact(deps, { companyId: 'co-1', contactId: erasedId, retentionMs: 86_400_000, metadata }));
+        const deleted = { contactId: erasedId, companyId: 'co-1', deletedAt: '2024-05-01T09:30:00.000Z', restorableUntil: '2024-05-02T09:30:00.000Z' };
+        await store.append(`contact-${erasedId}`, [{ id: newId(), type: 'ContactDeleted', data: deleted, metadata }], 0);
+        await writesNothing(() => restoreContact(deps, { companyId: 'co-1', contactId: erasedId, metadata }));
+      });
+    });
+
     describe('given a reservation left by a create that crashed before its contact event', () => {
       const ghost = '0190a4b2-7c1e-7000-8000-00000000dead';
       beforeEach(async () => {

@@ -114,6 +114,47 @@ describe('contacts projection', () => {
     });
   });
 
+  describe('given a contact whose person was erased (its events read with their personal fields null)', () => {
+    const erasedContact = {
+      id: 'c-9',
+      name: null,
+      firstName: null,
+      lastName: null,
+      phoneNumber: null,
+      email: null,
+      position: null,
+      currentCompany: null,
+      industrySector: null,
+      city: null,
+      country: null,
+      tags: null,
+      createdAt: iso(0),
+      updatedAt: iso(1),
+    };
+
+    it('holds no document for it (the API shows no such contact), and takes away one an event reads so', async () => {
+      await store.append(
+        'contact-c-9',
+        [{ id: newId(), type: 'ContactCreated', data: { contactId: 'c-9', companyId: 'co-1', name: null, phoneNumber: null, tags: null, email: null, createdAt: iso(0) }, metadata }],
+        'no_stream',
+      );
+      await sync();
+      expect(await contacts.get('co-1', 'c-9')).to.equal(null);
+
+      const { id } = await create({ name: 'Ada', phoneNumber: '+49151000' });
+      await sync();
+      const changes = { name: null, phoneNumber: null, tags: null };
+      await store.append(
+        `contact-${id}`,
+        [{ id: newId(), type: 'ContactUpdated', data: { contactId: id, companyId: 'co-1', changes, previous: changes, updatedAt: iso(1), contact: { ...erasedContact, id } }, metadata }],
+        0,
+      );
+      await sync();
+      expect(await contacts.get('co-1', id)).to.equal(null);
+      expect(await list()).to.deep.equal({ names: [], total: 0 });
+    });
+  });
+
   describe('given a stored contact event its codec refuses', () => {
     it('stops with an error naming the event (the log and the code disagree)', async () => {
       await store.append('contact-x', [{ id: newId(), type: 'ContactCreated', data: { contactId: 'x' }, metadata }], 'no_stream');

@@ -556,4 +556,46 @@ describe('deal decider', () => {
         .when(change({ status: 'won', actualCloseDate: CLOSED }, 'co-1', T1, goneContact))
         .then(changed(wonMoves, T1, { ...openView, contact: goneContact })));
   });
+
+  describe('given a deal whose contact and assigned user were erased (their fields read as null)', () => {
+    const UNTIL = '2024-05-31T10:00:00.000Z';
+    const erasedContact = { id: 'c-1', name: null, email: null, phoneNumber: null, currentCompany: null };
+    const erasedUser = { id: 'u-1', name: null, email: null };
+    const erasedCreated: DealCreated = { ...created, data: { ...created.data, contact: erasedContact, assignedTo: erasedUser } };
+    /** The deal of `erasedCreated` as its events carry it: the user's link kept, its fields null. */
+    const erasedOpen = { ...openView, contact: erasedContact, assignedTo: erasedUser };
+
+    it('records a status change with the contact and the user as its state holds them: their ids, every other field null', () =>
+      spec
+        .given(erasedCreated)
+        .when(change({ status: 'won', actualCloseDate: CLOSED }, 'co-1', T1, erasedContact))
+        .then({
+          type: 'DealStatusChanged',
+          data: { dealId: 'd-1', companyId: 'co-1', ...wonMoves, updatedAt: T1, deal: { ...erasedOpen, status: 'won', actualCloseDate: CLOSED, updatedAt: T1 } },
+        }));
+
+    it('keeps a user read as null when the contact is live: nothing of the user is made up or dropped', () =>
+      spec
+        .given({ ...created, data: { ...created.data, assignedTo: erasedUser } })
+        .when(change({ stage: 'Won' }))
+        .then({
+          type: 'DealStatusChanged',
+          data: {
+            dealId: 'd-1',
+            companyId: 'co-1',
+            stage: { from: 'Lead', to: 'Won' },
+            actualCloseDate: null,
+            updatedAt: T1,
+            deal: { ...openView, stage: 'Won', assignedTo: erasedUser, updatedAt: T1 },
+          },
+        }));
+
+    it('restores it with the contact and the user as its state holds them', () => {
+      const deleted: DealEvent = { type: 'DealDeleted', data: { dealId: 'd-1', companyId: 'co-1', deletedAt: T1, restorableUntil: UNTIL } };
+      spec
+        .given(erasedCreated, deleted)
+        .when({ type: 'RestoreDeal', dealId: 'd-1', companyId: 'co-1', contact: erasedContact, at: new Date(T2) })
+        .then({ type: 'DealRestored', data: { dealId: 'd-1', companyId: 'co-1', restoredAt: T2, deal: erasedOpen } });
+    });
+  });
 });

@@ -10,6 +10,7 @@ import type { EventStore } from '../../../src/application/ports/EventStore.js';
 import { changeDealStatus } from '../../../src/features/deals/application/changeDealStatus.js';
 import { createDeal } from '../../../src/features/deals/application/createDeal.js';
 import type { DealWriteError } from '../../../src/features/deals/application/DealWriteError.js';
+import type { DealStatusChanged } from '../../../src/features/deals/domain/dealEvents.js';
 import type { Deal } from '../../../src/features/deals/domain/dealView.js';
 import type { CreateDealFields, DealStatusChangeFields } from '../../../src/features/deals/domain/dealInput.js';
 import { userStream } from '../../../src/features/users/domain/userEvents.js';
@@ -250,6 +251,40 @@ describe('deal service (on the embedded event store)', () => {
       const events = await store.readStream(`deal-${result.right.deal.id}`);
       expect(events.map((event) => event.type)).to.deep.equal(['DealCreated', 'DealContactRefreshed']);
       expect(events[1]!.data).to.deep.include({ contact: nulled });
+    });
+  });
+
+  describe('given a contact and a user whose persons were erased (their events read with their personal fields null)', () => {
+    const erasedUser = async (): Promise<string> => {
+      const userId = newId();
+      const data = { userId, companyId: 'co-1', name: null, email: null, createdAt: iso(0) };
+      await store.append(userStream(userId), [{ id: newId(), type: 'UserCreated', data, metadata: { source: 'cli' as const, correlationId: 'cli-1' } }], 'no_stream');
+      return userId;
+    };
+
+    it('links no new deal to them, as to unknown ones, and appends nothing', async () => {
+      const contactId = newId();
+      const data = { contactId, companyId: 'co-1', name: null, phoneNumber: null, tags: null, createdAt: iso(0) };
+      await store.append(`contact-${contactId}`, [{ id: newId(), type: 'ContactCreated', data, metadata }], 'no_stream');
+      const userId = await erasedUser();
+      const before = (await store.readAll()).length;
+      expect(failure(await create({ title: 'T', value: 1, contactId }))).to.deep.equal({ kind: 'ContactNotInCompany' });
+      expect(failure(await create({ title: 'T', value: 1, assignedToId: userId }))).to.deep.equal({ kind: 'UserNotInCompany' });
+      expect(await store.readAll()).to.have.length(before);
+    });
+
+    it('records a status change of a deal assigned to an erased user with the user as read (its id, nulls), and answers it without a user it cannot name', async () => {
+      const { deal } = await created({ title: 'T', value: 1 });
+      const userId = await erasedUser();
+      // A deal created before its user was erased: its DealCreated reads with the user's fields null.
+      const [createdEvent] = await store.readStream(`deal-${deal.id}`);
+      const dealId = newId();
+      const data = { ...(createdEvent!.data as object), dealId, assignedTo: { id: userId, name: null, email: null } };
+      await store.append(`deal-${dealId}`, [{ id: newId(), type: 'DealCreated', data, metadata }], 'no_stream');
+      const result = await changed(dealId, { status: 'won' });
+      expect(result.deal).to.include({ id: dealId, status: 'won', assignedTo: null });
+      const [, recorded] = await store.readStream(`deal-${dealId}`);
+      expect((recorded!.data as DealStatusChanged['data']).deal.assignedTo).to.deep.equal({ id: userId, name: null, email: null });
     });
   });
 });

@@ -109,22 +109,22 @@ describe('DealStatusChanged versions', () => {
       dir.dispose();
     });
 
-    it('reads a v2 event, recorded as version 2 or stored before versions were, as v3, unchanged', async () => {
+    it('reads a v2 event, recorded as version 2 or stored before versions were, as the current version, unchanged', async () => {
       await raw.append(dealStream('d-1'), [
         { id: newId(), type: 'DealStatusChanged', data: v2Data, metadata: { ...metadata, schemaVersion: 2 } },
         { id: newId(), type: 'DealStatusChanged', data: { ...v2Data, status: { from: 'won', to: 'lost' } }, metadata },
       ], 0);
       const [, recorded, unmarked] = await store.readStream(dealStream('d-1'));
       expect(recorded!.data).to.deep.equal(v2Data);
-      expect(recorded!.version).to.deep.equal({ current: 3, stored: 2, recorded: true });
-      expect(unmarked!.version).to.deep.equal({ current: 3, stored: 2, recorded: false });
+      expect(recorded!.version).to.deep.equal({ current: 4, stored: 2, recorded: true });
+      expect(unmarked!.version).to.deep.equal({ current: 4, stored: 2, recorded: false });
     });
 
-    it('records version 3 on a new event, and reads one with a deleted contact as written', async () => {
+    it('records the current version (4) on a new event, and reads one with a deleted contact as written', async () => {
       const data = { ...v2Data, deal: { ...deal, contact: goneContact } };
       await store.append(dealStream('d-1'), [{ id: newId(), type: 'DealStatusChanged', data, metadata }], 0);
       const [, event] = await store.readStream(dealStream('d-1'));
-      expect(event!.metadata.schemaVersion).to.equal(3);
+      expect(event!.metadata.schemaVersion).to.equal(4);
       expect(event!.data).to.deep.equal(data);
     });
 

@@ -454,6 +454,46 @@ describe('deals projection', () => {
     });
   });
 
+  describe('given events whose contact or user fields read as null (the person erased)', () => {
+    it('shows an erased contact as its id and nulls, and no assigned user it cannot name (its name and e-mail null)', async () => {
+      const data = {
+        dealId: 'd-9',
+        companyId: 'co-1',
+        title: 'Erased parties',
+        description: null,
+        value: 5,
+        currency: 'EUR',
+        stage: null,
+        priority: 'medium',
+        probability: null,
+        expectedCloseDate: null,
+        source: null,
+        contact: goneContact('c-9'),
+        assignedTo: { id: 'u-9', name: null, email: null },
+        createdAt: iso(0),
+      };
+      await store.append('deal-d-9', [{ id: newId(), type: 'DealCreated', data, metadata }], 'no_stream');
+      await sync();
+      expect(await dealIn('co-1', 'd-9')).to.include({ title: 'Erased parties', assignedTo: null });
+      expect((await dealIn('co-1', 'd-9')).contact).to.deep.equal(goneContact('c-9'));
+    });
+
+    it('takes a contact change read as null as it is: the summary\'s field is null, not the value it had', async () => {
+      const contact = await contactIn('co-1', 'Ada', '+49151000');
+      const deal = await create({ title: 'T', value: 1, contactId: contact.id });
+      await sync();
+      const changes = { name: null, phoneNumber: null };
+      const snapshot = { ...contact, name: null, phoneNumber: null, tags: null, updatedAt: iso(1) };
+      await store.append(
+        `contact-${contact.id}`,
+        [{ id: newId(), type: 'ContactUpdated', data: { contactId: contact.id, companyId: 'co-1', changes, previous: changes, updatedAt: iso(1), contact: snapshot }, metadata }],
+        0,
+      );
+      await sync();
+      expect((await dealIn('co-1', deal.id)).contact).to.deep.equal({ id: contact.id, name: null, email: 'first@example.org', phoneNumber: null, currentCompany: null });
+    });
+  });
+
   describe('given a stored deal event its codec refuses', () => {
     it('stops with an error naming the event (the log and the code disagree)', async () => {
       await store.append('deal-x', [{ id: newId(), type: 'DealCreated', data: { dealId: 'x' }, metadata }], 'no_stream');

@@ -260,6 +260,36 @@ describe('deriveWebhookEvents', () => {
     });
   });
 
+  describe('given events whose personal fields read as null (the person erased)', () => {
+    it('carries a contact\'s fields null as they read, and no tags for filters to match', () => {
+      const stored = history.other(
+        'ContactCreated',
+        { contactId: 'c-9', companyId: 'co-1', name: null, phoneNumber: null, email: null, tags: null, createdAt: T0 },
+        'contact-c-9',
+      );
+      const [derived] = deriveWebhookEvents(stored);
+      expect(derived!.type).to.equal('contact.created');
+      expect(derived!.tags).to.deep.equal([]);
+      expect(derived!.data).to.deep.include({ id: 'c-9', name: null, phoneNumber: null, email: null, tags: null });
+      expect(matchesFilters({ tags: ['vip'] }, derived!)).to.equal(false);
+    });
+
+    it('carries a deal\'s contact and user as the change recorded them: their ids, their fields null', () => {
+      const erasedContact = { id: 'c-1', name: null, email: null, phoneNumber: null, currentCompany: null };
+      const erasedUser = { id: 'u-1', name: null, email: null };
+      const deal = { ...openDeal, status: 'won', actualCloseDate: CLOSED, updatedAt: T1, contact: erasedContact, assignedTo: erasedUser };
+      const stored = history.other(
+        'DealStatusChanged',
+        { dealId: 'd-1', companyId: 'co-1', status: { from: 'open', to: 'won' }, actualCloseDate: CLOSED, updatedAt: T1, deal },
+        'deal-d-1',
+      );
+      const derived = deriveWebhookEvents(stored);
+      expect(derived.map((d) => d.type)).to.deep.equal(['deal.won', 'deal.updated']);
+      expect(derived[0]!.data).to.deep.include({ contact: { id: 'c-1', name: null, email: null } });
+      expect(derived[1]!.data).to.deep.equal(deal);
+    });
+  });
+
   describe('given any other stored event', () => {
     it('derives nothing', () => {
       for (const [type, data] of [

@@ -81,8 +81,8 @@ describe('entity history', () => {
     const store = storeOf([history.events[0]!, { ...updated, data: v1 }]);
     const page = await readEntityHistory(store, contactAggregate.history!, { companyId: 'co-1', id: 'c-1', page: 1, limit: 50 });
     expect(page!.entries.map((entry) => entry.schema)).to.deep.equal([
-      { version: 1, storedVersion: 1, versionRecorded: false },
       { version: 2, storedVersion: 1, versionRecorded: false },
+      { version: 3, storedVersion: 1, versionRecorded: false },
     ]);
     expect(page!.entries[1]!.data).to.deep.equal(updated.data);
   });

@@ -93,11 +93,11 @@ describe('UpcastingEventStore (over SQLite)', () => {
     await store.append(contactStream(contactId), [contactUpdatedV1(contactId, CO, { name: 'B' }, { name: 'Ada' }, '2026-01-01T10:05:00.000Z', 1)], 0);
     await store.append('other-1', [storedAs('SomethingElse', { a: 1 }, CO)], 'no_stream');
     const stored = [...(await raw.readStream(contactStream(contactId))), ...(await raw.readStream('other-1'))];
-    expect(stored.map((event) => event.metadata.schemaVersion)).to.deep.equal([1, 1, undefined]);
+    expect(stored.map((event) => event.metadata.schemaVersion)).to.deep.equal([2, 1, undefined]);
     const written = await store.readStream(contactStream(contactId));
     expect(written.map((event) => event.version)).to.deep.equal([
-      { current: 1, stored: 1, recorded: true },
-      { current: 2, stored: 1, recorded: true },
+      { current: 2, stored: 2, recorded: true },
+      { current: 3, stored: 1, recorded: true },
     ]);
   });
 
@@ -107,7 +107,7 @@ describe('UpcastingEventStore (over SQLite)', () => {
       { stream: 'other-1', events: [storedAs('SomethingElse', { a: 1 }, CO)], expected: 'no_stream' },
     ]);
     const stored = [...(await raw.readStream(contactStream(contactId))), ...(await raw.readStream('other-1'))];
-    expect(stored.map((event) => event.metadata.schemaVersion)).to.deep.equal([1, undefined]);
+    expect(stored.map((event) => event.metadata.schemaVersion)).to.deep.equal([2, undefined]);
     const refused = await store
       .appendToStreams!([
         { stream: contactStream(contactId), events: [contactUpdatedV1(contactId, CO, { name: 'B' }, { name: 'Ada' }, '2026-01-01T10:05:00.000Z')], expected: 0 },
@@ -138,9 +138,9 @@ describe('UpcastingEventStore (over SQLite)', () => {
     await writeLegacyLog();
     const contact = await store.readStream(contactStream(contactId));
     expect(contact.map((event) => event.version)).to.deep.equal([
-      { current: 1, stored: 1, recorded: false },
       { current: 2, stored: 1, recorded: false },
-      { current: 2, stored: 1, recorded: false },
+      { current: 3, stored: 1, recorded: false },
+      { current: 3, stored: 1, recorded: false },
     ]);
     expect(contactOf(contact[1]!)).to.include({ id: contactId, name: 'Ada L', email: 'ada@example.com', updatedAt: '2026-01-01T10:05:00.000Z' });
     expect(contactOf(contact[2]!)).to.include({ name: 'Ada L', email: 'countess@example.com', createdAt: '2026-01-01T10:00:00.000Z' });
@@ -212,7 +212,7 @@ describe('UpcastingEventStore (over SQLite)', () => {
     expect(source.group).to.equal('chronicle-webhooks');
   });
 
-  it('passes events stored in the current version through as stored, recorded or not', async () => {
+  it('passes events stored in a version the current one reads as it is through as stored, recorded or not', async () => {
     await store.append(contactStream(contactId), [contactCreated(contactId, CO, 'Ada')], 'no_stream');
     // As 22653f6 wrote it: the version 2 shape, no version recorded. Its snapshot is taken as stored, not recomputed.
     const v2 = contactUpdatedV1(contactId, CO, { name: 'B' }, { name: 'Ada' }, '2026-01-01T10:05:00.000Z');
@@ -234,7 +234,7 @@ describe('UpcastingEventStore (over SQLite)', () => {
     };
     await raw.append(contactStream(contactId), [{ ...v2, data: { ...(v2.data as object), contact: snapshot } }], 0);
     const [, updated] = await store.readStream(contactStream(contactId));
-    expect(updated!.version).to.deep.equal({ current: 2, stored: 2, recorded: false });
+    expect(updated!.version).to.deep.equal({ current: 3, stored: 2, recorded: false });
     expect(contactOf(updated!)).to.deep.equal(snapshot);
   });
 
@@ -251,10 +251,10 @@ describe('UpcastingEventStore (over SQLite)', () => {
 
     it('stops every read path at a version written by a newer release, naming position, stream, type and version', async () => {
       await raw.append(contactStream(contactId), [contactCreated(contactId, CO, 'Ada')], 'no_stream');
-      await raw.append(contactStream(contactId), [storedAs('ContactUpdated', { contactId, anything: 'new' }, CO, 3)], 0);
-      const named = { stream: contactStream(contactId), type: 'ContactUpdated', version: 3 };
+      await raw.append(contactStream(contactId), [storedAs('ContactUpdated', { contactId, anything: 'new' }, CO, 4)], 0);
+      const named = { stream: contactStream(contactId), type: 'ContactUpdated', version: 4 };
       const fromStream = expectNames(await rejection(store.readStream(contactStream(contactId))), named);
-      expect(fromStream.reason).to.match(/version 3 .* reads versions 1 to 2: .*newer release/);
+      expect(fromStream.reason).to.match(/version 4 .* reads versions 1 to 3: .*newer release/);
       expectNames(await rejection(store.readAll()), named);
 
       // A subscription hands over the events before it, then fails the batch with the error (offered again).
@@ -290,12 +290,12 @@ describe('UpcastingEventStore (over SQLite)', () => {
 
     it('reads the log up to it: an earlier event that needs its stream (or another) is not held up by it', async () => {
       await writeLegacyLog();
-      const { position } = await raw.append(contactStream(contactId), [storedAs('ContactUpdated', { contactId }, CO, 3)], 'any');
+      const { position } = await raw.append(contactStream(contactId), [storedAs('ContactUpdated', { contactId }, CO, 4)], 'any');
       for (const reader of [store, new UpcastingEventStore(raw, { types: STORED_EVENT_TYPES })]) {
         const { events, failure } = await reader.upcaster.upcastLog(await raw.readAll());
         expect(events).to.have.length(6);
         expect(dealOf(events[5]!).contact!.email).to.equal('countess@example.com');
-        expect(failure).to.include({ position, version: 3 });
+        expect(failure).to.include({ position, version: 4 });
       }
     });
 

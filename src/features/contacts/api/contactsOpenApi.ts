@@ -17,6 +17,7 @@ import {
   listEnvelope,
   minLogPosition,
   NAME_CHARACTERS_RULE,
+  nullable,
   nullableText,
   pageParameter,
   schemaRef,
@@ -83,6 +84,48 @@ export const normalisedPhoneNumber: JsonSchema = {
   pattern: '^\\+?[0-9]{3,15}$',
   description: 'Normalised: digits with an optional leading `+`.',
 };
+
+/** A contact as the API shows it: every field present, unset ones null. */
+const contactSchema = {
+  type: 'object',
+  required: [
+    'id',
+    'name',
+    'firstName',
+    'lastName',
+    'phoneNumber',
+    'email',
+    'position',
+    'currentCompany',
+    'industrySector',
+    'city',
+    'country',
+    'tags',
+    'createdAt',
+    'updatedAt',
+  ],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', description: 'Server-assigned (a UUID).' },
+    name: { type: 'string', minLength: 1, maxLength: 255 },
+    firstName: nullableText(100),
+    lastName: nullableText(100),
+    phoneNumber: normalisedPhoneNumber,
+    email: { type: ['string', 'null'], format: 'email', maxLength: 254 },
+    position: nullableText(100, 'Job title.'),
+    currentCompany: nullableText(255),
+    industrySector: nullableText(100),
+    city: nullableText(100),
+    country: nullableText(100),
+    tags: { type: 'array', items: { type: 'string' } },
+    createdAt: schemaRef('Timestamp'),
+    updatedAt: schemaRef('Timestamp'),
+  },
+} satisfies JsonSchema;
+
+/** What a history says of the personal fields of a contact's stored events. */
+const ERASED_FIELDS_RULE =
+  'A personal field (every field about the person, `tags` included) is `null` in events whose person was erased.';
 
 export const contacts: ApiModule = {
   tags: [{ name: 'Contacts', description: 'People the company talks to.' }],
@@ -264,35 +307,37 @@ export const contacts: ApiModule = {
     ErasedRecordResponse: itemEnvelope('ErasedRecord'),
     ContactCreatedData: {
       type: 'object',
-      description: 'A contact came into being. Unset optional fields are absent; `phoneNumber` is normalised.',
+      description:
+        'A contact came into being. Unset optional fields are absent; `phoneNumber` is normalised. ' +
+        ERASED_FIELDS_RULE,
       required: ['contactId', 'companyId', 'name', 'phoneNumber', 'tags', 'createdAt'],
       additionalProperties: false,
       properties: {
         contactId: { type: 'string' },
         companyId: { type: 'string' },
-        name: { type: 'string' },
-        phoneNumber: normalisedPhoneNumber,
-        ...Object.fromEntries(OPTIONAL_TEXT_FIELDS.map((field) => [field, { type: 'string' }])),
-        tags: { type: 'array', items: { type: 'string' } },
+        name: { type: ['string', 'null'] },
+        phoneNumber: nullable(normalisedPhoneNumber),
+        ...Object.fromEntries(OPTIONAL_TEXT_FIELDS.map((field) => [field, { type: ['string', 'null'] }])),
+        tags: { type: ['array', 'null'], items: { type: 'string' } },
         createdAt: schemaRef('Timestamp'),
       },
     },
     ContactChanges: {
       type: 'object',
-      description: 'Only the fields that changed; `null`: cleared.',
+      description: 'Only the fields that changed; `null`: cleared (an optional field), or erased with the person (any field).',
       additionalProperties: false,
       properties: {
-        name: { type: 'string' },
-        phoneNumber: normalisedPhoneNumber,
+        name: { type: ['string', 'null'] },
+        phoneNumber: nullable(normalisedPhoneNumber),
         ...Object.fromEntries(OPTIONAL_TEXT_FIELDS.map((field) => [field, { type: ['string', 'null'] }])),
-        tags: { type: 'array', items: { type: 'string' } },
+        tags: { type: ['array', 'null'], items: { type: 'string' } },
       },
     },
     ContactUpdatedData: {
       type: 'object',
       description:
         'Some fields of a contact changed: `changes` (new values), `previous` (their values before) and `contact`, ' +
-        'the whole contact after the change.',
+        `the whole contact after the change. ${ERASED_FIELDS_RULE}`,
       required: ['contactId', 'companyId', 'changes', 'updatedAt', 'contact'],
       additionalProperties: false,
       properties: {
@@ -301,7 +346,7 @@ export const contacts: ApiModule = {
         changes: schemaRef('ContactChanges'),
         previous: schemaRef('ContactChanges'),
         updatedAt: schemaRef('Timestamp'),
-        contact: schemaRef('Contact'),
+        contact: schemaRef('ContactSnapshot'),
       },
     },
     ContactDeletedData: deletedEventData('contactId', 'The contact was deleted; it can be restored until `restorableUntil`.'),
@@ -320,41 +365,21 @@ export const contacts: ApiModule = {
         reason: { type: 'string', enum: ['requested', 'retention_ended'] },
       },
     },
-    ContactRestoredData: restoredEventData('contactId', 'contact', 'Contact', 'A deleted contact came back: `contact` is the contact as it was when deleted.'),
-    Contact: {
-      type: 'object',
-      required: [
-        'id',
-        'name',
-        'firstName',
-        'lastName',
-        'phoneNumber',
-        'email',
-        'position',
-        'currentCompany',
-        'industrySector',
-        'city',
-        'country',
-        'tags',
-        'createdAt',
-        'updatedAt',
-      ],
-      additionalProperties: false,
+    ContactRestoredData: restoredEventData(
+      'contactId',
+      'contact',
+      'ContactSnapshot',
+      `A deleted contact came back: \`contact\` is the contact as it was when deleted. ${ERASED_FIELDS_RULE}`,
+    ),
+    Contact: contactSchema,
+    ContactSnapshot: {
+      ...contactSchema,
+      description: `A contact as a stored event holds it: a Contact, but its personal fields may be \`null\`. ${ERASED_FIELDS_RULE}`,
       properties: {
-        id: { type: 'string', description: 'Server-assigned (a UUID).' },
-        name: { type: 'string', minLength: 1, maxLength: 255 },
-        firstName: nullableText(100),
-        lastName: nullableText(100),
-        phoneNumber: normalisedPhoneNumber,
-        email: { type: ['string', 'null'], format: 'email', maxLength: 254 },
-        position: nullableText(100, 'Job title.'),
-        currentCompany: nullableText(255),
-        industrySector: nullableText(100),
-        city: nullableText(100),
-        country: nullableText(100),
-        tags: { type: 'array', items: { type: 'string' } },
-        createdAt: schemaRef('Timestamp'),
-        updatedAt: schemaRef('Timestamp'),
+        ...contactSchema.properties,
+        name: { type: ['string', 'null'] },
+        phoneNumber: nullable(normalisedPhoneNumber),
+        tags: { type: ['array', 'null'], items: { type: 'string' } },
       },
     },
     ContactCreate: {

@@ -16,8 +16,8 @@ import { CONTACT_VIEW } from '../domain/contactPersonalData.js';
 import { nothingPersonal, type FieldsDeclaration } from '../../../shared/PersonalData.js';
 import { contactDecider } from '../domain/contactDecider.js';
 import { ContactCreated, ContactDeleted, ContactErased, ContactRestored, ContactUpdated, contactStream } from '../domain/contactEvents.js';
-import { contactFromCreated, toContactView, type ContactRecord } from '../domain/contactRecord.js';
-import type { Contact } from '../domain/contactView.js';
+import { contactFromCreated, toContactSnapshot, type ContactRecord } from '../domain/contactRecord.js';
+import type { ContactSnapshot } from '../domain/contactView.js';
 
 const contactEventType = (type: string, fields: FieldsDeclaration, tagged = true): WebhookEventTypeSpec => ({
   type,
@@ -68,10 +68,13 @@ const decode = cachedDecoder(SourceEvent);
  * plus those an update removed; `timestamp` is the stored event's business time
  * (`createdAt` / `updatedAt`), `source` its `metadata.source`, `eventId`
  * `webhookEventId(storedEvent.id, type)`.
+ *
+ * A personal field that reads as null in the stored event (its person erased) is
+ * null in the data too, and its tags are none: nothing is made up for it.
  */
 export const deriveContactWebhookEvents = (
   event: RecordedEvent,
-): DerivedWebhookEvent<Contact | ContactDeletedData | ContactRestoredData | ContactErasedData>[] => {
+): DerivedWebhookEvent<ContactSnapshot | ContactDeletedData | ContactRestoredData | ContactErasedData>[] => {
   const decoded = decode(event);
   const common = { source: event.metadata.source, position: event.position, streamRevision: event.revision };
   if (decoded.type === 'ContactDeleted') {
@@ -90,15 +93,16 @@ export const deriveContactWebhookEvents = (
     return [{ eventId: webhookEventId(event.id, 'contact.erased'), type: 'contact.erased', ...at, data: { id, erasedAt } }];
   }
   if (decoded.type === 'ContactCreated') {
-    const contact = toContactView(contactFromCreated(decoded));
-    const at = { companyId: decoded.data.companyId, timestamp: decoded.data.createdAt, ...common, tags: contact.tags };
+    const contact = toContactSnapshot(contactFromCreated(decoded));
+    const at = { companyId: decoded.data.companyId, timestamp: decoded.data.createdAt, ...common, tags: contact.tags ?? [] };
     return [{ eventId: webhookEventId(event.id, 'contact.created'), type: 'contact.created', ...at, data: contact }];
   }
-  const contact: Contact = decoded.data.contact;
+  const contact: ContactSnapshot = decoded.data.contact;
+  const after = contact.tags ?? [];
   // Filters see the tags after the change and those it removed: an update that takes a
   // contact's last matching tag away still reaches the subscription, which learns so.
-  const removed = (decoded.data.previous?.tags ?? []).filter((tag) => !contact.tags.includes(tag));
-  const tags = removed.length === 0 ? contact.tags : [...contact.tags, ...removed];
+  const removed = (decoded.data.previous?.tags ?? []).filter((tag) => !after.includes(tag));
+  const tags = removed.length === 0 ? after : [...after, ...removed];
   const at = { companyId: decoded.data.companyId, timestamp: decoded.data.updatedAt, ...common, tags };
   return [{ eventId: webhookEventId(event.id, 'contact.updated'), type: 'contact.updated', ...at, data: contact }];
 };

@@ -4,7 +4,7 @@ import type { Position } from '../../../shared/Position.js';
 import { contactDecider, type ContactState } from '../domain/contactDecider.js';
 import { ContactEvent, contactStream } from '../domain/contactEvents.js';
 import { toContactView } from '../domain/contactRecord.js';
-import type { Contact } from '../domain/contactView.js';
+import { isLiveContact, type Contact } from '../domain/contactView.js';
 import { normalizePhoneNumber } from '../domain/phoneNumber.js';
 import type { CreateContactFields } from '../domain/contactInput.js';
 import type { ContactCommand } from '../domain/contactCommands.js';
@@ -102,6 +102,7 @@ const createInTwoAppends = async (deps: CommandDeps, claim: PhoneNumberClaim, sp
 const alreadyExists = (contactId: string): Error => new Error(`Contact ${contactId} already exists`);
 
 const created = (contactId: string, state: ContactState, position: Position): CreateResult => {
-  if (state.status !== 'active') throw new Error(`Contact ${contactId} was not created`);
+  // Made of the command's values: every field the API shows is there.
+  if (state.status !== 'active' || !isLiveContact(state.contact)) throw new Error(`Contact ${contactId} was not created`);
   return E.right({ contact: toContactView(state.contact), position });
 };

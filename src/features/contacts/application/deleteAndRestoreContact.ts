@@ -7,7 +7,7 @@ import { ContactEvent, contactStream, type ContactDeleted } from '../domain/cont
 import type { ContactCommand } from '../domain/contactCommands.js';
 import type { ContactError } from '../domain/contactErrors.js';
 import { toContactView } from '../domain/contactRecord.js';
-import type { Contact } from '../domain/contactView.js';
+import { isLiveContact, type Contact } from '../domain/contactView.js';
 import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
 import { ConcurrencyExhaustedError } from '../../../application/commands/ConcurrencyExhaustedError.js';
 import { decideCommand, handleCommand, type CommandSpec } from '../../../application/commands/handleCommand.js';
@@ -51,6 +51,8 @@ const deletedOf = (events: readonly ContactEvent[]): DeletedRecord => {
  * atomically (SQLite, PostgreSQL), `ContactDeleted` and the number's release are
  * one append; elsewhere (EventStoreDB) the release follows, best effort (a
  * reservation whose holder is deleted is stale, see `phoneNumberReservations`).
+ * A contact whose person was erased (its fields read as null) is not found, as
+ * the API shows no such contact: nothing is written.
  */
 export const deleteContact = async (
   deps: CommandDeps,
@@ -61,12 +63,15 @@ export const deleteContact = async (
   const spec = specOf(contactId, { type: 'DeleteContact', contactId, companyId, at, restorableUntil: new Date(at.getTime() + input.retentionMs) }, metadata);
   const appendToStreams = deps.eventStore.appendToStreams?.bind(deps.eventStore);
   if (!appendToStreams) {
+    const { state } = await loadAggregate(deps.eventStore, spec.stream, spec);
+    if (state.status === 'active' && !isLiveContact(state.contact)) return E.left({ kind: 'ContactNotFound' });
     const outcome = await handleCommand(deps, spec);
     if (E.isLeft(outcome)) return E.left({ kind: 'ContactNotFound' });
     const { events, position } = outcome.right;
     if (position === null || outcome.right.state.status !== 'deleted') throw new Error(`Contact ${contactId} was not deleted`);
-    const phoneNumber = outcome.right.state.contact.phoneNumber;
-    const released = await releasePhoneNumber(deps, { companyId, phoneNumber, contactId, at, metadata });
+    const { phoneNumber } = outcome.right.state.contact;
+    // Null only if its person was erased after the read above: no number to read, none to release.
+    const released = phoneNumber === null ? null : await releasePhoneNumber(deps, { companyId, phoneNumber, contactId, at, metadata });
     return E.right({ deleted: deletedOf(events), position: released ?? position });
   }
   for (let attempt = 1; ; attempt++) {
@@ -74,6 +79,7 @@ export const deleteContact = async (
     if (E.isLeft(decided)) return E.left({ kind: 'ContactNotFound' });
     const { events, state, append } = decided.right;
     if (state.status !== 'active') throw new Error(`Contact ${contactId} was not active`);
+    if (!isLiveContact(state.contact)) return E.left({ kind: 'ContactNotFound' });
     const appends: StreamAppend[] = [append];
     const release = await decideRelease(deps, { companyId, phoneNumber: state.contact.phoneNumber, contactId, at, metadata });
     if (release !== null) appends.push(release);
@@ -96,7 +102,8 @@ type RestoreResult = E.Either<ContactWriteError, { contact: Contact; position: P
  * contact that is not deleted changes nothing and answers it. Where the store
  * appends atomically the number's reservation and `ContactRestored` are one
  * append; elsewhere the reservation comes first and is given back if the contact's
- * event cannot be stored.
+ * event cannot be stored. A contact whose person was erased (its fields read as
+ * null) is not found, deleted or not: nothing is written.
  */
 export const restoreContact = async (
   deps: CommandDeps,
@@ -120,6 +127,7 @@ const restoreAtomically = async (
     if (E.isLeft(decided)) return E.left({ kind: 'ContactNotFound' });
     const { events, next, append } = decided.right;
     if (next.status !== 'active') throw new Error(`Contact ${spec.stream} was not restored`);
+    if (!isLiveContact(next.contact)) return E.left({ kind: 'ContactNotFound' });
     if (events.length === 0) return E.right({ contact: toContactView(next.contact), position: null });
     const { companyId, phoneNumber, id: contactId } = next.contact;
     const claim: PhoneNumberClaim = { companyId, phoneNumber, contactId, at, metadata: append.events[0]!.metadata };
@@ -142,7 +150,9 @@ const restoreInTwoAppends = async (
   at: Date,
 ): Promise<RestoreResult> => {
   const { state } = await loadAggregate(deps.eventStore, spec.stream, spec);
-  if (state.status === 'none' || state.status === 'erased' || state.contact.companyId !== input.companyId) return E.left({ kind: 'ContactNotFound' });
+  if (state.status === 'none' || state.status === 'erased' || state.contact.companyId !== input.companyId || !isLiveContact(state.contact)) {
+    return E.left({ kind: 'ContactNotFound' });
+  }
   if (state.status === 'active') return E.right({ contact: toContactView(state.contact), position: null });
   const claim: PhoneNumberClaim = { companyId: input.companyId, phoneNumber: state.contact.phoneNumber, contactId: input.contactId, at, metadata: input.metadata };
   const reserved = await reservePhoneNumber(deps, claim);
@@ -155,6 +165,6 @@ const restoreInTwoAppends = async (
     await releasePhoneNumber(deps, claim);
     return E.left({ kind: 'ContactNotFound' });
   }
-  if (outcome.right.state.status !== 'active') throw new Error(`Contact ${input.contactId} was not restored`);
+  if (outcome.right.state.status !== 'active' || !isLiveContact(outcome.right.state.contact)) throw new Error(`Contact ${input.contactId} was not restored`);
   return E.right({ contact: toContactView(outcome.right.state.contact), position: outcome.right.position });
 };

@@ -56,8 +56,9 @@ export const eraseContact = async (
     if (E.isLeft(outcome)) return E.left({ kind: 'ContactNotFound' });
     const { events, state, position } = outcome.right;
     const erased = erasedOf(contactId, events, state);
-    if (events.length === 0 || before.status !== 'active') return E.right({ erased, position });
-    const released = await releasePhoneNumber(deps, { companyId, phoneNumber: before.contact.phoneNumber, contactId, at, metadata });
+    const phoneNumber = before.status === 'active' ? before.contact.phoneNumber : null;
+    if (events.length === 0 || phoneNumber === null) return E.right({ erased, position });
+    const released = await releasePhoneNumber(deps, { companyId, phoneNumber, contactId, at, metadata });
     return E.right({ erased, position: released ?? position });
   }
   for (let attempt = 1; ; attempt++) {
@@ -67,7 +68,7 @@ export const eraseContact = async (
     if (events.length === 0) return E.right({ erased: erasedOf(contactId, events, next), position: null });
     const appends: StreamAppend[] = [append];
     // A live contact holds its number; a deleted one gave it back when it was deleted.
-    if (state.status === 'active') {
+    if (state.status === 'active' && state.contact.phoneNumber !== null) {
       const release = await decideRelease(deps, { companyId, phoneNumber: state.contact.phoneNumber, contactId, at, metadata });
       if (release !== null) appends.push(release);
     }

@@ -4,7 +4,7 @@ import type { Position } from '../../../shared/Position.js';
 import { contactDecider } from '../domain/contactDecider.js';
 import { ContactEvent, contactStream } from '../domain/contactEvents.js';
 import { toContactView } from '../domain/contactRecord.js';
-import type { Contact } from '../domain/contactView.js';
+import { isLiveContact, type Contact } from '../domain/contactView.js';
 import { normalizePhoneNumber } from '../domain/phoneNumber.js';
 import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
 import { WrongExpectedRevisionError, type EventStore, type StreamAppend } from '../../../application/ports/EventStore.js';
@@ -25,6 +25,8 @@ import type { UpdateContactFields } from '../domain/contactInput.js';
 /**
  * Changes some fields of a contact of the company. Values equal to the current
  * ones append nothing (position null; the contact and its updatedAt unchanged).
+ * A contact whose person was erased (its fields read as null) is not found, as
+ * the API shows no such contact: nothing is written.
  * A new phone number must be free in the company: where the store appends to
  * several streams atomically (SQLite), the new number's reservation,
  * `ContactUpdated` and the old number's release are one append (one durable
@@ -53,7 +55,7 @@ export const updateContact = async (
   if (appendToStreams) return updateAtomically(deps, appendToStreams, { ...input, changes, at });
 
   const current = await loadContact(deps.eventStore, contactId);
-  if (current === null || current.companyId !== companyId) return E.left({ kind: 'ContactNotFound' });
+  if (current === null || current.companyId !== companyId || !isLiveContact(current)) return E.left({ kind: 'ContactNotFound' });
 
   const newNumber = changes.phoneNumber !== undefined && changes.phoneNumber !== current.phoneNumber ? changes.phoneNumber : null;
   if (newNumber !== null) {
@@ -80,14 +82,14 @@ export const updateContact = async (
     return E.left({ kind: 'ContactNotFound' });
   }
   const { state, events } = updated.right;
-  if (state.status !== 'active') throw new Error(`Contact ${contactId} vanished`);
+  if (state.status !== 'active' || !isLiveContact(state.contact)) throw new Error(`Contact ${contactId} vanished`);
   let position = updated.right.position;
 
   // Release the number this update replaced (taken from the appended event, which
   // may differ from what was read before if another update came in between).
   for (const event of events) {
     const replaced = event.type === 'ContactUpdated' ? event.data.previous?.phoneNumber : undefined;
-    if (replaced !== undefined && replaced !== state.contact.phoneNumber) {
+    if (typeof replaced === 'string' && replaced !== state.contact.phoneNumber) {
       const released = await releasePhoneNumber(deps, { companyId, phoneNumber: replaced, contactId, at, metadata });
       if (released !== null) position = released;
     }
@@ -149,14 +151,16 @@ const updateAtomically = async (
       metadata,
     });
     if (E.isLeft(decided)) return E.left({ kind: 'ContactNotFound' });
-    const { events, next, revision, append } = decided.right;
+    const { events, state, next, revision, append } = decided.right;
+    if (state.status === 'active' && !isLiveContact(state.contact)) return E.left({ kind: 'ContactNotFound' });
     if (input.precondition && !input.precondition(revision)) return E.left({ kind: 'PreconditionFailed' });
-    if (next.status !== 'active') throw new Error(`Contact ${contactId} vanished`);
+    // A live contact changed with the command's values stays live.
+    if (next.status !== 'active' || !isLiveContact(next.contact)) throw new Error(`Contact ${contactId} vanished`);
     if (events.length === 0) return E.right({ contact: toContactView(next.contact), position: null, revision });
 
     const appends: StreamAppend[] = [append];
     const replaced = events.find((event) => event.type === 'ContactUpdated')?.data.previous?.phoneNumber;
-    if (replaced !== undefined && replaced !== next.contact.phoneNumber) {
+    if (typeof replaced === 'string' && replaced !== next.contact.phoneNumber) {
       const claim = { companyId, contactId, at, metadata };
       const reservation = await decideReservation(deps, { ...claim, phoneNumber: next.contact.phoneNumber });
       if (E.isLeft(reservation)) return E.left({ kind: 'DuplicatePhoneNumber', existingContactId: reservation.left.holder });

@@ -4,13 +4,14 @@ import { assertNever, type Decider } from '../../../shared/Decider.js';
 import type { ContactCommand, CreateContact, DeleteContact, EraseContact, RestoreContact, UpdateContact } from './contactCommands.js';
 import type { ContactError } from './contactErrors.js';
 import { OPTIONAL_TEXT_FIELDS, type ContactChanges, type ContactEvent } from './contactEvents.js';
-import { applyContactUpdated, contactFromCreated, toContactView, type ContactRecord } from './contactRecord.js';
+import { applyContactUpdated, contactFromCreated, toContactSnapshot, type ContactRecord } from './contactRecord.js';
 
 /**
  * No contact yet; the full contact (including createdAt and updatedAt); a
  * deleted one, kept as it was when deleted so that it can be restored until
  * `restorableUntil`; or an erased one, of which only its company and the time are
- * left (its values read as null in the log).
+ * left. The contact's personal fields are null where its events read as null
+ * (its person erased), and stay so.
  */
 export type ContactState =
   | { readonly status: 'none' }
@@ -24,8 +25,8 @@ export const companyOfContact = (state: ContactState): string | null =>
 
 const none: ContactState = { status: 'none' };
 
-const sameTags = (a: readonly string[], b: readonly string[]): boolean =>
-  a.length === b.length && a.every((tag, i) => tag === b[i]);
+const sameTags = (a: readonly string[], b: readonly string[] | null): boolean =>
+  b !== null && a.length === b.length && a.every((tag, i) => tag === b[i]);
 
 const create = (command: CreateContact, state: ContactState): E.Either<ContactError, readonly ContactEvent[]> => {
   if (state.status !== 'none') return E.left({ kind: 'ContactAlreadyExists', contactId: command.contactId });
@@ -76,13 +77,13 @@ const update = (command: UpdateContact, state: ContactState): E.Either<ContactEr
   }
   if (requested.tags !== undefined && !sameTags(requested.tags, current.tags)) {
     changes.tags = requested.tags;
-    previous.tags = [...current.tags];
+    previous.tags = current.tags && [...current.tags];
   }
   // Values equal to the current ones change nothing: no event, updatedAt stays.
   if (Object.keys(changes).length === 0) return E.right([]);
   const data = { contactId: current.id, companyId: current.companyId, changes, previous, updatedAt: toIsoTimestamp(command.at) };
-  // Event-carried state: the whole contact after the change, as the API shows it.
-  const contact = toContactView(applyContactUpdated(current, { data }));
+  // Event-carried state: the whole contact after the change, in the API's shape (a field its state holds null, null).
+  const contact = toContactSnapshot(applyContactUpdated(current, { data }));
   return E.right([{ type: 'ContactUpdated', data: { ...data, contact } }]);
 };
 
@@ -116,7 +117,7 @@ const restore = (command: RestoreContact, state: ContactState): E.Either<Contact
   return E.right([
     {
       type: 'ContactRestored',
-      data: { contactId: contact.id, companyId: contact.companyId, restoredAt: toIsoTimestamp(command.at), contact: toContactView(contact) },
+      data: { contactId: contact.id, companyId: contact.companyId, restoredAt: toIsoTimestamp(command.at), contact: toContactSnapshot(contact) },
     },
   ]);
 };

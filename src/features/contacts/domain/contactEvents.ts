@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { ContactView } from './contactView.js';
+import { ContactSnapshot } from './contactView.js';
 
 /** The optional text fields of a contact, in response order. */
 export const OPTIONAL_TEXT_FIELDS = [
@@ -14,23 +14,16 @@ export const OPTIONAL_TEXT_FIELDS = [
 ] as const;
 export type OptionalTextField = (typeof OPTIONAL_TEXT_FIELDS)[number];
 
-const optionalTextProps = {
-  firstName: t.string,
-  lastName: t.string,
-  email: t.string,
-  position: t.string,
-  currentCompany: t.string,
-  industrySector: t.string,
-  city: t.string,
-  country: t.string,
-};
-
 const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 
-/** Values a `ContactUpdated` carries: only the fields that changed; null = cleared. */
-export const ContactChanges = t.partial({
-  name: t.string,
-  phoneNumber: t.string,
+/*
+ * Every personal field of a contact's events (see `contactPersonalData`) may be
+ * null: a person's fields read as null once the person is erased (their key is
+ * gone, see docs/contributors/personal-data.md). The versions before that
+ * (`contactEventVersions.ts`) held no such null.
+ */
+
+const optionalTextProps = {
   firstName: nullable(t.string),
   lastName: nullable(t.string),
   email: nullable(t.string),
@@ -39,13 +32,24 @@ export const ContactChanges = t.partial({
   industrySector: nullable(t.string),
   city: nullable(t.string),
   country: nullable(t.string),
-  tags: t.array(t.string),
+};
+
+/**
+ * Values a `ContactUpdated` carries: only the fields that changed; null =
+ * cleared (an optional field), or erased with the person (any field).
+ */
+export const ContactChanges = t.partial({
+  name: nullable(t.string),
+  phoneNumber: nullable(t.string),
+  ...optionalTextProps,
+  tags: nullable(t.array(t.string)),
 });
 export type ContactChanges = t.TypeOf<typeof ContactChanges>;
 
 /**
  * A contact came into being. Unset optional fields are absent; `phoneNumber` is
  * normalised; `createdAt` is ISO 8601 UTC with milliseconds (also the first `updatedAt`).
+ * Version 2: every personal field present may be null (erased).
  */
 export const ContactCreated = t.type({
   type: t.literal('ContactCreated'),
@@ -53,9 +57,9 @@ export const ContactCreated = t.type({
     t.type({
       contactId: t.string,
       companyId: t.string,
-      name: t.string,
-      phoneNumber: t.string,
-      tags: t.array(t.string),
+      name: nullable(t.string),
+      phoneNumber: nullable(t.string),
+      tags: nullable(t.array(t.string)),
       createdAt: t.string,
     }),
     t.partial(optionalTextProps),
@@ -73,6 +77,9 @@ export type ContactCreated = t.TypeOf<typeof ContactCreated>;
  * this one event, never a fold of the stream at delivery or replay time. It is
  * computed by the decider from the state it decided on (the revision the event
  * is appended after), so it is exact.
+ *
+ * Version 3: every personal field of `changes`, `previous` and `contact` may be
+ * null (erased), so a null in `changes` no longer always means cleared.
  */
 export const ContactUpdated = t.type({
   type: t.literal('ContactUpdated'),
@@ -82,7 +89,7 @@ export const ContactUpdated = t.type({
       companyId: t.string,
       changes: ContactChanges,
       updatedAt: t.string,
-      contact: ContactView,
+      contact: ContactSnapshot,
     }),
     t.partial({ previous: ContactChanges }),
   ]),
@@ -105,10 +112,11 @@ export type ContactDeleted = t.TypeOf<typeof ContactDeleted>;
  * A deleted contact came back as it was when it was deleted (`contact`, its
  * `updatedAt` unchanged: nothing of it changed). `contact` is event-carried state,
  * as in `ContactUpdated`: the read models rebuild the contact from this one event.
+ * Version 2: the personal fields of `contact` may be null (erased).
  */
 export const ContactRestored = t.type({
   type: t.literal('ContactRestored'),
-  data: t.type({ contactId: t.string, companyId: t.string, restoredAt: t.string, contact: ContactView }),
+  data: t.type({ contactId: t.string, companyId: t.string, restoredAt: t.string, contact: ContactSnapshot }),
 });
 export type ContactRestored = t.TypeOf<typeof ContactRestored>;
 

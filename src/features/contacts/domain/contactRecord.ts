@@ -1,12 +1,16 @@
 import { OPTIONAL_TEXT_FIELDS, type ContactCreated, type ContactUpdated } from './contactEvents.js';
-import type { Contact } from './contactView.js';
+import type { Contact, ContactSnapshot, LiveContact } from './contactView.js';
 
-/** A contact as its events define it: the aggregate's state and the source of every view. */
+/**
+ * A contact as its events define it: the aggregate's state and the source of every
+ * view. A personal field is null when it reads as null in the events (its person
+ * erased): nothing here makes a value up for it.
+ */
 export interface ContactRecord {
   readonly id: string;
   readonly companyId: string;
-  readonly name: string;
-  readonly phoneNumber: string;
+  readonly name: string | null;
+  readonly phoneNumber: string | null;
   readonly firstName: string | null;
   readonly lastName: string | null;
   readonly email: string | null;
@@ -15,7 +19,7 @@ export interface ContactRecord {
   readonly industrySector: string | null;
   readonly city: string | null;
   readonly country: string | null;
-  readonly tags: readonly string[];
+  readonly tags: readonly string[] | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -60,8 +64,29 @@ export const applyContactUpdated = (
   return next;
 };
 
-/** The response view of a contact; the service and the read model both use it, so they agree. */
-export const toContactView = (contact: ContactRecord): Contact => ({
+/**
+ * The contact as its events carry it and the read model keeps it (null where
+ * erased); the decider, the projection and the webhooks use it, so they agree.
+ */
+export const toContactSnapshot = (contact: ContactRecord | ContactSnapshot): ContactSnapshot => ({
+  id: contact.id,
+  name: contact.name,
+  firstName: contact.firstName,
+  lastName: contact.lastName,
+  phoneNumber: contact.phoneNumber,
+  email: contact.email,
+  position: contact.position,
+  currentCompany: contact.currentCompany,
+  industrySector: contact.industrySector,
+  city: contact.city,
+  country: contact.country,
+  tags: contact.tags && [...contact.tags],
+  createdAt: contact.createdAt,
+  updatedAt: contact.updatedAt,
+});
+
+/** The response view of a live contact (see `isLiveContact`); the services and the read model's answers both use it, so they agree. */
+export const toContactView = (contact: LiveContact<ContactRecord> | LiveContact<ContactSnapshot>): Contact => ({
   id: contact.id,
   name: contact.name,
   firstName: contact.firstName,

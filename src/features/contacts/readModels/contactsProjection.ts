@@ -2,9 +2,8 @@ import { cachedDecoder } from '../../../application/versioning/decodeStoredEvent
 import type { RecordedEvent } from '../../../application/ports/EventStore.js';
 import type { Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
 import { CONTACT_EVENT_TYPES, ContactEvent } from '../domain/contactEvents.js';
-import { applyContactUpdated, contactFromCreated, type ContactRecord } from '../domain/contactRecord.js';
-import type { Contact } from '../domain/contactView.js';
-import { toContactView } from '../domain/contactRecord.js';
+import { applyContactUpdated, contactFromCreated, toContactView, type ContactRecord } from '../domain/contactRecord.js';
+import { isLiveContact, type Contact } from '../domain/contactView.js';
 import type { Position } from '../../../shared/Position.js';
 import { CONTACT_SEARCH_FIELDS } from './contactQueries.js';
 
@@ -33,13 +32,11 @@ export const contactOf = (doc: ContactDoc): Contact => doc.contact;
 /** Decoded once per stored event: `targets` and `evolve` see the same event. */
 const decode = cachedDecoder(ContactEvent);
 
-const toDoc = (record: ContactRecord, event: RecordedEvent): ContactDoc => ({
-  id: record.id,
-  companyId: record.companyId,
-  position: event.position,
-  revision: event.revision,
-  contact: toContactView(record),
-});
+/** The document of a live contact; none for one whose person was erased (the API does not show it). */
+const toDoc = (record: ContactRecord, event: RecordedEvent): ContactDoc | null =>
+  isLiveContact(record)
+    ? { id: record.id, companyId: record.companyId, position: event.position, revision: event.revision, contact: toContactView(record) }
+    : null;
 
 const toRecord = (doc: ContactDoc): ContactRecord => ({ ...doc.contact, companyId: doc.companyId });
 
@@ -48,6 +45,11 @@ const toRecord = (doc: ContactDoc): ContactRecord => ({ ...doc.contact, companyI
  * functions as the aggregate's state (`contactFromCreated`, `applyContactUpdated`)
  * and the same view (`toContactView`) as the command responses, so both agree.
  * A deleted or erased contact has no document; a restored one has it back.
+ *
+ * Its documents are what the API answers (GET answers the stored view as it is),
+ * so it holds live contacts only: a contact whose personal fields read as null
+ * (its person erased) has no document, as a deleted one has none, and an event
+ * whose contact reads so takes the document away.
  */
 export const contactsProjection: Projection<ContactDoc> = {
   name: 'contacts',

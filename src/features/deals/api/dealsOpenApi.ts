@@ -68,6 +68,54 @@ const dateInput = (description: string): JsonSchema =>
 
 const closedDeal = (description: string): JsonSchema => ({ ...nullable(schemaRef('Timestamp')), description });
 
+/** A deal as the API shows it: every field present, unset ones null. */
+const dealSchema = {
+  type: 'object',
+  required: [
+    'id',
+    'title',
+    'description',
+    'value',
+    'currency',
+    'stage',
+    'priority',
+    'probability',
+    'status',
+    'expectedCloseDate',
+    'actualCloseDate',
+    'source',
+    'contact',
+    'assignedTo',
+    'createdAt',
+    'updatedAt',
+  ],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', description: 'Server-assigned (a UUID).' },
+    title: { type: 'string', minLength: 1, maxLength: 255 },
+    description: nullableText(5000),
+    value: { type: 'number', minimum: 0, description: 'The amount, in `currency`.' },
+    currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 code, upper case.' },
+    stage: nullableText(100, 'Free-form pipeline stage chosen by the client.'),
+    priority: schemaRef('DealPriority'),
+    probability: { type: ['number', 'null'], minimum: 0, maximum: 100, description: 'Chance of success, in percent.' },
+    status: schemaRef('DealStatus'),
+    expectedCloseDate: closedDeal('When the deal is expected to close; null when not given.'),
+    actualCloseDate: closedDeal('When the deal was won or lost; null exactly while it is open.'),
+    source: nullableText(100, 'Origin of the deal, free text.'),
+    contact: {
+      ...nullable(schemaRef('DealContact')),
+      description: 'The linked contact; null when none. A deleted contact shows as its `id` with every other field null.',
+    },
+    assignedTo: {
+      ...nullable(schemaRef('DealUser')),
+      description: 'The assigned user; null when none, and when the user was erased (no user is shown without its name and e-mail).',
+    },
+    createdAt: schemaRef('Timestamp'),
+    updatedAt: schemaRef('Timestamp'),
+  },
+} satisfies JsonSchema;
+
 export const deals: ApiModule = {
   tags: [{ name: 'Deals', description: 'Sales opportunities in a pipeline.' }],
   paths: {
@@ -252,14 +300,16 @@ export const deals: ApiModule = {
     },
     DealContactSnapshot: {
       type: 'object',
-      description: 'A summary of the deal\'s contact as its stream had it (a live contact), recorded in the deal\'s events.',
+      description:
+        'A summary of the deal\'s contact as its stream had it (a live contact), recorded in the deal\'s events; ' +
+        'its fields but `id` are `null` in events whose contact was erased.',
       required: ['id', 'name', 'email', 'phoneNumber', 'currentCompany'],
       additionalProperties: false,
       properties: {
         id: { type: 'string' },
-        name: { type: 'string' },
+        name: { type: ['string', 'null'] },
         email: { type: ['string', 'null'] },
-        phoneNumber: normalisedPhoneNumber,
+        phoneNumber: nullable(normalisedPhoneNumber),
         currentCompany: { type: ['string', 'null'] },
       },
     },
@@ -274,49 +324,28 @@ export const deals: ApiModule = {
         email: { type: 'string' },
       },
     },
-    Deal: {
+    DealUserSnapshot: {
       type: 'object',
-      required: [
-        'id',
-        'title',
-        'description',
-        'value',
-        'currency',
-        'stage',
-        'priority',
-        'probability',
-        'status',
-        'expectedCloseDate',
-        'actualCloseDate',
-        'source',
-        'contact',
-        'assignedTo',
-        'createdAt',
-        'updatedAt',
-      ],
+      description: 'The user a deal is assigned to, as the deal\'s events recorded it: `name` and `email` are `null` in events whose user was erased.',
+      required: ['id', 'name', 'email'],
       additionalProperties: false,
       properties: {
-        id: { type: 'string', description: 'Server-assigned (a UUID).' },
-        title: { type: 'string', minLength: 1, maxLength: 255 },
-        description: nullableText(5000),
-        value: { type: 'number', minimum: 0, description: 'The amount, in `currency`.' },
-        currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 code, upper case.' },
-        stage: nullableText(100, 'Free-form pipeline stage chosen by the client.'),
-        priority: schemaRef('DealPriority'),
-        probability: { type: ['number', 'null'], minimum: 0, maximum: 100, description: 'Chance of success, in percent.' },
-        status: schemaRef('DealStatus'),
-        expectedCloseDate: closedDeal('When the deal is expected to close; null when not given.'),
-        actualCloseDate: closedDeal('When the deal was won or lost; null exactly while it is open.'),
-        source: nullableText(100, 'Origin of the deal, free text.'),
-        contact: {
-          ...nullable(schemaRef('DealContact')),
-          description: 'The linked contact; null when none. A deleted contact shows as its `id` with every other field null.',
-        },
-        assignedTo: { ...nullable(schemaRef('DealUser')), description: 'The assigned user; null when none.' },
-        createdAt: schemaRef('Timestamp'),
-        updatedAt: schemaRef('Timestamp'),
+        id: { type: 'string' },
+        name: { type: ['string', 'null'] },
+        email: { type: ['string', 'null'] },
       },
     },
+    DealSnapshot: {
+      ...dealSchema,
+      description:
+        'A deal as a stored event holds it: a Deal, its contact\'s fields but `id` `null` when the contact was deleted or ' +
+        'erased, its assigned user\'s `name` and `email` `null` when the user was erased.',
+      properties: {
+        ...dealSchema.properties,
+        assignedTo: { ...nullable(schemaRef('DealUserSnapshot')), description: 'The assigned user as the event recorded it; null when none.' },
+      },
+    },
+    Deal: dealSchema,
     DealCreate: {
       type: 'object',
       description:
@@ -374,7 +403,7 @@ export const deals: ApiModule = {
       type: 'object',
       description:
         'A deal came into being, `open` and without a close date; `contact` and `assignedTo` are snapshots taken ' +
-        'from their streams at creation.',
+        'from their streams at creation (their fields but `id` `null` in events whose person was erased).',
       required: [
         'dealId',
         'companyId',
@@ -405,7 +434,7 @@ export const deals: ApiModule = {
         expectedCloseDate: nullable(schemaRef('Timestamp')),
         source: { type: ['string', 'null'] },
         contact: nullable(schemaRef('DealContactSnapshot')),
-        assignedTo: nullable(schemaRef('DealUser')),
+        assignedTo: nullable(schemaRef('DealUserSnapshot')),
         createdAt: schemaRef('Timestamp'),
       },
     },
@@ -433,7 +462,7 @@ export const deals: ApiModule = {
         },
         actualCloseDate: nullable(schemaRef('Timestamp')),
         updatedAt: schemaRef('Timestamp'),
-        deal: schemaRef('Deal'),
+        deal: schemaRef('DealSnapshot'),
       },
     },
     DealContactRefreshedData: {
@@ -441,7 +470,8 @@ export const deals: ApiModule = {
       description:
         'The embedded contact summary brought up to date: appended after `DealCreated` (or `DealRestored`) when the ' +
         'contact changed while the deal was being created (or restored): its newer summary, or, deleted meanwhile, its ' +
-        'id with every other field `null`. Not a change of the deal (no `updatedAt`, no webhook event).',
+        'id with every other field `null` (as in events whose contact was erased). Not a change of the deal (no ' +
+        '`updatedAt`, no webhook event).',
       required: ['dealId', 'companyId', 'contact'],
       additionalProperties: false,
       properties: {
@@ -454,7 +484,7 @@ export const deals: ApiModule = {
     DealRestoredData: restoredEventData(
       'dealId',
       'deal',
-      'Deal',
+      'DealSnapshot',
       'A deleted deal came back: `deal` is the deal as it was when deleted, with its contact as the contact was when it was restored.',
     ),
     DealResponse: itemEnvelope('Deal'),

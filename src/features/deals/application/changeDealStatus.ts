@@ -58,9 +58,9 @@ export const changeDealStatus = async (
   if (E.isLeft(changed)) return E.left(dealWriteError(changed.left));
   const { state, position, events, revision } = changed.right;
   if (state.status !== 'active') throw new Error(`Deal ${dealId} vanished`);
-  // The response is what the event records (what webhooks carry); unchanged: the deal with its contact as read.
+  // The response shows what the event records (what webhooks carry); unchanged: the deal with its contact as read.
   const recorded = events.at(-1);
-  if (recorded?.type === 'DealStatusChanged') return E.right({ deal: recorded.data.deal, position, revision });
+  if (recorded?.type === 'DealStatusChanged') return E.right({ deal: toDealView(recorded.data.deal), position, revision });
   const view = contact !== null && state.deal.contact?.id === contact.id ? toDealView({ ...state.deal, contact }) : null;
   return E.right({ deal: view ?? (await currentView(deps.eventStore, state.deal)), position, revision });
 };

@@ -5,12 +5,20 @@ import { dealDecider, type DealState } from '../domain/dealDecider.js';
 import { DealContactRefreshed, DealCreated, DealDeleted, DealEvent, DealRestored, DealStatusChanged, dealStream } from '../domain/dealEvents.js';
 import {
   DealContactRefreshedV1,
+  DealContactRefreshedV2,
+  DealCreatedV1,
+  DealRestoredV1,
   DealStatusChangedV1,
   DealStatusChangedV2,
+  DealStatusChangedV3,
   unmarkedDealStatusChangedVersion,
-  upcastDealStatusChangedV1,
   upcastDealContactRefreshedV1,
+  upcastDealContactRefreshedV2,
+  upcastDealCreatedV1,
+  upcastDealRestoredV1,
+  upcastDealStatusChangedV1,
   upcastDealStatusChangedV2,
+  upcastDealStatusChangedV3,
 } from '../domain/dealEventVersions.js';
 import { storedEventType, storedAs, type UpcastStep } from '../../../application/versioning/storedEventTypes.js';
 import { companyInData, describeAggregate, type AggregateDescriptor } from '../../../application/aggregates/AggregateDescriptor.js';
@@ -31,10 +39,22 @@ const dealStatusChangedV1toV2: UpcastStep = async (event, log) => {
 };
 
 /** DealStatusChanged v2 → v3: the event alone decides (version 2's data fits version 3 as it is). */
+const dealStatusChangedV2toV3: UpcastStep = async (event) => E.right(upcastDealStatusChangedV2(storedAs(DealStatusChangedV2, event)).data);
+
+/** DealStatusChanged v3 → v4: the event alone decides (version 3's data fits version 4 as it is). */
+const dealStatusChangedV3toV4: UpcastStep = async (event) => E.right(upcastDealStatusChangedV3(storedAs(DealStatusChangedV3, event)).data);
+
 /** DealContactRefreshed v1 → v2: the same summary (version 2 may also hold a deleted contact's). */
 const dealContactRefreshedV1toV2: UpcastStep = async (event) => E.right(upcastDealContactRefreshedV1(storedAs(DealContactRefreshedV1, event)).data);
 
-const dealStatusChangedV2toV3: UpcastStep = async (event) => E.right(upcastDealStatusChangedV2(storedAs(DealStatusChangedV2, event)).data);
+/** DealContactRefreshed v2 → v3: the same summary (version 3's nulls may also be erased fields). */
+const dealContactRefreshedV2toV3: UpcastStep = async (event) => E.right(upcastDealContactRefreshedV2(storedAs(DealContactRefreshedV2, event)).data);
+
+/** DealCreated v1 → v2: the event alone decides (version 1's data fits version 2 as it is). */
+const dealCreatedV1toV2: UpcastStep = async (event) => E.right(upcastDealCreatedV1(storedAs(DealCreatedV1, event)).data);
+
+/** DealRestored v1 → v2: the event alone decides (version 1's data fits version 2 as it is). */
+const dealRestoredV1toV2: UpcastStep = async (event) => E.right(upcastDealRestoredV1(storedAs(DealRestoredV1, event)).data);
 
 /** A deal of a company's pipeline: `deal-<id>`. */
 export const dealAggregate: AggregateDescriptor<DealEvent, DealState> = describeAggregate({
@@ -43,16 +63,20 @@ export const dealAggregate: AggregateDescriptor<DealEvent, DealState> = describe
   eventCodec: DealEvent,
   decider: dealDecider,
   storedEvents: [
-    storedEventType('DealCreated', [DealCreated]),
+    storedEventType('DealCreated', [DealCreatedV1, DealCreated], [dealCreatedV1toV2]),
     storedEventType(
       'DealStatusChanged',
-      [DealStatusChangedV1, DealStatusChangedV2, DealStatusChanged],
-      [dealStatusChangedV1toV2, dealStatusChangedV2toV3],
+      [DealStatusChangedV1, DealStatusChangedV2, DealStatusChangedV3, DealStatusChanged],
+      [dealStatusChangedV1toV2, dealStatusChangedV2toV3, dealStatusChangedV3toV4],
       unmarkedDealStatusChangedVersion,
     ),
-    storedEventType('DealContactRefreshed', [DealContactRefreshedV1, DealContactRefreshed], [dealContactRefreshedV1toV2]),
+    storedEventType(
+      'DealContactRefreshed',
+      [DealContactRefreshedV1, DealContactRefreshedV2, DealContactRefreshed],
+      [dealContactRefreshedV1toV2, dealContactRefreshedV2toV3],
+    ),
     storedEventType('DealDeleted', [DealDeleted]),
-    storedEventType('DealRestored', [DealRestored]),
+    storedEventType('DealRestored', [DealRestoredV1, DealRestored], [dealRestoredV1toV2]),
   ],
   history: { streamOf: dealStream, companyOf: companyInData(DealEvent) },
 });

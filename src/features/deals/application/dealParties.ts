@@ -5,8 +5,8 @@
  */
 import { companyOfContact, contactDecider } from '../domain/contactsForDeals.js';
 import { ContactEvent, contactStream } from '../domain/contactsForDeals.js';
-import { contactSummaryOf, deletedContactSummary } from '../domain/dealContactSummary.js';
-import type { DealContactSummary, DealContactView, DealUserSummary } from '../domain/dealEvents.js';
+import { contactSummaryOf, deletedContactSummary, liveContactSummaryOf } from '../domain/dealContactSummary.js';
+import type { DealContactSummary, DealContactView, DealUserSnapshot, DealUserSummary } from '../domain/dealEvents.js';
 import type { DealRecord } from '../domain/dealRecord.js';
 import { toDealView, type Deal } from '../domain/dealView.js';
 import { UserEvent, userStream } from '../../users/index.js';
@@ -15,7 +15,8 @@ import type { EventStore } from '../../../application/ports/EventStore.js';
 
 /**
  * The summary of a contact of `companyId` as its stream has it now, with the
- * stream's last revision, or null (unknown, or another company's).
+ * stream's last revision, or null (unknown, another company's, deleted, or
+ * erased: a deal is not linked to a contact it cannot show).
  */
 export const readContactSummary = async (
   eventStore: Pick<EventStore, 'readStream'>,
@@ -23,7 +24,8 @@ export const readContactSummary = async (
   contactId: string,
 ): Promise<{ summary: DealContactSummary; revision: number } | null> => {
   const { state, revision } = await loadAggregate(eventStore, contactStream(contactId), { eventCodec: ContactEvent, decider: contactDecider });
-  return state.status === 'active' && state.contact.companyId === companyId ? { summary: contactSummaryOf(state.contact), revision } : null;
+  const summary = state.status === 'active' && state.contact.companyId === companyId ? liveContactSummaryOf(state.contact) : null;
+  return summary && { summary, revision };
 };
 
 export const loadContactSummary = async (
@@ -34,8 +36,8 @@ export const loadContactSummary = async (
 
 /**
  * A contact of `companyId` as a deal shows it now: its summary, or for a deleted
- * or erased contact its id with every other field null; with the stream's last revision.
- * Null when unknown or another company's.
+ * contact its id with every other field null (an erased one's too: its fields read
+ * as null); with the stream's last revision. Null when unknown or another company's.
  */
 export const readContactShown = async (
   eventStore: Pick<EventStore, 'readStream'>,
@@ -55,9 +57,10 @@ export const loadContactShown = async (
 
 /**
  * A user as a deal shows it: the user decider's state keeps only ids, so this
- * fold keeps the name and e-mail of `UserCreated` (a user's stream never changes after it).
+ * fold keeps the name and e-mail of `UserCreated` (a user's stream never changes
+ * after it), null when they read as null (the user erased).
  */
-type UserSummaryState = { readonly companyId: string; readonly summary: DealUserSummary } | null;
+type UserSummaryState = { readonly companyId: string; readonly summary: DealUserSnapshot } | null;
 const userSummaryFold: AggregateFolding<UserEvent, UserSummaryState> = {
   eventCodec: UserEvent,
   decider: {
@@ -69,14 +72,16 @@ const userSummaryFold: AggregateFolding<UserEvent, UserSummaryState> = {
   },
 };
 
-/** The summary of a user of `companyId`, or null (unknown, or another company's). */
+/** The summary of a user of `companyId`, or null (unknown, another company's, or erased: a deal is not assigned to a user it cannot name). */
 export const loadUserSummary = async (
   eventStore: Pick<EventStore, 'readStream'>,
   companyId: string,
   userId: string,
 ): Promise<DealUserSummary | null> => {
   const { state } = await loadAggregate(eventStore, userStream(userId), userSummaryFold);
-  return state !== null && state.companyId === companyId ? state.summary : null;
+  if (state === null || state.companyId !== companyId) return null;
+  const { id, name, email } = state.summary;
+  return name !== null && email !== null ? { id, name, email } : null;
 };
 
 /**

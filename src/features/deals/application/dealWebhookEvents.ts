@@ -14,11 +14,11 @@ import {
 import type { DealCommand } from '../domain/dealCommands.js';
 import { DEAL_VIEW, DEAL_WON_VIEW } from '../domain/dealPersonalData.js';
 import { nothingPersonal, type FieldsDeclaration } from '../../../shared/PersonalData.js';
-import { contactSummaryOf } from '../domain/dealContactSummary.js';
+import { liveContactSummaryOf } from '../domain/dealContactSummary.js';
 import { dealDecider } from '../domain/dealDecider.js';
-import { DealCreated, DealDeleted, DealRestored, DealStatusChanged, dealStream } from '../domain/dealEvents.js';
+import { DealCreated, DealDeleted, DealRestored, DealStatusChanged, dealStream, type DealSnapshot } from '../domain/dealEvents.js';
 import { dealFromCreated } from '../domain/dealRecord.js';
-import { toDealView, type Deal } from '../domain/dealView.js';
+import { toDealSnapshot } from '../domain/dealView.js';
 import { dealWonData, type DealWonData } from '../domain/dealWonData.js';
 
 const dealEventType = (type: string, fields: FieldsDeclaration = DEAL_VIEW): WebhookEventTypeSpec => ({
@@ -77,10 +77,12 @@ const decode = cachedDecoder(SourceEvent);
  *   `deal.lost` (or `deal.won`) again, with the same close date.
  * - Deal data embed the contact summary as it was when the change was made (a
  *   deleted contact's: its id, every other field null); `tags` are `[]`.
+ * - A personal field that reads as null in the stored event (the contact or the
+ *   user erased) is null in the data too: nothing is made up for it.
  * - `DealDeleted` and `DealRestored` also take the deal's other events out of the
  *   `recent` triggers and bring them back (see `dealVisibility`).
  */
-export const deriveDealWebhookEvents = (event: RecordedEvent): DerivedWebhookEvent<Deal | DealWonData | DealDeletedData | DealRestoredData>[] => {
+export const deriveDealWebhookEvents = (event: RecordedEvent): DerivedWebhookEvent<DealSnapshot | DealWonData | DealDeletedData | DealRestoredData>[] => {
   const decoded = decode(event);
   const common = { source: event.metadata.source, position: event.position, streamRevision: event.revision };
   const of = (type: string) => ({ eventId: webhookEventId(event.id, type), type });
@@ -94,12 +96,12 @@ export const deriveDealWebhookEvents = (event: RecordedEvent): DerivedWebhookEve
   }
   if (decoded.type === 'DealCreated') {
     const at = { companyId: decoded.data.companyId, timestamp: decoded.data.createdAt, ...common, tags: [] };
-    return [{ ...of('deal.created'), ...at, data: toDealView(dealFromCreated(decoded)) }];
+    return [{ ...of('deal.created'), ...at, data: toDealSnapshot(dealFromCreated(decoded)) }];
   }
   const { data } = decoded;
-  const deal: Deal = data.deal;
+  const deal: DealSnapshot = data.deal;
   const at = { companyId: data.companyId, timestamp: data.updatedAt, ...common, tags: [] };
-  const derived: DerivedWebhookEvent<Deal | DealWonData>[] = [];
+  const derived: DerivedWebhookEvent<DealSnapshot | DealWonData>[] = [];
   if (data.status?.to === 'won') derived.push({ ...of('deal.won'), ...at, data: dealWonData(deal, data.updatedAt) });
   if (data.status?.to === 'lost') derived.push({ ...of('deal.lost'), ...at, data: deal });
   if (data.stage !== undefined) derived.push({ ...of('deal.stage_changed'), ...at, data: deal });
@@ -117,7 +119,8 @@ const SAMPLE_COMPANY_ID = '00000000-0000-4000-8000-000000000000';
  * The examples of `deal.*`.
  */
 export const dealSampleHistory = (): readonly SampleEvent[] => {
-  const contact = contactSummaryOf(contactSampleHistory().contact);
+  const contact = liveContactSummaryOf(contactSampleHistory().contact);
+  if (contact === null) throw new Error('sample contact without its fields');
   const stream = dealStream(SAMPLE_DEAL_ID);
   const create: DealCommand = {
     type: 'CreateDeal',

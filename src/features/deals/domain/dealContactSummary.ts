@@ -2,16 +2,26 @@ import type { ContactChanges } from './contactsForDeals.js';
 import type { ContactRecord } from './contactsForDeals.js';
 import type { DealContactSummary, DealContactView } from './dealEvents.js';
 
-/** The summary a deal embeds of a contact (its stream's current state, or the contact a `ContactRestored` carries). */
+/**
+ * The summary a deal embeds of a contact (its stream's current state, or the
+ * contact a `ContactRestored` carries): an erased contact's fields stay null (see
+ * `isLiveContactSummary`).
+ */
 export const contactSummaryOf = (
   contact: Pick<ContactRecord, 'id' | 'name' | 'email' | 'phoneNumber' | 'currentCompany'>,
-): DealContactSummary => ({
+): DealContactView => ({
   id: contact.id,
   name: contact.name,
   email: contact.email,
   phoneNumber: contact.phoneNumber,
   currentCompany: contact.currentCompany,
 });
+
+/** The summary of a live contact, what a new deal embeds; null for one whose person was erased (no deal is linked to a contact it cannot show). */
+export const liveContactSummaryOf = (contact: Pick<ContactRecord, 'id' | 'name' | 'email' | 'phoneNumber' | 'currentCompany'>): DealContactSummary | null => {
+  const summary = contactSummaryOf(contact);
+  return isLiveContactSummary(summary) ? summary : null;
+};
 
 /** What a deal shows of a deleted contact: the link (`id`), and null for every other field. */
 export const deletedContactSummary = (contactId: string): DealContactView => ({
@@ -22,7 +32,7 @@ export const deletedContactSummary = (contactId: string): DealContactView => ({
   currentCompany: null,
 });
 
-/** True for a live contact's summary; false for a deleted contact's (`deletedContactSummary`). */
+/** True for a live contact's summary; false for a deleted contact's (`deletedContactSummary`), or an erased one's. */
 export const isLiveContactSummary = (summary: DealContactView): summary is DealContactSummary =>
   summary.name !== null && summary.phoneNumber !== null;
 
@@ -33,13 +43,17 @@ export const changesContactSummary = (changes: ContactChanges): boolean =>
   changes.phoneNumber !== undefined ||
   changes.currentCompany !== undefined;
 
-/** The summary after a `ContactUpdated` of its contact; the same object when nothing in it changed. */
-export const applyContactChanges = (summary: DealContactSummary, changes: ContactChanges): DealContactSummary => {
-  const next: DealContactSummary = {
+/**
+ * The summary after a `ContactUpdated` of its contact (a field it changed takes
+ * its new value, null included: cleared, or erased); the same object when nothing
+ * in it changed.
+ */
+export const applyContactChanges = (summary: DealContactView, changes: ContactChanges): DealContactView => {
+  const next: DealContactView = {
     id: summary.id,
-    name: changes.name ?? summary.name,
+    name: changes.name !== undefined ? changes.name : summary.name,
     email: changes.email !== undefined ? changes.email : summary.email,
-    phoneNumber: changes.phoneNumber ?? summary.phoneNumber,
+    phoneNumber: changes.phoneNumber !== undefined ? changes.phoneNumber : summary.phoneNumber,
     currentCompany: changes.currentCompany !== undefined ? changes.currentCompany : summary.currentCompany,
   };
   const same =

@@ -7,12 +7,13 @@ import type { DealError } from './dealErrors.js';
 import type { DealContactView, DealEvent, DealStatusChanged } from './dealEvents.js';
 import { DEFAULT_PRIORITY } from './dealInput.js';
 import { applyDealStatusChanged, dealFromCreated, type DealRecord } from './dealRecord.js';
-import { toDealView } from './dealView.js';
+import { toDealSnapshot } from './dealView.js';
 
 /**
  * No deal yet; the full deal (including createdAt and updatedAt); or a deleted
  * one, kept as it was when deleted so that it can be restored until
- * `restorableUntil`.
+ * `restorableUntil`. Its contact's and user's personal fields are null where its
+ * events read as null (the person erased), and the events it decides carry them so.
  */
 export type DealState =
   | { readonly status: 'none' }
@@ -85,7 +86,7 @@ const changeStatus = (command: ChangeDealStatus, state: DealState): E.Either<Dea
   if (stageMoves) moves.stage = { from: current.stage, to: change.stage ?? null };
   // Event-carried state: the whole deal after the change, with its contact as of now.
   const after = applyDealStatusChanged(current, { data: moves });
-  return E.right([{ type: 'DealStatusChanged', data: { ...moves, deal: toDealView({ ...after, contact: contactNow(current, command.contact) }) } }]);
+  return E.right([{ type: 'DealStatusChanged', data: { ...moves, deal: toDealSnapshot({ ...after, contact: contactNow(current, command.contact) }) } }]);
 };
 
 /** The deal's contact as the command brings it (the contact as it is now), or the one it holds when the command brings another or none. */
@@ -143,7 +144,7 @@ const restore = (command: RestoreDeal, state: DealState): E.Either<DealError, re
         dealId: deal.id,
         companyId: deal.companyId,
         restoredAt: toIsoTimestamp(command.at),
-        deal: toDealView({ ...deal, contact: contactNow(deal, command.contact) }),
+        deal: toDealSnapshot({ ...deal, contact: contactNow(deal, command.contact) }),
       },
     },
   ]);

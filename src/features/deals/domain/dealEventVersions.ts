@@ -1,24 +1,42 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import type { DealState } from './dealDecider.js';
-import { DealContactSummary, DealPriority, DealStatus, DealUserSummary, type DealContactRefreshed, type DealStatusChanged } from './dealEvents.js';
+import {
+  DealContactSummary,
+  DealContactView,
+  DealPriority,
+  DealStatus,
+  DealUserSummary,
+  DealView,
+  type DealContactRefreshed,
+  type DealCreated,
+  type DealRestored,
+  type DealStatusChanged,
+} from './dealEvents.js';
 import { applyDealStatusChanged } from './dealRecord.js';
-import { toDealView } from './dealView.js';
+import { toDealSnapshot } from './dealView.js';
 
 /*
  * Earlier versions of the deal's stored events, and the upcasters that read them
  * as the current version. A released version's codec never changes: a new shape
  * is a new version (see docs/contributors/changing-an-event.md).
  *
- *   DealCreated           v1 (current)
+ *   DealCreated           v1: a live contact's and user's summaries (releases up to bf089fc)
+ *                         v2 (current): v1, but each personal field of `contact` and
+ *                           `assignedTo` may be null (erased)
  *   DealStatusChanged     v1: the moves, actualCloseDate, updatedAt (releases up to 92d4d5c)
  *                         v2: v1 + `deal`, the whole deal after the change (releases up to 283063c)
- *                         v3 (current): v2, but the contact in `deal` may be a deleted one's
- *                           (`id`, every other field null)
+ *                         v3: v2, but the contact in `deal` may be a deleted one's
+ *                           (`id`, every other field null) (releases up to bf089fc)
+ *                         v4 (current): v3, but each personal field of `deal`'s contact and
+ *                           assigned user may be null (erased)
  *   DealContactRefreshed  v1: a live contact's summary (releases up to 283063c)
- *                         v2 (current): v1, but the contact may be a deleted one's
+ *                         v2: v1, but the contact may be a deleted one's (releases up to bf089fc)
+ *                         v3 (current): v2's shape, but a null may also be a field erased
  *   DealDeleted           v1 (current)
- *   DealRestored          v1 (current)
+ *   DealRestored          v1: the deal as it came back (releases up to bf089fc)
+ *                         v2 (current): v1, but each personal field of `deal`'s contact and
+ *                           assigned user may be null (erased)
  */
 
 const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
@@ -63,7 +81,7 @@ export const unmarkedDealStatusChangedVersion = (data: unknown): number => (hasF
 export const upcastDealStatusChangedV1 = (
   event: DealStatusChangedV1,
   before: DealState,
-  contactThen: DealContactSummary | null,
+  contactThen: DealContactView | null,
 ): E.Either<string, DealStatusChangedV2> => {
   if (before.status !== 'active') return E.left('no DealCreated before it in its stream: the deal it changed is unknown');
   if (before.deal.id !== event.data.dealId) {
@@ -72,9 +90,9 @@ export const upcastDealStatusChangedV1 = (
   const after = applyDealStatusChanged(before.deal, event);
   const embedded = before.deal.contact;
   const contact = embedded !== null && contactThen?.id === embedded.id ? contactThen : embedded;
-  const deal = toDealView({ ...after, contact });
-  // The releases that wrote version 1 knew no deleted contact: what the deal embeds is a live contact's.
-  if (!DealViewV2.is(deal)) return E.left(`the deal's contact ${contact?.id ?? ''} shows as deleted, which version 2 cannot hold`);
+  const deal = toDealSnapshot({ ...after, contact });
+  // The releases that wrote version 1 knew no deleted or erased contact and no erased user: what the deal embeds is live.
+  if (!DealViewV2.is(deal)) return E.left(`the deal's contact ${contact?.id ?? ''} or user shows as deleted or erased, which version 2 cannot hold`);
   return E.right({ type: 'DealStatusChanged', data: { ...event.data, deal } });
 };
 
@@ -125,7 +143,33 @@ export type DealStatusChangedV2 = t.TypeOf<typeof DealStatusChangedV2>;
  * `deal` be a deleted one's (its fields but `id` null); a live contact's summary,
  * all version 2 holds, fits it as it is.
  */
-export const upcastDealStatusChangedV2 = (event: DealStatusChangedV2): DealStatusChanged => event;
+export const upcastDealStatusChangedV2 = (event: DealStatusChangedV2): DealStatusChangedV3 => event;
+
+/** `DealStatusChanged` version 3: the moves and `deal`, its contact a live or a deleted one's, its user a live one's. */
+export const DealStatusChangedV3 = t.type({
+  type: t.literal('DealStatusChanged'),
+  data: t.intersection([
+    t.type({
+      dealId: t.string,
+      companyId: t.string,
+      actualCloseDate: nullable(t.string),
+      updatedAt: t.string,
+      deal: DealView,
+    }),
+    t.partial({
+      status: t.type({ from: DealStatus, to: DealStatus }),
+      stage: t.type({ from: nullable(t.string), to: nullable(t.string) }),
+    }),
+  ]),
+});
+export type DealStatusChangedV3 = t.TypeOf<typeof DealStatusChangedV3>;
+
+/**
+ * `DealStatusChanged` v3 → v4: the identity. Version 4 only lets the personal
+ * fields of `deal`'s contact and assigned user be null (erased); version 3's
+ * values fit it as they are (its nulls, a deleted contact's, stay what they were).
+ */
+export const upcastDealStatusChangedV3 = (event: DealStatusChangedV3): DealStatusChanged => event;
 
 /** `DealContactRefreshed` version 1: always a live contact's summary. */
 export const DealContactRefreshedV1 = t.type({
@@ -145,4 +189,52 @@ export const DealContactRefreshedV1 = t.type({
 export type DealContactRefreshedV1 = t.TypeOf<typeof DealContactRefreshedV1>;
 
 /** `DealContactRefreshed` v1 → v2: a live contact's summary is one version 2 holds as it is. */
-export const upcastDealContactRefreshedV1 = (event: DealContactRefreshedV1): DealContactRefreshed => event;
+export const upcastDealContactRefreshedV1 = (event: DealContactRefreshedV1): DealContactRefreshedV2 => event;
+
+/** `DealContactRefreshed` version 2: a live contact's summary, or a deleted one's (its id, every other field null). */
+export const DealContactRefreshedV2 = t.type({
+  type: t.literal('DealContactRefreshed'),
+  data: t.type({ dealId: t.string, companyId: t.string, contact: DealContactView }),
+});
+export type DealContactRefreshedV2 = t.TypeOf<typeof DealContactRefreshedV2>;
+
+/**
+ * `DealContactRefreshed` v2 → v3: the identity. Version 3 has version 2's shape;
+ * only its nulls may also be a field erased with its person.
+ */
+export const upcastDealContactRefreshedV2 = (event: DealContactRefreshedV2): DealContactRefreshed => event;
+
+/** `DealCreated` version 1: the contact's and the assigned user's summaries are live ones (every field a value but email and currentCompany). */
+export const DealCreatedV1 = t.type({
+  type: t.literal('DealCreated'),
+  data: t.type({
+    dealId: t.string,
+    companyId: t.string,
+    title: t.string,
+    description: nullable(t.string),
+    value: t.number,
+    currency: t.string,
+    stage: nullable(t.string),
+    priority: DealPriority,
+    probability: nullable(t.number),
+    expectedCloseDate: nullable(t.string),
+    source: nullable(t.string),
+    contact: nullable(DealContactSummary),
+    assignedTo: nullable(DealUserSummary),
+    createdAt: t.string,
+  }),
+});
+export type DealCreatedV1 = t.TypeOf<typeof DealCreatedV1>;
+
+/** `DealCreated` v1 → v2: the identity (version 2 only lets the summaries' personal fields be null). */
+export const upcastDealCreatedV1 = (event: DealCreatedV1): DealCreated => event;
+
+/** `DealRestored` version 1: the deal as it came back, its contact a live or a deleted one's, its user a live one's. */
+export const DealRestoredV1 = t.type({
+  type: t.literal('DealRestored'),
+  data: t.type({ dealId: t.string, companyId: t.string, restoredAt: t.string, deal: DealView }),
+});
+export type DealRestoredV1 = t.TypeOf<typeof DealRestoredV1>;
+
+/** `DealRestored` v1 → v2: the identity (version 2 only lets the personal fields of `deal`'s contact and user be null). */
+export const upcastDealRestoredV1 = (event: DealRestoredV1): DealRestored => event;

@@ -11,10 +11,20 @@ export const DealPriority = t.keyof({ low: null, medium: null, high: null });
 export type DealPriority = t.TypeOf<typeof DealPriority>;
 export const DEAL_PRIORITIES = Object.keys(DealPriority.keys) as readonly DealPriority[];
 
+/*
+ * Every personal field of a deal's events (the embedded contact's and assigned
+ * user's summaries, see `dealPersonalData`) may be null: a person's fields read as
+ * null once the person is erased (their key is gone, see
+ * docs/contributors/personal-data.md). The versions before that
+ * (`dealEventVersions.ts`) held no such null, but a deleted contact's.
+ */
+
 /**
  * The contact a deal embeds: a snapshot taken at creation from the contact's
  * stream; the read model follows the contact's later `ContactUpdated` events.
- * Always a live contact's (what `DealCreated` and `DealContactRefreshed` record).
+ * A live contact's, as the commands bring it (`DealCreated` and
+ * `DealContactRefreshed` record it as a `DealContactView`: read back, its fields
+ * may be null).
  */
 export const DealContactSummary = t.type({
   id: t.string,
@@ -28,7 +38,8 @@ export type DealContactSummary = t.TypeOf<typeof DealContactSummary>;
 /**
  * The contact as a deal shows it: a live contact's summary, or a deleted
  * contact's, which keeps the link (`id`) and shows every other field as null,
- * until the contact is restored.
+ * until the contact is restored; or, read from an event, an erased contact's,
+ * shown the same way.
  */
 export const DealContactView = t.type({
   id: t.string,
@@ -43,13 +54,12 @@ export type DealContactView = t.TypeOf<typeof DealContactView>;
 export const DealUserSummary = t.type({ id: t.string, name: t.string, email: t.string });
 export type DealUserSummary = t.TypeOf<typeof DealUserSummary>;
 
-/**
- * A deal as the API returns it (responses, read model, webhook payloads): every
- * field present, null when unset; date-times ISO 8601 UTC with milliseconds.
- * Defined here, beside the summaries it embeds, because `DealStatusChanged`
- * carries one (and `dealView.ts`, which re-exports it, imports this module).
- */
-export const DealView = t.type({
+/** The assigned user as a deal's events carry it: `name` and `email` null when they read as null (the user erased). */
+export const DealUserSnapshot = t.type({ id: t.string, name: nullable(t.string), email: nullable(t.string) });
+export type DealUserSnapshot = t.TypeOf<typeof DealUserSnapshot>;
+
+/** A deal's own fields, in the API's order up to its contact (the shapes below add their contact and user). */
+const dealOwnFields = {
   id: t.string,
   title: t.string,
   description: nullable(t.string),
@@ -62,6 +72,16 @@ export const DealView = t.type({
   expectedCloseDate: nullable(t.string),
   actualCloseDate: nullable(t.string),
   source: nullable(t.string),
+};
+
+/**
+ * A deal as the API returns it (responses and the `deals` read model): every
+ * field present, null when unset; date-times ISO 8601 UTC with milliseconds.
+ * Defined here, beside the summaries it embeds, because `DealStatusChanged`
+ * version 3 carried one (and `dealView.ts`, which re-exports it, imports this module).
+ */
+export const DealView = t.type({
+  ...dealOwnFields,
   contact: nullable(DealContactView),
   assignedTo: nullable(DealUserSummary),
   createdAt: t.string,
@@ -69,9 +89,24 @@ export const DealView = t.type({
 });
 
 /**
+ * A deal as its events carry it (`DealStatusChanged`, `DealRestored`) and webhook
+ * payloads keep it: the Deal, its assigned user's `name` and `email` null when
+ * they read as null (the user erased).
+ */
+export const DealSnapshot = t.type({
+  ...dealOwnFields,
+  contact: nullable(DealContactView),
+  assignedTo: nullable(DealUserSnapshot),
+  createdAt: t.string,
+  updatedAt: t.string,
+});
+export type DealSnapshot = t.TypeOf<typeof DealSnapshot>;
+
+/**
  * A deal came into being, `open` and without a close date. Every field is
  * present (null: no value); dates are ISO 8601 UTC with milliseconds;
- * `createdAt` is also the first `updatedAt`.
+ * `createdAt` is also the first `updatedAt`. Version 2: the personal fields of
+ * `contact` and `assignedTo` may be null (erased).
  */
 export const DealCreated = t.type({
   type: t.literal('DealCreated'),
@@ -87,8 +122,8 @@ export const DealCreated = t.type({
     probability: nullable(t.number),
     expectedCloseDate: nullable(t.string),
     source: nullable(t.string),
-    contact: nullable(DealContactSummary),
-    assignedTo: nullable(DealUserSummary),
+    contact: nullable(DealContactView),
+    assignedTo: nullable(DealUserSnapshot),
     createdAt: t.string,
   }),
 });
@@ -106,7 +141,8 @@ export type DealCreated = t.TypeOf<typeof DealCreated>;
  * from a fold at delivery or replay time. (The `deals` read model keeps folding
  * moves and follows the contact's events for the embedded contact, so a contact
  * change racing a status change cannot roll the read model's summary back.)
- * Version 3 (see `dealEventVersions.ts`).
+ * Version 4 (see `dealEventVersions.ts`): the personal fields of `deal`'s contact
+ * and assigned user may be null (erased).
  */
 export const DealStatusChanged = t.type({
   type: t.literal('DealStatusChanged'),
@@ -116,7 +152,7 @@ export const DealStatusChanged = t.type({
       companyId: t.string,
       actualCloseDate: nullable(t.string),
       updatedAt: t.string,
-      deal: DealView,
+      deal: DealSnapshot,
     }),
     t.partial({
       status: t.type({ from: DealStatus, to: DealStatus }),
@@ -133,7 +169,9 @@ export type DealStatusChanged = t.TypeOf<typeof DealStatusChanged>;
  * before the deal's, so nothing that follows contact changes would ever apply it
  * to this deal. Not a change of the deal itself: `updatedAt` stays and no webhook
  * event derives from it. Version 2: the contact may be a deleted one's (its id,
- * every other field null), when it was deleted in between.
+ * every other field null), when it was deleted in between. Version 3: the same
+ * shape, but a null may also be a field erased with its person (a release that
+ * knows only version 2 would read an erased contact as a deleted one).
  */
 export const DealContactRefreshed = t.type({
   type: t.literal('DealContactRefreshed'),
@@ -161,11 +199,12 @@ export type DealDeleted = t.TypeOf<typeof DealDeleted>;
  * unchanged: nothing of it changed), with its contact summary as the contact's
  * stream had it when the restore was decided (nulls but `id` for a deleted
  * contact). `deal` is event-carried state, as in `DealStatusChanged`: the read
- * models rebuild the deal from this one event.
+ * models rebuild the deal from this one event. Version 2: the personal fields of
+ * `deal`'s contact and assigned user may be null (erased).
  */
 export const DealRestored = t.type({
   type: t.literal('DealRestored'),
-  data: t.type({ dealId: t.string, companyId: t.string, restoredAt: t.string, deal: DealView }),
+  data: t.type({ dealId: t.string, companyId: t.string, restoredAt: t.string, deal: DealSnapshot }),
 });
 export type DealRestored = t.TypeOf<typeof DealRestored>;
 

@@ -1,6 +1,10 @@
-import type { DealContactView, DealCreated, DealPriority, DealStatus, DealStatusChanged, DealUserSummary } from './dealEvents.js';
+import type { DealContactView, DealCreated, DealPriority, DealStatus, DealStatusChanged, DealUserSnapshot } from './dealEvents.js';
 
-/** A deal as its events define it: the aggregate's state and the source of every view. */
+/**
+ * A deal as its events define it: the aggregate's state and the source of every
+ * view. A personal field of its contact or user is null where the events read as
+ * null (the person erased): nothing here makes a value up for it.
+ */
 export interface DealRecord {
   readonly id: string;
   readonly companyId: string;
@@ -16,9 +20,10 @@ export interface DealRecord {
   /** Null exactly while the deal is open. */
   readonly actualCloseDate: string | null;
   readonly source: string | null;
-  /** The linked contact as the deal shows it: a deleted contact's has nulls but `id`. */
+  /** The linked contact as the deal shows it: a deleted (or erased) contact's has nulls but `id`. */
   readonly contact: DealContactView | null;
-  readonly assignedTo: DealUserSummary | null;
+  /** The assigned user: an erased user's has `name` and `email` null. */
+  readonly assignedTo: DealUserSnapshot | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import type { Deal } from './dealView.js';
+import type { DealSnapshot } from './dealEvents.js';
 
 const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 
@@ -8,7 +8,7 @@ const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
  * deal's `id`, `title`, `value`, `currency`, `stage`, `status` (always `won`), the
  * won timestamp `wonAt` (the deal's `actualCloseDate`) and its contact as
  * `{id, name, email}` (null when the deal has none; `name` and `email` null when
- * the contact is deleted).
+ * the contact is deleted, or read as null: erased).
  */
 export const DealWonData = t.type({
   id: t.string,
@@ -23,7 +23,7 @@ export const DealWonData = t.type({
 export type DealWonData = t.TypeOf<typeof DealWonData>;
 
 /** `deal.won` data: the specification's fields; `wonAt` is the close date (a won deal always has one). */
-export const dealWonData = (deal: Deal, changedAt: string): DealWonData => ({
+export const dealWonData = (deal: DealSnapshot, changedAt: string): DealWonData => ({
   id: deal.id,
   title: deal.title,
   value: deal.value,

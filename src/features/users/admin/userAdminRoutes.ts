@@ -25,12 +25,21 @@ export interface AdminUserRoutesDeps {
   readonly idempotency: Middleware;
 }
 
-const userOf = (user: { readonly id: string; readonly name: string; readonly email: string; readonly createdAt: string }) => ({
-  id: user.id,
-  name: user.name,
-  email: user.email,
-  createdAt: user.createdAt,
-});
+interface AdminUser {
+  readonly id: string;
+  readonly name: string;
+  readonly email: string;
+  readonly createdAt: string;
+}
+
+const userOf = (user: AdminUser): AdminUser => ({ id: user.id, name: user.name, email: user.email, createdAt: user.createdAt });
+
+/**
+ * A user the list can show: one whose name and e-mail read as null (the user
+ * erased) is left out, none is made up for it (the read model's total still
+ * counts it).
+ */
+const shownUser = (doc: UserDoc): AdminUser[] => (doc.name !== null && doc.email !== null ? [userOf({ ...doc, name: doc.name, email: doc.email })] : []);
 
 /** A company's users: create and list (as `chronicle users create` makes them). */
 export const adminUserRoutes = (deps: AdminUserRoutesDeps): Router => {
@@ -58,7 +67,7 @@ export const adminUserRoutes = (deps: AdminUserRoutesDeps): Router => {
     if (E.isLeft(params)) throw validationFailed(params.left);
     const { page, limit } = params.right;
     const result = await deps.users.list({ companyId, filters: [], page, limit, order: 'asc' });
-    ctx.body = { success: true, data: result.items.map(userOf), meta: pageMeta(page, limit, result.total) };
+    ctx.body = { success: true, data: result.items.flatMap(shownUser), meta: pageMeta(page, limit, result.total) };
   });
 
   return router;

@@ -39,5 +39,6 @@ export const createUser = async (
   const [created] = outcome.right.events;
   if (!created) throw new Error('CreateUser recorded no event');
   const { data } = created;
-  return E.right({ id: data.userId, companyId: data.companyId, name: data.name, email: data.email, createdAt: data.createdAt, position: outcome.right.position });
+  // The user as the command made it: its name and e-mail are the command's.
+  return E.right({ id: data.userId, companyId: data.companyId, name: input.name, email: input.email, createdAt: data.createdAt, position: outcome.right.position });
 };

@@ -2,9 +2,10 @@ import type { Projection, ReadModelDocument } from '../../../application/ports/R
 import { UserEvent } from '../domain/userEvents.js';
 import { cachedDecoder } from '../../../application/versioning/decodeStoredEvent.js';
 
+/** A user in the read model: `name` and `email` null when they read as null (the user erased). */
 export interface UserDoc extends ReadModelDocument {
-  readonly name: string;
-  readonly email: string;
+  readonly name: string | null;
+  readonly email: string | null;
   readonly createdAt: string;
 }
 

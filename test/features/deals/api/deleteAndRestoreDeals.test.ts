@@ -206,7 +206,7 @@ describe('HTTP: deleting and restoring deals, and deals of a deleted contact', f
       const history = await request('GET', `/deals/${deal.id}/history`);
       expect(history.body.data.at(-1).type).to.equal('DealStatusChanged');
       expect(history.body.data.at(-1).data.deal).to.deep.equal(res.body.data);
-      expect(history.body.data.at(-1).schema).to.include({ version: 3, storedVersion: 3 });
+      expect(history.body.data.at(-1).schema).to.include({ version: 4, storedVersion: 4 });
       const [updated] = (await request('GET', '/triggers/deal.updated/recent')).body;
       expect(updated.contact).to.deep.equal(gone(contact.id));
       const [wonRecord] = (await request('GET', '/triggers/deal.won/recent')).body;

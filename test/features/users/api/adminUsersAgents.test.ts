@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { agentStream } from '../../../../src/features/agents/domain/agentEvents.js';
+import { userStream } from '../../../../src/features/users/domain/userEvents.js';
 import { startHarness, type ApiResponse, type Harness } from '../../../support/httpHarness.js';
 
 /**
@@ -48,6 +49,20 @@ describe('HTTP admin API: users and agents of a company', function () {
       expect([missing.status, missing.body.details]).to.deep.equal([422, { missingFields: ['name'] }]);
       const unknown = await admin('POST', `/admin/companies/${randomUUID()}/users`, { name: 'X', email: 'x@example.com' });
       expect([unknown.status, unknown.body.error]).to.deep.equal([404, 'Company not found']);
+    });
+
+    it('leaves out of the list a user whose name and e-mail read as null (erased): none is made up for it', async () => {
+      const staff = (await admin('POST', '/admin/companies', { name: 'Erased staff' })).body.data.id;
+      const kept = await admin('POST', `/admin/companies/${staff}/users`, { name: 'Kept', email: 'kept@example.com' });
+      const userId = randomUUID();
+      const data = { userId, companyId: staff, name: null, email: null, createdAt: new Date().toISOString() };
+      const { position } = await api.chronicle.stores.eventStore.append(
+        userStream(userId),
+        [{ id: randomUUID(), type: 'UserCreated', data, metadata: { source: 'cli', correlationId: randomUUID(), companyId: staff } }],
+        'no_stream',
+      );
+      expect(await api.chronicle.projections!.waitFor(position, 5000)).to.equal(true);
+      expect((await admin('GET', `/admin/companies/${staff}/users`)).body.data).to.deep.equal([kept.body.data]);
     });
 
     it('lists only the company\'s own users', async () => {
