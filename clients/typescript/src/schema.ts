@@ -1937,7 +1937,7 @@ export interface components {
             event: "contact.created" | "contact.updated" | "contact.deleted" | "contact.restored" | "contact.erased" | "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.won" | "deal.lost" | "deal.deleted" | "deal.restored";
             /** @description When the change happened. */
             timestamp: components["schemas"]["Timestamp"];
-            /** @description A Contact (`contact.created`, `contact.updated`), a RecordDeleted (`contact.deleted`), a RecordRestored (`contact.restored`), a RecordErased (`contact.erased`), a DealWon (`deal.won`), a Deal (`deal.created`, `deal.updated`, `deal.stage_changed`, `deal.lost`), a RecordDeleted (`deal.deleted`) or a RecordRestored (`deal.restored`). */
+            /** @description A Contact (`contact.created`, `contact.updated`; an erased contact's personal fields `null`), a RecordDeleted (`contact.deleted`), a RecordRestored (`contact.restored`), a RecordErased (`contact.erased`), a DealWon (`deal.won`), a Deal (`deal.created`, `deal.updated`, `deal.stage_changed`, `deal.lost`), a RecordDeleted (`deal.deleted`) or a RecordRestored (`deal.restored`). */
             data: Record<string, never>;
             metadata: {
                 companyId: string;
@@ -1952,7 +1952,7 @@ export interface components {
         } & ({
             /** @enum {unknown} */
             event?: "contact.created" | "contact.updated";
-            data?: components["schemas"]["Contact"];
+            data?: components["schemas"]["ContactSnapshot"];
         } | {
             /** @enum {unknown} */
             event?: "contact.deleted";
@@ -2573,6 +2573,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description Only a replay: the `Idempotency-Key` of a create whose contact was erased since answers as for an unknown contact (`Contact not found`), whatever is sent with it; nothing is created. */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    /** @description Present (`true`) when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
                 };
             };
             /** @description A contact with this phone number already exists (`existingContactId`). Or: A request with the same `Idempotency-Key` is still running (`Request in progress`). */

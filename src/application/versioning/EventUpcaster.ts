@@ -206,7 +206,7 @@ export class EventUpcaster {
     return { pending: event, type, stored, recorded };
   }
 
-  /** Runs the upcasters from the stored version to the current one, checking each result with its version's codec. */
+  /** Runs the upcasters from the stored version to the current one, checking the result with the current version's codec. */
   private async complete({ pending: event, type, stored, recorded }: Pending, log: UpcastLog): Promise<RecordedEvent> {
     const current = type.versions.length;
     let data = event.data;
@@ -215,7 +215,10 @@ export class EventUpcaster {
       if (E.isLeft(next)) {
         throw new UndecodableEventError(event, `no upcaster reads it: version ${from} → ${from + 1}: ${next.left}`, stored);
       }
-      const refused = erased(event) && from + 1 < current ? null : refusal(type.versions[from]!, { type: event.type, data: next.right });
+      // The result is judged by the current version's codec, not by those in between: a person's values erased
+      // since read as null (in this event, or in another stream an upcaster reads), which only versions written
+      // after sealing existed can hold.
+      const refused = from + 1 < current ? null : refusal(type.versions[from]!, { type: event.type, data: next.right });
       if (refused !== null) {
         throw new UndecodableEventError(event, `the upcaster from version ${from} gives data version ${from + 1} refuses: ${refused}`, stored);
       }

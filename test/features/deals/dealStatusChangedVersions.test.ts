@@ -83,14 +83,15 @@ describe('DealStatusChanged versions', () => {
     expect(DealStatusChanged.is({ ...v3, data: { ...v3.data, deal: { ...deal, contact: { ...goneContact, id: null } } } })).to.equal(false);
   });
 
-  it('v1 → v2 still gives version 2; Left when the deal\'s contact shows as deleted, which version 2 cannot hold', () => {
+  it('v1 → v2 still gives version 2; a contact erased since shows as null, which only the current version holds', () => {
     const { deal: _snapshot, ...v1Data } = v2Data;
     const v1 = { type: 'DealStatusChanged', data: v1Data } as DealStatusChangedV1;
     expect(DealStatusChangedV1.is(v1)).to.equal(true);
     const created = dealFromCreated({ type: 'DealCreated', data: createdData });
     const upcast = upcastDealStatusChangedV1(v1, { status: 'active', deal: created }, null);
     expect(E.isRight(upcast) && DealStatusChangedV2.is(upcast.right)).to.equal(true);
-    expect(E.isLeft(upcastDealStatusChangedV1(v1, { status: 'active', deal: { ...created, contact: goneContact } }, null))).to.equal(true);
+    const erased = upcastDealStatusChangedV1(v1, { status: 'active', deal: { ...created, contact: goneContact } }, null);
+    expect(E.isRight(erased) && !DealStatusChangedV2.is(erased.right) && DealStatusChanged.is(erased.right)).to.equal(true);
   });
 
   describe('read through the versioning decorator', () => {

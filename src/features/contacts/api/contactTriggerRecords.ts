@@ -5,9 +5,13 @@ import { contacts } from './contactsOpenApi.js';
 export const contactTriggerRecords: TriggerRecordSchemas = {
   shapes: [
     {
-      schema: 'Contact',
+      // An erased contact's records keep their place in the feed with its personal fields null; `recent` leaves them out.
+      schema: 'ContactSnapshot',
       types: ['contact.created', 'contact.updated'],
-      described: { trigger: 'a Contact (`contact.created`, `contact.updated`)', feed: 'a Contact (`contact.created`, `contact.updated`)' },
+      described: {
+        trigger: 'a Contact (`contact.created`, `contact.updated`)',
+        feed: 'a Contact (`contact.created`, `contact.updated`; an erased contact\'s personal fields `null`)',
+      },
     },
     {
       schema: 'RecordDeleted',

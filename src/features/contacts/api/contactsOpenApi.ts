@@ -165,6 +165,12 @@ export const contacts: ApiModule = {
         responses: {
           '201': jsonResponse('The new contact.', 'ContactResponse', 'authenticated', writePositionHeaders(true)),
           ...bodyErrors,
+          '404': jsonResponse(
+            'Only a replay: the `Idempotency-Key` of a create whose contact was erased since answers as for an unknown contact ' +
+              '(`Contact not found`), whatever is sent with it; nothing is created.',
+            'NotFoundError',
+            'authenticated',
+          ),
           '409': jsonResponse('A contact with this phone number already exists (`existingContactId`).', 'ConflictError', 'authenticated'),
           '422': validationFailed('The body is invalid'),
         },

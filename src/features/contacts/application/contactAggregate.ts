@@ -21,7 +21,7 @@ const contactCreatedV1toV2: UpcastStep = async (event) => E.right(upcastContactC
 /** ContactUpdated v1 → v2: the contact after the change, from the contact's stream before the event. */
 const contactUpdatedV1toV2: UpcastStep = async (event, log) => {
   const before = await log.stateBefore(event, contactAggregate);
-  return E.map((upcast: ContactUpdatedV2) => upcast.data)(upcastContactUpdatedV1(storedAs(ContactUpdatedV1, event), before));
+  return E.map((upcast: ContactUpdatedV2 | ContactUpdated) => upcast.data)(upcastContactUpdatedV1(storedAs(ContactUpdatedV1, event), before));
 };
 
 /** ContactUpdated v2 → v3: the event alone decides (version 2's data fits version 3 as it is). */

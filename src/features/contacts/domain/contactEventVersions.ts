@@ -116,17 +116,18 @@ export const unmarkedContactUpdatedVersion = (data: unknown): number => (hasFiel
  * `ContactUpdated` v1 → v2: adds `contact`, the whole contact after the change,
  * computed exactly as the decider computes it for a new event: the changes
  * applied to the contact as its stream had it just before this event (`before`).
- * Left (with the reason) when the stream holds no such contact, or one that
- * version 2 cannot hold (erased fields: no release that wrote version 1 had any).
+ * Left (with the reason) when the stream holds no such contact. A contact whose
+ * person was erased since (the event sealed in place, then its key destroyed) has
+ * its personal fields null, which version 2 could not hold: such an event is judged
+ * by the current version only (see `EventUpcaster`), so the result may hold them.
  */
-export const upcastContactUpdatedV1 = (event: ContactUpdatedV1, before: ContactState): E.Either<string, ContactUpdatedV2> => {
+export const upcastContactUpdatedV1 = (event: ContactUpdatedV1, before: ContactState): E.Either<string, ContactUpdatedV2 | ContactUpdated> => {
   if (before.status !== 'active') return E.left('no ContactCreated before it in its stream: the contact it changed is unknown');
   if (before.contact.id !== event.data.contactId) {
     return E.left(`it names contact ${event.data.contactId}, but its stream holds contact ${before.contact.id}`);
   }
   const contact = toContactSnapshot(applyContactUpdated(before.contact, event));
-  if (!isLiveContact(contact)) return E.left(`its contact ${contact.id} shows erased fields, which version 2 cannot hold`);
-  return E.right({ type: 'ContactUpdated', data: { ...event.data, contact: { ...contact, tags: [...contact.tags] } } });
+  return E.right({ type: 'ContactUpdated', data: { ...event.data, contact: isLiveContact(contact) ? { ...contact, tags: [...contact.tags] } : contact } });
 };
 
 /**

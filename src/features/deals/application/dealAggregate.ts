@@ -35,7 +35,7 @@ const dealStatusChangedV1toV2: UpcastStep = async (event, log) => {
   const contactId = before.status === 'active' ? before.deal.contact?.id : undefined;
   const contact = contactId === undefined ? null : await log.stateAt(contactStream(contactId), event.position, contactAggregate);
   const contactThen = contact?.status === 'active' ? contactSummaryOf(contact.contact) : null;
-  return E.map((upcast: DealStatusChangedV2) => upcast.data)(upcastDealStatusChangedV1(storedAs(DealStatusChangedV1, event), before, contactThen));
+  return E.map((upcast: { readonly data: unknown }) => upcast.data)(upcastDealStatusChangedV1(storedAs(DealStatusChangedV1, event), before, contactThen));
 };
 
 /** DealStatusChanged v2 → v3: the event alone decides (version 2's data fits version 3 as it is). */
