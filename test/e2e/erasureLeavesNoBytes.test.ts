@@ -130,7 +130,7 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
     const dealId = deal.body.data!.id as string;
     expect((await call('PUT', `/deals/${dealId}/status`, { status: 'won' })).status).to.equal(200);
     expect((await call('GET', `/contacts/${contactId}/history`)).status).to.equal(200);
-    await eventually(() => ok.count() >= 5 && failing.count() >= 5, 15_000);
+    await eventually(() => ok.count() >= 4 && failing.count() >= 4, 15_000);
 
     const erased = await call('POST', `/contacts/${contactId}/erase`, {}, {}, eraser);
     expect(erased.status, JSON.stringify(erased.body)).to.equal(200);
@@ -195,8 +195,8 @@ describe('erasing a contact leaves none of its values in any byte Chronicle keep
       };
       const ada = credentials.ids.contacts['ada']!;
       const env = { DATA_DIR: dir.path, LOG_LEVEL: 'debug' };
-      // Her values as the release showed them: each her own (no other record of the log holds them).
-      const values = ['Ada King, Countess of Lovelace', 'countess@example.com', '+442079460000', 'Babbage & Lovelace', 'Lead analyst'];
+      // Her values as the release showed them that are hers alone (her number is also another company's contact's).
+      const values = ['Ada King, Countess of Lovelace', 'countess@example.com', 'Babbage & Lovelace', 'Lead analyst'];
       const spellings = values.flatMap(spellingsOf);
       expect(bytesFound(filesUnder(dir.path), spellings), 'the release stored her values in the clear').not.to.deep.equal([]);
 
