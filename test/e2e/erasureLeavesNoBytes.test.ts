@@ -1,8 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
@@ -10,35 +8,10 @@ import { eventually } from '../support/events.js';
 import { postgresServerInstalled, startPostgresCluster, type TestCluster } from '../support/postgresCluster.js';
 import { runCli, startServer } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
+import { spellingsOf, startCountingReceiver } from '../support/personalValues.js';
 import { GOLDEN_LOGS_DIR } from '../support/goldenLog.js';
 
 const run = promisify(execFile);
-
-/** A receiver on 127.0.0.1 answering `code` to every delivery, counting them. */
-const startReceiver = async (code: number): Promise<{ url: string; count: () => number; close: () => Promise<void> }> => {
-  let received = 0;
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      received += 1;
-      res.writeHead(code).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    count: () => received,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-};
-
-/** Every spelling a stored value could take: as sent, normalised, lower- and upper-cased, URL-escaped, and a number's digits. */
-const spellingsOf = (value: string): string[] => {
-  const spellings = new Set([value, value.toLowerCase(), value.toUpperCase(), encodeURIComponent(value), encodeURIComponent(value.toLowerCase())]);
-  const digits = value.replace(/\D/g, '');
-  if (digits.length >= 8) spellings.add(digits);
-  return [...spellings];
-};
 
 /** Every file under `dir`, recursively, but those under a folder named in `skip`. */
 const filesUnder = (dir: string, skip: readonly string[] = []): string[] =>
@@ -70,7 +43,7 @@ interface Engine {
  * a restart, a replay and a verify.
  */
 const eraseAndScan = async (engine: Engine): Promise<void> => {
-  const [ok, failing] = [await startReceiver(200), await startReceiver(500)];
+  const [ok, failing] = [await startCountingReceiver(200), await startCountingReceiver(500)];
   const env = {
     ...engine.env,
     LOG_LEVEL: 'debug',

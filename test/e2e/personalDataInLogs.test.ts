@@ -1,36 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { eventually } from '../support/events.js';
 import { runCli, startServer } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
-
-/** A receiver on 127.0.0.1 answering `code` to every delivery, counting them. */
-const startReceiver = async (code: number): Promise<{ url: string; count: () => number; close: () => Promise<void> }> => {
-  let received = 0;
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      received += 1;
-      res.writeHead(code).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    count: () => received,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-};
-
-/** Every spelling a stored or logged value could take: as sent, lower-cased, upper-cased, URL-escaped, and a number's digits. */
-const spellingsOf = (value: string): string[] => {
-  const spellings = new Set([value, value.toLowerCase(), value.toUpperCase(), encodeURIComponent(value), encodeURIComponent(value.toLowerCase())]);
-  const digits = value.replace(/\D/g, '');
-  if (digits.length >= 8) spellings.add(digits);
-  return [...spellings];
-};
+import { spellingsOf, startCountingReceiver } from '../support/personalValues.js';
 
 describe('a person\'s values in what chronicle serve writes to stdout and stderr', function () {
   this.timeout(60_000);
@@ -39,7 +12,7 @@ describe('a person\'s values in what chronicle serve writes to stdout and stderr
   afterEach(() => dir.dispose());
 
   it('appear in no line, at debug level, along every path a contact takes: writes, replays, refusals, searches, deals, webhooks, history', async () => {
-    const [ok, failing] = [await startReceiver(200), await startReceiver(500)];
+    const [ok, failing] = [await startCountingReceiver(200), await startCountingReceiver(500)];
     const server = await startServer({
       DATA_DIR: dir.path,
       LOG_LEVEL: 'debug',

@@ -87,18 +87,9 @@ export const toContactSnapshot = (contact: ContactRecord | ContactSnapshot): Con
 
 /** The response view of a live contact (see `isLiveContact`); the services and the read model's answers both use it, so they agree. */
 export const toContactView = (contact: LiveContact<ContactRecord> | LiveContact<ContactSnapshot>): Contact => ({
-  id: contact.id,
+  ...toContactSnapshot(contact),
+  // The fields a live contact has, whatever a snapshot allows.
   name: contact.name,
-  firstName: contact.firstName,
-  lastName: contact.lastName,
   phoneNumber: contact.phoneNumber,
-  email: contact.email,
-  position: contact.position,
-  currentCompany: contact.currentCompany,
-  industrySector: contact.industrySector,
-  city: contact.city,
-  country: contact.country,
   tags: [...contact.tags],
-  createdAt: contact.createdAt,
-  updatedAt: contact.updatedAt,
 });
