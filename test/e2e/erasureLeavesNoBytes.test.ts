@@ -32,6 +32,8 @@ interface Engine {
   readonly env: NodeJS.ProcessEnv;
   /** Every file whose bytes must not hold an erased value, after the compaction (a dump made first where the engine has one). */
   readonly files: () => Promise<string[]>;
+  /** The files that hold none of the values as soon as the erase has answered and the fan-out passed it, the server still running. */
+  readonly atOnce?: () => string[];
 }
 
 /**
@@ -116,6 +118,8 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
       const feed = await call('GET', '/events?types=contact.erased');
       return ((feed.body.data as unknown as { data: { id: string } }[] | undefined) ?? []).some((item) => item.data.id === contactId);
     }, 10_000);
+    const atOnce = [person.name, person.email, `+49${phoneDigits}`, person.city, person.currentCompany, person.tags[0]!, movedTo].flatMap(spellingsOf);
+    expect(bytesFound(engine.atOnce?.() ?? [], atOnce), 'values in the stored bytes at once').to.deep.equal([]);
   } finally {
     await server.stop();
     await ok.close();
@@ -150,7 +154,7 @@ describe('erasing a contact leaves none of its values in any byte Chronicle keep
   it('on the embedded engine: every file under DATA_DIR, stdout and stderr', async () => {
     const dir = tempDir();
     try {
-      await eraseAndScan({ env: { DATA_DIR: dir.path }, files: async () => filesUnder(dir.path) });
+      await eraseAndScan({ env: { DATA_DIR: dir.path }, files: async () => filesUnder(dir.path), atOnce: () => filesUnder(dir.path) });
     } finally {
       dir.dispose();
     }
