@@ -27,6 +27,7 @@ const declaredRoutes = (): string[] => {
     readModels: new MemoryReadModelStore(),
     readYourWrites: { progress: new CheckpointProgress(async () => null, 1000), readYourWritesTimeoutMs: 1 },
     idempotency: () => passThrough,
+    erasure: {} as AdminContext['erasure'],
     console: { publicUrl: undefined, basePath: '', sessions: { endAll: async () => 0 } },
   };
   return ADMIN_RESOURCES.flatMap((resource) => resource.routes(context)).flatMap((router) =>
