@@ -8,6 +8,7 @@ import { embeddedDatabaseFile } from '../src/startup/adapters.js';
 import { companyDecider } from '../src/features/companies/domain/companyDecider.js';
 import { companyStream } from '../src/features/companies/domain/companyEvents.js';
 import { userDecider } from '../src/features/users/domain/userDecider.js';
+import type { UserCommand } from '../src/features/users/domain/userCommands.js';
 import { userStream } from '../src/features/users/domain/userEvents.js';
 import { contactDecider, type ContactState } from '../src/features/contacts/domain/contactDecider.js';
 import { contactStream } from '../src/features/contacts/domain/contactEvents.js';
@@ -46,7 +47,7 @@ const seed = (file: string, target: number): number => {
       append(companyStream(companyId), decided(companyDecider, { type: 'CreateCompany', companyId, name: `Company ${c}`, at: new Date(at) }, companyDecider.initialState), meta(companyId), at);
       const userId = newId();
       const email = `owner${c}@example.com`;
-      append(userStream(userId), decided(userDecider, { type: 'CreateUser', userId, companyId, name: `Owner ${c}`, email, at: new Date(at) }, userDecider.initialState), meta(companyId), at);
+      append(userStream(userId), decided(userDecider, { type: 'CreateUser', userId, companyId, name: `Owner ${c}`, email, at: new Date(at) } as UserCommand, userDecider.initialState), meta(companyId), at);
       users.push({ companyId, summary: { id: userId, name: `Owner ${c}`, email } });
     }
     const stages = ['qualification', 'proposal', 'negotiation'];

@@ -4,10 +4,10 @@ import type { ApiContext, ApiResource } from './ApiResource.js';
 
 /**
  * Everything an admin resource's routes may use: the customer API's context
- * without the webhooks, and `Idempotency-Key` scoped to the caller's admin token.
- * Built once by the start-up and handed to every admin resource.
+ * without the webhooks (its `erasure` the same one), and `Idempotency-Key`
+ * scoped to the caller's admin token. Built once by the start-up and handed to every admin resource.
  */
-export interface AdminContext extends Pick<ApiContext, 'commands' | 'readModels'> {
+export interface AdminContext extends Pick<ApiContext, 'commands' | 'readModels' | 'erasure'> {
   /** Every admin write answers once its read models applied it, waiting at most this long. */
   readonly readYourWrites: Omit<ApiContext['readYourWrites'], 'answeredWrites'>;
   /**

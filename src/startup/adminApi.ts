@@ -14,6 +14,7 @@ import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
 import { credentialFreshness } from './credentialFreshness.js';
 import type { ReadSide } from './readSide.js';
 import type { Stores } from './Stores.js';
+import type { PersonErasure } from '../application/personalData/PersonErasure.js';
 
 /** What the admin API is built from: the start-up's parts (see `AppParts`). */
 export interface AdminApiParts {
@@ -33,8 +34,14 @@ export interface AdminApiParts {
  * behind an admin token, the admin rate limits (the customer API's counters,
  * judged with ADMIN_RATE_LIMIT_*, keyed by token) and the JSON body. Refused
  * tokens count in `failedCredentials`, with the API's keys and the console's.
+ * `erasure` is the customer API's (`ApiContext`): the same steps for every erasure.
  */
-export const adminApi = (parts: AdminApiParts, progress: NonNullable<ReadSide['progress']>, failedCredentials?: FailedCredentials): AdminApiDeps => {
+export const adminApi = (
+  parts: AdminApiParts,
+  progress: NonNullable<ReadSide['progress']>,
+  erasure: PersonErasure,
+  failedCredentials?: FailedCredentials,
+): AdminApiDeps => {
   const { config, stores } = parts;
   const { eventStore, readModels } = stores;
   const clock = parts.clock ?? systemClock;
@@ -44,6 +51,7 @@ export const adminApi = (parts: AdminApiParts, progress: NonNullable<ReadSide['p
     commands: { eventStore, newId, clock },
     readModels,
     readYourWrites,
+    erasure,
     idempotency: (route, codec) => idempotency(keys, route, codec, adminTokenScope),
     console: { publicUrl: config.console.publicUrl, basePath: config.basePath, sessions: stores.consoleSessions },
   };

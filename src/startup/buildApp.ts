@@ -131,7 +131,7 @@ export const buildApp = (parts: AppParts): Koa => {
     // The customer console beside the API, on the same stores, behind its own sessions.
     mounted: consoleRoutes(consoleDeps(parts, api, failedCredentials), CONSOLE_PAGES),
     api: { ...apiRoutes(parts, api, readSide.progress), failedCredentials },
-    admin: adminApi(parts, readSide.progress, failedCredentials),
+    admin: adminApi(parts, readSide.progress, api.erasure, failedCredentials),
   });
 };
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { ERASED_FINGERPRINT, type IdempotencyStore, type StoredResponse } from '../../src/application/ports/IdempotencyStore.js';
+import { ADMIN_SCOPE_PREFIX, ERASED_FINGERPRINT, type IdempotencyStore, type StoredResponse } from '../../src/application/ports/IdempotencyStore.js';
 
 export interface IdempotencyStoreUnderTest {
   readonly store: IdempotencyStore;
@@ -143,6 +143,28 @@ export const idempotencyStoreContract = (name: string, make: () => Promise<Idemp
       const elsewhere = await made.store.claim({ companyId: otherCompany, key: 'mentions', fingerprint: 'x', now: later(1000), claimTtlMs: CLAIM_TTL_MS });
       expect(elsewhere).to.deep.equal({ kind: 'completed', fingerprint: 'fp-mentions', response: mentioning });
       expect(await made.store.eraseMentions(companyId, randomUUID(), rewrite)).to.equal(0);
+    });
+
+    it('rewrites, on erasure, the admin API\'s responses that mention the id too, under every admin token', async () => {
+      const personId = randomUUID();
+      const mentioning: StoredResponse = { status: 201, body: { success: true, data: { id: personId, name: 'Ada Quill' } }, headers: {} };
+      const complete = async (scope: string, key: string): Promise<void> => {
+        const outcome = await made.store.claim({ companyId: scope, key, fingerprint: `fp-${key}`, now: T0, claimTtlMs: CLAIM_TTL_MS });
+        if (outcome.kind !== 'claimed') throw new Error('expected a claim');
+        await made.store.complete({ companyId: scope, key, token: outcome.token, response: mentioning, now: T0, retentionMs: RETENTION_MS });
+      };
+      const [tokenA, tokenB, otherCompany] = [`${ADMIN_SCOPE_PREFIX}${randomUUID()}`, `${ADMIN_SCOPE_PREFIX}${randomUUID()}`, randomUUID()];
+      await complete(tokenA, 'k-a');
+      await complete(tokenB, 'k-b');
+      await complete(otherCompany, 'k-c');
+      const erased: StoredResponse = { status: 404, body: { success: false }, headers: {} };
+
+      expect(await made.store.eraseMentions(companyId, personId, () => erased)).to.equal(2);
+
+      const replay = (scope: string, key: string) => made.store.claim({ companyId: scope, key, fingerprint: 'x', now: later(1000), claimTtlMs: CLAIM_TTL_MS });
+      expect(await replay(tokenA, 'k-a')).to.deep.equal({ kind: 'completed', fingerprint: ERASED_FINGERPRINT, response: erased });
+      expect(await replay(tokenB, 'k-b')).to.deep.equal({ kind: 'completed', fingerprint: ERASED_FINGERPRINT, response: erased });
+      expect(await replay(otherCompany, 'k-c')).to.deep.equal({ kind: 'completed', fingerprint: 'fp-k-c', response: mentioning });
     });
   });
 };

@@ -40,6 +40,8 @@ interface Engine {
  * A contact with unique values along every path (created with an Idempotency-Key and
  * replayed, updated, found by search, linked to a deal that is won, delivered to a
  * receiver that succeeds and one that fails, its history read), then erased; the
+ * user the deal is assigned to, with unique values too (created through the admin
+ * API with an Idempotency-Key), erased after it; the
  * server stops and `chronicle erasures compact` runs. Then no spelling of any value
  * is in any byte the engine keeps, nor in what the processes wrote; and again after
  * a restart, a replay and a verify.
@@ -65,6 +67,7 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
     tags: [`vip${unique}`],
   };
   const movedTo = `Unterbrunnwies${unique}`;
+  const user = { name: `Ottokar Vellhaven${unique}`, email: `Ov.${unique}@Example.NET` };
   let output = '';
   try {
     const companyId = /company Demo company \(([0-9a-f-]+)\)/.exec(server.output())?.[1];
@@ -76,6 +79,9 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
     };
     const key = await keyWith('all');
     const eraser = await keyWith('contacts:erase');
+    const issued = await runCli(['admin-tokens', 'create', '--name', 'erasure test', '--json'], env);
+    expect(issued.code, issued.stderr).to.equal(0);
+    const adminToken = (JSON.parse(issued.stdout) as { token: string }).token;
     const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}, as = key) => {
       const response = await fetch(`${server.baseUrl}${path}`, {
         method,
@@ -100,7 +106,12 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
     expect((await call('PUT', `/contacts/${contactId}`, { city: movedTo })).status).to.equal(200);
     const found = await call('GET', `/contacts?search=${encodeURIComponent(person.name)}`);
     expect(found.body.data).to.have.length(1);
-    const deal = await call('POST', '/deals', { title: 'Quills', value: 100, currency: 'EUR', contactId }, { 'Idempotency-Key': `deal-${unique}` });
+    const userCreate = () => call('POST', `/admin/companies/${companyId}/users`, user, { 'Idempotency-Key': `user-${unique}` }, adminToken);
+    const createdUser = await userCreate();
+    expect(createdUser.status, JSON.stringify(createdUser.body)).to.equal(201);
+    const userId = createdUser.body.data!.id as string;
+    expect((await userCreate()).status).to.equal(201);
+    const deal = await call('POST', '/deals', { title: 'Quills', value: 100, currency: 'EUR', contactId, assignedToId: userId }, { 'Idempotency-Key': `deal-${unique}` });
     expect(deal.status, JSON.stringify(deal.body)).to.equal(201);
     const dealId = deal.body.data!.id as string;
     expect((await call('PUT', `/deals/${dealId}/status`, { status: 'won' })).status).to.equal(200);
@@ -109,8 +120,12 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
 
     const erased = await call('POST', `/contacts/${contactId}/erase`, {}, {}, eraser);
     expect(erased.status, JSON.stringify(erased.body)).to.equal(200);
+    const userErased = await call('POST', `/admin/companies/${companyId}/users/${userId}/erase`, {}, {}, adminToken);
+    expect(userErased.status, JSON.stringify(userErased.body)).to.equal(200);
     const dealNow = await call('GET', `/deals/${dealId}`);
     expect(dealNow.body.data!.contact).to.deep.equal({ id: contactId, name: null, email: null, phoneNumber: null, currentCompany: null });
+    expect(dealNow.body.data!.assignedTo).to.equal(null);
+    expect((await userCreate()).status).to.equal(404);
     expect((await call('POST', '/contacts', person, { 'Idempotency-Key': `create-${unique}` })).status).to.equal(404);
     expect((await call('GET', `/contacts?search=${encodeURIComponent(person.name)}`)).body.data).to.deep.equal([]);
     // The fan-out has passed the erasure once the feed's contact.erased is there and the receivers got what was pending.
@@ -130,7 +145,7 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
   const compacted = await runCli(['erasures', 'compact'], env);
   expect(compacted.code, compacted.stdout + compacted.stderr).to.equal(0);
 
-  const values = [person.name, person.email, `+49${phoneDigits}`, person.city, person.currentCompany, person.tags[0]!, movedTo];
+  const values = [person.name, person.email, `+49${phoneDigits}`, person.city, person.currentCompany, person.tags[0]!, movedTo, user.name, user.email];
   const spellings = values.flatMap(spellingsOf);
   expect(bytesFound(await engine.files(), spellings), 'values in the stored bytes').to.deep.equal([]);
   expect(spellings.filter((spelling) => output.includes(spelling)), 'values in stdout and stderr').to.deep.equal([]);
@@ -148,7 +163,7 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
   expect(spellings.filter((spelling) => said.includes(spelling)), 'values in what the restart, replay and verify wrote').to.deep.equal([]);
 };
 
-describe('erasing a contact leaves none of its values in any byte Chronicle keeps', function () {
+describe('erasing a contact and a user leaves none of their values in any byte Chronicle keeps', function () {
   this.timeout(180_000);
 
   it('on the embedded engine: every file under DATA_DIR, stdout and stderr', async () => {
@@ -160,7 +175,7 @@ describe('erasing a contact leaves none of its values in any byte Chronicle keep
     }
   });
 
-  it('on a copy of the golden log of release 283063c: a contact that exists only in its events, sealed in place at the first start', async () => {
+  it('on a copy of the golden log of release 283063c: a contact and a user that exist only in its events, sealed in place at the first start', async () => {
     const dir = tempDir();
     try {
       const release = join(GOLDEN_LOGS_DIR, '283063c');
@@ -168,14 +183,17 @@ describe('erasing a contact leaves none of its values in any byte Chronicle keep
       const credentials = JSON.parse(readFileSync(join(release, 'credentials.json'), 'utf8')) as {
         companyId: string;
         key: string;
-        ids: { contacts: Record<string, string> };
+        ids: { contacts: Record<string, string>; users: Record<string, string> };
       };
       const ada = credentials.ids.contacts['ada']!;
+      const dana = credentials.ids.users['dana']!;
       const env = { DATA_DIR: dir.path, LOG_LEVEL: 'debug' };
       // Her values as the release showed them that are hers alone (her number is also another company's contact's).
-      const values = ['Ada King, Countess of Lovelace', 'countess@example.com', 'Babbage & Lovelace', 'Lead analyst'];
+      // And the values of Dana, a user some of the release's deals are assigned to.
+      const values = ['Ada King, Countess of Lovelace', 'countess@example.com', 'Babbage & Lovelace', 'Lead analyst', 'Dana Seller', 'Dana.Seller@example.com'];
       const spellings = values.flatMap(spellingsOf);
       expect(bytesFound(filesUnder(dir.path), spellings), 'the release stored her values in the clear').not.to.deep.equal([]);
+      expect(bytesFound(filesUnder(dir.path), spellingsOf('Dana Seller')), 'the release stored the user\'s name in the clear').not.to.deep.equal([]);
 
       const server = await startServer(env);
       let output = '';
@@ -183,6 +201,9 @@ describe('erasing a contact leaves none of its values in any byte Chronicle keep
         const created = await runCli(['keys', 'create', '--company', credentials.companyId, '--permissions', 'contacts:erase', '--json'], env);
         expect(created.code, created.stderr).to.equal(0);
         const eraser = (JSON.parse(created.stdout) as { key: string }).key;
+        const issued = await runCli(['admin-tokens', 'create', '--name', 'erasure test', '--json'], env);
+        expect(issued.code, issued.stderr).to.equal(0);
+        const adminToken = (JSON.parse(issued.stdout) as { token: string }).token;
         const call = async (method: string, path: string, key: string, body?: unknown) => {
           const response = await fetch(`${server.baseUrl}${path}`, {
             method,
@@ -201,6 +222,14 @@ describe('erasing a contact leaves none of its values in any byte Chronicle keep
         const history = await call('GET', `/contacts/${ada}/history`, credentials.key);
         expect(history.status).to.equal(200);
         expect(JSON.stringify(history.body)).not.to.contain('Lovelace');
+        const users = `/admin/companies/${credentials.companyId}/users`;
+        await eventually(async () => (await call('GET', users, adminToken)).status === 200, 10_000);
+        expect(JSON.stringify((await call('GET', users, adminToken)).body)).to.contain('Dana Seller');
+        expect((await call('POST', `${users}/${dana}/erase`, adminToken, {})).status).to.equal(200);
+        expect(JSON.stringify((await call('GET', users, adminToken)).body)).not.to.contain('Dana');
+        const deals = await call('GET', '/deals?limit=100', credentials.key);
+        expect(deals.status).to.equal(200);
+        expect(JSON.stringify(deals.body)).not.to.contain('Dana');
         await eventually(async () => {
           const feed = await call('GET', '/events?types=contact.erased', credentials.key);
           return ((feed.body.data as { data: { id: string } }[] | undefined) ?? []).some((item) => item.data.id === ada);
@@ -211,8 +240,8 @@ describe('erasing a contact leaves none of its values in any byte Chronicle keep
       }
       const compacted = await runCli(['erasures', 'compact'], env);
       expect(compacted.code, compacted.stdout + compacted.stderr).to.equal(0);
-      expect(bytesFound(filesUnder(dir.path), spellings), 'her values in the stored bytes').to.deep.equal([]);
-      expect(spellings.filter((spelling) => output.includes(spelling)), 'her values in stdout and stderr').to.deep.equal([]);
+      expect(bytesFound(filesUnder(dir.path), spellings), 'their values in the stored bytes').to.deep.equal([]);
+      expect(spellings.filter((spelling) => output.includes(spelling)), 'their values in stdout and stderr').to.deep.equal([]);
       const verified = await runCli(['verify'], env);
       expect(verified.code, verified.stdout + verified.stderr).to.equal(0);
     } finally {

@@ -1809,6 +1809,35 @@ export interface components {
                 email: string | null;
             } | null;
         };
+        /** @description A Deal as webhook events and trigger records carry it: an erased assigned user keeps their `id`, with `name` and `email` null. */
+        DealRecord: {
+            /** @description Server-assigned (a UUID). */
+            id: string;
+            title: string;
+            description: string | null;
+            /** @description The amount, in `currency`. */
+            value: number;
+            /** @description ISO 4217 code, upper case. */
+            currency: string;
+            /** @description Free-form pipeline stage chosen by the client. */
+            stage: string | null;
+            priority: components["schemas"]["DealPriority"];
+            /** @description Chance of success, in percent. */
+            probability: number | null;
+            status: components["schemas"]["DealStatus"];
+            /** @description When the deal is expected to close; null when not given. */
+            expectedCloseDate: components["schemas"]["Timestamp"] | null;
+            /** @description When the deal was won or lost; null exactly while it is open. */
+            actualCloseDate: components["schemas"]["Timestamp"] | null;
+            /** @description Origin of the deal, free text. */
+            source: string | null;
+            /** @description The linked contact; null when none. A deleted contact shows as its `id` with every other field null. */
+            contact: components["schemas"]["DealContact"] | null;
+            /** @description The assigned user when the event was recorded; null when none. An erased user shows as their `id`, with `name` and `email` null. */
+            assignedTo: components["schemas"]["DealUserSnapshot"] | null;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
         /** @description As a trigger record: with `eventId`. */
         TriggerContact: {
             /** @description Server-assigned (a UUID). */
@@ -1865,7 +1894,7 @@ export interface components {
              */
             eventId: string;
         };
-        /** @description As a trigger record: with `eventId`. */
+        /** @description A Deal as webhook events and trigger records carry it: an erased assigned user keeps their `id`, with `name` and `email` null. As a trigger record: with `eventId`. */
         TriggerDeal: {
             /** @description Server-assigned (a UUID). */
             id: string;
@@ -1889,8 +1918,8 @@ export interface components {
             source: string | null;
             /** @description The linked contact; null when none. A deleted contact shows as its `id` with every other field null. */
             contact: components["schemas"]["DealContact"] | null;
-            /** @description The assigned user; null when none, and when the user was erased (no user is shown without its name and e-mail). */
-            assignedTo: components["schemas"]["DealUser"] | null;
+            /** @description The assigned user when the event was recorded; null when none. An erased user shows as their `id`, with `name` and `email` null. */
+            assignedTo: components["schemas"]["DealUserSnapshot"] | null;
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
             /**
@@ -1972,7 +2001,7 @@ export interface components {
         } | {
             /** @enum {unknown} */
             event?: "deal.created" | "deal.updated" | "deal.stage_changed" | "deal.lost";
-            data?: components["schemas"]["Deal"];
+            data?: components["schemas"]["DealRecord"];
         } | {
             /** @enum {unknown} */
             event?: "deal.deleted";

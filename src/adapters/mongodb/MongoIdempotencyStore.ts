@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MongoServerError, type Collection, type Db } from 'mongodb';
-import { ERASED_FINGERPRINT } from '../../application/ports/IdempotencyStore.js';
+import { ADMIN_SCOPE_PREFIX, ERASED_FINGERPRINT } from '../../application/ports/IdempotencyStore.js';
 import { escapeRegex } from './escapeRegex.js';
 import type {
   ClaimOutcome,
@@ -101,13 +101,14 @@ export class MongoIdempotencyStore implements IdempotencyStore {
   }
 
   async eraseMentions(companyId: string, id: string, rewrite: (response: StoredResponse) => StoredResponse): Promise<number> {
-    // Responses are JSON text: the id is looked for in it as text.
-    const found = await this.keys.find({ companyId, state: 'completed', response: { $regex: escapeRegex(id) } }).toArray();
+    // Responses are JSON text: the id is looked for in it as text, in the company's records and the admin API's.
+    const scopes = [{ companyId }, { companyId: { $regex: `^${escapeRegex(ADMIN_SCOPE_PREFIX)}` } }];
+    const found = await this.keys.find({ $or: scopes, state: 'completed', response: { $regex: escapeRegex(id) } }).toArray();
     let changed = 0;
     for (const record of found) {
       const response = rewrite(JSON.parse(record.response ?? 'null') as StoredResponse);
       const updated = await this.keys.updateOne(
-        { companyId, key: record.key, token: record.token },
+        { companyId: record.companyId, key: record.key, token: record.token },
         { $set: { fingerprint: ERASED_FINGERPRINT, response: JSON.stringify(response) } },
       );
       changed += updated.modifiedCount;

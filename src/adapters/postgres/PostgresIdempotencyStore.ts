@@ -7,7 +7,7 @@ import type {
   IdempotencyStore,
   StoredResponse,
 } from '../../application/ports/IdempotencyStore.js';
-import { ERASED_FINGERPRINT } from '../../application/ports/IdempotencyStore.js';
+import { ADMIN_SCOPE_PREFIX, ERASED_FINGERPRINT } from '../../application/ports/IdempotencyStore.js';
 import { inTransaction, query } from './postgresPool.js';
 
 interface KeyRow {
@@ -89,17 +89,18 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   async eraseMentions(companyId: string, id: string, rewrite: (response: StoredResponse) => StoredResponse): Promise<number> {
     // The rows are locked while they are rewritten: a key's record is never half erased. Values are bound, never inlined.
     return inTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<{ key: string; response: string }>(
-        `SELECT key, response FROM idempotency_keys
-         WHERE company_id = $1 AND state = 'completed' AND strpos(response, $2) > 0 FOR UPDATE`,
-        [companyId, id],
+      // The company's rows, and the admin API's (every scope that starts with the prefix).
+      const { rows } = await client.query<{ company_id: string; key: string; response: string }>(
+        `SELECT company_id, key, response FROM idempotency_keys
+         WHERE (company_id = $1 OR starts_with(company_id, $3)) AND state = 'completed' AND strpos(response, $2) > 0 FOR UPDATE`,
+        [companyId, id, ADMIN_SCOPE_PREFIX],
       );
       for (const row of rows) {
         const response = rewrite(JSON.parse(row.response) as StoredResponse);
         await client.query('UPDATE idempotency_keys SET fingerprint = $1, response = $2 WHERE company_id = $3 AND key = $4', [
           ERASED_FINGERPRINT,
           JSON.stringify(response),
-          companyId,
+          row.company_id,
           row.key,
         ]);
       }

@@ -7,7 +7,7 @@ import type {
   IdempotencyStore,
   StoredResponse,
 } from '../../application/ports/IdempotencyStore.js';
-import { ERASED_FINGERPRINT } from '../../application/ports/IdempotencyStore.js';
+import { ADMIN_SCOPE_PREFIX, ERASED_FINGERPRINT } from '../../application/ports/IdempotencyStore.js';
 import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
 import { whenLockFree } from './writeLock.js';
 
@@ -38,6 +38,9 @@ interface Row {
   expires_at: number;
 }
 
+/** The first string after every admin API scope (the prefix with its last character's successor): the scopes' range ends before it. */
+const ADMIN_SCOPES_END = `${ADMIN_SCOPE_PREFIX.slice(0, -1)}${String.fromCharCode(ADMIN_SCOPE_PREFIX.charCodeAt(ADMIN_SCOPE_PREFIX.length - 1) + 1)}`;
+
 /** Expired rows are deleted at most this often, at most this many at a time (claims treat them as absent anyway). */
 const PRUNE_EVERY_MS = 60_000;
 const PRUNE_BATCH = 1000;
@@ -56,7 +59,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     readonly complete: Statement<[string, number, string, string, string]>;
     readonly release: Statement<[string, string, string]>;
     readonly prune: Statement<[number, number]>;
-    readonly mentioning: Statement<[string, string], { key: string; response: string }>;
+    readonly mentioning: Statement<[string, string, string, string], { company_id: string; key: string; response: string }>;
     readonly rewrite: Statement<[string, string, string, string]>;
   };
   private readonly eraseTransaction: Transaction<(companyId: string, id: string, rewrite: (response: StoredResponse) => StoredResponse) => number>;
@@ -87,15 +90,17 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
         'DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys WHERE expires_at <= ? LIMIT ?)',
       ),
       mentioning: db.prepare(
-        `SELECT key, response FROM idempotency_keys WHERE company_id = ? AND state = 'completed' AND instr(response, ?) > 0`,
+        // The company's rows, and the admin API's (every scope from the prefix up to, not including, its next string).
+        `SELECT company_id, key, response FROM idempotency_keys
+         WHERE (company_id = ? OR (company_id >= ? AND company_id < ?)) AND state = 'completed' AND instr(response, ?) > 0`,
       ),
       rewrite: db.prepare(`UPDATE idempotency_keys SET fingerprint = ?, response = ? WHERE company_id = ? AND key = ?`),
     };
     this.eraseTransaction = db.transaction((companyId: string, id: string, rewrite: (response: StoredResponse) => StoredResponse): number => {
-      const rows = this.statements.mentioning.all(companyId, id);
+      const rows = this.statements.mentioning.all(companyId, ADMIN_SCOPE_PREFIX, ADMIN_SCOPES_END, id);
       for (const row of rows) {
         const response = rewrite(JSON.parse(row.response) as StoredResponse);
-        this.statements.rewrite.run(ERASED_FINGERPRINT, JSON.stringify(response), companyId, row.key);
+        this.statements.rewrite.run(ERASED_FINGERPRINT, JSON.stringify(response), row.company_id, row.key);
       }
       return rows.length;
     });

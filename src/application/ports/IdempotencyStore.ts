@@ -3,7 +3,7 @@
  * shared by every process and instance: the SQLite file of `DATA_DIR` embedded,
  * MongoDB in production.
  *
- * A key is scoped to a company. Its record is first a claim (the request is in
+ * A key is scoped to a company (the admin API's, to an admin token: `ADMIN_SCOPE_PREFIX`). Its record is first a claim (the request is in
  * flight), then the response the request answered, kept until `expiresAt`. Each
  * claim carries a token of its own, so that only the request holding the claim can
  * complete or release it: a request that outlived its claim (taken over after
@@ -59,16 +59,25 @@ export interface IdempotencyStore {
   /** Drops this token's claim (the request failed and may be sent again with the key); another token's record stays. */
   release(release: { readonly companyId: string; readonly key: string; readonly token: string }): Promise<void>;
   /**
-   * Erasure of a person: each kept response of the company whose text holds `id`
-   * (the person's id) is replaced by `rewrite`'s, and its fingerprint (a hash of
-   * the request, and so of the person's values) by `ERASED_FINGERPRINT`. A replay
-   * of such a key answers what `rewrite` gave, whatever its body. Claims in flight
-   * are left alone (they hold no response). Returns how many records changed.
+   * Erasure of a person: each kept response whose text holds `id` (the person's
+   * id), of the company or of the admin API (every scope that starts with
+   * `ADMIN_SCOPE_PREFIX`: the platform's writes name a company's people too, its
+   * users first), is replaced by `rewrite`'s, and its fingerprint (a hash of the
+   * request, and so of the person's values) by `ERASED_FINGERPRINT`. A replay of
+   * such a key answers what `rewrite` gave, whatever its body. Other companies'
+   * responses are not looked at; claims in flight are left alone (they hold no
+   * response). Returns how many records changed.
    */
   eraseMentions(companyId: string, id: string, rewrite: (response: StoredResponse) => StoredResponse): Promise<number>;
   /** Releases what the store itself opened (a shared connection stays open). */
   close(): Promise<void>;
 }
+
+/**
+ * The start of every admin API scope (`admin-token:<token id>`): no company's id
+ * starts so (ids are UUIDs). An erasure reaches the responses kept under each.
+ */
+export const ADMIN_SCOPE_PREFIX = 'admin-token:';
 
 /**
  * The fingerprint of a record whose response was rewritten by an erasure: no

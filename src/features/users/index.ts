@@ -15,7 +15,7 @@ export const users: Feature = {
 };
 
 // What other features use of this one.
-export { UserEvent, userStream } from './domain/userEvents.js';
+export { UserErased, UserEvent, userStream } from './domain/userEvents.js';
 
 // What the CLI and the start-up use of this one.
 export { createUser } from './application/createUser.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
-import { ERASED_FINGERPRINT, type IdempotencyStore, type StoredResponse } from '../../application/ports/IdempotencyStore.js';
+import { ADMIN_SCOPE_PREFIX, ERASED_FINGERPRINT, type IdempotencyStore, type StoredResponse } from '../../application/ports/IdempotencyStore.js';
 import type { ReadModelProgress } from '../../application/subscriptions/ReadModelProgress.js';
 import { canonicalJson } from '../../shared/canonicalJson.js';
 import type { Clock } from '../../shared/Clock.js';
@@ -65,7 +65,7 @@ export type IdempotencyScope = (state: Record<string, unknown>) => string;
 export const companyScope: IdempotencyScope = (state) => authOf(state).companyId;
 
 /** The admin API's scope: the admin token (a prefix no company id has: ids are UUIDs). */
-export const adminTokenScope: IdempotencyScope = (state) => `admin-token:${adminOf(state).tokenId}`;
+export const adminTokenScope: IdempotencyScope = (state) => `${ADMIN_SCOPE_PREFIX}${adminOf(state).tokenId}`;
 
 /** How a route's body is kept: without secrets at rest, and made whole again on replay. */
 export interface StoredBodyCodec {

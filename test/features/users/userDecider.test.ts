@@ -22,12 +22,34 @@ const create = {
   at,
 } as const;
 
+const erase = { type: 'EraseUser', userId: 'u-1', companyId: 'co-1', at: new Date('2026-03-02T10:00:00.000Z') } as const;
+const erased: UserEvent = { type: 'UserErased', data: { userId: 'u-1', companyId: 'co-1', erasedAt: '2026-03-02T10:00:00.000Z' } };
+/** `created` as it reads once the user is erased (their key gone). */
+const createdErased: UserEvent = { type: 'UserCreated', data: { ...created.data, name: null, email: null } };
+
 describe('user decider', () => {
   describe('given no user', () => {
     it('creates the user', () => spec.given().when(create).then(created));
+    it('refuses to erase it: not found', () => spec.given().when(erase).thenError({ kind: 'UserNotFound', userId: 'u-1' }));
   });
   describe('given a created user', () => {
     it('refuses to create it again', () => spec.given(created).when(create).thenError({ kind: 'UserAlreadyExists', userId: 'u-1' }));
+    it('erases it, recording when and nothing personal', () => spec.given(created).when(erase).then(erased));
+    it('refuses to erase it for another company: not found', () =>
+      spec.given(created).when({ ...erase, companyId: 'co-2' }).thenError({ kind: 'UserNotFound', userId: 'u-1' }));
+  });
+  describe('given an erased user (its created event reading as null)', () => {
+    it('records nothing when erased again', () => spec.given(createdErased, erased).when({ ...erase, at: new Date('2026-04-01T00:00:00.000Z') }).then());
+    it('refuses to create it again', () => spec.given(createdErased, erased).when(create).thenError({ kind: 'UserAlreadyExists', userId: 'u-1' }));
+    it('refuses to erase it for another company: not found', () =>
+      spec.given(createdErased, erased).when({ ...erase, companyId: 'co-2' }).thenError({ kind: 'UserNotFound', userId: 'u-1' }));
+    it('folds to the erased state, with when it was erased', () =>
+      expect([createdErased, erased].reduce(userDecider.evolve, userDecider.initialState)).to.deep.equal({
+        status: 'erased',
+        userId: 'u-1',
+        companyId: 'co-1',
+        erasedAt: '2026-03-02T10:00:00.000Z',
+      }));
   });
 });
 

@@ -57,7 +57,7 @@ describe('the webhook event catalogue (gathered from the features by the registr
     // The deletes and restores also take the records' other events out of the recent triggers, and bring them back.
     expect([...WEBHOOK_EVENTS.visibilityEventTypes]).to.deep.equal(['ContactDeleted', 'ContactRestored', 'ContactErased', 'DealDeleted', 'DealRestored']);
     // An erasure takes the person's values out of every type's records that carry them.
-    expect([...WEBHOOK_EVENTS.erasureEventTypes]).to.deep.equal(['ContactErased']);
+    expect([...WEBHOOK_EVENTS.erasureEventTypes]).to.deep.equal(['ContactErased', 'UserErased']);
     expect(WEBHOOK_EVENTS.types.filter(WEBHOOK_EVENTS.isHideable)).to.deep.equal([
       'contact.created',
       'contact.updated',

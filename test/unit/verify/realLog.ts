@@ -14,6 +14,7 @@ import { AgentEvent, agentStream } from '../../../src/features/agents/domain/age
 import { companyDecider } from '../../../src/features/companies/domain/companyDecider.js';
 import { CompanyEvent, companyStream } from '../../../src/features/companies/domain/companyEvents.js';
 import { userDecider } from '../../../src/features/users/domain/userDecider.js';
+import type { UserCommand } from '../../../src/features/users/domain/userCommands.js';
 import { UserEvent, userStream } from '../../../src/features/users/domain/userEvents.js';
 import { webhookDecider } from '../../../src/features/webhooks/domain/webhookDecider.js';
 import { WebhookEvent, webhookStream } from '../../../src/features/webhooks/domain/webhookEvents.js';
@@ -71,7 +72,7 @@ export const writeRealLog = async (eventStore: EventStore): Promise<RealLog> => 
       decider: userDecider,
       eventCodec: UserEvent,
       stream: userStream(userId),
-      command: { type: 'CreateUser', userId, companyId, name: 'Grace', email: 'grace@example.com', at: new Date() },
+      command: { type: 'CreateUser', userId, companyId, name: 'Grace', email: 'grace@example.com', at: new Date() } as UserCommand,
       metadata: meta(companyId),
     }),
   );

@@ -29,6 +29,23 @@ const DEAL_WON: JsonSchema = {
 };
 
 /**
+ * A Deal as its webhook events and trigger records carry it: the Deal, but for
+ * an assigned user who was erased, who keeps their `id` with `name` and `email`
+ * null (the record keeps what the deal's event recorded).
+ */
+const DEAL_RECORD: JsonSchema = {
+  ...deals.schemas.Deal!,
+  description: 'A Deal as webhook events and trigger records carry it: an erased assigned user keeps their `id`, with `name` and `email` null.',
+  properties: {
+    ...(deals.schemas.Deal!.properties as Record<string, JsonSchema>),
+    assignedTo: {
+      ...nullable(schemaRef('DealUserSnapshot')),
+      description: 'The assigned user when the event was recorded; null when none. An erased user shows as their `id`, with `name` and `email` null.',
+    },
+  },
+};
+
+/**
  * The records of the `deal.*` webhook events and triggers: `DealWon` for `deal.won`,
  * a delete's and a restore's id and time, the Deal for the others.
  */
@@ -36,7 +53,7 @@ export const dealTriggerRecords: TriggerRecordSchemas = {
   shapes: [
     { schema: 'DealWon', types: ['deal.won'], described: { trigger: 'a `DealWon` (`deal.won`)', feed: 'a DealWon (`deal.won`)' } },
     {
-      schema: 'Deal',
+      schema: 'DealRecord',
       types: ['deal.created', 'deal.updated', 'deal.stage_changed', 'deal.lost'],
       described: {
         trigger: 'a Deal (`deal.created`, `deal.updated`, `deal.stage_changed`, `deal.lost`)',
@@ -54,8 +71,8 @@ export const dealTriggerRecords: TriggerRecordSchemas = {
       described: { trigger: 'a `RecordRestored` (`deal.restored`)', feed: 'a RecordRestored (`deal.restored`)' },
     },
   ],
-  shared: { DealWon: DEAL_WON, ...recordLifecycleSchemas.shared },
-  records: { TriggerDeal: deals.schemas.Deal!, TriggerDealWon: DEAL_WON, ...recordLifecycleSchemas.records },
+  shared: { DealWon: DEAL_WON, DealRecord: DEAL_RECORD, ...recordLifecycleSchemas.shared },
+  records: { TriggerDeal: DEAL_RECORD, TriggerDealWon: DEAL_WON, ...recordLifecycleSchemas.records },
   alternatives: ['TriggerDealWon', 'TriggerDeal', ...recordLifecycleSchemas.alternatives],
   examples: { sample: 'deal.won' },
 };

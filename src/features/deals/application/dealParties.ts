@@ -57,18 +57,18 @@ export const loadContactShown = async (
 
 /**
  * A user as a deal shows it: the user decider's state keeps only ids, so this
- * fold keeps the name and e-mail of `UserCreated` (a user's stream never changes
- * after it), null when they read as null (the user erased).
+ * fold keeps the name and e-mail of `UserCreated`, null when they read as null,
+ * and from `UserErased` on (the user erased).
  */
 type UserSummaryState = { readonly companyId: string; readonly summary: DealUserSnapshot } | null;
 const userSummaryFold: AggregateFolding<UserEvent, UserSummaryState> = {
   eventCodec: UserEvent,
   decider: {
     initialState: null,
-    evolve: (_, event) => ({
-      companyId: event.data.companyId,
-      summary: { id: event.data.userId, name: event.data.name, email: event.data.email },
-    }),
+    evolve: (_, event) =>
+      event.type === 'UserCreated'
+        ? { companyId: event.data.companyId, summary: { id: event.data.userId, name: event.data.name, email: event.data.email } }
+        : { companyId: event.data.companyId, summary: { id: event.data.userId, name: null, email: null } },
   },
 };
 

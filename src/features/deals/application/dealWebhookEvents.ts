@@ -6,6 +6,7 @@ import {
   sampleHistoryOf,
   webhookEventId,
   type DerivedWebhookEvent,
+  type RecordErasureSource,
   type RecordVisibilitySource,
   type SampleEvent,
   type WebhookEventSource,
@@ -20,6 +21,7 @@ import { DealCreated, DealDeleted, DealRestored, DealStatusChanged, dealStream, 
 import { dealFromCreated } from '../domain/dealRecord.js';
 import { toDealSnapshot } from '../domain/dealView.js';
 import { dealWonData, type DealWonData } from '../domain/dealWonData.js';
+import { UserErased } from '../domain/usersForDeals.js';
 
 const dealEventType = (type: string, fields: FieldsDeclaration = DEAL_VIEW): WebhookEventTypeSpec => ({
   type,
@@ -187,11 +189,27 @@ export const dealVisibility: RecordVisibilitySource = {
   },
 };
 
+const decodeUserErasure = cachedDecoder(UserErased);
+
+/**
+ * An erased user's values leave every webhook event that carries them: deals'
+ * (`assignedTo`), in the trigger and feed records and the outbox. Users have no
+ * webhook events of their own, so deals, which embed them, declare it.
+ */
+export const assignedUserErasure: RecordErasureSource = {
+  storedEventTypes: ['UserErased'],
+  of: (event) => {
+    const { data } = decodeUserErasure(event);
+    return { companyId: data.companyId, subject: { kind: 'user', id: data.userId } };
+  },
+};
+
 /** What deals declare of their webhook events, but for the trigger records' schemas and the console's timeline. */
-export const dealWebhookEvents: Pick<WebhookEventSource, 'types' | 'storedEventTypes' | 'derive' | 'sampleHistory' | 'visibility'> = {
+export const dealWebhookEvents: Pick<WebhookEventSource, 'types' | 'storedEventTypes' | 'derive' | 'sampleHistory' | 'visibility' | 'erasure'> = {
   types: DEAL_WEBHOOK_EVENT_TYPES,
   storedEventTypes: ['DealCreated', 'DealStatusChanged', 'DealDeleted', 'DealRestored'],
   derive: deriveDealWebhookEvents,
   sampleHistory: dealSampleHistory,
   visibility: dealVisibility,
+  erasure: assignedUserErasure,
 };

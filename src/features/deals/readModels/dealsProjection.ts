@@ -3,6 +3,7 @@ import { cachedDecoder } from '../../../application/versioning/decodeStoredEvent
 import type { RecordedEvent } from '../../../application/ports/EventStore.js';
 import type { Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
 import { ContactDeleted, ContactErased, ContactRestored, ContactUpdated } from '../domain/contactsForDeals.js';
+import { UserErased } from '../domain/usersForDeals.js';
 import {
   applyContactChanges,
   changesContactSummary,
@@ -58,6 +59,7 @@ const DealsProjectionEvent = t.union([
   ContactDeleted,
   ContactRestored,
   ContactErased,
+  UserErased,
 ]);
 type DealsProjectionEvent = t.TypeOf<typeof DealsProjectionEvent>;
 
@@ -86,6 +88,12 @@ const withContact = (doc: DealDoc | null, companyId: string, contact: DealContac
   return same ? doc : { ...doc, position: event.position, deal: { ...doc.deal, contact } };
 };
 
+/** The document with no assigned user, when the deal is assigned to that user of its company (a `UserErased` at `event`). */
+const withoutUser = (doc: DealDoc | null, companyId: string, userId: string, event: RecordedEvent): DealDoc | null => {
+  if (!doc || doc.companyId !== companyId || doc.deal.assignedTo?.id !== userId) return doc;
+  return { ...doc, position: event.position, deal: { ...doc.deal, assignedTo: null } };
+};
+
 /**
  * The `deals` read model: one document per deal, built with the same functions
  * as the aggregate's state (`dealFromCreated`, `applyDealStatusChanged`) and the
@@ -97,19 +105,23 @@ const withContact = (doc: DealDoc | null, companyId: string, contact: DealContac
  * since the deal itself did not change. A `ContactDeleted` keeps the link but
  * shows every other field of the summary as null (`deletedContactSummary`); a
  * `ContactRestored` shows the contact again, from the contact it carries. A
- * `ContactErased` shows it as a deleted one's, for good.
+ * `ContactErased` shows it as a deleted one's, for good. A `UserErased` shows
+ * every deal assigned to that user as assigned to no one (`assignedTo: null`, as
+ * the view shows an erased user), found by the user's id (a where-target on
+ * `deal.assignedTo.id`); the deal's `updatedAt` and `revision` stay.
  *
  * A deleted deal has no document (it leaves every list and total); a restored
  * one has it back, from the deal its `DealRestored` carries.
  */
 export const dealsProjection: Projection<DealDoc> = {
   name: 'deals',
-  eventTypes: new Set([...DEAL_EVENT_TYPES, 'ContactUpdated', 'ContactDeleted', 'ContactRestored', 'ContactErased']),
+  eventTypes: new Set([...DEAL_EVENT_TYPES, 'ContactUpdated', 'ContactDeleted', 'ContactRestored', 'ContactErased', 'UserErased']),
   indexes: [
     ['deal.status'],
     ['deal.stage'],
     ['deal.status', 'deal.stage'],
     ['deal.contact.id'],
+    ['deal.assignedTo.id'],
     ['deal.createdAt'],
     ['deal.updatedAt'],
   ],
@@ -132,6 +144,8 @@ export const dealsProjection: Projection<DealDoc> = {
       case 'ContactRestored':
       case 'ContactErased':
         return [{ kind: 'where', companyId: decoded.data.companyId, field: 'deal.contact.id', value: decoded.data.contactId }];
+      case 'UserErased':
+        return [{ kind: 'where', companyId: decoded.data.companyId, field: 'deal.assignedTo.id', value: decoded.data.userId }];
       default: {
         const unknown: never = decoded;
         return unknown;
@@ -165,6 +179,8 @@ export const dealsProjection: Projection<DealDoc> = {
         return withContact(doc, decoded.data.companyId, deletedContactSummary(decoded.data.contactId), event);
       case 'ContactRestored':
         return withContact(doc, decoded.data.companyId, contactSummaryOf(decoded.data.contact), event);
+      case 'UserErased':
+        return withoutUser(doc, decoded.data.companyId, decoded.data.userId, event);
       // A deleted deal leaves the read model (every list, filter, total and GET); restored, it comes back
       // from the deal its event carries. It is then created anew: lists show it after the deals created
       // before its restore.

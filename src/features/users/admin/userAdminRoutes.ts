@@ -5,6 +5,9 @@ import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
 import type { DocumentCollection } from '../../../application/ports/ReadModelStore.js';
 import type { ReadModelProgress } from '../../../application/subscriptions/ReadModelProgress.js';
 import { createUser } from '../application/createUser.js';
+import { eraseUser } from '../application/eraseUser.js';
+import type { PersonErasure } from '../../../application/personalData/PersonErasure.js';
+import { HttpError, errorBody } from '../../../http/HttpError.js';
 import { validateCreateUser } from '../domain/userInput.js';
 import { companiesProjection, type CompanyDoc } from '../../companies/index.js';
 import { usersProjection, type UserDoc } from '../readModels/usersProjection.js';
@@ -23,7 +26,12 @@ export interface AdminUserRoutesDeps {
   readonly progress: ReadModelProgress;
   readonly readYourWritesTimeoutMs: number;
   readonly idempotency: Middleware;
+  /** What an erasure does beyond its event: the key destroyed, the kept responses rewritten, the files compacted. */
+  readonly erasure: PersonErasure;
 }
+
+/** The 404 of a user the company does not have (none, or another company's). */
+const userNotFound = (): HttpError => new HttpError(404, 'User not found', 'No user with this id exists in this company.');
 
 interface AdminUser {
   readonly id: string;
@@ -41,7 +49,7 @@ const userOf = (user: AdminUser): AdminUser => ({ id: user.id, name: user.name, 
  */
 const shownUser = (doc: UserDoc): AdminUser[] => (doc.name !== null && doc.email !== null ? [userOf({ ...doc, name: doc.name, email: doc.email })] : []);
 
-/** A company's users: create and list (as `chronicle users create` makes them). */
+/** A company's users: create and list (as `chronicle users create` makes them), and erase one. */
 export const adminUserRoutes = (deps: AdminUserRoutesDeps): Router => {
   const router = new Router();
   const lookup = { companies: deps.companies, eventStore: deps.commands.eventStore };
@@ -70,10 +78,29 @@ export const adminUserRoutes = (deps: AdminUserRoutesDeps): Router => {
     ctx.body = { success: true, data: result.items.flatMap(shownUser), meta: pageMeta(page, limit, result.total) };
   });
 
+  // Erasure (the person's right to erasure): the body is not read.
+  router.post('/admin/companies/:id/users/:userId/erase', async (ctx) => {
+    const companyId = await company(ctx.params.id!);
+    const userId = ctx.params.userId!;
+    const result = await eraseUser(deps.commands, { companyId, userId, metadata: adminMetadata(ctx.state) });
+    if (E.isLeft(result)) throw userNotFound();
+    const { erased, position } = result.right;
+    // What an idempotent replay of the user's create answers from now on: as for any unknown user.
+    const gone = userNotFound();
+    await deps.erasure.forget(companyId, { kind: 'user', id: userId }, new Date(erased.erasedAt), {
+      status: gone.status,
+      body: errorBody(gone, new Date(erased.erasedAt)),
+      headers: {},
+    });
+    if (position !== null) await afterWrite(ctx, deps.progress, position, deps.readYourWritesTimeoutMs);
+    await deps.erasure.compactNow();
+    ctx.body = { success: true, data: erased };
+  });
+
   return router;
 };
 
-/** `/admin/companies/:id/users`: a company's users. */
+/** `/admin/companies/:id/users`: a company's users (created, listed, erased). */
 export const adminUsersResource: AdminResource = {
   openapi: adminUsersOpenApi,
   routes: (admin) => [
@@ -83,6 +110,7 @@ export const adminUsersResource: AdminResource = {
       commands: admin.commands,
       ...admin.readYourWrites,
       idempotency: admin.idempotency('POST /admin/companies/:id/users'),
+      erasure: admin.erasure,
     }),
   ],
 };

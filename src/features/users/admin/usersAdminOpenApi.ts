@@ -1,5 +1,8 @@
 import {
   badMinLogPosition,
+  bodyErrorsOf,
+  errorCase,
+  idParameter,
   itemEnvelope,
   json,
   jsonResponse,
@@ -10,9 +13,17 @@ import {
   pageParameter,
   schemaRef,
   validationFailed,
+  writePositionHeaders,
   type ApiModule,
 } from '../../../http/openapi/common.js';
 import { adminBodyErrors, adminCreate, adminOperation, adminWritten, companyIdParameter, companyNotFound } from '../../../http/openapi/admin/common.js';
+
+const userIdParameter = { ...idParameter('user'), name: 'userId' };
+
+const userNotFound = {
+  ...jsonResponse('No company with this id (`Company not found`), or no user with this id in it, ever (`User not found`).', 'UserNotFoundError', 'admin'),
+  content: json({ oneOf: [schemaRef('CompanyNotFoundError'), schemaRef('UserNotFoundError')] }),
+};
 
 /** `/admin/companies/{id}/users`: a company's users (deals are assigned to them). */
 export const adminUsers: ApiModule = {
@@ -29,7 +40,14 @@ export const adminUsers: ApiModule = {
         responses: {
           '201': adminWritten('The new user.', 'UserResponse', true),
           ...adminBodyErrors('The body is invalid'),
-          '404': companyNotFound,
+          '404': {
+            ...jsonResponse(
+              'No company with this id (`Company not found`); or, replayed with the `Idempotency-Key` of a user erased since, `User not found`.',
+              'UserNotFoundError',
+              'admin',
+            ),
+            content: json({ oneOf: [schemaRef('CompanyNotFoundError'), schemaRef('UserNotFoundError')] }),
+          },
         },
       }),
       get: adminOperation({
@@ -43,6 +61,28 @@ export const adminUsers: ApiModule = {
           '400': badMinLogPosition('admin'),
           '404': companyNotFound,
           '422': validationFailed('A query parameter is out of bounds or malformed', 'admin'),
+        },
+      }),
+    },
+    '/admin/companies/{id}/users/{userId}/erase': {
+      post: adminOperation({
+        operationId: 'eraseUser',
+        tags: ['Users'],
+        summary: 'Erase a user, for good',
+        description:
+          'The person\'s right to erasure. The user leaves the list, and every deal assigned to them shows no user ' +
+          '(`assignedTo: null`, no `deal.updated`). Every value Chronicle kept of them (name, e-mail) becomes unreadable: in ' +
+          'their events and the copies inside deals\' events (their history and webhook events keep the user\'s `id`, with ' +
+          '`null` where the values were), in the read models, in trigger records and the event feed, in webhook deliveries ' +
+          '(a pending one goes out with the values `null`), and in responses kept for `Idempotency-Key` replays, under the ' +
+          'company and under every admin token (the user\'s create, replayed, answers 404). Erasing a user already erased ' +
+          'answers the same again, with the first `erasedAt`. See the platform guide "Erasing a person".',
+        parameters: [companyIdParameter, userIdParameter],
+        requestBody: { required: false, content: json({ type: 'object', description: 'An empty JSON object (`{}`), or no body: nothing is read from it.' }) },
+        responses: {
+          '200': jsonResponse('The user\'s id and when they were erased.', 'ErasedUserResponse', 'admin', writePositionHeaders(false)),
+          ...bodyErrorsOf('admin'),
+          '404': userNotFound,
         },
       }),
     },
@@ -68,6 +108,15 @@ export const adminUsers: ApiModule = {
       },
     },
     UserResponse: itemEnvelope('User'),
+    ErasedUser: {
+      type: 'object',
+      description: 'A user erased: their id and when (the first erasure\'s time, for an erase sent again).',
+      required: ['id', 'erasedAt'],
+      additionalProperties: false,
+      properties: { id: { type: 'string' }, erasedAt: schemaRef('Timestamp') },
+    },
+    ErasedUserResponse: itemEnvelope('ErasedUser'),
+    UserNotFoundError: errorCase({ const: 'User not found' }),
     UserList: listEnvelope('User'),
   },
 };

@@ -24,7 +24,7 @@ export interface CreatedUser {
 export const createUser = async (
   deps: CommandDeps,
   input: { readonly companyId: string; readonly name: UserName; readonly email: Email; readonly metadata: WriteMetadata },
-): Promise<E.Either<UserError | CompanyNotFound, CreatedUser>> => {
+): Promise<E.Either<Extract<UserError, { kind: 'UserAlreadyExists' }> | CompanyNotFound, CreatedUser>> => {
   const { companyId } = input;
   if ((await loadCompany(deps.eventStore, companyId)) === null) return E.left({ kind: 'CompanyNotFound', companyId });
   const userId = deps.newId();
@@ -35,9 +35,12 @@ export const createUser = async (
     command: { type: 'CreateUser', userId, companyId, name: input.name, email: input.email, at: deps.clock.now() },
     metadata: { ...input.metadata, companyId },
   });
-  if (E.isLeft(outcome)) return outcome;
+  if (E.isLeft(outcome)) {
+    if (outcome.left.kind !== 'UserAlreadyExists') throw new Error(`CreateUser refused: ${outcome.left.kind}`);
+    return E.left(outcome.left);
+  }
   const [created] = outcome.right.events;
-  if (!created) throw new Error('CreateUser recorded no event');
+  if (created?.type !== 'UserCreated') throw new Error('CreateUser recorded no UserCreated');
   const { data } = created;
   // The user as the command made it: its name and e-mail are the command's.
   return E.right({ id: data.userId, companyId: data.companyId, name: input.name, email: input.email, createdAt: data.createdAt, position: outcome.right.position });

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { userDecider } from '../domain/userDecider.js';
-import { UserCreated, UserEvent, userStream } from '../domain/userEvents.js';
+import { UserCreated, UserErased, UserEvent, userStream } from '../domain/userEvents.js';
 import { UserCreatedV1, upcastUserCreatedV1 } from '../domain/userEventVersions.js';
 import { storedEventType, storedAs, type UpcastStep } from '../../../application/versioning/storedEventTypes.js';
 import { describeAggregate } from '../../../application/aggregates/AggregateDescriptor.js';
@@ -14,5 +14,5 @@ export const userAggregate = describeAggregate({
   streamPrefix: userStream(''),
   eventCodec: UserEvent,
   decider: userDecider,
-  storedEvents: [storedEventType('UserCreated', [UserCreatedV1, UserCreated], [userCreatedV1toV2])],
+  storedEvents: [storedEventType('UserCreated', [UserCreatedV1, UserCreated], [userCreatedV1toV2]), storedEventType('UserErased', [UserErased])],
 });

@@ -11,4 +11,12 @@ export interface CreateUser {
   readonly at: Date;
 }
 
-export type UserCommand = CreateUser;
+/** Erases a user of the company (one erased already: nothing to record). */
+export interface EraseUser {
+  readonly type: 'EraseUser';
+  readonly userId: string;
+  readonly companyId: string;
+  readonly at: Date;
+}
+
+export type UserCommand = CreateUser | EraseUser;

@@ -5,9 +5,11 @@ import type { UserCommand } from './userCommands.js';
 import type { UserError } from './userErrors.js';
 import type { UserEvent } from './userEvents.js';
 
+/** No user yet; a user of a company; or an erased one, of whom only the ids and the time are left. */
 export type UserState =
   | { readonly status: 'none' }
-  | { readonly status: 'created'; readonly userId: string; readonly companyId: string };
+  | { readonly status: 'created'; readonly userId: string; readonly companyId: string }
+  | { readonly status: 'erased'; readonly userId: string; readonly companyId: string; readonly erasedAt: string };
 
 export const userDecider: Decider<UserCommand, UserEvent, UserState, UserError> = {
   initialState: { status: 'none' },
@@ -27,16 +29,23 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState, UserError> 
             },
           },
         ]);
+      case 'EraseUser':
+        // Another company's user is as unknown as none.
+        if (state.status === 'none' || state.companyId !== command.companyId) return E.left({ kind: 'UserNotFound', userId: command.userId });
+        if (state.status === 'erased') return E.right([]);
+        return E.right([{ type: 'UserErased', data: { userId: command.userId, companyId: command.companyId, erasedAt: toIsoTimestamp(command.at) } }]);
       default:
-        return assertNever(command.type);
+        return assertNever(command);
     }
   },
-  evolve(_state, event) {
+  evolve(state, event) {
     switch (event.type) {
       case 'UserCreated':
         return { status: 'created', userId: event.data.userId, companyId: event.data.companyId };
+      case 'UserErased':
+        return { status: 'erased', userId: event.data.userId, companyId: event.data.companyId, erasedAt: event.data.erasedAt };
       default:
-        return assertNever(event.type);
+        return assertNever(event);
     }
   },
 };

@@ -13,8 +13,20 @@ export const UserCreated = t.type({
 });
 export type UserCreated = t.TypeOf<typeof UserCreated>;
 
-/** Every event of a `user-<id>` stream (one kind so far). */
-export const UserEvent = UserCreated;
+/**
+ * A user was erased (the person's right to erasure): their key is destroyed, so
+ * that their name and e-mail read as null wherever they were written, and every
+ * read model forgets them. No personal value: who asked is in the event's
+ * metadata (the admin token).
+ */
+export const UserErased = t.type({
+  type: t.literal('UserErased'),
+  data: t.type({ userId: t.string, companyId: t.string, erasedAt: t.string }),
+});
+export type UserErased = t.TypeOf<typeof UserErased>;
+
+/** Every event of a `user-<id>` stream. */
+export const UserEvent = t.union([UserCreated, UserErased]);
 export type UserEvent = t.TypeOf<typeof UserEvent>;
 
 export const userStream = (userId: string): string => `user-${userId}`;

@@ -4,6 +4,7 @@ import { DOCUMENT_FIELDS, personalOf, type PersonalDataDeclaration } from '../..
 export const userPersonalData: PersonalDataDeclaration = {
   events: {
     UserCreated: { personal: [personalOf('user', 'userId', ['name', 'email'])], notPersonal: ['userId', 'companyId', 'createdAt'] },
+    UserErased: { personal: [], notPersonal: ['userId', 'companyId', 'erasedAt'] },
   },
   readModels: {
     users: { personal: [personalOf('user', 'id', ['name', 'email'])], notPersonal: [...DOCUMENT_FIELDS, 'createdAt'] },
