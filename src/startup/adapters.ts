@@ -83,7 +83,9 @@ const openErasureJournal = async (path: string): Promise<FileErasureJournal> => 
   try {
     return await FileErasureJournal.open(path);
   } catch (error) {
-    throw new Error(`ERASURE_JOURNAL cannot be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): give a file in a folder that exists, outside DATA_DIR`);
+    throw new Error(`ERASURE_JOURNAL cannot be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): give a file in a folder that exists, outside DATA_DIR`, {
+      cause: error,
+    });
   }
 };
 

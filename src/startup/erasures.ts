@@ -1,6 +1,6 @@
 import type { Logger } from '../application/ports/Logger.js';
 import { PersonErasure } from '../application/personalData/PersonErasure.js';
-import { parseErasureLines, type ErasureRecord } from '../application/personalData/ErasureRecord.js';
+import { parseErasureLines, type ErasureRecord } from '../shared/ErasureRecord.js';
 import { reapplyErasures, type ReapplyOutcome, type SubjectEraser } from '../application/personalData/reapplyErasures.js';
 import { PERSON_FIELDS, SUBJECT_ERASERS } from '../features/index.js';
 import { systemClock } from '../shared/Clock.js';

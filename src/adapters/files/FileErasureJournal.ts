@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ErasureJournal } from '../../application/ports/ErasureJournal.js';
-import { erasureLine, type ErasureRecord } from '../../application/personalData/ErasureRecord.js';
+import { erasureLine, type ErasureRecord } from '../../shared/ErasureRecord.js';
 
 /** Flushes a folder's entries to disk (a file just made there), where the system can. */
 const syncFolder = async (folder: string): Promise<void> => {

@@ -4,7 +4,7 @@ import type { ErasedSubject } from '../ports/SubjectKeyStore.js';
 import type { Position } from '../../shared/Position.js';
 import type { SubjectKind } from '../../shared/PersonalData.js';
 import { comparePositions } from '../../shared/Position.js';
-import type { ErasureRecord } from './ErasureRecord.js';
+import type { ErasureRecord } from '../../shared/ErasureRecord.js';
 import { subjectOf } from './SubjectKeys.js';
 
 /** What re-applying one erasure did: the subject was in the log (`known`) or not; where its events ended in the log. */

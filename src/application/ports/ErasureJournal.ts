@@ -1,4 +1,4 @@
-import type { ErasureRecord } from '../personalData/ErasureRecord.js';
+import type { ErasureRecord } from '../../shared/ErasureRecord.js';
 
 /**
  * Where every erasure is written down as it is made (ERASURE_JOURNAL), on storage

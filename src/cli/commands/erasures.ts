@@ -3,7 +3,7 @@ import { open, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CompactionStep } from '../../application/ports/ErasureCompaction.js';
 import { silentLogger } from '../../application/ports/Logger.js';
-import { erasureLine, parseErasureLines } from '../../application/personalData/ErasureRecord.js';
+import { erasureLine, parseErasureLines } from '../../shared/ErasureRecord.js';
 import { exportErasures } from '../../application/personalData/reapplyErasures.js';
 import { CheckpointProgress } from '../../application/subscriptions/ReadModelProgress.js';
 import { READ_MODELS_CHECKPOINT } from '../../application/subscriptions/ProjectionRunner.js';
@@ -56,7 +56,7 @@ const describeStep = (step: CompactionStep): string =>
  * erasure lines, and those of a file made again here (after restoring a backup).
  */
 export const registerErasures: RegisterCommands = (program, context) => {
-  const erasures = program.command('erasures').description('what erasing people leaves to the storage engine');
+  const erasures = program.command('erasures').description('what erasing people leaves to the storage engine, and erasures made again after a restore');
   erasures
     .command('compact')
     .description("rewrite the storage so that no byte keeps an erased person's values (SQLite: VACUUM; PostgreSQL: VACUUM FULL, CHECKPOINT)")

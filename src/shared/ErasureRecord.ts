@@ -1,6 +1,6 @@
 import * as t from 'io-ts';
 import { isRight } from 'fp-ts/lib/Either.js';
-import type { SubjectKind } from '../../shared/PersonalData.js';
+import type { SubjectKind } from './PersonalData.js';
 
 const Kind = t.keyof({ contact: null, user: null } satisfies Record<SubjectKind, null>);
 
