@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -6,6 +8,10 @@ import { eventually } from '../support/events.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
 import { spellingsOf } from '../support/personalValues.js';
+import { freshPostgresDatabase, postgresTestUrl, type FreshDatabase } from '../support/postgres.js';
+import { skipLine } from '../support/integration.js';
+
+const run = promisify(execFile);
 
 /** Every file under `dir`, recursively. */
 const filesUnder = (dir: string): string[] =>
@@ -249,5 +255,64 @@ describe('restoring a backup taken before an erasure', function () {
     const refused = await runCli(['erasures', 'export'], { DATA_DIR: dataDir, ERASURE_JOURNAL: join(dataDir, 'erasures.jsonl') });
     expect(refused.code).to.equal(2);
     expect(refused.stderr).to.contain('ERASURE_JOURNAL must be outside DATA_DIR');
+  });
+
+  if (!postgresTestUrl()) {
+    skipLine('restoring a PostgreSQL dump taken before an erasure', 'POSTGRES_TEST_URL');
+    return;
+  }
+
+  it('on PostgreSQL: a pg_dump taken before the erasure, restored into a fresh database, then `erasures reapply` of the export: 404, and no dump of it holds the values', async () => {
+    const databases: FreshDatabase[] = [];
+    try {
+      const [before, restored] = [await freshPostgresDatabase(), await freshPostgresDatabase()];
+      databases.push(before, restored);
+      const [dataDir, work] = [folder(), folder()];
+      const [dump, exported, after] = [join(work, 'before.sql'), join(work, 'erasures.jsonl'), join(work, 'after.sql')];
+      const env = { DATA_DIR: dataDir, POSTGRES_URL: before.url };
+      const { person, spellings } = uniquePerson();
+
+      const first = await startServer(env);
+      let api: Api;
+      let contactId: string;
+      try {
+        api = await keysOf(first, env);
+        await keysReady(first, api);
+        contactId = await createContact(first, api, person);
+      } finally {
+        await first.stop();
+      }
+      await run('pg_dump', ['--dbname', before.url, '--file', dump]);
+
+      const second = await startServer(env);
+      try {
+        await erase(second, api, contactId);
+      } finally {
+        await second.stop();
+      }
+      const written = await runCli(['erasures', 'export', '--out', exported], env);
+      expect(written.code, written.stderr).to.equal(0);
+
+      await run('psql', ['--dbname', restored.url, '--quiet', '--set', 'ON_ERROR_STOP=1', '--file', dump]);
+      const restoredEnv = { DATA_DIR: folder(), POSTGRES_URL: restored.url };
+      const reapplied = await runCli(['erasures', 'reapply', exported, '--json'], restoredEnv);
+      expect(reapplied.code, reapplied.stderr).to.equal(0);
+      expect(JSON.parse(reapplied.stdout)).to.deep.equal({ applied: 1, skipped: 0, unknown: 0 });
+
+      const third = await startServer(restoredEnv);
+      try {
+        await expectGone(third, api, contactId, person.name);
+      } finally {
+        await third.stop();
+      }
+      const compacted = await runCli(['erasures', 'compact'], restoredEnv);
+      expect(compacted.code, compacted.stdout + compacted.stderr).to.equal(0);
+      await run('pg_dump', ['--dbname', restored.url, '--file', after]);
+      const inDump = readFileSync(after);
+      expect(spellings.filter((spelling) => inDump.includes(Buffer.from(spelling, 'utf8'))), 'values in a dump of the restored database').to.deep.equal([]);
+      expect(spellings.filter((spelling) => readFileSync(dump).includes(Buffer.from(spelling, 'utf8'))), 'the dump before held them').not.to.deep.equal([]);
+    } finally {
+      for (const database of databases) await database.drop();
+    }
   });
 });
