@@ -2,6 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { relative, resolve } from 'node:path';
 import { SecretKey } from './shared/SecretKey.js';
 // The stores' clients judge their own connection strings (each loads its client only when asked).
 import { eventStoreDbUrlProblem } from './adapters/eventstoredb/eventStoreDbUrl.js';
@@ -232,6 +233,7 @@ const variables = {
   // 5 days.
   WEBHOOK_DISABLE_AFTER_MS: { codec: intFromString('milliseconds', 1), default: '432000000' },
   DELETED_RECORDS_RETENTION_DAYS: { codec: intFromString('days', 1, 36_500), default: '30' },
+  ERASURE_JOURNAL: { codec: nonEmpty, default: undefined },
   LOG_LEVEL: { codec: logLevel, default: 'info' },
   BASE_PATH: { codec: basePath, default: undefined },
   TLS_CERT_FILE: { codec: nonEmpty, default: undefined },
@@ -317,6 +319,11 @@ export interface Config {
   };
   /** A deleted contact or deal can be restored for this many days. */
   readonly deletedRecordsRetentionDays: number;
+  /**
+   * The erasure journal's file (ERASURE_JOURNAL), outside DATA_DIR: every erasure is written down
+   * there, and re-applied at start (a backup restored since); undefined: no journal.
+   */
+  readonly erasureJournal: string | undefined;
   readonly logLevel: t.TypeOf<typeof logLevel>;
   readonly basePath: string;
   readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
@@ -419,6 +426,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     } else raw[name] = decoded.right;
   }
   const c = raw as RawConfig;
+  if (c.ERASURE_JOURNAL !== undefined && c.DATA_DIR !== undefined && !relative(resolve(c.DATA_DIR), resolve(c.ERASURE_JOURNAL)).startsWith('..')) {
+    problems.push('ERASURE_JOURNAL must be outside DATA_DIR: a backup of DATA_DIR, restored, would take the journal back with the data');
+  }
   if ((c.TLS_CERT_FILE === undefined) !== (c.TLS_KEY_FILE === undefined)) {
     problems.push('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   }
@@ -493,6 +503,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       disableAfterMs: c.WEBHOOK_DISABLE_AFTER_MS,
     },
     deletedRecordsRetentionDays: c.DELETED_RECORDS_RETENTION_DAYS,
+    erasureJournal: c.ERASURE_JOURNAL,
     logLevel: c.LOG_LEVEL,
     basePath: c.BASE_PATH ?? '',
     tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : undefined,

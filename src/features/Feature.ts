@@ -5,6 +5,7 @@ import type { ConsolePages } from '../console/consoleRoutes.js';
 import type { AdminResource } from '../http/AdminResource.js';
 import type { ApiResource } from '../http/ApiResource.js';
 import type { PersonalDataDeclaration } from '../shared/PersonalData.js';
+import type { SubjectEraserOf } from '../application/personalData/reapplyErasures.js';
 import type { WebhookEventSource } from './webhookEvents/WebhookEventSource.js';
 
 /** A read model as the registry holds it: its projection, and how `chronicle verify` checks it (when it mirrors streams). */
@@ -34,6 +35,8 @@ export interface Feature {
    * stored event type of its aggregates is declared, each free-text field personal or not.
    */
   readonly personalData?: PersonalDataDeclaration;
+  /** How its subjects are erased again after a restore (`reapplyErasures`), one per kind of subject it erases. */
+  readonly subjectErasers?: readonly SubjectEraserOf[];
 }
 
 /** A projection of any document type, as the registry holds it. */

@@ -16,6 +16,7 @@ import { customerConsole } from './console/index.js';
 import { contacts } from './contacts/index.js';
 import { deals } from './deals/index.js';
 import type { Feature } from './Feature.js';
+import type { SubjectEraserOf } from '../application/personalData/reapplyErasures.js';
 import { personFieldNames, type FieldsDeclaration, type RetiredFields, type SubjectKind } from '../shared/PersonalData.js';
 import { users } from './users/index.js';
 import { webhookEventCatalogue, webhookEventsFeature, type WebhookEventCatalogue } from './webhookEvents/index.js';
@@ -57,6 +58,9 @@ export const AGGREGATES: readonly AnyAggregate[] = FEATURES.flatMap((feature) =>
 
 /** Every stored event type with every version it was stored in: what the versioning decorator reads with. */
 export const STORED_EVENT_TYPES: ReadonlyMap<string, StoredEventType> = storedEventTypesOf(AGGREGATES);
+
+/** How every kind of subject is erased again after a restore (`reapplyErasures`), from the features that erase them. */
+export const SUBJECT_ERASERS: readonly SubjectEraserOf[] = FEATURES.flatMap((feature) => feature.subjectErasers ?? []);
 
 /** Every read model the projector keeps, in the order of the features. */
 export const PROJECTIONS: readonly Projection<ReadModelDocument>[] = FEATURES.flatMap((feature) =>

@@ -18,6 +18,7 @@ import type { IpcEndpoint } from '../shared/IpcEndpoint.js';
 import { SqliteWebhookOutbox } from '../adapters/sqlite/SqliteWebhookOutbox.js';
 import { SqliteWebhookSecretStore } from '../adapters/sqlite/SqliteWebhookSecretStore.js';
 import { SqliteSubjectKeyStore } from '../adapters/sqlite/SqliteSubjectKeyStore.js';
+import { FileErasureJournal } from '../adapters/files/FileErasureJournal.js';
 import { UpcastingEventStore, upcastingSource, withUpcasting } from '../application/versioning/UpcastingEventStore.js';
 import type { Config } from '../config.js';
 import { PERSONAL_EVENT_FIELDS, PERSONAL_STREAM_PREFIXES, RETIRED_EVENT_FIELDS, STORED_EVENT_TYPES } from '../features/index.js';
@@ -70,8 +71,23 @@ export interface OpenStoresOptions {
  * real-server drivers are loaded only when used.
  */
 export const openStores = async (config: Config, options: OpenStoresOptions = {}): Promise<Stores> =>
-  // Webhook secrets encrypted at rest (SECRETS_KEY) whichever engine keeps them; personal fields sealed in the log.
-  await closedOnFailure(withEncryptedSecrets(await openEngineStores(config, options), config), (stores) => withSealedPersonalData(stores, config));
+  // Webhook secrets encrypted at rest (SECRETS_KEY) whichever engine keeps them; personal fields sealed in the log;
+  // the erasure journal's file made (ERASURE_JOURNAL), so that a start that could not write it fails.
+  await closedOnFailure(withEncryptedSecrets(await openEngineStores(config, options), config), async (stores) => ({
+    ...(await withSealedPersonalData(stores, config)),
+    ...(config.erasureJournal === undefined ? {} : { erasureJournal: await openErasureJournal(config.erasureJournal) }),
+  }));
+
+/** The erasure journal's file, made when missing: a start that cannot write it fails, saying which setting and why. */
+const openErasureJournal = async (path: string): Promise<FileErasureJournal> => {
+  try {
+    return await FileErasureJournal.open(path);
+  } catch (error) {
+    throw new Error(`ERASURE_JOURNAL cannot be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): give a file in a folder that exists, outside DATA_DIR`, {
+      cause: error,
+    });
+  }
+};
 
 /** `use(stores)`, or every store closed when it fails (a start that cannot go on leaves nothing open). */
 const closedOnFailure = async (stores: Stores, use: (stores: Stores) => Promise<Stores>): Promise<Stores> => {

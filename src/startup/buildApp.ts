@@ -14,8 +14,8 @@ import { createApp } from '../http/createApp.js';
 import { openApiRoutes } from '../http/routes/openapi.js';
 import { idempotency } from '../http/middleware/idempotency.js';
 import type { ApiContext } from '../http/ApiResource.js';
-import { API_RESOURCES, CONSOLE_PAGES, PERSON_FIELDS, adminDocument, apiDocument } from '../features/index.js';
-import { PersonErasure } from '../application/personalData/PersonErasure.js';
+import { API_RESOURCES, CONSOLE_PAGES, adminDocument, apiDocument } from '../features/index.js';
+import { personErasureOf } from './erasures.js';
 import type { ChronicleMetrics } from '../ops/ChronicleMetrics.js';
 import { checkReadiness } from '../ops/readiness.js';
 import { systemClock, type Clock } from '../shared/Clock.js';
@@ -153,13 +153,7 @@ const apiContext = (parts: AppParts, progress: NonNullable<ReadSide['progress']>
     idempotency: (route, codec) => idempotency(keys, route, codec),
     appliedPosition: () => readSide.appliedPosition(),
     deletedRecordsRetentionMs: config.deletedRecordsRetentionDays * 24 * 60 * 60 * 1000,
-    erasure: new PersonErasure({
-      ...(stores.sealingKeys ? { keys: stores.sealingKeys } : {}),
-      idempotency: stores.idempotency,
-      readModels,
-      personFields: PERSON_FIELDS,
-      logger: parts.logger.child({ role: 'erasure' }),
-    }),
+    erasure: personErasureOf(stores, parts.logger.child({ role: 'erasure' })),
     webhooks: {
       outbox: stores.webhookOutbox,
       secrets: stores.webhookSecrets,

@@ -22,6 +22,7 @@ import { StartSteps } from './StartSteps.js';
 import { closeStores, type Stores } from './Stores.js';
 import { startWebhooks, type ChronicleWebhooks } from './webhooks.js';
 import { startWriteSide } from './writeSide.js';
+import { reapplyErasureJournal } from './erasures.js';
 
 export type { Stores } from './Stores.js';
 export type { CloseReport } from './gracefulClose.js';
@@ -116,6 +117,10 @@ export const startChronicle = async (
 
     const { demo } = await steps.run('write side', () => startWriteSide(plan, stores));
 
+    // Erasures made since a restored backup was taken, made again before any request is answered (ERASURE_JOURNAL);
+    // API_WORKERS' API workers leave it to the background process, started before them.
+    const reapplied = deps.supervisor ? null : await steps.run('erasure journal', () => reapplyErasureJournal(stores, logger));
+
     // Requests and delivery attempts per company and hour, for the console: counted in memory, written every few seconds.
     const usage = await steps.run(
       'usage counters',
@@ -181,6 +186,11 @@ export const startChronicle = async (
     );
 
     await Promise.all([readSide.started, webhooks?.started]);
+    if (reapplied) {
+      const { position } = reapplied.outcome;
+      if (position !== null) await readSide.progress?.waitFor(position, config.readYourWritesTimeoutMs);
+      await reapplied.compact();
+    }
     http.started();
     const { server, port } = http;
     logger.info(

@@ -149,6 +149,22 @@ export const subjectKeyStoreContract = (
       expect(await made.store.erasedAt(unknown)).to.equal(null);
     });
 
+    it('lists every erased subject with its first erasure time, in the order of those times, and no subject that keeps its key', async () => {
+      const [late, early, never, kept] = [newSubject(), newSubject('user'), newSubject(), newSubject()];
+      await made.store.putIfAbsent(new Map([late, early, kept].map((subject) => [subject, newKeyText()])));
+      await made.store.erase(late, at(2_000));
+      await made.store.erase(early, at(1_000));
+      await made.store.erase(never, at(3_000));
+      await made.store.erase(late, at(9_000));
+      // The storage may hold other tests' subjects (a shared server): only these are compared.
+      const listed = (await made.store.erased()).filter(({ subject }) => [late, early, never, kept].includes(subject));
+      expect(listed.map(({ subject, erasedAt }) => [subject, erasedAt.toISOString()])).to.deep.equal([
+        [early, at(1_000).toISOString()],
+        [late, at(2_000).toISOString()],
+        [never, at(3_000).toISOString()],
+      ]);
+    });
+
     it('records a subject it never saw as erased, which then never gets a key', async () => {
       const subject = newSubject('user');
       await made.store.erase(subject, at(1));

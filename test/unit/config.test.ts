@@ -23,6 +23,7 @@ describe('configuration from the environment', () => {
       host: '127.0.0.1',
       dataDir: './data',
       deletedRecordsRetentionDays: 30,
+      erasureJournal: undefined,
       eventStoreUrl: undefined,
       mongoUrl: undefined,
       mongoDb: 'chronicle',
@@ -297,6 +298,14 @@ describe('configuration from the environment', () => {
       'HSTS_INCLUDE_SUBDOMAINS="sometimes" must be true or false',
     ]);
     expect(problemsOf({ HSTS_MAX_AGE_SECONDS: '-1' })).to.deep.equal(['HSTS_MAX_AGE_SECONDS="-1" must be a whole number from 0 to 63072000']);
+  });
+
+  it('takes an erasure journal outside DATA_DIR, and refuses one inside it', () => {
+    expect(loadConfig({ DATA_DIR: '/srv/chronicle/data', ERASURE_JOURNAL: '/srv/chronicle/erasures.jsonl' }).erasureJournal).to.equal('/srv/chronicle/erasures.jsonl');
+    expect(loadConfig({ DATA_DIR: 'data', ERASURE_JOURNAL: 'data-erasures.jsonl' }).erasureJournal).to.equal('data-erasures.jsonl');
+    const inside = ['ERASURE_JOURNAL must be outside DATA_DIR: a backup of DATA_DIR, restored, would take the journal back with the data'];
+    expect(problemsOf({ DATA_DIR: '/srv/chronicle/data', ERASURE_JOURNAL: '/srv/chronicle/data/erasures.jsonl' })).to.deep.equal(inside);
+    expect(problemsOf({ ERASURE_JOURNAL: './data/journal/erasures.jsonl' })).to.deep.equal(inside);
   });
 
   it('needs both TLS files or neither', () => {

@@ -1,4 +1,4 @@
-import type { SubjectKeyStore } from '../../application/ports/SubjectKeyStore.js';
+import type { ErasedSubject, SubjectKeyStore } from '../../application/ports/SubjectKeyStore.js';
 
 /** What is kept of a subject: its key, or (erased) the time it was erased. */
 type Kept = { readonly key: string } | { readonly erasedAt: Date };
@@ -33,6 +33,12 @@ export class MemorySubjectKeyStore implements SubjectKeyStore {
   async erasedAt(subject: string): Promise<Date | null> {
     const kept = this.subjects.get(subject);
     return kept !== undefined && 'erasedAt' in kept ? new Date(kept.erasedAt.getTime()) : null;
+  }
+
+  async erased(): Promise<readonly ErasedSubject[]> {
+    const erased: ErasedSubject[] = [];
+    for (const [subject, kept] of this.subjects) if ('erasedAt' in kept) erased.push({ subject, erasedAt: new Date(kept.erasedAt.getTime()) });
+    return erased.sort((a, b) => a.erasedAt.getTime() - b.erasedAt.getTime() || (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0));
   }
 
   async close(): Promise<void> {}

@@ -1,5 +1,5 @@
 import { MongoBulkWriteError, MongoServerError, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
-import type { SubjectKeyStore } from '../../application/ports/SubjectKeyStore.js';
+import type { ErasedSubject, SubjectKeyStore } from '../../application/ports/SubjectKeyStore.js';
 
 /** The collection of subject keys, beside the read models (never a read model's name). */
 export const SUBJECT_KEYS_COLLECTION = 'subjectKeys';
@@ -86,6 +86,11 @@ export class MongoSubjectKeyStore implements SubjectKeyStore {
   async erasedAt(subject: string): Promise<Date | null> {
     const found = await this.keys.findOne({ _id: subject }, { projection: { erasedAt: 1 } });
     return found?.erasedAt ?? null;
+  }
+
+  async erased(): Promise<readonly ErasedSubject[]> {
+    const found = await this.keys.find({ erasedAt: { $type: 'date' } }, { projection: { erasedAt: 1 } }).sort({ erasedAt: 1, _id: 1 }).toArray();
+    return found.map((document) => ({ subject: document._id, erasedAt: document.erasedAt! }));
   }
 
   async close(): Promise<void> {

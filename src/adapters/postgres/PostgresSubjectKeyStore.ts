@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { SubjectKeyStore } from '../../application/ports/SubjectKeyStore.js';
+import type { ErasedSubject, SubjectKeyStore } from '../../application/ports/SubjectKeyStore.js';
 import { preparedQuery, preparedReadQuery } from './postgresPool.js';
 
 interface KeyRow {
@@ -65,6 +65,15 @@ export class PostgresSubjectKeyStore implements SubjectKeyStore {
   async erasedAt(subject: string): Promise<Date | null> {
     const { rows } = await preparedReadQuery<{ erased_at: Date | null }>(this.pool, 'SELECT erased_at FROM subject_keys WHERE subject = $1', [subject]);
     return rows[0]?.erased_at ?? null;
+  }
+
+  async erased(): Promise<readonly ErasedSubject[]> {
+    const { rows } = await preparedReadQuery<{ subject: string; erased_at: Date }>(
+      this.pool,
+      'SELECT subject, erased_at FROM subject_keys WHERE erased_at IS NOT NULL ORDER BY erased_at, subject COLLATE "C"',
+      [],
+    );
+    return rows.map((row) => ({ subject: row.subject, erasedAt: row.erased_at }));
   }
 
   async close(): Promise<void> {

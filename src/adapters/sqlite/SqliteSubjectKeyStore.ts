@@ -1,5 +1,5 @@
 import type { Statement, Transaction } from 'better-sqlite3';
-import type { SubjectKeyStore } from '../../application/ports/SubjectKeyStore.js';
+import type { ErasedSubject, SubjectKeyStore } from '../../application/ports/SubjectKeyStore.js';
 import { openSqliteDatabase, type SqliteDatabase } from './openSqliteDatabase.js';
 import { withSecureDelete } from './secureDelete.js';
 import { whenLockFreeTranslated, withoutLockWait } from './writeLock.js';
@@ -26,6 +26,7 @@ export class SqliteSubjectKeyStore implements SubjectKeyStore {
     readonly insert: Statement<[string]>;
     readonly erase: Statement<[string, string]>;
     readonly erasedAt: Statement<[string], { erased_at: string | null }>;
+    readonly erased: Statement<[], { subject: string; erased_at: string }>;
   };
   private readonly putAll: Transaction<(candidates: string, subjects: string) => KeyRow[]>;
 
@@ -45,6 +46,7 @@ export class SqliteSubjectKeyStore implements SubjectKeyStore {
           'ON CONFLICT (subject) DO UPDATE SET key = NULL, erased_at = COALESCE(subject_keys.erased_at, excluded.erased_at)',
       ),
       erasedAt: db.prepare('SELECT erased_at FROM subject_keys WHERE subject = ?'),
+      erased: db.prepare('SELECT subject, erased_at FROM subject_keys WHERE erased_at IS NOT NULL ORDER BY erased_at, subject'),
     };
     this.putAll = db.transaction((candidates: string, subjects: string) => {
       this.statements.insert.run(candidates);
@@ -56,7 +58,6 @@ export class SqliteSubjectKeyStore implements SubjectKeyStore {
   static open(file: string): SqliteSubjectKeyStore {
     return new SqliteSubjectKeyStore(openSqliteDatabase(file), true);
   }
-
 
   async get(subjects: readonly string[]): Promise<ReadonlyMap<string, string>> {
     if (subjects.length === 0) return new Map();
@@ -93,6 +94,10 @@ export class SqliteSubjectKeyStore implements SubjectKeyStore {
   async erasedAt(subject: string): Promise<Date | null> {
     const erasedAt = this.statements.erasedAt.get(subject)?.erased_at ?? null;
     return erasedAt === null ? null : new Date(erasedAt);
+  }
+
+  async erased(): Promise<readonly ErasedSubject[]> {
+    return this.statements.erased.all().map((row) => ({ subject: row.subject, erasedAt: new Date(row.erased_at) }));
   }
 
   async close(): Promise<void> {

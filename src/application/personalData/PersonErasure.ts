@@ -5,6 +5,7 @@ import type { SubjectKind } from '../../shared/PersonalData.js';
 import { erasePersonFrom, type ErasedPerson } from './erasePerson.js';
 import { subjectOf } from './SubjectKeys.js';
 import type { ErasableKeys } from '../ports/Stores.js';
+import type { ErasureJournal } from '../ports/ErasureJournal.js';
 
 export interface PersonErasureDeps {
   /** The people's keys; absent where the log seals nothing (a test's bare stores): nothing to destroy. */
@@ -15,12 +16,16 @@ export interface PersonErasureDeps {
   readonly personFields: ReadonlyMap<SubjectKind, ReadonlySet<string>>;
   /** Told what each erasure did and how long it took (ids and counts only). */
   readonly logger?: Logger;
+  /** Where each erasure is written down before its key is destroyed (ERASURE_JOURNAL); absent: nowhere. */
+  readonly journal?: ErasureJournal;
 }
 
 /**
  * What erasing a person does besides recording it in their stream (`ContactErased`):
  *
- * - `forget`: the responses kept for `Idempotency-Key` replays lose the person's
+ * - `forget`: the erasure is written down in the erasure journal, when there is
+ *   one (so that restoring a backup taken before it cannot bring the person
+ *   back: `reapplyErasures`); the responses kept for `Idempotency-Key` replays lose the person's
  *   values (the one that answered with the person's own record answers `gone`
  *   instead, whatever is sent with its key), then the person's key is destroyed,
  *   so that every value sealed with it, in any stream, reads as null. Each step is
@@ -38,6 +43,7 @@ export class PersonErasure {
   constructor(private readonly deps: PersonErasureDeps) {}
 
   async forget(companyId: string, person: ErasedPerson, at: Date, gone: StoredResponse): Promise<{ readonly keptResponses: number }> {
+    await this.deps.journal?.append({ kind: person.kind, id: person.id, companyId, erasedAt: at.toISOString() });
     const fields = this.deps.personFields.get(person.kind) ?? new Set<string>();
     const keptResponses = await this.deps.idempotency.eraseMentions(companyId, person.id, (response) => {
       const data = (response.body as { data?: { id?: unknown } } | null)?.data;

@@ -6,6 +6,7 @@ import type { UsageCounters } from './UsageCounters.js';
 import type { ReadModelStore } from './ReadModelStore.js';
 import type { SubjectKeyStore } from './SubjectKeyStore.js';
 import type { ErasureCompaction } from './ErasureCompaction.js';
+import type { ErasureJournal } from './ErasureJournal.js';
 
 /** The keys the log seals people's values with, as erasure uses them (`SubjectKeys`). */
 export interface ErasableKeys {
@@ -41,4 +42,6 @@ export interface Stores {
   readonly sealingKeys?: ErasableKeys;
   /** `chronicle erasures compact` on this engine (absent: the engine has none; see docs/operators/erasure.md). */
   readonly compaction?: ErasureCompaction;
+  /** Where every erasure is written down, outside the data and its backups (ERASURE_JOURNAL); absent when it is not set. */
+  readonly erasureJournal?: ErasureJournal;
 }

@@ -1,3 +1,9 @@
+/** A subject whose key was destroyed, and when. */
+export interface ErasedSubject {
+  readonly subject: string;
+  readonly erasedAt: Date;
+}
+
 /**
  * The data keys of the people whose personal fields Chronicle keeps encrypted
  * (crypto-shredding): one key per subject, `contact:<id>` or `user:<id>` (ids,
@@ -30,6 +36,11 @@ export interface SubjectKeyStore {
   erase(subject: string, at: Date): Promise<void>;
   /** When the subject was erased, or null. */
   erasedAt(subject: string): Promise<Date | null>;
+  /**
+   * Every subject erased so far, each with when it was (first) erased, in the order
+   * of those times (then of the subjects): what `chronicle erasures export` writes.
+   */
+  erased(): Promise<readonly ErasedSubject[]>;
   /** Releases what the store itself opened (a shared connection stays open). */
   close(): Promise<void>;
 }

@@ -8,12 +8,14 @@ import { contactWebhookEvents } from './application/contactWebhookEvents.js';
 import { contactTimeline } from './readModels/contactTimeline.js';
 import { readModel, type Feature } from '../Feature.js';
 import { contactPersonalData } from './domain/contactPersonalData.js';
+import { contactEraser } from './api/contactErasure.js';
 
 /** Contacts, each phone number unique in its company (held by a reservation stream). */
 export const contacts: Feature = {
   name: 'contacts',
   aggregates: [contactAggregate, phoneReservationAggregate],
   personalData: contactPersonalData,
+  subjectErasers: [contactEraser],
   readModels: [readModel(contactsProjection, contactsCheck)],
   resources: [contactsResource],
   webhookEvents: { ...contactWebhookEvents, triggerRecords: contactTriggerRecords, timelines: [contactTimeline] },

@@ -95,7 +95,7 @@ describe('PersonalDataEventStore: personal fields sealed in the log, opened on e
   it('asks the key store nothing to append about new people (their keys go in the commit), and once per read, whatever the number of events', async () => {
     let gets = 0;
     const counted = new SubjectKeys(
-      { ...keyStore, get: (subjects: readonly string[]) => ((gets += 1), keyStore.get(subjects)), putIfAbsent: (c) => keyStore.putIfAbsent(c), erase: (s, at) => keyStore.erase(s, at), erasedAt: (s) => keyStore.erasedAt(s), close: () => keyStore.close() },
+      { ...keyStore, get: (subjects: readonly string[]) => ((gets += 1), keyStore.get(subjects)), putIfAbsent: (c) => keyStore.putIfAbsent(c), erase: (s, at) => keyStore.erase(s, at), erasedAt: (s) => keyStore.erasedAt(s), erased: () => keyStore.erased(), close: () => keyStore.close() },
       new SecretsKeyring(undefined),
     );
     const countedStore = new PersonalDataEventStore(adapter, counted, declarations);

@@ -8,9 +8,8 @@ import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
 import { createContact } from '../application/createContact.js';
 import { updateContact } from '../application/updateContact.js';
 import { deleteContact, restoreContact } from '../application/deleteAndRestoreContact.js';
-import { eraseContact } from '../application/eraseContact.js';
+import { eraseAndForgetContact } from './contactErasure.js';
 import type { PersonErasure } from '../../../application/personalData/PersonErasure.js';
-import { errorBody } from '../../../http/HttpError.js';
 import { validateCreateContact, validateUpdateContact } from '../domain/contactInput.js';
 import { contactOf, type ContactDoc } from '../readModels/contactsProjection.js';
 import { contactListQuery } from '../readModels/contactQueries.js';
@@ -144,16 +143,9 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
   router.post('/contacts/:id/erase', requirePermission('contacts:erase'), async (ctx) => {
     const { companyId } = authOf(ctx.state);
     const contactId = ctx.params.id!;
-    const result = await eraseContact(deps.commands, { companyId, contactId, reason: 'requested', metadata: apiMetadata(ctx.state) });
+    const result = await eraseAndForgetContact(deps, { companyId, contactId, reason: 'requested', metadata: apiMetadata(ctx.state) });
     if (E.isLeft(result)) throw contactHttpError(result.left);
     const { erased, position } = result.right;
-    // What an idempotent replay of the contact's create answers from now on: as for any unknown contact.
-    const gone = contactHttpError({ kind: 'ContactNotFound' });
-    await deps.erasure.forget(companyId, { kind: 'contact', id: contactId }, new Date(erased.erasedAt), {
-      status: gone.status,
-      body: errorBody(gone, new Date(erased.erasedAt)),
-      headers: {},
-    });
     if (position !== null) await afterWrite(ctx, deps.progress, position, deps.readYourWritesTimeoutMs);
     await deps.erasure.compactNow();
     ctx.body = { success: true, data: erased };
