@@ -173,13 +173,25 @@ describe('restoring a backup taken before an erasure', function () {
     const before = uniquePerson();
     const after = uniquePerson();
 
+    // A user too, erased through the admin API.
+    const userName = `Ottilie Usermark${randomBytes(4).toString('hex')}`;
+    const userSpellings = [userName, `${userName.replace(/\s/g, '.').toLowerCase()}@example.org`].flatMap(spellingsOf);
+
     const first = await startServer(env);
+    // Made before the backup, so that the restored log has it too.
+    const adminToken = await runCli(['admin-tokens', 'create', '--name', 'erasures', '--json'], env);
+    expect(adminToken.code, adminToken.stderr).to.equal(0);
+    const admin = (JSON.parse(adminToken.stdout) as { token: string }).token;
     let api: Api;
     let contactId: string;
+    let userId: string;
     try {
       api = await keysOf(first, env);
       await keysReady(first, api);
       contactId = await createContact(first, api, before.person);
+      const user = await runCli(['users', 'create', '--company', api.companyId, '--name', userName, '--email', `${userName.replace(/\s/g, '.').toLowerCase()}@example.org`, '--json'], env);
+      expect(user.code, user.stderr).to.equal(0);
+      userId = (JSON.parse(user.stdout) as { id: string }).id;
     } finally {
       await first.stop();
     }
@@ -191,12 +203,16 @@ describe('restoring a backup taken before an erasure', function () {
       laterId = await createContact(second, api, after.person);
       await erase(second, api, contactId);
       await erase(second, api, laterId);
+      // The token, made by the CLI, is known once the server's read models have it.
+      await eventually(async () => (await call(second, admin, 'GET', `/admin/companies/${api.companyId}/users`)).status === 200, 10_000);
+      const erasedUser = await call(second, admin, 'POST', `/admin/companies/${api.companyId}/users/${userId}/erase`, {});
+      expect(erasedUser.status, JSON.stringify(erasedUser.body)).to.equal(200);
     } finally {
       await second.stop();
     }
     const written = await runCli(['erasures', 'export', '--out', exported], env);
     expect(written.code, written.stderr).to.equal(0);
-    expect(written.stdout).to.contain('Wrote 2 erasures');
+    expect(written.stdout).to.contain('Wrote 3 erasures');
     const lines = readFileSync(exported, 'utf8')
       .trimEnd()
       .split('\n')
@@ -204,6 +220,7 @@ describe('restoring a backup taken before an erasure', function () {
     expect(lines.map(({ kind, id, companyId }) => ({ kind, id, companyId }))).to.have.deep.members([
       { kind: 'contact', id: contactId, companyId: api.companyId },
       { kind: 'contact', id: laterId, companyId: api.companyId },
+      { kind: 'user', id: userId, companyId: api.companyId },
     ]);
     const toStdout = await runCli(['erasures', 'export'], env);
     expect(toStdout.stdout.trimEnd()).to.equal(readFileSync(exported, 'utf8').trimEnd());
@@ -211,10 +228,10 @@ describe('restoring a backup taken before an erasure', function () {
     restore(backup, dataDir);
     const reapplied = await runCli(['erasures', 'reapply', exported, '--json'], env);
     expect(reapplied.code, reapplied.stderr).to.equal(0);
-    expect(JSON.parse(reapplied.stdout)).to.deep.equal({ applied: 1, skipped: 0, unknown: 1 });
+    expect(JSON.parse(reapplied.stdout)).to.deep.equal({ applied: 2, skipped: 0, unknown: 1 });
     const again = await runCli(['erasures', 'reapply', exported], env);
     expect(again.code, again.stderr).to.equal(0);
-    expect(again.stdout).to.match(/^Applied 0, skipped 2: 2 erased here already, 0 of subjects/);
+    expect(again.stdout).to.match(/^Applied 0, skipped 3: 3 erased here already, 0 of subjects/);
 
     const third = await startServer(env);
     try {
@@ -225,12 +242,16 @@ describe('restoring a backup taken before an erasure', function () {
       expect(JSON.stringify(erasedItem)).to.contain('ContactErased');
       expect(erasedItem?.metadata?.source).to.equal('system');
       expect(JSON.stringify(history.body)).not.to.contain(before.person.name);
+      await eventually(async () => (await call(third, admin, 'GET', `/admin/companies/${api.companyId}/users`)).status === 200, 10_000);
+      const users = await call(third, admin, 'GET', `/admin/companies/${api.companyId}/users`);
+      expect((users.body.data as { id: string }[]).map(({ id }) => id)).not.to.include(userId);
     } finally {
       await third.stop();
     }
     const compacted = await runCli(['erasures', 'compact'], env);
     expect(compacted.code, compacted.stdout + compacted.stderr).to.equal(0);
     expect(bytesFound(dataDir, before.spellings), 'values in the stored bytes').to.deep.equal([]);
+    expect(bytesFound(dataDir, userSpellings), 'the user’s values in the stored bytes').to.deep.equal([]);
     // Never in this log, and its key, made by nobody here, is recorded as erased: it could never be sealed again.
     expect(bytesFound(dataDir, after.spellings), 'the later contact’s values').to.deep.equal([]);
   });

@@ -2,6 +2,7 @@ import { userAggregate } from './application/userAggregate.js';
 import { usersCheck } from './readModels/usersCheck.js';
 import { usersProjection } from './readModels/usersProjection.js';
 import { adminUsersResource } from './admin/userAdminRoutes.js';
+import { userEraser } from './admin/userErasure.js';
 import { readModel, type Feature } from '../Feature.js';
 import { userPersonalData } from './domain/userPersonalData.js';
 
@@ -12,6 +13,7 @@ export const users: Feature = {
   personalData: userPersonalData,
   readModels: [readModel(usersProjection, usersCheck)],
   adminResources: [adminUsersResource],
+  subjectErasers: [userEraser],
 };
 
 // What other features use of this one.

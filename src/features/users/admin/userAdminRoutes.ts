@@ -5,9 +5,8 @@ import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
 import type { DocumentCollection } from '../../../application/ports/ReadModelStore.js';
 import type { ReadModelProgress } from '../../../application/subscriptions/ReadModelProgress.js';
 import { createUser } from '../application/createUser.js';
-import { eraseUser } from '../application/eraseUser.js';
+import { eraseAndForgetUser, userNotFound } from './userErasure.js';
 import type { PersonErasure } from '../../../application/personalData/PersonErasure.js';
-import { HttpError, errorBody } from '../../../http/HttpError.js';
 import { validateCreateUser } from '../domain/userInput.js';
 import { companiesProjection, type CompanyDoc } from '../../companies/index.js';
 import { usersProjection, type UserDoc } from '../readModels/usersProjection.js';
@@ -31,7 +30,6 @@ export interface AdminUserRoutesDeps {
 }
 
 /** The 404 of a user the company does not have (none, or another company's). */
-const userNotFound = (): HttpError => new HttpError(404, 'User not found', 'No user with this id exists in this company.');
 
 interface AdminUser {
   readonly id: string;
@@ -82,16 +80,9 @@ export const adminUserRoutes = (deps: AdminUserRoutesDeps): Router => {
   router.post('/admin/companies/:id/users/:userId/erase', async (ctx) => {
     const companyId = await company(ctx.params.id!);
     const userId = ctx.params.userId!;
-    const result = await eraseUser(deps.commands, { companyId, userId, metadata: adminMetadata(ctx.state) });
+    const result = await eraseAndForgetUser(deps, { companyId, userId, metadata: adminMetadata(ctx.state) });
     if (E.isLeft(result)) throw userNotFound();
     const { erased, position } = result.right;
-    // What an idempotent replay of the user's create answers from now on: as for any unknown user.
-    const gone = userNotFound();
-    await deps.erasure.forget(companyId, { kind: 'user', id: userId }, new Date(erased.erasedAt), {
-      status: gone.status,
-      body: errorBody(gone, new Date(erased.erasedAt)),
-      headers: {},
-    });
     if (position !== null) await afterWrite(ctx, deps.progress, position, deps.readYourWritesTimeoutMs);
     await deps.erasure.compactNow();
     ctx.body = { success: true, data: erased };
