@@ -232,6 +232,8 @@ const variables = {
   // 5 days.
   WEBHOOK_DISABLE_AFTER_MS: { codec: intFromString('milliseconds', 1), default: '432000000' },
   DELETED_RECORDS_RETENTION_DAYS: { codec: intFromString('days', 1, 36_500), default: '30' },
+  // Ten minutes; at most a day.
+  DELETED_RECORDS_SWEEP_SECONDS: { codec: intFromString('seconds', 1, 86_400), default: '600' },
   LOG_LEVEL: { codec: logLevel, default: 'info' },
   BASE_PATH: { codec: basePath, default: undefined },
   TLS_CERT_FILE: { codec: nonEmpty, default: undefined },
@@ -317,6 +319,8 @@ export interface Config {
   };
   /** A deleted contact or deal can be restored for this many days. */
   readonly deletedRecordsRetentionDays: number;
+  /** How often the projector erases the deleted contacts whose restore period has ended. */
+  readonly deletedRecordsSweepSeconds: number;
   readonly logLevel: t.TypeOf<typeof logLevel>;
   readonly basePath: string;
   readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
@@ -493,6 +497,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       disableAfterMs: c.WEBHOOK_DISABLE_AFTER_MS,
     },
     deletedRecordsRetentionDays: c.DELETED_RECORDS_RETENTION_DAYS,
+    deletedRecordsSweepSeconds: c.DELETED_RECORDS_SWEEP_SECONDS,
     logLevel: c.LOG_LEVEL,
     basePath: c.BASE_PATH ?? '',
     tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : undefined,

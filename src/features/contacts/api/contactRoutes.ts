@@ -2,19 +2,21 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import * as E from 'fp-ts/lib/Either.js';
 import type { DocumentCollection } from '../../../application/ports/ReadModelStore.js';
+import type { StoredResponse } from '../../../application/ports/IdempotencyStore.js';
 import type { ReadModelProgress } from '../../../application/subscriptions/ReadModelProgress.js';
 import type { AnsweredWrites } from '../../../application/subscriptions/AnsweredWrites.js';
 import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
 import { createContact } from '../application/createContact.js';
 import { updateContact } from '../application/updateContact.js';
 import { deleteContact, restoreContact } from '../application/deleteAndRestoreContact.js';
-import { eraseContact } from '../application/eraseContact.js';
+import { eraseAndForgetContact, type ContactErasureDeps } from '../application/eraseAndForgetContact.js';
+import { eraseContactsByValue } from '../application/eraseContactsByValue.js';
 import type { PersonErasure } from '../../../application/personalData/PersonErasure.js';
 import { errorBody } from '../../../http/HttpError.js';
-import { validateCreateContact, validateUpdateContact } from '../domain/contactInput.js';
+import { validateContactMatch, validateCreateContact, validateUpdateContact } from '../domain/contactInput.js';
 import { contactOf, type ContactDoc } from '../readModels/contactsProjection.js';
 import { contactListQuery } from '../readModels/contactQueries.js';
-import { afterCreate, afterWrite, findAfterCreates } from '../../../http/middleware/consistentReads.js';
+import { afterCreate, afterWrite, findAfterCreates, waitForOwnWrites } from '../../../http/middleware/consistentReads.js';
 import { authOf, requirePermission } from '../../../http/middleware/requirePermission.js';
 import { decodeListParams, pageMeta, validationFailed } from '../../../http/query/listQuery.js';
 import { contactHttpError } from './contactHttpErrors.js';
@@ -30,9 +32,12 @@ import { answerWithEntityTag, ifMatchPrecondition, setEntityTagAfterWrite } from
 import type { ApiResource } from '../../../http/ApiResource.js';
 import { contacts as contactsOpenApi } from './contactsOpenApi.js';
 import { contactsProjection } from '../readModels/contactsProjection.js';
+import { contactValuesProjection, type ContactValuesDoc } from '../readModels/contactValuesProjection.js';
 
 export interface ContactRoutesDeps {
   readonly contacts: DocumentCollection<ContactDoc>;
+  /** Every contact not erased, live or deleted, by its e-mail address and phone number (`POST /contacts/erase`). */
+  readonly contactValues: DocumentCollection<ContactValuesDoc>;
   readonly commands: CommandDeps;
   readonly progress: ReadModelProgress;
   readonly readYourWritesTimeoutMs: number;
@@ -45,6 +50,15 @@ export interface ContactRoutesDeps {
   /** What an erasure does beyond its event: the key destroyed, the kept responses rewritten, the files compacted. */
   readonly erasure: PersonErasure;
 }
+
+/**
+ * What an idempotent replay of an erased contact's create answers from then on:
+ * as for any unknown contact.
+ */
+export const goneContactResponse = (erasedAt: Date): StoredResponse => {
+  const gone = contactHttpError({ kind: 'ContactNotFound' });
+  return { status: gone.status, body: errorBody(gone, erasedAt), headers: {} };
+};
 
 const passThrough: Middleware = (_ctx, next) => next();
 
@@ -141,19 +155,12 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
   });
 
   // Erasure (the person's right to erasure): a permission of its own, which no other implies.
+  const erasure: ContactErasureDeps = { commands: deps.commands, erasure: deps.erasure, gone: goneContactResponse };
   router.post('/contacts/:id/erase', requirePermission('contacts:erase'), async (ctx) => {
     const { companyId } = authOf(ctx.state);
-    const contactId = ctx.params.id!;
-    const result = await eraseContact(deps.commands, { companyId, contactId, reason: 'requested', metadata: apiMetadata(ctx.state) });
+    const result = await eraseAndForgetContact(erasure, { companyId, contactId: ctx.params.id!, reason: 'requested', metadata: apiMetadata(ctx.state) });
     if (E.isLeft(result)) throw contactHttpError(result.left);
     const { erased, position } = result.right;
-    // What an idempotent replay of the contact's create answers from now on: as for any unknown contact.
-    const gone = contactHttpError({ kind: 'ContactNotFound' });
-    await deps.erasure.forget(companyId, { kind: 'contact', id: contactId }, new Date(erased.erasedAt), {
-      status: gone.status,
-      body: errorBody(gone, new Date(erased.erasedAt)),
-      headers: {},
-    });
     if (position !== null) await afterWrite(ctx, deps.progress, position, deps.readYourWritesTimeoutMs);
     await deps.erasure.compactNow();
     ctx.body = { success: true, data: erased };
@@ -162,20 +169,48 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
   return router;
 };
 
+/**
+ * `POST /contacts/erase`: every contact of the company, deleted ones included,
+ * whose e-mail address or phone number is the one sent. Routed before the
+ * `/contacts/:id` routes, so that `erase` is never taken for an id.
+ */
+const eraseByValueRoutes = (deps: ContactRoutesDeps): Router => {
+  const router = new Router();
+  router.post('/contacts/erase', requirePermission('contacts:erase'), async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const match = validateContactMatch(ctx.request.body);
+    if (E.isLeft(match)) throw contactHttpError(match.left);
+    // The contacts the caller created or changed a moment ago are matched too.
+    await waitForOwnWrites(ctx, deps, companyId);
+    const { erased, position } = await eraseContactsByValue(
+      { commands: deps.commands, erasure: deps.erasure, gone: goneContactResponse, values: deps.contactValues },
+      { companyId, match: match.right, metadata: apiMetadata(ctx.state) },
+    );
+    if (position !== null) await afterWrite(ctx, deps.progress, position, deps.readYourWritesTimeoutMs);
+    // Once for all of them.
+    if (erased.length > 0) await deps.erasure.compactNow();
+    ctx.body = { success: true, data: { erased } };
+  });
+  return router;
+};
+
+
 /** `/contacts`: the people a company talks to. */
 export const contactsResource: ApiResource = {
   openapi: contactsOpenApi,
   // A contact changes only by its ContactCreated and its updates (which wait before they answer);
   // its history is read from the log.
   findsFirst: ['/contacts/:id', '/contacts/:id/history'],
-  routes: (api) => [
-    contactRoutes({
+  routes: (api) => {
+    const deps: ContactRoutesDeps = {
       contacts: api.readModels.collection(contactsProjection),
+      contactValues: api.readModels.collection(contactValuesProjection),
       commands: api.commands,
       ...api.readYourWrites,
       idempotency: api.idempotency('POST /contacts'),
       deletedRecordsRetentionMs: api.deletedRecordsRetentionMs,
       erasure: api.erasure,
-    }),
-  ],
+    };
+    return [eraseByValueRoutes(deps), contactRoutes(deps)];
+  },
 };
