@@ -37,7 +37,8 @@ interface Engine {
 /**
  * A contact with unique values along every path (created with an Idempotency-Key and
  * replayed, updated, found by search, linked to a deal that is won, delivered to a
- * receiver that succeeds and one that fails, its history read), then erased; the
+ * receiver that succeeds and one that fails, its history read), then erased, and a
+ * second one found by search, deleted, then erased by its e-mail address; the
  * server stops and `chronicle erasures compact` runs. Then no spelling of any value
  * is in any byte the engine keeps, nor in what the processes wrote; and again after
  * a restart, a replay and a verify.
@@ -63,6 +64,14 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
     tags: [`vip${unique}`],
   };
   const movedTo = `Unterbrunnwies${unique}`;
+  // A second person: deleted first, then erased by e-mail (POST /contacts/erase).
+  const deletedDigits = `660${String(parseInt(unique, 16) % 10_000_000).padStart(7, '0')}`;
+  const deletedPerson = {
+    name: `Theodora Brackwater${unique}`,
+    email: `Tb.${unique}@Example.NET`,
+    phoneNumber: `+43 ${deletedDigits.slice(0, 3)} ${deletedDigits.slice(3)}`,
+    city: `Kleinmoosbach${unique}`,
+  };
   let output = '';
   try {
     const companyId = /company Demo company \(([0-9a-f-]+)\)/.exec(server.output())?.[1];
@@ -107,6 +116,13 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
 
     const erased = await call('POST', `/contacts/${contactId}/erase`, {}, {}, eraser);
     expect(erased.status, JSON.stringify(erased.body)).to.equal(200);
+    const other = await call('POST', '/contacts', deletedPerson);
+    expect(other.status, JSON.stringify(other.body)).to.equal(201);
+    const otherId = other.body.data!.id as string;
+    expect((await call('GET', `/contacts?search=${encodeURIComponent(deletedPerson.name)}`)).body.data).to.have.length(1);
+    expect((await call('DELETE', `/contacts/${otherId}`)).status).to.equal(200);
+    const byEmail = await call('POST', '/contacts/erase', { email: deletedPerson.email.toLowerCase() }, {}, eraser);
+    expect(byEmail.body, JSON.stringify(byEmail.body)).to.deep.equal({ success: true, data: { erased: [otherId] } });
     const dealNow = await call('GET', `/deals/${dealId}`);
     expect(dealNow.body.data!.contact).to.deep.equal({ id: contactId, name: null, email: null, phoneNumber: null, currentCompany: null });
     expect((await call('POST', '/contacts', person, { 'Idempotency-Key': `create-${unique}` })).status).to.equal(404);
@@ -126,7 +142,10 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
   const compacted = await runCli(['erasures', 'compact'], env);
   expect(compacted.code, compacted.stdout + compacted.stderr).to.equal(0);
 
-  const values = [person.name, person.email, `+49${phoneDigits}`, person.city, person.currentCompany, person.tags[0]!, movedTo];
+  const values = [
+    ...[person.name, person.email, `+49${phoneDigits}`, person.city, person.currentCompany, person.tags[0]!, movedTo],
+    ...[deletedPerson.name, deletedPerson.email, `+43${deletedDigits}`, deletedPerson.city],
+  ];
   const spellings = values.flatMap(spellingsOf);
   expect(bytesFound(await engine.files(), spellings), 'values in the stored bytes').to.deep.equal([]);
   expect(spellings.filter((spelling) => output.includes(spelling)), 'values in stdout and stderr').to.deep.equal([]);
