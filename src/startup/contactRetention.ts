@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import { systemClock, type Clock } from '../shared/Clock.js';
 import { newId } from '../shared/ids.js';
 import { PERSON_FIELDS } from '../features/index.js';
-import { ContactRetentionSweep, deletedContactsProjection, goneContactResponse } from '../features/contacts/index.js';
+import { ContactRetentionSweep, deletedContactsProjection, expiredDeletions, goneContactResponse } from '../features/contacts/index.js';
 import type { LeasedWork } from './readSide.js';
 import type { Stores } from './Stores.js';
 
@@ -29,7 +29,7 @@ export const contactRetention =
       commands: { eventStore: stores.eventStore, newId, clock },
       erasure,
       gone: goneContactResponse,
-      deletions: stores.readModels.collection(deletedContactsProjection),
+      expired: expiredDeletions(stores.readModels.collection(deletedContactsProjection)),
       waitForReadModels: (position) => progress.waitFor(position, config.readYourWritesTimeoutMs),
       compact: () => erasure.compactNow(),
       clock,

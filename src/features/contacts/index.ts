@@ -40,4 +40,4 @@ export type { ContactDoc } from './readModels/contactsProjection.js';
 // What the start-up uses of this one: the end of deleted contacts' restore periods.
 export { ContactRetentionSweep } from './application/ContactRetentionSweep.js';
 export { goneContactResponse } from './api/contactRoutes.js';
-export { deletedContactsProjection } from './readModels/deletedContactsProjection.js';
+export { deletedContactsProjection, expiredDeletions } from './readModels/deletedContactsProjection.js';

@@ -10,7 +10,7 @@ import { createContact } from '../application/createContact.js';
 import { updateContact } from '../application/updateContact.js';
 import { deleteContact, restoreContact } from '../application/deleteAndRestoreContact.js';
 import { eraseAndForgetContact, type ContactErasureDeps } from '../application/eraseAndForgetContact.js';
-import { eraseContactsByValue } from '../application/eraseContactsByValue.js';
+import { eraseContacts } from '../application/eraseContacts.js';
 import type { PersonErasure } from '../../../application/personalData/PersonErasure.js';
 import { errorBody } from '../../../http/HttpError.js';
 import { validateContactMatch, validateCreateContact, validateUpdateContact } from '../domain/contactInput.js';
@@ -33,6 +33,7 @@ import type { ApiResource } from '../../../http/ApiResource.js';
 import { contacts as contactsOpenApi } from './contactsOpenApi.js';
 import { contactsProjection } from '../readModels/contactsProjection.js';
 import { contactValuesProjection, type ContactValuesDoc } from '../readModels/contactValuesProjection.js';
+import { contactsMatching } from '../readModels/contactValueQueries.js';
 
 export interface ContactRoutesDeps {
   readonly contacts: DocumentCollection<ContactDoc>;
@@ -182,9 +183,10 @@ const eraseByValueRoutes = (deps: ContactRoutesDeps): Router => {
     if (E.isLeft(match)) throw contactHttpError(match.left);
     // The contacts the caller created or changed a moment ago are matched too.
     await waitForOwnWrites(ctx, deps, companyId);
-    const { erased, position } = await eraseContactsByValue(
-      { commands: deps.commands, erasure: deps.erasure, gone: goneContactResponse, values: deps.contactValues },
-      { companyId, match: match.right, metadata: apiMetadata(ctx.state) },
+    const contactIds = await contactsMatching(deps.contactValues, companyId, match.right);
+    const { erased, position } = await eraseContacts(
+      { commands: deps.commands, erasure: deps.erasure, gone: goneContactResponse },
+      { companyId, contactIds, metadata: apiMetadata(ctx.state) },
     );
     if (position !== null) await afterWrite(ctx, deps.progress, position, deps.readYourWritesTimeoutMs);
     // Once for all of them.

@@ -1,21 +1,25 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { Clock } from '../../../shared/Clock.js';
 import { comparePositions, type Position } from '../../../shared/Position.js';
-import type { DocumentCollection } from '../../../application/ports/ReadModelStore.js';
 import type { Logger } from '../../../application/ports/Logger.js';
 import type { LoopHealth } from '../../../application/subscriptions/LoopHealth.js';
 import { loadAggregate } from '../../../application/commands/loadAggregate.js';
 import { contactDecider } from '../domain/contactDecider.js';
 import { ContactEvent, contactStream } from '../domain/contactEvents.js';
-import { expiredDeletionsQuery, type DeletedContactDoc } from '../readModels/deletedContactsProjection.js';
 import { eraseAndForgetContact, type ContactErasureDeps } from './eraseAndForgetContact.js';
 
 /** The loop name under which failing sweeps show in `/ready`. */
 export const CONTACT_RETENTION_LOOP = 'contact-retention';
 
+/** A deleted contact whose restore period has ended, as the `deleted_contacts` read model lists it. */
+export interface ExpiredDeletion {
+  readonly id: string;
+  readonly companyId: string;
+}
+
 export interface ContactRetentionSweepDeps extends ContactErasureDeps {
-  /** The `deleted_contacts` read model. */
-  readonly deletions: Pick<DocumentCollection<DeletedContactDoc>, 'list'>;
+  /** Up to `limit` deleted contacts whose `restorableUntil` is before `at`, of any company (`deleted_contacts`). */
+  readonly expired: (at: Date, limit: number) => Promise<readonly ExpiredDeletion[]>;
   /** Waits (bounded) for the read models to apply a position; false when the wait ran out. */
   readonly waitForReadModels: (position: Position) => Promise<boolean>;
   /** What the engine needs at once after erasures (`PersonErasure.compactNow`), run once per sweep that erased. */
@@ -67,8 +71,8 @@ export class ContactRetentionSweep {
     let erased = 0;
     const skipped = new Set<string>();
     for (let batch = 0; batch < this.maxBatches && !this.stopped; batch++) {
-      const page = await this.deps.deletions.list(expiredDeletionsQuery(now, this.batchSize + skipped.size));
-      const due = page.items.filter((doc) => !skipped.has(doc.id));
+      const page = await this.deps.expired(now, this.batchSize + skipped.size);
+      const due = page.filter((doc) => !skipped.has(doc.id));
       if (due.length === 0) break;
       let last: Position | null = null;
       for (const doc of due) {
@@ -91,15 +95,15 @@ export class ContactRetentionSweep {
   }
 
   /** The position of the erasure (null: erased already); undefined when the stream no longer has the contact deleted with its period over. */
-  private async eraseIfDue(doc: DeletedContactDoc, now: Date): Promise<Position | null | undefined> {
+  private async eraseIfDue(doc: ExpiredDeletion, now: Date): Promise<Position | null | undefined> {
     const { commands } = this.deps;
     const { state } = await loadAggregate(commands.eventStore, contactStream(doc.id), { eventCodec: ContactEvent, decider: contactDecider });
     if (state.status !== 'deleted' || Date.parse(state.restorableUntil) > now.getTime()) return undefined;
     const result = await eraseAndForgetContact(this.deps, {
-      companyId: doc.contactCompanyId,
+      companyId: doc.companyId,
       contactId: doc.id,
       reason: 'retention_ended',
-      metadata: { source: 'system', correlationId: commands.newId(), companyId: doc.contactCompanyId },
+      metadata: { source: 'system', correlationId: commands.newId(), companyId: doc.companyId },
     });
     return E.isLeft(result) ? undefined : result.right.position;
   }
@@ -126,7 +130,7 @@ export class ContactRetentionSweep {
     this.timer.unref();
   }
 
-  /** Stops the timer; a sweep in flight finishes the contact it is erasing. */
+  /** Stops the timer; a sweep in flight finishes the batch it is erasing. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);

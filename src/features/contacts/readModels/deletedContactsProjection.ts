@@ -1,5 +1,5 @@
 import { cachedDecoder } from '../../../application/versioning/decodeStoredEvent.js';
-import type { ListQuery, Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
+import type { DocumentCollection, ListQuery, Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
 import { ContactEvent } from '../domain/contactEvents.js';
 import { PLATFORM_SCOPE } from '../../companies/index.js';
 
@@ -46,3 +46,9 @@ export const expiredDeletionsQuery = (at: Date, limit: number): ListQuery => ({
   order: 'asc',
   withTotal: false,
 });
+
+/** The deleted contacts of any company whose restore period ended before `at`, up to `limit` (`ContactRetentionSweep`'s `expired`). */
+export const expiredDeletions =
+  (deletions: Pick<DocumentCollection<DeletedContactDoc>, 'list'>) =>
+  async (at: Date, limit: number): Promise<{ id: string; companyId: string }[]> =>
+    (await deletions.list(expiredDeletionsQuery(at, limit))).items.map((doc) => ({ id: doc.id, companyId: doc.contactCompanyId }));
