@@ -23,6 +23,7 @@ describe('configuration from the environment', () => {
       host: '127.0.0.1',
       dataDir: './data',
       deletedRecordsRetentionDays: 30,
+      deletedRecordsSweepSeconds: 600,
       eventStoreUrl: undefined,
       mongoUrl: undefined,
       mongoDb: 'chronicle',
