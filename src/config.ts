@@ -234,6 +234,8 @@ const variables = {
   WEBHOOK_DISABLE_AFTER_MS: { codec: intFromString('milliseconds', 1), default: '432000000' },
   DELETED_RECORDS_RETENTION_DAYS: { codec: intFromString('days', 1, 36_500), default: '30' },
   ERASURE_JOURNAL: { codec: nonEmpty, default: undefined },
+  // Ten minutes; at most a day.
+  DELETED_RECORDS_SWEEP_SECONDS: { codec: intFromString('seconds', 1, 86_400), default: '600' },
   LOG_LEVEL: { codec: logLevel, default: 'info' },
   BASE_PATH: { codec: basePath, default: undefined },
   TLS_CERT_FILE: { codec: nonEmpty, default: undefined },
@@ -324,6 +326,8 @@ export interface Config {
    * there, and re-applied at start (a backup restored since); undefined: no journal.
    */
   readonly erasureJournal: string | undefined;
+  /** How often the projector erases the deleted contacts whose restore period has ended. */
+  readonly deletedRecordsSweepSeconds: number;
   readonly logLevel: t.TypeOf<typeof logLevel>;
   readonly basePath: string;
   readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
@@ -504,6 +508,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     },
     deletedRecordsRetentionDays: c.DELETED_RECORDS_RETENTION_DAYS,
     erasureJournal: c.ERASURE_JOURNAL,
+    deletedRecordsSweepSeconds: c.DELETED_RECORDS_SWEEP_SECONDS,
     logLevel: c.LOG_LEVEL,
     basePath: c.BASE_PATH ?? '',
     tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : undefined,

@@ -29,6 +29,9 @@ export interface ReadSide {
   stop(): Promise<void>;
 }
 
+/** Work that only the process holding the read models' lease does (the retention sweep), started once its projections caught up. */
+export type LeasedWork = (progress: ReadModelProgress) => { stop(): Promise<void> };
+
 /**
  * Starts the projections (RUN_PROJECTIONS); `started` resolves once they have
  * applied the log as it was. An API without them (RUN_PROJECTIONS=false) follows
@@ -41,6 +44,8 @@ export interface ReadSide {
  * another process takes it over later (this one failed to renew it in time), the
  * projections stop at once and `onFailed` is told;
  * so it is when the read models lose batches they had applied (`ReadModelStore.onLost`).
+ * `underLease` starts, in the same process, once the projections have caught up,
+ * and stops with them.
  */
 export const startReadSide = async (
   plan: StartPlan,
@@ -48,6 +53,7 @@ export const startReadSide = async (
   logger: Logger,
   health: LoopHealth,
   onFailed: (error: Error) => void = () => undefined,
+  underLease: readonly LeasedWork[] = [],
 ): Promise<ReadSide> => {
   const { eventStore, readModels } = stores;
   if (plan.unreadReadModels) {
@@ -69,6 +75,8 @@ export const startReadSide = async (
     const stopping = new AbortController();
     let lease: Lease | null = null;
     let stopLost: (() => void) | undefined;
+    const working: { stop(): Promise<void> }[] = [];
+    const stopWork = () => Promise.all(working.splice(0).map((work) => work.stop()));
     const leased = (async () => {
       lease = await Lease.acquire({
         leases: readModels.leases,
@@ -81,19 +89,25 @@ export const startReadSide = async (
         signal: stopping.signal,
         onWaiting: (what) => runner.waitingFor(what),
         onLost: (error) => {
+          void stopWork();
           void runner.stop();
           onFailed(error);
         },
       });
       stopLost = readModels.onLost?.((error) => {
         logger.error({ err: error }, 'read models lost applied batches; stopping');
+        void stopWork();
         void runner.stop();
         onFailed(error);
       });
       // Read models this release adds are built from the log before the projector resumes.
       await buildAddedReadModels({ eventStore, readModels, projections: PROJECTIONS, logger: logger.child({ role: 'projections' }) });
     })();
-    const started = leased.then(() => (stopping.signal.aborted ? undefined : runner.start()));
+    const started = leased.then(async () => {
+      if (stopping.signal.aborted) return;
+      await runner.start();
+      if (!stopping.signal.aborted) working.push(...underLease.map((start) => start(runner)));
+    });
     // Awaited by the start after it begins listening; marked handled here so a failure meanwhile is not an unhandled rejection.
     started.catch(() => undefined);
     return {
@@ -108,6 +122,7 @@ export const startReadSide = async (
         stopping.abort(new Error('stopping'));
         await leased.catch(() => undefined);
         stopLost?.();
+        await stopWork();
         await runner.stop();
         await (lease as Lease | null)?.release();
       },

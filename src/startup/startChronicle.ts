@@ -17,6 +17,7 @@ import { startHttp } from './http.js';
 import { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './listen.js';
 import { startProgressSignals } from './progressSignals.js';
 import { startReadSide } from './readSide.js';
+import { contactRetention } from './contactRetention.js';
 import { startPlan, type ProcessPart } from './startPlan.js';
 import { StartSteps } from './StartSteps.js';
 import { closeStores, type Stores } from './Stores.js';
@@ -70,7 +71,8 @@ export interface ChronicleDeps {
   readonly progressSignals?: IpcEndpoint;
   /**
    * The time of the HTTP side (requests, credentials, console sessions, the commands it
-   * runs); default the system's. Tests give one that moves when they say so.
+   * runs) and of the end of deleted contacts' restore periods; default the system's.
+   * Tests give one that moves when they say so.
    */
   readonly clock?: Clock;
 }
@@ -134,7 +136,7 @@ export const startChronicle = async (
 
     const readSide = await steps.run(
       'read side',
-      () => startReadSide(plan, stores, logger, health, fail),
+      () => startReadSide(plan, stores, logger, health, fail, [contactRetention(config, stores, logger, health, deps.clock)]),
       (side) => side.stop(),
     );
 

@@ -86,7 +86,7 @@ describe('chronicle CLI: replay and verify', function () {
     it('rebuilds every read model from the whole log and prints one JSON summary', async () => {
       const { events, head } = await logLength();
       const summary = json<ReplayJson>(await cli('replay', '--json'));
-      expect(summary).to.include({ events, position: head, collections: 21 });
+      expect(summary).to.include({ events, position: head, collections: 23 });
       expect(summary.ms).to.be.a('number');
       expect(summary.eventsPerSecond).to.be.a('number');
     });
@@ -96,7 +96,7 @@ describe('chronicle CLI: replay and verify', function () {
       const run = await cli('replay');
       expect(run.code, run.stderr).to.equal(0);
       expect(run.stdout).to.match(
-        new RegExp(`^Replayed ${events} events into 21 read models in .+ \\(\\d+ events/s\\); swapped into the live SQLite read models in one transaction, checkpoint at position \\d+$`, 'm'),
+        new RegExp(`^Replayed ${events} events into 23 read models in .+ \\(\\d+ events/s\\); swapped into the live SQLite read models in one transaction, checkpoint at position \\d+$`, 'm'),
       );
       expect(run.stdout.trimEnd().split('\n')).to.have.length(1);
     });

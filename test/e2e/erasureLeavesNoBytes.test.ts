@@ -41,7 +41,8 @@ interface Engine {
  * replayed, updated, found by search, linked to a deal that is won, delivered to a
  * receiver that succeeds and one that fails, its history read), then erased; the
  * user the deal is assigned to, with unique values too (created through the admin
- * API with an Idempotency-Key), erased after it; the
+ * API with an Idempotency-Key), erased after it; a second contact found by search,
+ * deleted, then erased by its e-mail address; the
  * server stops and `chronicle erasures compact` runs. Then no spelling of any value
  * is in any byte the engine keeps, nor in what the processes wrote; and again after
  * a restart, a replay and a verify.
@@ -68,6 +69,14 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
   };
   const movedTo = `Unterbrunnwies${unique}`;
   const user = { name: `Ottokar Vellhaven${unique}`, email: `Ov.${unique}@Example.NET` };
+  // A second person: deleted first, then erased by e-mail (POST /contacts/erase).
+  const deletedDigits = `660${String(parseInt(unique, 16) % 10_000_000).padStart(7, '0')}`;
+  const deletedPerson = {
+    name: `Theodora Brackwater${unique}`,
+    email: `Tb.${unique}@Example.NET`,
+    phoneNumber: `+43 ${deletedDigits.slice(0, 3)} ${deletedDigits.slice(3)}`,
+    city: `Kleinmoosbach${unique}`,
+  };
   let output = '';
   try {
     const companyId = /company Demo company \(([0-9a-f-]+)\)/.exec(server.output())?.[1];
@@ -122,6 +131,13 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
     expect(erased.status, JSON.stringify(erased.body)).to.equal(200);
     const userErased = await call('POST', `/admin/companies/${companyId}/users/${userId}/erase`, {}, {}, adminToken);
     expect(userErased.status, JSON.stringify(userErased.body)).to.equal(200);
+    const other = await call('POST', '/contacts', deletedPerson);
+    expect(other.status, JSON.stringify(other.body)).to.equal(201);
+    const otherId = other.body.data!.id as string;
+    expect((await call('GET', `/contacts?search=${encodeURIComponent(deletedPerson.name)}`)).body.data).to.have.length(1);
+    expect((await call('DELETE', `/contacts/${otherId}`)).status).to.equal(200);
+    const byEmail = await call('POST', '/contacts/erase', { email: deletedPerson.email.toLowerCase() }, {}, eraser);
+    expect(byEmail.body, JSON.stringify(byEmail.body)).to.deep.equal({ success: true, data: { erased: [otherId] } });
     const dealNow = await call('GET', `/deals/${dealId}`);
     expect(dealNow.body.data!.contact).to.deep.equal({ id: contactId, name: null, email: null, phoneNumber: null, currentCompany: null });
     expect(dealNow.body.data!.assignedTo).to.equal(null);
@@ -133,7 +149,10 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
       const feed = await call('GET', '/events?types=contact.erased');
       return ((feed.body.data as unknown as { data: { id: string } }[] | undefined) ?? []).some((item) => item.data.id === contactId);
     }, 10_000);
-    const atOnce = [person.name, person.email, `+49${phoneDigits}`, person.city, person.currentCompany, person.tags[0]!, movedTo].flatMap(spellingsOf);
+    const atOnce = [
+      ...[person.name, person.email, `+49${phoneDigits}`, person.city, person.currentCompany, person.tags[0]!, movedTo, user.name, user.email],
+      ...[deletedPerson.name, deletedPerson.email, `+43${deletedDigits}`, deletedPerson.city],
+    ].flatMap(spellingsOf);
     expect(bytesFound(engine.atOnce?.() ?? [], atOnce), 'values in the stored bytes at once').to.deep.equal([]);
   } finally {
     await server.stop();
@@ -145,7 +164,10 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
   const compacted = await runCli(['erasures', 'compact'], env);
   expect(compacted.code, compacted.stdout + compacted.stderr).to.equal(0);
 
-  const values = [person.name, person.email, `+49${phoneDigits}`, person.city, person.currentCompany, person.tags[0]!, movedTo, user.name, user.email];
+  const values = [
+    ...[person.name, person.email, `+49${phoneDigits}`, person.city, person.currentCompany, person.tags[0]!, movedTo, user.name, user.email],
+    ...[deletedPerson.name, deletedPerson.email, `+43${deletedDigits}`, deletedPerson.city],
+  ];
   const spellings = values.flatMap(spellingsOf);
   expect(bytesFound(await engine.files(), spellings), 'values in the stored bytes').to.deep.equal([]);
   expect(spellings.filter((spelling) => output.includes(spelling)), 'values in stdout and stderr').to.deep.equal([]);

@@ -24,6 +24,7 @@ describe('configuration from the environment', () => {
       dataDir: './data',
       deletedRecordsRetentionDays: 30,
       erasureJournal: undefined,
+      deletedRecordsSweepSeconds: 600,
       eventStoreUrl: undefined,
       mongoUrl: undefined,
       mongoDb: 'chronicle',

@@ -215,6 +215,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contacts/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase every contact with an e-mail address or phone number, for good
+         * @description The person's right to erasure, when the caller knows the person by a value rather than an id. Erases every contact of the caller's company, deleted ones included, whose e-mail address (compared case-insensitively, trimmed) or phone number (normalised as contacts normalise it: `+49 151 000` and `0049-151-000` are one number) is the one sent, each exactly as `POST /contacts/{id}/erase` erases one, and answers their ids, oldest first (an empty list when none matches). Values a contact no longer has (changed by an update) do not match. It sees the caller's own writes answered before it (and `X-Min-Log-Position`). The same request sent again answers an empty list: nothing matches an erased contact any more. Needs `contacts:erase`, which no other permission implies. See the platform guide "Erasing a person".
+         *
+         *     Requires the `contacts:erase` permission.
+         */
+        post: operations["eraseContactsByValue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/contacts/{id}/erase": {
         parameters: {
             query?: never;
@@ -1097,6 +1119,25 @@ export interface components {
             /** @constant */
             success: true;
             data: components["schemas"]["ErasedRecord"];
+        };
+        /** @description Exactly one of `email` and `phoneNumber`. */
+        ContactErasureMatch: {
+            /**
+             * Format: email
+             * @description Compared case-insensitively.
+             */
+            email?: string;
+            /** @description Normalised as a contact's before it is compared. */
+            phoneNumber?: string;
+        };
+        /** @description The contacts erased: their ids, in the order they were created. */
+        ErasedContacts: {
+            erased: string[];
+        };
+        ErasedContactsResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["ErasedContacts"];
         };
         /** @description A contact came into being. Unset optional fields are absent; `phoneNumber` is normalised. A personal field (every field about the person, `tags` included) is `null` in events whose person was erased. */
         ContactCreatedData: {
@@ -4010,6 +4051,260 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
+                };
+            };
+            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    eraseContactsByValue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
+                "X-Min-Log-Position"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactErasureMatch"];
+            };
+        };
+        responses: {
+            /** @description The ids of the contacts erased. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    /** @description Log position of the write (absent when the body changed nothing); send it as `X-Min-Log-Position` to read it on any instance. */
+                    "X-Log-Position"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasedContactsResponse"];
+                };
+            };
+            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The API key lacks the `contacts:erase` permission. */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description The body is larger than 1 MB. */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
+            415: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Not exactly one of `email` and `phoneNumber`, another field, or a value that is not an e-mail address or a phone number: `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
+            422: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */

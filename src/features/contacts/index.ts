@@ -3,6 +3,8 @@ import { phoneReservationAggregate } from './application/phoneReservationAggrega
 import { contactsResource } from './api/contactRoutes.js';
 import { contactsCheck } from './readModels/contactsCheck.js';
 import { contactsProjection } from './readModels/contactsProjection.js';
+import { contactValuesProjection } from './readModels/contactValuesProjection.js';
+import { deletedContactsProjection } from './readModels/deletedContactsProjection.js';
 import { contactTriggerRecords } from './api/contactTriggerRecords.js';
 import { contactWebhookEvents } from './application/contactWebhookEvents.js';
 import { contactTimeline } from './readModels/contactTimeline.js';
@@ -16,7 +18,7 @@ export const contacts: Feature = {
   aggregates: [contactAggregate, phoneReservationAggregate],
   personalData: contactPersonalData,
   subjectErasers: [contactEraser],
-  readModels: [readModel(contactsProjection, contactsCheck)],
+  readModels: [readModel(contactsProjection, contactsCheck), readModel(contactValuesProjection), readModel(deletedContactsProjection)],
   resources: [contactsResource],
   webhookEvents: { ...contactWebhookEvents, triggerRecords: contactTriggerRecords, timelines: [contactTimeline] },
 };
@@ -36,3 +38,8 @@ export type { Contact } from './domain/contactView.js';
 export { contactAsOf } from './readModels/contactAsOf.js';
 export { contactOf, contactsProjection } from './readModels/contactsProjection.js';
 export type { ContactDoc } from './readModels/contactsProjection.js';
+
+// What the start-up uses of this one: the end of deleted contacts' restore periods.
+export { ContactRetentionSweep } from './application/ContactRetentionSweep.js';
+export { goneContactResponse } from './api/contactErasure.js';
+export { deletedContactsProjection, expiredDeletions } from './readModels/deletedContactsProjection.js';

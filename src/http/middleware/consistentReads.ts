@@ -85,6 +85,27 @@ export const findAfterCreates = async <T>(state: unknown, find: () => Promise<T 
 };
 
 /**
+ * Read-your-writes before a write that decides from the read models (which
+ * contacts `POST /contacts/erase` matches): waits, as a read does (see
+ * `consistentReads`), for `X-Min-Log-Position` and for the creates this instance
+ * answered for the company, the later of the two; says so when the wait runs out.
+ */
+export const waitForOwnWrites = async (
+  ctx: { get(name: string): string; set(name: string, value: string): void },
+  deps: { readonly progress: ReadModelProgress; readonly answeredWrites: AnsweredWrites; readonly readYourWritesTimeoutMs: number },
+  companyId: string,
+): Promise<void> => {
+  const wanted = ctx.get(MIN_LOG_POSITION_HEADER);
+  if (wanted !== '' && !isPosition(wanted)) {
+    throw new HttpError(400, 'Bad request', `${MIN_LOG_POSITION_HEADER} must be a log position (a non-negative integer).`);
+  }
+  const own = deps.answeredWrites.before(companyId);
+  let latest: Position | null = wanted === '' ? null : wanted;
+  if (own.kind !== 'none' && (latest === null || comparePositions(own.position, latest) > 0)) latest = own.position;
+  if (latest !== null) await waitForReadModels(ctx, deps.progress, latest, deps.readYourWritesTimeoutMs);
+};
+
+/**
  * After a create that answers as soon as it is durable: tells the client where its
  * events are (`X-Log-Position`) and has this instance's next reads of the company
  * wait for them (`consistentReads`), instead of waiting here for the read models.

@@ -1,44 +1,22 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { EventMetadata } from '../../../shared/EventMetadata.js';
-import type { Position } from '../../../shared/Position.js';
 import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
-import type { PersonErasure } from '../../../application/personalData/PersonErasure.js';
+import type { StoredResponse } from '../../../application/ports/IdempotencyStore.js';
 import type { SubjectEraserOf } from '../../../application/personalData/reapplyErasures.js';
 import { loadAggregate } from '../../../application/commands/loadAggregate.js';
 import { errorBody } from '../../../http/HttpError.js';
-import { eraseContact, type ErasedRecord } from '../application/eraseContact.js';
+import { eraseAndForgetContact } from '../application/eraseAndForgetContact.js';
 import { companyOfContact, contactDecider } from '../domain/contactDecider.js';
-import { ContactEvent, contactStream, type ErasureReason } from '../domain/contactEvents.js';
+import { ContactEvent, contactStream } from '../domain/contactEvents.js';
 import { contactHttpError } from './contactHttpErrors.js';
 
-/** What forgets an erased contact: the log it is erased in, and `PersonErasure`. */
-export interface ContactErasureDeps {
-  readonly commands: CommandDeps;
-  readonly erasure: PersonErasure;
-}
-
-/** The contact forgotten (`PersonErasure.forget`), erased at `at`: an idempotent replay of its create answers as for an unknown contact. */
-const forgetContact = async (erasure: PersonErasure, companyId: string, contactId: string, at: Date): Promise<void> => {
-  const gone = contactHttpError({ kind: 'ContactNotFound' });
-  await erasure.forget(companyId, { kind: 'contact', id: contactId }, at, { status: gone.status, body: errorBody(gone, at), headers: {} });
-};
-
 /**
- * Erasing a contact, whoever asks (`POST /contacts/:id/erase`, re-applying an
- * erasure after a restore): the erasure recorded in its stream (`eraseContact`),
- * then the contact forgotten (`PersonErasure.forget`: the journal, the kept
- * responses, the key), also when it was erased already, so that a retry finishes
- * an erase a crash cut short. What is left to the caller: waiting for the read
- * models to reach `position`, then `PersonErasure.compactNow`.
+ * What an idempotent replay of an erased contact's create answers from then on:
+ * as for any unknown contact.
  */
-export const eraseAndForgetContact = async (
-  deps: ContactErasureDeps,
-  input: { companyId: string; contactId: string; reason: ErasureReason; metadata: EventMetadata },
-): Promise<E.Either<{ kind: 'ContactNotFound' }, { erased: ErasedRecord; position: Position | null }>> => {
-  const result = await eraseContact(deps.commands, input);
-  if (E.isLeft(result)) return result;
-  await forgetContact(deps.erasure, input.companyId, input.contactId, new Date(result.right.erased.erasedAt));
-  return result;
+export const goneContactResponse = (erasedAt: Date): StoredResponse => {
+  const gone = contactHttpError({ kind: 'ContactNotFound' });
+  return { status: gone.status, body: errorBody(gone, erasedAt), headers: {} };
 };
 
 /**
@@ -54,9 +32,12 @@ export const contactEraser: SubjectEraserOf = (deps) => ({
     const at = new Date(erasedAt);
     const commands: CommandDeps = { ...deps.commands, clock: { now: () => at } };
     const metadata: EventMetadata = { source: 'system', correlationId: deps.commands.newId(), companyId };
-    const erased = await eraseAndForgetContact({ commands, erasure: deps.erasure }, { companyId, contactId: id, reason: 'requested', metadata });
+    const erased = await eraseAndForgetContact(
+      { commands, erasure: deps.erasure, gone: goneContactResponse },
+      { companyId, contactId: id, reason: 'requested', metadata },
+    );
     if (E.isRight(erased)) return { known: true, position: erased.right.position };
-    await forgetContact(deps.erasure, companyId, id, at);
+    await deps.erasure.forget(companyId, { kind: 'contact', id }, at, goneContactResponse(at));
     return { known: false, position: null };
   },
 });

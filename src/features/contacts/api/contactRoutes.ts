@@ -8,12 +8,14 @@ import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
 import { createContact } from '../application/createContact.js';
 import { updateContact } from '../application/updateContact.js';
 import { deleteContact, restoreContact } from '../application/deleteAndRestoreContact.js';
-import { eraseAndForgetContact } from './contactErasure.js';
+import { eraseAndForgetContact, type ContactErasureDeps } from '../application/eraseAndForgetContact.js';
+import { eraseContacts } from '../application/eraseContacts.js';
+import { goneContactResponse } from './contactErasure.js';
 import type { PersonErasure } from '../../../application/personalData/PersonErasure.js';
-import { validateCreateContact, validateUpdateContact } from '../domain/contactInput.js';
+import { validateContactMatch, validateCreateContact, validateUpdateContact } from '../domain/contactInput.js';
 import { contactOf, type ContactDoc } from '../readModels/contactsProjection.js';
 import { contactListQuery } from '../readModels/contactQueries.js';
-import { afterCreate, afterWrite, findAfterCreates } from '../../../http/middleware/consistentReads.js';
+import { afterCreate, afterWrite, findAfterCreates, waitForOwnWrites } from '../../../http/middleware/consistentReads.js';
 import { authOf, requirePermission } from '../../../http/middleware/requirePermission.js';
 import { decodeListParams, pageMeta, validationFailed } from '../../../http/query/listQuery.js';
 import { contactHttpError } from './contactHttpErrors.js';
@@ -29,9 +31,13 @@ import { answerWithEntityTag, ifMatchPrecondition, setEntityTagAfterWrite } from
 import type { ApiResource } from '../../../http/ApiResource.js';
 import { contacts as contactsOpenApi } from './contactsOpenApi.js';
 import { contactsProjection } from '../readModels/contactsProjection.js';
+import { contactValuesProjection, type ContactValuesDoc } from '../readModels/contactValuesProjection.js';
+import { contactsMatching } from '../readModels/contactValueQueries.js';
 
 export interface ContactRoutesDeps {
   readonly contacts: DocumentCollection<ContactDoc>;
+  /** Every contact not erased, live or deleted, by its e-mail address and phone number (`POST /contacts/erase`). */
+  readonly contactValues: DocumentCollection<ContactValuesDoc>;
   readonly commands: CommandDeps;
   readonly progress: ReadModelProgress;
   readonly readYourWritesTimeoutMs: number;
@@ -140,10 +146,10 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
   });
 
   // Erasure (the person's right to erasure): a permission of its own, which no other implies.
+  const erasure: ContactErasureDeps = { commands: deps.commands, erasure: deps.erasure, gone: goneContactResponse };
   router.post('/contacts/:id/erase', requirePermission('contacts:erase'), async (ctx) => {
     const { companyId } = authOf(ctx.state);
-    const contactId = ctx.params.id!;
-    const result = await eraseAndForgetContact(deps, { companyId, contactId, reason: 'requested', metadata: apiMetadata(ctx.state) });
+    const result = await eraseAndForgetContact(erasure, { companyId, contactId: ctx.params.id!, reason: 'requested', metadata: apiMetadata(ctx.state) });
     if (E.isLeft(result)) throw contactHttpError(result.left);
     const { erased, position } = result.right;
     if (position !== null) await afterWrite(ctx, deps.progress, position, deps.readYourWritesTimeoutMs);
@@ -154,20 +160,49 @@ export const contactRoutes = (deps: ContactRoutesDeps): Router => {
   return router;
 };
 
+/**
+ * `POST /contacts/erase`: every contact of the company, deleted ones included,
+ * whose e-mail address or phone number is the one sent. Routed before the
+ * `/contacts/:id` routes, so that `erase` is never taken for an id.
+ */
+const eraseByValueRoutes = (deps: ContactRoutesDeps): Router => {
+  const router = new Router();
+  router.post('/contacts/erase', requirePermission('contacts:erase'), async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const match = validateContactMatch(ctx.request.body);
+    if (E.isLeft(match)) throw contactHttpError(match.left);
+    // The contacts the caller created or changed a moment ago are matched too.
+    await waitForOwnWrites(ctx, deps, companyId);
+    const contactIds = await contactsMatching(deps.contactValues, companyId, match.right);
+    const { erased, position } = await eraseContacts(
+      { commands: deps.commands, erasure: deps.erasure, gone: goneContactResponse },
+      { companyId, contactIds, metadata: apiMetadata(ctx.state) },
+    );
+    if (position !== null) await afterWrite(ctx, deps.progress, position, deps.readYourWritesTimeoutMs);
+    // Once for all of them.
+    if (erased.length > 0) await deps.erasure.compactNow();
+    ctx.body = { success: true, data: { erased } };
+  });
+  return router;
+};
+
+
 /** `/contacts`: the people a company talks to. */
 export const contactsResource: ApiResource = {
   openapi: contactsOpenApi,
   // A contact changes only by its ContactCreated and its updates (which wait before they answer);
   // its history is read from the log.
   findsFirst: ['/contacts/:id', '/contacts/:id/history'],
-  routes: (api) => [
-    contactRoutes({
+  routes: (api) => {
+    const deps: ContactRoutesDeps = {
       contacts: api.readModels.collection(contactsProjection),
+      contactValues: api.readModels.collection(contactValuesProjection),
       commands: api.commands,
       ...api.readYourWrites,
       idempotency: api.idempotency('POST /contacts'),
       deletedRecordsRetentionMs: api.deletedRecordsRetentionMs,
       erasure: api.erasure,
-    }),
-  ],
+    };
+    return [eraseByValueRoutes(deps), contactRoutes(deps)];
+  },
 };

@@ -271,6 +271,29 @@ export const contacts: ApiModule = {
         },
       }),
     },
+    '/contacts/erase': {
+      post: authenticated('contacts:erase', {
+        operationId: 'eraseContactsByValue',
+        tags: ['Contacts'],
+        summary: 'Erase every contact with an e-mail address or phone number, for good',
+        description:
+          'The person\'s right to erasure, when the caller knows the person by a value rather than an id. Erases every contact ' +
+          'of the caller\'s company, deleted ones included, whose e-mail address (compared case-insensitively, trimmed) or ' +
+          'phone number (normalised as contacts normalise it: `+49 151 000` and `0049-151-000` are one number) is the one sent, ' +
+          'each exactly as `POST /contacts/{id}/erase` erases one, and answers their ids, oldest first (an empty list when ' +
+          'none matches). Values a contact no longer has (changed by an update) do not match. It sees the caller\'s own ' +
+          'writes answered before it (and `X-Min-Log-Position`). The same request sent again answers an empty list: nothing ' +
+          'matches an erased contact any more. Needs `contacts:erase`, which no other permission implies. See the platform ' +
+          'guide "Erasing a person".',
+        parameters: [minLogPosition],
+        requestBody: { required: true, content: json(schemaRef('ContactErasureMatch')) },
+        responses: {
+          '200': jsonResponse('The ids of the contacts erased.', 'ErasedContactsResponse', 'authenticated', writePositionHeaders(false)),
+          ...bodyErrors,
+          '422': validationFailed('Not exactly one of `email` and `phoneNumber`, another field, or a value that is not an e-mail address or a phone number'),
+        },
+      }),
+    },
     '/contacts/{id}/erase': {
       post: authenticated('contacts:erase', {
         operationId: 'eraseContact',
@@ -311,6 +334,23 @@ export const contacts: ApiModule = {
       properties: { id: { type: 'string' }, erasedAt: schemaRef('Timestamp') },
     },
     ErasedRecordResponse: itemEnvelope('ErasedRecord'),
+    ContactErasureMatch: {
+      type: 'object',
+      description: 'Exactly one of `email` and `phoneNumber`.',
+      additionalProperties: false,
+      properties: {
+        email: { type: 'string', format: 'email', maxLength: 254, description: 'Compared case-insensitively.' },
+        phoneNumber: { type: 'string', description: 'Normalised as a contact\'s before it is compared.' },
+      },
+    },
+    ErasedContacts: {
+      type: 'object',
+      description: 'The contacts erased: their ids, in the order they were created.',
+      required: ['erased'],
+      additionalProperties: false,
+      properties: { erased: { type: 'array', items: { type: 'string' } } },
+    },
+    ErasedContactsResponse: itemEnvelope('ErasedContacts'),
     ContactCreatedData: {
       type: 'object',
       description:

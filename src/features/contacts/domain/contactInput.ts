@@ -155,3 +155,31 @@ export const validateUpdateContact = (body: unknown): E.Either<InputProblem, Upd
   }
   return decodeWith(UpdateContactBody, body);
 };
+
+/** What `POST /contacts/erase` matches contacts by: an e-mail address or a phone number, normalised. */
+export type ContactMatch = { readonly email: string } | { readonly phoneNumber: string };
+
+const MATCH_FIELDS = ['email', 'phoneNumber'] as const;
+
+/**
+ * Validates a `POST /contacts/erase` body: exactly one of `email` and
+ * `phoneNumber`, as a contact takes it (a number comes out normalised, an e-mail
+ * trimmed); any other field is refused.
+ */
+export const validateContactMatch = (body: unknown): E.Either<InputProblem, ContactMatch> => {
+  if (!isObject(body)) return E.left(notAnObject);
+  const unknown = Object.keys(body).filter((field) => !(MATCH_FIELDS as readonly string[]).includes(field));
+  if (unknown.length > 0) {
+    return E.left({ kind: 'Invalid', details: Object.fromEntries(unknown.map((field) => [field, 'is not a field of this request; send email or phoneNumber'])) });
+  }
+  const sent = MATCH_FIELDS.filter((field) => body[field] !== undefined);
+  if (sent.length !== 1) return E.left({ kind: 'Invalid', details: { '(body)': 'send exactly one of email and phoneNumber' } });
+  if (sent[0] === 'phoneNumber') return decodeWith(t.type({ phoneNumber: PhoneNumberInput }), { phoneNumber: body.phoneNumber });
+  const decoded = decodeWith(t.type({ email: EmailInput }), { email: body.email });
+  if (E.isLeft(decoded)) return decoded;
+  const { email } = decoded.right;
+  return email === null ? E.left({ kind: 'Invalid', details: { email: 'email must be a valid e-mail address' } }) : E.right({ email });
+};
+
+/** An e-mail address as contacts are matched by it: trimmed and lower-cased (a contact keeps it as sent). */
+export const emailMatchKey = (email: string): string => email.trim().toLowerCase();

@@ -55,6 +55,12 @@ export const contactPersonalData: PersonalDataDeclaration = {
   },
   readModels: {
     contacts: nestedUnder('contact', CONTACT_VIEW, DOCUMENT_FIELDS),
+    // The values a contact is erased by (`POST /contacts/erase`), deleted contacts' included.
+    contact_values: {
+      personal: [personalOf('contact', 'id', ['email', 'phoneNumber'])],
+      notPersonal: [...DOCUMENT_FIELDS, 'deletedAt', 'restorableUntil'],
+    },
+    deleted_contacts: nothingPersonal(...DOCUMENT_FIELDS, 'contactCompanyId', 'deletedAt', 'restorableUntil'),
   },
   // A reservation stream is named after its number (phoneReservationStream): stored with the number hashed.
   streams: [PHONE_RESERVATION_STREAM_PREFIX],
