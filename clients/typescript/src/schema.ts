@@ -1342,6 +1342,12 @@ export interface components {
             name: string;
             email: string;
         };
+        /** @description An erased user, in a deal answered before the erasure and replayed for its `Idempotency-Key`: the id, nothing else. */
+        ErasedDealUser: {
+            id: string;
+            name: null;
+            email: null;
+        };
         /** @description The user a deal is assigned to, as the deal's events recorded it: `name` and `email` are `null` in events whose user was erased. */
         DealUserSnapshot: {
             id: string;
@@ -1400,8 +1406,8 @@ export interface components {
             source: string | null;
             /** @description The linked contact; null when none. A deleted contact shows as its `id` with every other field null. */
             contact: components["schemas"]["DealContact"] | null;
-            /** @description The assigned user; null when none, and when the user was erased (no user is shown without its name and e-mail). */
-            assignedTo: components["schemas"]["DealUser"] | null;
+            /** @description The assigned user; null when none, and when the user was erased (no user is shown without its name and e-mail). Only a response kept for an `Idempotency-Key` replay, made before the user was erased, shows them as their `id` with `name` and `email` null, as the deal's webhook events carry them. */
+            assignedTo: components["schemas"]["DealUser"] | components["schemas"]["ErasedDealUser"] | null;
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };

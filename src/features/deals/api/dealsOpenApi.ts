@@ -108,8 +108,11 @@ const dealSchema = {
       description: 'The linked contact; null when none. A deleted contact shows as its `id` with every other field null.',
     },
     assignedTo: {
-      ...nullable(schemaRef('DealUser')),
-      description: 'The assigned user; null when none, and when the user was erased (no user is shown without its name and e-mail).',
+      oneOf: [schemaRef('DealUser'), schemaRef('ErasedDealUser'), { type: 'null' }],
+      description:
+        'The assigned user; null when none, and when the user was erased (no user is shown without its name and e-mail). ' +
+        'Only a response kept for an `Idempotency-Key` replay, made before the user was erased, shows them as their `id` ' +
+        'with `name` and `email` null, as the deal\'s webhook events carry them.',
     },
     createdAt: schemaRef('Timestamp'),
     updatedAt: schemaRef('Timestamp'),
@@ -322,6 +325,17 @@ export const deals: ApiModule = {
         id: { type: 'string' },
         name: { type: 'string' },
         email: { type: 'string' },
+      },
+    },
+    ErasedDealUser: {
+      type: 'object',
+      description: 'An erased user, in a deal answered before the erasure and replayed for its `Idempotency-Key`: the id, nothing else.',
+      required: ['id', 'name', 'email'],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'string' },
+        name: { type: 'null' },
+        email: { type: 'null' },
       },
     },
     DealUserSnapshot: {

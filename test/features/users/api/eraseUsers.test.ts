@@ -152,13 +152,9 @@ describe('HTTP admin API: erasing a user', function () {
       expect(replay.status).to.equal(404);
       expect(replay.body).to.include({ success: false, error: 'User not found' });
     }
-    // Read without the harness's OpenAPI check: the kept Deal keeps the user's id with nulls, which the Deal schema does not show.
-    const dealReplay = await fetch(`${api.baseUrl}/deals`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${api.key}`, 'Content-Type': 'application/json', 'Idempotency-Key': dealKey },
-      body: JSON.stringify(deal),
-    });
-    const replayed = (await dealReplay.json()) as { data: { assignedTo: unknown } };
+    // The kept Deal keeps the user's id with nulls (the Deal schema's ErasedDealUser), as the deal's webhook events carry it.
+    const dealReplay = await api.request('POST', '/deals', { body: deal, headers: { 'Idempotency-Key': dealKey } });
+    const replayed = dealReplay.body as { data: { assignedTo: unknown } };
     expect(dealReplay.status).to.equal(201);
     expect(replayed.data.assignedTo).to.deep.equal({ id: user.id, name: null, email: null });
     expect(JSON.stringify(replayed)).not.to.include(user.name).and.not.to.include(user.email);
