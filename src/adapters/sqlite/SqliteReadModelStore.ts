@@ -12,7 +12,7 @@ import {
 import { comparePositions } from '../../shared/Position.js';
 import { SqliteCheckpointStore } from './SqliteCheckpointStore.js';
 import { SqliteLeaseStore } from './SqliteLeaseStore.js';
-import { dropFreePages, openWalDatabase, truncateWal, type SqliteDatabase } from './openSqliteDatabase.js';
+import { openWalDatabase, truncateWal, type SqliteDatabase } from './openSqliteDatabase.js';
 import { SqliteDocumentCollection, searchTextsOf } from './SqliteDocumentCollection.js';
 import { ReadModelCompanies } from './ReadModelCompanies.js';
 import {
@@ -73,10 +73,6 @@ export const openReadModelDatabase = (file: string): SqliteDatabase =>
   openWalDatabase(file, {
     synchronous: 'NORMAL',
     migrations: MIGRATIONS,
-    // The projections rewrite documents and merge full-text segments all the time: overwriting
-    // each page they free would cost a write of it. The free pages are dropped when a person is
-    // erased instead (`compact`).
-    secureDelete: 'FAST',
     configure: (db) => {
       // Checkpoint the WAL every 40 MB instead of 4 MB: a rebuild writes a lot, and each checkpoint syncs.
       db.pragma('wal_autocheckpoint = 10000');
@@ -358,12 +354,10 @@ export class SqliteReadModelStore implements ReadModelStore {
   /**
    * After an erasure (`ReadModelStore.compact`): every full-text index merged into
    * one segment (FTS5 `optimize`), which drops the fragments of deleted and
-   * rewritten documents that a delete only marks, then the file's free pages
-   * dropped (`dropFreePages`: the file writes with `secure_delete = FAST`, which
-   * overwrites a removed row in its page but leaves the pages a write frees, the
-   * merge's old segments among them, as they were), then the write-ahead log
-   * copied into the file and emptied (`wal_checkpoint(TRUNCATE)`). Answers whether
-   * the log could be emptied (a reader still on an older snapshot keeps it).
+   * rewritten documents that a delete only marks, then the write-ahead log copied
+   * into the file and emptied (`wal_checkpoint(TRUNCATE)`). The file writes with
+   * `secure_delete` on, so what the merge frees is overwritten. Answers whether the
+   * log could be emptied (a reader still on an older snapshot keeps it).
    */
   async compact(): Promise<{ readonly walTruncated: boolean }> {
     this.commitShared();
@@ -371,7 +365,6 @@ export class SqliteReadModelStore implements ReadModelStore {
       const fts = quoteName(table);
       this.db.prepare(`INSERT INTO ${fts} (${fts}) VALUES ('optimize')`).run();
     }
-    dropFreePages(this.db);
     return { walTruncated: truncateWal(this.db) };
   }
 

@@ -187,13 +187,6 @@ export const openWalDatabase = (
     readonly synchronous: 'FULL' | 'NORMAL';
     readonly migrations: readonly string[];
     readonly configure?: (db: SqliteDatabase) => void;
-    /**
-     * How a write treats what it removes (default `ON`). `FAST` (the read models' file):
-     * a removed row is overwritten in its page, but a page the write frees keeps its
-     * bytes until the file's free pages are dropped (`dropFreePages`), which this file
-     * then needs `auto_vacuum = INCREMENTAL` for.
-     */
-    readonly secureDelete?: 'ON' | 'FAST';
   },
 ): SqliteDatabase => {
   if (file !== ':memory:') {
@@ -204,21 +197,12 @@ export const openWalDatabase = (
   }
   const db = new Database(file);
   db.pragma('busy_timeout = 10000');
-  const secureDelete = options.secureDelete ?? 'ON';
-  // With FAST, the pages a write frees are not overwritten (that costs a write of each): the
-  // file keeps its free pages apart so that an erasure can drop them from it (`dropFreePages`).
-  // Asked before the first table (and before the switch to WAL, which writes the file's first
-  // page), it takes effect at once; in an older file, at its next VACUUM.
-  if (secureDelete === 'FAST' && (db.pragma('auto_vacuum', { simple: true }) as number) !== INCREMENTAL_AUTO_VACUUM) {
-    db.pragma('auto_vacuum = INCREMENTAL');
-  }
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${options.synchronous}`);
   // What a write removes or moves (a deleted or rewritten row, a row a page split moves) is
   // overwritten in the file, not left in free space: a person's erased values leave the bytes
-  // on disk with the rows that held them (docs/platform/erasing-a-person.md); with FAST, the
-  // freed pages wait for `dropFreePages` (above).
-  db.pragma(`secure_delete = ${secureDelete}`);
+  // on disk with the rows that held them (docs/platform/erasing-a-person.md).
+  db.pragma('secure_delete = ON');
   options.configure?.(db);
   const migrate = db.transaction(() => {
     const version = db.pragma('user_version', { simple: true }) as number;
@@ -263,26 +247,6 @@ export const openSqliteDatabase = (file: string): SqliteDatabase =>
  * what a rewrite replaced leaves the WAL too. True when it was emptied; false when a
  * reader of another connection still needed an older snapshot after the busy timeout.
  */
-/** `PRAGMA auto_vacuum`'s answer for INCREMENTAL. */
-const INCREMENTAL_AUTO_VACUUM = 2;
-
-/**
- * Drops every free page from the file, so that no byte a write freed stays in it
- * (a file written with `secure_delete = FAST` leaves freed pages as they were).
- * With `auto_vacuum = INCREMENTAL` the pages at the file's end fill the free ones
- * and the file is cut (`incremental_vacuum`): as long as the free pages take. A
- * file without it (one created before that setting) is rebuilt (`VACUUM`), which
- * turns it on for the next time. The pages written go to the write-ahead log:
- * empty it after (`truncateWal`).
- */
-export const dropFreePages = (db: SqliteDatabase): void => {
-  if ((db.pragma('auto_vacuum', { simple: true }) as number) === INCREMENTAL_AUTO_VACUUM) {
-    db.pragma('incremental_vacuum');
-  } else {
-    db.exec('VACUUM');
-  }
-};
-
 export const truncateWal = (db: SqliteDatabase): boolean => {
   const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
   return result !== undefined && result.busy === 0;
