@@ -641,4 +641,42 @@ describe('SqliteReadModelStore', () => {
       }
     });
   });
+
+  describe('compaction after an erasure', () => {
+    // A full-text index keeps a deleted document's trigrams in its segments (a delete only
+    // marks them) until they are merged: no whole-value byte scan finds them, so this looks
+    // for one trigram that starts with a letter no other document's trigrams start with (the
+    // index stores each term after the part it shares with the one before: here, none).
+    const FRAGMENT = Buffer.from('zqj', 'utf8');
+    const indexHoldsFragment = (): boolean => {
+      const raw = new Database(file, { readonly: true });
+      try {
+        return raw
+          .prepare<[], { block: Buffer | null }>('SELECT block FROM test_tasks__fts_data')
+          .all()
+          .some(({ block }) => block !== null && block.includes(FRAGMENT));
+      } finally {
+        raw.close();
+      }
+    };
+
+    it('given a document deleted from a searched collection, the merge of its full-text index leaves none of its trigrams', async () => {
+      const store = openStore();
+      const tasks = store.collection(taskProjection);
+      await store.applyBatch([tasks as never], [at(1, 'TaskCreated', created('gone', { title: 'Zqjv Wendelgard' }))], 'read-models');
+      for (let batch = 0; batch < 5; batch++) {
+        const events = Array.from({ length: 20 }, (_, i) => at(2 + batch * 20 + i, 'TaskCreated', created(`kept-${batch}-${i}`, { title: `Task number ${batch * 20 + i}` })));
+        await store.applyBatch([tasks as never], events, 'read-models');
+      }
+      expect(indexHoldsFragment(), 'the index holds the trigram').to.equal(true);
+
+      await store.applyBatch([tasks as never], [at(200, 'TaskDeleted', { id: 'gone', at: '2026-01-02T00:00:00.000Z' })], 'read-models');
+      expect(await ids(tasks, { filters: [{ op: 'contains', fields: ['title'], text: 'zqj' }] })).to.deep.equal([]);
+      expect(indexHoldsFragment(), 'a delete only marks it').to.equal(true);
+
+      expect(await store.compact()).to.deep.equal({ walTruncated: true });
+      expect(indexHoldsFragment(), 'merged away').to.equal(false);
+      expect((await ids(tasks)).length).to.equal(100);
+    });
+  });
 });
