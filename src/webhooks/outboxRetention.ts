@@ -1,4 +1,5 @@
 import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
+import { PeriodicRun } from '../application/subscriptions/PeriodicRun.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { WebhookOutbox } from '../application/ports/WebhookOutbox.js';
 import { systemClock, type Clock } from '../shared/Clock.js';
@@ -38,15 +39,22 @@ export class OutboxRetention {
   private readonly clock: Clock;
   private readonly batchSize: number;
   private readonly maxBatches: number;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<number> | null = null;
-  private stopped = false;
+  private readonly periodic: PeriodicRun<number>;
 
   constructor(private readonly deps: OutboxRetentionDeps) {
     if (!(deps.retentionDays > 0)) throw new RangeError('retentionDays must be positive');
     this.clock = deps.clock ?? systemClock;
     this.batchSize = Math.max(1, Math.floor(deps.batchSize ?? 500));
     this.maxBatches = Math.max(1, Math.floor(deps.maxBatchesPerRun ?? 200));
+    this.periodic = new PeriodicRun({
+      run: () => this.prune(),
+      firstAfterMs: deps.firstRunAfterMs ?? 30_000,
+      everyMs: deps.intervalMs ?? 600_000,
+      loop: RETENTION_LOOP,
+      logger: deps.logger,
+      failedMessage: 'webhook delivery log: pruning failed; retried at the next run',
+      ...(deps.health ? { health: deps.health } : {}),
+    });
   }
 
   /** Where a run cuts: rows final before this instant go. */
@@ -56,14 +64,13 @@ export class OutboxRetention {
 
   /** One run: prunes in bounded batches until nothing older is left, the batch limit is reached or stop() was called. */
   runOnce(): Promise<number> {
-    this.running ??= this.prune().finally(() => (this.running = null));
-    return this.running;
+    return this.periodic.runOnce();
   }
 
   private async prune(): Promise<number> {
     const before = this.cutoff();
     let pruned = 0;
-    for (let batch = 0; batch < this.maxBatches && !this.stopped; batch++) {
+    for (let batch = 0; batch < this.maxBatches && !this.periodic.stopped; batch++) {
       const deleted = await this.deps.outbox.pruneCompleted(before, this.batchSize);
       pruned += deleted;
       if (deleted < this.batchSize) break;
@@ -79,31 +86,11 @@ export class OutboxRetention {
 
   /** Runs periodically until stop(); timers do not keep the process alive. */
   start(): void {
-    if (this.timer || this.stopped) return;
-    this.schedule(this.deps.firstRunAfterMs ?? 30_000);
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.runOnce()
-        .then(
-          () => this.deps.health?.succeeded(RETENTION_LOOP),
-          (error: unknown) => {
-            this.deps.health?.failed(RETENTION_LOOP);
-            this.deps.logger.warn({ err: error }, 'webhook delivery log: pruning failed; retried at the next run');
-          },
-        )
-        .finally(() => this.schedule(this.deps.intervalMs ?? 600_000));
-    }, delayMs);
-    this.timer.unref();
+    this.periodic.start();
   }
 
   /** Stops the timer; a run in flight finishes its current batch. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 }

@@ -3,6 +3,7 @@ import type { Clock } from '../../../shared/Clock.js';
 import { comparePositions, type Position } from '../../../shared/Position.js';
 import type { Logger } from '../../../application/ports/Logger.js';
 import type { LoopHealth } from '../../../application/subscriptions/LoopHealth.js';
+import { PeriodicRun } from '../../../application/subscriptions/PeriodicRun.js';
 import { loadAggregate } from '../../../application/commands/loadAggregate.js';
 import { contactDecider } from '../domain/contactDecider.js';
 import { ContactEvent, contactStream } from '../domain/contactEvents.js';
@@ -50,27 +51,43 @@ export interface ContactRetentionSweepDeps extends ContactErasureDeps {
 export class ContactRetentionSweep {
   private readonly batchSize: number;
   private readonly maxBatches: number;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<number> | null = null;
-  private stopped = false;
+  private readonly periodic: PeriodicRun<number>;
 
   constructor(private readonly deps: ContactRetentionSweepDeps) {
     if (!(deps.intervalMs > 0)) throw new RangeError('intervalMs must be positive');
     this.batchSize = Math.max(1, Math.floor(deps.batchSize ?? 100));
     this.maxBatches = Math.max(1, Math.floor(deps.maxBatchesPerSweep ?? 100));
+    this.periodic = new PeriodicRun({
+      run: () => this.sweep(),
+      firstAfterMs: Math.min(deps.intervalMs, 30_000),
+      everyMs: deps.intervalMs,
+      loop: CONTACT_RETENTION_LOOP,
+      logger: deps.logger,
+      failedMessage: 'deleted contacts: the retention sweep failed; retried at the next sweep',
+      ...(deps.health ? { health: deps.health } : {}),
+    });
   }
 
   /** One sweep; answers how many contacts it erased. A sweep asked for while one runs is that one. */
   runOnce(): Promise<number> {
-    this.running ??= this.sweep().finally(() => (this.running = null));
-    return this.running;
+    return this.periodic.runOnce();
+  }
+
+  /** Sweeps periodically until stop(); timers do not keep the process alive. */
+  start(): void {
+    this.periodic.start();
+  }
+
+  /** Stops the timer; a sweep in flight finishes the batch it is erasing. */
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 
   private async sweep(): Promise<number> {
     const now = this.deps.clock.now();
     let erased = 0;
     const skipped = new Set<string>();
-    for (let batch = 0; batch < this.maxBatches && !this.stopped; batch++) {
+    for (let batch = 0; batch < this.maxBatches && !this.periodic.stopped; batch++) {
       const page = await this.deps.expired(now, this.batchSize + skipped.size);
       const due = page.filter((doc) => !skipped.has(doc.id));
       if (due.length === 0) break;
@@ -106,35 +123,5 @@ export class ContactRetentionSweep {
       metadata: { source: 'system', correlationId: commands.newId(), companyId: doc.companyId },
     });
     return E.isLeft(result) ? undefined : result.right.position;
-  }
-
-  /** Sweeps periodically until stop(); timers do not keep the process alive. */
-  start(): void {
-    if (this.timer || this.stopped) return;
-    this.schedule(Math.min(this.deps.intervalMs, 30_000));
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.runOnce()
-        .then(
-          () => this.deps.health?.succeeded(CONTACT_RETENTION_LOOP),
-          (error: unknown) => {
-            this.deps.health?.failed(CONTACT_RETENTION_LOOP);
-            this.deps.logger.warn({ err: error }, 'deleted contacts: the retention sweep failed; retried at the next sweep');
-          },
-        )
-        .finally(() => this.schedule(this.deps.intervalMs));
-    }, delayMs);
-    this.timer.unref();
-  }
-
-  /** Stops the timer; a sweep in flight finishes the batch it is erasing. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
   }
 }
