@@ -1,31 +1,17 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { eventually } from '../support/events.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
-import { spellingsOf } from '../support/personalValues.js';
+import { bytesFound, filesUnder, spellingsOf } from '../support/personalValues.js';
 import { freshPostgresDatabase, postgresTestUrl, type FreshDatabase } from '../support/postgres.js';
 import { skipLine } from '../support/integration.js';
 
 const run = promisify(execFile);
-
-/** Every file under `dir`, recursively. */
-const filesUnder = (dir: string): string[] =>
-  readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
-  });
-
-/** The spellings found in any file under `dir` (as UTF-8 bytes), each with the file that holds it. */
-const bytesFound = (dir: string, spellings: readonly string[]): string[] =>
-  filesUnder(dir).flatMap((file) => {
-    const bytes = readFileSync(file);
-    return spellings.filter((spelling) => bytes.includes(Buffer.from(spelling, 'utf8'))).map((spelling) => `${spelling} in ${file}`);
-  });
 
 /** A person with values no other test uses, and every spelling of them. */
 const uniquePerson = () => {
@@ -144,7 +130,7 @@ describe('restoring a backup taken before an erasure', function () {
     expect(spellings.filter((spelling) => lines.join('\n').includes(spelling)), 'values in the journal').to.deep.equal([]);
 
     restore(backup, dataDir);
-    expect(bytesFound(dataDir, spellings), 'the restored backup holds the values').not.to.deep.equal([]);
+    expect(bytesFound(filesUnder(dataDir), spellings), 'the restored backup holds the values').not.to.deep.equal([]);
 
     const third = await startServer(env);
     try {
@@ -160,7 +146,7 @@ describe('restoring a backup taken before an erasure', function () {
     expect(readFileSync(journal, 'utf8').trimEnd().split('\n')).to.have.length(1);
     const compacted = await runCli(['erasures', 'compact'], env);
     expect(compacted.code, compacted.stdout + compacted.stderr).to.equal(0);
-    expect(bytesFound(dataDir, spellings), 'values in the stored bytes').to.deep.equal([]);
+    expect(bytesFound(filesUnder(dataDir), spellings), 'values in the stored bytes').to.deep.equal([]);
     expect(spellings.filter((spelling) => output.includes(spelling)), 'values in stdout and stderr').to.deep.equal([]);
     const verified = await runCli(['verify'], env);
     expect(verified.code, verified.stdout + verified.stderr).to.equal(0);
@@ -250,10 +236,10 @@ describe('restoring a backup taken before an erasure', function () {
     }
     const compacted = await runCli(['erasures', 'compact'], env);
     expect(compacted.code, compacted.stdout + compacted.stderr).to.equal(0);
-    expect(bytesFound(dataDir, before.spellings), 'values in the stored bytes').to.deep.equal([]);
-    expect(bytesFound(dataDir, userSpellings), 'the user’s values in the stored bytes').to.deep.equal([]);
+    expect(bytesFound(filesUnder(dataDir), before.spellings), 'values in the stored bytes').to.deep.equal([]);
+    expect(bytesFound(filesUnder(dataDir), userSpellings), 'the user’s values in the stored bytes').to.deep.equal([]);
     // Never in this log, and its key, made by nobody here, is recorded as erased: it could never be sealed again.
-    expect(bytesFound(dataDir, after.spellings), 'the later contact’s values').to.deep.equal([]);
+    expect(bytesFound(filesUnder(dataDir), after.spellings), 'the later contact’s values').to.deep.equal([]);
   });
 
   it('a journal line that is not an erasure stops the start: exit code not 0, the line named, nothing left listening', async () => {
@@ -329,9 +315,8 @@ describe('restoring a backup taken before an erasure', function () {
       const compacted = await runCli(['erasures', 'compact'], restoredEnv);
       expect(compacted.code, compacted.stdout + compacted.stderr).to.equal(0);
       await run('pg_dump', ['--dbname', restored.url, '--file', after]);
-      const inDump = readFileSync(after);
-      expect(spellings.filter((spelling) => inDump.includes(Buffer.from(spelling, 'utf8'))), 'values in a dump of the restored database').to.deep.equal([]);
-      expect(spellings.filter((spelling) => readFileSync(dump).includes(Buffer.from(spelling, 'utf8'))), 'the dump before held them').not.to.deep.equal([]);
+      expect(bytesFound([after], spellings), 'values in a dump of the restored database').to.deep.equal([]);
+      expect(bytesFound([dump], spellings), 'the dump before held them').not.to.deep.equal([]);
     } finally {
       for (const database of databases) await database.drop();
     }

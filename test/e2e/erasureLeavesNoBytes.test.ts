@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
@@ -8,25 +8,10 @@ import { eventually } from '../support/events.js';
 import { postgresServerInstalled, startPostgresCluster, type TestCluster } from '../support/postgresCluster.js';
 import { runCli, startServer } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
-import { spellingsOf, startCountingReceiver } from '../support/personalValues.js';
+import { bytesFound, filesUnder, spellingsOf, startCountingReceiver } from '../support/personalValues.js';
 import { GOLDEN_LOGS_DIR } from '../support/goldenLog.js';
 
 const run = promisify(execFile);
-
-/** Every file under `dir`, recursively, but those under a folder named in `skip`. */
-const filesUnder = (dir: string, skip: readonly string[] = []): string[] =>
-  readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (skip.includes(name)) return [];
-    return statSync(path).isDirectory() ? filesUnder(path, skip) : [path];
-  });
-
-/** The spellings found in any of `files` (as UTF-8 bytes), each with the file that holds it. */
-const bytesFound = (files: readonly string[], spellings: readonly string[]): string[] =>
-  files.flatMap((file) => {
-    const bytes = readFileSync(file);
-    return spellings.filter((spelling) => bytes.includes(Buffer.from(spelling, 'utf8'))).map((spelling) => `${spelling} in ${file}`);
-  });
 
 interface Engine {
   readonly env: NodeJS.ProcessEnv;

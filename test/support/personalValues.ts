@@ -1,5 +1,7 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 
 /** A webhook receiver on 127.0.0.1 answering `code` to every delivery, counting them. */
 export const startCountingReceiver = async (code: number): Promise<{ url: string; count: () => number; close: () => Promise<void> }> => {
@@ -26,3 +28,18 @@ export const spellingsOf = (value: string): string[] => {
   if (digits.length >= 8) spellings.add(digits);
   return [...spellings];
 };
+
+/** Every file under `dir`, recursively, but those under a folder named in `skip`. */
+export const filesUnder = (dir: string, skip: readonly string[] = []): string[] =>
+  readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (skip.includes(name)) return [];
+    return statSync(path).isDirectory() ? filesUnder(path, skip) : [path];
+  });
+
+/** The spellings found in any of `files` (as UTF-8 bytes), each with the file that holds it. */
+export const bytesFound = (files: readonly string[], spellings: readonly string[]): string[] =>
+  files.flatMap((file) => {
+    const bytes = readFileSync(file);
+    return spellings.filter((spelling) => bytes.includes(Buffer.from(spelling, 'utf8'))).map((spelling) => `${spelling} in ${file}`);
+  });
