@@ -24,6 +24,14 @@ interface DeferredCreates {
   ownCreates?: () => Promise<void>;
 }
 
+/** The position a client asks reads to reflect (`X-Min-Log-Position`), or null; a malformed one is a 400. */
+const minLogPosition = (ctx: { get(name: string): string }): Position | null => {
+  const wanted = ctx.get(MIN_LOG_POSITION_HEADER);
+  if (wanted === '') return null;
+  if (!isPosition(wanted)) throw new HttpError(400, 'Bad request', `${MIN_LOG_POSITION_HEADER} must be a log position (a non-negative integer).`);
+  return wanted;
+};
+
 /**
  * Read-your-writes on reads. A read that sends `X-Min-Log-Position` (a write's
  * `X-Log-Position`, answered by any instance) waits (bounded) until this
@@ -42,10 +50,7 @@ export const consistentReads =
   (progress: ReadModelProgress, timeoutMs: number, answered?: AnsweredWrites, findsFirst?: ReadonlySet<string>): Middleware =>
   async (ctx, next) => {
     if (ctx.method !== 'GET') return next();
-    const wanted = ctx.get(MIN_LOG_POSITION_HEADER);
-    if (wanted !== '' && !isPosition(wanted)) {
-      throw new HttpError(400, 'Bad request', `${MIN_LOG_POSITION_HEADER} must be a log position (a non-negative integer).`);
-    }
+    const wanted = minLogPosition(ctx);
     const companyId = answered ? (ctx.state as { auth?: { companyId?: string } }).auth?.companyId : undefined;
     const own = answered && companyId !== undefined ? answered.before(companyId) : undefined;
     /** Waits (bounded) for `position` and the company's creates, the later of the two; says so, and marks the company, when it runs out. */
@@ -61,12 +66,12 @@ export const consistentReads =
         if (own?.kind === 'wait' && companyId !== undefined) answered?.gaveUp(companyId, own.position);
       }
     };
-    if (own !== undefined && own.kind !== 'none' && wanted === '' && findsFirst?.has((ctx.state as { route?: string }).route ?? '')) {
+    if (own !== undefined && own.kind !== 'none' && wanted === null && findsFirst?.has((ctx.state as { route?: string }).route ?? '')) {
       // Waited for only if the document is not found.
       (ctx.state as DeferredCreates).ownCreates = () => waitFor(null);
       return next();
     }
-    await waitFor(wanted === '' ? null : wanted);
+    await waitFor(wanted);
     await next();
   };
 
@@ -95,12 +100,8 @@ export const waitForOwnWrites = async (
   deps: { readonly progress: ReadModelProgress; readonly answeredWrites: AnsweredWrites; readonly readYourWritesTimeoutMs: number },
   companyId: string,
 ): Promise<void> => {
-  const wanted = ctx.get(MIN_LOG_POSITION_HEADER);
-  if (wanted !== '' && !isPosition(wanted)) {
-    throw new HttpError(400, 'Bad request', `${MIN_LOG_POSITION_HEADER} must be a log position (a non-negative integer).`);
-  }
   const own = deps.answeredWrites.before(companyId);
-  let latest: Position | null = wanted === '' ? null : wanted;
+  let latest = minLogPosition(ctx);
   if (own.kind !== 'none' && (latest === null || comparePositions(own.position, latest) > 0)) latest = own.position;
   if (latest !== null) await waitForReadModels(ctx, deps.progress, latest, deps.readYourWritesTimeoutMs);
 };
