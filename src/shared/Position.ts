@@ -29,3 +29,6 @@ export const compareNullablePositions = (a: Position | null, b: Position | null)
   if (b === null) return 1;
   return comparePositions(a, b);
 };
+
+/** The later of two positions, null meaning none (so the other one). */
+export const laterPosition = (a: Position | null, b: Position | null): Position | null => (compareNullablePositions(a, b) >= 0 ? a : b);

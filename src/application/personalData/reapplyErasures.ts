@@ -3,7 +3,7 @@ import type { PersonErasure } from './PersonErasure.js';
 import type { ErasedSubject } from '../ports/SubjectKeyStore.js';
 import type { Position } from '../../shared/Position.js';
 import type { SubjectKind } from '../../shared/PersonalData.js';
-import { comparePositions } from '../../shared/Position.js';
+import { laterPosition } from '../../shared/Position.js';
 import type { ErasureRecord } from '../../shared/ErasureRecord.js';
 import { subjectOf } from './SubjectKeys.js';
 
@@ -81,7 +81,7 @@ export const reapplyErasures = async (
     done.add(subject);
     if (reapplied.known) applied += 1;
     else unknown += 1;
-    if (reapplied.position !== null && (position === null || comparePositions(reapplied.position, position) > 0)) position = reapplied.position;
+    position = laterPosition(position, reapplied.position);
   }
   return { applied, skipped, unknown, position };
 };

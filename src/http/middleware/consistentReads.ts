@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type { AnsweredWrites } from '../../application/subscriptions/AnsweredWrites.js';
 import type { ReadModelProgress } from '../../application/subscriptions/ReadModelProgress.js';
-import { comparePositions, isPosition, type Position } from '../../shared/Position.js';
+import { comparePositions, isPosition, laterPosition, type Position } from '../../shared/Position.js';
 import { HttpError } from '../HttpError.js';
 
 export const LOG_POSITION_HEADER = 'X-Log-Position';
@@ -101,8 +101,7 @@ export const waitForOwnWrites = async (
   companyId: string,
 ): Promise<void> => {
   const own = deps.answeredWrites.before(companyId);
-  let latest = minLogPosition(ctx);
-  if (own.kind !== 'none' && (latest === null || comparePositions(own.position, latest) > 0)) latest = own.position;
+  const latest = laterPosition(minLogPosition(ctx), own.kind === 'none' ? null : own.position);
   if (latest !== null) await waitForReadModels(ctx, deps.progress, latest, deps.readYourWritesTimeoutMs);
 };
 

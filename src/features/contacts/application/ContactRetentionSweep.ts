@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { Clock } from '../../../shared/Clock.js';
-import { comparePositions, type Position } from '../../../shared/Position.js';
+import { laterPosition, type Position } from '../../../shared/Position.js';
 import type { Logger } from '../../../application/ports/Logger.js';
 import type { LoopHealth } from '../../../application/subscriptions/LoopHealth.js';
 import { PeriodicRun } from '../../../application/subscriptions/PeriodicRun.js';
@@ -99,7 +99,7 @@ export class ContactRetentionSweep {
           continue;
         }
         erased++;
-        if (position !== null && (last === null || comparePositions(position, last) > 0)) last = position;
+        last = laterPosition(last, position);
       }
       // The next page is read once the read models have taken these out.
       if (last !== null && !(await this.deps.waitForReadModels(last))) break;

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { EventMetadata } from '../../../shared/EventMetadata.js';
-import { comparePositions, type Position } from '../../../shared/Position.js';
+import { laterPosition, type Position } from '../../../shared/Position.js';
 import { eraseAndForgetContact, type ContactErasureDeps } from './eraseAndForgetContact.js';
 
 /**
@@ -21,8 +21,7 @@ export const eraseContacts = async (
     const result = await eraseAndForgetContact(deps, { companyId, contactId, reason: 'requested', metadata });
     if (E.isLeft(result)) continue;
     erased.push(contactId);
-    const { position } = result.right;
-    if (position !== null && (last === null || comparePositions(position, last) > 0)) last = position;
+    last = laterPosition(last, result.right.position);
   }
   return { erased, position: last };
 };
