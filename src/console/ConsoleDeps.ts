@@ -21,6 +21,8 @@ export interface ConsoleDeps {
   readonly readModels: Pick<ReadModelStore, 'collection'>;
   /** A company's name as the pages show it (its id while the read models do not have it yet). */
   readonly companyName: (companyId: string) => Promise<string>;
+  /** Whether the platform has suspended the company (as the read models have it): its sessions are signed out. */
+  readonly companySuspended: (companyId: string) => Promise<boolean>;
   /** A change answers once its read models applied it (at most this long), so the next page shows it. */
   readonly readYourWrites: { readonly progress: ReadModelProgress; readonly readYourWritesTimeoutMs: number };
   /** How far the read models this process serves have applied the log (the event feed is served up to it). */

@@ -2,7 +2,7 @@ import * as t from 'io-ts';
 import { isRight } from 'fp-ts/lib/Either.js';
 import type { SubjectKind } from './PersonalData.js';
 
-const Kind = t.keyof({ contact: null, user: null } satisfies Record<SubjectKind, null>);
+const Kind = t.keyof({ contact: null, user: null, company: null } satisfies Record<SubjectKind, null>);
 
 /** A time as `Date.prototype.toISOString` writes it. */
 const IsoTime = new t.Type<string, string, unknown>(

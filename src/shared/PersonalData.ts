@@ -6,8 +6,12 @@
  * them to know what to make unreadable.
  */
 
-/** Whose data it is: a contact of a company, or a user (a company's employee). */
-export type SubjectKind = 'contact' | 'user';
+/**
+ * Whose data it is: a contact of a company, a user (a company's employee), or the
+ * company itself (what the platform writes about its customer, such as why it
+ * was suspended; its id is the company's id, its key `company:<id>`).
+ */
+export type SubjectKind = 'contact' | 'user' | 'company';
 
 /** Fields of one subject, whose id is at `idAt` in the same event data or document. */
 export interface PersonalFields {

@@ -5,8 +5,9 @@ import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { UsageRecorder } from '../application/usage/UsageRecorder.js';
 import { consoleRoutes } from '../console/consoleRoutes.js';
-import { companyNameReader } from '../features/companies/index.js';
+import { companyNameReader, companySuspendedReader } from '../features/companies/index.js';
 import { apiKeyDirectoryProjection, freshApiKeyVerifier } from '../features/apiKeys/index.js';
+import { companiesProjection } from '../features/companies/index.js';
 import type { ConsoleDeps } from '../console/ConsoleDeps.js';
 import type { Config } from '../config.js';
 import { rateLimit } from '../http/middleware/rateLimit.js';
@@ -170,6 +171,7 @@ const consoleDeps = (parts: AppParts, api: ApiContext, failedCredentials: Failed
   commands: api.commands,
   readModels: api.readModels,
   companyName: companyNameReader(api.readModels),
+  companySuspended: companySuspendedReader(api.readModels),
   readYourWrites: api.readYourWrites,
   appliedPosition: api.appliedPosition,
   sessions: parts.stores.consoleSessions,
@@ -193,6 +195,7 @@ const apiRoutes = (parts: AppParts, api: ApiContext, progress: NonNullable<ReadS
   // A key issued or revoked a moment ago (by the CLI, in another process) is answered as the log has it.
   const verifyApiKey = freshApiKeyVerifier({
     directory: readModels.collection(apiKeyDirectoryProjection),
+    companies: readModels.collection(companiesProjection),
     ...credentialFreshness(parts, progress),
   });
   return {

@@ -15,6 +15,7 @@ import { PERSON_FIELDS, WEBHOOK_EVENTS } from '../features/index.js';
 import { erasePersonFromText } from '../application/personalData/erasePerson.js';
 import { toEnvelope, type DerivedWebhookEvent } from '../features/webhookEvents/index.js';
 import { announceDeliveryStatus, matchesFilters, subscriptionChange, unsubscribeGone } from '../features/webhooks/index.js';
+import { suspendedCompaniesReader } from '../features/companies/index.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { WEBHOOK_FAN_OUT_CHECKPOINT, WebhookFanOut, type FanOutEventSource } from '../webhooks/fanOut.js';
 import { checkpointWitness } from '../webhooks/checkpointWitness.js';
@@ -127,6 +128,7 @@ export const startWebhooks = async (
       options.usage?.delivery(companyId, outcome === 'delivered');
     },
     ...(options.health ? { health: options.health } : {}),
+    heldCompanies: suspendedCompaniesReader(stores.readModels),
   });
   const witness = checkpointWitness(stores.readModels.checkpoints);
   const fanOut = new WebhookFanOut<DerivedWebhookEvent>({

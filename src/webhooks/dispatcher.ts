@@ -88,7 +88,17 @@ export interface WebhookDispatcherDeps {
   readonly onAttempt?: (outcome: AttemptResult, latencyMs: number, companyId: string) => void;
   /** Told when reading the outbox fails and recovers, for `/ready` (loop `webhook-dispatcher`). */
   readonly health?: LoopHealth;
+  /**
+   * The companies whose deliveries are held (suspended by the platform): none of
+   * their queues is read or attempted, their rows stay pending, in order, and count
+   * no attempt, until the company is no longer listed. Asked at most every
+   * `HELD_REFRESH_MS`. Absent: none is held.
+   */
+  readonly heldCompanies?: () => Promise<ReadonlySet<string>>;
 }
+
+/** How long the list of held companies is reused before it is asked again (a part of the second a suspension takes). */
+export const HELD_REFRESH_MS = 200;
 
 /**
  * What one recorded attempt came to: `delivered` (200), `retry` (another attempt
@@ -191,6 +201,8 @@ export class WebhookDispatcher {
   private loop: Promise<void> | null = null;
   private stopped = false;
   private readonly healthKeeper: QueueHealthKeeper;
+  /** The held companies as last asked, and when (ms). */
+  private held: { readonly companies: ReadonlySet<string>; readonly at: number } | null = null;
 
   constructor(private readonly deps: WebhookDispatcherDeps) {
     this.clock = deps.clock ?? systemClock;
@@ -267,10 +279,12 @@ export class WebhookDispatcher {
           this.stale = false;
           const now = this.clock.now();
           const skipped = this.cappedCompanies();
+          // Held companies are left out as capped ones are, but not counted among `lastSkipped`: no slot frees them.
+          const left = new Set([...skipped, ...(await this.heldCompanies())]);
           // More candidates than slots, so that the slots can be shared out; the rest wait in
           // `ready` for the next slots, sparing a read of the outbox for each.
           const limit = this.concurrency * 4;
-          const { due, nextDueAt } = await this.deps.outbox.dueQueues(now, limit, { queues: new Set(this.active.keys()), companies: skipped });
+          const { due, nextDueAt } = await this.deps.outbox.dueQueues(now, limit, { queues: new Set(this.active.keys()), companies: left });
           this.ready = due.filter((queue) => !this.active.has(queue.subscriptionId));
           this.lastReadFull = due.length >= limit;
           this.lastSkipped = skipped;
@@ -304,6 +318,16 @@ export class WebhookDispatcher {
       if ((this.companyInFlight.get(company) ?? 0) < this.perCompany && !this.ready.some((queue) => queue.companyId === company)) return true;
     }
     return false;
+  }
+
+  /** The companies whose deliveries are held now (`heldCompanies`), asked again once the last answer is `HELD_REFRESH_MS` old. */
+  private async heldCompanies(): Promise<ReadonlySet<string>> {
+    if (!this.deps.heldCompanies) return new Set();
+    const now = this.clock.now().getTime();
+    if (this.held === null || now - this.held.at >= HELD_REFRESH_MS || now < this.held.at) {
+      this.held = { companies: await this.deps.heldCompanies(), at: now };
+    }
+    return this.held.companies;
   }
 
   /** Companies with `perCompany` queues in flight: none of their queues is read. */
@@ -393,6 +417,8 @@ export class WebhookDispatcher {
     // A status the log lacks (its event could not be appended before) is recorded first.
     if (turn.health.status !== turn.health.loggedStatus) await this.healthKeeper.store(turn, withoutVersion(turn.health));
     if (!this.mayAttempt(turn.health)) return 'waiting';
+    // Held since the queue was read (its company suspended): nothing is attempted, the next read leaves it out.
+    if ((await this.heldCompanies()).has(turn.queue.companyId)) return 'waiting';
     const { subscriptionId, targetUrl } = turn.queue;
     const rows = await this.deps.outbox.pendingRows(subscriptionId, this.turnSize);
     if (rows.length === 0) return 'done';

@@ -24,7 +24,9 @@ export type CredentialVerification<Auth> =
   | { readonly kind: 'malformed' }
   /** Well formed, but unknown (to these read models), revoked or expired. */
   | { readonly kind: 'invalid'; readonly reason: 'unknown' | 'revoked' | 'expired' }
-  | { readonly kind: 'valid'; readonly auth: Auth };
+  | { readonly kind: 'valid'; readonly auth: Auth }
+  /** Active, but its owner (an API key's company) is suspended: refused until it is resumed. */
+  | { readonly kind: 'suspended'; readonly auth: Auth };
 
 export type FreshCredentialVerification<Auth> =
   | CredentialVerification<Auth>
@@ -40,6 +42,8 @@ export interface CredentialLookup<Auth> {
   lookUp(hash: string, now: Date): Promise<{ readonly verification: CredentialVerification<Auth>; readonly expiresAt: number | null }>;
   /** Whether the credential's own stream in the log says it is still active (issued, not revoked). */
   activeInLog(auth: Auth): Promise<boolean>;
+  /** Whether the log says its owner is suspended (an API key's company's stream); absent: an owner is never suspended. */
+  suspendedInLog?(auth: Auth): Promise<boolean>;
 }
 
 export interface FreshCredentialVerifierDeps {
@@ -83,6 +87,13 @@ export interface FreshCredentialVerifierDeps {
  * Revoked and expired credentials in the read model are refused at once: a
  * revocation is final, an expiry is a fixed date.
  *
+ * A credential whose owner is suspended (`suspended`: an API key of a suspended
+ * company) is answered as an active one is, within the same bound both ways: a
+ * suspension recorded is refused within `revocationBoundMs`, and a resumption
+ * accepted as soon as the read models apply it; where they are further behind,
+ * the owner's stream in the log decides (`suspendedInLog`). It is never reused
+ * from memory.
+ *
  * One found active is answered again without a lookup for `keyReuseMs` (kept by
  * its hash, never as presented; its expiry still checked each time). That time is
  * taken out of the bound: the read models must then hold every event recorded
@@ -107,16 +118,20 @@ export const freshCredentialVerifier = <Auth>(
     return head !== null && deps.progress.waitFor(head, deps.unknownKeyWaitMs);
   };
 
-  /** An active credential in the read model, checked against what they may not have applied yet. */
-  const stillActive = async (valid: Valid, hash: string, now: Date): Promise<CredentialVerification<Auth>> => {
+  type Active = CredentialVerification<Auth> & { readonly kind: 'valid' | 'suspended' };
+  /** An active credential in the read model (its owner suspended or not), checked against what they may not have applied yet. */
+  const stillActive = async (active: Active, hash: string, now: Date): Promise<CredentialVerification<Auth>> => {
     switch (await freshness.check(boundMs - reuseMs)) {
       case 'fresh':
-        return valid;
+        return active;
       case 'measured':
         // Measured after the lookup: what it counts as applied may be newer than what the lookup saw.
         return (await credential.lookUp(hash, now)).verification;
-      case 'behind':
-        return (await credential.activeInLog(valid.auth)) ? valid : { kind: 'invalid', reason: 'revoked' };
+      case 'behind': {
+        if (!(await credential.activeInLog(active.auth))) return { kind: 'invalid', reason: 'revoked' };
+        const suspended = (await credential.suspendedInLog?.(active.auth)) ?? false;
+        return { kind: suspended ? 'suspended' : 'valid', auth: active.auth };
+      }
     }
   };
 
@@ -132,6 +147,7 @@ export const freshCredentialVerifier = <Auth>(
         if (!(await caughtUpWithHead())) return { verification: { kind: 'unverifiable' }, expiresAt: null };
         return credential.lookUp(hash, now);
       case 'valid':
+      case 'suspended':
         return { verification: await stillActive(verification, hash, now), expiresAt };
       default: {
         const unexpected: never = verification;

@@ -1,6 +1,19 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
-import { createCompany, loadCompany, CompanyName, describeCompanyError, companiesProjection, companyOf, PLATFORM_SCOPE } from '../../features/companies/index.js';
+import {
+  createCompany,
+  loadCompany,
+  resumeCompany,
+  suspendCompany,
+  CompanyName,
+  SuspensionReason,
+  describeCompanyError,
+  companiesProjection,
+  companyOf,
+  PLATFORM_SCOPE,
+  type Company,
+} from '../../features/companies/index.js';
+import { endCompanyConsoleSessions } from '../../application/consoleSessions/consoleSession.js';
 import type { EventStore } from '../../application/ports/EventStore.js';
 import { formatValidationErrors } from '../../shared/validationReporter.js';
 import { print, type RegisterCommands } from '../CliContext.js';
@@ -44,6 +57,41 @@ export const registerCompanies: RegisterCommands = (program, context) => {
       const list = listed.map(companyOf);
       if (options.json === true) context.out(JSON.stringify(list));
       else if (list.length === 0) context.out('No companies yet');
-      else for (const company of list) context.out(`${company.id}  ${company.name}  (created ${company.createdAt})`);
+      else for (const company of list) context.out(`${company.id}  ${company.name}  (created ${company.createdAt}${suspendedNote(company)})`);
+    });
+  companies
+    .command('suspend')
+    .description("suspend a company: its API keys are refused, its console sessions end, its webhook deliveries are held")
+    .argument('<id>', 'id of an existing company')
+    .requiredOption('--reason <text>', 'why (1 to 500 characters; kept as the company\'s personal data)')
+    .option('--json', 'print one JSON document')
+    .action(async (companyId: string, options: { reason: string; json?: boolean }) => {
+      const reason = decodeOption(SuspensionReason, '--reason', options.reason);
+      const outcome = await withStores(context, async ({ eventStore, consoleSessions }) => {
+        const suspended = await suspendCompany(cliCommandDeps(eventStore), { companyId, reason, metadata: cliMetadata() });
+        if (E.isRight(suspended)) await endCompanyConsoleSessions(consoleSessions, companyId);
+        return suspended;
+      });
+      if (E.isLeft(outcome)) throw new Error(describeCompanyError(outcome.left));
+      const { company, changed } = outcome.right;
+      print(
+        context,
+        options.json === true,
+        company,
+        changed ? `Suspended company ${companyId}` : `Company ${companyId} was already suspended, since ${company.suspendedAt ?? ''}; nothing changed`,
+      );
+    });
+  companies
+    .command('resume')
+    .description('resume a suspended company: its keys, console and webhook deliveries work again (held deliveries go out in order)')
+    .argument('<id>', 'id of an existing company')
+    .option('--json', 'print one JSON document')
+    .action(async (companyId: string, options: { json?: boolean }) => {
+      const outcome = await withStores(context, ({ eventStore }) => resumeCompany(cliCommandDeps(eventStore), { companyId, metadata: cliMetadata() }));
+      if (E.isLeft(outcome)) throw new Error(describeCompanyError(outcome.left));
+      const { company, changed } = outcome.right;
+      print(context, options.json === true, company, changed ? `Resumed company ${companyId}` : `Company ${companyId} is not suspended; nothing changed`);
     });
 };
+
+const suspendedNote = (company: Company): string => (company.status === 'suspended' ? `; suspended since ${company.suspendedAt ?? '?'}` : '');

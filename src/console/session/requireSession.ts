@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import { resumeConsoleSession, type ConsoleSession } from '../../application/consoleSessions/consoleSession.js';
+import { endConsoleSession, resumeConsoleSession, type ConsoleSession } from '../../application/consoleSessions/consoleSession.js';
 import { isCsrfToken } from '../../shared/consoleTokens.js';
 import type { ConsoleDeps } from '../ConsoleDeps.js';
 import { ConsolePageError } from '../ConsolePageError.js';
@@ -48,7 +48,8 @@ export const failedCredential = (
  * site or origin (its `Sec-Fetch-Site` or `Origin` says so) is refused first, with
  * a 403 page: no session is looked at and the browser's cookie is left as it is,
  * so a page of another site can neither change anything nor sign the browser out.
- * Then the cookie must name an open session, which this request keeps alive; else
+ * Then the cookie must name an open session of a company that is not suspended,
+ * which this request keeps alive; else
  * a 401 page that says so (a page clears the dead cookie; a change does not
  * touch it). A change must also carry the session's CSRF token in its form
  * (`_csrf`), else a 403 page and nothing is done.
@@ -59,7 +60,13 @@ export const requireSession = (deps: ConsoleDeps): Middleware => {
     const change = !SAFE.has(ctx.method);
     if (change && crossOrigin(ctx, deps.settings.publicOrigin)) throw refused();
     const cookie = readSessionCookie(ctx);
-    const session = await resumeConsoleSession({ sessions: deps.sessions, clock: deps.commands.clock }, cookie, deps.settings.session);
+    let session = await resumeConsoleSession({ sessions: deps.sessions, clock: deps.commands.clock }, cookie, deps.settings.session);
+    // The platform suspended the company: the session ends here (the suspension ended it in the store too, unless
+    // it was opened meanwhile), and the browser is signed out as for any ended session.
+    if (session && (await deps.companySuspended(session.companyId))) {
+      await endConsoleSession(deps.sessions, cookie);
+      session = null;
+    }
     if (!session) {
       if (!change) clearSessionCookie(ctx, deps.basePath, framed);
       const signedOut = new ConsolePageError(

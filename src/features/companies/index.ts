@@ -20,9 +20,10 @@ export { companyHttpError } from './admin/companyHttpErrors.js';
 export { knownCompany } from './admin/knownCompany.js';
 export { loadCompany } from './application/loadCompany.js';
 export type { CompanyProfile, CompanyProfileReader, CompanyProfileReaderOf } from './application/companyProfileQuery.js';
-export type { CompanyNotFound } from './domain/companyErrors.js';
-export { PLATFORM_SCOPE, companiesProjection, companyOf } from './readModels/companiesProjection.js';
-export type { Company, CompanyDoc } from './readModels/companiesProjection.js';
+export type { CompanyNotFound, CompanySuspended } from './domain/companyErrors.js';
+export { PLATFORM_SCOPE, companiesProjection, companyOf, isSuspendedDoc } from './readModels/companiesProjection.js';
+export type { Company, CompanyDoc, CompanyStatus } from './readModels/companiesProjection.js';
+export { suspendedCompaniesReader } from './readModels/companyQueries.js';
 
 /** A company's profile (name, since when) by id, over the read models: the console's overview. */
 export const companyProfileReaderOf: CompanyProfileReaderOf = (readModels) =>
@@ -30,6 +31,8 @@ export const companyProfileReaderOf: CompanyProfileReaderOf = (readModels) =>
 
 // What the CLI and the start-up use of this one.
 export { createCompany } from './application/createCompany.js';
+export { resumeCompany, suspendCompany } from './application/companySuspension.js';
+export { SuspensionReason } from './domain/SuspensionReason.js';
 export { CompanyName } from './domain/CompanyName.js';
 export { describeCompanyError } from './domain/companyErrors.js';
-export { companyNameReader } from './readModels/companyQueries.js';
+export { companyNameReader, companySuspendedReader } from './readModels/companyQueries.js';

@@ -10,7 +10,9 @@ export type BearerVerification<Auth> =
   | { readonly kind: 'invalid' }
   /** Unknown to read models that stayed behind the log while the request waited: it cannot be told yet. */
   | { readonly kind: 'unverifiable' }
-  | { readonly kind: 'valid'; readonly auth: Auth };
+  | { readonly kind: 'valid'; readonly auth: Auth }
+  /** Active, but its owner is suspended (an API key of a suspended company). */
+  | { readonly kind: 'suspended'; readonly auth: Auth };
 
 export type KeyVerification = BearerVerification<AuthContext>;
 
@@ -29,12 +31,17 @@ export interface BearerCredential<Auth> {
     readonly missing: readonly [string, string];
     readonly malformed: readonly [string, string];
     readonly invalid: readonly [string, string];
+    /** `error` and `message` of the 403 of a credential whose owner is suspended (absent: a kind whose owner never is). */
+    readonly suspended?: readonly [string, string];
   };
   /** A clearer message for a malformed credential that is a well-formed one of another kind (null: none). */
   readonly otherKind?: (presented: string) => string | null;
   /** Puts the caller on `ctx.state` for what follows. */
   readonly assign: (state: Record<string, unknown>, auth: Auth) => void;
 }
+
+/** The `error` of the 403 that refuses an API key of a suspended company. */
+export const COMPANY_SUSPENDED = 'Company suspended';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -68,7 +75,9 @@ const refusal = (ctx: { readonly ip: string }, kind: CredentialKind, failures: F
  * (unknown while the read models are behind the log) is a 503
  * `READ_MODELS_BEHIND` with `Retry-After`, never a wrong 401. A malformed or
  * refused credential counts as a failure of the client's address (`failures`);
- * past the limit it is answered 429 instead of 401. A valid one is never counted.
+ * past the limit it is answered 429 instead of 401. A valid one is never counted,
+ * nor is one whose owner is suspended: it is a 403 (`refusals.suspended`), in the
+ * spec's error body without the permission fields of a missing permission's 403.
  */
 export const authenticateBearer =
   <Auth>(credential: BearerCredential<Auth>, clock: Clock, failures?: FailedCredentials): Middleware =>
@@ -90,6 +99,11 @@ export const authenticateBearer =
           `The ${credential.noun} cannot be checked yet: the read models are catching up with the log. Retry in a moment.`,
           { code: 'READ_MODELS_BEHIND', headers: { 'Retry-After': '1' } },
         );
+      case 'suspended': {
+        if (!credential.refusals.suspended) throw new Error(`a ${credential.noun} was found suspended`);
+        const [error, message] = credential.refusals.suspended;
+        throw new HttpError(403, error, message, { code: 'COMPANY_SUSPENDED' });
+      }
       case 'valid':
         credential.assign(ctx.state as Record<string, unknown>, verification.auth);
         await next();
@@ -105,6 +119,7 @@ export const apiKeyCredential = (verify: VerifyApiKey): BearerCredential<AuthCon
     missing: ['API key required in Authorization header', 'Send your API key as "Authorization: Bearer <API_KEY>".'],
     malformed: ['Invalid API key format', 'The Authorization header must be "Bearer <API_KEY>" with a well-formed key.'],
     invalid: ['Invalid API key', 'The API key is unknown, expired or revoked.'],
+    suspended: [COMPANY_SUSPENDED, 'The platform suspended this company: its API keys are refused until it is resumed.'],
   },
   assign: (state, auth) => {
     state.auth = auth;

@@ -150,8 +150,23 @@ export const unauthorized: ResponseObject = {
   content: json(schemaRef('UnauthorizedError')),
 };
 
-export const forbidden = (permission: Permission): ResponseObject =>
-  jsonResponse(`The API key lacks the \`${permission}\` permission.`, 'ForbiddenError', 'authenticated');
+/** The 403 of every authenticated operation: the API key's company is suspended by the platform. */
+export const COMPANY_SUSPENDED_403 =
+  'Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the ' +
+  'API key\'s company; every key of it is refused until it is resumed.';
+
+/** A 403 of `description` (a missing permission, `ForbiddenError`), or of a suspended company. */
+export const forbiddenOrSuspended = (description: string): ResponseObject =>
+  jsonResponse(`${description} ${COMPANY_SUSPENDED_403}`, { oneOf: [schemaRef('ForbiddenError'), schemaRef('CompanySuspendedError')] }, 'authenticated');
+
+/** The 403 of an operation any valid key may call: only a suspended company's. */
+export const companySuspended: ResponseObject = jsonResponse(
+  'The platform suspended the API key\'s company (`Company suspended`, `code` `COMPANY_SUSPENDED`): every key of it is refused until it is resumed.',
+  'CompanySuspendedError',
+  'authenticated',
+);
+
+export const forbidden = (permission: Permission): ResponseObject => forbiddenOrSuspended(`The API key lacks the \`${permission}\` permission.`);
 
 /** The 429 of a client address past FAILED_CREDENTIALS_LIMIT, said of what it presents ("API keys", "admin tokens"). */
 export const FAILED_CREDENTIALS_429 = (presented: string): string =>
@@ -323,7 +338,7 @@ export const authenticated = (permission: Permission | null, operation: Operatio
   responses: {
     ...operation.responses,
     '401': unauthorized,
-    ...(permission ? { '403': forbidden(permission) } : {}),
+    '403': permission ? forbidden(permission) : companySuspended,
     '429': tooManyRequests,
     '500': internalError('authenticated'),
   },
@@ -341,10 +356,8 @@ export const authenticatedPerItem = (permissions: readonly Permission[], operati
   responses: {
     ...operation.responses,
     '401': unauthorized,
-    '403': jsonResponse(
+    '403': forbiddenOrSuspended(
       `The API key lacks a permission the request needs (one of ${permissions.map((p) => `\`${p}\``).join(', ')}; \`requiredPermission\` names it).`,
-      'ForbiddenError',
-      'authenticated',
     ),
     '429': tooManyRequests,
     '500': internalError('authenticated'),
@@ -588,6 +601,7 @@ export const schemas: Record<string, JsonSchema> = {
       },
     },
   ),
+  CompanySuspendedError: errorCase({ const: 'Company suspended' }),
   NotFoundError: errorCase({ enum: ['Contact not found', 'Not found'] }),
   MethodNotAllowedError: errorCase({ const: 'Method not allowed' }),
   PayloadTooLargeError: errorCase({ const: 'Payload too large' }),

@@ -6,6 +6,8 @@ import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.
 import { issueApiKey } from '../../../src/features/apiKeys/application/issueApiKey.js';
 import { revokeApiKey } from '../../../src/features/apiKeys/application/revokeApiKey.js';
 import { createCompany } from '../../../src/features/companies/application/createCompany.js';
+import { resumeCompany, suspendCompany } from '../../../src/features/companies/application/companySuspension.js';
+import { companiesProjection } from '../../../src/features/companies/readModels/companiesProjection.js';
 import { READ_MODELS_CHECKPOINT, type ProjectionLag } from '../../../src/application/subscriptions/ProjectionRunner.js';
 import { CheckpointProgress, type ReadModelProgress } from '../../../src/application/subscriptions/ReadModelProgress.js';
 import type { EventStore } from '../../../src/application/ports/EventStore.js';
@@ -49,7 +51,7 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
   let beforeMeasuring: (() => Promise<void>) | null = null;
 
   const project = async () => {
-    const collections = [readModels.collection(apiKeyDirectoryProjection)];
+    const collections = [readModels.collection(apiKeyDirectoryProjection), readModels.collection(companiesProjection)];
     const after = await readModels.checkpoints.load(READ_MODELS_CHECKPOINT);
     const events = await log.readAll({ after });
     if (events.length > 0) await readModels.applyBatch(collections, events, READ_MODELS_CHECKPOINT);
@@ -71,6 +73,9 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
   const issue = async (expiresAt: Date | null = null) =>
     recorded(right(await issueApiKey(commandDeps(), { companyId, type: 'generic', permissions: ['contacts:read'], expiresAt, metadata: { source: 'cli', correlationId: newId() } })));
   const revoke = async (keyId: string) => recorded(right(await revokeApiKey(commandDeps(), { keyId, metadata: { source: 'cli', correlationId: newId() } })));
+  const suspend = async () =>
+    recorded(right(await suspendCompany(commandDeps(), { companyId, reason: 'Unpaid invoices', metadata: { source: 'cli', correlationId: newId() } })));
+  const resume = async () => recorded(right(await resumeCompany(commandDeps(), { companyId, metadata: { source: 'cli', correlationId: newId() } })));
   const verifier = (options: { unknownKeyWaitMs?: number; revocationBoundMs?: number; keyReuseMs?: number } = {}) => {
     const counted: Pick<EventStore, 'headPosition' | 'readStream'> = {
       headPosition: () => log.headPosition(),
@@ -96,6 +101,7 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
     };
     const verify = freshApiKeyVerifier({
       directory: counting,
+      companies: readModels.collection(companiesProjection),
       eventStore: counted,
       progress: waited,
       appliedPosition: () => progress.refresh(),
@@ -186,9 +192,9 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
       expect((await verify(revoked.key)).kind).to.equal('valid');
       time.advance(250);
       expect(await verify(revoked.key)).to.deep.equal({ kind: 'invalid', reason: 'revoked' });
-      // An active key is still accepted while the read models are behind (its stream says so).
+      // An active key is still accepted while the read models are behind (its stream, and its company's, say so).
       expect((await verify(kept.key)).kind).to.equal('valid');
-      expect(calls.readStream).to.equal(2);
+      expect(calls.readStream).to.equal(3);
       // Found behind a moment ago: not measured again for the next request.
       expect(calls.lag).to.equal(2);
       // Once the projector applied the revocation, the read model answers again by itself.
@@ -196,7 +202,7 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
       time.advance(250);
       expect(await verify(revoked.key)).to.deep.equal({ kind: 'invalid', reason: 'revoked' });
       expect((await verify(kept.key)).kind).to.equal('valid');
-      expect(calls.readStream).to.equal(2);
+      expect(calls.readStream).to.equal(3);
     });
 
     it('looked up before a measurement that finds the revocation applied: looked up again, and refused', async () => {
@@ -210,6 +216,48 @@ describe('freshApiKeyVerifier (keys as the log has them, within bounds)', () => 
       beforeMeasuring = project;
       expect(await verify(key)).to.deep.equal({ kind: 'invalid', reason: 'revoked' });
       expect(calls.readStream, 'the read models were fresh: the log was not needed').to.equal(0);
+    });
+  });
+
+  describe('a key of a suspended company', () => {
+    it('a suspension applied by the projector is refused once the reuse time is over, and a resumption accepted once applied', async () => {
+      const { key, keyId } = await issue();
+      await project();
+      const verify = verifier({ revocationBoundMs: 1_000, keyReuseMs: 150 });
+      expect((await verify(key)).kind).to.equal('valid');
+      await suspend();
+      await project();
+      expect((await verify(key)).kind, 'from memory, within the reuse time').to.equal('valid');
+      time.advance(150);
+      const auth = { keyId, companyId, permissions: ['contacts:read'] };
+      expect(await verify(key)).to.deep.equal({ kind: 'suspended', auth });
+      expect(await verify(key), 'never answered from memory').to.deep.equal({ kind: 'suspended', auth });
+      await resume();
+      await project();
+      expect(await verify(key)).to.deep.equal({ kind: 'valid', auth });
+      expect(calls.readStream, 'the read models were fresh: the log was not needed').to.equal(0);
+    });
+
+    it('suspended in the log, the read models behind by more than the bound: refused, from the company\'s stream', async () => {
+      const { key, keyId } = await issue();
+      await project();
+      await suspend();
+      const verify = verifier({ revocationBoundMs: 200 });
+      expect((await verify(key)).kind, 'within the bound the read model may answer').to.equal('valid');
+      time.advance(250);
+      expect(await verify(key)).to.deep.equal({ kind: 'suspended', auth: { keyId, companyId, permissions: ['contacts:read'] } });
+      expect(calls.readStream, 'the key\'s stream, then the company\'s').to.equal(2);
+    });
+
+    it('resumed in the log, the read models still saying suspended and behind by more than the bound: accepted, from the company\'s stream', async () => {
+      const { key } = await issue();
+      await suspend();
+      await project();
+      await resume();
+      const verify = verifier({ revocationBoundMs: 200 });
+      expect((await verify(key)).kind, 'within the bound the read model answers').to.equal('suspended');
+      time.advance(250);
+      expect((await verify(key)).kind).to.equal('valid');
     });
   });
 

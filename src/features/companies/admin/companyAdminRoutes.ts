@@ -1,16 +1,20 @@
 import Router from '@koa/router';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import * as E from 'fp-ts/lib/Either.js';
 import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
 import { createCompany } from '../application/createCompany.js';
 import type { DocumentCollection } from '../../../application/ports/ReadModelStore.js';
 import type { ReadModelProgress } from '../../../application/subscriptions/ReadModelProgress.js';
-import { validateCreateCompany } from '../domain/companyInput.js';
+import { validateCreateCompany, validateSuspendCompany } from '../domain/companyInput.js';
+import { resumeCompany, suspendCompany, type CompanySuspensionOutcome } from '../application/companySuspension.js';
+import type { ConsoleSessionStore } from '../../../application/ports/ConsoleSessionStore.js';
+import { knownCompany } from './knownCompany.js';
 import { PLATFORM_SCOPE, companiesProjection, companyOf, type CompanyDoc } from '../readModels/companiesProjection.js';
 import { companyListQuery } from '../readModels/companyQueries.js';
 import type { AdminResource } from '../../../http/AdminResource.js';
 import { adminMetadata } from '../../../http/adminMetadata.js';
 import { companyHttpError } from './companyHttpErrors.js';
+import type { CompanyNotFound } from '../domain/companyErrors.js';
 import { afterWrite } from '../../../http/middleware/consistentReads.js';
 import { adminCompanies as adminCompaniesOpenApi } from './companiesAdminOpenApi.js';
 import { decodeListParams, pageMeta, validationFailed } from '../../../http/query/listQuery.js';
@@ -21,9 +25,11 @@ export interface AdminCompanyRoutesDeps {
   readonly progress: ReadModelProgress;
   readonly readYourWritesTimeoutMs: number;
   readonly idempotency: Middleware;
+  /** The console's sessions: a suspension ends the company's. */
+  readonly sessions: Pick<ConsoleSessionStore, 'endAll'>;
 }
 
-/** The platform's companies: create, list (search by name), get. */
+/** The platform's companies: create, list (search by name), get, suspend and resume. */
 export const adminCompanyRoutes = (deps: AdminCompanyRoutesDeps): Router => {
   const router = new Router();
 
@@ -52,6 +58,35 @@ export const adminCompanyRoutes = (deps: AdminCompanyRoutesDeps): Router => {
     ctx.body = { success: true, data: companyOf(doc) };
   });
 
+  const lookup = { companies: deps.companies, eventStore: deps.commands.eventStore };
+  /** The company as it is now; the read models waited for when something was recorded (no `X-Log-Position` otherwise). */
+  const answer = async (ctx: Context, outcome: E.Either<CompanyNotFound, CompanySuspensionOutcome>) => {
+    if (E.isLeft(outcome)) throw companyHttpError(outcome.left);
+    await afterWrite(ctx, deps.progress, outcome.right.position, deps.readYourWritesTimeoutMs);
+    ctx.body = { success: true, data: outcome.right.company };
+  };
+
+  /**
+   * Suspends the company: its API keys are refused (403 `Company suspended`), its
+   * console sessions end and no new one opens, its webhook deliveries are held.
+   * Suspending a suspended company records nothing and answers its suspension as it is.
+   */
+  router.post('/admin/companies/:id/suspend', async (ctx) => {
+    const companyId = await knownCompany(lookup, ctx.params.id!);
+    const body = validateSuspendCompany(ctx.request.body);
+    if (E.isLeft(body)) throw companyHttpError(body.left);
+    const outcome = await suspendCompany(deps.commands, { companyId, reason: body.right.reason, metadata: adminMetadata(ctx.state) });
+    // Every time, a repeated suspension too: a session opened by a link redeemed meanwhile ends as well.
+    if (E.isRight(outcome)) await deps.sessions.endAll({ companyId });
+    await answer(ctx, outcome);
+  });
+
+  /** Resumes the company: everything suspension stopped works again. Resuming an active company records nothing. */
+  router.post('/admin/companies/:id/resume', async (ctx) => {
+    const companyId = await knownCompany(lookup, ctx.params.id!);
+    await answer(ctx, await resumeCompany(deps.commands, { companyId, metadata: adminMetadata(ctx.state) }));
+  });
+
   return router;
 };
 
@@ -64,6 +99,7 @@ export const adminCompaniesResource: AdminResource = {
       commands: admin.commands,
       ...admin.readYourWrites,
       idempotency: admin.idempotency('POST /admin/companies'),
+      sessions: admin.console.sessions,
     }),
   ],
 };

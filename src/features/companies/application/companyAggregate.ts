@@ -1,5 +1,5 @@
 import { companyDecider } from '../domain/companyDecider.js';
-import { CompanyCreated, CompanyEvent, companyStream } from '../domain/companyEvents.js';
+import { CompanyCreated, CompanyEvent, CompanyResumed, CompanySuspended, companyStream } from '../domain/companyEvents.js';
 import { storedEventType } from '../../../application/versioning/storedEventTypes.js';
 import { describeAggregate } from '../../../application/aggregates/AggregateDescriptor.js';
 
@@ -9,5 +9,9 @@ export const companyAggregate = describeAggregate({
   streamPrefix: companyStream(''),
   eventCodec: CompanyEvent,
   decider: companyDecider,
-  storedEvents: [storedEventType('CompanyCreated', [CompanyCreated])],
+  storedEvents: [
+    storedEventType('CompanyCreated', [CompanyCreated]),
+    storedEventType('CompanySuspended', [CompanySuspended]),
+    storedEventType('CompanyResumed', [CompanyResumed]),
+  ],
 });

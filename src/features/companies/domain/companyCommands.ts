@@ -1,4 +1,6 @@
 import type { CompanyName } from './CompanyName.js';
+import type { CompanyActor } from './companyEvents.js';
+import type { SuspensionReason } from './SuspensionReason.js';
 
 export interface CreateCompany {
   readonly type: 'CreateCompany';
@@ -7,4 +9,19 @@ export interface CreateCompany {
   readonly at: Date;
 }
 
-export type CompanyCommand = CreateCompany;
+export interface SuspendCompany {
+  readonly type: 'SuspendCompany';
+  readonly companyId: string;
+  readonly reason: SuspensionReason;
+  readonly by: CompanyActor;
+  readonly at: Date;
+}
+
+export interface ResumeCompany {
+  readonly type: 'ResumeCompany';
+  readonly companyId: string;
+  readonly by: CompanyActor;
+  readonly at: Date;
+}
+
+export type CompanyCommand = CreateCompany | SuspendCompany | ResumeCompany;

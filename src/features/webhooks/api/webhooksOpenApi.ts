@@ -7,6 +7,7 @@ import {
   badMinLogPosition,
   bodyErrors,
   errorCase,
+  forbiddenOrSuspended,
   historyEvent,
   historyParameters,
   idParameter,
@@ -73,11 +74,9 @@ const withResourcePermission = (operation: OperationObject): OperationObject => 
   ...operation,
   responses: {
     ...operation.responses,
-    '403': jsonResponse(
+    '403': forbiddenOrSuspended(
       'The API key lacks `webhooks:write`, or the read permission of the event type\'s resource ' +
         '(`contacts:read` for `contact.*`, `deals:read` for `deal.*`); `requiredPermission` names the missing one.',
-      'ForbiddenError',
-      'authenticated',
     ),
   },
 });
