@@ -61,6 +61,8 @@ describe('The admin API\'s OpenAPI document', () => {
       'POST /admin/companies',
       'GET /admin/companies',
       'GET /admin/companies/{id}',
+      'POST /admin/companies/{id}/suspend',
+      'POST /admin/companies/{id}/resume',
       'POST /admin/companies/{id}/keys',
       'GET /admin/companies/{id}/keys',
       'DELETE /admin/companies/{id}/keys/{keyId}',
@@ -74,7 +76,7 @@ describe('The admin API\'s OpenAPI document', () => {
     ]);
   });
 
-  it('needs an admin token everywhere but on the document and its page: 401, 429, 500 and 503 listed; Idempotency-Key on every creating POST (an erase is idempotent by itself)', () => {
+  it('needs an admin token everywhere but on the document and its page: 401, 429, 500 and 503 listed; Idempotency-Key on every creating POST (an erase, a suspension and a resumption are idempotent by themselves)', () => {
     for (const { path, method, operation } of operations) {
       const where = `${method.toUpperCase()} ${path}`;
       const security = operation.security ?? document.security;
@@ -86,7 +88,7 @@ describe('The admin API\'s OpenAPI document', () => {
       expect(operation.responses, where).to.include.keys('401', '429', '500', '503');
       expect(operation['x-required-permission'], where).to.equal(undefined);
       const parameters = (operation.parameters ?? []).map((parameter) => ('name' in parameter ? parameter.name : ''));
-      expect(parameters.includes('Idempotency-Key'), where).to.equal(method === 'post' && !path.endsWith('/erase'));
+      expect(parameters.includes('Idempotency-Key'), where).to.equal(method === 'post' && !/\/(erase|suspend|resume)$/.test(path));
     }
   });
 
@@ -109,7 +111,7 @@ describe('The admin API\'s OpenAPI document', () => {
   });
 
   it('is the document the HTTP tests check answers under /admin against', () => {
-    const company = { id: 'c-1', name: 'Acme', createdAt: '2026-01-01T00:00:00.000Z' };
+    const company = { id: 'c-1', name: 'Acme', createdAt: '2026-01-01T00:00:00.000Z', status: 'active', suspendedAt: null, suspensionReason: null };
     assertMatchesOpenApi({ method: 'GET', path: '/admin/companies/c-1', status: 200, body: { success: true, data: company } });
     expect(() => assertMatchesOpenApi({ method: 'GET', path: '/admin/companies/c-1', status: 200, body: { success: true, data: { ...company, extra: 1 } } })).to.throw(
       /OpenAPI mismatch/,

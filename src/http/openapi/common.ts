@@ -153,17 +153,18 @@ export const unauthorized: ResponseObject = {
 /** The 403 of every authenticated operation: the API key's company is suspended by the platform. */
 export const COMPANY_SUSPENDED_403 =
   'Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the ' +
-  'API key\'s company; every key of it is refused until it is resumed.';
+  'API key\'s company; every key of it is refused until it is resumed (before the rate limits: without their headers).';
 
 /** A 403 of `description` (a missing permission, `ForbiddenError`), or of a suspended company. */
 export const forbiddenOrSuspended = (description: string): ResponseObject =>
-  jsonResponse(`${description} ${COMPANY_SUSPENDED_403}`, { oneOf: [schemaRef('ForbiddenError'), schemaRef('CompanySuspendedError')] }, 'authenticated');
+  // A suspended company's key is refused before the rate limits: its 403 has none of their headers.
+  jsonResponse(`${description} ${COMPANY_SUSPENDED_403}`, { oneOf: [schemaRef('ForbiddenError'), schemaRef('CompanySuspendedError')] }, 'authenticated-maybe-before-limits');
 
 /** The 403 of an operation any valid key may call: only a suspended company's. */
 export const companySuspended: ResponseObject = jsonResponse(
   'The platform suspended the API key\'s company (`Company suspended`, `code` `COMPANY_SUSPENDED`): every key of it is refused until it is resumed.',
   'CompanySuspendedError',
-  'authenticated',
+  'public',
 );
 
 export const forbidden = (permission: Permission): ResponseObject => forbiddenOrSuspended(`The API key lacks the \`${permission}\` permission.`);

@@ -15,6 +15,7 @@ import type { AdminResource } from '../../../http/AdminResource.js';
 import { adminMetadata } from '../../../http/adminMetadata.js';
 import { companyHttpError } from './companyHttpErrors.js';
 import type { CompanyNotFound } from '../domain/companyErrors.js';
+import type { Company } from '../domain/companyView.js';
 import { afterWrite } from '../../../http/middleware/consistentReads.js';
 import { adminCompanies as adminCompaniesOpenApi } from './companiesAdminOpenApi.js';
 import { decodeListParams, pageMeta, validationFailed } from '../../../http/query/listQuery.js';
@@ -41,7 +42,8 @@ export const adminCompanyRoutes = (deps: AdminCompanyRoutesDeps): Router => {
     if (E.isLeft(created)) throw new Error(`createCompany refused a new id: ${created.left.kind}`);
     await afterWrite(ctx, deps.progress, created.right.position, deps.readYourWritesTimeoutMs);
     ctx.status = 201;
-    ctx.body = { success: true, data: { id: created.right.id, name: created.right.name, createdAt: created.right.createdAt } };
+    const { id, name, createdAt } = created.right;
+    ctx.body = { success: true, data: { id, name, createdAt, status: 'active', suspendedAt: null, suspensionReason: null } satisfies Company };
   });
 
   router.get('/admin/companies', async (ctx) => {

@@ -7,7 +7,7 @@ export const companyNotFoundError = (): HttpError => new HttpError(404, 'Company
 
 /** The admin API's 409 of what a suspended company cannot have (a console link). */
 export const companySuspendedError = (): HttpError =>
-  new HttpError(409, 'Company suspended', 'The company is suspended: resume it first (POST /admin/companies/{id}/resume).');
+  new HttpError(409, 'Company suspended', 'The company is suspended: resume it first (POST /admin/companies/{id}/resume).', { code: 'COMPANY_SUSPENDED' });
 
 /** The spec's error bodies of the companies' refusals. */
 export const companyHttpError = (failure: CompanyNotFound | CompanySuspended | KernelFailure): HttpError => {

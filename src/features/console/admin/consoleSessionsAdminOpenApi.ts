@@ -1,5 +1,13 @@
 import { bodyErrorsOf, itemEnvelope, json, jsonResponse, schemaRef, type ApiModule } from '../../../http/openapi/common.js';
-import { adminBodyErrors, adminCreate, adminOperation, adminWritten, companyIdParameter, companyNotFound } from '../../../http/openapi/admin/common.js';
+import {
+  adminBodyErrors,
+  adminCreate,
+  adminOperation,
+  adminWritten,
+  companyIdParameter,
+  companyNotFound,
+  companySuspendedConflict,
+} from '../../../http/openapi/admin/common.js';
 
 /** `/admin/companies/{id}/console-sessions`: single-use links into a company's customer console. */
 export const adminConsoleSessions: ApiModule = {
@@ -28,6 +36,7 @@ export const adminConsoleSessions: ApiModule = {
           '201': adminWritten('The link, shown once.', 'ConsoleSessionResponse', true),
           ...adminBodyErrors('The body is not a JSON object'),
           '404': companyNotFound,
+          '409': companySuspendedConflict('no link is issued until it is resumed (`POST /admin/companies/{id}/resume`).'),
         },
       }),
       delete: adminOperation({
@@ -38,7 +47,8 @@ export const adminConsoleSessions: ApiModule = {
           "Ends every open console session of this company at once, on every API process: each browser is signed out at its next request. " +
           'Call it when the customer loses access (offboarding, its keys revoked). Ending sessions is not an event of the log; ' +
           'links already issued and not yet used still open a session until they expire (15 minutes at most), so stop asking for links first. ' +
-          'Sessions also end when the admin token that asked for their link is revoked (`chronicle admin-tokens revoke`).',
+          'Sessions also end when the admin token that asked for their link is revoked (`chronicle admin-tokens revoke`), ' +
+          'and when the company is suspended (`POST /admin/companies/{id}/suspend`, which also refuses new links and signs out a session opened meanwhile).',
         parameters: [companyIdParameter],
         responses: {
           '200': jsonResponse('How many sessions were ended (0 when none was open).', 'EndedConsoleSessionsResponse', 'admin'),

@@ -84,6 +84,10 @@ export const companyIdParameter: ParameterObject = idParameter('company');
 
 export const companyNotFound: ResponseObject = jsonResponse('No company with this id (`Company not found`).', 'CompanyNotFoundError', 'admin');
 
+/** The 409 of what a suspended company cannot have. */
+export const companySuspendedConflict = (what: string): ResponseObject =>
+  jsonResponse(`The company is suspended (\`Company suspended\`, \`code\` \`COMPANY_SUSPENDED\`): ${what}`, 'CompanySuspendedConflictError', 'admin');
+
 /** The answers of a request with a JSON body before it is looked at, and its 422. */
 export const adminBodyErrors = (what: string) => ({
   ...bodyErrorsOf('admin'),
@@ -97,4 +101,5 @@ export const adminWritten = (description: string, schema: string, appended: bool
 export const adminSchemas: Record<string, JsonSchema> = {
   AdminUnauthorizedError: errorCase({ enum: [...ADMIN_TOKEN_REFUSALS] }),
   CompanyNotFoundError: errorCase({ const: 'Company not found' }),
+  CompanySuspendedConflictError: errorCase({ const: 'Company suspended' }),
 };
