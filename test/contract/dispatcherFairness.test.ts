@@ -8,8 +8,9 @@ import { databaseForThisFile, migratedLogPool } from '../support/postgresLog.js'
 import { skipLine } from '../support/integration.js';
 import { tempDir } from '../support/tempStore.js';
 import { dispatcherFairnessContract } from './dispatcherFairness.contract.js';
+import { dispatcherHoldContract } from './dispatcherHold.contract.js';
 
-dispatcherFairnessContract('SQLite (embedded)', async () => {
+const sqliteOutbox = async () => {
   const dir = tempDir('chronicle-fairness-');
   const db = openSqliteDatabase(join(dir.path, 'chronicle.sqlite'));
   const outbox = new SqliteWebhookOutbox(db);
@@ -21,11 +22,13 @@ dispatcherFairnessContract('SQLite (embedded)', async () => {
       dir.dispose();
     },
   };
-});
+};
+dispatcherFairnessContract('SQLite (embedded)', sqliteOutbox);
+dispatcherHoldContract('SQLite (embedded)', sqliteOutbox);
 
 const mongoUrl = process.env.MONGODB_URL;
 if (mongoUrl) {
-  dispatcherFairnessContract('MongoDB', async () => {
+  const mongoOutbox = async () => {
     const { MongoReadModelStore } = await import('../../src/adapters/mongodb/MongoReadModelStore.js');
     const { MongoWebhookOutbox } = await import('../../src/adapters/mongodb/MongoWebhookOutbox.js');
     const store = await MongoReadModelStore.connect(mongoUrl, `chronicle_test_${randomUUID().slice(0, 8)}`);
@@ -37,19 +40,23 @@ if (mongoUrl) {
         await store.close();
       },
     };
-  });
+  };
+  dispatcherFairnessContract('MongoDB', mongoOutbox);
+  dispatcherHoldContract('MongoDB', mongoOutbox);
 } else {
   skipLine('Webhook dispatcher fairness: MongoDB', 'MONGODB_URL');
 }
 
 if (postgresTestUrl()) {
   const database = databaseForThisFile();
-  dispatcherFairnessContract('PostgreSQL', async () => {
+  const postgresOutbox = async () => {
     // The dispatcher's own pool size in production is 10; its turns share it.
     const pool = await migratedLogPool((await database()).url, 10);
     await pool.query('TRUNCATE webhook_outbox, webhook_fan_out_subscriptions, webhook_fan_out_checkpoints, webhook_outbox_count_changes');
     return { outbox: new PostgresWebhookOutbox(pool), dispose: () => pool.end() };
-  });
+  };
+  dispatcherFairnessContract('PostgreSQL', postgresOutbox);
+  dispatcherHoldContract('PostgreSQL', postgresOutbox);
 } else {
   skipLine('Webhook dispatcher fairness: PostgreSQL', 'POSTGRES_TEST_URL');
 }
