@@ -884,6 +884,10 @@ export interface components {
             requiredPermission: components["schemas"]["Permission"];
             availablePermissions: components["schemas"]["Permission"][];
         } & components["schemas"]["Error"];
+        CompanySuspendedError: {
+            /** @constant */
+            error?: "Company suspended";
+        } & components["schemas"]["Error"];
         NotFoundError: {
             /** @enum {unknown} */
             error?: "Contact not found" | "Not found";
@@ -2418,29 +2422,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `contacts:read` permission. */
+            /** @description The API key lacks the `contacts:read` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description A query parameter is out of bounds or malformed: `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
@@ -2626,29 +2628,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `contacts:write` permission. */
+            /** @description The API key lacks the `contacts:write` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description Only a replay: the `Idempotency-Key` of a create whose contact was erased since answers as for an unknown contact (`Contact not found`), whatever is sent with it; nothing is created. */
@@ -2938,29 +2938,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `contacts:read` permission. */
+            /** @description The API key lacks the `contacts:read` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description No contact with this id in the caller's company (`Contact not found`). */
@@ -3196,29 +3194,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `contacts:read` permission. */
+            /** @description The API key lacks the `contacts:read` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description No contact with this id in the caller's company, or none yet at `asOf` (`Contact not found`). */
@@ -3430,29 +3426,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `contacts:write` permission. */
+            /** @description The API key lacks the `contacts:write` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description No contact with this id in the caller's company (`Contact not found`). */
@@ -3730,29 +3724,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `contacts:write` permission. */
+            /** @description The API key lacks the `contacts:write` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description No contact with this id in the caller's company (`Contact not found`). */
@@ -3934,29 +3926,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `contacts:write` permission. */
+            /** @description The API key lacks the `contacts:write` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description No contact with this id in the caller's company, or it is no longer restorable (`Contact not found`). */
@@ -4213,29 +4203,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `contacts:erase` permission. */
+            /** @description The API key lacks the `contacts:erase` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description The body is larger than 1 MB. */
@@ -4467,29 +4455,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `contacts:erase` permission. */
+            /** @description The API key lacks the `contacts:erase` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description No contact with this id in the caller's company, ever (`Contact not found`). */
@@ -4724,29 +4710,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `deals:read` permission. */
+            /** @description The API key lacks the `deals:read` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description A query parameter is out of bounds or malformed: `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
@@ -4932,29 +4916,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `deals:write` permission. */
+            /** @description The API key lacks the `deals:write` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description A request with the same `Idempotency-Key` is still running (`Request in progress`). */
@@ -5244,29 +5226,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `deals:read` permission. */
+            /** @description The API key lacks the `deals:read` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description No deal with this id in the caller's company, or it is deleted, or none yet (or deleted) at `asOf` (`Deal not found`). */
@@ -5444,29 +5424,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `deals:write` permission. */
+            /** @description The API key lacks the `deals:write` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description No deal with this id in the caller's company, or it is deleted (`Deal not found`). */
@@ -5648,29 +5626,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `deals:write` permission. */
+            /** @description The API key lacks the `deals:write` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description No deal with this id in the caller's company, or it is no longer restorable (`Deal not found`). */
@@ -5904,29 +5880,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `deals:read` permission. */
+            /** @description The API key lacks the `deals:read` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description No deal with this id in the caller's company (`Deal not found`). */
@@ -6138,29 +6112,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `deals:write` permission. */
+            /** @description The API key lacks the `deals:write` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description No deal with this id in the caller's company, or it is deleted (`Deal not found`). */
@@ -6441,29 +6413,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `agents:read` permission. */
+            /** @description The API key lacks the `agents:read` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description A query parameter is out of bounds or malformed: `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
@@ -6642,29 +6612,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `agents:read` permission. */
+            /** @description The API key lacks the `agents:read` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description No agent with this id in the caller's company (`Agent not found`). */
@@ -6840,6 +6808,29 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
+            /** @description The platform suspended the API key's company (`Company suspended`, `code` `COMPANY_SUSPENDED`): every key of it is refused until it is resumed. */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanySuspendedError"];
+                };
+            };
             /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
             429: {
                 headers: {
@@ -6988,29 +6979,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `webhooks:read` permission. */
+            /** @description The API key lacks the `webhooks:read` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
@@ -7171,29 +7160,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks `webhooks:write`, or the read permission of the event type's resource (`contacts:read` for `contact.*`, `deals:read` for `deal.*`); `requiredPermission` names the missing one. */
+            /** @description The API key lacks `webhooks:write`, or the read permission of the event type's resource (`contacts:read` for `contact.*`, `deals:read` for `deal.*`); `requiredPermission` names the missing one. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description The company already has `WEBHOOK_MAX_SUBSCRIPTIONS_PER_COMPANY` subscriptions (the server's setting, default 100; paused and disabled ones count, unsubscribed ones do not): `Webhook subscription limit reached`, with `code` `WEBHOOK_SUBSCRIPTION_LIMIT` and `details {limit, subscriptions}`. Unsubscribe one first. Or: A request with the same `Idempotency-Key` is still running (`Request in progress`). */
@@ -7451,29 +7438,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `webhooks:write` permission. */
+            /** @description The API key lacks the `webhooks:write` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description No active webhook subscription with this id in the caller's company (unknown, another company's, or already unsubscribed): `Webhook subscription not found`. */
@@ -7735,29 +7720,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `webhooks:read` permission. */
+            /** @description The API key lacks the `webhooks:read` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description No webhook subscription with this id in the caller's company (`Webhook subscription not found`), or no delivery of it with this event id (`Delivery not found`). */
@@ -7962,29 +7945,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `webhooks:write` permission. */
+            /** @description The API key lacks the `webhooks:write` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description No webhook subscription with this id in the caller's company (`Webhook subscription not found`), or no delivery of it with this event id (`Delivery not found`). */
@@ -8268,29 +8249,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `webhooks:read` permission. */
+            /** @description The API key lacks the `webhooks:read` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description No active webhook subscription with this id in the caller's company (unknown, another company's, or already unsubscribed): `Webhook subscription not found`. */
@@ -8497,29 +8476,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `webhooks:write` permission. */
+            /** @description The API key lacks the `webhooks:write` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description No active webhook subscription with this id in the caller's company (unknown, another company's, or already unsubscribed): `Webhook subscription not found`. */
@@ -8747,29 +8724,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `webhooks:write` permission. */
+            /** @description The API key lacks the `webhooks:write` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description No active webhook subscription with this id in the caller's company (unknown, another company's, or already unsubscribed): `Webhook subscription not found`. */
@@ -9015,29 +8990,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `webhooks:read` permission. */
+            /** @description The API key lacks the `webhooks:read` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description The path names no event type (`Unknown event type`). */
@@ -9244,29 +9217,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks the `webhooks:read` permission. */
+            /** @description The API key lacks the `webhooks:read` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description The path names no event type (`Unknown event type`). */
@@ -9477,29 +9448,27 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedError"];
                 };
             };
-            /** @description The API key lacks a permission the request needs (one of `contacts:read`, `deals:read`; `requiredPermission` names it). */
+            /** @description The API key lacks a permission the request needs (one of `contacts:read`, `deals:read`; `requiredPermission` names it). Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
             403: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
                     "X-Request-Id": string;
                     /** @description Requests this API key may make per UTC hour. */
-                    "X-RateLimit-Hourly-Limit": number;
+                    "X-RateLimit-Hourly-Limit"?: number;
                     /** @description Requests left in the current UTC hour. */
-                    "X-RateLimit-Hourly-Remaining": number;
+                    "X-RateLimit-Hourly-Remaining"?: number;
                     /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
-                    "X-RateLimit-Hourly-Reset": number;
+                    "X-RateLimit-Hourly-Reset"?: number;
                     /** @description Requests this API key may make per UTC day. */
-                    "X-RateLimit-Daily-Limit": number;
+                    "X-RateLimit-Daily-Limit"?: number;
                     /** @description Requests left in the current UTC day. */
-                    "X-RateLimit-Daily-Remaining": number;
+                    "X-RateLimit-Daily-Remaining"?: number;
                     /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
-                    "X-RateLimit-Daily-Reset": number;
-                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
-                    "X-Read-Your-Writes"?: "timeout";
+                    "X-RateLimit-Daily-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
                 };
             };
             /** @description `after`, `types` or `limit` is malformed or out of bounds: `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */

@@ -164,7 +164,7 @@ export const forbiddenOrSuspended = (description: string): ResponseObject =>
 export const companySuspended: ResponseObject = jsonResponse(
   'The platform suspended the API key\'s company (`Company suspended`, `code` `COMPANY_SUSPENDED`): every key of it is refused until it is resumed.',
   'CompanySuspendedError',
-  'public',
+  'authenticated-maybe-before-limits',
 );
 
 export const forbidden = (permission: Permission): ResponseObject => forbiddenOrSuspended(`The API key lacks the \`${permission}\` permission.`);

@@ -49,7 +49,7 @@ describe('HTTP admin API: suspending and resuming a company', function () {
     const res = await admin('POST', `/admin/companies/${companyId}/suspend`, { reason: '  Unpaid invoices since March  ' });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(res.body.data).to.deep.include({ id: companyId, name: 'Suspended Ltd', status: 'suspended', suspensionReason: 'Unpaid invoices since March' });
-    expect(Date.parse(res.body.data.suspendedAt as string)).to.be.a('number').and.not.NaN;
+    expect(Number.isNaN(Date.parse(res.body.data.suspendedAt as string)), 'suspendedAt is a time').to.equal(false);
     expect(res.headers.get('X-Log-Position')).to.match(/^\d+$/);
     expect((await admin('GET', `/admin/companies/${companyId}`)).body.data).to.deep.equal(res.body.data);
 
