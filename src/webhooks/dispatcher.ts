@@ -440,6 +440,8 @@ export class WebhookDispatcher {
         const heads = due.slice(attempted, (attempted += batch.length));
         // Leaving the loop ends the turn's sending (`SendTurn`).
         if (!(await this.attempts(turn, heads, batch))) return 'waiting';
+        // Held meanwhile (the company suspended): the rest of the turn waits with the queue.
+        if (attempted < due.length && (await this.heldCompanies()).has(turn.queue.companyId)) return 'waiting';
       }
       // None: cut short by stop() (not an attempt of the receiver's; it is made again after a restart).
       if (attempted === 0) return 'done';
