@@ -184,6 +184,9 @@ for (const engine of engines) {
       const listed = await cli('companies', 'list');
       expect(listed.stdout).to.match(new RegExp(`${companyId}  Cli Co  \\(created [^;]+; suspended since `));
       expect((await admin(first, 'GET', `/admin/companies/${companyId}`)).body.data).to.include({ status: 'suspended', suspensionReason: 'Fraud review' });
+      const link = await cli('console', 'link', '--company', companyId);
+      expect([link.code, link.stdout]).to.deep.equal([1, '']);
+      expect(link.stderr).to.contain(`Company ${companyId} is suspended`);
 
       const resumed = await cli('companies', 'resume', companyId);
       expect([resumed.code, resumed.stdout.trim()]).to.deep.equal([0, `Resumed company ${companyId}`]);
