@@ -172,6 +172,25 @@ for (const engine of engines) {
       expect(deliveries.map((d) => d.attempts.length), 'one attempt each: none counted while held').to.deep.equal([1, 1, 1]);
     });
 
+    it('with the projector stopped: a suspension made by the CLI is refused from the company\'s stream in the log, and a resumption accepted the same way', async () => {
+      const { companyId, key } = await newCompany('Behind Co');
+      // Known to the read models before the projector (the first process) stops.
+      expect((await call(second.baseUrl, key, 'GET', '/test')).status).to.equal(200);
+      expect(await first.stop()).to.equal(0);
+      try {
+        const suspended = await cli('companies', 'suspend', companyId, '--reason', 'Read models behind');
+        expect(suspended.code, suspended.stderr).to.equal(0);
+        // Refused once the read models are behind by more than the bound allows (a second): the log decides.
+        await eventually(async () => (await call(second.baseUrl, key, 'GET', '/test')).status === 403, 20_000, 10);
+        const resumed = await cli('companies', 'resume', companyId);
+        expect(resumed.code, resumed.stderr).to.equal(0);
+        await eventually(async () => (await call(second.baseUrl, key, 'GET', '/test')).status === 200, 20_000, 10);
+      } finally {
+        first = await startServer({ ...env, DATA_DIR: dirs[0]!.path });
+      }
+      expect((await call(first.baseUrl, key, 'GET', '/test')).status).to.equal(200);
+    });
+
     it('suspends and resumes through the CLI: the key refused on both processes, then accepted; the list shows the status', async () => {
       const { companyId, key } = await newCompany('Cli Co');
       const suspended = await cli('companies', 'suspend', companyId, '--reason', 'Fraud review', '--json');
