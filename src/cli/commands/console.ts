@@ -23,7 +23,7 @@ export const registerConsole: RegisterCommands = (program, context) => {
         const outcome = await issueConsoleLink(cliCommandDeps(eventStore), { companyId: options.company, metadata: cliMetadata() });
         if (E.isLeft(outcome)) {
           const error = outcome.left;
-          throw new Error(error.kind === 'CompanyNotFound' || error.kind === 'CompanySuspended' ? describeCompanyError(error) : describeConsoleLinkError(error));
+          throw new Error(error.kind === 'CompanyNotFound' || error.kind === 'CompanyIsSuspended' ? describeCompanyError(error) : describeConsoleLinkError(error));
         }
         return { issued: outcome.right, url: consoleLinkUrl(publicOrigin(config), config.basePath, outcome.right.token) };
       });

@@ -20,7 +20,7 @@ export { companyHttpError } from './admin/companyHttpErrors.js';
 export { knownCompany } from './admin/knownCompany.js';
 export { loadCompany } from './application/loadCompany.js';
 export type { CompanyProfile, CompanyProfileReader, CompanyProfileReaderOf } from './application/companyProfileQuery.js';
-export type { CompanyNotFound, CompanySuspended } from './domain/companyErrors.js';
+export type { CompanyIsSuspended, CompanyNotFound } from './domain/companyErrors.js';
 export { PLATFORM_SCOPE, companiesProjection, companyOf, isSuspendedDoc } from './readModels/companiesProjection.js';
 export type { Company, CompanyDoc, CompanyStatus } from './readModels/companiesProjection.js';
 export { suspendedCompaniesReader } from './readModels/companyQueries.js';

@@ -61,7 +61,7 @@ export const adminConsoleSessionRoutes = (deps: AdminConsoleSessionRoutesDeps): 
     if (E.isLeft(body)) throw companyHttpError(body.left);
     const issued = await issueConsoleLink(deps.commands, { companyId, metadata: adminMetadata(ctx.state) });
     if (E.isLeft(issued)) {
-      if (issued.left.kind === 'CompanyNotFound' || issued.left.kind === 'CompanySuspended') throw companyHttpError(issued.left);
+      if (issued.left.kind === 'CompanyNotFound' || issued.left.kind === 'CompanyIsSuspended') throw companyHttpError(issued.left);
       throw new Error(`issueConsoleLink refused a new link: ${issued.left.kind}`);
     }
     if (issued.right.position) ctx.set(LOG_POSITION_HEADER, issued.right.position);

@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { CONSOLE_LINK_MAX_MINUTES, consoleLinkDecider } from '../domain/consoleLinkDecider.js';
 import type { ConsoleLinkError } from '../domain/consoleLinkErrors.js';
 import { ConsoleLinkEvent, consoleLinkStream } from '../domain/consoleLinkEvents.js';
-import type { CompanyNotFound, CompanySuspended } from '../../companies/index.js';
+import type { CompanyIsSuspended, CompanyNotFound } from '../../companies/index.js';
 import { formatConsoleToken, hashConsoleSecret, newConsoleSecret } from '../../../shared/consoleTokens.js';
 import type { Position } from '../../../shared/Position.js';
 import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
@@ -24,18 +24,18 @@ export const CONSOLE_LINK_VALIDITY_MS = CONSOLE_LINK_MAX_MINUTES * 60_000;
 
 /**
  * Issues a single-use link into the console for an existing company that is not
- * suspended (`CompanySuspended` otherwise), valid for
+ * suspended (`CompanyIsSuspended` otherwise), valid for
  * `validForMs` (at most 15 minutes): a `ConsoleLinkIssued` in a new
  * `consolelink-<id>` stream holding the hash of the link's secret.
  */
 export const issueConsoleLink = async (
   deps: CommandDeps,
   input: { readonly companyId: string; readonly metadata: WriteMetadata; readonly validForMs?: number },
-): Promise<E.Either<ConsoleLinkError | CompanyNotFound | CompanySuspended, IssuedConsoleLink>> => {
+): Promise<E.Either<ConsoleLinkError | CompanyNotFound | CompanyIsSuspended, IssuedConsoleLink>> => {
   const { companyId } = input;
   const company = await loadCompany(deps.eventStore, companyId);
   if (company === null) return E.left({ kind: 'CompanyNotFound', companyId });
-  if (company.suspension !== null) return E.left({ kind: 'CompanySuspended', companyId });
+  if (company.suspension !== null) return E.left({ kind: 'CompanyIsSuspended', companyId });
   const linkId = deps.newId();
   const secret = newConsoleSecret();
   const at = deps.clock.now();
