@@ -6,6 +6,7 @@ import type { EventMetadata } from '../src/shared/EventMetadata.js';
 import { newId } from '../src/shared/ids.js';
 import { embeddedDatabaseFile } from '../src/startup/adapters.js';
 import { companyDecider } from '../src/features/companies/domain/companyDecider.js';
+import type { CompanyCommand } from '../src/features/companies/domain/companyCommands.js';
 import { companyStream } from '../src/features/companies/domain/companyEvents.js';
 import { userDecider } from '../src/features/users/domain/userDecider.js';
 import type { UserCommand } from '../src/features/users/domain/userCommands.js';
@@ -44,7 +45,7 @@ const seed = (file: string, target: number): number => {
     for (let c = 0; c < COMPANIES; c++) {
       const companyId = newId();
       const at = new Date(start + c).toISOString();
-      append(companyStream(companyId), decided(companyDecider, { type: 'CreateCompany', companyId, name: `Company ${c}`, at: new Date(at) }, companyDecider.initialState), meta(companyId), at);
+      append(companyStream(companyId), decided(companyDecider, { type: 'CreateCompany', companyId, name: `Company ${c}`, at: new Date(at) } as CompanyCommand, companyDecider.initialState), meta(companyId), at);
       const userId = newId();
       const email = `owner${c}@example.com`;
       append(userStream(userId), decided(userDecider, { type: 'CreateUser', userId, companyId, name: `Owner ${c}`, email, at: new Date(at) } as UserCommand, userDecider.initialState), meta(companyId), at);

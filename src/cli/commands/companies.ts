@@ -1,6 +1,20 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
-import { createCompany, loadCompany, CompanyName, describeCompanyError, companiesProjection, companyOf, PLATFORM_SCOPE } from '../../features/companies/index.js';
+import {
+  createCompany,
+  eraseCompany,
+  loadCompany,
+  requestCompanyDeletion,
+  CompanyName,
+  describeCompanyError,
+  companiesProjection,
+  companyOf,
+  PLATFORM_SCOPE,
+} from '../../features/companies/index.js';
+import { silentLogger } from '../../application/ports/Logger.js';
+import { companyDataEraserOf } from '../../startup/companyErasure.js';
+import { personErasureOf } from '../../startup/erasures.js';
+import { readModelsAt } from './erasures.js';
 import type { EventStore } from '../../application/ports/EventStore.js';
 import { formatValidationErrors } from '../../shared/validationReporter.js';
 import { print, type RegisterCommands } from '../CliContext.js';
@@ -34,6 +48,46 @@ export const registerCompanies: RegisterCommands = (program, context) => {
       if (E.isLeft(outcome)) throw new Error(describeCompanyError(outcome.left));
       const { id } = outcome.right;
       print(context, options.json === true, { id, name }, `Created company "${name}" with id ${id}`);
+    });
+  companies
+    .command('delete')
+    .description('delete a company: erased after DELETED_COMPANIES_RETENTION_DAYS, or at once with --now (see docs/platform/deleting-a-company.md)')
+    .argument('<id>', 'the company\'s id')
+    .option('--now', 'erase it now instead of after the waiting period')
+    .option('--json', 'print one JSON document')
+    .action(async (companyId: string, options: { now?: boolean; json?: boolean }) => {
+      const answer = await withStores(context, async (stores, config) => {
+        const commands = cliCommandDeps(stores.eventStore);
+        if (options.now === true && !stores.readModels.durable) {
+          throw new Error('--now needs read models this process can read (SQLite, PostgreSQL, MongoDB); ask the server instead: DELETE /admin/companies/:id?now=true');
+        }
+        const requested = await requestCompanyDeletion(commands, {
+          companyId,
+          retentionMs: config.deletedCompaniesRetentionDays * 86_400_000,
+          requestedBy: 'cli',
+          metadata: cliMetadata(),
+        });
+        if (E.isLeft(requested)) throw new Error(describeCompanyError(requested.left));
+        const { id, deletionRequestedAt, eraseAfter } = requested.right;
+        if (options.now !== true) return { id, deletionRequestedAt, eraseAfter };
+        const erasure = personErasureOf(stores, silentLogger);
+        const erased = await eraseCompany(
+          {
+            commands,
+            data: companyDataEraserOf(stores, erasure, commands),
+            waitForReadModels: (position) => readModelsAt(context, stores, config, position),
+            compact: () => erasure.compactNow(),
+          },
+          { companyId, metadata: cliMetadata() },
+        );
+        if (E.isLeft(erased)) throw new Error(describeCompanyError(erased.left));
+        return { id, deletionRequestedAt, eraseAfter, erasedAt: erased.right.erasedAt };
+      });
+      const readable =
+        'erasedAt' in answer
+          ? `Erased company ${answer.id} at ${answer.erasedAt}`
+          : `Deletion of company ${answer.id} asked for at ${answer.deletionRequestedAt}: it is erased after ${answer.eraseAfter}`;
+      print(context, options.json === true, answer, readable);
     });
   companies
     .command('list')

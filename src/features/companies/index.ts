@@ -30,6 +30,11 @@ export const companyProfileReaderOf: CompanyProfileReaderOf = (readModels) =>
 
 // What the CLI and the start-up use of this one.
 export { createCompany } from './application/createCompany.js';
+export { cancelCompanyDeletion, eraseCompany, requestCompanyDeletion } from './application/companyDeletion.js';
+export type { CompanyErasureDeps, ErasedCompany, RequestedDeletion } from './application/companyDeletion.js';
+export { CompanyDeletionSweep } from './application/CompanyDeletionSweep.js';
+export { COMPANY_ERASED, erasedWithCompany } from './readModels/erasedWithCompany.js';
+export { deletionsDue } from './readModels/companyQueries.js';
 export { CompanyName } from './domain/CompanyName.js';
 export { describeCompanyError } from './domain/companyErrors.js';
 export { companyNameReader } from './readModels/companyQueries.js';

@@ -12,6 +12,7 @@ import { agentDecider } from '../../../src/features/agents/domain/agentDecider.j
 import { AgentName } from '../../../src/features/agents/domain/AgentName.js';
 import { AgentEvent, agentStream } from '../../../src/features/agents/domain/agentEvents.js';
 import { companyDecider } from '../../../src/features/companies/domain/companyDecider.js';
+import type { CompanyCommand } from '../../../src/features/companies/domain/companyCommands.js';
 import { CompanyEvent, companyStream } from '../../../src/features/companies/domain/companyEvents.js';
 import { userDecider } from '../../../src/features/users/domain/userDecider.js';
 import type { UserCommand } from '../../../src/features/users/domain/userCommands.js';
@@ -57,7 +58,7 @@ export const writeRealLog = async (eventStore: EventStore): Promise<RealLog> => 
         decider: companyDecider,
         eventCodec: CompanyEvent,
         stream: companyStream(companyId),
-        command: { type: 'CreateCompany', companyId, name, at: new Date() },
+        command: { type: 'CreateCompany', companyId, name, at: new Date() } as CompanyCommand,
         metadata: meta(companyId),
       }),
     );

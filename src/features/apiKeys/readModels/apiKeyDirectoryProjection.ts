@@ -1,6 +1,7 @@
 import type { Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
 import type { Permission } from '../../../shared/permissions.js';
 import { decodeApiKeyEvent } from './decodeApiKeyEvent.js';
+import { erasedWithCompany } from '../../companies/index.js';
 
 /**
  * The directory is one global lookup by key hash, but read-model documents are
@@ -20,7 +21,7 @@ export interface ApiKeyDirectoryDoc extends ReadModelDocument {
 }
 
 /** `api_key_directory`: key hash → key id, owner, permissions, expiry, revocation. */
-export const apiKeyDirectoryProjection: Projection<ApiKeyDirectoryDoc> = {
+export const apiKeyDirectoryProjection: Projection<ApiKeyDirectoryDoc> = erasedWithCompany({
   name: 'api_key_directory',
   eventTypes: new Set(['ApiKeyIssued', 'ApiKeyRevoked']),
   // A revocation names the key id, not the hash: found with a where-target on keyId.
@@ -59,4 +60,4 @@ export const apiKeyDirectoryProjection: Projection<ApiKeyDirectoryDoc> = {
         return doc;
     }
   },
-};
+}, { partition: API_KEY_DIRECTORY, field: 'ownerCompanyId' });

@@ -1,5 +1,6 @@
 import {
   badMinLogPosition,
+  bodyErrorsOf,
   idParameter,
   itemEnvelope,
   json,
@@ -67,6 +68,36 @@ export const adminCompanies: ApiModule = {
           '404': companyNotFound,
         },
       }),
+      delete: adminOperation({
+        operationId: 'deleteCompany',
+        tags: ['Companies'],
+        summary: 'Delete a company',
+        description:
+          'Asks for the company\'s deletion: after `DELETED_COMPANIES_RETENTION_DAYS` (30 unless the platform set otherwise), or at once ' +
+          'with `now=true`, everything of the company is erased: every contact\'s and user\'s personal values (their keys destroyed), every ' +
+          'read-model document, its webhook deliveries and their log, the responses kept for `Idempotency-Key` replays, its console sessions ' +
+          'and usage counters; its API keys are revoked and its webhook subscriptions\' secrets destroyed. The company then answers 404 ' +
+          'everywhere and is listed nowhere. Asked again while the deletion waits, it answers the same and records nothing ' +
+          '(no `X-Log-Position`). The body is not read.',
+        parameters: [
+          idParameter('company'),
+          {
+            name: 'now',
+            in: 'query',
+            required: false,
+            description: '`true`: erase the company now instead of after the waiting period. `false` (the default): wait.',
+            schema: { type: 'string', enum: ['true', 'false'] },
+          },
+        ],
+        responses: {
+          '200': adminWritten('With `now=true`: the company, erased.', 'CompanyErasedResponse', false),
+          '202': adminWritten('The deletion, waiting until `eraseAfter`.', 'CompanyDeletionResponse', false),
+          // A DELETE needs no body; one that carries a body must send JSON.
+          ...bodyErrorsOf('admin'),
+          '404': companyNotFound,
+          '422': validationFailed('`now` is neither `true` nor `false`', 'admin'),
+        },
+      }),
     },
   },
   schemas: {
@@ -85,6 +116,31 @@ export const adminCompanies: ApiModule = {
       required: ['name'],
       properties: { name: { type: 'string', minLength: 1, maxLength: 200, description: `Trimmed; no control characters. ${NAME_CHARACTERS_RULE}` } },
     },
+    CompanyDeletion: {
+      type: 'object',
+      description: 'A deletion waiting: asked for at `deletionRequestedAt`, the company is erased after `eraseAfter`.',
+      required: ['id', 'deletionRequestedAt', 'eraseAfter'],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'string' },
+        deletionRequestedAt: schemaRef('Timestamp'),
+        eraseAfter: schemaRef('Timestamp'),
+      },
+    },
+    CompanyErased: {
+      type: 'object',
+      description: 'A company erased (at `erasedAt`): it answers 404 from then on.',
+      required: ['id', 'deletionRequestedAt', 'eraseAfter', 'erasedAt'],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'string' },
+        deletionRequestedAt: schemaRef('Timestamp'),
+        eraseAfter: schemaRef('Timestamp'),
+        erasedAt: schemaRef('Timestamp'),
+      },
+    },
+    CompanyDeletionResponse: itemEnvelope('CompanyDeletion'),
+    CompanyErasedResponse: itemEnvelope('CompanyErased'),
     CompanyResponse: itemEnvelope('Company'),
     CompanyList: listEnvelope('Company'),
   },

@@ -9,8 +9,10 @@ import { validateCreateCompany } from '../domain/companyInput.js';
 import { PLATFORM_SCOPE, companiesProjection, companyOf, type CompanyDoc } from '../readModels/companiesProjection.js';
 import { companyListQuery } from '../readModels/companyQueries.js';
 import type { AdminResource } from '../../../http/AdminResource.js';
-import { adminMetadata } from '../../../http/adminMetadata.js';
-import { companyHttpError } from './companyHttpErrors.js';
+import { adminMetadata, adminOf } from '../../../http/adminMetadata.js';
+import type { CompanyDataEraser } from '../../../application/personalData/CompanyDataEraser.js';
+import { eraseCompany, requestCompanyDeletion } from '../application/companyDeletion.js';
+import { companyHttpError, companyNotFoundError } from './companyHttpErrors.js';
 import { afterWrite } from '../../../http/middleware/consistentReads.js';
 import { adminCompanies as adminCompaniesOpenApi } from './companiesAdminOpenApi.js';
 import { decodeListParams, pageMeta, validationFailed } from '../../../http/query/listQuery.js';
@@ -21,9 +23,22 @@ export interface AdminCompanyRoutesDeps {
   readonly progress: ReadModelProgress;
   readonly readYourWritesTimeoutMs: number;
   readonly idempotency: Middleware;
+  /** A company's deletion: what forgets its data, how long a deletion waits, and the compaction after an erasure. */
+  readonly deletion: {
+    readonly data: CompanyDataEraser;
+    readonly retentionMs: number;
+    readonly compact: () => Promise<unknown>;
+  };
 }
 
-/** The platform's companies: create, list (search by name), get. */
+/** `?now=`: absent or `false`, the deletion waits; `true`, the company is erased at once; anything else a 422. */
+const eraseNow = (now: unknown): boolean => {
+  if (now === undefined || now === 'false') return false;
+  if (now === 'true') return true;
+  throw validationFailed({ now: 'must be true or false' });
+};
+
+/** The platform's companies: create, list (search by name), get, delete. */
 export const adminCompanyRoutes = (deps: AdminCompanyRoutesDeps): Router => {
   const router = new Router();
 
@@ -52,6 +67,40 @@ export const adminCompanyRoutes = (deps: AdminCompanyRoutesDeps): Router => {
     ctx.body = { success: true, data: companyOf(doc) };
   });
 
+  router.delete('/admin/companies/:id', async (ctx) => {
+    const companyId = ctx.params.id!;
+    const now = eraseNow(ctx.query.now);
+    const metadata = adminMetadata(ctx.state);
+    const requested = await requestCompanyDeletion(deps.commands, {
+      companyId,
+      retentionMs: deps.deletion.retentionMs,
+      requestedBy: `admin-token:${adminOf(ctx.state).tokenId}`,
+      metadata,
+    });
+    if (E.isLeft(requested)) throw companyHttpError(requested.left);
+    const { id, deletionRequestedAt, eraseAfter } = requested.right;
+    if (!now) {
+      await afterWrite(ctx, deps.progress, requested.right.position, deps.readYourWritesTimeoutMs);
+      ctx.status = 202;
+      ctx.body = { success: true, data: { id, deletionRequestedAt, eraseAfter } };
+      return;
+    }
+    const erased = await eraseCompany(
+      {
+        commands: deps.commands,
+        data: deps.deletion.data,
+        waitForReadModels: (position) => deps.progress.waitFor(position, deps.readYourWritesTimeoutMs),
+        compact: deps.deletion.compact,
+      },
+      { companyId, metadata },
+    );
+    // Only another erasure, or a cancellation, can come between the request and the erasure.
+    if (E.isLeft(erased)) throw companyNotFoundError();
+    await afterWrite(ctx, deps.progress, erased.right.position, deps.readYourWritesTimeoutMs);
+    ctx.status = 200;
+    ctx.body = { success: true, data: { id, deletionRequestedAt, eraseAfter, erasedAt: erased.right.erasedAt } };
+  });
+
   return router;
 };
 
@@ -64,6 +113,7 @@ export const adminCompaniesResource: AdminResource = {
       commands: admin.commands,
       ...admin.readYourWrites,
       idempotency: admin.idempotency('POST /admin/companies'),
+      deletion: { ...admin.companyDeletion, compact: () => admin.erasure.compactNow() },
     }),
   ],
 };

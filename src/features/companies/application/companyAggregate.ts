@@ -1,5 +1,5 @@
 import { companyDecider } from '../domain/companyDecider.js';
-import { CompanyCreated, CompanyEvent, companyStream } from '../domain/companyEvents.js';
+import { CompanyCreated, CompanyDeletionCancelled, CompanyDeletionRequested, CompanyErased, CompanyEvent, companyStream } from '../domain/companyEvents.js';
 import { storedEventType } from '../../../application/versioning/storedEventTypes.js';
 import { describeAggregate } from '../../../application/aggregates/AggregateDescriptor.js';
 
@@ -9,5 +9,10 @@ export const companyAggregate = describeAggregate({
   streamPrefix: companyStream(''),
   eventCodec: CompanyEvent,
   decider: companyDecider,
-  storedEvents: [storedEventType('CompanyCreated', [CompanyCreated])],
+  storedEvents: [
+    storedEventType('CompanyCreated', [CompanyCreated]),
+    storedEventType('CompanyDeletionRequested', [CompanyDeletionRequested]),
+    storedEventType('CompanyDeletionCancelled', [CompanyDeletionCancelled]),
+    storedEventType('CompanyErased', [CompanyErased]),
+  ],
 });

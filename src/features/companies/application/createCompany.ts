@@ -30,6 +30,6 @@ export const createCompany = async (
   });
   if (E.isLeft(outcome)) return outcome;
   const [created] = outcome.right.events;
-  if (!created) throw new Error('CreateCompany recorded no event');
+  if (created?.type !== 'CompanyCreated') throw new Error('CreateCompany recorded no CompanyCreated');
   return E.right({ id: companyId, name: created.data.name, createdAt: created.data.createdAt, position: outcome.right.position });
 };

@@ -1,4 +1,5 @@
 import type { CompanyName } from './CompanyName.js';
+import type { CompanyErasureCounts } from './companyEvents.js';
 
 export interface CreateCompany {
   readonly type: 'CreateCompany';
@@ -7,4 +8,29 @@ export interface CreateCompany {
   readonly at: Date;
 }
 
-export type CompanyCommand = CreateCompany;
+/** Asks for the company's deletion, erased after `eraseAfter`; asked again while it waits, records nothing. */
+export interface RequestCompanyDeletion {
+  readonly type: 'RequestCompanyDeletion';
+  readonly companyId: string;
+  readonly at: Date;
+  readonly eraseAfter: Date;
+  /** `admin-token:<id>` or `cli`. */
+  readonly requestedBy: string;
+}
+
+/** Calls off a waiting deletion; with none waiting, records nothing. */
+export interface CancelCompanyDeletion {
+  readonly type: 'CancelCompanyDeletion';
+  readonly companyId: string;
+  readonly at: Date;
+}
+
+/** Records that the company, whose deletion was asked for, is erased, with what the erasure reached. */
+export interface EraseCompany {
+  readonly type: 'EraseCompany';
+  readonly companyId: string;
+  readonly at: Date;
+  readonly counts: CompanyErasureCounts;
+}
+
+export type CompanyCommand = CreateCompany | RequestCompanyDeletion | CancelCompanyDeletion | EraseCompany;

@@ -5,9 +5,16 @@ import type { CompanyCommand } from './companyCommands.js';
 import type { CompanyError } from './companyErrors.js';
 import type { CompanyEvent } from './companyEvents.js';
 
+/** A deletion asked for and waiting: the company is erased once `eraseAfter` has passed. */
+export interface WaitingDeletion {
+  readonly requestedAt: string;
+  readonly eraseAfter: string;
+}
+
 export type CompanyState =
   | { readonly status: 'none' }
-  | { readonly status: 'created'; readonly companyId: string; readonly name: string };
+  | { readonly status: 'created'; readonly companyId: string; readonly name: string; readonly deletion: WaitingDeletion | null }
+  | { readonly status: 'erased'; readonly companyId: string; readonly erasedAt: string };
 
 export const companyDecider: Decider<CompanyCommand, CompanyEvent, CompanyState, CompanyError> = {
   initialState: { status: 'none' },
@@ -21,16 +28,46 @@ export const companyDecider: Decider<CompanyCommand, CompanyEvent, CompanyState,
             data: { companyId: command.companyId, name: command.name, createdAt: toIsoTimestamp(command.at) },
           },
         ]);
+      case 'RequestCompanyDeletion':
+        if (state.status !== 'created') return E.left({ kind: 'CompanyNotFound', companyId: command.companyId });
+        if (state.deletion) return E.right([]);
+        return E.right([
+          {
+            type: 'CompanyDeletionRequested',
+            data: {
+              companyId: command.companyId,
+              requestedAt: toIsoTimestamp(command.at),
+              eraseAfter: toIsoTimestamp(command.eraseAfter),
+              requestedBy: command.requestedBy,
+            },
+          },
+        ]);
+      case 'CancelCompanyDeletion':
+        if (state.status !== 'created') return E.left({ kind: 'CompanyNotFound', companyId: command.companyId });
+        if (!state.deletion) return E.right([]);
+        return E.right([{ type: 'CompanyDeletionCancelled', data: { companyId: command.companyId, cancelledAt: toIsoTimestamp(command.at) } }]);
+      case 'EraseCompany':
+        // Erased is final: erasing again records nothing.
+        if (state.status === 'erased') return E.right([]);
+        if (state.status === 'none') return E.left({ kind: 'CompanyNotFound', companyId: command.companyId });
+        if (!state.deletion) return E.left({ kind: 'CompanyDeletionNotRequested', companyId: command.companyId });
+        return E.right([{ type: 'CompanyErased', data: { companyId: command.companyId, erasedAt: toIsoTimestamp(command.at), ...command.counts } }]);
       default:
-        return assertNever(command.type);
+        return assertNever(command);
     }
   },
-  evolve(_state, event) {
+  evolve(state, event) {
     switch (event.type) {
       case 'CompanyCreated':
-        return { status: 'created', companyId: event.data.companyId, name: event.data.name };
+        return { status: 'created', companyId: event.data.companyId, name: event.data.name, deletion: null };
+      case 'CompanyDeletionRequested':
+        return state.status === 'created' ? { ...state, deletion: { requestedAt: event.data.requestedAt, eraseAfter: event.data.eraseAfter } } : state;
+      case 'CompanyDeletionCancelled':
+        return state.status === 'created' ? { ...state, deletion: null } : state;
+      case 'CompanyErased':
+        return { status: 'erased', companyId: event.data.companyId, erasedAt: event.data.erasedAt };
       default:
-        return assertNever(event.type);
+        return assertNever(event);
     }
   },
 };

@@ -6,8 +6,50 @@ export const CompanyCreated = t.type({
 });
 export type CompanyCreated = t.TypeOf<typeof CompanyCreated>;
 
-/** Every event of a `company-<id>` stream (one kind so far). */
-export const CompanyEvent = CompanyCreated;
+/**
+ * The company's deletion was asked for: everything of it is erased once `eraseAfter`
+ * has passed (`CompanyErased`), unless it is cancelled first. `requestedBy` says
+ * who asked, by id only: `admin-token:<id>` or `cli`.
+ */
+export const CompanyDeletionRequested = t.type({
+  type: t.literal('CompanyDeletionRequested'),
+  data: t.type({ companyId: t.string, requestedAt: t.string, eraseAfter: t.string, requestedBy: t.string }),
+});
+export type CompanyDeletionRequested = t.TypeOf<typeof CompanyDeletionRequested>;
+
+/** A waiting deletion called off (a resume during the waiting period): the company is not erased. */
+export const CompanyDeletionCancelled = t.type({
+  type: t.literal('CompanyDeletionCancelled'),
+  data: t.type({ companyId: t.string, cancelledAt: t.string }),
+});
+export type CompanyDeletionCancelled = t.TypeOf<typeof CompanyDeletionCancelled>;
+
+/** What a company's erasure reached, counted (no id, no value). */
+export const CompanyErasureCounts = t.type({
+  contacts: t.number,
+  users: t.number,
+  apiKeys: t.number,
+  webhookSubscriptions: t.number,
+  webhookDeliveries: t.number,
+  keptResponses: t.number,
+  consoleSessions: t.number,
+  usageRows: t.number,
+});
+export type CompanyErasureCounts = t.TypeOf<typeof CompanyErasureCounts>;
+
+/**
+ * The company existed and was erased: the last event of its stream, final. It holds
+ * no personal value; the read models drop every document of the company as they
+ * pass it (`erasedWithCompany`).
+ */
+export const CompanyErased = t.type({
+  type: t.literal('CompanyErased'),
+  data: t.intersection([t.type({ companyId: t.string, erasedAt: t.string }), CompanyErasureCounts]),
+});
+export type CompanyErased = t.TypeOf<typeof CompanyErased>;
+
+/** Every event of a `company-<id>` stream. */
+export const CompanyEvent = t.union([CompanyCreated, CompanyDeletionRequested, CompanyDeletionCancelled, CompanyErased]);
 export type CompanyEvent = t.TypeOf<typeof CompanyEvent>;
 
 export const companyStream = (companyId: string): string => `company-${companyId}`;

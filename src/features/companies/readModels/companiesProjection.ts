@@ -1,6 +1,7 @@
-import type { Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
+import type { ListQuery, Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
 import { cachedDecoder } from '../../../application/versioning/decodeStoredEvent.js';
 import { CompanyEvent } from '../domain/companyEvents.js';
+import type { WaitingDeletion } from '../domain/companyDecider.js';
 
 /**
  * The partition every company document is kept under. Read models are kept per
@@ -16,15 +17,21 @@ export interface Company {
 }
 
 export interface CompanyDoc extends ReadModelDocument {
+  /** The deletion waiting for its `eraseAfter`; null (or absent, in documents of earlier releases) when none is. */
+  readonly deletion?: WaitingDeletion | null;
   readonly company: Company;
 }
 
 const decode = cachedDecoder(CompanyEvent);
 
-/** `companies`: one document per company, under the platform's partition, in creation order; searchable by name. */
+/**
+ * `companies`: one document per company, under the platform's partition, in
+ * creation order; searchable by name. A deletion asked for is kept in `deletion`
+ * until it is cancelled or the company erased; an erased company has no document.
+ */
 export const companiesProjection: Projection<CompanyDoc> = {
   name: 'companies',
-  eventTypes: new Set(['CompanyCreated']),
+  eventTypes: new Set(['CompanyCreated', 'CompanyDeletionRequested', 'CompanyDeletionCancelled', 'CompanyErased']),
   indexes: [['company.createdAt']],
   search: ['company.name'],
   view: 'company',
@@ -32,16 +39,47 @@ export const companiesProjection: Projection<CompanyDoc> = {
     return [{ kind: 'id', companyId: PLATFORM_SCOPE, id: decode(event).data.companyId }];
   },
   evolve(doc, event) {
-    if (doc) return doc;
-    const { data } = decode(event);
-    return {
-      id: data.companyId,
-      companyId: PLATFORM_SCOPE,
-      position: event.position,
-      company: { id: data.companyId, name: data.name, createdAt: data.createdAt },
-    };
+    const decoded = decode(event);
+    switch (decoded.type) {
+      case 'CompanyCreated': {
+        if (doc) return doc;
+        const { data } = decoded;
+        return {
+          id: data.companyId,
+          companyId: PLATFORM_SCOPE,
+          position: event.position,
+          deletion: null,
+          company: { id: data.companyId, name: data.name, createdAt: data.createdAt },
+        };
+      }
+      case 'CompanyDeletionRequested':
+        if (!doc) return null;
+        return {
+          ...withoutDeletion(doc),
+          position: event.position,
+          deletion: { requestedAt: decoded.data.requestedAt, eraseAfter: decoded.data.eraseAfter },
+          company: doc.company,
+        };
+      case 'CompanyDeletionCancelled':
+        return doc ? { ...withoutDeletion(doc), position: event.position, deletion: null, company: doc.company } : null;
+      case 'CompanyErased':
+        return null;
+    }
   },
 };
 
+/** The document's fields before `deletion` and the view (kept in that order: the view is the last field). */
+const withoutDeletion = ({ deletion: _deletion, company: _company, ...rest }: CompanyDoc): ReadModelDocument => rest;
+
 /** The view of a document: the company as the CLI and the admin API show it. */
 export const companyOf = (doc: CompanyDoc): Company => doc.company;
+
+/** The companies whose deletion waits for an `eraseAfter` before `at`, earliest asked first: one page of `limit` (a scan of the platform's companies). */
+export const deletionsDueQuery = (at: Date, limit: number): ListQuery => ({
+  companyId: PLATFORM_SCOPE,
+  filters: [{ op: 'lt', field: 'deletion.eraseAfter', value: at.toISOString() }],
+  page: 1,
+  limit,
+  order: 'asc',
+  withTotal: false,
+});

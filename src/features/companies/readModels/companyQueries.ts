@@ -1,5 +1,5 @@
 import type { Filter, ListQuery, ReadModelStore } from '../../../application/ports/ReadModelStore.js';
-import { PLATFORM_SCOPE, companiesProjection, companyOf } from './companiesProjection.js';
+import { PLATFORM_SCOPE, companiesProjection, companyOf, deletionsDueQuery } from './companiesProjection.js';
 
 export interface CompanyListParams {
   /** Case-insensitive literal text within the name. */
@@ -25,3 +25,9 @@ export const companyNameReader = (readModels: Pick<ReadModelStore, 'collection'>
     return company ? companyOf(company).name : companyId;
   };
 };
+
+/** The ids of the companies whose waiting deletion has an `eraseAfter` before `at`, up to `limit` (`CompanyDeletionSweep`'s `due`). */
+export const deletionsDue =
+  (readModels: Pick<ReadModelStore, 'collection'>) =>
+  async (at: Date, limit: number): Promise<string[]> =>
+    (await readModels.collection(companiesProjection).list(deletionsDueQuery(at, limit))).items.map((doc) => doc.id);

@@ -1,0 +1,58 @@
+import { specFor } from '../../support/givenWhenThen.js';
+import { valid } from '../apiKeys/decode.js';
+import { CompanyName } from '../../../src/features/companies/domain/CompanyName.js';
+import { companyDecider } from '../../../src/features/companies/domain/companyDecider.js';
+import type { CompanyEvent } from '../../../src/features/companies/domain/companyEvents.js';
+
+const spec = specFor(companyDecider);
+const created: CompanyEvent = { type: 'CompanyCreated', data: { companyId: 'co-1', name: 'Acme', createdAt: '2026-03-01T10:00:00.000Z' } };
+const requestedAt = new Date('2026-03-02T10:00:00.000Z');
+const eraseAfter = new Date('2026-04-01T10:00:00.000Z');
+const request = { type: 'RequestCompanyDeletion', companyId: 'co-1', at: requestedAt, eraseAfter, requestedBy: 'admin-token:t-1' } as const;
+const requested: CompanyEvent = {
+  type: 'CompanyDeletionRequested',
+  data: { companyId: 'co-1', requestedAt: '2026-03-02T10:00:00.000Z', eraseAfter: '2026-04-01T10:00:00.000Z', requestedBy: 'admin-token:t-1' },
+};
+const cancel = { type: 'CancelCompanyDeletion', companyId: 'co-1', at: new Date('2026-03-03T10:00:00.000Z') } as const;
+const cancelled: CompanyEvent = { type: 'CompanyDeletionCancelled', data: { companyId: 'co-1', cancelledAt: '2026-03-03T10:00:00.000Z' } };
+const counts = { contacts: 3, users: 1, apiKeys: 2, webhookSubscriptions: 1, webhookDeliveries: 4, keptResponses: 5, consoleSessions: 0, usageRows: 2 };
+const erase = { type: 'EraseCompany', companyId: 'co-1', at: new Date('2026-04-01T10:10:00.000Z'), counts } as const;
+const erased: CompanyEvent = { type: 'CompanyErased', data: { companyId: 'co-1', erasedAt: '2026-04-01T10:10:00.000Z', ...counts } };
+const notFound = { kind: 'CompanyNotFound', companyId: 'co-1' } as const;
+
+describe('company decider: deletion', () => {
+  describe('given no company', () => {
+    it('refuses a deletion as not found', () => spec.given().when(request).thenError(notFound));
+    it('refuses a cancellation as not found', () => spec.given().when(cancel).thenError(notFound));
+    it('refuses an erasure as not found', () => spec.given().when(erase).thenError(notFound));
+  });
+
+  describe('given a created company', () => {
+    it('records the deletion asked for, with when it is erased and who asked', () => spec.given(created).when(request).then(requested));
+    it('records no cancellation when no deletion waits', () => spec.given(created).when(cancel).then());
+    it('refuses an erasure nobody asked for', () =>
+      spec.given(created).when(erase).thenError({ kind: 'CompanyDeletionNotRequested', companyId: 'co-1' }));
+  });
+
+  describe('given a deletion waiting', () => {
+    it('records nothing when it is asked for again', () =>
+      spec.given(created, requested).when({ ...request, at: new Date('2026-03-05T10:00:00.000Z'), eraseAfter: new Date('2026-04-04T10:00:00.000Z') }).then());
+    it('cancels it', () => spec.given(created, requested).when(cancel).then(cancelled));
+    it('erases the company, with what the erasure reached', () => spec.given(created, requested).when(erase).then(erased));
+  });
+
+  describe('given a deletion cancelled', () => {
+    it('refuses the erasure', () =>
+      spec.given(created, requested, cancelled).when(erase).thenError({ kind: 'CompanyDeletionNotRequested', companyId: 'co-1' }));
+    it('records a new deletion asked for', () => spec.given(created, requested, cancelled).when(request).then(requested));
+  });
+
+  describe('given an erased company (final)', () => {
+    const history = [created, requested, erased];
+    it('records nothing when it is erased again', () => spec.given(...history).when(erase).then());
+    it('refuses a new deletion as not found', () => spec.given(...history).when(request).thenError(notFound));
+    it('refuses a cancellation as not found', () => spec.given(...history).when(cancel).thenError(notFound));
+    it('refuses to create it again', () =>
+      spec.given(...history).when({ type: 'CreateCompany', companyId: 'co-1', name: valid(CompanyName, 'Acme'), at: requestedAt }).thenError({ kind: 'CompanyAlreadyExists', companyId: 'co-1' }));
+  });
+});
