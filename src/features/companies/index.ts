@@ -34,6 +34,7 @@ export { cancelCompanyDeletion, eraseCompany, requestCompanyDeletion } from './a
 export type { CompanyErasureDeps, ErasedCompany, RequestedDeletion } from './application/companyDeletion.js';
 export { CompanyDeletionSweep } from './application/CompanyDeletionSweep.js';
 export { COMPANY_ERASED, erasedWithCompany } from './readModels/erasedWithCompany.js';
+export { withoutErasedCompanies } from './readModels/withoutErasedCompanies.js';
 export { deletionsDue } from './readModels/companyQueries.js';
 export { CompanyName } from './domain/CompanyName.js';
 export { describeCompanyError } from './domain/companyErrors.js';

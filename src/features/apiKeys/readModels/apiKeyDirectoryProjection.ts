@@ -1,7 +1,6 @@
 import type { Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
 import type { Permission } from '../../../shared/permissions.js';
 import { decodeApiKeyEvent } from './decodeApiKeyEvent.js';
-import { erasedWithCompany } from '../../companies/index.js';
 
 /**
  * The directory is one global lookup by key hash, but read-model documents are
@@ -21,7 +20,7 @@ export interface ApiKeyDirectoryDoc extends ReadModelDocument {
 }
 
 /** `api_key_directory`: key hash → key id, owner, permissions, expiry, revocation. */
-export const apiKeyDirectoryProjection: Projection<ApiKeyDirectoryDoc> = erasedWithCompany({
+export const apiKeyDirectoryProjection: Projection<ApiKeyDirectoryDoc> = {
   name: 'api_key_directory',
   eventTypes: new Set(['ApiKeyIssued', 'ApiKeyRevoked']),
   // A revocation names the key id, not the hash: found with a where-target on keyId.
@@ -60,4 +59,4 @@ export const apiKeyDirectoryProjection: Projection<ApiKeyDirectoryDoc> = erasedW
         return doc;
     }
   },
-}, { partition: API_KEY_DIRECTORY, field: 'ownerCompanyId' });
+};
