@@ -116,8 +116,8 @@ const deleteAndScan = async (engine: Engine): Promise<void> => {
   const env = { ...engine.env, LOG_LEVEL: 'debug', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_DELAYS_MS: '20,40', WEBHOOK_PAUSE_DELAYS_MS: '50' };
   const server = await startServer(env);
   let output = '';
-  let gone: BuiltCompany;
-  let kept: BuiltCompany;
+  let gone: BuiltCompany | undefined;
+  let kept: BuiltCompany | undefined;
   try {
     const call = caller(server);
     const issued = await runCli(['admin-tokens', 'create', '--name', 'company deletion test', '--json'], env);
@@ -178,10 +178,21 @@ const deleteAndScan = async (engine: Engine): Promise<void> => {
 
   const compacted = await runCli(['erasures', 'compact'], env);
   expect(compacted.code, compacted.stdout + compacted.stderr).to.equal(0);
-  const spellings = gone.values.flatMap(spellingsOf);
+  // Every person of the deleted company has lost their key (what the log sealed of them is unreadable); no one else has.
+  const exported = await runCli(['erasures', 'export'], env);
+  expect(exported.code, exported.stderr).to.equal(0);
+  const erasures = exported.stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { kind: string; id: string; companyId: string });
+  const ofGone = erasures.filter((erasure) => erasure.companyId === gone!.id);
+  expect(ofGone.map((erasure) => erasure.kind).sort()).to.deep.equal(['contact', 'contact', 'user']);
+  expect(ofGone.map((erasure) => erasure.id)).to.include(gone!.contactId).and.to.include(gone!.userId);
+  expect(erasures.filter((erasure) => erasure.companyId === kept!.id)).to.deep.equal([]);
+  const spellings = gone!.values.flatMap(spellingsOf);
   const files = await engine.files();
   expect(bytesFound(files, spellings), 'values in the stored bytes').to.deep.equal([]);
-  expect(bytesFound(files, spellingsOf(kept.values[0]!)), 'the other company\'s contact is still in the read models').not.to.deep.equal([]);
+  expect(bytesFound(files, spellingsOf(kept!.values[0]!)), 'the other company\'s contact is still in the read models').not.to.deep.equal([]);
   expect(spellings.filter((spelling) => output.includes(spelling)), 'values in stdout and stderr').to.deep.equal([]);
 
   // Again after a restart, a replay of every read model and a verify.
