@@ -1,0 +1,105 @@
+import { expect } from 'chai';
+import * as E from 'fp-ts/lib/Either.js';
+import { startHarness, type Harness } from '../../../support/httpHarness.js';
+import { clockAhead } from '../../../support/clocks.js';
+import { cancelCompanyDeletion } from '../../../../src/features/companies/index.js';
+import { newId } from '../../../../src/shared/ids.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Polls `check` every 100 ms until it holds, within `ms`; answers whether it did. */
+const within = async (ms: number, check: () => Promise<boolean>): Promise<boolean> => {
+  const until = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};
+
+describe('DELETE /admin/companies/:id, and the erasure at the end of the waiting period', function () {
+  this.timeout(60_000);
+  // The API's clock: it dates deletions, and the sweep reads it.
+  const time = clockAhead();
+  let api: Harness;
+  let adminToken: string;
+  before(async () => {
+    api = await startHarness({ DELETED_COMPANIES_RETENTION_DAYS: '2', DELETED_RECORDS_SWEEP_SECONDS: '1' }, undefined, { clock: time });
+    adminToken = (await api.issueAdminToken()).token;
+  });
+  after(() => api.close());
+
+  const admin = (method: string, path: string) => api.request(method, path, { key: adminToken });
+  const company = async (tag: string) => {
+    const made = await api.newCompany(`Company ${tag}`);
+    const contact = await api.request('POST', '/contacts', { key: made.key, body: { name: `Person of ${tag}`, phoneNumber: `+4917744${String(Math.floor(Math.random() * 1e5)).padStart(5, '0')}` } });
+    expect(contact.status).to.equal(201);
+    return { ...made, contactId: contact.body.data.id as string };
+  };
+
+  it('answers 202 with the waiting deletion, the same when asked again (recording nothing), and erases the company once the period has passed', async () => {
+    const doomed = await company('doomed');
+    const first = await admin('DELETE', `/admin/companies/${doomed.companyId}`);
+    expect(first.status).to.equal(202);
+    expect(first.headers.get('x-log-position')).to.be.a('string');
+    const { deletionRequestedAt, eraseAfter } = first.body.data as { deletionRequestedAt: string; eraseAfter: string };
+    expect(first.body.data).to.deep.equal({ id: doomed.companyId, deletionRequestedAt, eraseAfter });
+    expect(Date.parse(eraseAfter) - Date.parse(deletionRequestedAt)).to.equal(2 * DAY_MS);
+    time.advance(60_000);
+    const again = await admin('DELETE', `/admin/companies/${doomed.companyId}`);
+    expect(again.status).to.equal(202);
+    expect(again.body.data).to.deep.equal(first.body.data);
+    expect(again.headers.get('x-log-position')).to.equal(null);
+
+    // Within the period the company is there, and its key works.
+    expect((await admin('GET', `/admin/companies/${doomed.companyId}`)).status).to.equal(200);
+    expect((await api.request('GET', `/contacts/${doomed.contactId}`, { key: doomed.key })).status).to.equal(200);
+    time.advance(DAY_MS);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect((await admin('GET', `/admin/companies/${doomed.companyId}`)).status, 'erased before its time').to.equal(200);
+
+    time.advance(DAY_MS);
+    expect(await within(10_000, async () => (await admin('GET', `/admin/companies/${doomed.companyId}`)).status === 404)).to.equal(true);
+    expect((await api.request('GET', `/contacts/${doomed.contactId}`, { key: doomed.key })).status).to.equal(401);
+    const listed = await admin('GET', '/admin/companies?limit=100');
+    expect((listed.body.data as { id: string }[]).map((c) => c.id)).not.to.include(doomed.companyId);
+    expect((await admin('DELETE', `/admin/companies/${doomed.companyId}`)).status).to.equal(404);
+    // The company's stream: who asked (source admin), then the erasure (source system), its counts.
+    const events = await api.chronicle.stores.eventStore.readStream(`company-${doomed.companyId}`);
+    expect(events.map((event) => [event.type, event.metadata.source])).to.deep.equal([
+      ['CompanyCreated', 'cli'],
+      ['CompanyDeletionRequested', 'admin'],
+      ['CompanyErased', 'system'],
+    ]);
+    expect(events[2]!.data).to.include({ companyId: doomed.companyId, contacts: 1, users: 0, apiKeys: 1 });
+  });
+
+  it('erases nothing of a company whose deletion was cancelled, nor of another company', async () => {
+    const spared = await company('spared');
+    const bystander = await company('bystander');
+    expect((await admin('DELETE', `/admin/companies/${spared.companyId}`)).status).to.equal(202);
+    const cancelled = await cancelCompanyDeletion(
+      { eventStore: api.chronicle.stores.eventStore, newId, clock: time },
+      { companyId: spared.companyId, metadata: { source: 'system', correlationId: newId() } },
+    );
+    expect(E.isRight(cancelled) && cancelled.right.cancelled).to.equal(true);
+    time.advance(3 * DAY_MS);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    for (const kept of [spared, bystander]) {
+      expect((await admin('GET', `/admin/companies/${kept.companyId}`)).status).to.equal(200);
+      const contact = await api.request('GET', `/contacts/${kept.contactId}`, { key: kept.key });
+      expect(contact.status).to.equal(200);
+      expect(contact.body.data.name).to.match(/^Person of /);
+    }
+  });
+
+  it('answers 404 for an unknown company, 422 for a malformed now, 401 without an admin token', async () => {
+    const unknown = await admin('DELETE', '/admin/companies/00000000-0000-4000-8000-000000000000');
+    expect([unknown.status, unknown.body.error]).to.deep.equal([404, 'Company not found']);
+    const target = await company('target');
+    const malformed = await admin('DELETE', `/admin/companies/${target.companyId}?now=yes`);
+    expect([malformed.status, malformed.body.error]).to.deep.equal([422, 'Validation failed']);
+    expect((await api.request('DELETE', `/admin/companies/${target.companyId}`, { key: target.key })).status).to.equal(401);
+    expect((await admin('GET', `/admin/companies/${target.companyId}`)).status).to.equal(200);
+  });
+});
