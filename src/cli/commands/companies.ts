@@ -80,7 +80,12 @@ export const registerCompanies: RegisterCommands = (program, context) => {
           },
           { companyId, metadata: cliMetadata() },
         );
-        if (E.isLeft(erased)) throw new Error(describeCompanyError(erased.left));
+        if (E.isLeft(erased)) {
+          if (erased.left.kind === 'ReadModelsBehind') {
+            throw new Error('the read models are behind the log (is a server with RUN_PROJECTIONS running?): the deletion is recorded; run this again to erase now');
+          }
+          throw new Error(describeCompanyError(erased.left));
+        }
         return { id, deletionRequestedAt, eraseAfter, erasedAt: erased.right.erasedAt };
       });
       const readable =

@@ -78,7 +78,8 @@ export const adminCompanies: ApiModule = {
           'read-model document, its webhook deliveries and their log, the responses kept for `Idempotency-Key` replays, its console sessions ' +
           'and usage counters; its API keys are revoked and its webhook subscriptions\' secrets destroyed. The company then answers 404 ' +
           'everywhere and is listed nowhere. Asked again while the deletion waits, it answers the same and records nothing ' +
-          '(no `X-Log-Position`). The body is not read.',
+          '(no `X-Log-Position`). With `now=true`, a 503 `READ_MODELS_BEHIND` says the read models stayed behind the log for the ' +
+          'whole wait: the deletion is recorded and nothing is erased yet; send the request again. The body is not read.',
         parameters: [
           idParameter('company'),
           {

@@ -13,6 +13,7 @@ import { adminMetadata, adminOf } from '../../../http/adminMetadata.js';
 import type { CompanyDataEraser } from '../../../application/personalData/CompanyDataEraser.js';
 import { eraseCompany, requestCompanyDeletion } from '../application/companyDeletion.js';
 import { companyHttpError, companyNotFoundError } from './companyHttpErrors.js';
+import { HttpError } from '../../../http/HttpError.js';
 import { afterWrite } from '../../../http/middleware/consistentReads.js';
 import { adminCompanies as adminCompaniesOpenApi } from './companiesAdminOpenApi.js';
 import { decodeListParams, pageMeta, validationFailed } from '../../../http/query/listQuery.js';
@@ -30,6 +31,13 @@ export interface AdminCompanyRoutesDeps {
     readonly compact: () => Promise<unknown>;
   };
 }
+
+/** A `now=true` erasure the read models are too far behind the log for. */
+const readModelsBehind = (): HttpError =>
+  new HttpError(503, 'Service unavailable', 'The company cannot be erased yet: the read models are catching up with the log. Retry in a moment.', {
+    code: 'READ_MODELS_BEHIND',
+    headers: { 'Retry-After': '1' },
+  });
 
 /** `?now=`: absent or `false`, the deletion waits; `true`, the company is erased at once; anything else a 422. */
 const eraseNow = (now: unknown): boolean => {
@@ -94,8 +102,12 @@ export const adminCompanyRoutes = (deps: AdminCompanyRoutesDeps): Router => {
       },
       { companyId, metadata },
     );
-    // Only another erasure, or a cancellation, can come between the request and the erasure.
-    if (E.isLeft(erased)) throw companyNotFoundError();
+    if (E.isLeft(erased)) {
+      // The deletion is recorded and waits: the same request sent again erases the company once the read models caught up.
+      if (erased.left.kind === 'ReadModelsBehind') throw readModelsBehind();
+      // Only another erasure, or a cancellation, can come between the request and the erasure.
+      throw companyNotFoundError();
+    }
     await afterWrite(ctx, deps.progress, erased.right.position, deps.readYourWritesTimeoutMs);
     ctx.status = 200;
     ctx.body = { success: true, data: { id, deletionRequestedAt, eraseAfter, erasedAt: erased.right.erasedAt } };

@@ -80,6 +80,11 @@ export interface ErasedCompany {
   readonly position: Position | null;
 }
 
+/** The read models stayed behind the log for the whole wait: what they list cannot be erased yet (nothing was). */
+export interface ReadModelsBehind {
+  readonly kind: 'ReadModelsBehind';
+}
+
 /** What erases a company: its log, what forgets what the log and read models do not hold, and the read models' pace. */
 export interface CompanyErasureDeps {
   readonly commands: CommandDeps;
@@ -96,12 +101,14 @@ export interface CompanyErasureDeps {
  * read models do not hold is forgotten (`CompanyDataEraser`), then `CompanyErased`
  * is recorded with the counts, the read models drop every document of the company
  * as they apply it, and the engine compacts. An erased company answers its first
- * erasure (nothing done again); one without a waiting deletion is refused.
+ * erasure (nothing done again); one without a waiting deletion is refused, and
+ * nothing is done while the read models stay behind the log (`ReadModelsBehind`:
+ * tried again later, by the sweep or the caller).
  */
 export const eraseCompany = async (
   deps: CompanyErasureDeps,
   input: { readonly companyId: string; readonly metadata: WriteMetadata },
-): Promise<E.Either<CompanyNotFound | CompanyDeletionNotRequested, ErasedCompany>> => {
+): Promise<E.Either<CompanyNotFound | CompanyDeletionNotRequested | ReadModelsBehind, ErasedCompany>> => {
   const { commands } = deps;
   const stream = companyStream(input.companyId);
   const { state } = await loadAggregate(commands.eventStore, stream, companySpec);
@@ -109,7 +116,7 @@ export const eraseCompany = async (
   if (state.status === 'none') return E.left({ kind: 'CompanyNotFound', companyId: input.companyId });
   if (!state.deletion) return E.left({ kind: 'CompanyDeletionNotRequested', companyId: input.companyId });
   const head = await commands.eventStore.headPosition();
-  if (head !== null && !(await deps.waitForReadModels(head))) throw new Error('the read models did not reach the log in time; the erasure is retried later');
+  if (head !== null && !(await deps.waitForReadModels(head))) return E.left({ kind: 'ReadModelsBehind' });
   const at = commands.clock.now();
   const counts = await deps.data.forget(input.companyId, at);
   const outcome = await handleCommand(commands, {
