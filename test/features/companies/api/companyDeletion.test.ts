@@ -1,9 +1,17 @@
+import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
 import * as E from 'fp-ts/lib/Either.js';
 import { startHarness, type Harness } from '../../../support/httpHarness.js';
 import { clockAhead } from '../../../support/clocks.js';
 import { cancelCompanyDeletion } from '../../../../src/features/companies/index.js';
 import { newId } from '../../../../src/shared/ids.js';
+import { loadConfig } from '../../../../src/config.js';
+import { createLogger } from '../../../../src/logging.js';
+import { startChronicle } from '../../../../src/startup/startChronicle.js';
+import { tempDir } from '../../../support/tempStore.js';
+import { createCompany, requestCompanyDeletion } from '../../../../src/features/companies/index.js';
+import { CompanyName } from '../../../../src/features/companies/domain/CompanyName.js';
+import { valid } from '../../apiKeys/decode.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -101,5 +109,41 @@ describe('DELETE /admin/companies/:id, and the erasure at the end of the waiting
     expect([malformed.status, malformed.body.error]).to.deep.equal([422, 'Validation failed']);
     expect((await api.request('DELETE', `/admin/companies/${target.companyId}`, { key: target.key })).status).to.equal(401);
     expect((await admin('GET', `/admin/companies/${target.companyId}`)).status).to.equal(200);
+  });
+});
+
+describe('A waiting deletion survives a restart: the sweep of the next start erases the company', function () {
+  this.timeout(60_000);
+
+  it('erases, after a restart, a company whose deletion the process before recorded, once its period is over', async () => {
+    const dir = tempDir();
+    const time = clockAhead();
+    const config = loadConfig({ DATA_DIR: dir.path, PORT: '0', DELETED_COMPANIES_RETENTION_DAYS: '1', DELETED_RECORDS_SWEEP_SECONDS: '1' });
+    const start = () => startChronicle(config, createLogger('silent', new PassThrough()), undefined, { clock: time });
+    try {
+      const first = await start();
+      let companyId: string;
+      try {
+        const commands = { eventStore: first.stores.eventStore, newId, clock: time };
+        const made = await createCompany(commands, { name: valid(CompanyName, 'Restarted Ltd'), metadata: { source: 'cli', correlationId: newId() } });
+        if (E.isLeft(made)) throw new Error('no company');
+        companyId = made.right.id;
+        const requested = await requestCompanyDeletion(commands, { companyId, retentionMs: DAY_MS, requestedBy: 'cli', metadata: { source: 'cli', correlationId: newId() } });
+        expect(E.isRight(requested)).to.equal(true);
+      } finally {
+        await first.close();
+      }
+      time.advance(DAY_MS + 60_000);
+      const second = await start();
+      try {
+        const types = async () => (await second.stores.eventStore.readStream(`company-${companyId}`)).map((event) => event.type);
+        expect(await within(15_000, async () => (await types()).includes('CompanyErased'))).to.equal(true);
+        expect(await types()).to.deep.equal(['CompanyCreated', 'CompanyDeletionRequested', 'CompanyErased']);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      dir.dispose();
+    }
   });
 });
