@@ -1,6 +1,7 @@
 import {
   badMinLogPosition,
   bodyErrorsOf,
+  errorCase,
   idParameter,
   itemEnvelope,
   json,
@@ -96,6 +97,11 @@ export const adminCompanies: ApiModule = {
           // A DELETE needs no body; one that carries a body must send JSON.
           ...bodyErrorsOf('admin'),
           '404': companyNotFound,
+          '409': jsonResponse(
+            'With `now=true`: the deletion was cancelled between its request and the erasure (`Company deletion cancelled`); nothing was erased.',
+            'CompanyDeletionCancelledError',
+            'admin',
+          ),
           '422': validationFailed('`now` is neither `true` nor `false`', 'admin'),
         },
       }),
@@ -140,6 +146,7 @@ export const adminCompanies: ApiModule = {
         erasedAt: schemaRef('Timestamp'),
       },
     },
+    CompanyDeletionCancelledError: errorCase({ const: 'Company deletion cancelled' }),
     CompanyDeletionResponse: itemEnvelope('CompanyDeletion'),
     CompanyErasedResponse: itemEnvelope('CompanyErased'),
     CompanyResponse: itemEnvelope('Company'),

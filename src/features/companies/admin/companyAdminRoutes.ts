@@ -39,6 +39,10 @@ const readModelsBehind = (): HttpError =>
     headers: { 'Retry-After': '1' },
   });
 
+/** A `now=true` erasure of a company whose deletion was cancelled meanwhile. */
+const deletionCancelled = (): HttpError =>
+  new HttpError(409, 'Company deletion cancelled', 'The deletion was cancelled before the company could be erased; nothing was erased.');
+
 /** `?now=`: absent or `false`, the deletion waits; `true`, the company is erased at once; anything else a 422. */
 const eraseNow = (now: unknown): boolean => {
   if (now === undefined || now === 'false') return false;
@@ -105,7 +109,8 @@ export const adminCompanyRoutes = (deps: AdminCompanyRoutesDeps): Router => {
     if (E.isLeft(erased)) {
       // The deletion is recorded and waits: the same request sent again erases the company once the read models caught up.
       if (erased.left.kind === 'ReadModelsBehind') throw readModelsBehind();
-      // Only another erasure, or a cancellation, can come between the request and the erasure.
+      // A cancellation came between the request and the erasure (an erasure by another process answers as done).
+      if (erased.left.kind === 'CompanyDeletionNotRequested') throw deletionCancelled();
       throw companyNotFoundError();
     }
     await afterWrite(ctx, deps.progress, erased.right.position, deps.readYourWritesTimeoutMs);

@@ -1,8 +1,7 @@
 import { cachedDecoder } from '../../../application/versioning/decodeStoredEvent.js';
 import type { DocumentCollection, ListQuery, Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
 import { ContactEvent } from '../domain/contactEvents.js';
-import { PLATFORM_SCOPE } from '../../companies/index.js';
-import { erasedWithCompany } from '../../companies/index.js';
+import { PLATFORM_SCOPE, erasedWithCompany } from '../../companies/index.js';
 
 /**
  * A deleted contact awaiting the end of its restore period. Kept under the
@@ -19,8 +18,8 @@ const decode = cachedDecoder(ContactEvent);
 
 /**
  * `deleted_contacts`: one document per deleted contact, from its `ContactDeleted`
- * until it is restored or erased; the retention sweep erases those whose
- * `restorableUntil` has passed.
+ * until it is restored or erased (or its company is); the retention sweep erases
+ * those whose `restorableUntil` has passed.
  */
 export const deletedContactsProjection: Projection<DeletedContactDoc> = erasedWithCompany({
   name: 'deleted_contacts',
