@@ -15,6 +15,8 @@ const requested: CompanyEvent = {
 };
 const cancel = { type: 'CancelCompanyDeletion', companyId: 'co-1', at: new Date('2026-03-03T10:00:00.000Z') } as const;
 const cancelled: CompanyEvent = { type: 'CompanyDeletionCancelled', data: { companyId: 'co-1', cancelledAt: '2026-03-03T10:00:00.000Z' } };
+const start = { type: 'StartCompanyErasure', companyId: 'co-1', at: new Date('2026-04-01T10:05:00.000Z') } as const;
+const started: CompanyEvent = { type: 'CompanyErasureStarted', data: { companyId: 'co-1', startedAt: '2026-04-01T10:05:00.000Z' } };
 const counts = { contacts: 3, users: 1, apiKeys: 2, webhookSubscriptions: 1, webhookDeliveries: 4, keptResponses: 5, consoleSessions: 0, usageRows: 2 };
 const erase = { type: 'EraseCompany', companyId: 'co-1', at: new Date('2026-04-01T10:10:00.000Z'), counts } as const;
 const erased: CompanyEvent = { type: 'CompanyErased', data: { companyId: 'co-1', erasedAt: '2026-04-01T10:10:00.000Z', ...counts } };
@@ -25,31 +27,46 @@ describe('company decider: deletion', () => {
     it('refuses a deletion as not found', () => spec.given().when(request).thenError(notFound));
     it('refuses a cancellation as not found', () => spec.given().when(cancel).thenError(notFound));
     it('refuses an erasure as not found', () => spec.given().when(erase).thenError(notFound));
+    it('refuses to start an erasure as not found', () => spec.given().when(start).thenError(notFound));
   });
 
   describe('given a created company', () => {
     it('records the deletion asked for, with when it is erased and who asked', () => spec.given(created).when(request).then(requested));
     it('records no cancellation when no deletion waits', () => spec.given(created).when(cancel).then());
-    it('refuses an erasure nobody asked for', () =>
-      spec.given(created).when(erase).thenError({ kind: 'CompanyDeletionNotRequested', companyId: 'co-1' }));
+    it('refuses to start an erasure nobody asked for', () =>
+      spec.given(created).when(start).thenError({ kind: 'CompanyDeletionNotRequested', companyId: 'co-1' }));
+    it('refuses to end an erasure that did not start', () =>
+      spec.given(created).when(erase).thenError({ kind: 'CompanyErasureNotStarted', companyId: 'co-1' }));
   });
 
   describe('given a deletion waiting', () => {
     it('records nothing when it is asked for again', () =>
       spec.given(created, requested).when({ ...request, at: new Date('2026-03-05T10:00:00.000Z'), eraseAfter: new Date('2026-04-04T10:00:00.000Z') }).then());
     it('cancels it', () => spec.given(created, requested).when(cancel).then(cancelled));
-    it('erases the company, with what the erasure reached', () => spec.given(created, requested).when(erase).then(erased));
+    it('starts its erasure', () => spec.given(created, requested).when(start).then(started));
+    it('refuses to end an erasure that did not start', () =>
+      spec.given(created, requested).when(erase).thenError({ kind: 'CompanyErasureNotStarted', companyId: 'co-1' }));
+  });
+
+  describe('given an erasure under way', () => {
+    const history = [created, requested, started];
+    it('erases the company, with what the erasure reached', () => spec.given(...history).when(erase).then(erased));
+    it('refuses a cancellation: what it forgot cannot come back', () =>
+      spec.given(...history).when(cancel).thenError({ kind: 'CompanyErasureUnderWay', companyId: 'co-1' }));
+    it('records nothing when it is started again (an erasure cut short goes on)', () => spec.given(...history).when(start).then());
+    it('records nothing when the deletion is asked for again', () => spec.given(...history).when(request).then());
   });
 
   describe('given a deletion cancelled', () => {
-    it('refuses the erasure', () =>
-      spec.given(created, requested, cancelled).when(erase).thenError({ kind: 'CompanyDeletionNotRequested', companyId: 'co-1' }));
+    it('refuses to start the erasure', () =>
+      spec.given(created, requested, cancelled).when(start).thenError({ kind: 'CompanyDeletionNotRequested', companyId: 'co-1' }));
     it('records a new deletion asked for', () => spec.given(created, requested, cancelled).when(request).then(requested));
   });
 
   describe('given an erased company (final)', () => {
-    const history = [created, requested, erased];
+    const history = [created, requested, started, erased];
     it('records nothing when it is erased again', () => spec.given(...history).when(erase).then());
+    it('refuses to start an erasure again as not found', () => spec.given(...history).when(start).thenError(notFound));
     it('refuses a new deletion as not found', () => spec.given(...history).when(request).thenError(notFound));
     it('refuses a cancellation as not found', () => spec.given(...history).when(cancel).thenError(notFound));
     it('refuses to create it again', () =>

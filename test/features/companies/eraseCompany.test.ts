@@ -4,7 +4,19 @@ import * as E from 'fp-ts/lib/Either.js';
 import { SqliteEventStore } from '../../../src/adapters/sqlite/SqliteEventStore.js';
 import type { CommandDeps } from '../../../src/application/commands/CommandDeps.js';
 import type { CompanyErasureCounts } from '../../../src/application/personalData/CompanyDataEraser.js';
-import { createCompany, eraseCompany, requestCompanyDeletion, type CompanyErasureDeps } from '../../../src/features/companies/index.js';
+import {
+  cancelCompanyDeletion,
+  companiesProjection,
+  createCompany,
+  deletionsDue,
+  eraseCompany,
+  requestCompanyDeletion,
+  type CompanyErasureDeps,
+} from '../../../src/features/companies/index.js';
+import { handleCommand } from '../../../src/application/commands/handleCommand.js';
+import { MemoryReadModelStore } from '../../../src/adapters/memory/MemoryReadModelStore.js';
+import { companyDecider } from '../../../src/features/companies/domain/companyDecider.js';
+import { CompanyEvent } from '../../../src/features/companies/domain/companyEvents.js';
 import { CompanyName } from '../../../src/features/companies/domain/CompanyName.js';
 import { manualClock } from '../../support/clocks.js';
 import { tempDir } from '../../support/tempStore.js';
@@ -58,8 +70,8 @@ describe('eraseCompany', () => {
     expect(E.isRight(erased) && erased.right).to.deep.include({ id: companyId, erasedAt: '2026-05-01T00:00:00.000Z', counts: COUNTS });
     expect(forgotten).to.deep.equal([companyId]);
     expect(compacted).to.equal(1);
-    expect(await typesOf(companyId)).to.deep.equal(['CompanyCreated', 'CompanyDeletionRequested', 'CompanyErased']);
-    expect((await eventStore.readStream(`company-${companyId}`))[2]!.data).to.deep.equal({ companyId, erasedAt: '2026-05-01T00:00:00.000Z', ...COUNTS });
+    expect(await typesOf(companyId)).to.deep.equal(['CompanyCreated', 'CompanyDeletionRequested', 'CompanyErasureStarted', 'CompanyErased']);
+    expect((await eventStore.readStream(`company-${companyId}`))[3]!.data).to.deep.equal({ companyId, erasedAt: '2026-05-01T00:00:00.000Z', ...COUNTS });
   });
 
   it('answers an erased company with its first erasure, doing nothing again', async () => {
@@ -68,7 +80,31 @@ describe('eraseCompany', () => {
     const again = await eraseCompany(deps(true), { companyId, metadata: system() });
     expect(E.isRight(again) && again.right).to.deep.equal({ id: companyId, erasedAt: '2026-05-01T00:00:00.000Z', counts: null, position: null });
     expect(forgotten).to.have.length(1);
-    expect(await typesOf(companyId)).to.have.length(3);
+    expect(await typesOf(companyId)).to.have.length(4);
+  });
+
+  it('finishes an erasure cut short after it started, and the sweep lists it as due whatever its eraseAfter', async () => {
+    const companyId = await waitingCompany();
+    const cutShort = await handleCommand(commands, {
+      decider: companyDecider,
+      eventCodec: CompanyEvent,
+      stream: `company-${companyId}`,
+      command: { type: 'StartCompanyErasure', companyId, at: commands.clock.now() },
+      metadata: { ...system(), companyId },
+    });
+    expect(E.isRight(cutShort)).to.equal(true);
+    const readModels = new MemoryReadModelStore();
+    await readModels.collection(companiesProjection).apply(await eventStore.readAll());
+    // Its eraseAfter (a second after the request) is ahead of this time: listed all the same.
+    expect(await deletionsDue(readModels)(new Date('2026-04-01T00:00:00.000Z'), 10)).to.deep.equal([companyId]);
+    const cancelled = await cancelCompanyDeletion(commands, { companyId, metadata: system() });
+    expect(cancelled).to.deep.equal(E.left({ kind: 'CompanyErasureUnderWay', companyId }));
+
+    const erased = await eraseCompany(deps(true), { companyId, metadata: system() });
+    expect(E.isRight(erased) && erased.right.counts).to.deep.equal(COUNTS);
+    expect(await typesOf(companyId)).to.deep.equal(['CompanyCreated', 'CompanyDeletionRequested', 'CompanyErasureStarted', 'CompanyErased']);
+    await readModels.collection(companiesProjection).apply(await eventStore.readAll());
+    expect(await deletionsDue(readModels)(new Date('2026-06-01T00:00:00.000Z'), 10)).to.deep.equal([]);
   });
 
   it('erases nothing while the read models stay behind the log (they list what is forgotten)', async () => {

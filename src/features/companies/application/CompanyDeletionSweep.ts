@@ -30,7 +30,8 @@ export interface CompanyDeletionSweepDeps extends CompanyErasureDeps {
  * What is due is decided from the log: the read model lists candidates, and a
  * company is erased only when its stream, read then, still has its deletion
  * waiting with its period over (a cancellation the read model has not applied yet
- * wins). A restart loses nothing: the waiting deletions are in the log.
+ * wins), or its erasure begun and not ended (cut short by a crash). A restart
+ * loses nothing: the waiting deletions are in the log.
  */
 export class CompanyDeletionSweep {
   private readonly periodic: PeriodicRun<number>;
@@ -78,7 +79,9 @@ export class CompanyDeletionSweep {
   private async eraseIfDue(companyId: string, now: Date): Promise<boolean> {
     const { commands } = this.deps;
     const { state } = await loadAggregate(commands.eventStore, companyStream(companyId), { eventCodec: CompanyEvent, decider: companyDecider });
-    if (state.status !== 'created' || !state.deletion || Date.parse(state.deletion.eraseAfter) > now.getTime()) return false;
+    if (state.status !== 'created' || !state.deletion) return false;
+    // An erasure cut short is finished whatever its `eraseAfter` (a `now=true` one's is still ahead).
+    if (state.deletion.erasingSince === null && Date.parse(state.deletion.eraseAfter) > now.getTime()) return false;
     const result = await eraseCompany(this.deps, { companyId, metadata: { source: 'system', correlationId: commands.newId() } });
     if (E.isLeft(result)) return false;
     this.deps.logger.info({ companyId, ...(result.right.counts ?? {}) }, 'company erased');

@@ -1,5 +1,13 @@
 import { companyDecider } from '../domain/companyDecider.js';
-import { CompanyCreated, CompanyDeletionCancelled, CompanyDeletionRequested, CompanyErased, CompanyEvent, companyStream } from '../domain/companyEvents.js';
+import {
+  CompanyCreated,
+  CompanyDeletionCancelled,
+  CompanyDeletionRequested,
+  CompanyErased,
+  CompanyErasureStarted,
+  CompanyEvent,
+  companyStream,
+} from '../domain/companyEvents.js';
 import { storedEventType } from '../../../application/versioning/storedEventTypes.js';
 import { describeAggregate } from '../../../application/aggregates/AggregateDescriptor.js';
 
@@ -13,6 +21,7 @@ export const companyAggregate = describeAggregate({
     storedEventType('CompanyCreated', [CompanyCreated]),
     storedEventType('CompanyDeletionRequested', [CompanyDeletionRequested]),
     storedEventType('CompanyDeletionCancelled', [CompanyDeletionCancelled]),
+    storedEventType('CompanyErasureStarted', [CompanyErasureStarted]),
     storedEventType('CompanyErased', [CompanyErased]),
   ],
 });

@@ -6,7 +6,7 @@ import type { WriteMetadata } from '../../../application/commands/WriteMetadata.
 import type { CompanyDataEraser, CompanyErasureCounts } from '../../../application/personalData/CompanyDataEraser.js';
 import type { Position } from '../../../shared/Position.js';
 import { companyDecider } from '../domain/companyDecider.js';
-import type { CompanyDeletionNotRequested, CompanyNotFound } from '../domain/companyErrors.js';
+import type { CompanyDeletionNotRequested, CompanyErasureUnderWay, CompanyNotFound } from '../domain/companyErrors.js';
 import { CompanyEvent, companyStream } from '../domain/companyEvents.js';
 
 /** A deletion asked for: when, and after when the company is erased. */
@@ -19,11 +19,6 @@ export interface RequestedDeletion {
 }
 
 const companySpec = { decider: companyDecider, eventCodec: CompanyEvent } as const;
-
-const refusal = (error: { readonly kind: string; readonly companyId: string }): CompanyNotFound | CompanyDeletionNotRequested =>
-  error.kind === 'CompanyDeletionNotRequested'
-    ? { kind: 'CompanyDeletionNotRequested', companyId: error.companyId }
-    : { kind: 'CompanyNotFound', companyId: error.companyId };
 
 /**
  * Asks for the company's deletion: `CompanyDeletionRequested`, erased once
@@ -56,19 +51,23 @@ export const requestCompanyDeletion = async (
 /**
  * Calls off the company's waiting deletion (`CompanyDeletionCancelled`): the sweep
  * then leaves it alone. With none waiting it records nothing (`cancelled: false`);
- * an unknown or erased company is not found.
+ * an unknown or erased company is not found, and one whose erasure has begun
+ * (`CompanyErasureStarted`) is refused: its erasure is finished, not cancelled.
  */
 export const cancelCompanyDeletion = async (
   deps: CommandDeps,
   input: { readonly companyId: string; readonly metadata: WriteMetadata },
-): Promise<E.Either<CompanyNotFound, { readonly cancelled: boolean; readonly position: Position | null }>> => {
+): Promise<E.Either<CompanyNotFound | CompanyErasureUnderWay, { readonly cancelled: boolean; readonly position: Position | null }>> => {
   const outcome = await handleCommand(deps, {
     ...companySpec,
     stream: companyStream(input.companyId),
     command: { type: 'CancelCompanyDeletion', companyId: input.companyId, at: deps.clock.now() },
     metadata: { ...input.metadata, companyId: input.companyId },
   });
-  if (E.isLeft(outcome)) return E.left({ kind: 'CompanyNotFound', companyId: input.companyId });
+  if (E.isLeft(outcome)) {
+    const { kind } = outcome.left;
+    return E.left(kind === 'CompanyErasureUnderWay' ? { kind, companyId: input.companyId } : { kind: 'CompanyNotFound', companyId: input.companyId });
+  }
   return E.right({ cancelled: outcome.right.events.length > 0, position: outcome.right.position });
 };
 
@@ -97,13 +96,15 @@ export interface CompanyErasureDeps {
 
 /**
  * Erases a company whose deletion was asked for, now: once the read models have
- * caught up with the log (they list what is forgotten), everything the log and the
+ * caught up with the log (they list what is forgotten), `CompanyErasureStarted`
+ * (from then on the deletion cannot be cancelled), then everything the log and the
  * read models do not hold is forgotten (`CompanyDataEraser`), then `CompanyErased`
  * is recorded with the counts, the read models drop every document of the company
- * as they apply it, and the engine compacts. An erased company answers its first
- * erasure (nothing done again); one without a waiting deletion is refused, and
- * nothing is done while the read models stay behind the log (`ReadModelsBehind`:
- * tried again later, by the sweep or the caller).
+ * as they apply it, and the engine compacts. An erasure cut short (a crash) is
+ * finished by the next one. An erased company answers its first erasure (nothing
+ * done again); one without a waiting deletion is refused, and nothing is done while
+ * the read models stay behind the log (`ReadModelsBehind`: tried again later, by
+ * the sweep or the caller).
  */
 export const eraseCompany = async (
   deps: CompanyErasureDeps,
@@ -118,14 +119,22 @@ export const eraseCompany = async (
   const head = await commands.eventStore.headPosition();
   if (head !== null && !(await deps.waitForReadModels(head))) return E.left({ kind: 'ReadModelsBehind' });
   const at = commands.clock.now();
+  const metadata = { ...input.metadata, companyId: input.companyId };
+  // A cancellation recorded since the state was read wins here, before anything is forgotten.
+  const started = await handleCommand(commands, { ...companySpec, stream, command: { type: 'StartCompanyErasure', companyId: input.companyId, at }, metadata });
+  if (E.isLeft(started)) {
+    const { kind } = started.left;
+    return E.left(kind === 'CompanyDeletionNotRequested' ? { kind, companyId: input.companyId } : { kind: 'CompanyNotFound', companyId: input.companyId });
+  }
   const counts = await deps.data.forget(input.companyId, at);
   const outcome = await handleCommand(commands, {
     ...companySpec,
     stream,
     command: { type: 'EraseCompany', companyId: input.companyId, at, counts },
-    metadata: { ...input.metadata, companyId: input.companyId },
+    metadata,
   });
-  if (E.isLeft(outcome)) return E.left(refusal(outcome.left));
+  // Only an erasure can follow a started one: this one's, or another process's (which answers as done).
+  if (E.isLeft(outcome)) throw new Error(`EraseCompany refused after the erasure started: ${outcome.left.kind}`);
   const erased = outcome.right.state;
   if (erased.status !== 'erased') throw new Error('EraseCompany left the company unerased');
   const { position } = outcome.right;

@@ -25,7 +25,14 @@ export interface CancelCompanyDeletion {
   readonly at: Date;
 }
 
-/** Records that the company, whose deletion was asked for, is erased, with what the erasure reached. */
+/** Begins the erasure of a company whose deletion waits: from then on it cannot be cancelled. */
+export interface StartCompanyErasure {
+  readonly type: 'StartCompanyErasure';
+  readonly companyId: string;
+  readonly at: Date;
+}
+
+/** Records that the company, whose erasure began, is erased, with what the erasure reached. */
 export interface EraseCompany {
   readonly type: 'EraseCompany';
   readonly companyId: string;
@@ -33,4 +40,4 @@ export interface EraseCompany {
   readonly counts: CompanyErasureCounts;
 }
 
-export type CompanyCommand = CreateCompany | RequestCompanyDeletion | CancelCompanyDeletion | EraseCompany;
+export type CompanyCommand = CreateCompany | RequestCompanyDeletion | CancelCompanyDeletion | StartCompanyErasure | EraseCompany;

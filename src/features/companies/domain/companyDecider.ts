@@ -11,9 +11,14 @@ export interface WaitingDeletion {
   readonly eraseAfter: string;
 }
 
+/** A deletion in the decider's state: waiting, or its erasure under way since `erasingSince`. */
+export interface Deletion extends WaitingDeletion {
+  readonly erasingSince: string | null;
+}
+
 export type CompanyState =
   | { readonly status: 'none' }
-  | { readonly status: 'created'; readonly companyId: string; readonly name: string; readonly deletion: WaitingDeletion | null }
+  | { readonly status: 'created'; readonly companyId: string; readonly name: string; readonly deletion: Deletion | null }
   | { readonly status: 'erased'; readonly companyId: string; readonly erasedAt: string };
 
 export const companyDecider: Decider<CompanyCommand, CompanyEvent, CompanyState, CompanyError> = {
@@ -45,12 +50,20 @@ export const companyDecider: Decider<CompanyCommand, CompanyEvent, CompanyState,
       case 'CancelCompanyDeletion':
         if (state.status !== 'created') return E.left({ kind: 'CompanyNotFound', companyId: command.companyId });
         if (!state.deletion) return E.right([]);
+        // What an erasure under way forgot cannot come back: it is finished, not cancelled.
+        if (state.deletion.erasingSince !== null) return E.left({ kind: 'CompanyErasureUnderWay', companyId: command.companyId });
         return E.right([{ type: 'CompanyDeletionCancelled', data: { companyId: command.companyId, cancelledAt: toIsoTimestamp(command.at) } }]);
+      case 'StartCompanyErasure':
+        if (state.status !== 'created') return E.left({ kind: 'CompanyNotFound', companyId: command.companyId });
+        if (!state.deletion) return E.left({ kind: 'CompanyDeletionNotRequested', companyId: command.companyId });
+        // Started already (an erasure cut short): it goes on.
+        if (state.deletion.erasingSince !== null) return E.right([]);
+        return E.right([{ type: 'CompanyErasureStarted', data: { companyId: command.companyId, startedAt: toIsoTimestamp(command.at) } }]);
       case 'EraseCompany':
         // Erased is final: erasing again records nothing.
         if (state.status === 'erased') return E.right([]);
         if (state.status === 'none') return E.left({ kind: 'CompanyNotFound', companyId: command.companyId });
-        if (!state.deletion) return E.left({ kind: 'CompanyDeletionNotRequested', companyId: command.companyId });
+        if (state.deletion?.erasingSince == null) return E.left({ kind: 'CompanyErasureNotStarted', companyId: command.companyId });
         return E.right([{ type: 'CompanyErased', data: { companyId: command.companyId, erasedAt: toIsoTimestamp(command.at), ...command.counts } }]);
       default:
         return assertNever(command);
@@ -61,9 +74,13 @@ export const companyDecider: Decider<CompanyCommand, CompanyEvent, CompanyState,
       case 'CompanyCreated':
         return { status: 'created', companyId: event.data.companyId, name: event.data.name, deletion: null };
       case 'CompanyDeletionRequested':
-        return state.status === 'created' ? { ...state, deletion: { requestedAt: event.data.requestedAt, eraseAfter: event.data.eraseAfter } } : state;
+        return state.status === 'created'
+          ? { ...state, deletion: { requestedAt: event.data.requestedAt, eraseAfter: event.data.eraseAfter, erasingSince: null } }
+          : state;
       case 'CompanyDeletionCancelled':
         return state.status === 'created' ? { ...state, deletion: null } : state;
+      case 'CompanyErasureStarted':
+        return state.status === 'created' && state.deletion ? { ...state, deletion: { ...state.deletion, erasingSince: event.data.startedAt } } : state;
       case 'CompanyErased':
         return { status: 'erased', companyId: event.data.companyId, erasedAt: event.data.erasedAt };
       default:

@@ -4,7 +4,16 @@ export type CompanyNotFound = { readonly kind: 'CompanyNotFound'; readonly compa
 /** An erasure of a company whose deletion was not asked for (or was cancelled). */
 export type CompanyDeletionNotRequested = { readonly kind: 'CompanyDeletionNotRequested'; readonly companyId: string };
 
-export type CompanyError = { readonly kind: 'CompanyAlreadyExists'; readonly companyId: string } | CompanyNotFound | CompanyDeletionNotRequested;
+/** A cancellation, or an erasure's end, that comes at the wrong point of the erasure. */
+export type CompanyErasureUnderWay = { readonly kind: 'CompanyErasureUnderWay'; readonly companyId: string };
+export type CompanyErasureNotStarted = { readonly kind: 'CompanyErasureNotStarted'; readonly companyId: string };
+
+export type CompanyError =
+  | { readonly kind: 'CompanyAlreadyExists'; readonly companyId: string }
+  | CompanyNotFound
+  | CompanyDeletionNotRequested
+  | CompanyErasureUnderWay
+  | CompanyErasureNotStarted;
 
 export const describeCompanyError = (error: CompanyError): string => {
   switch (error.kind) {
@@ -14,5 +23,9 @@ export const describeCompanyError = (error: CompanyError): string => {
       return `Company ${error.companyId} not found`;
     case 'CompanyDeletionNotRequested':
       return `Company ${error.companyId} has no deletion waiting`;
+    case 'CompanyErasureUnderWay':
+      return `Company ${error.companyId} is being erased: its deletion can no longer be cancelled`;
+    case 'CompanyErasureNotStarted':
+      return `Company ${error.companyId} has no erasure under way`;
   }
 };

@@ -24,6 +24,16 @@ export const CompanyDeletionCancelled = t.type({
 });
 export type CompanyDeletionCancelled = t.TypeOf<typeof CompanyDeletionCancelled>;
 
+/**
+ * The company's erasure has begun: from here on it is finished, never cancelled (what
+ * it forgets cannot come back), by whichever erasure runs next if this one is cut short.
+ */
+export const CompanyErasureStarted = t.type({
+  type: t.literal('CompanyErasureStarted'),
+  data: t.type({ companyId: t.string, startedAt: t.string }),
+});
+export type CompanyErasureStarted = t.TypeOf<typeof CompanyErasureStarted>;
+
 /** What a company's erasure reached, counted (no id, no value). */
 export const CompanyErasureCounts = t.type({
   contacts: t.number,
@@ -49,7 +59,7 @@ export const CompanyErased = t.type({
 export type CompanyErased = t.TypeOf<typeof CompanyErased>;
 
 /** Every event of a `company-<id>` stream. */
-export const CompanyEvent = t.union([CompanyCreated, CompanyDeletionRequested, CompanyDeletionCancelled, CompanyErased]);
+export const CompanyEvent = t.union([CompanyCreated, CompanyDeletionRequested, CompanyDeletionCancelled, CompanyErasureStarted, CompanyErased]);
 export type CompanyEvent = t.TypeOf<typeof CompanyEvent>;
 
 export const companyStream = (companyId: string): string => `company-${companyId}`;

@@ -6,9 +6,10 @@ export const companyPersonalData: PersonalDataDeclaration = {
     CompanyCreated: nothingPersonal('companyId', 'name', 'createdAt'),
     CompanyDeletionRequested: nothingPersonal('companyId', 'requestedAt', 'eraseAfter', 'requestedBy'),
     CompanyDeletionCancelled: nothingPersonal('companyId', 'cancelledAt'),
+    CompanyErasureStarted: nothingPersonal('companyId', 'startedAt'),
     CompanyErased: nothingPersonal('companyId', 'erasedAt'),
   },
   readModels: {
-    companies: nothingPersonal(...DOCUMENT_FIELDS, 'deletion.requestedAt', 'deletion.eraseAfter', 'company.id', 'company.name', 'company.createdAt'),
+    companies: nothingPersonal(...DOCUMENT_FIELDS, 'deletion.requestedAt', 'deletion.eraseAfter', 'deletion.erasingSince', 'company.id', 'company.name', 'company.createdAt'),
   },
 };

@@ -1,7 +1,7 @@
 import type { ListQuery, Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
 import { cachedDecoder } from '../../../application/versioning/decodeStoredEvent.js';
 import { CompanyEvent } from '../domain/companyEvents.js';
-import type { WaitingDeletion } from '../domain/companyDecider.js';
+import type { Deletion } from '../domain/companyDecider.js';
 
 /**
  * The partition every company document is kept under. Read models are kept per
@@ -17,8 +17,8 @@ export interface Company {
 }
 
 export interface CompanyDoc extends ReadModelDocument {
-  /** The deletion waiting for its `eraseAfter`; null (or absent, in documents of earlier releases) when none is. */
-  readonly deletion?: WaitingDeletion | null;
+  /** The deletion waiting for its `eraseAfter`, or its erasure under way; null (or absent, in documents of earlier releases) when none is. */
+  readonly deletion?: Deletion | null;
   readonly company: Company;
 }
 
@@ -27,11 +27,12 @@ const decode = cachedDecoder(CompanyEvent);
 /**
  * `companies`: one document per company, under the platform's partition, in
  * creation order; searchable by name. A deletion asked for is kept in `deletion`
- * until it is cancelled or the company erased; an erased company has no document.
+ * (with `erasingSince` once its erasure began) until it is cancelled or the company
+ * erased; an erased company has no document.
  */
 export const companiesProjection: Projection<CompanyDoc> = {
   name: 'companies',
-  eventTypes: new Set(['CompanyCreated', 'CompanyDeletionRequested', 'CompanyDeletionCancelled', 'CompanyErased']),
+  eventTypes: new Set(['CompanyCreated', 'CompanyDeletionRequested', 'CompanyDeletionCancelled', 'CompanyErasureStarted', 'CompanyErased']),
   indexes: [['company.createdAt']],
   search: ['company.name'],
   view: 'company',
@@ -57,11 +58,20 @@ export const companiesProjection: Projection<CompanyDoc> = {
         return {
           ...withoutDeletion(doc),
           position: event.position,
-          deletion: { requestedAt: decoded.data.requestedAt, eraseAfter: decoded.data.eraseAfter },
+          deletion: { requestedAt: decoded.data.requestedAt, eraseAfter: decoded.data.eraseAfter, erasingSince: null },
           company: doc.company,
         };
       case 'CompanyDeletionCancelled':
         return doc ? { ...withoutDeletion(doc), position: event.position, deletion: null, company: doc.company } : null;
+      case 'CompanyErasureStarted':
+        // Listed as due from then on, whatever its `eraseAfter`: an erasure cut short is finished by the next sweep.
+        if (!doc?.deletion) return doc;
+        return {
+          ...withoutDeletion(doc),
+          position: event.position,
+          deletion: { ...doc.deletion, erasingSince: decoded.data.startedAt },
+          company: doc.company,
+        };
       case 'CompanyErased':
         return null;
     }
@@ -74,10 +84,20 @@ const withoutDeletion = ({ deletion: _deletion, company: _company, ...rest }: Co
 /** The view of a document: the company as the CLI and the admin API show it. */
 export const companyOf = (doc: CompanyDoc): Company => doc.company;
 
-/** The companies whose deletion waits for an `eraseAfter` before `at`, earliest asked first: one page of `limit` (a scan of the platform's companies). */
+/** The companies whose deletion waits for an `eraseAfter` before `at`, oldest companies first: one page of `limit` (a scan of the platform's companies). */
 export const deletionsDueQuery = (at: Date, limit: number): ListQuery => ({
   companyId: PLATFORM_SCOPE,
   filters: [{ op: 'lt', field: 'deletion.eraseAfter', value: at.toISOString() }],
+  page: 1,
+  limit,
+  order: 'asc',
+  withTotal: false,
+});
+
+/** The companies whose erasure began and did not end (cut short): one page of `limit`. */
+export const erasuresUnderWayQuery = (limit: number): ListQuery => ({
+  companyId: PLATFORM_SCOPE,
+  filters: [{ op: 'gte', field: 'deletion.erasingSince', value: '' }],
   page: 1,
   limit,
   order: 'asc',

@@ -1,5 +1,5 @@
 import type { Filter, ListQuery, ReadModelStore } from '../../../application/ports/ReadModelStore.js';
-import { PLATFORM_SCOPE, companiesProjection, companyOf, deletionsDueQuery } from './companiesProjection.js';
+import { PLATFORM_SCOPE, companiesProjection, companyOf, deletionsDueQuery, erasuresUnderWayQuery } from './companiesProjection.js';
 
 export interface CompanyListParams {
   /** Case-insensitive literal text within the name. */
@@ -26,8 +26,16 @@ export const companyNameReader = (readModels: Pick<ReadModelStore, 'collection'>
   };
 };
 
-/** The ids of the companies whose waiting deletion has an `eraseAfter` before `at`, up to `limit` (`CompanyDeletionSweep`'s `due`). */
+/**
+ * The ids of the companies whose erasure is due (`CompanyDeletionSweep`'s `due`): those
+ * whose erasure began and did not end, then those whose waiting deletion has an
+ * `eraseAfter` before `at`; up to `limit` of each.
+ */
 export const deletionsDue =
   (readModels: Pick<ReadModelStore, 'collection'>) =>
-  async (at: Date, limit: number): Promise<string[]> =>
-    (await readModels.collection(companiesProjection).list(deletionsDueQuery(at, limit))).items.map((doc) => doc.id);
+  async (at: Date, limit: number): Promise<string[]> => {
+    const companies = readModels.collection(companiesProjection);
+    const underWay = (await companies.list(erasuresUnderWayQuery(limit))).items;
+    const due = (await companies.list(deletionsDueQuery(at, limit))).items;
+    return [...new Set([...underWay, ...due].map((doc) => doc.id))];
+  };

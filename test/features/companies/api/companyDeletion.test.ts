@@ -77,9 +77,10 @@ describe('DELETE /admin/companies/:id, and the erasure at the end of the waiting
     expect(events.map((event) => [event.type, event.metadata.source])).to.deep.equal([
       ['CompanyCreated', 'cli'],
       ['CompanyDeletionRequested', 'admin'],
+      ['CompanyErasureStarted', 'system'],
       ['CompanyErased', 'system'],
     ]);
-    expect(events[2]!.data).to.include({ companyId: doomed.companyId, contacts: 1, users: 0, apiKeys: 1 });
+    expect(events[3]!.data).to.include({ companyId: doomed.companyId, contacts: 1, users: 0, apiKeys: 1 });
   });
 
   it('erases nothing of a company whose deletion was cancelled, nor of another company', async () => {
@@ -138,7 +139,7 @@ describe('A waiting deletion survives a restart: the sweep of the next start era
       try {
         const types = async () => (await second.stores.eventStore.readStream(`company-${companyId}`)).map((event) => event.type);
         expect(await within(15_000, async () => (await types()).includes('CompanyErased'))).to.equal(true);
-        expect(await types()).to.deep.equal(['CompanyCreated', 'CompanyDeletionRequested', 'CompanyErased']);
+        expect(await types()).to.deep.equal(['CompanyCreated', 'CompanyDeletionRequested', 'CompanyErasureStarted', 'CompanyErased']);
       } finally {
         await second.close();
       }
