@@ -327,7 +327,7 @@ export interface Config {
    * there, and re-applied at start (a backup restored since); undefined: no journal.
    */
   readonly erasureJournal: string | undefined;
-  /** How often the projector erases the deleted contacts whose restore period has ended. */
+  /** How often the projector erases the deleted contacts whose restore period has ended, and the deleted companies whose waiting period has. */
   readonly deletedRecordsSweepSeconds: number;
   /** A deleted company is erased this many days after its deletion was asked for (unless erased at once, or cancelled). */
   readonly deletedCompaniesRetentionDays: number;
