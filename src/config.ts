@@ -236,6 +236,7 @@ const variables = {
   ERASURE_JOURNAL: { codec: nonEmpty, default: undefined },
   // Ten minutes; at most a day.
   DELETED_RECORDS_SWEEP_SECONDS: { codec: intFromString('seconds', 1, 86_400), default: '600' },
+  DELETED_COMPANIES_RETENTION_DAYS: { codec: intFromString('days', 1, 36_500), default: '30' },
   LOG_LEVEL: { codec: logLevel, default: 'info' },
   BASE_PATH: { codec: basePath, default: undefined },
   TLS_CERT_FILE: { codec: nonEmpty, default: undefined },
@@ -326,8 +327,10 @@ export interface Config {
    * there, and re-applied at start (a backup restored since); undefined: no journal.
    */
   readonly erasureJournal: string | undefined;
-  /** How often the projector erases the deleted contacts whose restore period has ended. */
+  /** How often the projector erases the deleted contacts whose restore period has ended, and the deleted companies whose waiting period has. */
   readonly deletedRecordsSweepSeconds: number;
+  /** A deleted company is erased this many days after its deletion was asked for (unless erased at once, or cancelled). */
+  readonly deletedCompaniesRetentionDays: number;
   readonly logLevel: t.TypeOf<typeof logLevel>;
   readonly basePath: string;
   readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
@@ -509,6 +512,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     deletedRecordsRetentionDays: c.DELETED_RECORDS_RETENTION_DAYS,
     erasureJournal: c.ERASURE_JOURNAL,
     deletedRecordsSweepSeconds: c.DELETED_RECORDS_SWEEP_SECONDS,
+    deletedCompaniesRetentionDays: c.DELETED_COMPANIES_RETENTION_DAYS,
     logLevel: c.LOG_LEVEL,
     basePath: c.BASE_PATH ?? '',
     tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : undefined,

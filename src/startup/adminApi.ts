@@ -15,6 +15,7 @@ import { credentialFreshness } from './credentialFreshness.js';
 import type { ReadSide } from './readSide.js';
 import type { Stores } from './Stores.js';
 import type { PersonErasure } from '../application/personalData/PersonErasure.js';
+import { companyDataEraserOf } from './companyErasure.js';
 
 /** What the admin API is built from: the start-up's parts (see `AppParts`). */
 export interface AdminApiParts {
@@ -47,11 +48,13 @@ export const adminApi = (
   const clock = parts.clock ?? systemClock;
   const readYourWrites = { progress, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs };
   const keys = { store: stores.idempotency, clock, ...readYourWrites };
+  const commands = { eventStore, newId, clock };
   const admin: AdminContext = {
-    commands: { eventStore, newId, clock },
+    commands,
     readModels,
     readYourWrites,
     erasure,
+    companyDeletion: { data: companyDataEraserOf(stores, erasure, commands), retentionMs: config.deletedCompaniesRetentionDays * 86_400_000 },
     idempotency: (route, codec) => idempotency(keys, route, codec, adminTokenScope),
     console: { publicUrl: config.console.publicUrl, basePath: config.basePath, sessions: stores.consoleSessions },
   };

@@ -166,5 +166,33 @@ export const idempotencyStoreContract = (name: string, make: () => Promise<Idemp
       expect(await replay(tokenB, 'k-b')).to.deep.equal({ kind: 'completed', fingerprint: ERASED_FINGERPRINT, response: erased });
       expect(await replay(otherCompany, 'k-c')).to.deep.equal({ kind: 'completed', fingerprint: 'fp-k-c', response: mentioning });
     });
+
+    it('forgets, on a company\'s erasure, every record of the company (responses and claims), and nothing of another company or of the admin API', async () => {
+      const complete = async (scope: string, key: string): Promise<void> => {
+        const outcome = await made.store.claim({ companyId: scope, key, fingerprint: `fp-${key}`, now: T0, claimTtlMs: CLAIM_TTL_MS });
+        if (outcome.kind !== 'claimed') throw new Error('expected a claim');
+        await made.store.complete({ companyId: scope, key, token: outcome.token, response, now: T0, retentionMs: RETENTION_MS });
+      };
+      const [otherCompany, adminScope] = [randomUUID(), `${ADMIN_SCOPE_PREFIX}${randomUUID()}`];
+      await complete(companyId, 'k-1');
+      await complete(companyId, 'k-2');
+      await claimed(made.store, 'in-flight');
+      await complete(otherCompany, 'k-1');
+      await complete(adminScope, 'k-1');
+
+      expect(await made.store.forgetCompany(companyId)).to.equal(3);
+
+      // Each key of the company is free again, on this store and on another one over the same storage.
+      const reopened = await made.reopen();
+      try {
+        for (const key of ['k-1', 'k-2', 'in-flight']) expect((await claim(reopened, key, later(1000), 'fp-new')).kind, key).to.equal('claimed');
+      } finally {
+        await reopened.close();
+      }
+      const replay = (scope: string) => made.store.claim({ companyId: scope, key: 'k-1', fingerprint: 'x', now: later(1000), claimTtlMs: CLAIM_TTL_MS });
+      expect(await replay(otherCompany)).to.deep.equal({ kind: 'completed', fingerprint: 'fp-k-1', response });
+      expect(await replay(adminScope)).to.deep.equal({ kind: 'completed', fingerprint: 'fp-k-1', response });
+      expect(await made.store.forgetCompany(randomUUID())).to.equal(0);
+    });
   });
 };

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { RecordedEvent } from '../../src/application/ports/EventStore.js';
 import type { DocumentCollection, ListQuery, Projection, ReadModelStore } from '../../src/application/ports/ReadModelStore.js';
 import { taskProjection, type TaskCreatedData, type TaskDoc } from '../support/taskProjection.js';
+import { COMPANY_ERASED, erasedWithCompany } from '../../src/features/companies/index.js';
 
 export interface ReadModelStoreFixture {
   readonly store: ReadModelStore;
@@ -55,8 +56,22 @@ const failingProjection: Projection<TaskDoc> = {
   },
 };
 
+/** The same documents, all of a company dropped at its `CompanyErased`. */
+const erasableProjection: Projection<TaskDoc> = erasedWithCompany({ ...taskProjection, name: 'test_erasable' });
+
+/** The partition of a read model kept for every company at once, whose documents name their company in `owner.id`. */
+const SHARED_PARTITION = 'test-shared';
+const sharedProjection: Projection<TaskDoc> = erasedWithCompany({ ...taskProjection, name: 'test_shared' }, { partition: SHARED_PARTITION, field: 'owner.id' });
+
 /** Every projection the contract applies batches of (a store whose batches run elsewhere must know them). */
-export const CONTRACT_PROJECTIONS: readonly Projection<TaskDoc>[] = [taskProjection, notesProjection, ownedProjection, failingProjection];
+export const CONTRACT_PROJECTIONS: readonly Projection<TaskDoc>[] = [
+  taskProjection,
+  notesProjection,
+  ownedProjection,
+  failingProjection,
+  erasableProjection,
+  sharedProjection,
+];
 
 /** The ReadModelStore port's contract, run unchanged for every adapter. */
 export const readModelStoreContract = (name: string, open: () => Promise<ReadModelStoreFixture>): void => {
@@ -650,6 +665,45 @@ export const readModelStoreContract = (name: string, open: () => Promise<ReadMod
         expect(await checkpoints.load(name)).to.equal('1000000000000000000000');
         await checkpoints.reset(name);
         expect(await checkpoints.load(name)).to.equal(null);
+      });
+    });
+
+    describe('a company erased', () => {
+      it('drops every document of the company at its CompanyErased, from its lists and searches too, and none of another company', async () => {
+        const erasable = fixture.store.collection(erasableProjection);
+        const shared = fixture.store.collection(sharedProjection);
+        await fixture.store.init();
+        const [ownerA, ownerB] = [{ id: companyA, name: 'A' }, { id: companyB, name: 'B' }];
+        const [sharedA, sharedB] = [`shared-a-${randomUUID()}`, `shared-b-${randomUUID()}`];
+        const checkpoint = `test-erase-${randomUUID()}`;
+        await fixture.store.applyBatch(
+          [erasable, shared],
+          [
+            log('TaskCreated', created({ id: 't1', title: 'Zanzibar quill', status: 'open' }), companyA),
+            log('TaskCreated', created({ id: 't2', title: 'Zanzibar ink', status: 'done' }), companyA),
+            log('TaskCreated', created({ id: 't1', title: 'Zanzibar kept' }), companyB),
+            log('TaskCreated', created({ id: sharedA, owner: ownerA }), SHARED_PARTITION),
+            log('TaskCreated', created({ id: sharedB, owner: ownerB }), SHARED_PARTITION),
+          ],
+          checkpoint,
+        );
+        const search = (companyId: string) => erasable.list(query({ companyId, filters: [{ op: 'contains', fields: ['title'], text: 'zanzibar' }] }));
+        expect((await search(companyA)).total).to.equal(2);
+
+        await fixture.store.applyBatch([erasable, shared], [log(COMPANY_ERASED, { companyId: companyA, erasedAt: '2026-01-05T00:00:00.000Z' }, companyA)], checkpoint);
+
+        expect(await erasable.get(companyA, 't1')).to.equal(null);
+        expect(await erasable.get(companyA, 't2')).to.equal(null);
+        expect((await erasable.list(query())).total).to.equal(0);
+        expect((await erasable.list(query({ filters: [{ op: 'eq', field: 'status', value: 'open' }] }))).total).to.equal(0);
+        expect((await search(companyA)).items).to.deep.equal([]);
+        expect(await shared.get(SHARED_PARTITION, sharedA)).to.equal(null);
+        expect(await erasable.get(companyB, 't1')).to.include({ title: 'Zanzibar kept' });
+        expect((await search(companyB)).items.map((doc) => doc.id)).to.deep.equal(['t1']);
+        expect(await shared.get(SHARED_PARTITION, sharedB)).to.include({ id: sharedB });
+        // Applied again (a restart from an older checkpoint), it finds nothing more to drop.
+        await erasable.apply([log(COMPANY_ERASED, { companyId: companyA, erasedAt: '2026-01-05T00:00:00.000Z' }, companyA)]);
+        expect((await erasable.list(query({ companyId: companyB }))).total).to.equal(1);
       });
     });
   });

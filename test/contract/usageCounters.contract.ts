@@ -75,6 +75,15 @@ export const usageCountersContract = (
       expect(await made.counters.read(company, hour(-100), hour(1))).to.deep.equal([row(company, 0, 'k', { requests: 2 })]);
     });
 
+    it('forgets every row of a company (its erasure), and none of another', async () => {
+      const other = randomUUID();
+      await made.counters.add([row(company, -48, 'k', { requests: 1 }), row(company, 0, null, { deliveriesOk: 2 }), row(other, 0, 'k', { requests: 3 })]);
+      expect(await made.counters.forgetCompany(company)).to.equal(2);
+      expect(await made.counters.read(company, hour(-100), hour(1))).to.deep.equal([]);
+      expect(await made.counters.read(other, hour(0), hour(1))).to.deep.equal([row(other, 0, 'k', { requests: 3 })]);
+      expect(await made.counters.forgetCompany(company)).to.equal(0);
+    });
+
     // Counters that other processes see (every adapter but memory's).
     if (shared) it('adds up what several processes add at once', async () => {
       const others = await Promise.all([made.reopen!(), made.reopen!()]);

@@ -695,6 +695,31 @@ export const webhookOutboxContract = (name: string, make: () => Promise<OutboxUn
         expect((await outbox.get(otherCompany.subscriptionId, elsewhere.eventId))?.envelope).to.equal(elsewhere.envelope);
         expect(await outbox.eraseMentions(sub.companyId, randomUUID(), () => 'x')).to.equal(0);
       });
+
+      it("forgets, on the company's erasure, every row of its subscriptions, pending or final, the counts by state following, and no other company's", async () => {
+        const sub = aSubscription({ event: 'contact.created' });
+        const second = { ...aSubscription({ event: 'deal.created' }), companyId: sub.companyId };
+        const otherCompany = aSubscription({ event: 'contact.created' });
+        const [pending, delivered, failed, elsewhere] = [aDelivery(sub, '10'), aDelivery(sub, '11'), aDelivery(second, '12'), aDelivery(otherCompany, '13')];
+        await commit('20', [sub, second, otherCompany], [pending, delivered, failed, elsewhere]);
+        await outbox.recordAttempt(sub.subscriptionId, delivered.eventId, anAttempt(200), { state: 'delivered' });
+        await outbox.recordAttempt(second.subscriptionId, failed.eventId, anAttempt(500), { state: 'failed', reason: 'retries_exhausted' });
+        const before = await outbox.depthByState();
+
+        expect(await outbox.forgetCompany(sub.companyId)).to.equal(3);
+
+        for (const [s, row] of [[sub, pending], [sub, delivered], [second, failed]] as const) expect(await outbox.get(s.subscriptionId, row.eventId)).to.equal(null);
+        expect(await outbox.head(sub.subscriptionId)).to.equal(null);
+        expect((await outbox.listDeliveries(sub.subscriptionId, { page: 1, limit: 10 })).total).to.equal(0);
+        expect(await outbox.get(otherCompany.subscriptionId, elsewhere.eventId)).to.include({ state: 'pending', envelope: elsewhere.envelope });
+        const after = await outbox.depthByState();
+        expect({ pending: before.pending - after.pending, delivered: before.delivered - after.delivered, failed: before.failed - after.failed }).to.deep.equal({
+          pending: 1,
+          delivered: 1,
+          failed: 1,
+        });
+        expect(await outbox.forgetCompany(sub.companyId)).to.equal(0);
+      });
     });
   });
 };

@@ -25,6 +25,7 @@ describe('configuration from the environment', () => {
       deletedRecordsRetentionDays: 30,
       erasureJournal: undefined,
       deletedRecordsSweepSeconds: 600,
+      deletedCompaniesRetentionDays: 30,
       eventStoreUrl: undefined,
       mongoUrl: undefined,
       mongoDb: 'chronicle',

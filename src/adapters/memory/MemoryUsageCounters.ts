@@ -31,5 +31,15 @@ export class MemoryUsageCounters implements UsageCounters {
     return pruned;
   }
 
+  async forgetCompany(companyId: string): Promise<number> {
+    let forgotten = 0;
+    for (const [key, row] of this.rows) {
+      if (row.companyId !== companyId) continue;
+      this.rows.delete(key);
+      forgotten += 1;
+    }
+    return forgotten;
+  }
+
   async close(): Promise<void> {}
 }

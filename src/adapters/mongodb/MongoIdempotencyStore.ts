@@ -116,6 +116,10 @@ export class MongoIdempotencyStore implements IdempotencyStore {
     return changed;
   }
 
+  async forgetCompany(companyId: string): Promise<number> {
+    return (await this.keys.deleteMany({ companyId })).deletedCount;
+  }
+
   async close(): Promise<void> {
     // The MongoDB client is the read-model store's; it closes it.
   }

@@ -60,6 +60,10 @@ export class MongoUsageCounters implements UsageCounters {
     return (await this.counters.deleteMany({ hour: { $lt: before } })).deletedCount;
   }
 
+  async forgetCompany(companyId: string): Promise<number> {
+    return (await this.counters.deleteMany({ companyId })).deletedCount;
+  }
+
   async close(): Promise<void> {
     // The client is the read-model store's.
   }

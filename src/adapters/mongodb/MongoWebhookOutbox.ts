@@ -573,6 +573,17 @@ export class MongoWebhookOutbox implements WebhookOutbox {
     return changed;
   }
 
+  async forgetCompany(companyId: string): Promise<number> {
+    let forgotten = 0;
+    // One state at a time, so that the counts by state follow what was deleted.
+    for (const state of STATES) {
+      const { deletedCount } = await this.outbox.deleteMany({ companyId, state });
+      if (deletedCount > 0) await this.count({ [state]: -deletedCount });
+      forgotten += deletedCount;
+    }
+    return forgotten;
+  }
+
   async pruneCompleted(before: Date, limit: number): Promise<number> {
     let left = Math.max(0, Math.floor(limit));
     let pruned = 0;

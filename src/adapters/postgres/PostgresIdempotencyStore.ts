@@ -108,6 +108,11 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     });
   }
 
+  async forgetCompany(companyId: string): Promise<number> {
+    const { rowCount } = await this.pool.query('DELETE FROM idempotency_keys WHERE company_id = $1', [companyId]);
+    return rowCount ?? 0;
+  }
+
   async close(): Promise<void> {
     // The pool is shared; the event store ends it.
   }

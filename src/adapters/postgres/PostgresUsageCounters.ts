@@ -70,6 +70,10 @@ export class PostgresUsageCounters implements UsageCounters {
     return (await query(this.pool, 'DELETE FROM usage_counters WHERE hour < $1', [before])).rowCount ?? 0;
   }
 
+  async forgetCompany(companyId: string): Promise<number> {
+    return (await query(this.pool, 'DELETE FROM usage_counters WHERE company_id = $1', [companyId])).rowCount ?? 0;
+  }
+
   async close(): Promise<void> {
     // The pool is shared; the event store ends it.
   }

@@ -370,6 +370,16 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     });
   }
 
+  async forgetCompany(companyId: string): Promise<number> {
+    // Through the company's subscriptions (the primary key's prefix); the triggers keep the counts.
+    const deleted = await query(
+      this.pool,
+      `DELETE FROM webhook_outbox WHERE subscription_id IN (SELECT subscription_id FROM webhook_fan_out_subscriptions WHERE company_id = $1)`,
+      [companyId],
+    );
+    return deleted.rowCount ?? 0;
+  }
+
   async redeliver(subscriptionId: string, eventId: string, now: Date): Promise<RedeliverResult> {
     return inTransaction(this.pool, async (client) => {
       const active = await this.lockIfActive(client, subscriptionId);

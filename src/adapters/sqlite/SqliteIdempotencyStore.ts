@@ -61,6 +61,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     readonly prune: Statement<[number, number]>;
     readonly mentioning: Statement<[string, string, string, string], { company_id: string; key: string; response: string }>;
     readonly rewrite: Statement<[string, string, string, string]>;
+    readonly forgetCompany: Statement<[string]>;
   };
   private readonly eraseTransaction: Transaction<(companyId: string, id: string, rewrite: (response: StoredResponse) => StoredResponse) => number>;
   private readonly claimTransaction: Transaction<(claim: IdempotencyClaim, token: string) => ClaimOutcome>;
@@ -95,6 +96,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
          WHERE (company_id = ? OR (company_id >= ? AND company_id < ?)) AND state = 'completed' AND instr(response, ?) > 0`,
       ),
       rewrite: db.prepare(`UPDATE idempotency_keys SET fingerprint = ?, response = ? WHERE company_id = ? AND key = ?`),
+      forgetCompany: db.prepare('DELETE FROM idempotency_keys WHERE company_id = ?'),
     };
     this.eraseTransaction = db.transaction((companyId: string, id: string, rewrite: (response: StoredResponse) => StoredResponse): number => {
       const rows = this.statements.mentioning.all(companyId, ADMIN_SCOPE_PREFIX, ADMIN_SCOPES_END, id);
@@ -146,6 +148,11 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   async eraseMentions(companyId: string, id: string, rewrite: (response: StoredResponse) => StoredResponse): Promise<number> {
     // The connection writes with secure_delete on (openSqliteDatabase): the old text leaves the file's pages too.
     return whenLockFree(this.db, () => this.eraseTransaction.immediate(companyId, id, rewrite));
+  }
+
+  async forgetCompany(companyId: string): Promise<number> {
+    // secure_delete: the deleted rows' bytes are overwritten in the file's pages.
+    return whenLockFree(this.db, () => this.statements.forgetCompany.run(companyId).changes);
   }
 
   async close(): Promise<void> {

@@ -25,6 +25,7 @@ export class SqliteUsageCounters implements UsageCounters {
     readonly add: Statement<[string, number, string, number, number, number, number]>;
     readonly read: Statement<[string, number, number], Row>;
     readonly prune: Statement<[number]>;
+    readonly forgetCompany: Statement<[string]>;
   };
   private readonly addAll: Transaction<(rows: readonly UsageRow[]) => void>;
 
@@ -39,6 +40,7 @@ export class SqliteUsageCounters implements UsageCounters {
       ),
       read: db.prepare('SELECT * FROM usage_counters WHERE company_id = ? AND hour >= ? AND hour < ?'),
       prune: db.prepare('DELETE FROM usage_counters WHERE hour < ?'),
+      forgetCompany: db.prepare('DELETE FROM usage_counters WHERE company_id = ?'),
     };
     this.addAll = db.transaction((rows: readonly UsageRow[]) => {
       for (const row of rows) {
@@ -67,6 +69,10 @@ export class SqliteUsageCounters implements UsageCounters {
       deliveriesOk: row.deliveries_ok,
       deliveriesFailed: row.deliveries_failed,
     }));
+  }
+
+  async forgetCompany(companyId: string): Promise<number> {
+    return (await whenLockFree(this.db, () => this.statements.forgetCompany.run(companyId))).changes;
   }
 
   async prune(before: Date): Promise<number> {

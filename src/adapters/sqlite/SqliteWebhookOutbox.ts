@@ -444,6 +444,20 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     return changed;
   }
 
+  async forgetCompany(companyId: string): Promise<number> {
+    // Through the company's subscriptions (the rows' index); secure_delete overwrites the rows' pages, and the
+    // write-ahead log, which still holds them, is emptied after.
+    const deleted = await whenLockFree(this.db, () =>
+      this.db
+        .prepare<[string]>(
+          `DELETE FROM webhook_outbox WHERE subscription_id IN (SELECT subscription_id FROM webhook_fan_out_subscriptions WHERE company_id = ?)`,
+        )
+        .run(companyId),
+    );
+    if (deleted.changes > 0) truncateWal(this.db);
+    return deleted.changes;
+  }
+
   async redeliver(subscriptionId: string, eventId: string, now: Date): Promise<RedeliverResult> {
     return whenLockFreeTranslated(this.db, () => this.transactions.redeliver.immediate(subscriptionId, eventId, now.toISOString()));
   }

@@ -55,6 +55,23 @@ export class PersonErasure {
     return { keptResponses };
   }
 
+  /**
+   * A person of a company being erased whole: the erasure written down in the
+   * journal, then their key destroyed. Their kept responses go with the
+   * company's (`IdempotencyStore.forgetCompany`); a user's, which the admin API
+   * keeps too, are rewritten by `forget` instead.
+   */
+  async forgetKey(companyId: string, person: ErasedPerson, at: Date): Promise<void> {
+    await this.deps.journal?.append({ kind: person.kind, id: person.id, companyId, erasedAt: at.toISOString() });
+    await this.deps.keys?.erase(subjectOf(person.kind, person.id), at);
+  }
+
+  /** The key of the company's own subject (`company:<id>`), whatever the key store holds for it: anything sealed with it is unreadable. */
+  async forgetCompanyKey(companyId: string, at: Date): Promise<void> {
+    await this.deps.keys?.erase(`company:${companyId}`, at);
+    this.deps.logger?.info({ companyId }, 'erasure: the company\'s key destroyed');
+  }
+
   /** Answers whether every write-ahead log could be emptied (false: a reader kept one; `chronicle erasures compact` finishes it). */
   async compactNow(): Promise<{ readonly walTruncated: boolean }> {
     const started = performance.now();

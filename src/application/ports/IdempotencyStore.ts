@@ -69,6 +69,13 @@ export interface IdempotencyStore {
    * response). Returns how many records changed.
    */
   eraseMentions(companyId: string, id: string, rewrite: (response: StoredResponse) => StoredResponse): Promise<number>;
+  /**
+   * Erasure of a company: every record kept under the company's scope (claims and
+   * responses) is deleted. The admin API's scopes are left alone: the responses
+   * there that name the company's people are rewritten by each person's
+   * `eraseMentions`. Returns how many records were deleted.
+   */
+  forgetCompany(companyId: string): Promise<number>;
   /** Releases what the store itself opened (a shared connection stays open). */
   close(): Promise<void>;
 }

@@ -30,6 +30,8 @@ export interface UsageCounters {
   read(companyId: string, from: Date, to: Date): Promise<readonly UsageRow[]>;
   /** Deletes rows of hours before `before`; answers how many. */
   prune(before: Date): Promise<number>;
+  /** Deletes every row of the company (its erasure); answers how many. */
+  forgetCompany(companyId: string): Promise<number>;
   /** Releases what the counters opened themselves (a file); counters on a shared connection have none. */
   close(): Promise<void>;
 }

@@ -277,6 +277,12 @@ export interface WebhookOutbox {
    * fields erased and the delivery log keeps none. Returns how many rows changed.
    */
   eraseMentions(companyId: string, id: string, rewrite: (envelope: string) => string): Promise<number>;
+  /**
+   * Erasure of a company: every row of its subscriptions, pending or final, is
+   * deleted (a pending delivery never goes out; the delivery log keeps none), and
+   * the counts by state follow. Returns how many rows were deleted.
+   */
+  forgetCompany(companyId: string): Promise<number>;
   /** Releases what the outbox itself opened (a shared connection stays open). */
   close(): Promise<void>;
 }

@@ -2,7 +2,9 @@ import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import {
   createCompany,
+  eraseCompany,
   loadCompany,
+  requestCompanyDeletion,
   resumeCompany,
   suspendCompany,
   CompanyName,
@@ -14,6 +16,10 @@ import {
   type Company,
 } from '../../features/companies/index.js';
 import { endCompanyConsoleSessions } from '../../application/consoleSessions/consoleSession.js';
+import { silentLogger } from '../../application/ports/Logger.js';
+import { companyDataEraserOf } from '../../startup/companyErasure.js';
+import { personErasureOf } from '../../startup/erasures.js';
+import { readModelsAt } from './erasures.js';
 import type { EventStore } from '../../application/ports/EventStore.js';
 import { formatValidationErrors } from '../../shared/validationReporter.js';
 import { print, type RegisterCommands } from '../CliContext.js';
@@ -47,6 +53,52 @@ export const registerCompanies: RegisterCommands = (program, context) => {
       if (E.isLeft(outcome)) throw new Error(describeCompanyError(outcome.left));
       const { id } = outcome.right;
       print(context, options.json === true, { id, name }, `Created company "${name}" with id ${id}`);
+    });
+  companies
+    .command('delete')
+    .description('delete a company: suspended at once, erased after DELETED_COMPANIES_RETENTION_DAYS (a resume meanwhile cancels it), or at once with --now (see docs/platform/deleting-a-company.md)')
+    .argument('<id>', 'the company\'s id')
+    .option('--now', 'erase it now instead of after the waiting period')
+    .option('--json', 'print one JSON document')
+    .action(async (companyId: string, options: { now?: boolean; json?: boolean }) => {
+      const answer = await withStores(context, async (stores, config) => {
+        const commands = cliCommandDeps(stores.eventStore);
+        if (options.now === true && !stores.readModels.durable) {
+          throw new Error('--now needs read models this process can read (SQLite, PostgreSQL, MongoDB); ask the server instead: DELETE /admin/companies/:id?now=true');
+        }
+        const requested = await requestCompanyDeletion(commands, {
+          companyId,
+          retentionMs: config.deletedCompaniesRetentionDays * 86_400_000,
+          metadata: cliMetadata(),
+        });
+        if (E.isLeft(requested)) throw new Error(describeCompanyError(requested.left));
+        // A deletion suspends the company: its console sessions end now, as a suspension's do.
+        await endCompanyConsoleSessions(stores.consoleSessions, companyId);
+        const { id, deletionRequestedAt, eraseAfter } = requested.right;
+        if (options.now !== true) return { id, deletionRequestedAt, eraseAfter };
+        const erasure = personErasureOf(stores, silentLogger);
+        const erased = await eraseCompany(
+          {
+            commands,
+            data: companyDataEraserOf(stores, erasure, commands),
+            waitForReadModels: (position) => readModelsAt(context, stores, config, position),
+            compact: () => erasure.compactNow(),
+          },
+          { companyId, metadata: cliMetadata() },
+        );
+        if (E.isLeft(erased)) {
+          if (erased.left.kind === 'ReadModelsBehind') {
+            throw new Error('the read models are behind the log (is a server with RUN_PROJECTIONS running?): the deletion is recorded; run this again to erase now');
+          }
+          throw new Error(describeCompanyError(erased.left));
+        }
+        return { id, deletionRequestedAt, eraseAfter, erasedAt: erased.right.erasedAt };
+      });
+      const readable =
+        'erasedAt' in answer
+          ? `Erased company ${answer.id} at ${answer.erasedAt}`
+          : `Deletion of company ${answer.id} asked for at ${answer.deletionRequestedAt}: it is erased after ${answer.eraseAfter}`;
+      print(context, options.json === true, answer, readable);
     });
   companies
     .command('list')
@@ -83,7 +135,7 @@ export const registerCompanies: RegisterCommands = (program, context) => {
     });
   companies
     .command('resume')
-    .description('resume a suspended company: its keys, console and webhook deliveries work again (held deliveries go out in order)')
+    .description('resume a suspended company: its keys, console and webhook deliveries work again (held deliveries go out in order); a deletion waiting is cancelled')
     .argument('<id>', 'id of an existing company')
     .option('--json', 'print one JSON document')
     .action(async (companyId: string, options: { json?: boolean }) => {

@@ -30,19 +30,23 @@ const writeFileDurably = async (path: string, text: string): Promise<void> => {
  * The read models brought up to `position`, as an erase waits for them: embedded ones
  * here (whether or not a server runs); others by the server's projector, waited for
  * (bounded). In-memory ones live in a server's process: nothing to wait for here.
+ * Answers whether they reached it (false for in-memory ones).
  */
-const readModelsAt = async (context: CliContext, stores: Stores, config: Config, position: Position): Promise<void> => {
+export const readModelsAt = async (context: CliContext, stores: Stores, config: Config, position: Position): Promise<boolean> => {
   const { eventStore, readModels } = stores;
   if (readModels.kind === 'sqlite') {
     const { stoppedBy } = await catchUpReadModels({ eventStore, readModels });
     if (stoppedBy) throw stoppedBy;
-  } else if (readModels.durable) {
-    const progress = new CheckpointProgress(() => readModels.checkpoints.load(READ_MODELS_CHECKPOINT), 50);
-    if (!(await progress.waitFor(position, config.readYourWritesTimeoutMs))) {
-      context.err('warning: the read models have not applied the erasures yet (is a server with RUN_PROJECTIONS running?); they will when it does');
-    }
-    progress.stop();
+    return true;
   }
+  if (!readModels.durable) return false;
+  const progress = new CheckpointProgress(() => readModels.checkpoints.load(READ_MODELS_CHECKPOINT), 50);
+  const reached = await progress.waitFor(position, config.readYourWritesTimeoutMs);
+  if (!reached) {
+    context.err('warning: the read models have not applied the erasures yet (is a server with RUN_PROJECTIONS running?); they will when it does');
+  }
+  progress.stop();
+  return reached;
 };
 
 const describeStep = (step: CompactionStep): string =>

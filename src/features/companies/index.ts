@@ -33,6 +33,12 @@ export const companyProfileReaderOf: CompanyProfileReaderOf = (readModels) =>
 export { createCompany } from './application/createCompany.js';
 export { resumeCompany, suspendCompany } from './application/companySuspension.js';
 export { SuspensionReason } from './domain/SuspensionReason.js';
+export { cancelCompanyDeletion, eraseCompany, requestCompanyDeletion } from './application/companyDeletion.js';
+export type { CompanyErasureDeps, ErasedCompany, RequestedDeletion } from './application/companyDeletion.js';
+export { CompanyDeletionSweep } from './application/CompanyDeletionSweep.js';
+export { COMPANY_ERASED, erasedWithCompany } from './readModels/erasedWithCompany.js';
+export { withoutErasedCompanies } from './readModels/withoutErasedCompanies.js';
+export { deletionsDue } from './readModels/companyQueries.js';
 export { CompanyName } from './domain/CompanyName.js';
 export { describeCompanyError } from './domain/companyErrors.js';
 export { companyNameReader, companySuspendedReader } from './readModels/companyQueries.js';

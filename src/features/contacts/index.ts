@@ -41,5 +41,6 @@ export type { ContactDoc } from './readModels/contactsProjection.js';
 
 // What the start-up uses of this one: the end of deleted contacts' restore periods.
 export { ContactRetentionSweep } from './application/ContactRetentionSweep.js';
+export { contactValuesProjection } from './readModels/contactValuesProjection.js';
 export { goneContactResponse } from './api/contactErasure.js';
 export { deletedContactsProjection, expiredDeletions } from './readModels/deletedContactsProjection.js';

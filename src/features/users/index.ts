@@ -24,3 +24,5 @@ export { createUser } from './application/createUser.js';
 export { Email } from './domain/Email.js';
 export { UserName } from './domain/UserName.js';
 export { describeUserError } from './domain/userErrors.js';
+export { usersProjection } from './readModels/usersProjection.js';
+export { userNotFound } from './admin/userErasure.js';

@@ -36,3 +36,4 @@ export { announceDeliveryStatus } from './application/dispatcherAnnounce.js';
 export { unsubscribeGone } from './application/dispatcherUnsubscribe.js';
 export { subscriptionChange } from './application/subscriptionChange.js';
 export { matchesFilters } from './domain/subscriptionFilters.js';
+export { webhooksProjection } from './readModels/webhooksProjection.js';

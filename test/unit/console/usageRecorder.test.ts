@@ -57,6 +57,7 @@ describe('UsageRecorder', () => {
     const flaky: UsageCounters = {
       read: (companyId, from, to) => counters.read(companyId, from, to),
       prune: (before) => counters.prune(before),
+      forgetCompany: (companyId) => counters.forgetCompany(companyId),
       close: () => counters.close(),
       add: async (rows) => {
         if (refuse) throw new Error('store down');

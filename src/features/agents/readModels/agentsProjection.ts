@@ -4,6 +4,7 @@ import { agentFromCreated, applyAgentUpdated, toAgentView, type AgentRecord } fr
 import type { Agent } from '../domain/agentView.js';
 import { AGENT_EVENT_TYPES, AgentEvent } from '../domain/agentEvents.js';
 import type { Position } from '../../../shared/Position.js';
+import { erasedWithCompany } from '../../companies/index.js';
 
 /**
  * An agent in the read model. The response view is nested under `agent` (as
@@ -37,7 +38,7 @@ const toRecord = (doc: AgentDoc): AgentRecord => ({ ...doc.agent, companyId: doc
  * order, built with the aggregate's own functions (`agentFromCreated`,
  * `applyAgentUpdated`, `toAgentView`) so that it and the CLI agree.
  */
-export const agentsProjection: Projection<AgentDoc> = {
+export const agentsProjection: Projection<AgentDoc> = erasedWithCompany({
   name: 'agents',
   eventTypes: AGENT_EVENT_TYPES,
   indexes: [['agent.status']],
@@ -58,4 +59,4 @@ export const agentsProjection: Projection<AgentDoc> = {
       }
     }
   },
-};
+});

@@ -1,6 +1,7 @@
 import type { Projection } from '../../../application/ports/ReadModelStore.js';
 import type { ApiKeyRecord } from '../application/apiKeyQueries.js';
 import { decodeApiKeyEvent } from './decodeApiKeyEvent.js';
+import { erasedWithCompany } from '../../companies/index.js';
 
 /**
  * A company's API key as listings show it: the hint, never the key or its hash.
@@ -9,7 +10,7 @@ import { decodeApiKeyEvent } from './decodeApiKeyEvent.js';
 export type ApiKeyDoc = ApiKeyRecord;
 
 /** `api_keys`: one document per key, under its company, in creation order. */
-export const apiKeysProjection: Projection<ApiKeyDoc> = {
+export const apiKeysProjection: Projection<ApiKeyDoc> = erasedWithCompany({
   name: 'api_keys',
   eventTypes: new Set(['ApiKeyIssued', 'ApiKeyRevoked']),
   indexes: [],
@@ -42,7 +43,7 @@ export const apiKeysProjection: Projection<ApiKeyDoc> = {
         return doc;
     }
   },
-};
+});
 
 /** A listed key's name: null for none, and for documents projected before keys had names. */
 export const apiKeyNameOf = (doc: ApiKeyDoc): string | null => doc.name ?? null;

@@ -1,6 +1,7 @@
 import {
   badMinLogPosition,
   bodyErrorsOf,
+  errorCase,
   idParameter,
   itemEnvelope,
   json,
@@ -70,6 +71,44 @@ export const adminCompanies: ApiModule = {
           '404': companyNotFound,
         },
       }),
+      delete: adminOperation({
+        operationId: 'deleteCompany',
+        tags: ['Companies'],
+        summary: 'Delete a company',
+        description:
+          'Asks for the company\'s deletion. The company is suspended at once (`CompanySuspended`, as by ' +
+          '`POST /admin/companies/{id}/suspend`, when it is not suspended already), and a resume during the waiting period cancels ' +
+          'the deletion. After `DELETED_COMPANIES_RETENTION_DAYS` (30 unless the platform set otherwise), or at once ' +
+          'with `now=true`, everything of the company is erased: every contact\'s and user\'s personal values (their keys destroyed), every ' +
+          'read-model document, its webhook deliveries and their log, the responses kept for `Idempotency-Key` replays, its console sessions ' +
+          'and usage counters; its API keys are revoked and its webhook subscriptions\' secrets destroyed. The company then answers 404 ' +
+          'everywhere and is listed nowhere. Asked again while the deletion waits, it answers the same and records nothing ' +
+          '(no `X-Log-Position`). With `now=true`, a 503 `READ_MODELS_BEHIND` says the read models stayed behind the log for the ' +
+          'whole wait: the deletion is recorded and nothing is erased yet; send the request again. The body is not read.',
+        parameters: [
+          idParameter('company'),
+          {
+            name: 'now',
+            in: 'query',
+            required: false,
+            description: '`true`: erase the company now instead of after the waiting period. `false` (the default): wait.',
+            schema: { type: 'string', enum: ['true', 'false'] },
+          },
+        ],
+        responses: {
+          '200': adminWritten('With `now=true`: the company, erased.', 'CompanyErasedResponse', false),
+          '202': adminWritten('The deletion, waiting until `eraseAfter`.', 'CompanyDeletionResponse', false),
+          // A DELETE needs no body; one that carries a body must send JSON.
+          ...bodyErrorsOf('admin'),
+          '404': companyNotFound,
+          '409': jsonResponse(
+            'With `now=true`: the deletion was cancelled between its request and the erasure (`Company deletion cancelled`); nothing was erased.',
+            'CompanyDeletionCancelledError',
+            'admin',
+          ),
+          '422': validationFailed('`now` is neither `true` nor `false`', 'admin'),
+        },
+      }),
     },
     '/admin/companies/{id}/suspend': {
       post: adminOperation({
@@ -100,13 +139,16 @@ export const adminCompanies: ApiModule = {
         description:
           'Recorded as `CompanyResumed` in the company\'s stream, with the admin token that acted. Its API keys work ' +
           'again, console links are issued again, and its held webhook deliveries go out, each subscription\'s in the ' +
-          'order the events happened. Resuming an active company records nothing and answers it as it is (no `X-Log-Position`).',
+          'order the events happened. A deletion waiting (`DELETE /admin/companies/{id}`) is cancelled with it ' +
+          '(`CompanyDeletionCancelled`). Resuming an active company with no deletion waiting records nothing and answers it as it is ' +
+          '(no `X-Log-Position`). Once the company\'s erasure has begun it can no longer be resumed: 409 `Company being erased`.',
         parameters: [idParameter('company')],
         responses: {
           '200': adminWritten('The company, active.', 'CompanyResponse', false),
           // No body is needed; one that is sent must be JSON.
           ...bodyErrorsOf('admin'),
           '404': companyNotFound,
+          '409': jsonResponse('The company\'s erasure has begun (`Company being erased`): it can no longer be resumed.', 'CompanyBeingErasedError', 'admin'),
         },
       }),
     },
@@ -149,6 +191,33 @@ export const adminCompanies: ApiModule = {
       required: ['name'],
       properties: { name: { type: 'string', minLength: 1, maxLength: 200, description: `Trimmed; no control characters. ${NAME_CHARACTERS_RULE}` } },
     },
+    CompanyDeletion: {
+      type: 'object',
+      description: 'A deletion waiting: asked for at `deletionRequestedAt`, the company is erased after `eraseAfter`.',
+      required: ['id', 'deletionRequestedAt', 'eraseAfter'],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'string' },
+        deletionRequestedAt: schemaRef('Timestamp'),
+        eraseAfter: schemaRef('Timestamp'),
+      },
+    },
+    CompanyErased: {
+      type: 'object',
+      description: 'A company erased (at `erasedAt`): it answers 404 from then on.',
+      required: ['id', 'deletionRequestedAt', 'eraseAfter', 'erasedAt'],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'string' },
+        deletionRequestedAt: schemaRef('Timestamp'),
+        eraseAfter: schemaRef('Timestamp'),
+        erasedAt: schemaRef('Timestamp'),
+      },
+    },
+    CompanyDeletionCancelledError: errorCase({ const: 'Company deletion cancelled' }),
+    CompanyBeingErasedError: errorCase({ const: 'Company being erased' }),
+    CompanyDeletionResponse: itemEnvelope('CompanyDeletion'),
+    CompanyErasedResponse: itemEnvelope('CompanyErased'),
     CompanyResponse: itemEnvelope('Company'),
     CompanyList: listEnvelope('Company'),
   },

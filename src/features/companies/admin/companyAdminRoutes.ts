@@ -13,9 +13,12 @@ import { PLATFORM_SCOPE, companiesProjection, companyOf, type CompanyDoc } from 
 import { companyListQuery } from '../readModels/companyQueries.js';
 import type { AdminResource } from '../../../http/AdminResource.js';
 import { adminMetadata } from '../../../http/adminMetadata.js';
-import { companyHttpError } from './companyHttpErrors.js';
-import type { CompanyNotFound } from '../domain/companyErrors.js';
+import { companyHttpError, companyNotFoundError } from './companyHttpErrors.js';
+import type { CompanyErasureUnderWay, CompanyNotFound } from '../domain/companyErrors.js';
 import type { Company } from '../domain/companyView.js';
+import type { CompanyDataEraser } from '../../../application/personalData/CompanyDataEraser.js';
+import { eraseCompany, requestCompanyDeletion } from '../application/companyDeletion.js';
+import { HttpError } from '../../../http/HttpError.js';
 import { afterWrite } from '../../../http/middleware/consistentReads.js';
 import { adminCompanies as adminCompaniesOpenApi } from './companiesAdminOpenApi.js';
 import { decodeListParams, pageMeta, validationFailed } from '../../../http/query/listQuery.js';
@@ -28,9 +31,33 @@ export interface AdminCompanyRoutesDeps {
   readonly idempotency: Middleware;
   /** The console's sessions: a suspension ends the company's. */
   readonly sessions: Pick<ConsoleSessionStore, 'endAll'>;
+  /** A company's deletion: what forgets its data, how long a deletion waits, and the compaction after an erasure. */
+  readonly deletion: {
+    readonly data: CompanyDataEraser;
+    readonly retentionMs: number;
+    readonly compact: () => Promise<unknown>;
+  };
 }
 
-/** The platform's companies: create, list (search by name), get, suspend and resume. */
+/** A `now=true` erasure the read models are too far behind the log for. */
+const readModelsBehind = (): HttpError =>
+  new HttpError(503, 'Service unavailable', 'The company cannot be erased yet: the read models are catching up with the log. Retry in a moment.', {
+    code: 'READ_MODELS_BEHIND',
+    headers: { 'Retry-After': '1' },
+  });
+
+/** A `now=true` erasure of a company whose deletion was cancelled meanwhile. */
+const deletionCancelled = (): HttpError =>
+  new HttpError(409, 'Company deletion cancelled', 'The deletion was cancelled before the company could be erased; nothing was erased.');
+
+/** `?now=`: absent or `false`, the deletion waits; `true`, the company is erased at once; anything else a 422. */
+const eraseNow = (now: unknown): boolean => {
+  if (now === undefined || now === 'false') return false;
+  if (now === 'true') return true;
+  throw validationFailed({ now: 'must be true or false' });
+};
+
+/** The platform's companies: create, list (search by name), get, suspend, resume and delete. */
 export const adminCompanyRoutes = (deps: AdminCompanyRoutesDeps): Router => {
   const router = new Router();
 
@@ -62,7 +89,7 @@ export const adminCompanyRoutes = (deps: AdminCompanyRoutesDeps): Router => {
 
   const lookup = { companies: deps.companies, eventStore: deps.commands.eventStore };
   /** The company as it is now; the read models waited for when something was recorded (no `X-Log-Position` otherwise). */
-  const answer = async (ctx: Context, outcome: E.Either<CompanyNotFound, CompanySuspensionOutcome>) => {
+  const answer = async (ctx: Context, outcome: E.Either<CompanyNotFound | CompanyErasureUnderWay, CompanySuspensionOutcome>) => {
     if (E.isLeft(outcome)) throw companyHttpError(outcome.left);
     await afterWrite(ctx, deps.progress, outcome.right.position, deps.readYourWritesTimeoutMs);
     ctx.body = { success: true, data: outcome.right.company };
@@ -89,6 +116,50 @@ export const adminCompanyRoutes = (deps: AdminCompanyRoutesDeps): Router => {
     await answer(ctx, await resumeCompany(deps.commands, { companyId, metadata: adminMetadata(ctx.state) }));
   });
 
+  /**
+   * Asks for the company's deletion: it is suspended at once, and erased after
+   * DELETED_COMPANIES_RETENTION_DAYS (`?now=true`: at once); a resume meanwhile cancels it.
+   */
+  router.delete('/admin/companies/:id', async (ctx) => {
+    const companyId = ctx.params.id!;
+    const now = eraseNow(ctx.query.now);
+    const metadata = adminMetadata(ctx.state);
+    const requested = await requestCompanyDeletion(deps.commands, {
+      companyId,
+      retentionMs: deps.deletion.retentionMs,
+      metadata,
+    });
+    if (E.isLeft(requested)) throw companyHttpError(requested.left);
+    // A deletion suspends the company: its console sessions end now, as a suspension's do.
+    await deps.sessions.endAll({ companyId });
+    const { id, deletionRequestedAt, eraseAfter } = requested.right;
+    if (!now) {
+      await afterWrite(ctx, deps.progress, requested.right.position, deps.readYourWritesTimeoutMs);
+      ctx.status = 202;
+      ctx.body = { success: true, data: { id, deletionRequestedAt, eraseAfter } };
+      return;
+    }
+    const erased = await eraseCompany(
+      {
+        commands: deps.commands,
+        data: deps.deletion.data,
+        waitForReadModels: (position) => deps.progress.waitFor(position, deps.readYourWritesTimeoutMs),
+        compact: deps.deletion.compact,
+      },
+      { companyId, metadata },
+    );
+    if (E.isLeft(erased)) {
+      // The deletion is recorded and waits: the same request sent again erases the company once the read models caught up.
+      if (erased.left.kind === 'ReadModelsBehind') throw readModelsBehind();
+      // A cancellation came between the request and the erasure (an erasure by another process answers as done).
+      if (erased.left.kind === 'CompanyDeletionNotRequested') throw deletionCancelled();
+      throw companyNotFoundError();
+    }
+    await afterWrite(ctx, deps.progress, erased.right.position, deps.readYourWritesTimeoutMs);
+    ctx.status = 200;
+    ctx.body = { success: true, data: { id, deletionRequestedAt, eraseAfter, erasedAt: erased.right.erasedAt } };
+  });
+
   return router;
 };
 
@@ -102,6 +173,7 @@ export const adminCompaniesResource: AdminResource = {
       ...admin.readYourWrites,
       idempotency: admin.idempotency('POST /admin/companies'),
       sessions: admin.console.sessions,
+      deletion: { ...admin.companyDeletion, compact: () => admin.erasure.compactNow() },
     }),
   ],
 };

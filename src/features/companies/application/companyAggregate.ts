@@ -1,5 +1,15 @@
 import { companyDecider } from '../domain/companyDecider.js';
-import { CompanyCreated, CompanyEvent, CompanyResumed, CompanySuspended, companyStream } from '../domain/companyEvents.js';
+import {
+  CompanyCreated,
+  CompanyDeletionCancelled,
+  CompanyDeletionRequested,
+  CompanyErased,
+  CompanyErasureStarted,
+  CompanyEvent,
+  CompanyResumed,
+  CompanySuspended,
+  companyStream,
+} from '../domain/companyEvents.js';
 import { storedEventType } from '../../../application/versioning/storedEventTypes.js';
 import { describeAggregate } from '../../../application/aggregates/AggregateDescriptor.js';
 
@@ -13,5 +23,9 @@ export const companyAggregate = describeAggregate({
     storedEventType('CompanyCreated', [CompanyCreated]),
     storedEventType('CompanySuspended', [CompanySuspended]),
     storedEventType('CompanyResumed', [CompanyResumed]),
+    storedEventType('CompanyDeletionRequested', [CompanyDeletionRequested]),
+    storedEventType('CompanyDeletionCancelled', [CompanyDeletionCancelled]),
+    storedEventType('CompanyErasureStarted', [CompanyErasureStarted]),
+    storedEventType('CompanyErased', [CompanyErased]),
   ],
 });

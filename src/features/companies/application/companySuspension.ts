@@ -4,7 +4,7 @@ import type { CommandDeps } from '../../../application/commands/CommandDeps.js';
 import { handleCommand } from '../../../application/commands/handleCommand.js';
 import type { WriteMetadata } from '../../../application/commands/WriteMetadata.js';
 import { companyDecider } from '../domain/companyDecider.js';
-import type { CompanyNotFound } from '../domain/companyErrors.js';
+import type { CompanyErasureUnderWay, CompanyNotFound } from '../domain/companyErrors.js';
 import { CompanyEvent, companyStream, type CompanyActor } from '../domain/companyEvents.js';
 import { companyViewOf, type Company } from '../domain/companyView.js';
 import type { SuspensionReason } from '../domain/SuspensionReason.js';
@@ -27,7 +27,7 @@ const run = async (
   companyId: string,
   command: (at: Date) => Parameters<typeof companyDecider.decide>[0],
   metadata: WriteMetadata,
-): Promise<E.Either<CompanyNotFound, CompanySuspensionOutcome>> => {
+): Promise<E.Either<CompanyNotFound | CompanyErasureUnderWay, CompanySuspensionOutcome>> => {
   const outcome = await handleCommand(deps, {
     decider: companyDecider,
     eventCodec: CompanyEvent,
@@ -36,7 +36,8 @@ const run = async (
     metadata: { ...metadata, companyId },
   });
   if (E.isLeft(outcome)) {
-    if (outcome.left.kind === 'CompanyNotFound') return E.left(outcome.left);
+    // A resume of a company whose erasure has begun (its deletion can no longer be cancelled).
+    if (outcome.left.kind === 'CompanyNotFound' || outcome.left.kind === 'CompanyErasureUnderWay') return E.left(outcome.left);
     throw new Error(`a company's suspension was refused: ${outcome.left.kind}`);
   }
   const { state, events, position } = outcome.right;
@@ -52,12 +53,16 @@ const run = async (
 export const suspendCompany = (
   deps: CommandDeps,
   input: { readonly companyId: string; readonly reason: SuspensionReason; readonly metadata: WriteMetadata },
-): Promise<E.Either<CompanyNotFound, CompanySuspensionOutcome>> =>
+): Promise<E.Either<CompanyNotFound | CompanyErasureUnderWay, CompanySuspensionOutcome>> =>
   run(deps, input.companyId, (at) => ({ type: 'SuspendCompany', companyId: input.companyId, reason: input.reason, by: actorOf(input.metadata), at }), input.metadata);
 
-/** Resumes a suspended company (`CompanyResumed`); an active one stays as it is, nothing recorded. */
+/**
+ * Resumes a suspended company (`CompanyResumed`); an active one stays as it is,
+ * nothing recorded. A deletion waiting is cancelled with it (`CompanyDeletionCancelled`);
+ * one whose erasure has begun is refused (`CompanyErasureUnderWay`).
+ */
 export const resumeCompany = (
   deps: CommandDeps,
   input: { readonly companyId: string; readonly metadata: WriteMetadata },
-): Promise<E.Either<CompanyNotFound, CompanySuspensionOutcome>> =>
+): Promise<E.Either<CompanyNotFound | CompanyErasureUnderWay, CompanySuspensionOutcome>> =>
   run(deps, input.companyId, (at) => ({ type: 'ResumeCompany', companyId: input.companyId, by: actorOf(input.metadata), at }), input.metadata);

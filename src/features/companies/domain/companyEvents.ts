@@ -34,8 +34,66 @@ export const CompanyResumed = t.type({
 });
 export type CompanyResumed = t.TypeOf<typeof CompanyResumed>;
 
+/**
+ * The company's deletion was asked for: everything of it is erased once `eraseAfter`
+ * has passed (`CompanyErased`), unless it is cancelled first. `by` says
+ * who asked (an admin token's id, or the CLI).
+ */
+export const CompanyDeletionRequested = t.type({
+  type: t.literal('CompanyDeletionRequested'),
+  data: t.type({ companyId: t.string, requestedAt: t.string, eraseAfter: t.string, by: CompanyActor }),
+});
+export type CompanyDeletionRequested = t.TypeOf<typeof CompanyDeletionRequested>;
+
+/** A waiting deletion called off (a resume during the waiting period): the company is not erased. */
+export const CompanyDeletionCancelled = t.type({
+  type: t.literal('CompanyDeletionCancelled'),
+  data: t.type({ companyId: t.string, cancelledAt: t.string }),
+});
+export type CompanyDeletionCancelled = t.TypeOf<typeof CompanyDeletionCancelled>;
+
+/**
+ * The company's erasure has begun: from here on it is finished, never cancelled (what
+ * it forgets cannot come back), by whichever erasure runs next if this one is cut short.
+ */
+export const CompanyErasureStarted = t.type({
+  type: t.literal('CompanyErasureStarted'),
+  data: t.type({ companyId: t.string, startedAt: t.string }),
+});
+export type CompanyErasureStarted = t.TypeOf<typeof CompanyErasureStarted>;
+
+/** What a company's erasure reached, counted (no id, no value). */
+export const CompanyErasureCounts = t.type({
+  contacts: t.number,
+  users: t.number,
+  apiKeys: t.number,
+  webhookSubscriptions: t.number,
+  webhookDeliveries: t.number,
+  keptResponses: t.number,
+  consoleSessions: t.number,
+  usageRows: t.number,
+});
+export type CompanyErasureCounts = t.TypeOf<typeof CompanyErasureCounts>;
+
+/**
+ * The company existed and was erased: the last event of its stream, final. It holds
+ * no personal value; the read models drop every document of the company as they
+ * pass it (`erasedWithCompany`).
+ */
+export const CompanyErased = t.type({
+  type: t.literal('CompanyErased'),
+  data: t.intersection([t.type({ companyId: t.string, erasedAt: t.string }), CompanyErasureCounts]),
+});
+export type CompanyErased = t.TypeOf<typeof CompanyErased>;
+
 /** Every event of a `company-<id>` stream. */
-export const CompanyEvent = t.union([CompanyCreated, CompanySuspended, CompanyResumed]);
+export const CompanyEvent = t.union([
+  CompanyCreated,
+  CompanySuspended,
+  CompanyResumed,
+  CompanyDeletionRequested, CompanyDeletionCancelled, CompanyErasureStarted,
+  CompanyErased,
+]);
 export type CompanyEvent = t.TypeOf<typeof CompanyEvent>;
 
 export const companyStream = (companyId: string): string => `company-${companyId}`;

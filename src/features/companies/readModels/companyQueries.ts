@@ -1,5 +1,5 @@
 import type { Filter, ListQuery, ReadModelStore } from '../../../application/ports/ReadModelStore.js';
-import { PLATFORM_SCOPE, companiesProjection, companyOf, isSuspendedDoc } from './companiesProjection.js';
+import { PLATFORM_SCOPE, companiesProjection, companyOf, deletionsDueQuery, erasuresUnderWayQuery, isSuspendedDoc } from './companiesProjection.js';
 
 /** Companies listed per read of the suspended ones. */
 const SUSPENDED_PAGE = 500;
@@ -59,3 +59,17 @@ export const suspendedCompaniesReader = (readModels: Pick<ReadModelStore, 'colle
     }
   };
 };
+
+/**
+ * The ids of the companies whose erasure is due (`CompanyDeletionSweep`'s `due`): those
+ * whose erasure began and did not end, then those whose waiting deletion has an
+ * `eraseAfter` before `at`; up to `limit` of each.
+ */
+export const deletionsDue =
+  (readModels: Pick<ReadModelStore, 'collection'>) =>
+  async (at: Date, limit: number): Promise<string[]> => {
+    const companies = readModels.collection(companiesProjection);
+    const underWay = (await companies.list(erasuresUnderWayQuery(limit))).items;
+    const due = (await companies.list(deletionsDueQuery(at, limit))).items;
+    return [...new Set([...underWay, ...due].map((doc) => doc.id))];
+  };

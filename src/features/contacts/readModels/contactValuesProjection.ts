@@ -3,6 +3,7 @@ import type { RecordedEvent } from '../../../application/ports/EventStore.js';
 import type { Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
 import { CONTACT_EVENT_TYPES, ContactEvent } from '../domain/contactEvents.js';
 import { emailMatchKey } from '../domain/contactInput.js';
+import { erasedWithCompany } from '../../companies/index.js';
 
 /**
  * A contact of a company, live or deleted, by the values it is erased by: its
@@ -41,7 +42,7 @@ const docOf = (
  * contact's own events and marks the document deleted; a restore clears the mark,
  * an erasure deletes the document (and with it the values).
  */
-export const contactValuesProjection: Projection<ContactValuesDoc> = {
+export const contactValuesProjection: Projection<ContactValuesDoc> = erasedWithCompany({
   name: 'contact_values',
   eventTypes: CONTACT_EVENT_TYPES,
   indexes: [['email'], ['phoneNumber']],
@@ -69,4 +70,4 @@ export const contactValuesProjection: Projection<ContactValuesDoc> = {
       }
     }
   },
-};
+});

@@ -6,6 +6,7 @@ import { applyContactUpdated, contactFromCreated, toContactView, type ContactRec
 import { isLiveContact, type Contact } from '../domain/contactView.js';
 import type { Position } from '../../../shared/Position.js';
 import { CONTACT_SEARCH_FIELDS } from './contactQueries.js';
+import { erasedWithCompany } from '../../companies/index.js';
 
 /**
  * A contact in the read model. The response view is nested under `contact`
@@ -51,7 +52,7 @@ const toRecord = (doc: ContactDoc): ContactRecord => ({ ...doc.contact, companyI
  * (its person erased) has no document, as a deleted one has none, and an event
  * whose contact reads so takes the document away.
  */
-export const contactsProjection: Projection<ContactDoc> = {
+export const contactsProjection: Projection<ContactDoc> = erasedWithCompany({
   name: 'contacts',
   eventTypes: CONTACT_EVENT_TYPES,
   indexes: [['contact.createdAt'], ['contact.updatedAt']],
@@ -85,4 +86,4 @@ export const contactsProjection: Projection<ContactDoc> = {
       }
     }
   },
-};
+});

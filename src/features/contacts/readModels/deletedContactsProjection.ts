@@ -1,7 +1,7 @@
 import { cachedDecoder } from '../../../application/versioning/decodeStoredEvent.js';
 import type { DocumentCollection, ListQuery, Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
 import { ContactEvent } from '../domain/contactEvents.js';
-import { PLATFORM_SCOPE } from '../../companies/index.js';
+import { PLATFORM_SCOPE, erasedWithCompany } from '../../companies/index.js';
 
 /**
  * A deleted contact awaiting the end of its restore period. Kept under the
@@ -18,10 +18,10 @@ const decode = cachedDecoder(ContactEvent);
 
 /**
  * `deleted_contacts`: one document per deleted contact, from its `ContactDeleted`
- * until it is restored or erased; the retention sweep erases those whose
- * `restorableUntil` has passed.
+ * until it is restored or erased (or its company is); the retention sweep erases
+ * those whose `restorableUntil` has passed.
  */
-export const deletedContactsProjection: Projection<DeletedContactDoc> = {
+export const deletedContactsProjection: Projection<DeletedContactDoc> = erasedWithCompany({
   name: 'deleted_contacts',
   eventTypes: new Set(['ContactDeleted', 'ContactRestored', 'ContactErased']),
   indexes: [['restorableUntil']],
@@ -35,7 +35,7 @@ export const deletedContactsProjection: Projection<DeletedContactDoc> = {
     const { contactId, companyId, deletedAt, restorableUntil } = decoded.data;
     return { id: contactId, companyId: PLATFORM_SCOPE, position: event.position, contactCompanyId: companyId, deletedAt, restorableUntil };
   },
-};
+}, { partition: PLATFORM_SCOPE, field: 'contactCompanyId' });
 
 /** The deleted contacts whose restore period ended before `at`, earliest first: one page of `limit`. */
 export const expiredDeletionsQuery = (at: Date, limit: number): ListQuery => ({

@@ -23,6 +23,7 @@ import {
 import { applyDealStatusChanged, dealFromCreated, type DealRecord } from '../domain/dealRecord.js';
 import { toDealView, type Deal } from '../domain/dealView.js';
 import type { Position } from '../../../shared/Position.js';
+import { erasedWithCompany } from '../../companies/index.js';
 
 /**
  * A deal in the read model. The response view is nested under `deal` (as
@@ -113,7 +114,7 @@ const withoutUser = (doc: DealDoc | null, companyId: string, userId: string, eve
  * A deleted deal has no document (it leaves every list and total); a restored
  * one has it back, from the deal its `DealRestored` carries.
  */
-export const dealsProjection: Projection<DealDoc> = {
+export const dealsProjection: Projection<DealDoc> = erasedWithCompany({
   name: 'deals',
   eventTypes: new Set([...DEAL_EVENT_TYPES, 'ContactUpdated', 'ContactDeleted', 'ContactRestored', 'ContactErased', 'UserErased']),
   indexes: [
@@ -194,4 +195,4 @@ export const dealsProjection: Projection<DealDoc> = {
       }
     }
   },
-};
+});

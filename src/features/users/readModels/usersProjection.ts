@@ -1,6 +1,7 @@
 import type { Projection, ReadModelDocument } from '../../../application/ports/ReadModelStore.js';
 import { UserEvent } from '../domain/userEvents.js';
 import { cachedDecoder } from '../../../application/versioning/decodeStoredEvent.js';
+import { erasedWithCompany } from '../../companies/index.js';
 
 /** A user in the read model: `name` and `email` null when they read as null, or once the user is erased. */
 export interface UserDoc extends ReadModelDocument {
@@ -17,7 +18,7 @@ const decodeUserEvent = cachedDecoder(UserEvent);
  * e-mail null: the admin list leaves it out, and the store's secure delete
  * overwrites what they were.
  */
-export const usersProjection: Projection<UserDoc> = {
+export const usersProjection: Projection<UserDoc> = erasedWithCompany({
   name: 'users',
   eventTypes: new Set(['UserCreated', 'UserErased']),
   indexes: [['email']],
@@ -47,4 +48,4 @@ export const usersProjection: Projection<UserDoc> = {
       }
     }
   },
-};
+});

@@ -8,6 +8,7 @@ import type { WebhookEventCatalogue } from '../application/webhookEventCatalogue
 import type { RecordErasure } from '../WebhookEventSource.js';
 import { erasePersonalFields } from '../../../application/personalData/personalSeal.js';
 import type { FieldsDeclaration } from '../../../shared/PersonalData.js';
+import { erasedWithCompany } from '../../companies/index.js';
 
 /**
  * One derived webhook event in the read model behind the polling triggers
@@ -182,7 +183,7 @@ export interface WebhookEventReadModels {
 /** The projection of each webhook event type of `catalogue`. */
 export const webhookEventReadModels = (catalogue: WebhookEventCatalogue): WebhookEventReadModels => {
   const derive = sharedDerivation(catalogue);
-  const projections = catalogue.types.map((type) => webhookEventsProjectionFor(type, catalogue, derive));
+  const projections = catalogue.types.map((type) => erasedWithCompany(webhookEventsProjectionFor(type, catalogue, derive)));
   return { byType: new Map(catalogue.types.map((type, index) => [type, projections[index]!])), projections };
 };
 

@@ -7,6 +7,7 @@ import {
   type WebhookSubscriptionView,
 } from '../domain/webhookSubscription.js';
 import type { Position } from '../../../shared/Position.js';
+import { erasedWithCompany } from '../../companies/index.js';
 
 /**
  * A webhook subscription in the read model, active or ended (`isActive` false):
@@ -42,7 +43,7 @@ const decode = cachedDecoder(WebhookEvent);
  * creation order. An unsubscribed one stays, inactive (lists ask for active ones),
  * so its history is still there to show.
  */
-export const webhooksProjection: Projection<WebhookDoc> = {
+export const webhooksProjection: Projection<WebhookDoc> = erasedWithCompany({
   name: 'webhooks',
   eventTypes: WEBHOOK_SUBSCRIPTION_EVENT_TYPES,
   indexes: [['subscription.event'], ['subscription.isActive']],
@@ -72,4 +73,4 @@ export const webhooksProjection: Projection<WebhookDoc> = {
       }
     }
   },
-};
+});
