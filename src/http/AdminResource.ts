@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { ConsoleSessionStore } from '../application/ports/ConsoleSessionStore.js';
 import type { ApiContext, ApiResource } from './ApiResource.js';
+import type { CompanyExports } from '../application/companyExport/CompanyExports.js';
 
 /**
  * Everything an admin resource's routes may use: the customer API's context
@@ -15,6 +16,8 @@ export interface AdminContext extends Pick<ApiContext, 'commands' | 'readModels'
    * and the console's sessions, which the platform may end.
    */
   readonly console: { readonly publicUrl: string | undefined; readonly basePath: string; readonly sessions: Pick<ConsoleSessionStore, 'endAll'> };
+  /** Companies' exports: asked for, followed, downloaded. */
+  readonly exports: CompanyExports;
   /** `Idempotency-Key` on the creating route `route` (`POST /admin/companies/:id/keys`), its body kept through `codec` when given. */
   idempotency(route: string, codec?: Parameters<ApiContext['idempotency']>[1]): Middleware;
 }

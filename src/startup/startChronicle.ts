@@ -18,6 +18,7 @@ import { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './listen.js';
 import { startProgressSignals } from './progressSignals.js';
 import { startReadSide } from './readSide.js';
 import { contactRetention } from './contactRetention.js';
+import { companyExportSweep } from './companyExportSweep.js';
 import { startPlan, type ProcessPart } from './startPlan.js';
 import { StartSteps } from './StartSteps.js';
 import { closeStores, type Stores } from './Stores.js';
@@ -136,7 +137,7 @@ export const startChronicle = async (
 
     const readSide = await steps.run(
       'read side',
-      () => startReadSide(plan, stores, logger, health, fail, [contactRetention(config, stores, logger, health, deps.clock)]),
+      () => startReadSide(plan, stores, logger, health, fail, [contactRetention(config, stores, logger, health, deps.clock), companyExportSweep(stores, logger, health, deps.clock)]),
       (side) => side.stop(),
     );
 

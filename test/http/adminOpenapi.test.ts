@@ -28,6 +28,7 @@ const declaredRoutes = (): string[] => {
     readYourWrites: { progress: new CheckpointProgress(async () => null, 1000), readYourWritesTimeoutMs: 1 },
     idempotency: () => passThrough,
     erasure: {} as AdminContext['erasure'],
+    exports: {} as AdminContext['exports'],
     console: { publicUrl: undefined, basePath: '', sessions: { endAll: async () => 0 } },
   };
   return ADMIN_RESOURCES.flatMap((resource) => resource.routes(context)).flatMap((router) =>
