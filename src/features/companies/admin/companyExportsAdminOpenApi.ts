@@ -1,5 +1,4 @@
-import { idParameter, itemEnvelope, jsonResponse, nullable, schemaRef, type ApiModule } from '../../../http/openapi/common.js';
-import { errorCase } from '../../../http/openapi/common.js';
+import { bodyErrorsOf, errorCase, idParameter, itemEnvelope, json, jsonResponse, nullable, schemaRef, type ApiModule } from '../../../http/openapi/common.js';
 import { adminOperation, companyNotFound } from '../../../http/openapi/admin/common.js';
 
 const exportIdParameter = idParameter('export');
@@ -32,7 +31,9 @@ export const adminCompanyExports: ApiModule = {
           'and `events.ndjson` (every event of the company\'s streams with its id, type, stream, revision, log position and time). ' +
           'People\'s values appear as the company knows them; an erased person\'s are null. No secret: no key or token hash, no webhook secret.',
         parameters: [idParameter('company')],
+        requestBody: { required: false, content: json({ type: 'object', description: 'An empty JSON object (`{}`), or no body: nothing is read from it.' }) },
         responses: {
+          ...bodyErrorsOf('admin'),
           '202': jsonResponse('The export, asked for.', 'CompanyExportResponse', 'admin', {
             Location: { description: 'The export\'s address (`GET` it to follow it).', schema: { type: 'string' } },
           }),
