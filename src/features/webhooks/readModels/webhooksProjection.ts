@@ -59,6 +59,7 @@ export const webhooksProjection: Projection<WebhookDoc> = {
         return { id: record.id, companyId: record.companyId, position: event.position, subscription: toSubscriptionView(record) };
       }
       case 'WebhookUnsubscribed':
+      case 'WebhookEndedByImport':
         return doc && { ...doc, position: event.position, subscription: { ...doc.subscription, isActive: false } };
       case 'WebhookPaused':
         return withDelivery(doc, event.position, { deliveryStatus: 'paused', failingSince: decoded.data.failingSince });
