@@ -39,3 +39,6 @@ export { announceDeliveryStatus } from './application/dispatcherAnnounce.js';
 export { unsubscribeGone } from './application/dispatcherUnsubscribe.js';
 export { subscriptionChange } from './application/subscriptionChange.js';
 export { matchesFilters } from './domain/subscriptionFilters.js';
+
+// What the CLI uses of this one: an imported company's subscriptions end (they have no secret here).
+export { endImportedWebhooks, isWebhookStream } from './application/endImportedWebhooks.js';
