@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import Router from '@koa/router';
+import type { Middleware } from 'koa';
 import type { CompanyExports } from '../../../application/companyExport/CompanyExports.js';
 import type { CompanyExportRecord } from '../../../application/ports/CompanyExportStore.js';
 import type { AdminResource } from '../../../http/AdminResource.js';
@@ -10,6 +11,8 @@ import { adminCompanyExports as adminCompanyExportsOpenApi } from './companyExpo
 import { knownCompany, type CompanyLookup } from './knownCompany.js';
 
 export interface AdminCompanyExportRoutesDeps extends CompanyLookup {
+  /** `Idempotency-Key` on the POST: a retry answers the export the first request asked for. */
+  readonly idempotency: Middleware;
   readonly exports: CompanyExports;
   /** BASE_PATH, which the `Location` and download URLs start with. */
   readonly basePath: string;
@@ -42,7 +45,7 @@ export const adminCompanyExportRoutes = (deps: AdminCompanyExportRoutesDeps): Ro
   const router = new Router();
   const location = (record: CompanyExportRecord) => `${deps.basePath}/admin/companies/${encodeURIComponent(record.companyId)}/exports/${encodeURIComponent(record.id)}`;
 
-  router.post('/admin/companies/:id/exports', async (ctx) => {
+  router.post('/admin/companies/:id/exports', deps.idempotency, async (ctx) => {
     const companyId = await knownCompany(deps, ctx.params.id!);
     const doc = await deps.companies.get(PLATFORM_SCOPE, companyId);
     // Made a moment ago by another process: its stream has its name, and not yet the read model's time.
@@ -86,6 +89,7 @@ export const adminCompanyExportsResource: AdminResource = {
       eventStore: admin.commands.eventStore,
       exports: admin.exports,
       basePath: admin.console.basePath,
+      idempotency: admin.idempotency('POST /admin/companies/:id/exports'),
     }),
   ],
 };

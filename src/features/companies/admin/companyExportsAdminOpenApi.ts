@@ -1,7 +1,7 @@
-import { bodyErrorsOf, errorCase, idParameter, itemEnvelope, json, jsonResponse, nullable, schemaRef, type ApiModule } from '../../../http/openapi/common.js';
-import { adminOperation, companyNotFound } from '../../../http/openapi/admin/common.js';
+import { bodyErrorsOf, errorCase, headersOf, idParameter, itemEnvelope, json, jsonResponse, nullable, schemaRef, type ApiModule } from '../../../http/openapi/common.js';
+import { adminCreate, adminOperation, companyNotFound } from '../../../http/openapi/admin/common.js';
 
-const exportIdParameter = idParameter('export');
+const exportIdParameter = { ...idParameter('export'), name: 'exportId' };
 const exportNotFound = jsonResponse(
   'No company with this id (`Company not found`), or no export with this id of the company, or one past its 24 hours (`Export not found`).',
   { oneOf: [schemaRef('CompanyNotFoundError'), schemaRef('ExportNotFoundError')] },
@@ -20,7 +20,7 @@ export const adminCompanyExports: ApiModule = {
   ],
   paths: {
     '/admin/companies/{id}/exports': {
-      post: adminOperation({
+      post: adminCreate({
         operationId: 'createCompanyExport',
         tags: ['Exports'],
         summary: "Export a company's data",
@@ -65,6 +65,7 @@ export const adminCompanyExports: ApiModule = {
           '200': {
             description: 'The archive.',
             headers: {
+              ...headersOf('admin'),
               'Content-Disposition': { description: 'An attachment named after the company and the export.', schema: { type: 'string' } },
             },
             content: { 'application/x-tar': { schema: { type: 'string', contentMediaType: 'application/x-tar' } } },
