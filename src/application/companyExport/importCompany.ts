@@ -8,7 +8,6 @@ import type { EventStore, EventToAppend, ExpectedRevision } from '../ports/Event
 import type { ErasableKeys } from '../ports/Stores.js';
 import { EVENTS_PART, EXPORT_FORMAT, EXPORT_FORMAT_VERSION, MANIFEST_ENTRY, type ExportedEvent, type ExportManifest } from './CompanyExports.js';
 import { eventCompany } from './eventCompany.js';
-import type { SecretEventFields } from './ExportedRecords.js';
 import { BLOCK, parseUstarHeader } from './ustar.js';
 
 /** An archive this release will not import, and why (nothing was imported). */
@@ -109,8 +108,6 @@ export interface ImportDeps {
   readonly eventStore: Pick<EventStore, 'append'>;
   /** Whether the company is in this store already (its stream has events). */
   companyExists(companyId: string): Promise<boolean>;
-  /** The secret fields an export left out (null), by event type: imported as '' (no key or token has that hash). */
-  readonly secretFields: SecretEventFields;
   /**
    * The streams imported after every other one (a webhook subscription's): so that
    * nothing imported before them reaches their receivers; then `endLast` ends each
@@ -181,7 +178,8 @@ class StreamRuns {
 }
 
 /**
- * Imports a company's export into this store: refused (`ImportRefusedError`,
+ * Imports a company's export into this store (an event's `removedFields`, the
+ * secrets an export leaves out, are stored as '': no key or token has that hash): refused (`ImportRefusedError`,
  * nothing imported) when the archive is not one Chronicle wrote, a part's SHA-256
  * is not the manifest's, an event is of another company, or the company is here
  * already. Every event is appended with its id, stream, revision, type, data,

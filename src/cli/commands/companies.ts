@@ -8,7 +8,6 @@ import { cliCommandDeps, cliMetadata } from '../cliWrites.js';
 import { withStores } from '../withStores.js';
 import { listCompanyDocuments } from '../listCompanyDocuments.js';
 import { importCompany, ImportRefusedError } from '../../application/companyExport/importCompany.js';
-import { SECRET_EVENT_FIELDS } from '../../features/index.js';
 import { endImportedWebhooks, isWebhookStream } from '../../features/webhooks/index.js';
 import { systemClock } from '../../shared/Clock.js';
 import { newId } from '../../shared/ids.js';
@@ -62,7 +61,6 @@ export const registerCompanies: RegisterCommands = (program, context) => {
         importCompany(file, {
           eventStore: stores.eventStore,
           companyExists: async (companyId) => (await loadCompany(stores.eventStore, companyId)) !== null,
-          secretFields: SECRET_EVENT_FIELDS,
           importedLast: isWebhookStream,
           endLast: (streams, companyId, at) => endImportedWebhooks(cliCommandDeps(stores.eventStore), streams, companyId, at, newId()).then(() => undefined),
           erasedPeople: erasedPeopleOf,
