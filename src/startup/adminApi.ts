@@ -1,4 +1,5 @@
-import { ADMIN_RESOURCES, EXPORTED_RECORDS, SECRET_EVENT_FIELDS } from '../features/index.js';
+import { ADMIN_RESOURCES } from '../features/index.js';
+import type { CompanyExports } from '../application/companyExport/CompanyExports.js';
 import type { AdminContext } from '../http/AdminResource.js';
 import type { AdminApiDeps } from '../http/createApp.js';
 import { authenticateAdmin } from '../http/middleware/authenticateAdmin.js';
@@ -15,7 +16,6 @@ import { credentialFreshness } from './credentialFreshness.js';
 import type { ReadSide } from './readSide.js';
 import type { Stores } from './Stores.js';
 import type { PersonErasure } from '../application/personalData/PersonErasure.js';
-import { CompanyExports } from '../application/companyExport/CompanyExports.js';
 
 /** What the admin API is built from: the start-up's parts (see `AppParts`). */
 export interface AdminApiParts {
@@ -28,6 +28,8 @@ export interface AdminApiParts {
   readonly logger: Logger;
   /** Default the system's. */
   readonly clock?: Clock;
+  /** The companies' exports this process writes (stopped before the stores close). */
+  readonly exports: CompanyExports;
 }
 
 /**
@@ -53,16 +55,7 @@ export const adminApi = (
     readModels,
     readYourWrites,
     erasure,
-    exports: new CompanyExports({
-      store: stores.companyExports,
-      eventStore,
-      readModels,
-      records: EXPORTED_RECORDS,
-      secretFields: SECRET_EVENT_FIELDS,
-      newId,
-      clock,
-      logger: parts.logger.child({ role: 'company-export' }),
-    }),
+    exports: parts.exports,
     idempotency: (route, codec) => idempotency(keys, route, codec, adminTokenScope),
     console: { publicUrl: config.console.publicUrl, basePath: config.basePath, sessions: stores.consoleSessions },
   };

@@ -18,7 +18,7 @@ import { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from './listen.js';
 import { startProgressSignals } from './progressSignals.js';
 import { startReadSide } from './readSide.js';
 import { contactRetention } from './contactRetention.js';
-import { companyExportSweep } from './companyExportSweep.js';
+import { companyExportSweep, companyExportsOf } from './companyExports.js';
 import { startPlan, type ProcessPart } from './startPlan.js';
 import { StartSteps } from './StartSteps.js';
 import { closeStores, type Stores } from './Stores.js';
@@ -165,6 +165,13 @@ export const startChronicle = async (
         )
       : null;
 
+    // Stopped after HTTP (steps stop in reverse): the exports being written are marked failed before the stores close.
+    const exports = await steps.run(
+      'company exports',
+      async () => companyExportsOf(stores, logger, deps.clock),
+      (running) => running.stop(),
+    );
+
     const http = await steps.run(
       'HTTP',
       () =>
@@ -180,6 +187,7 @@ export const startChronicle = async (
             logger,
             health,
             usage,
+            exports,
             ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
             ...(deps.clock ? { clock: deps.clock } : {}),
           },

@@ -97,13 +97,23 @@ export const exportedEvent = (event: RecordedEvent, secretFields: SecretEventFie
  * read model a customer calls their data, `events.ndjson`; each part written as
  * it is read, page by page, so memory does not grow with the company.
  */
+/** The process stops: the export being written stops too, and is marked failed. */
+class ExportStoppedError extends Error {
+  override readonly name = 'ExportStoppedError';
+  constructor() {
+    super('the process writing the export stopped');
+  }
+}
+
 export class CompanyExports {
   private readonly running = new Set<Promise<void>>();
+  private stopping = false;
 
   constructor(private readonly deps: CompanyExportsDeps) {}
 
   /** Asks for an export of `company` (its id, and what the manifest shows of it); the archive is written in the background. */
   async start(company: ExportManifest['company']): Promise<CompanyExportRecord> {
+    this.checkGoingOn();
     const now = this.deps.clock.now();
     const record: CompanyExportRecord = {
       id: this.deps.newId(),
@@ -140,6 +150,17 @@ export class CompanyExports {
     return this.deps.store.deleteExpired(this.deps.clock.now());
   }
 
+  /** Stops the exports being written (each marked `failed`, to ask for again) and waits for them; asks for no more. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.settled();
+  }
+
+  /** Throws between two pages once the process stops. */
+  private checkGoingOn(): void {
+    if (this.stopping) throw new ExportStoppedError();
+  }
+
   /** Resolves once every export this process is writing has ended (a stop waits for them; tests too). */
   async settled(): Promise<void> {
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
@@ -155,7 +176,8 @@ export class CompanyExports {
       await store.update(record.companyId, record.id, { state: 'ready', size, finishedAt: this.deps.clock.now().toISOString() });
       logger.info({ exportId: record.id, companyId: record.companyId, size, ms: Math.round(performance.now() - started) }, 'company export ready');
     } catch (error) {
-      logger.error({ err: error, exportId: record.id, companyId: record.companyId }, 'company export failed');
+      if (error instanceof ExportStoppedError) logger.warn({ exportId: record.id, companyId: record.companyId }, 'company export stopped with the process: failed');
+      else logger.error({ err: error, exportId: record.id, companyId: record.companyId }, 'company export failed');
       await store.update(record.companyId, record.id, { state: 'failed', finishedAt: this.deps.clock.now().toISOString() }).catch(() => undefined);
     }
   }
@@ -175,7 +197,10 @@ export class CompanyExports {
     }
     progress.recordsTotal = recordsTotal;
     let eventsTotal = 0;
-    for await (const event of this.companyEvents(companyId, head, pageSize)) if (event) eventsTotal += 1;
+    for await (const event of this.companyEvents(companyId, head, pageSize)) {
+      if (event) eventsTotal += 1;
+      else this.checkGoingOn();
+    }
     progress.eventsTotal = eventsTotal;
     await report();
 
@@ -188,7 +213,10 @@ export class CompanyExports {
         if (doc.companyId !== companyId) continue;
         await archive.line(part.record(doc));
         progress.records += 1;
-        if (progress.records % pageSize === 0) await report();
+        if (progress.records % pageSize === 0) {
+          this.checkGoingOn();
+          await report();
+        }
       }
       parts.push(await archive.endPart());
     }
@@ -196,6 +224,7 @@ export class CompanyExports {
     await archive.beginPart(EVENTS_PART);
     for await (const event of this.companyEvents(companyId, head, pageSize)) {
       if (event === null) {
+        this.checkGoingOn();
         await report();
         continue;
       }

@@ -146,6 +146,24 @@ describe('CompanyExports: the archive of a company', () => {
     expect(logger.lines.filter((line) => line.msg === 'company export failed').map((line) => line.level)).to.deep.equal(['error']);
   });
 
+  it('stops with the process: the export being written is marked failed, and no other is asked for', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const log = logOf(LOG);
+    // The log's second page waits until the test lets it go: the export is running then.
+    let pages = 0;
+    const slow = { ...log, readAll: async (options?: Parameters<EventStore['readAll']>[0]) => (++pages === 2 ? held.then(() => log.readAll(options)) : log.readAll(options)) };
+    const { exports } = await exportsOn({ log: slow, pageSize: 2 });
+    const asked = await exports.start({ id: 'acme' });
+    while (pages < 2) await new Promise((resolve) => setImmediate(resolve));
+    const stopped = exports.stop();
+    release();
+    await stopped;
+    expect((await exports.get('acme', asked.id))?.state).to.equal('failed');
+    const refused = await exports.start({ id: 'acme' }).catch((error: unknown) => error);
+    expect(refused).to.be.instanceOf(Error);
+  });
+
   it('answers an export to its company alone, and none after its 24 hours; the sweep deletes it then', async () => {
     const { exports, store, clock } = await exportsOn();
     const asked = await exports.start({ id: 'acme' });
