@@ -194,6 +194,9 @@ describe('exporting a company and importing it into a fresh Chronicle', function
     } finally {
       await to.server.stop();
     }
+    // The read models built from the imported log are what the log says.
+    const verified = await runCli(['verify'], env);
+    expect(verified.code, verified.stdout + verified.stderr).to.equal(0);
   };
 
   it('on the embedded engine (SQLite), into an empty DATA_DIR', async () => {

@@ -25,6 +25,6 @@ export const documentFields = ({ companyId: _company, position: _position, ...fi
 /**
  * The fields of stored events that hold a secret (a key's or a token's hash), by
  * event type: an export writes them as null (`removedFields` lists them), and an
- * import stores them as '' (no key or token has that hash).
+ * import stores a stand-in no key or token hashes to (`removedSecret`).
  */
 export type SecretEventFields = Readonly<Record<string, readonly string[]>>;

@@ -145,6 +145,13 @@ const withValueAt = (data: unknown, path: readonly string[], value: unknown): un
   return { ...data, [head!]: rest.length === 0 ? value : withValueAt(inner, rest, value) };
 };
 
+/**
+ * What an import stores for a secret the export left out (a key's hash): unique
+ * to the event and the field, as a hash is (a directory keyed by it keeps one
+ * entry per key), and never a hash (hex), so no key or token presented finds it.
+ */
+export const removedSecret = (eventId: string, path: string): string => `removed-by-export:${eventId}:${path}`;
+
 /** What is sealed in an erased person's field on import: never readable (the key is destroyed after). */
 const ERASED_STAND_IN = 'erased';
 
@@ -179,7 +186,7 @@ class StreamRuns {
 
 /**
  * Imports a company's export into this store (an event's `removedFields`, the
- * secrets an export leaves out, are stored as '': no key or token has that hash): refused (`ImportRefusedError`,
+ * secrets an export leaves out, are stored as `removedSecret`): refused (`ImportRefusedError`,
  * nothing imported) when the archive is not one Chronicle wrote, a part's SHA-256
  * is not the manifest's, an event is of another company, or the company is here
  * already. Every event is appended with its id, stream, revision, type, data,
@@ -205,7 +212,7 @@ export const importCompany = async (file: string, deps: ImportDeps): Promise<Imp
   const erased = new Set<string>();
   const last = new Set<string>();
   const toAppend = (event: ExportedEvent): EventToAppend => {
-    let data = (event.removedFields ?? []).reduce((value, path) => withValueAt(value, path.split('.'), ''), event.data);
+    let data = (event.removedFields ?? []).reduce((value, path) => withValueAt(value, path.split('.'), removedSecret(event.id, path)), event.data);
     for (const { subject, path } of event.erasedFields && event.erasedFields.length > 0 ? deps.erasedPeople(event) : []) {
       erased.add(subject);
       data = withValueAt(data, path.split('.'), ERASED_STAND_IN);
