@@ -59,7 +59,7 @@ export const adminCompanyExports: ApiModule = {
         operationId: 'downloadCompanyExport',
         tags: ['Exports'],
         summary: 'Download an export',
-        description: 'The archive, an uncompressed POSIX (ustar) tar, streamed. HTTP compression may apply on the wire (`Accept-Encoding`).',
+        description: 'The archive, an uncompressed POSIX (ustar) tar, streamed as it is (a proxy in front may compress it on the wire).',
         parameters: [idParameter('company'), exportIdParameter],
         responses: {
           '200': {
