@@ -107,13 +107,21 @@ class ExportStoppedError extends Error {
 
 export class CompanyExports {
   private readonly running = new Set<Promise<void>>();
+  /** The export this process is writing for each company: a second request while it runs is answered with it. */
+  private readonly writing = new Map<string, CompanyExportRecord>();
   private stopping = false;
 
   constructor(private readonly deps: CompanyExportsDeps) {}
 
-  /** Asks for an export of `company` (its id, and what the manifest shows of it); the archive is written in the background. */
+  /**
+   * Asks for an export of `company` (its id, and what the manifest shows of it); the
+   * archive is written in the background. While this process writes one for the
+   * company, that one is answered (as it stands): one at a time per company.
+   */
   async start(company: ExportManifest['company']): Promise<CompanyExportRecord> {
     this.checkGoingOn();
+    const current = this.writing.get(company.id);
+    if (current) return (await this.deps.store.get(company.id, current.id)) ?? current;
     const now = this.deps.clock.now();
     const record: CompanyExportRecord = {
       id: this.deps.newId(),
@@ -125,8 +133,17 @@ export class CompanyExports {
       finishedAt: null,
       size: null,
     };
-    await this.deps.store.create(record);
-    const run = this.write(record, company).finally(() => this.running.delete(run));
+    this.writing.set(company.id, record);
+    try {
+      await this.deps.store.create(record);
+    } catch (error) {
+      this.writing.delete(company.id);
+      throw error;
+    }
+    const run = this.write(record, company).finally(() => {
+      this.running.delete(run);
+      this.writing.delete(company.id);
+    });
     this.running.add(run);
     return record;
   }

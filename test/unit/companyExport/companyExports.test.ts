@@ -164,6 +164,19 @@ describe('CompanyExports: the archive of a company', () => {
     expect(refused).to.be.instanceOf(Error);
   });
 
+  it('answers the export being written to a second request for the company: one at a time per company', async () => {
+    const { exports } = await exportsOn();
+    const first = await exports.start({ id: 'acme' });
+    const again = await exports.start({ id: 'acme' });
+    const other = await exports.start({ id: 'other' });
+    expect(again.id).to.equal(first.id);
+    expect(other.id).to.not.equal(first.id);
+    await exports.settled();
+    const after = await exports.start({ id: 'acme' });
+    expect(after.id).to.not.equal(first.id);
+    await exports.settled();
+  });
+
   it('answers an export to its company alone, and none after its 24 hours; the sweep deletes it then', async () => {
     const { exports, store, clock } = await exportsOn();
     const asked = await exports.start({ id: 'acme' });

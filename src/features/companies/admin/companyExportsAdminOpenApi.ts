@@ -25,7 +25,8 @@ export const adminCompanyExports: ApiModule = {
         tags: ['Exports'],
         summary: "Export a company's data",
         description:
-          'Starts writing the archive and answers at once with the export, `pending`, and its address in `Location`. Follow it with ' +
+          'Starts writing the archive and answers at once with the export, `pending`, and its address in `Location` (while the API ' +
+          'process that takes the request writes an export of the company, it answers that one as it stands). Follow it with ' +
           '`GET` there until its state is `ready`, then download it. The archive (an uncompressed POSIX tar) holds `manifest.json` ' +
           '(the company, the time, each part\'s line count, size and SHA-256), `records/<kind>.ndjson` (each record as reads show it) ' +
           'and `events.ndjson` (every event of the company\'s streams with its id, type, stream, revision, log position and time). ' +
