@@ -7,6 +7,7 @@ import type { ApiResource } from '../http/ApiResource.js';
 import type { PersonalDataDeclaration } from '../shared/PersonalData.js';
 import type { SubjectEraserOf } from '../application/personalData/reapplyErasures.js';
 import type { WebhookEventSource } from './webhookEvents/WebhookEventSource.js';
+import type { ExportedRecords, SecretEventFields } from '../application/companyExport/ExportedRecords.js';
 
 /** A read model as the registry holds it: its projection, and how `chronicle verify` checks it (when it mirrors streams). */
 export interface RegisteredReadModel {
@@ -37,6 +38,10 @@ export interface Feature {
   readonly personalData?: PersonalDataDeclaration;
   /** How its subjects are erased again after a restore (`reapplyErasures`), one per kind of subject it erases. */
   readonly subjectErasers?: readonly SubjectEraserOf[];
+  /** Its read models that a customer calls their data, each one part of a company's export (`records/<part>.ndjson`). */
+  readonly exports?: readonly ExportedRecords[];
+  /** The fields of its stored events that hold a secret (a hash of a key or token): an export leaves them out. */
+  readonly secretEventFields?: SecretEventFields;
 }
 
 /** A projection of any document type, as the registry holds it. */

@@ -17,6 +17,7 @@ import { contacts } from './contacts/index.js';
 import { deals } from './deals/index.js';
 import type { Feature } from './Feature.js';
 import type { SubjectEraserOf } from '../application/personalData/reapplyErasures.js';
+import type { ExportedRecords, SecretEventFields } from '../application/companyExport/ExportedRecords.js';
 import { personFieldNames, type FieldsDeclaration, type RetiredFields, type SubjectKind } from '../shared/PersonalData.js';
 import { users } from './users/index.js';
 import { webhookEventCatalogue, webhookEventsFeature, type WebhookEventCatalogue } from './webhookEvents/index.js';
@@ -61,6 +62,12 @@ export const STORED_EVENT_TYPES: ReadonlyMap<string, StoredEventType> = storedEv
 
 /** How every kind of subject is erased again after a restore (`reapplyErasures`), from the features that erase them. */
 export const SUBJECT_ERASERS: readonly SubjectEraserOf[] = FEATURES.flatMap((feature) => feature.subjectErasers ?? []);
+
+/** The read models a customer calls their data, one part each of a company's export, in the order of the features. */
+export const EXPORTED_RECORDS: readonly ExportedRecords[] = FEATURES.flatMap((feature) => feature.exports ?? []);
+
+/** The secret fields of stored events (hashes of keys and tokens), which an export leaves out. */
+export const SECRET_EVENT_FIELDS: SecretEventFields = Object.fromEntries(FEATURES.flatMap((feature) => Object.entries(feature.secretEventFields ?? {})));
 
 /** Every read model the projector keeps, in the order of the features. */
 export const PROJECTIONS: readonly Projection<ReadModelDocument>[] = FEATURES.flatMap((feature) =>

@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import type { ConsoleSessionStore } from '../application/ports/ConsoleSessionStore.js';
 import type { ApiContext, ApiResource } from './ApiResource.js';
 import type { CompanyDataEraser } from '../application/personalData/CompanyDataEraser.js';
+import type { CompanyExports } from '../application/companyExport/CompanyExports.js';
 
 /**
  * Everything an admin resource's routes may use: the customer API's context
@@ -18,6 +19,8 @@ export interface AdminContext extends Pick<ApiContext, 'commands' | 'readModels'
   readonly console: { readonly publicUrl: string | undefined; readonly basePath: string; readonly sessions: Pick<ConsoleSessionStore, 'endAll'> };
   /** A company's deletion: what forgets its data, and how long a deletion waits (DELETED_COMPANIES_RETENTION_DAYS). */
   readonly companyDeletion: { readonly data: CompanyDataEraser; readonly retentionMs: number };
+  /** Companies' exports: asked for, followed, downloaded. */
+  readonly exports: CompanyExports;
   /** `Idempotency-Key` on the creating route `route` (`POST /admin/companies/:id/keys`), its body kept through `codec` when given. */
   idempotency(route: string, codec?: Parameters<ApiContext['idempotency']>[1]): Middleware;
 }

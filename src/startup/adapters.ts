@@ -5,6 +5,7 @@ import type { Logger } from '../application/ports/Logger.js';
 import type { RateLimitCounters } from '../application/ports/RateLimitCounters.js';
 import { MemoryRateLimitCounters } from '../adapters/memory/MemoryRateLimitCounters.js';
 import { SqliteConsoleSessionStore } from '../adapters/sqlite/SqliteConsoleSessionStore.js';
+import { SqliteCompanyExportStore } from '../adapters/sqlite/SqliteCompanyExportStore.js';
 import { SqliteEventStore } from '../adapters/sqlite/SqliteEventStore.js';
 import { SqliteIdempotencyStore } from '../adapters/sqlite/SqliteIdempotencyStore.js';
 import { SqliteRateLimitCounters } from '../adapters/sqlite/SqliteRateLimitCounters.js';
@@ -54,6 +55,9 @@ export const SHARED_READ_MODEL_COMMIT_MS = 20;
 
 /** File of the console's sessions and usage counters inside DATA_DIR, shared by every process on it. */
 export const embeddedConsoleFile = (dataDir: string): string => join(dataDir, 'console.sqlite');
+
+/** File of the companies' exports inside DATA_DIR (their archives hold people's values: `secure_delete` on), shared by every process on it. */
+export const embeddedExportsFile = (dataDir: string): string => join(dataDir, 'exports.sqlite');
 
 /** File of the embedded rate-limit counters inside DATA_DIR, shared by every process on it. */
 export const embeddedRateLimitsFile = (dataDir: string): string => join(dataDir, 'rate-limits.sqlite');
@@ -167,6 +171,7 @@ const openEngineStores = async (config: Config, options: OpenStoresOptions): Pro
     let rateLimits: RateLimitCounters | undefined;
     let consoleSessions: SqliteConsoleSessionStore | undefined;
     let usage: SqliteUsageCounters;
+    let companyExports: SqliteCompanyExportStore | undefined;
     try {
       // One process running the API and the projections (`npm start`) is the only API process on its
       // DATA_DIR: it counts in memory, far cheaper than in the shared file
@@ -182,8 +187,9 @@ const openEngineStores = async (config: Config, options: OpenStoresOptions): Pro
             : new MemoryRateLimitCounters(config.rateLimit);
       consoleSessions = SqliteConsoleSessionStore.open(embeddedConsoleFile(config.dataDir));
       usage = SqliteUsageCounters.open(embeddedConsoleFile(config.dataDir));
+      companyExports = SqliteCompanyExportStore.open(embeddedExportsFile(config.dataDir));
     } catch (error) {
-      await Promise.allSettled([readModels.close(), rateLimits?.close?.(), consoleSessions?.close()]);
+      await Promise.allSettled([readModels.close(), rateLimits?.close?.(), consoleSessions?.close(), companyExports?.close()]);
       throw error;
     }
     return {
@@ -195,6 +201,7 @@ const openEngineStores = async (config: Config, options: OpenStoresOptions): Pro
       idempotency: new SqliteIdempotencyStore(adapter.db),
       consoleSessions,
       usage,
+      companyExports,
       subjectKeys: new SqliteSubjectKeyStore(adapter.db),
       // A memory read model keeps nothing on disk: only the log's file to compact then.
       compaction: new SqliteErasureCompaction(
@@ -220,6 +227,7 @@ const openMongoStores = async (url: string, config: Config): Promise<Omit<Stores
   const { MongoConsoleSessionStore } = await import('../adapters/mongodb/MongoConsoleSessionStore.js');
   const { MongoUsageCounters } = await import('../adapters/mongodb/MongoUsageCounters.js');
   const { MongoSubjectKeyStore } = await import('../adapters/mongodb/MongoSubjectKeyStore.js');
+  const { MongoCompanyExportStore } = await import('../adapters/mongodb/MongoCompanyExportStore.js');
   const readModels = await MongoReadModelStore.connect(url, config.mongoDb);
   try {
     return {
@@ -230,6 +238,7 @@ const openMongoStores = async (url: string, config: Config): Promise<Omit<Stores
       idempotency: await MongoIdempotencyStore.create(readModels.database),
       consoleSessions: await MongoConsoleSessionStore.create(readModels.database),
       usage: await MongoUsageCounters.create(readModels.database),
+      companyExports: await MongoCompanyExportStore.create(readModels.database),
       subjectKeys: new MongoSubjectKeyStore(readModels.database),
     };
   } catch (error) {

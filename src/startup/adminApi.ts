@@ -1,4 +1,5 @@
 import { ADMIN_RESOURCES } from '../features/index.js';
+import type { CompanyExports } from '../application/companyExport/CompanyExports.js';
 import type { AdminContext } from '../http/AdminResource.js';
 import type { AdminApiDeps } from '../http/createApp.js';
 import { authenticateAdmin } from '../http/middleware/authenticateAdmin.js';
@@ -28,6 +29,8 @@ export interface AdminApiParts {
   readonly logger: Logger;
   /** Default the system's. */
   readonly clock?: Clock;
+  /** The companies' exports this process writes (stopped before the stores close). */
+  readonly exports: CompanyExports;
 }
 
 /**
@@ -55,6 +58,7 @@ export const adminApi = (
     readYourWrites,
     erasure,
     companyDeletion: { data: companyDataEraserOf(stores, erasure, commands), retentionMs: config.deletedCompaniesRetentionDays * 86_400_000 },
+    exports: parts.exports,
     idempotency: (route, codec) => idempotency(keys, route, codec, adminTokenScope),
     console: { publicUrl: config.console.publicUrl, basePath: config.basePath, sessions: stores.consoleSessions },
   };

@@ -28,6 +28,7 @@ import { adminApi } from './adminApi.js';
 import type { ChronicleWebhooks } from './webhooks.js';
 import type { StartPlan } from './startPlan.js';
 import type { Stores } from './Stores.js';
+import type { CompanyExports } from '../application/companyExport/CompanyExports.js';
 import { AnsweredWrites } from '../application/subscriptions/AnsweredWrites.js';
 import { FailedCredentials } from '../application/credentials/FailedCredentials.js';
 
@@ -54,6 +55,8 @@ export interface AppParts {
   readonly renderMetrics?: () => Promise<string>;
   /** The time of requests, credentials, console sessions and commands; default the system's. */
   readonly clock?: Clock;
+  /** The companies' exports this process writes (the admin API's). */
+  readonly exports: CompanyExports;
 }
 
 /**

@@ -24,6 +24,7 @@ export const contactRetention =
       readModels: stores.readModels,
       personFields: PERSON_FIELDS,
       logger: erasureLogger,
+      exports: stores.companyExports,
     });
     const sweep = new ContactRetentionSweep({
       commands: { eventStore: stores.eventStore, newId, clock },

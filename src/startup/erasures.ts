@@ -19,6 +19,7 @@ export const personErasureOf = (stores: Stores, logger: Logger, { journal = true
     readModels: stores.readModels,
     personFields: PERSON_FIELDS,
     logger,
+    exports: stores.companyExports,
     ...(journal && stores.erasureJournal ? { journal: stores.erasureJournal } : {}),
   });
 

@@ -19,6 +19,7 @@ import { startProgressSignals } from './progressSignals.js';
 import { startReadSide } from './readSide.js';
 import { contactRetention } from './contactRetention.js';
 import { companyDeletion } from './companyErasure.js';
+import { companyExportSweep, companyExportsOf } from './companyExports.js';
 import { startPlan, type ProcessPart } from './startPlan.js';
 import { StartSteps } from './StartSteps.js';
 import { closeStores, type Stores } from './Stores.js';
@@ -137,7 +138,12 @@ export const startChronicle = async (
 
     const readSide = await steps.run(
       'read side',
-      () => startReadSide(plan, stores, logger, health, fail, [contactRetention(config, stores, logger, health, deps.clock), companyDeletion(config, stores, logger, health, deps.clock)]),
+      () =>
+        startReadSide(plan, stores, logger, health, fail, [
+          contactRetention(config, stores, logger, health, deps.clock),
+          companyDeletion(config, stores, logger, health, deps.clock),
+          companyExportSweep(stores, logger, health, deps.clock),
+        ]),
       (side) => side.stop(),
     );
 
@@ -165,6 +171,13 @@ export const startChronicle = async (
         )
       : null;
 
+    // Stopped after HTTP (steps stop in reverse): the exports being written are marked failed before the stores close.
+    const exports = await steps.run(
+      'company exports',
+      async () => companyExportsOf(stores, logger, deps.clock),
+      (running) => running.stop(),
+    );
+
     const http = await steps.run(
       'HTTP',
       () =>
@@ -180,6 +193,7 @@ export const startChronicle = async (
             logger,
             health,
             usage,
+            exports,
             ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
             ...(deps.clock ? { clock: deps.clock } : {}),
           },

@@ -37,6 +37,8 @@ export interface EventStoreContractOptions {
    * a commit's events after the appends' callers have answered (decisions 89 and 133).
    */
   readonly ownCommitsWakeSubscriptions: boolean;
+  /** Whether the store keeps the time an appended event gives (`EventToAppend.recordedAt`, an import's): SQLite, PostgreSQL. */
+  readonly keepsGivenTimes?: boolean;
 }
 
 /**
@@ -76,6 +78,19 @@ export const eventStoreContract = (name: string, open: () => Promise<EventStoreF
         expect(read[1]!.position).to.equal(result.position);
         expect(comparePositions(read[0]!.position, read[1]!.position)).to.be.lessThan(0);
         expect(new Date(read[0]!.recordedAt).toISOString()).to.equal(read[0]!.recordedAt);
+      });
+
+      it('keeps the time an imported event was first recorded at, and its own for the others', async function () {
+        if (!options.keepsGivenTimes) return this.skip();
+        const stream = uniqueStream();
+        const given = '2020-02-29T12:34:56.789Z';
+        const before = Date.now();
+        await store.append(stream, [{ ...anEvent('Imported'), recordedAt: given }, anEvent('Imported')], 'no_stream');
+        await store.append(stream, [anEvent('Later')], 1);
+        const read = await store.readStream(stream);
+        expect(read[0]!.recordedAt).to.equal(given);
+        expect(Date.parse(read[1]!.recordedAt)).to.be.at.least(before - 1000);
+        expect((await store.readAll({ after: null, maxCount: 100_000 })).find((event) => event.id === read[0]!.id)?.recordedAt).to.equal(given);
       });
 
       it('reads a missing stream as empty', async () => {

@@ -24,7 +24,7 @@ const openSqlite = async (): Promise<EventStoreFixture> => {
     },
   };
 };
-eventStoreContract('SQLite (embedded)', openSqlite, { multiStreamAppend: true, ownCommitsWakeSubscriptions: true });
+eventStoreContract('SQLite (embedded)', openSqlite, { multiStreamAppend: true, ownCommitsWakeSubscriptions: true, keepsGivenTimes: true });
 eventStoreVersionsContract('SQLite (embedded)', openSqlite);
 
 const eventStoreUrl = process.env.EVENTSTORE_URL;
@@ -46,7 +46,7 @@ if (postgresTestUrl()) {
     const store = new PostgresEventStore(await migratedLogPool(url), { ownsPool: true });
     return { store, dispose: () => store.close() };
   };
-  eventStoreContract('PostgreSQL', async () => openPostgres((await database()).url), { multiStreamAppend: true, ownCommitsWakeSubscriptions: true });
+  eventStoreContract('PostgreSQL', async () => openPostgres((await database()).url), { multiStreamAppend: true, ownCommitsWakeSubscriptions: true, keepsGivenTimes: true });
   // A database per test: the case that writes an event no release can read leaves it unread behind.
   eventStoreVersionsContract('PostgreSQL', async () => {
     const fresh = await freshPostgresDatabase();

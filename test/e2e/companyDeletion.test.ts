@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { eventually } from '../support/events.js';
 import { postgresServerInstalled, startPostgresCluster, type TestCluster } from '../support/postgresCluster.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
+import { exportOverHttp } from '../support/exportOverHttp.js';
 import { tempDir } from '../support/tempStore.js';
 import { bytesFound, filesUnder, spellingsOf, startCountingReceiver } from '../support/personalValues.js';
 
@@ -105,8 +106,8 @@ const buildCompany = async (
 };
 
 /**
- * Two companies built alike; the first deleted with `now=true`. Then the first
- * answers 404 and is listed nowhere, its key 401; the second is untouched (its
+ * Two companies built alike; the first exported, then deleted with `now=true`. Then the first
+ * answers 404 and is listed nowhere, its export too, its key 401; the second is untouched (its
  * contact, its replays, its values in the read models' bytes). None of the first's
  * values is in any byte the engine keeps, nor in what the processes wrote, after
  * the compaction, and again after a restart, a replay and a verify.
@@ -135,12 +136,17 @@ const deleteAndScan = async (engine: Engine): Promise<void> => {
     expect(badNow.body.error).to.equal('Validation failed');
     expect((await call('GET', `/admin/companies/${gone.id}`, adminToken)).status, 'a refused delete records nothing').to.equal(200);
 
+    // An export made before the deletion holds the company's values (in exports.sqlite, or in PostgreSQL's tables).
+    const exported = await exportOverHttp(server.baseUrl, adminToken, gone.id);
+    expect(exported.archive.toString('utf8')).to.contain(gone.values[1]);
+
     const deleted = await call('DELETE', `/admin/companies/${gone.id}?now=true`, adminToken);
     expect(deleted.status, JSON.stringify(deleted.body)).to.equal(200);
     expect(Object.keys(deleted.body.data!).sort()).to.deep.equal(['deletionRequestedAt', 'eraseAfter', 'erasedAt', 'id']);
     expect(deleted.body.data!.id).to.equal(gone.id);
 
-    // The company is gone everywhere the platform looks.
+    // The company is gone everywhere the platform looks, its export with it.
+    expect((await call('GET', exported.location, adminToken)).status).to.equal(404);
     expect((await call('GET', `/admin/companies/${gone.id}`, adminToken)).status).to.equal(404);
     expect((await call('DELETE', `/admin/companies/${gone.id}`, adminToken)).status).to.equal(404);
     expect((await call('DELETE', `/admin/companies/${gone.id}?now=true`, adminToken)).status).to.equal(404);

@@ -10,6 +10,7 @@ import { runCli, startServer } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
 import { bytesFound, filesUnder, spellingsOf, startCountingReceiver } from '../support/personalValues.js';
 import { GOLDEN_LOGS_DIR } from '../support/goldenLog.js';
+import { exportOverHttp } from '../support/exportOverHttp.js';
 
 const run = promisify(execFile);
 
@@ -27,7 +28,8 @@ interface Engine {
  * receiver that succeeds and one that fails, its history read), then erased; the
  * user the deal is assigned to, with unique values too (created through the admin
  * API with an Idempotency-Key), erased after it; a second contact found by search,
- * deleted, then erased by its e-mail address; the
+ * deleted, then erased by its e-mail address; an export of the company made
+ * before the erasures (which held the values, and which they delete); the
  * server stops and `chronicle erasures compact` runs. Then no spelling of any value
  * is in any byte the engine keeps, nor in what the processes wrote; and again after
  * a restart, a replay and a verify.
@@ -111,6 +113,9 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
     expect((await call('PUT', `/deals/${dealId}/status`, { status: 'won' })).status).to.equal(200);
     expect((await call('GET', `/contacts/${contactId}/history`)).status).to.equal(200);
     await eventually(() => ok.count() >= 4 && failing.count() >= 4, 15_000);
+    // An export made before the erasures holds the person's values (in exports.sqlite, or in PostgreSQL's tables).
+    const exported = await exportOverHttp(server.baseUrl, adminToken, companyId!);
+    expect(exported.archive.toString('utf8')).to.contain(person.email);
 
     const erased = await call('POST', `/contacts/${contactId}/erase`, {}, {}, eraser);
     expect(erased.status, JSON.stringify(erased.body)).to.equal(200);
@@ -123,6 +128,9 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
     expect((await call('DELETE', `/contacts/${otherId}`)).status).to.equal(200);
     const byEmail = await call('POST', '/contacts/erase', { email: deletedPerson.email.toLowerCase() }, {}, eraser);
     expect(byEmail.body, JSON.stringify(byEmail.body)).to.deep.equal({ success: true, data: { erased: [otherId] } });
+    // Every erasure in the company deleted its exports.
+    const gone = await call('GET', exported.location, undefined, {}, adminToken);
+    expect([gone.status, gone.body.error]).to.deep.equal([404, 'Export not found']);
     const dealNow = await call('GET', `/deals/${dealId}`);
     expect(dealNow.body.data!.contact).to.deep.equal({ id: contactId, name: null, email: null, phoneNumber: null, currentCompany: null });
     expect(dealNow.body.data!.assignedTo).to.equal(null);

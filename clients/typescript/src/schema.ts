@@ -1701,7 +1701,7 @@ export interface components {
         /** @description A stored event of a webhook subscription (never its secret). */
         WebhookHistoryEvent: {
             /** @enum {string} */
-            type: "WebhookSubscribed" | "WebhookUnsubscribed" | "WebhookPaused" | "WebhookDisabled" | "WebhookEnabled";
+            type: "WebhookSubscribed" | "WebhookUnsubscribed" | "WebhookPaused" | "WebhookDisabled" | "WebhookEnabled" | "WebhookEndedByImport";
             /** @description 0-based revision of the event in the entity's stream. */
             revision: number;
             /** @description The event's position in the whole log. */
@@ -1761,6 +1761,14 @@ export interface components {
                 companyId: string;
                 /** @enum {unknown} */
                 reason: "client" | "recovered";
+                at: components["schemas"]["Timestamp"];
+            };
+        } | {
+            /** @constant */
+            type?: "WebhookEndedByImport";
+            data?: {
+                subscriptionId: string;
+                companyId: string;
                 at: components["schemas"]["Timestamp"];
             };
         });

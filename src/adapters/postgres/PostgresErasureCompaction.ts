@@ -2,8 +2,8 @@ import type pg from 'pg';
 import { timedStep, type CompactionStep, type ErasureCompaction } from '../../application/ports/ErasureCompaction.js';
 import { quoteIdentifier } from './postgresReadModelLayout.js';
 
-/** The log's tables (on the connection's search path) that hold personal values outside the (sealed) events: keys, kept responses, deliveries. */
-const LOG_TABLES_WITH_PERSONAL_VALUES = ['subject_keys', 'idempotency_keys', 'webhook_outbox'];
+/** The tables (on the connection's search path) that hold personal values outside the (sealed) events: keys, kept responses, deliveries, companies' exports. */
+const LOG_TABLES_WITH_PERSONAL_VALUES = ['subject_keys', 'idempotency_keys', 'webhook_outbox', 'company_exports', 'company_export_chunks'];
 
 /**
  * PostgreSQL's compaction: a row an erasure rewrote or deleted stays in its

@@ -29,7 +29,7 @@ import {
 } from './logAppendGroup.js';
 import { LOG_CHANNEL } from './logMigrations.js';
 import { LogNotifications } from './LogNotifications.js';
-import { inTransaction, preparedQuery, preparedReadQuery, readQuery } from './postgresPool.js';
+import { inTransaction, preparedQuery, preparedReadQuery, query, readQuery } from './postgresPool.js';
 
 interface EventRow {
   position: string;
@@ -214,6 +214,19 @@ export class PostgresEventStore implements EventStore {
 
   /** Checks the appends, then queues them (with the keys to keep beside them) for the next group commit. */
   private enqueue(appends: readonly StreamAppend[], keys?: ReadonlyMap<string, string>): Promise<AppendResult[]> {
+    const given = appends.flatMap((append) => append.events.flatMap((event) => (event.recordedAt === undefined ? [] : [[event.id, event.recordedAt] as const])));
+    if (given.length === 0) return this.enqueueAppends(appends, keys);
+    // An import's events keep the times they were first recorded at: set once they are stored (an import runs alone).
+    return this.enqueueAppends(appends, keys).then(async (results) => {
+      await query(this.pool, 'UPDATE log_events SET recorded_at = given.at FROM unnest($1::text[], $2::timestamptz[]) AS given (id, at) WHERE log_events.id = given.id', [
+        given.map(([id]) => id),
+        given.map(([, at]) => at),
+      ]);
+      return results;
+    });
+  }
+
+  private enqueueAppends(appends: readonly StreamAppend[], keys?: ReadonlyMap<string, string>): Promise<AppendResult[]> {
     if (this.closed) return Promise.reject(new Error('The event store is closed'));
     const problem = invalidStreamAppends(appends);
     if (problem) return Promise.reject(new Error(problem));

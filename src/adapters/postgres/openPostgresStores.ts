@@ -2,6 +2,8 @@ import type { Logger } from '../../application/ports/Logger.js';
 import type { RateLimits } from '../../application/ports/RateLimitCounters.js';
 import type { Stores } from '../../application/ports/Stores.js';
 import { CONSOLE_SCHEMA, consoleMigrations } from './consoleMigrations.js';
+import { EXPORTS_SCHEMA, exportMigrations } from './exportMigrations.js';
+import { PostgresCompanyExportStore } from './PostgresCompanyExportStore.js';
 import { LOG_SCHEMA, logMigrations } from './logMigrations.js';
 import { migratePostgres } from './migratePostgres.js';
 import { PostgresConsoleSessionStore } from './PostgresConsoleSessionStore.js';
@@ -59,6 +61,7 @@ export const openPostgresStores = async (
   try {
     await migratePostgres(pool, LOG_SCHEMA, logMigrations);
     await migratePostgres(pool, CONSOLE_SCHEMA, consoleMigrations);
+    await migratePostgres(pool, EXPORTS_SCHEMA, exportMigrations);
     const eventStore = new PostgresEventStore(pool, {
       ownsPool: true,
       onListenFailure: (error, attempt) =>
@@ -75,6 +78,7 @@ export const openPostgresStores = async (
       idempotency: new PostgresIdempotencyStore(pool),
       consoleSessions: new PostgresConsoleSessionStore(pool),
       usage: new PostgresUsageCounters(pool),
+      companyExports: new PostgresCompanyExportStore(pool),
       subjectKeys: new PostgresSubjectKeyStore(pool),
       compaction: new PostgresErasureCompaction(pool, DEFAULT_READ_MODEL_SCHEMA),
     };

@@ -181,9 +181,11 @@ export class SqliteEventStore implements EventStore {
         try {
           const data = JSON.stringify(event.data);
           const metadata = JSON.stringify(event.metadata);
-          const info = this.statements.insert.run(event.id, request.stream, next, event.type, data, metadata, recordedAt);
+          // An imported event keeps the time it was first recorded at.
+          const at = event.recordedAt ?? recordedAt;
+          const info = this.statements.insert.run(event.id, request.stream, next, event.type, data, metadata, at);
           position = Number(info.lastInsertRowid);
-          rows.push({ position, id: event.id, stream: request.stream, revision: next, type: event.type, data, metadata, recorded_at: recordedAt });
+          rows.push({ position, id: event.id, stream: request.stream, revision: next, type: event.type, data, metadata, recorded_at: at });
         } catch (error) {
           if (!isUniqueViolation(error)) throw error;
           // Refused at revision 0: the stream exists (reported first, as a look at its head would have), else the id.

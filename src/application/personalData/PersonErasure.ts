@@ -6,6 +6,7 @@ import { erasePersonFrom, type ErasedPerson } from './erasePerson.js';
 import { subjectOf } from './SubjectKeys.js';
 import type { ErasableKeys } from '../ports/Stores.js';
 import type { ErasureJournal } from '../ports/ErasureJournal.js';
+import type { CompanyExportStore } from '../ports/CompanyExportStore.js';
 
 export interface PersonErasureDeps {
   /** The people's keys; absent where the log seals nothing (a test's bare stores): nothing to destroy. */
@@ -18,6 +19,8 @@ export interface PersonErasureDeps {
   readonly logger?: Logger;
   /** Where each erasure is written down before its key is destroyed (ERASURE_JOURNAL); absent: nowhere. */
   readonly journal?: ErasureJournal;
+  /** The companies' exports: every export of the company is deleted (its archive holds the person's values). */
+  readonly exports?: Pick<CompanyExportStore, 'deleteCompany'>;
 }
 
 /**
@@ -28,7 +31,9 @@ export interface PersonErasureDeps {
  *   back: `reapplyErasures`); the responses kept for `Idempotency-Key` replays lose the person's
  *   values (the one that answered with the person's own record answers `gone`
  *   instead, whatever is sent with its key), then the person's key is destroyed,
- *   so that every value sealed with it, in any stream, reads as null. Each step is
+ *   so that every value sealed with it, in any stream, reads as null; and every
+ *   export of the company is deleted, since its archive holds the person's values
+ *   as they were (a new export shows them as null). Each step is
  *   done again, to no effect, by an erase sent again: a crash between them is
  *   finished by the retry.
  * - `compactNow`: once the read models have applied the erasure, what the engine
@@ -51,7 +56,8 @@ export class PersonErasure {
       return { ...response, body: erasePersonFrom(response.body, person, fields).value };
     });
     await this.deps.keys?.erase(subjectOf(person.kind, person.id), at);
-    this.deps.logger?.info({ kind: person.kind, id: person.id, keptResponses }, 'erasure: key destroyed, kept responses rewritten');
+    const deletedExports = (await this.deps.exports?.deleteCompany(companyId)) ?? 0;
+    this.deps.logger?.info({ kind: person.kind, id: person.id, keptResponses, deletedExports }, 'erasure: key destroyed, kept responses rewritten, exports deleted');
     return { keptResponses };
   }
 
@@ -66,10 +72,15 @@ export class PersonErasure {
     await this.deps.keys?.erase(subjectOf(person.kind, person.id), at);
   }
 
-  /** The key of the company's own subject (`company:<id>`), whatever the key store holds for it: anything sealed with it is unreadable. */
+  /**
+   * The key of the company's own subject (`company:<id>`), whatever the key store
+   * holds for it: anything sealed with it is unreadable. The company's exports go
+   * with it (their archives hold every person's values as they were).
+   */
   async forgetCompanyKey(companyId: string, at: Date): Promise<void> {
-    await this.deps.keys?.erase(`company:${companyId}`, at);
-    this.deps.logger?.info({ companyId }, 'erasure: the company\'s key destroyed');
+    await this.deps.keys?.erase(subjectOf('company', companyId), at);
+    const deletedExports = (await this.deps.exports?.deleteCompany(companyId)) ?? 0;
+    this.deps.logger?.info({ companyId, deletedExports }, 'erasure: the company\'s key destroyed, its exports deleted');
   }
 
   /** Answers whether every write-ahead log could be emptied (false: a reader kept one; `chronicle erasures compact` finishes it). */

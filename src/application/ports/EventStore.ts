@@ -18,6 +18,13 @@ export interface EventToAppend {
   readonly type: string;
   readonly data: unknown;
   readonly metadata: EventMetadata;
+  /**
+   * When the event was first recorded (ISO 8601 UTC), for an import alone
+   * (`chronicle companies import`): the store keeps this time instead of its own,
+   * so that an imported history shows the times it had. Absent: the store's now.
+   * EventStoreDB sets its own times and ignores it.
+   */
+  readonly recordedAt?: string;
 }
 
 /** Which schema version a recorded event was stored in, and which one its `data` is in now. */

@@ -7,6 +7,7 @@ import type { ReadModelStore } from './ReadModelStore.js';
 import type { SubjectKeyStore } from './SubjectKeyStore.js';
 import type { ErasureCompaction } from './ErasureCompaction.js';
 import type { ErasureJournal } from './ErasureJournal.js';
+import type { CompanyExportStore } from './CompanyExportStore.js';
 
 /** The keys the log seals people's values with, as erasure uses them (`SubjectKeys`). */
 export interface ErasableKeys {
@@ -34,6 +35,8 @@ export interface Stores {
   readonly usage: UsageCounters;
   /** The data keys of personal fields, per subject: in the SQLite file (on the event store's connection when it is SQLite), in MongoDB, or in PostgreSQL. */
   readonly subjectKeys: SubjectKeyStore;
+  /** Companies' exports and their archives, for 24 hours: in DATA_DIR's `exports.sqlite`, in MongoDB or in PostgreSQL, shared by every process. */
+  readonly companyExports: CompanyExportStore;
   /**
    * The keys the log seals personal fields with (over `subjectKeys`), shared with
    * erasure, which destroys them: set by `openStores`. Absent where the log seals

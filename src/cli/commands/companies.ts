@@ -26,6 +26,11 @@ import { print, type RegisterCommands } from '../CliContext.js';
 import { cliCommandDeps, cliMetadata } from '../cliWrites.js';
 import { withStores } from '../withStores.js';
 import { listCompanyDocuments } from '../listCompanyDocuments.js';
+import { importCompany, ImportRefusedError } from '../../application/companyExport/importCompany.js';
+import { endImportedWebhooks, isWebhookStream } from '../../features/webhooks/index.js';
+import { systemClock } from '../../shared/Clock.js';
+import { newId } from '../../shared/ids.js';
+import { erasedPeopleOf } from '../erasedPeople.js';
 
 /** Decodes a CLI value with a codec, or throws a message naming the option (exit 1). */
 export const decodeOption = <A>(codec: t.Decoder<unknown, A>, option: string, value: unknown): A => {
@@ -143,6 +148,35 @@ export const registerCompanies: RegisterCommands = (program, context) => {
       if (E.isLeft(outcome)) throw new Error(describeCompanyError(outcome.left));
       const { company, changed } = outcome.right;
       print(context, options.json === true, company, changed ? `Resumed company ${companyId}` : `Company ${companyId} is not suspended; nothing changed`);
+    });
+  companies
+    .command('import')
+    .description("import a company's export (POST /admin/companies/:id/exports) into a store that does not have the company")
+    .argument('<file>', 'the downloaded archive (a tar)')
+    .option('--json', 'print one JSON document')
+    .action(async (file: string, options: { json?: boolean }) => {
+      const outcome = await withStores(context, (stores) =>
+        importCompany(file, {
+          eventStore: stores.eventStore,
+          companyExists: async (companyId) => (await loadCompany(stores.eventStore, companyId)) !== null,
+          importedLast: isWebhookStream,
+          endLast: (streams, companyId, at) => endImportedWebhooks(cliCommandDeps(stores.eventStore), streams, companyId, at, newId()).then(() => undefined),
+          erasedPeople: erasedPeopleOf,
+          ...(stores.sealingKeys ? { keys: stores.sealingKeys } : {}),
+          clock: systemClock,
+        }).catch((error: unknown) => {
+          // A refusal is the archive's or the store's: said as it is (exit 1), nothing imported.
+          if (error instanceof ImportRefusedError) throw new Error(`import refused: ${error.message}`);
+          throw error;
+        }),
+      );
+      print(
+        context,
+        options.json === true,
+        outcome,
+        `Imported company ${outcome.companyId}: ${outcome.events} events; ${outcome.streamsEnded} webhook subscriptions ended (they have no secret here); ` +
+          `${outcome.erasedSubjects} erased people erased again`,
+      );
     });
 };
 

@@ -9,6 +9,7 @@ export const adminTokens: Feature = {
   name: 'admin tokens',
   aggregates: [adminTokenAggregate],
   personalData: adminTokenPersonalData,
+  secretEventFields: { AdminTokenIssued: ['tokenHash'] },
   readModels: [readModel(adminTokensProjection, adminTokensCheck)],
 };
 

@@ -2,7 +2,8 @@ import { agentAggregate } from './application/agentAggregate.js';
 import { agentsResource } from './api/agentRoutes.js';
 import { adminAgentsResource } from './admin/agentAdminRoutes.js';
 import { agentsCheck } from './readModels/agentsCheck.js';
-import { agentsProjection } from './readModels/agentsProjection.js';
+import { agentOf, agentsProjection } from './readModels/agentsProjection.js';
+import { exportedRecords } from '../../application/companyExport/ExportedRecords.js';
 import { readModel, type Feature } from '../Feature.js';
 import { agentPersonalData } from './domain/agentPersonalData.js';
 
@@ -13,6 +14,7 @@ export const agents: Feature = {
   personalData: agentPersonalData,
   readModels: [readModel(agentsProjection, agentsCheck)],
   resources: [agentsResource],
+  exports: [exportedRecords('agents', agentsProjection, agentOf)],
   adminResources: [adminAgentsResource],
 };
 

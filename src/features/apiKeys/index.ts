@@ -5,6 +5,7 @@ import { apiKeyDirectoryCheck } from './readModels/apiKeyDirectoryCheck.js';
 import { apiKeyDirectoryProjection } from './readModels/apiKeyDirectoryProjection.js';
 import { apiKeysCheck } from './readModels/apiKeysCheck.js';
 import { apiKeysProjection } from './readModels/apiKeysProjection.js';
+import { documentFields, exportedRecords } from '../../application/companyExport/ExportedRecords.js';
 import { adminApiKeysResource } from './admin/apiKeyAdminRoutes.js';
 import { apiKeyQueries, type ApiKeyQueriesOf } from './application/apiKeyQueries.js';
 import { readModel, type Feature } from '../Feature.js';
@@ -21,6 +22,9 @@ export const apiKeys: Feature = {
   readModels: [readModel(apiKeysProjection, apiKeysCheck), readModel(apiKeyDirectoryProjection, apiKeyDirectoryCheck)],
   resources: [testResource],
   adminResources: [adminApiKeysResource],
+  // The listing's fields: the hint, never the key or its hash (the directory, which holds the hash, is not exported).
+  exports: [exportedRecords('api_keys', apiKeysProjection, documentFields)],
+  secretEventFields: { ApiKeyIssued: ['keyHash'] },
   consolePages: [{ routes: keyRoutes(apiKeyQueriesOf), signedIn: true }],
 };
 

@@ -2,6 +2,7 @@ import { companyAggregate } from './application/companyAggregate.js';
 import { companiesCheck } from './readModels/companiesCheck.js';
 import { PLATFORM_SCOPE, companiesProjection, companyOf } from './readModels/companiesProjection.js';
 import { adminCompaniesResource } from './admin/companyAdminRoutes.js';
+import { adminCompanyExportsResource } from './admin/companyExportRoutes.js';
 import { companyProfileReader, type CompanyProfileReaderOf } from './application/companyProfileQuery.js';
 import { readModel, type Feature } from '../Feature.js';
 import { companyPersonalData } from './domain/companyPersonalData.js';
@@ -12,7 +13,7 @@ export const companies: Feature = {
   aggregates: [companyAggregate],
   personalData: companyPersonalData,
   readModels: [readModel(companiesProjection, companiesCheck)],
-  adminResources: [adminCompaniesResource],
+  adminResources: [adminCompaniesResource, adminCompanyExportsResource],
 };
 
 // What other features use of this one.

@@ -17,6 +17,7 @@ export const customerConsole: Feature = {
   name: 'console',
   aggregates: [consoleLinkAggregate],
   personalData: consoleLinkPersonalData,
+  secretEventFields: { ConsoleLinkIssued: ['tokenHash'] },
   adminResources: [adminConsoleSessionsResource],
   consolePages: [
     { routes: loginRoutes, signedIn: false },

@@ -2,7 +2,8 @@ import { contactAggregate } from './application/contactAggregate.js';
 import { phoneReservationAggregate } from './application/phoneReservationAggregate.js';
 import { contactsResource } from './api/contactRoutes.js';
 import { contactsCheck } from './readModels/contactsCheck.js';
-import { contactsProjection } from './readModels/contactsProjection.js';
+import { contactOf, contactsProjection } from './readModels/contactsProjection.js';
+import { exportedRecords } from '../../application/companyExport/ExportedRecords.js';
 import { contactValuesProjection } from './readModels/contactValuesProjection.js';
 import { deletedContactsProjection } from './readModels/deletedContactsProjection.js';
 import { contactTriggerRecords } from './api/contactTriggerRecords.js';
@@ -20,6 +21,7 @@ export const contacts: Feature = {
   subjectErasers: [contactEraser],
   readModels: [readModel(contactsProjection, contactsCheck), readModel(contactValuesProjection), readModel(deletedContactsProjection)],
   resources: [contactsResource],
+  exports: [exportedRecords('contacts', contactsProjection, contactOf)],
   webhookEvents: { ...contactWebhookEvents, triggerRecords: contactTriggerRecords, timelines: [contactTimeline] },
 };
 

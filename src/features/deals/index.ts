@@ -1,7 +1,8 @@
 import { dealAggregate } from './application/dealAggregate.js';
 import { dealsResource } from './api/dealRoutes.js';
 import { dealsCheck } from './readModels/dealsCheck.js';
-import { dealsProjection } from './readModels/dealsProjection.js';
+import { dealOf, dealsProjection } from './readModels/dealsProjection.js';
+import { exportedRecords } from '../../application/companyExport/ExportedRecords.js';
 import { dealTriggerRecords } from './api/dealTriggerRecords.js';
 import { dealWebhookEvents } from './application/dealWebhookEvents.js';
 import { dealTimeline } from './readModels/dealTimeline.js';
@@ -15,6 +16,7 @@ export const deals: Feature = {
   personalData: dealPersonalData,
   readModels: [readModel(dealsProjection, dealsCheck)],
   resources: [dealsResource],
+  exports: [exportedRecords('deals', dealsProjection, dealOf)],
   webhookEvents: { ...dealWebhookEvents, triggerRecords: dealTriggerRecords, timelines: [dealTimeline] },
 };
 

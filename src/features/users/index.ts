@@ -1,6 +1,7 @@
 import { userAggregate } from './application/userAggregate.js';
 import { usersCheck } from './readModels/usersCheck.js';
 import { usersProjection } from './readModels/usersProjection.js';
+import { documentFields, exportedRecords } from '../../application/companyExport/ExportedRecords.js';
 import { adminUsersResource } from './admin/userAdminRoutes.js';
 import { userEraser } from './admin/userErasure.js';
 import { readModel, type Feature } from '../Feature.js';
@@ -14,6 +15,7 @@ export const users: Feature = {
   readModels: [readModel(usersProjection, usersCheck)],
   adminResources: [adminUsersResource],
   subjectErasers: [userEraser],
+  exports: [exportedRecords('users', usersProjection, documentFields)],
 };
 
 // What other features use of this one.

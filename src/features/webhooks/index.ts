@@ -4,6 +4,7 @@ import { webhooksResource } from './api/webhookRoutes.js';
 import { webhooksCheck } from './readModels/webhooksCheck.js';
 import { countActiveSubscriptions } from './readModels/webhookQueries.js';
 import { subscriptionOf, webhooksProjection } from './readModels/webhooksProjection.js';
+import { exportedRecords } from '../../application/companyExport/ExportedRecords.js';
 import { subscriptionQueries, type SubscriptionQueriesOf } from './application/subscriptionQueries.js';
 import type { WebhookEventCatalogue } from '../webhookEvents/index.js';
 import { storableEventTypes } from './domain/webhookEvents.js';
@@ -27,6 +28,8 @@ export const webhooksFeature = (catalogue: WebhookEventCatalogue): Feature => {
     personalData: webhookPersonalData,
     readModels: [readModel(webhooksProjection, webhooksCheck)],
     resources: [webhooksResource(catalogue)],
+    // The subscriptions as listed: their secrets are in the secret store alone, never exported.
+    exports: [exportedRecords('webhook_subscriptions', webhooksProjection, subscriptionOf)],
     consolePages: [{ routes: webhookRoutes(catalogue, subscriptionQueriesOf), signedIn: true }],
   };
 };
@@ -37,3 +40,6 @@ export { unsubscribeGone } from './application/dispatcherUnsubscribe.js';
 export { subscriptionChange } from './application/subscriptionChange.js';
 export { matchesFilters } from './domain/subscriptionFilters.js';
 export { webhooksProjection } from './readModels/webhooksProjection.js';
+
+// What the CLI uses of this one: an imported company's subscriptions end (they have no secret here).
+export { endImportedWebhooks, isWebhookStream } from './application/endImportedWebhooks.js';

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
-import type { DisableWebhook, EnableWebhook, PauseWebhook, SubscribeWebhook, UnsubscribeWebhook } from '../../../src/features/webhooks/domain/webhookCommands.js';
+import type { DisableWebhook, EnableWebhook, EndImportedWebhook, PauseWebhook, SubscribeWebhook, UnsubscribeWebhook } from '../../../src/features/webhooks/domain/webhookCommands.js';
 import { webhookDecider } from '../../../src/features/webhooks/domain/webhookDecider.js';
 import type {
   WebhookDisabled,
+  WebhookEndedByImport,
   WebhookEnabled,
   WebhookPaused,
   WebhookSubscribed,
@@ -84,7 +85,39 @@ const enabled = (reason: 'client' | 'recovered' = 'client'): WebhookEnabled => (
   data: { subscriptionId: 'w-1', companyId: 'co-1', reason, at: T2 },
 });
 
+const endImported = (fields: Partial<EndImportedWebhook> = {}): EndImportedWebhook => ({
+  type: 'EndImportedWebhook',
+  subscriptionId: 'w-1',
+  companyId: 'co-1',
+  at: new Date(T2),
+  ...fields,
+});
+
+const endedByImport = (): WebhookEndedByImport => ({ type: 'WebhookEndedByImport', data: { subscriptionId: 'w-1', companyId: 'co-1', at: T2 } });
+
 describe('webhook subscription decider', () => {
+  describe('given a subscription that came in with an imported company', () => {
+    it('ends an active one: it has no secret here', () => spec.given(subscribed()).when(endImported()).then(endedByImport()));
+
+    it('ends a paused or disabled one too', () => spec.given(subscribed(), paused()).when(endImported()).then(endedByImport()));
+
+    it('changes nothing for one that had ended before the export', () => spec.given(subscribed(), unsubscribed()).when(endImported()).then());
+
+    it('refuses an unknown one, and another company\'s, as not found', () => {
+      spec.given().when(endImported()).thenError({ kind: 'WebhookSubscriptionNotFound', subscriptionId: 'w-1' });
+      spec.given(subscribed()).when(endImported({ companyId: 'co-2' })).thenError({ kind: 'WebhookSubscriptionNotFound', subscriptionId: 'w-1' });
+    });
+
+    it('is ended for good in the folded state, inactive, its reason the import; it cannot be unsubscribed or enabled again', () => {
+      const state = [subscribed(), endedByImport()].reduce(webhookDecider.evolve, webhookDecider.initialState);
+      expect(state).to.deep.include({ status: 'unsubscribed', reason: 'imported', at: T2 });
+      if (state.status !== 'unsubscribed') return expect.fail();
+      expect(state.subscription.isActive).to.equal(false);
+      spec.given(subscribed(), endedByImport()).when(unsubscribe()).thenError({ kind: 'WebhookAlreadyUnsubscribed', subscriptionId: 'w-1' });
+      spec.given(subscribed(), endedByImport()).when(enable()).thenError({ kind: 'WebhookAlreadyUnsubscribed', subscriptionId: 'w-1' });
+    });
+  });
+
   describe('given no subscription', () => {
     it('subscribes with the event type, target URL and creation time', () =>
       spec.given().when(subscribe()).then(subscribed()));

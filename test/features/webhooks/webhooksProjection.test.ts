@@ -68,6 +68,15 @@ describe('webhooks projection', () => {
     expect(await webhooks.get('co-2', 'w-1')).to.equal(null);
   });
 
+  it('keeps an imported subscription, ended by the import, inactive: left out of the active ones', async () => {
+    await subscribe('w-1', 'contact.created');
+    await subscribe('w-2', 'contact.created');
+    const ended = await apply({ type: 'WebhookEndedByImport', data: { subscriptionId: 'w-1', companyId: 'co-1', at: iso(5) } });
+    const doc = (await webhooks.get('co-1', 'w-1'))!;
+    expect([doc.position, subscriptionOf(doc).isActive]).to.deep.equal([ended.position, false]);
+    expect(ids(await activeSubscriptions(webhooks, 'co-1'))).to.deep.equal(['w-2']);
+  });
+
   it('follows the delivery status: paused, disabled (since the first failure), enabled again; still listed as active', async () => {
     await subscribe('w-1', 'deal.won');
     const status = async () => {

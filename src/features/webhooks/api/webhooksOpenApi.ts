@@ -361,6 +361,7 @@ export const webhooksOpenApi = (catalogue: WebhookEventCatalogue): ApiModule => 
       WebhookPaused: historyData(['failingSince', 'at'], { failingSince: schemaRef('Timestamp'), at: schemaRef('Timestamp') }),
       WebhookDisabled: historyData(['failingSince', 'at'], { failingSince: schemaRef('Timestamp'), at: schemaRef('Timestamp') }),
       WebhookEnabled: historyData(['reason', 'at'], { reason: { enum: ['client', 'recovered'] }, at: schemaRef('Timestamp') }),
+      WebhookEndedByImport: historyData(['at'], { at: schemaRef('Timestamp') }),
     }),
     WebhookHistory: listEnvelope('WebhookHistoryEvent'),
     WebhookList: {

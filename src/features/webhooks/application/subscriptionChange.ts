@@ -1,11 +1,11 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { RecordedEvent } from '../../../application/ports/EventStore.js';
 import type { SubscriptionChange } from '../../../webhooks/fanOut.js';
-import { WebhookSubscribed, WebhookUnsubscribed } from '../domain/webhookEvents.js';
+import { WebhookEndedByImport, WebhookSubscribed, WebhookUnsubscribed } from '../domain/webhookEvents.js';
 
 /**
  * What a stored event says of the subscriptions, for the webhook fan-out: a
- * `WebhookSubscribed` or `WebhookUnsubscribed` decoded, `malformed` when one does
+ * `WebhookSubscribed`, `WebhookUnsubscribed` or `WebhookEndedByImport` decoded, `malformed` when one does
  * not decode, null for every other event (pauses, enablings and the events of other
  * streams change nothing the fan-out keeps).
  */
@@ -19,6 +19,10 @@ export const subscriptionChange = (event: RecordedEvent): SubscriptionChange | n
     }
     case 'WebhookUnsubscribed': {
       const decoded = WebhookUnsubscribed.decode({ type: event.type, data: event.data });
+      return E.isLeft(decoded) ? { kind: 'malformed' } : { kind: 'unsubscribed', subscriptionId: decoded.right.data.subscriptionId };
+    }
+    case 'WebhookEndedByImport': {
+      const decoded = WebhookEndedByImport.decode({ type: event.type, data: event.data });
       return E.isLeft(decoded) ? { kind: 'malformed' } : { kind: 'unsubscribed', subscriptionId: decoded.right.data.subscriptionId };
     }
     default:

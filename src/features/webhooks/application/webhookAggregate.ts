@@ -2,6 +2,7 @@ import { webhookDecider } from '../domain/webhookDecider.js';
 import {
   WebhookDisabled,
   WebhookEnabled,
+  WebhookEndedByImport,
   WebhookEvent,
   WebhookPaused,
   WebhookSubscribed,
@@ -28,6 +29,7 @@ export const webhookAggregate = describeAggregate({
     storedEventType('WebhookPaused', [WebhookPaused]),
     storedEventType('WebhookDisabled', [WebhookDisabled]),
     storedEventType('WebhookEnabled', [WebhookEnabled]),
+    storedEventType('WebhookEndedByImport', [WebhookEndedByImport]),
   ],
   // GET /webhooks/:id/history: the subscription's own events (paused, disabled, enabled …), ended ones included.
   history: { streamOf: webhookStream, companyOf: companyInData(WebhookEvent) },

@@ -52,4 +52,12 @@ export interface EnableWebhook {
   readonly at: Date;
 }
 
-export type WebhookCommand = SubscribeWebhook | UnsubscribeWebhook | PauseWebhook | DisableWebhook | EnableWebhook;
+/** End a subscription that came in with an imported company, without its secret (the import's decision). */
+export interface EndImportedWebhook {
+  readonly type: 'EndImportedWebhook';
+  readonly subscriptionId: string;
+  readonly companyId: string;
+  readonly at: Date;
+}
+
+export type WebhookCommand = SubscribeWebhook | UnsubscribeWebhook | PauseWebhook | DisableWebhook | EnableWebhook | EndImportedWebhook;

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { toIsoTimestamp } from '../../../shared/Clock.js';
 import { assertNever, type Decider } from '../../../shared/Decider.js';
-import type { DisableWebhook, EnableWebhook, PauseWebhook, SubscribeWebhook, UnsubscribeWebhook, WebhookCommand } from './webhookCommands.js';
+import type { DisableWebhook, EnableWebhook, EndImportedWebhook, PauseWebhook, SubscribeWebhook, UnsubscribeWebhook, WebhookCommand } from './webhookCommands.js';
 import type { WebhookError } from './webhookErrors.js';
 import type { UnsubscribeReason, WebhookEvent } from './webhookEvents.js';
 import { subscriptionFromSubscribed, type WebhookSubscriptionRecord } from './webhookSubscription.js';
@@ -13,7 +13,8 @@ export type WebhookState =
   | {
       readonly status: 'unsubscribed';
       readonly subscription: WebhookSubscriptionRecord;
-      readonly reason: UnsubscribeReason;
+      /** `imported`: it came in with an imported company, without its secret (`WebhookEndedByImport`). */
+      readonly reason: UnsubscribeReason | 'imported';
       readonly at: string;
     };
 
@@ -59,6 +60,14 @@ const unsubscribe = (command: UnsubscribeWebhook, state: WebhookState): Decision
       data: { subscriptionId: command.subscriptionId, companyId: command.companyId, reason: command.reason, at: toIsoTimestamp(command.at) },
     },
   ])(activeOf(command, state));
+
+/** An imported subscription that has ended already (ended before the export) changes nothing. */
+const endImported = (command: EndImportedWebhook, state: WebhookState): Decision => {
+  if (state.status === 'unsubscribed' && state.subscription.companyId === command.companyId) return E.right([]);
+  return E.map((): readonly WebhookEvent[] => [
+    { type: 'WebhookEndedByImport', data: { subscriptionId: command.subscriptionId, companyId: command.companyId, at: toIsoTimestamp(command.at) } },
+  ])(activeOf(command, state));
+};
 
 /** Pausing a paused or disabled subscription changes nothing (the dispatcher may decide it twice). */
 const pause = (command: PauseWebhook, state: WebhookState): Decision =>
@@ -127,6 +136,8 @@ export const webhookDecider: Decider<WebhookCommand, WebhookEvent, WebhookState,
         return disable(command, state);
       case 'EnableWebhook':
         return enable(command, state);
+      case 'EndImportedWebhook':
+        return endImported(command, state);
       default:
         return assertNever(command);
     }
@@ -143,6 +154,10 @@ export const webhookDecider: Decider<WebhookCommand, WebhookEvent, WebhookState,
               reason: event.data.reason,
               at: event.data.at,
             }
+          : state;
+      case 'WebhookEndedByImport':
+        return state.status === 'active'
+          ? { status: 'unsubscribed', subscription: { ...state.subscription, isActive: false }, reason: 'imported', at: event.data.at }
           : state;
       case 'WebhookPaused':
         return whileActive(state, { deliveryStatus: 'paused', failingSince: event.data.failingSince });

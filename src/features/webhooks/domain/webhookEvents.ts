@@ -132,8 +132,25 @@ export const WebhookEnabled = t.type({
 });
 export type WebhookEnabled = t.TypeOf<typeof WebhookEnabled>;
 
+/**
+ * The subscription came in with an imported company (`chronicle companies import`):
+ * the export holds no signing secret, so it ended there, and receives nothing. It
+ * is never active again; the company subscribes anew for a new secret. Recorded by
+ * the system, after the subscription's imported events.
+ */
+export const WebhookEndedByImport = t.type({
+  type: t.literal('WebhookEndedByImport'),
+  data: t.type({
+    subscriptionId: t.string,
+    companyId: t.string,
+    /** ISO 8601 UTC with milliseconds. */
+    at: t.string,
+  }),
+});
+export type WebhookEndedByImport = t.TypeOf<typeof WebhookEndedByImport>;
+
 /** Every event of a `webhook-<id>` stream. */
-export const WebhookEvent = t.union([WebhookSubscribed, WebhookUnsubscribed, WebhookPaused, WebhookDisabled, WebhookEnabled]);
+export const WebhookEvent = t.union([WebhookSubscribed, WebhookUnsubscribed, WebhookPaused, WebhookDisabled, WebhookEnabled, WebhookEndedByImport]);
 export type WebhookEvent = t.TypeOf<typeof WebhookEvent>;
 
 export const WEBHOOK_SUBSCRIPTION_EVENT_TYPES: ReadonlySet<WebhookEvent['type']> = new Set([
@@ -142,6 +159,7 @@ export const WEBHOOK_SUBSCRIPTION_EVENT_TYPES: ReadonlySet<WebhookEvent['type']>
   'WebhookPaused',
   'WebhookDisabled',
   'WebhookEnabled',
+  'WebhookEndedByImport',
 ]);
 
 export const webhookStream = (subscriptionId: string): string => `webhook-${subscriptionId}`;

@@ -8,6 +8,7 @@ export const webhookPersonalData: PersonalDataDeclaration = {
     WebhookPaused: nothingPersonal('subscriptionId', 'companyId', 'failingSince', 'at'),
     WebhookDisabled: nothingPersonal('subscriptionId', 'companyId', 'failingSince', 'at'),
     WebhookEnabled: nothingPersonal('subscriptionId', 'companyId', 'at'),
+    WebhookEndedByImport: nothingPersonal('subscriptionId', 'companyId', 'at'),
   },
   readModels: {
     webhooks: nothingPersonal(

@@ -60,6 +60,7 @@ export const webhooksProjection: Projection<WebhookDoc> = erasedWithCompany({
         return { id: record.id, companyId: record.companyId, position: event.position, subscription: toSubscriptionView(record) };
       }
       case 'WebhookUnsubscribed':
+      case 'WebhookEndedByImport':
         return doc && { ...doc, position: event.position, subscription: { ...doc.subscription, isActive: false } };
       case 'WebhookPaused':
         return withDelivery(doc, event.position, { deliveryStatus: 'paused', failingSince: decoded.data.failingSince });
