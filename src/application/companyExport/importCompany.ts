@@ -122,6 +122,17 @@ export interface ImportDeps {
    * the event reads as erased, as it did).
    */
   erasedPeople(event: ExportedEvent): readonly { readonly subject: string; readonly path: string }[];
+  /**
+   * Streams whose names the source store keyed with a secret of its own (a phone
+   * number's reservation: its number hashed under the source's key), which would
+   * reserve nothing here: left out, and claimed again from the records of `part`
+   * once every event is in (`reclaim`, one record at a time).
+   */
+  readonly keyedStreams?: {
+    matches(stream: string): boolean;
+    readonly part: string;
+    reclaim(record: unknown, companyId: string, at: Date): Promise<void>;
+  };
   /** The log's keys, to erase those subjects again; absent where the log seals nothing. */
   readonly keys?: ErasableKeys;
   readonly clock: Clock;
@@ -191,8 +202,9 @@ class StreamRuns {
  * is not the manifest's, an event is of another company, or the company is here
  * already. Every event is appended with its id, stream, revision, type, data,
  * metadata and the time it was first recorded, in log order, except the streams
- * imported last (webhook subscriptions, ended after them: they hold no secret);
- * then the people erased before the export are erased here too. Read models are
+ * imported last (webhook subscriptions, ended after them: they hold no secret)
+ * and those named with the source's secret (phone numbers' reservations, claimed
+ * again from the records); then the people erased before the export are erased here too. Read models are
  * built from the log as always.
  */
 export const importCompany = async (file: string, deps: ImportDeps): Promise<ImportOutcome> => {
@@ -222,13 +234,15 @@ export const importCompany = async (file: string, deps: ImportDeps): Promise<Imp
   for (const lastPass of [false, true]) {
     for await (const line of linesOf(file, events)) {
       const event = line as ExportedEvent;
-      if (deps.importedLast(event.stream) !== lastPass) continue;
+      if (deps.importedLast(event.stream) !== lastPass || deps.keyedStreams?.matches(event.stream)) continue;
       if (lastPass) last.add(event.stream);
       await runs.add(event.stream, event.revision, toAppend(event));
     }
     await runs.flush();
   }
   const at = deps.clock.now();
+  const reclaimFrom = deps.keyedStreams ? entries.get(deps.keyedStreams.part) : undefined;
+  if (deps.keyedStreams && reclaimFrom) for await (const record of linesOf(file, reclaimFrom)) await deps.keyedStreams.reclaim(record, companyId, at);
   await deps.endLast([...last], companyId, at);
   for (const subject of erased) await deps.keys?.erase(subject, at);
   return { companyId, events: runs.appended, streamsEnded: last.size, erasedSubjects: erased.size };

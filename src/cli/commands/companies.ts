@@ -15,6 +15,7 @@ import {
   PLATFORM_SCOPE,
   type Company,
 } from '../../features/companies/index.js';
+import { importedPhoneReservations } from '../../features/contacts/index.js';
 import { endCompanyConsoleSessions } from '../../application/consoleSessions/consoleSession.js';
 import { silentLogger } from '../../application/ports/Logger.js';
 import { companyDataEraserOf } from '../../startup/companyErasure.js';
@@ -162,6 +163,7 @@ export const registerCompanies: RegisterCommands = (program, context) => {
           importedLast: isWebhookStream,
           endLast: (streams, companyId, at) => endImportedWebhooks(cliCommandDeps(stores.eventStore), streams, companyId, at, newId()).then(() => undefined),
           erasedPeople: erasedPeopleOf,
+          keyedStreams: importedPhoneReservations(cliCommandDeps(stores.eventStore), cliMetadata),
           ...(stores.sealingKeys ? { keys: stores.sealingKeys } : {}),
           clock: systemClock,
         }).catch((error: unknown) => {

@@ -46,3 +46,6 @@ export { ContactRetentionSweep } from './application/ContactRetentionSweep.js';
 export { contactValuesProjection } from './readModels/contactValuesProjection.js';
 export { goneContactResponse } from './api/contactErasure.js';
 export { deletedContactsProjection, expiredDeletions } from './readModels/deletedContactsProjection.js';
+
+// What the CLI's import uses of this one: the phone numbers of an imported company reserved under this store's names.
+export { importedPhoneReservations } from './application/importedPhoneReservations.js';
