@@ -152,6 +152,65 @@ describe('restoring a backup taken before an erasure', function () {
     expect(verified.code, verified.stdout + verified.stderr).to.equal(0);
   });
 
+  it('with ERASURE_JOURNAL, a company deleted after the backup is suspended again at the next start, then erased by its sweep: no byte of DATA_DIR holds its people\'s values', async () => {
+    const [dataDir, backup, journalDir] = [folder(), folder(), folder()];
+    const journal = join(journalDir, 'erasures.jsonl');
+    const env = { DATA_DIR: dataDir, ERASURE_JOURNAL: journal, LOG_LEVEL: 'debug', DELETED_RECORDS_SWEEP_SECONDS: '1' };
+    const { person, spellings } = uniquePerson();
+    let output = '';
+
+    const first = await startServer(env);
+    let api: Api;
+    let contactId: string;
+    let adminToken: string;
+    try {
+      api = await keysOf(first, env);
+      await keysReady(first, api);
+      contactId = await createContact(first, api, person);
+      const issued = await runCli(['admin-tokens', 'create', '--name', 'backup test', '--json'], env);
+      expect(issued.code, issued.stderr).to.equal(0);
+      adminToken = (JSON.parse(issued.stdout) as { token: string }).token;
+      await eventually(async () => (await call(first, adminToken, 'GET', `/admin/companies/${api.companyId}`)).status === 200, 10_000);
+    } finally {
+      await first.stop();
+      output += first.output();
+    }
+    cpSync(dataDir, backup, { recursive: true });
+
+    const second = await startServer(env);
+    try {
+      const deleted = await call(second, adminToken, 'DELETE', `/admin/companies/${api.companyId}?now=true`);
+      expect(deleted.status, JSON.stringify(deleted.body)).to.equal(200);
+    } finally {
+      await second.stop();
+      output += second.output();
+    }
+    const lines = readFileSync(journal, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { kind: string; id: string });
+    expect(lines.map(({ kind, id }) => [kind, id])).to.deep.equal([
+      ['contact', contactId],
+      ['company', api.companyId],
+    ]);
+
+    restore(backup, dataDir);
+    const third = await startServer(env);
+    try {
+      // Suspended before the first answer: the deletion asked for again, due at once.
+      const refused = await call(third, api.key, 'GET', '/test');
+      expect([403, 401]).to.include(refused.status);
+      // The projector's sweep erases it: 404 for the platform, 401 for its keys.
+      await eventually(async () => (await call(third, adminToken, 'GET', `/admin/companies/${api.companyId}`)).status === 404, 20_000);
+      expect((await call(third, api.key, 'GET', `/contacts/${contactId}`)).status).to.equal(401);
+      expect(third.output()).to.match(/erasure journal re-applied/);
+    } finally {
+      await third.stop();
+      output += third.output();
+    }
+    const compacted = await runCli(['erasures', 'compact'], env);
+    expect(compacted.code, compacted.stdout + compacted.stderr).to.equal(0);
+    expect(bytesFound(filesUnder(dataDir), spellings), 'values in the stored bytes').to.deep.equal([]);
+    expect(spellings.filter((spelling) => output.includes(spelling)), 'values in stdout and stderr').to.deep.equal([]);
+  });
+
   it('without a journal, `erasures export` then `erasures reapply` after the restore erases them again; a second reapply applies none, and a contact made after the backup is counted apart', async () => {
     const [dataDir, backup, exportDir] = [folder(), folder(), folder()];
     const exported = join(exportDir, 'erasures.jsonl');

@@ -78,6 +78,8 @@ export class PersonErasure {
    * with it (their archives hold every person's values as they were).
    */
   async forgetCompanyKey(companyId: string, at: Date): Promise<void> {
+    // Written down first, as a person's erasure is: after a restore, the company is deleted again (`companyEraser`).
+    await this.deps.journal?.append({ kind: 'company', id: companyId, companyId, erasedAt: at.toISOString() });
     await this.deps.keys?.erase(subjectOf('company', companyId), at);
     const deletedExports = (await this.deps.exports?.deleteCompany(companyId)) ?? 0;
     this.deps.logger?.info({ companyId, deletedExports }, 'erasure: the company\'s key destroyed, its exports deleted');

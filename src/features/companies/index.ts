@@ -6,6 +6,7 @@ import { adminCompanyExportsResource } from './admin/companyExportRoutes.js';
 import { companyProfileReader, type CompanyProfileReaderOf } from './application/companyProfileQuery.js';
 import { readModel, type Feature } from '../Feature.js';
 import { companyPersonalData } from './domain/companyPersonalData.js';
+import { companyEraser } from './application/companyEraser.js';
 
 /** The platform's customers: every record belongs to one company. */
 export const companies: Feature = {
@@ -14,6 +15,7 @@ export const companies: Feature = {
   personalData: companyPersonalData,
   readModels: [readModel(companiesProjection, companiesCheck)],
   adminResources: [adminCompaniesResource, adminCompanyExportsResource],
+  subjectErasers: [companyEraser],
 };
 
 // What other features use of this one.
