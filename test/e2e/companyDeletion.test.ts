@@ -185,7 +185,7 @@ const deleteAndScan = async (engine: Engine): Promise<void> => {
 
   const compacted = await runCli(['erasures', 'compact'], env);
   expect(compacted.code, compacted.stdout + compacted.stderr).to.equal(0);
-  // Every person of the deleted company has lost their key (what the log sealed of them is unreadable); no one else has.
+  // Every person of the deleted company, and the company itself, has lost their key (what the log sealed of them is unreadable); no one else has.
   const exported = await runCli(['erasures', 'export'], env);
   expect(exported.code, exported.stderr).to.equal(0);
   const erasures = exported.stdout
@@ -193,8 +193,8 @@ const deleteAndScan = async (engine: Engine): Promise<void> => {
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as { kind: string; id: string; companyId: string });
   const ofGone = erasures.filter((erasure) => erasure.companyId === gone!.id);
-  expect(ofGone.map((erasure) => erasure.kind).sort()).to.deep.equal(['contact', 'contact', 'user']);
-  expect(ofGone.map((erasure) => erasure.id)).to.include(gone!.contactId).and.to.include(gone!.userId);
+  expect(ofGone.map((erasure) => erasure.kind).sort()).to.deep.equal(['company', 'contact', 'contact', 'user']);
+  expect(ofGone.map((erasure) => erasure.id)).to.include(gone!.contactId).and.to.include(gone!.userId).and.to.include(gone!.id);
   expect(erasures.filter((erasure) => erasure.companyId === kept!.id)).to.deep.equal([]);
   const spellings = gone!.values.flatMap(spellingsOf);
   const files = await engine.files();
