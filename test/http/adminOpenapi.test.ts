@@ -113,7 +113,7 @@ describe('The admin API\'s OpenAPI document', () => {
   });
 
   it('is the document the HTTP tests check answers under /admin against', () => {
-    const company = { id: 'c-1', name: 'Acme', createdAt: '2026-01-01T00:00:00.000Z', status: 'active', suspendedAt: null, suspensionReason: null };
+    const company = { id: 'c-1', name: 'Acme', createdAt: '2026-01-01T00:00:00.000Z', status: 'active', suspendedAt: null, suspensionReason: null, eraseAfter: null };
     assertMatchesOpenApi({ method: 'GET', path: '/admin/companies/c-1', status: 200, body: { success: true, data: company } });
     expect(() => assertMatchesOpenApi({ method: 'GET', path: '/admin/companies/c-1', status: 200, body: { success: true, data: { ...company, extra: 1 } } })).to.throw(
       /OpenAPI mismatch/,

@@ -156,7 +156,7 @@ export const adminCompanies: ApiModule = {
   schemas: {
     Company: {
       type: 'object',
-      required: ['id', 'name', 'createdAt', 'status', 'suspendedAt', 'suspensionReason'],
+      required: ['id', 'name', 'createdAt', 'status', 'suspendedAt', 'suspensionReason', 'eraseAfter'],
       additionalProperties: false,
       properties: {
         id: { type: 'string', description: 'Server-assigned (a UUID).' },
@@ -171,6 +171,10 @@ export const adminCompanies: ApiModule = {
         suspensionReason: {
           ...nullable({ type: 'string', maxLength: SUSPENSION_REASON_MAX }),
           description: 'Why it is suspended, as the suspension gave it; null while active, and once the company\'s data is erased.',
+        },
+        eraseAfter: {
+          ...nullable(schemaRef('Timestamp')),
+          description: 'When the deletion asked for (`DELETE /admin/companies/{id}`) erases the company; null when none waits (a resume cancels it).',
         },
       },
     },

@@ -70,7 +70,7 @@ export const adminCompanyRoutes = (deps: AdminCompanyRoutesDeps): Router => {
     await afterWrite(ctx, deps.progress, created.right.position, deps.readYourWritesTimeoutMs);
     ctx.status = 201;
     const { id, name, createdAt } = created.right;
-    ctx.body = { success: true, data: { id, name, createdAt, status: 'active', suspendedAt: null, suspensionReason: null } satisfies Company };
+    ctx.body = { success: true, data: { id, name, createdAt, status: 'active', suspendedAt: null, suspensionReason: null, eraseAfter: null } satisfies Company };
   });
 
   router.get('/admin/companies', async (ctx) => {

@@ -13,6 +13,8 @@ export interface Company {
   readonly suspendedAt: string | null;
   /** Why it is suspended; null while active (and once the company's key is destroyed). */
   readonly suspensionReason: string | null;
+  /** When a deletion asked for (`DELETE /admin/companies/{id}`) erases the company; null when none waits. */
+  readonly eraseAfter: string | null;
 }
 
 /** The view of a company as its stream has it. */
@@ -23,4 +25,5 @@ export const companyViewOf = (state: Extract<CompanyState, { status: 'created' }
   status: state.suspension === null ? 'active' : 'suspended',
   suspendedAt: state.suspension?.suspendedAt ?? null,
   suspensionReason: state.suspension?.reason ?? null,
+  eraseAfter: state.deletion?.eraseAfter ?? null,
 });

@@ -118,6 +118,7 @@ export const companyOf = (doc: CompanyDoc): Company => ({
   status: doc.company.status ?? 'active',
   suspendedAt: doc.company.suspendedAt ?? null,
   suspensionReason: doc.company.suspensionReason ?? null,
+  eraseAfter: doc.deletion?.eraseAfter ?? null,
 });
 
 /** Whether the document says the company is suspended. */

@@ -43,7 +43,7 @@ describe('HTTP admin API: companies and their API keys', function () {
     it('creates one (201, its log position), and shows it at once by id and in the list', async () => {
       const res = await admin('POST', '/admin/companies', { name: '  Acme Corp  ' });
       expect(res.status).to.equal(201);
-      expect(Object.keys(res.body.data)).to.deep.equal(['id', 'name', 'createdAt', 'status', 'suspendedAt', 'suspensionReason']);
+      expect(Object.keys(res.body.data)).to.deep.equal(['id', 'name', 'createdAt', 'status', 'suspendedAt', 'suspensionReason', 'eraseAfter']);
       expect(res.body.data.name).to.equal('Acme Corp');
       expect(res.headers.get('X-Log-Position')).to.match(/^\d+$/);
       const { id } = res.body.data;

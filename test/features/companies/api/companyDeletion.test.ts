@@ -60,7 +60,12 @@ describe('DELETE /admin/companies/:id, and the erasure at the end of the waiting
 
     // Within the period the company is there, suspended: its key is refused.
     const waiting = await admin('GET', `/admin/companies/${doomed.companyId}`);
-    expect([waiting.status, waiting.body.data.status, waiting.body.data.suspensionReason]).to.deep.equal([200, 'suspended', 'Deletion requested']);
+    expect([waiting.status, waiting.body.data.status, waiting.body.data.suspensionReason, waiting.body.data.eraseAfter]).to.deep.equal([
+      200,
+      'suspended',
+      'Deletion requested',
+      eraseAfter,
+    ]);
     const refused = await api.request('GET', `/contacts/${doomed.contactId}`, { key: doomed.key });
     expect([refused.status, refused.body.error]).to.deep.equal([403, 'Company suspended']);
     time.advance(DAY_MS);
@@ -90,7 +95,7 @@ describe('DELETE /admin/companies/:id, and the erasure at the end of the waiting
     const bystander = await company('bystander');
     expect((await admin('DELETE', `/admin/companies/${spared.companyId}`)).status).to.equal(202);
     const resumed = await api.request('POST', `/admin/companies/${spared.companyId}/resume`, { key: adminToken, body: {} });
-    expect([resumed.status, resumed.body.data?.status], JSON.stringify(resumed.body)).to.deep.equal([200, 'active']);
+    expect([resumed.status, resumed.body.data?.status, resumed.body.data?.eraseAfter], JSON.stringify(resumed.body)).to.deep.equal([200, 'active', null]);
     const events = await api.chronicle.stores.eventStore.readStream(`company-${spared.companyId}`);
     expect(events.map((event) => event.type).slice(-2)).to.deep.equal(['CompanyResumed', 'CompanyDeletionCancelled']);
     time.advance(3 * DAY_MS);
