@@ -1,11 +1,8 @@
 import { expect } from 'chai';
-import * as E from 'fp-ts/lib/Either.js';
 import { randomUUID } from 'node:crypto';
+import * as E from 'fp-ts/lib/Either.js';
 import { join } from 'node:path';
-import { MemoryReadModelStore } from '../../src/adapters/memory/MemoryReadModelStore.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/SqliteEventStore.js';
-import { SqliteReadModelStore } from '../../src/adapters/sqlite/SqliteReadModelStore.js';
-import type { ReadModelStore } from '../../src/application/ports/ReadModelStore.js';
 import { withUpcasting } from '../../src/application/versioning/UpcastingEventStore.js';
 import { resumeCompany, suspendCompany } from '../../src/features/companies/application/companySuspension.js';
 import { createCompany } from '../../src/features/companies/application/createCompany.js';
@@ -15,9 +12,7 @@ import { companySuspendedReader, suspendedCompaniesReader } from '../../src/feat
 import { STORED_EVENT_TYPES } from '../../src/features/index.js';
 import { systemClock } from '../../src/shared/Clock.js';
 import { newId } from '../../src/shared/ids.js';
-import { skipLine } from '../support/integration.js';
-import { postgresTestUrl } from '../support/postgres.js';
-import { postgresReadModelStores } from '../support/postgresReadModels.js';
+import { onEveryReadModelEngine, type ReadModelEngineFixture } from '../support/readModelEngines.js';
 import { tempDir } from '../support/tempStore.js';
 
 const right = <A>(result: E.Either<unknown, A>): A => {
@@ -30,7 +25,7 @@ const right = <A>(result: E.Either<unknown, A>): A => {
  * what the API keys' check (`companySuspendedReader`) and the webhook dispatcher's
  * hold (`suspendedCompaniesReader`, a list by `company.status`) read.
  */
-const companyStatusContract = (name: string, open: () => Promise<{ store: ReadModelStore; dispose: () => Promise<void> }>): void => {
+const companyStatusContract = (name: string, open: () => Promise<ReadModelEngineFixture>): void => {
   describe(`the companies' status in the read model: ${name}`, () => {
     it('is active when created, suspended with its time and reason, active again when resumed; the suspended ones are listed', async () => {
       const dir = tempDir('chronicle-company-status-');
@@ -80,44 +75,4 @@ const companyStatusContract = (name: string, open: () => Promise<{ store: ReadMo
   });
 };
 
-companyStatusContract('memory', async () => {
-  const store = new MemoryReadModelStore();
-  return { store, dispose: () => store.close() };
-});
-companyStatusContract('SQLite (embedded)', async () => {
-  const dir = tempDir('chronicle-read-models-');
-  const store = SqliteReadModelStore.open(join(dir.path, 'read-models.sqlite'));
-  return {
-    store,
-    dispose: async () => {
-      await store.close();
-      dir.dispose();
-    },
-  };
-});
-
-const mongoUrl = process.env.MONGODB_URL;
-if (mongoUrl) {
-  companyStatusContract('MongoDB', async () => {
-    const { MongoReadModelStore } = await import('../../src/adapters/mongodb/MongoReadModelStore.js');
-    const store = await MongoReadModelStore.connect(mongoUrl, `chronicle_test_${randomUUID().slice(0, 8)}`);
-    return {
-      store,
-      dispose: async () => {
-        await store.dropDatabase();
-        await store.close();
-      },
-    };
-  });
-} else {
-  skipLine('Companies\' status in the read model: MongoDB', 'MONGODB_URL');
-}
-
-const postgresUrl = postgresTestUrl();
-if (postgresUrl) {
-  const stores = postgresReadModelStores(postgresUrl);
-  companyStatusContract('PostgreSQL', () => stores.open());
-  after(() => stores.dropDatabase());
-} else {
-  skipLine('Companies\' status in the read model: PostgreSQL', 'POSTGRES_TEST_URL');
-}
+onEveryReadModelEngine('Companies\' status in the read model', companyStatusContract);
