@@ -216,6 +216,7 @@ const variables = {
   RATE_LIMIT_HOURLY: { codec: intFromString('limit', 1), default: '1000' },
   RATE_LIMIT_DAILY: { codec: intFromString('limit', 1), default: '10000' },
   RATE_LIMIT_CONCURRENT: { codec: intFromString('limit', 1), default: '10' },
+  RATE_LIMIT_COUNT_BATCH: { codec: intFromString('requests', 1, 1000), default: '20' },
   ADMIN_RATE_LIMIT_HOURLY: { codec: intFromString('limit', 1), default: '3600' },
   ADMIN_RATE_LIMIT_DAILY: { codec: intFromString('limit', 1), default: '50000' },
   ADMIN_RATE_LIMIT_CONCURRENT: { codec: intFromString('limit', 1), default: '10' },
@@ -297,6 +298,11 @@ export interface Config {
   readonly postgresPoolSize: number;
   /** Per API key, on the customer API. */
   readonly rateLimit: { readonly hourly: number; readonly daily: number; readonly concurrent: number };
+  /**
+   * On PostgreSQL: requests a process counts in memory before adding them to the shared
+   * counts (the windows may let through at most processes × this over a limit; 1: exact).
+   */
+  readonly rateLimitCountBatch: number;
   /** Per admin token, on the admin API (`/admin`): counted apart from every API key. */
   readonly adminRateLimit: { readonly hourly: number; readonly daily: number; readonly concurrent: number };
   readonly webhooks: {
@@ -495,6 +501,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     postgresUrl: c.POSTGRES_URL,
     postgresPoolSize: c.POSTGRES_POOL_SIZE,
     rateLimit: { hourly: c.RATE_LIMIT_HOURLY, daily: c.RATE_LIMIT_DAILY, concurrent: c.RATE_LIMIT_CONCURRENT },
+    rateLimitCountBatch: c.RATE_LIMIT_COUNT_BATCH,
     adminRateLimit: { hourly: c.ADMIN_RATE_LIMIT_HOURLY, daily: c.ADMIN_RATE_LIMIT_DAILY, concurrent: c.ADMIN_RATE_LIMIT_CONCURRENT },
     webhooks: {
       timeoutMs: c.WEBHOOK_TIMEOUT_MS,

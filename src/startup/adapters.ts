@@ -4,6 +4,8 @@ import type { EventStore } from '../application/ports/EventStore.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { RateLimitCounters } from '../application/ports/RateLimitCounters.js';
 import { MemoryRateLimitCounters } from '../adapters/memory/MemoryRateLimitCounters.js';
+import { DEFAULT_LEASE_SECONDS } from '../adapters/rateLimiterFlexible/FlexibleRateLimitCounters.js';
+import { BatchedRateLimitCounters } from '../application/rateLimits/BatchedRateLimitCounters.js';
 import { SqliteConsoleSessionStore } from '../adapters/sqlite/SqliteConsoleSessionStore.js';
 import { SqliteCompanyExportStore } from '../adapters/sqlite/SqliteCompanyExportStore.js';
 import { SqliteEventStore } from '../adapters/sqlite/SqliteEventStore.js';
@@ -155,7 +157,9 @@ const openEngineStores = async (config: Config, options: OpenStoresOptions): Pro
       poolSize: config.postgresPoolSize,
       rateLimits: config.rateLimit,
     });
-    return { ...stores, eventStore: withUpcasting(stores.eventStore, STORED_EVENT_TYPES) };
+    // Every request counts: in batches in this process's memory, added to the shared table now and then.
+    const rateLimits = new BatchedRateLimitCounters(stores.rateLimits, { batch: config.rateLimitCountBatch, leaseSeconds: DEFAULT_LEASE_SECONDS });
+    return { ...stores, rateLimits, eventStore: withUpcasting(stores.eventStore, STORED_EVENT_TYPES) };
   }
   const adapter: EventStore = config.eventStoreUrl
     ? (await import('../adapters/eventstoredb/EventStoreDbEventStore.js')).EventStoreDbEventStore.connect(config.eventStoreUrl)

@@ -32,6 +32,7 @@ describe('configuration from the environment', () => {
       postgresUrl: undefined,
       postgresPoolSize: 10,
       rateLimit: { hourly: 1000, daily: 10000, concurrent: 10 },
+      rateLimitCountBatch: 20,
       adminRateLimit: { hourly: 3600, daily: 50000, concurrent: 10 },
       webhooks: {
         timeoutMs: 30000,

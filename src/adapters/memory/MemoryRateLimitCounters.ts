@@ -9,26 +9,27 @@ import {
   type RateLimits,
   type RateLimitTaken,
   type ReleaseSlot,
+  type WindowCounts,
 } from '../../application/ports/RateLimitCounters.js';
 
 /** A window's counts are dropped this long after its end (a clock set back a little still finds them). */
 const WINDOW_GRACE_MS = 60_000;
 
 /** The counts of the windows of one kind (hours or days): per window start, per key. */
-class WindowCounts {
+class WindowTallies {
   private readonly byStart = new Map<number, { readonly end: number; readonly counts: Map<string, number> }>();
 
-  /** Adds one to the key's count in the window [start, end), and answers the count. */
-  add(keyId: string, start: number, end: number, now: number): number {
+  /** Adds `n` (one by default) to the key's count in the window [start, end), and answers the count. */
+  add(keyId: string, start: number, end: number, now: number, n = 1): number {
     let window = this.byStart.get(start);
     if (!window) {
       // A new window: drop those long over (so only a few are ever kept).
       for (const [kept, { end: keptEnd }] of this.byStart) if (keptEnd + WINDOW_GRACE_MS < now) this.byStart.delete(kept);
       this.byStart.set(start, (window = { end, counts: new Map() }));
     }
-    const n = (window.counts.get(keyId) ?? 0) + 1;
-    window.counts.set(keyId, n);
-    return n;
+    const count = (window.counts.get(keyId) ?? 0) + n;
+    window.counts.set(keyId, count);
+    return count;
   }
 }
 
@@ -43,8 +44,8 @@ class WindowCounts {
  * (docs/benchmarks/design-measurements.md, "Rate-limit counters").
  */
 export class MemoryRateLimitCounters implements RateLimitCounters {
-  private readonly hours: WindowCounts;
-  private readonly days: WindowCounts;
+  private readonly hours: WindowTallies;
+  private readonly days: WindowTallies;
   private readonly inFlight: Map<string, number>;
 
   constructor(
@@ -52,8 +53,8 @@ export class MemoryRateLimitCounters implements RateLimitCounters {
     /** The counts of the counters these judge with other limits (`withLimits`); none: counts of their own. */
     sharing?: MemoryRateLimitCounters,
   ) {
-    this.hours = sharing?.hours ?? new WindowCounts();
-    this.days = sharing?.days ?? new WindowCounts();
+    this.hours = sharing?.hours ?? new WindowTallies();
+    this.days = sharing?.days ?? new WindowTallies();
     this.inFlight = sharing?.inFlight ?? new Map();
   }
 
@@ -66,15 +67,19 @@ export class MemoryRateLimitCounters implements RateLimitCounters {
     return rateLimitDecision(this.limits, now, hourly, daily);
   }
 
-  /** Counts one request of `keyId` at `now` in its hour and its day: the counts with it. */
-  count(keyId: string, now: Date): { readonly hourly: number; readonly daily: number } {
+  /** Counts `n` requests (one by default) of `keyId` at `now` in its hour and its day: the counts with them. */
+  count(keyId: string, now: Date, n = 1): WindowCounts {
     const at = now.getTime();
     const hour = utcHourStart(at);
     const day = utcDayStart(at);
     return {
-      hourly: this.hours.add(keyId, hour, hour + HOUR_MS, at),
-      daily: this.days.add(keyId, day, day + DAY_MS, at),
+      hourly: this.hours.add(keyId, hour, hour + HOUR_MS, at, n),
+      daily: this.days.add(keyId, day, day + DAY_MS, at, n),
     };
+  }
+
+  async add(keyId: string, now: Date, n: number): Promise<WindowCounts> {
+    return this.count(keyId, now, n);
   }
 
   async acquire(keyId: string): Promise<ReleaseSlot | null> {

@@ -8,6 +8,7 @@ import {
   utcHourWindow,
   type RateLimitAdmission,
   type RateLimits,
+  type WindowCounts,
 } from '../../application/ports/RateLimitCounters.js';
 import {
   FlexibleRateLimitCounters,
@@ -59,6 +60,11 @@ const ADMIT = `WITH hourly AS (${countRow('$1::text', '$4::bigint', '$9::bigint'
      ORDER BY s.key`)})
 SELECT (SELECT points FROM hourly) AS hourly, (SELECT points FROM daily) AS daily,
   coalesce((SELECT array_agg(key) FROM slot WHERE points = 1), ARRAY[]::text[]) AS taken`;
+
+/** `n` (`$6`) requests of one key counted in its hour and its day, refusing none: both counts with them. */
+const ADD = `WITH hourly AS (${countRow('$1::text', '$3::bigint', '$5::bigint', '$6::bigint')}),
+  daily AS (${countRow('$2::text', '$4::bigint', '$5::bigint', '$6::bigint')})
+SELECT (SELECT points FROM hourly) AS hourly, (SELECT points FROM daily) AS daily`;
 
 /** The slots freed together, their rows locked in the order of their keys (as `ADMIT` takes them) before they go. */
 const FREE_SLOTS = `DELETE FROM ${TABLE} WHERE key IN (SELECT key FROM ${TABLE} WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE)`;
@@ -196,6 +202,23 @@ export class PostgresRateLimitCounters extends FlexibleRateLimitCounters {
         (error: unknown) => admission.reject(error),
       );
     });
+  }
+
+  /** Counts `n` requests of the key in its hour and its day with one statement (what `BatchedRateLimitCounters` flushes). */
+  async add(keyId: string, now: Date, n: number): Promise<WindowCounts> {
+    const hour = utcHourWindow(now);
+    const day = utcDayWindow(now);
+    const takenAt = Date.now();
+    const expireIn = (seconds: number) => takenAt + seconds * 1000;
+    const { rows } = await preparedQuery<{ hourly: string; daily: string }>(this.pool, ADD, [
+      storedKey('hourly', windowKey(keyId, hour)),
+      storedKey('daily', windowKey(keyId, day)),
+      expireIn(secondsUntil(hour.end, now) + WINDOW_GRACE_SECONDS),
+      expireIn(secondsUntil(day.end, now) + WINDOW_GRACE_SECONDS),
+      takenAt,
+      n,
+    ]);
+    return { hourly: Number(rows[0]!.hourly), daily: Number(rows[0]!.daily) };
   }
 
   /**

@@ -80,8 +80,20 @@ export interface RateLimitCounters {
    * kind apart (a prefix of its own). Closing stays with these counters.
    */
   withLimits(limits: RateLimits): RateLimitCounters;
+  /**
+   * Counts `n` requests of `keyId` at `now` in both windows at once, refusing none:
+   * the windows' counts with them. What batches counts (`BatchedRateLimitCounters`)
+   * needs it of the store it batches for.
+   */
+  add?(keyId: string, now: Date, n: number): Promise<WindowCounts>;
   /** Closes what the counters hold of their own (a file); counters on another store's connection have none. */
   close?(): Promise<void>;
+}
+
+/** A key's counts in the UTC hour and the UTC day that hold a time. */
+export interface WindowCounts {
+  readonly hourly: number;
+  readonly daily: number;
 }
 
 export interface UtcWindow {
