@@ -7,6 +7,8 @@ const { dirname, join } = require('node:path');
 const samples = require('../../zapier/lib/samples.json');
 
 const ROOT = join(__dirname, '..');
+/** Chronicle's error body (`{success: false, error, message}`) as Make shows a failed request. */
+const ERROR_MESSAGE = "[{{statusCode}}] {{body.error}}{{if(body.message, ': ' + body.message, '')}}";
 const CONNECTION = 'chronicle';
 
 /** Every event type of the API, as the Zapier app lists them (its tests compare them with the OpenAPI document). */
@@ -145,7 +147,7 @@ components.connection[CONNECTION] = {
         headers: { Authorization: 'Bearer {{parameters.apiKey}}' },
         response: {
           metadata: { type: 'text', value: 'Company {{body.data.companyId}}' },
-          error: { message: '[{{statusCode}}] {{ifempty(body.message, body.error)}}' },
+          error: { message: ERROR_MESSAGE },
         },
         log: { sanitize: ['request.headers.authorization'] },
       },
@@ -433,9 +435,9 @@ put('general/base.iml.json', {
   headers: { Authorization: 'Bearer {{connection.apiKey}}' },
   response: {
     error: {
-      message: '[{{statusCode}}] {{ifempty(body.message, body.error)}}',
-      401: { message: '[401] {{ifempty(body.message, body.error)}}', type: 'InvalidAccessTokenError' },
-      429: { message: '[429] {{ifempty(body.message, body.error)}}', type: 'RateLimitError' },
+      message: ERROR_MESSAGE,
+      401: { message: ERROR_MESSAGE, type: 'InvalidAccessTokenError' },
+      429: { message: ERROR_MESSAGE, type: 'RateLimitError' },
     },
   },
   log: { sanitize: ['request.headers.authorization'] },
