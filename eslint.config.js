@@ -33,7 +33,7 @@ export default tseslint.config(
     languageOptions: {
       sourceType: 'commonjs',
       globals: Object.fromEntries(
-        ['require', 'module', 'process', 'console', '__dirname', 'Buffer', 'fetch', 'URL', 'setTimeout', 'describe', 'it', 'before', 'after'].map((name) => [
+        ['require', 'module', 'process', 'console', '__dirname', 'Buffer', 'fetch', 'URL', 'Response', 'structuredClone', 'setTimeout', 'describe', 'it', 'before', 'after'].map((name) => [
           name,
           name === 'module' ? 'writable' : 'readonly',
         ]),

@@ -217,7 +217,7 @@ const createRuntime = ({ app, fetchImpl = fetch }) => {
       const component = moduleOf(id);
       const parameters = prepareParameters(parametersOf(component), input);
       const [request] = asArray(component.codes.communication);
-      const { trigger, ...inheritedResponse } = request.response || {};
+      const { trigger: _trigger, ...inheritedResponse } = request.response || {};
       const overrides = component.codes.epoch;
       const merged = { ...request, ...overrides, qs: { ...(request.qs || {}), ...(overrides.qs || {}) }, response: { ...inheritedResponse, ...overrides.response } };
       return (await runCommunication(merged, contextFor(connection, parameters))).outputs;

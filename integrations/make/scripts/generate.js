@@ -84,7 +84,7 @@ const interfaceOf = (record) =>
     return field;
   });
 
-const withoutEventId = ({ eventId, ...rest }) => rest;
+const withoutEventId = ({ eventId: _eventId, ...rest }) => rest;
 const CONTACT_INTERFACE = interfaceOf(withoutEventId(samples.triggers['contact.created']));
 const DEAL_INTERFACE = interfaceOf({ ...withoutEventId(samples.triggers['deal.created']), assignedTo: { id: '', name: '', email: '' } });
 
