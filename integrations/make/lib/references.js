@@ -85,7 +85,7 @@ const checkReferences = (app) => {
     const parameters = namesOf([...(module.codes.staticParams || []), ...(module.codes.mappableParams || [])]);
     const instant = module.meta.moduleType === 'instant_trigger';
     const webhook = instant ? webhookData[module.meta.webhook] || new Set() : null;
-    check(`module ${module.id} communication`, module.codes.communication, { parameters, webhook, extra: instant ? ['query'] : [] });
+    check(`module ${module.id} communication`, module.codes.communication, { parameters, webhook, extra: instant ? ['payload'] : [] });
     if (module.codes.epoch) check(`module ${module.id} epoch`, module.codes.epoch, { parameters });
     for (const code of ['staticParams', 'mappableParams', 'interface', 'samples']) {
       if (module.codes[code]) check(`module ${module.id} ${code}`, module.codes[code], { parameters, webhook, response: false });

@@ -235,11 +235,24 @@ const createRuntime = ({ app, fetchImpl = fetch }) => {
       const { last } = await runCommunication(component.codes.detach, contextFor(connection, {}, { webhook }));
       return last;
     },
-    /** An instant trigger: a delivery (`{body, headers}`) through the module's communication, as bundles. */
-    instant(id, connection, webhook, delivery) {
+    /**
+     * An instant trigger: a delivery (`{body, headers, query}`) through its webhook's communication
+     * (`condition`, `iterate`, `output`; `respond` is Make's answer to the sender), then, when the
+     * module's own communication has a request, that request once per bundle with the bundle as
+     * `payload`. Returns the bundles.
+     */
+    async instant(id, connection, webhook, delivery) {
       const component = moduleOf(id);
-      const scope = contextFor(connection, prepareParameters(parametersOf(component), {}), { webhook, body: delivery.body, headers: delivery.headers || {}, query: delivery.query || {} });
-      return asArray(component.codes.communication).flatMap((directives) => processResponse(directives, scope).outputs);
+      const hook = app.components.webhook[component.meta.webhook];
+      const scope = contextFor(connection, prepareParameters(hook.codes.params || [], {}), { webhook, body: delivery.body, headers: delivery.headers || {}, query: delivery.query || {} });
+      const { respond: _respond, verification: _verification, uid: _uid, condition, ...processing } = hook.codes.communication || {};
+      if (condition !== undefined && !render(condition, scope)) return [];
+      const payloads = processResponse(processing, scope).outputs;
+      const own = component.codes.communication;
+      if (!own || own.url === undefined) return payloads;
+      const bundles = [];
+      for (const payload of payloads) bundles.push(...(await runRequest(own, contextFor(connection, prepareParameters(parametersOf(component), {}), { webhook, payload }))).outputs);
+      return bundles;
     },
     /** An RPC: its choices (`{label, value}`). */
     async rpc(id, connection, input = {}) {

@@ -366,14 +366,21 @@ for (const [type, label, when] of EVENTS) {
   });
   triggerModules.polling.push(pollingId);
 
-  // Instant: a dedicated webhook per event type, attached with POST /webhooks/subscribe.
+  // Instant: a dedicated webhook per event type, attached with POST /webhooks/subscribe. The webhook's
+  // communication turns each delivery into the bundle; the instant trigger itself has nothing to request.
   const webhookId = `${resource}${pascal(change)}Hook`;
   components.webhook[webhookId] = {
     label: `${label} (instant)`,
     connection: CONNECTION,
     webhookType: 'web',
     codeFiles: codeFilesOf('webhooks', webhookId, {
-      communication: ['communication.iml.json', { respond: { status: 200, type: 'json', body: { received: true } } }],
+      communication: [
+        'communication.iml.json',
+        {
+          respond: { status: 200, type: 'json', body: { received: true } },
+          output: Object.fromEntries(iface.map((field) => [field.name, field.name === 'eventId' ? '{{body.metadata.eventId}}' : `{{body.data.${field.name}}}`])),
+        },
+      ],
       params: ['params.iml.json', []],
       attach: [
         'attach.iml.json',
@@ -393,9 +400,7 @@ for (const [type, label, when] of EVENTS) {
     description: `Triggers at once when ${when}.`,
     moduleType: 'instant_trigger',
     webhook: webhookId,
-    communication: {
-      output: Object.fromEntries(iface.map((field) => [field.name, field.name === 'eventId' ? '{{body.metadata.eventId}}' : `{{body.data.${field.name}}}`])),
-    },
+    communication: {},
     iface,
     sample,
   });

@@ -101,6 +101,22 @@ describe('IML evaluator, on Make\'s documented examples', () => {
       ]);
     });
 
+    it('an instant trigger: the webhook maps the payload, and the module fetches more for each bundle with `payload`', async () => {
+      const webhookCommunication = { respond: { status: 200 }, iterate: '{{body.items}}', output: { id: '{{item.id}}' } };
+      const moduleCommunication = { url: 'http://example.com/api/item/{{payload.id}}', response: { output: { id: '{{payload.id}}', data: '{{body}}' } } };
+      const fetchImpl = fakeFetch([{ body: { name: 'first' } }, { body: { name: 'second' } }]);
+      const runtime = createRuntime({
+        app: appWith({
+          webhook: { hook: { id: 'hook', codes: { communication: webhookCommunication, params: [] } } },
+          module: { watch: { id: 'watch', meta: { webhook: 'hook' }, codes: { communication: moduleCommunication } } },
+        }),
+        fetchImpl,
+      });
+      const bundles = await runtime.instant('watch', {}, {}, { body: { items: [{ id: 1 }, { id: 2 }] } });
+      assert.deepEqual(bundles, [{ id: 1, data: { name: 'first' } }, { id: 2, data: { name: 'second' } }]);
+      assert.deepEqual(fetchImpl.requests.map((r) => r.url), ['http://example.com/api/item/1', 'http://example.com/api/item/2']);
+    });
+
     it('an action creating a user sends `{{parameters}}` as the body and outputs `{{body}}`; getting one puts the id in the path', async () => {
       const create = { url: '/users', method: 'POST', body: '{{parameters}}', response: { output: '{{body}}' } };
       const get = { url: '/users/{{parameters.userId}}', method: 'GET', response: { output: '{{body}}' } };

@@ -232,7 +232,7 @@ describe('Make app against a live Chronicle', function () {
         const deliveries = receiver.deliveries.filter((d) => d.path === `/hooks/${type}`);
         assert.ok(deliveries.length > 0, type);
         for (const delivery of deliveries) {
-          const bundles = runtime.instant(module, connection, kept[type], { body: delivery.body, headers: delivery.headers });
+          const bundles = await runtime.instant(module, connection, kept[type], { body: delivery.body, headers: delivery.headers });
           assert.equal(bundles.length, 1);
           const [bundle] = bundles;
           assert.deepEqual(bundle, { ...delivery.body.data, eventId: delivery.body.metadata.eventId }, type);
