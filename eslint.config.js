@@ -28,12 +28,12 @@ export default tseslint.config(
     languageOptions: { globals: { URL: 'readonly', process: 'readonly', console: 'readonly', setTimeout: 'readonly' } },
   },
   {
-    // The Zapier integration: CommonJS for Node, as the platform runs it; its tests use mocha.
-    files: ['integrations/zapier/**/*.js'],
+    // The Zapier integration and the Make app's tooling: CommonJS for Node (as Zapier runs it); their tests use mocha.
+    files: ['integrations/zapier/**/*.js', 'integrations/make/**/*.js'],
     languageOptions: {
       sourceType: 'commonjs',
       globals: Object.fromEntries(
-        ['require', 'module', 'process', 'console', '__dirname', 'Buffer', 'fetch', 'setTimeout', 'describe', 'it', 'before', 'after'].map((name) => [
+        ['require', 'module', 'process', 'console', '__dirname', 'Buffer', 'fetch', 'URL', 'Response', 'structuredClone', 'setTimeout', 'describe', 'it', 'before', 'after'].map((name) => [
           name,
           name === 'module' ? 'writable' : 'readonly',
         ]),
