@@ -131,6 +131,25 @@ export class ChronicleMetrics {
     for (const kind of CREDENTIAL_KINDS) for (const throttled of ['false', 'true']) this.failedCredentials.inc({ kind, throttled }, 0);
   }
 
+  /**
+   * `chronicle_read_views_total`: GETs of one record (contacts, deals) answered from this
+   * process's memory (`answered="memory"`) or read from the store (`"store"`), by a process
+   * that keeps warm views (PostgreSQL, serving the API and writing the read models).
+   */
+  countReadViews(counts: { readonly hits: number; readonly misses: number }): void {
+    new Counter({
+      name: 'chronicle_read_views_total',
+      help: 'GETs of one record answered from memory (answered="memory") or read from the store (answered="store"), where warm views are kept.',
+      labelNames: ['answered'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc({ answered: 'memory' }, counts.hits);
+        this.inc({ answered: 'store' }, counts.misses);
+      },
+    });
+  }
+
   /** One refused credential (see FailedCredentials). */
   countFailedCredential(kind: CredentialKind, throttled: boolean): void {
     this.failedCredentials.inc({ kind, throttled: String(throttled) });

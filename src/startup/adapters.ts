@@ -6,6 +6,9 @@ import type { RateLimitCounters } from '../application/ports/RateLimitCounters.j
 import { MemoryRateLimitCounters } from '../adapters/memory/MemoryRateLimitCounters.js';
 import { DEFAULT_LEASE_SECONDS } from '../adapters/rateLimiterFlexible/FlexibleRateLimitCounters.js';
 import { BatchedRateLimitCounters } from '../application/rateLimits/BatchedRateLimitCounters.js';
+import { CachedDocumentViews } from '../application/queries/CachedDocumentViews.js';
+import { contactsProjection } from '../features/contacts/index.js';
+import { dealsProjection } from '../features/deals/index.js';
 import { SqliteConsoleSessionStore } from '../adapters/sqlite/SqliteConsoleSessionStore.js';
 import { SqliteCompanyExportStore } from '../adapters/sqlite/SqliteCompanyExportStore.js';
 import { SqliteEventStore } from '../adapters/sqlite/SqliteEventStore.js';
@@ -159,7 +162,10 @@ const openEngineStores = async (config: Config, options: OpenStoresOptions): Pro
     });
     // Every request counts: in batches in this process's memory, added to the shared table now and then.
     const rateLimits = new BatchedRateLimitCounters(stores.rateLimits, { batch: config.rateLimitCountBatch, leaseSeconds: DEFAULT_LEASE_SECONDS });
-    return { ...stores, rateLimits, eventStore: withUpcasting(stores.eventStore, STORED_EVENT_TYPES) };
+    // A process that serves the API and writes the read models answers warm GETs by id from memory (once it holds their lease).
+    const readModels =
+      plan.roles.api && plan.roles.projections ? new CachedDocumentViews(stores.readModels, new Set([contactsProjection.name, dealsProjection.name])) : stores.readModels;
+    return { ...stores, rateLimits, readModels, eventStore: withUpcasting(stores.eventStore, STORED_EVENT_TYPES) };
   }
   const adapter: EventStore = config.eventStoreUrl
     ? (await import('../adapters/eventstoredb/EventStoreDbEventStore.js')).EventStoreDbEventStore.connect(config.eventStoreUrl)

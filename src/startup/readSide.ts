@@ -6,6 +6,7 @@ import type { Logger } from '../application/ports/Logger.js';
 import { systemClock } from '../shared/Clock.js';
 import { PROJECTIONS } from '../features/index.js';
 import { buildAddedReadModels } from '../application/replay/buildAddedReadModels.js';
+import { CachedDocumentViews } from '../application/queries/CachedDocumentViews.js';
 import { judgeHolder, thisProcess } from './localProcess.js';
 import type { StartPlan } from './startPlan.js';
 import type { Stores } from './Stores.js';
@@ -89,6 +90,7 @@ export const startReadSide = async (
         signal: stopping.signal,
         onWaiting: (what) => runner.waitingFor(what),
         onLost: (error) => {
+          if (readModels instanceof CachedDocumentViews) readModels.deactivate();
           void stopWork();
           void runner.stop();
           onFailed(error);
@@ -96,12 +98,15 @@ export const startReadSide = async (
       });
       stopLost = readModels.onLost?.((error) => {
         logger.error({ err: error }, 'read models lost applied batches; stopping');
+        if (readModels instanceof CachedDocumentViews) readModels.deactivate();
         void stopWork();
         void runner.stop();
         onFailed(error);
       });
       // Read models this release adds are built from the log before the projector resumes.
       await buildAddedReadModels({ eventStore, readModels, projections: PROJECTIONS, logger: logger.child({ role: 'projections' }) });
+      // Every change of the read models now goes through this process: warm views may be answered from memory.
+      if (readModels instanceof CachedDocumentViews && !stopping.signal.aborted) readModels.activate();
     })();
     const started = leased.then(async () => {
       if (stopping.signal.aborted) return;
@@ -120,6 +125,7 @@ export const startReadSide = async (
       lag: () => runner.lag(),
       stop: async () => {
         stopping.abort(new Error('stopping'));
+        if (readModels instanceof CachedDocumentViews) readModels.deactivate();
         await leased.catch(() => undefined);
         stopLost?.();
         await stopWork();

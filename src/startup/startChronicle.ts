@@ -1,3 +1,4 @@
+import { CachedDocumentViews } from '../application/queries/CachedDocumentViews.js';
 import type { Server } from 'node:http';
 import type { Logger } from '../application/ports/Logger.js';
 import type { DemoCredentials } from './bootstrapDemo.js';
@@ -117,6 +118,7 @@ export const startChronicle = async (
     // Background loops tell of store errors here (they keep retrying); /ready shows them.
     const health = new LoopHealth();
     const metrics = new ChronicleMetrics({ logger: logger.child({ role: 'metrics' }), headPosition: () => eventStore.headPosition() });
+    if (stores.readModels instanceof CachedDocumentViews) metrics.countReadViews(stores.readModels.counts);
     const { failed, fail } = failureSignal();
 
     const { demo } = await steps.run('write side', () => startWriteSide(plan, stores));

@@ -164,6 +164,41 @@ if (!postgresTestUrl()) {
       expect(deliveries.every((delivery) => !delivery.body.includes('Katherine'))).to.equal(true);
     });
 
+    it('answers a warm GET by id from memory, and every change at once: its own update and delete, and an update made by another API process', async () => {
+      const viewsAnswered = async (): Promise<{ memory: number; store: number }> => {
+        const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+        const figure = (answered: string) => Number(new RegExp(`chronicle_read_views_total\\{answered="${answered}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
+        return { memory: figure('memory'), store: figure('store') };
+      };
+      const created = await call(server.baseUrl, key, 'POST', '/contacts', { name: 'Edsger Dijkstra', phoneNumber: '+31 20 555 0100' });
+      expect(created.status).to.equal(201);
+      const id = created.body.data.id as string;
+      const before = await viewsAnswered();
+      expect((await call(server.baseUrl, key, 'GET', `/contacts/${id}`)).body.data.name).to.equal('Edsger Dijkstra');
+      expect((await call(server.baseUrl, key, 'GET', `/contacts/${id}`)).body.data.name).to.equal('Edsger Dijkstra');
+      const warm = await viewsAnswered();
+      expect(warm.store - before.store, 'the first read from the store').to.equal(1);
+      expect(warm.memory - before.memory, 'the second from memory').to.equal(1);
+
+      // Its own update: the next read shows it, without waiting for anything.
+      const updated = await call(server.baseUrl, key, 'PUT', `/contacts/${id}`, { name: 'E. W. Dijkstra' });
+      expect(updated.status, JSON.stringify(updated.body)).to.equal(200);
+      expect((await call(server.baseUrl, key, 'GET', `/contacts/${id}`)).body.data.name).to.equal('E. W. Dijkstra');
+
+      // An update through another API process, read here with its position.
+      const reader = await start({ DATA_DIR: second.path, RUN_PROJECTIONS: 'false', RUN_WEBHOOKS: 'false' });
+      const elsewhere = await call(reader.baseUrl, key, 'PUT', `/contacts/${id}`, { name: 'Edsger W. Dijkstra' });
+      expect(elsewhere.status, JSON.stringify(elsewhere.body)).to.equal(200);
+      const read = await call(server.baseUrl, key, 'GET', `/contacts/${id}`, undefined, { 'X-Min-Log-Position': elsewhere.headers.get('x-log-position')! });
+      expect(read.body.data.name).to.equal('Edsger W. Dijkstra');
+      expect(await stop(reader)).to.equal(0);
+
+      // Its delete: 404 at once.
+      expect((await call(server.baseUrl, key, 'GET', `/contacts/${id}`)).status).to.equal(200);
+      expect((await call(server.baseUrl, key, 'DELETE', `/contacts/${id}`)).status).to.equal(200);
+      expect((await call(server.baseUrl, key, 'GET', `/contacts/${id}`)).status).to.equal(404);
+    });
+
     it("a second API process on its own DATA_DIR reads the first one's writes (X-Min-Log-Position)", async function () {
       const health = (await (await fetch(`${server.baseUrl}/health`)).json()) as { data: { readModels: string } };
       if (health.data.readModels !== 'postgres') {
