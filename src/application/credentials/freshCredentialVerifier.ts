@@ -95,7 +95,9 @@ export interface FreshCredentialVerifierDeps {
  * from memory.
  *
  * One found active is answered again without a lookup for `keyReuseMs` (kept by
- * its hash, never as presented; its expiry still checked each time). That time is
+ * its hash, never as presented; its expiry still checked each time), and the
+ * requests that come while its lookup is under way wait for that lookup's answer
+ * rather than make their own. That time is
  * taken out of the bound: the read models must then hold every event recorded
  * more than `revocationBoundMs - keyReuseMs` before the lookup, so a revocation
  * is still refused within `revocationBoundMs` of being recorded.
@@ -110,6 +112,8 @@ export const freshCredentialVerifier = <Auth>(
   const freshness = new ReadModelFreshness(deps.lag, deps.clock, boundMs);
   /** Credentials found active: the answer, when it was looked up and until when it is valid (epoch ms). */
   const found = new Map<string, { readonly valid: Valid; readonly at: number; readonly expiresAt: number | null }>();
+  /** Lookups under way, by hash: the requests of one credential that come meanwhile wait for the same answer. */
+  const underWay = new Map<string, { readonly at: number; readonly answer: Promise<FreshCredentialVerification<Auth>> }>();
 
   /** Once the read models have reached the head of the log as it is now: false when they did not within the wait. */
   const caughtUpWithHead = async (): Promise<boolean> => {
@@ -166,15 +170,26 @@ export const freshCredentialVerifier = <Auth>(
       found.delete(hash);
       return { kind: 'invalid', reason: 'expired' };
     }
-    const { verification, expiresAt } = await verify(hash, now);
-    if (verification.kind === 'valid' && reuseMs > 0) {
-      found.delete(hash);
-      if (found.size >= KEPT) found.delete(found.keys().next().value!);
-      found.set(hash, { valid: verification, at, expiresAt });
-    } else if (kept) {
-      found.delete(hash);
+    // A lookup of the same credential begun less than the reuse time ago answers this request too.
+    const joined = underWay.get(hash);
+    if (joined && at >= joined.at && at - joined.at < reuseMs) return joined.answer;
+    const answer = (async () => {
+      const { verification, expiresAt } = await verify(hash, now);
+      if (verification.kind === 'valid' && reuseMs > 0) {
+        found.delete(hash);
+        if (found.size >= KEPT) found.delete(found.keys().next().value!);
+        found.set(hash, { valid: verification, at, expiresAt });
+      } else if (kept) {
+        found.delete(hash);
+      }
+      return verification;
+    })();
+    underWay.set(hash, { at, answer });
+    try {
+      return await answer;
+    } finally {
+      if (underWay.get(hash)?.answer === answer) underWay.delete(hash);
     }
-    return verification;
   };
 };
 
