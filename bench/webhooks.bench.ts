@@ -1,9 +1,8 @@
 // npm run bench:webhooks — webhook delivery beside the raw HTTP client it is built on, in one run.
 //
 // A receiver (node:http on 127.0.0.1 answering 200) runs in this process. Chronicle (`chronicle serve`,
-// embedded storage in a temporary folder, its attempts on its delivery thread unless WEBHOOK_DELIVERY_THREAD
-// says otherwise) and the raw client each run in a child process of their own, so both load the same
-// receiver from outside it:
+// its attempts on its delivery thread unless WEBHOOK_DELIVERY_THREAD says otherwise) and the raw client
+// each run in a child process of their own, so both load the same receiver from outside it:
 //
 // - raw: the delivery agent's `send` (the dispatcher's client: keep-alive agent, same options) POSTing a
 //   real contact.created envelope, signed per request, with 16 requests in flight (the dispatcher's
@@ -15,7 +14,17 @@
 //   recorded_at) → receiver, p50 and p99.
 //
 // Beside the burst's figure: Chronicle's CPU (user/system) and bytes written per delivery (/proc), and
-// what one synchronous=FULL commit costs in its folder, to tell CPU from disk.
+// what one durable commit costs where it keeps its data, to tell CPU from disk.
+//
+// BENCH_WEBHOOK_ENGINE (sqlite): where each Chronicle keeps its log and stores. `sqlite` is the embedded
+// engine, in a temporary folder; its log and outbox are read from its file once it has stopped, and the
+// durable commit is a synchronous=FULL one in that folder. `postgres` starts a private PostgreSQL cluster
+// (scripts/postgres-test-cluster.sh, so a PostgreSQL server must be installed), gives each Chronicle a
+// database of its own (POSTGRES_URL), reads its log_events and webhook_outbox tables with `pg`, counts
+// the cluster's processes' CPU and writes beside Chronicle's, and the durable commit is a 1-row INSERT
+// committed on the cluster (synchronous_commit on, one round trip over 127.0.0.1 included):
+//
+//   npx tsc -p tsconfig.json && BENCH_WEBHOOK_ENGINE=postgres node dist/bench/webhooks.bench.js
 //
 // BENCH_SECONDS (10): raw client and idle latency; BENCH_WEBHOOK_CONTACTS (1000), BENCH_WEBHOOK_SUBSCRIPTIONS
 // (100), BENCH_WEBHOOK_LIMIT_SECONDS (180): the burst; BENCH_WEBHOOK_INTERVAL_MS (50): idle latency;
@@ -24,6 +33,7 @@
 // Not a test: it prints figures and ratios. Every phase is bounded in time or count.
 // `node dist/bench/webhooks.bench.js raw-client` is the raw client's child process (BENCH_RAW holds its job).
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -38,8 +48,11 @@ import { webhookHeaders } from '../src/webhooks/signing.js';
 import { isRefusedAddress } from '../src/webhooks/targetUrlGuard.js';
 import { embeddedDatabaseFile } from '../src/startup/adapters.js';
 import { tempDir } from '../test/support/tempStore.js';
+import { startCluster } from './support/postgresCluster.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** Where each Chronicle keeps its data: `sqlite` (embedded) or `postgres` (a private cluster). */
+const ENGINE = process.env.BENCH_WEBHOOK_ENGINE ?? 'sqlite';
 const CONTACTS = Number(process.env.BENCH_WEBHOOK_CONTACTS ?? 1000);
 const SUBSCRIPTIONS = Number(process.env.BENCH_WEBHOOK_SUBSCRIPTIONS ?? 100);
 /** Longest wait for the burst's deliveries. */
@@ -78,6 +91,25 @@ const useOf = (pid: number | undefined): ProcessUse => {
   } catch {
     return { user: NaN, system: NaN, writtenBytes: NaN };
   }
+};
+const NOTHING_USED: ProcessUse = { user: 0, system: 0, writtenBytes: 0 };
+/**
+ * What the processes `pids` names (asked now and again at each call) have used since this call: each
+ * counted from where it stood now, one started since from nothing; one gone by the call counts nothing.
+ */
+const useSince = (pids: () => number[]): (() => ProcessUse) => {
+  const before = new Map(pids().map((pid) => [pid, useOf(pid)]));
+  return () =>
+    pids().reduce((sum, pid) => {
+      const now = useOf(pid);
+      const was = before.get(pid) ?? NOTHING_USED;
+      if (Number.isNaN(now.user) || Number.isNaN(was.user)) return sum;
+      return {
+        user: sum.user + now.user - was.user,
+        system: sum.system + now.system - was.system,
+        writtenBytes: sum.writtenBytes + now.writtenBytes - was.writtenBytes,
+      };
+    }, NOTHING_USED);
 };
 const percentile = (sorted: readonly number[], q: number): number =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
@@ -216,28 +248,224 @@ const startReceiver = async (): Promise<Receiver> => {
 };
 
 // ---------------------------------------------------------------------------------------------
+// Where Chronicle keeps its data, and how this process reads it once Chronicle has stopped
+
+interface ContactEvent {
+  readonly position: number;
+  /** The event's recorded_at, wall-clock ms. */
+  readonly recordedAt: number;
+  readonly contactId: string;
+}
+
+interface OutboxSummary {
+  /** When the fan-out enqueued its last row, wall-clock ms. */
+  readonly lastEnqueuedAt: number;
+  /** Rows by state. */
+  readonly states: Record<string, number>;
+}
+
+/** One Chronicle's log and stores, on either engine; read only once that Chronicle has stopped. */
+interface ChronicleStorage {
+  /** What the Chronicle process gets beside its DATA_DIR. */
+  readonly env: Record<string, string>;
+  /** ContactCreated events of its log, by the `webhook-id` of their contact.created. */
+  contactEvents(): Promise<Map<string, ContactEvent>>;
+  /** When the fan-out enqueued its last row and how the rows ended, from its outbox. */
+  outboxSummary(): Promise<OutboxSummary>;
+  /** Context: median wall time (ms) of a 1-row INSERT committed durably where it keeps its data. 500 commits or 3 s at most. */
+  durableCommitMs(): Promise<number>;
+  /** Removes what the storage holds beyond Chronicle's folder. */
+  dispose(): Promise<void>;
+}
+
+interface Engine {
+  /** `SQLite`, `PostgreSQL`. */
+  readonly name: string;
+  /** What `durableCommitMs` measures, for the figures. */
+  readonly commit: string;
+  /** The storage of a fresh Chronicle named `name` whose data folder is `dataDir`. */
+  storage(name: string, dataDir: string): Promise<ChronicleStorage>;
+  /** The database server's processes now, whose CPU and writes the burst counts beside Chronicle's (none when embedded). */
+  readonly serverPids: () => number[];
+  close(): Promise<void>;
+}
+
+/** Median of `once()`'s wall time, 500 times or for 3 s, whichever ends first. */
+const medianOf = async (once: () => unknown): Promise<number> => {
+  const times: number[] = [];
+  const deadline = performance.now() + 3000;
+  while (times.length < 500 && performance.now() < deadline) {
+    const start = performance.now();
+    await once();
+    times.push(performance.now() - start);
+  }
+  return percentile(times.sort((a, b) => a - b), 0.5);
+};
+
+const PROBE_BODY = 'x'.repeat(600);
+
+/** The embedded engine: Chronicle's SQLite file, read with better-sqlite3. */
+const sqliteEngine = (): Engine => ({
+  name: 'SQLite',
+  commit: 'one synchronous=FULL commit in its folder',
+  serverPids: () => [],
+  close: async () => {},
+  storage: async (_name, dataDir) => {
+    const file = embeddedDatabaseFile(dataDir);
+    const read = <T>(use: (db: Database.Database) => T): T => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return use(db);
+      } finally {
+        db.close();
+      }
+    };
+    return {
+      env: {},
+      contactEvents: async () =>
+        read((db) => {
+          const rows = db
+            .prepare("SELECT id, position, recorded_at, data FROM events WHERE type = 'ContactCreated' ORDER BY position")
+            .all() as { id: string; position: number; recorded_at: string; data: string }[];
+          return new Map(
+            rows.map((r) => [
+              webhookEventId(r.id, 'contact.created'),
+              { position: r.position, recordedAt: Date.parse(r.recorded_at), contactId: (JSON.parse(r.data) as { contactId: string }).contactId },
+            ]),
+          );
+        }),
+      outboxSummary: async () =>
+        read((db) => {
+          const last = db.prepare('SELECT MAX(created_at) AS at FROM webhook_outbox').get() as { at: string | null };
+          const states = db.prepare('SELECT state, COUNT(*) AS n FROM webhook_outbox GROUP BY state').all() as { state: string; n: number }[];
+          return { lastEnqueuedAt: last.at ? Date.parse(last.at) : NaN, states: Object.fromEntries(states.map((s) => [s.state, s.n])) };
+        }),
+      // synchronous=FULL in WAL mode, as the store opens its file, beside it: one fsync on this disk.
+      durableCommitMs: async () => {
+        const db = new Database(join(dirname(file), 'commit-probe.sqlite'));
+        try {
+          db.pragma('journal_mode = WAL');
+          db.pragma('synchronous = FULL');
+          db.exec('CREATE TABLE probe (id INTEGER PRIMARY KEY, body TEXT)');
+          const insert = db.prepare('INSERT INTO probe (body) VALUES (?)');
+          const once = db.transaction(() => insert.run(PROBE_BODY));
+          return await medianOf(() => once.immediate());
+        } finally {
+          db.close();
+        }
+      },
+      dispose: async () => {},
+    };
+  },
+});
+
+/** Every statement on the cluster gives up after this long, so that no phase waits on it for ever. */
+const PG_TIMEOUT_MS = 60_000;
+
+/** A connection to `url` for `use`, closed after it. */
+const withClient = async <T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> => {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: PG_TIMEOUT_MS, query_timeout: PG_TIMEOUT_MS });
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end();
+  }
+};
+
+/** PostgreSQL: a private cluster, a database of its own for each Chronicle, read with `pg`. */
+const postgresEngine = async (): Promise<Engine> => {
+  const cluster = await startCluster();
+  const admin = cluster.url.replace(/\/crud$/, '/postgres');
+  return {
+    name: 'PostgreSQL',
+    commit: 'one commit of a 1-row INSERT on its cluster (synchronous_commit on)',
+    serverPids: cluster.pids,
+    close: async () => cluster.stop(),
+    storage: async (name) => {
+      const database = `chronicle_webhooks_${name}`;
+      const url = await cluster.createDatabase(database);
+      return {
+        env: { POSTGRES_URL: url },
+        contactEvents: () =>
+          withClient(url, async (client) => {
+            const { rows } = await client.query<{ id: string; position: string; recorded_at: Date; contact_id: string }>(
+              "SELECT id, position, recorded_at, data->>'contactId' AS contact_id FROM log_events WHERE type = 'ContactCreated' ORDER BY position",
+            );
+            return new Map(
+              rows.map((r) => [
+                webhookEventId(r.id, 'contact.created'),
+                { position: Number(r.position), recordedAt: r.recorded_at.getTime(), contactId: r.contact_id },
+              ]),
+            );
+          }),
+        outboxSummary: () =>
+          withClient(url, async (client) => {
+            const last = await client.query<{ at: Date | null }>('SELECT max(created_at) AS at FROM webhook_outbox');
+            const states = await client.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM webhook_outbox GROUP BY state');
+            const at = last.rows[0]?.at;
+            return { lastEnqueuedAt: at ? at.getTime() : NaN, states: Object.fromEntries(states.rows.map((s) => [s.state, Number(s.n)])) };
+          }),
+        // Each INSERT its own transaction, committed (a WAL flush) before the answer: the round trip included.
+        durableCommitMs: () =>
+          withClient(url, async (client) => {
+            await client.query('SET synchronous_commit = on');
+            await client.query('CREATE TABLE commit_probe (id bigserial PRIMARY KEY, body text NOT NULL)');
+            try {
+              return await medianOf(() => client.query('INSERT INTO commit_probe (body) VALUES ($1)', [PROBE_BODY]));
+            } finally {
+              await client.query('DROP TABLE commit_probe');
+            }
+          }),
+        // So that the next phase's Chronicle shares the cluster with no leftover (autovacuum of this one's tables).
+        dispose: () => withClient(admin, (client) => client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(database)} WITH (FORCE)`)).then(() => {}),
+      };
+    },
+  };
+};
+
+const ENGINES: Record<string, () => Promise<Engine>> = { sqlite: async () => sqliteEngine(), postgres: postgresEngine };
+
+// ---------------------------------------------------------------------------------------------
 // Chronicle (child process)
 
 interface Chronicle {
   readonly url: string;
   readonly key: string;
-  readonly file: string;
+  /** Its log and stores, to read once it has stopped. */
+  readonly storage: ChronicleStorage;
   readonly pid: number | undefined;
   readonly output: () => string;
   stop(): Promise<void>;
-  dispose(): void;
+  /** Removes its folder and what its storage holds; after `stop`. */
+  dispose(): Promise<void>;
 }
 
-const startChronicle = (name: string, timeoutMs = 120_000): Promise<Chronicle> =>
-  new Promise((resolve, reject) => {
-    const dir = tempDir(`chronicle-webhookbench-${name}-`);
+const startChronicle = async (engine: Engine, name: string, timeoutMs = 120_000): Promise<Chronicle> => {
+  const dir = tempDir(`chronicle-webhookbench-${name}-`);
+  let storage: ChronicleStorage | null = null;
+  let disposed: Promise<void> | null = null;
+  const dispose = (): Promise<void> =>
+    (disposed ??= (async () => {
+      try {
+        await storage?.dispose();
+      } finally {
+        dir.dispose();
+      }
+    })());
+  try {
+    storage = await engine.storage(name, dir.path);
+    const onStorage = storage;
     const nodeArgs = [
       ...CHRONICLE_NODE_ARGS,
       ...(CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF_DIR, '--cpu-prof-name', `chronicle-${name}.cpuprofile`] : []),
     ];
+    // The engine's choice only: no POSTGRES_URL of this shell's.
+    const inherited = { ...process.env };
+    delete inherited.POSTGRES_URL;
     const child: ChildProcess = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], {
       env: {
-        ...process.env,
+        ...inherited,
         DATA_DIR: dir.path,
         PORT: '0',
         LOG_LEVEL: 'warn',
@@ -245,39 +473,43 @@ const startChronicle = (name: string, timeoutMs = 120_000): Promise<Chronicle> =
         RATE_LIMIT_DAILY: '100000000',
         RATE_LIMIT_CONCURRENT: '1000',
         WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        ...onStorage.env,
       },
     });
-    let output = '';
     let exited = false;
     const exit = new Promise<void>((done) => child.once('exit', () => ((exited = true), done())));
-    const timer = setTimeout(() => reject(new Error(`no "listening" line within ${timeoutMs} ms:\n${output}`)), timeoutMs);
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const url = /listening on (https?:\/\/[^\s]+)/.exec(output)?.[1];
-      const key = /(chr_[A-Za-z0-9]+)/.exec(output)?.[1];
-      if (url && key) {
-        clearTimeout(timer);
-        resolve({
-          url: url.replace('localhost', '127.0.0.1'),
-          key,
-          file: embeddedDatabaseFile(dir.path),
-          pid: child.pid,
-          output: () => output,
-          stop: async () => {
-            if (exited) return;
-            child.kill('SIGTERM');
-            const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-            await exit;
-            clearTimeout(killer);
-          },
-          dispose: () => dir.dispose(),
-        });
-      }
+    const stop = async (): Promise<void> => {
+      if (exited) return;
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exit;
+      clearTimeout(killer);
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
-  });
+    return await new Promise<Chronicle>((resolve, reject) => {
+      let output = '';
+      const fail = (error: Error): void => {
+        clearTimeout(timer);
+        void stop().then(() => reject(error));
+      };
+      const timer = setTimeout(() => fail(new Error(`no "listening" line within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+      const onData = (chunk: Buffer): void => {
+        output += chunk.toString();
+        const url = /listening on (https?:\/\/[^\s]+)/.exec(output)?.[1];
+        const key = /(chr_[A-Za-z0-9]+)/.exec(output)?.[1];
+        if (url && key) {
+          clearTimeout(timer);
+          resolve({ url: url.replace('localhost', '127.0.0.1'), key, storage: onStorage, pid: child.pid, output: () => output, stop, dispose });
+        }
+      };
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', onData);
+      child.once('exit', (code) => fail(new Error(`exited with ${code}:\n${output}`)));
+    });
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+};
 
 const api = async (chronicle: Chronicle, method: string, path: string, body: unknown, expected: number): Promise<any> => {
   const response = await fetch(`${chronicle.url}${path}`, {
@@ -319,61 +551,6 @@ const createContact = async (chronicle: Chronicle, n: number): Promise<Timed> =>
   return { sentAt, answeredAt: wallNow() };
 };
 
-/** ContactCreated events of a stopped Chronicle's log, by the `webhook-id` of their contact.created. */
-const contactEvents = (file: string): Map<string, { position: number; recordedAt: number; contactId: string }> => {
-  const db = new Database(file, { readonly: true });
-  try {
-    const rows = db
-      .prepare("SELECT id, position, recorded_at, data FROM events WHERE type = 'ContactCreated' ORDER BY position")
-      .all() as { id: string; position: number; recorded_at: string; data: string }[];
-    return new Map(
-      rows.map((r) => [
-        webhookEventId(r.id, 'contact.created'),
-        { position: r.position, recordedAt: Date.parse(r.recorded_at), contactId: (JSON.parse(r.data) as { contactId: string }).contactId },
-      ]),
-    );
-  } finally {
-    db.close();
-  }
-};
-
-/** When the fan-out enqueued its last row and how the rows ended, from a stopped Chronicle's outbox. */
-const outboxSummary = (file: string): { lastEnqueuedAt: number; states: Record<string, number> } => {
-  const db = new Database(file, { readonly: true });
-  try {
-    const last = db.prepare('SELECT MAX(created_at) AS at FROM webhook_outbox').get() as { at: string | null };
-    const states = db.prepare('SELECT state, COUNT(*) AS n FROM webhook_outbox GROUP BY state').all() as { state: string; n: number }[];
-    return { lastEnqueuedAt: last.at ? Date.parse(last.at) : NaN, states: Object.fromEntries(states.map((s) => [s.state, s.n])) };
-  } finally {
-    db.close();
-  }
-};
-
-/**
- * Context: median wall time of a 1-row INSERT committed with synchronous=FULL (WAL, as the store opens
- * its file) in `folder`, i.e. one fsync on this disk. 500 commits or 3 s at most.
- */
-const durableCommitMs = (folder: string): number => {
-  const db = new Database(join(folder, 'commit-probe.sqlite'));
-  try {
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    db.exec('CREATE TABLE probe (id INTEGER PRIMARY KEY, body TEXT)');
-    const insert = db.prepare('INSERT INTO probe (body) VALUES (?)');
-    const once = db.transaction(() => insert.run('x'.repeat(600)));
-    const times: number[] = [];
-    const deadline = performance.now() + 3000;
-    while (times.length < 500 && performance.now() < deadline) {
-      const start = performance.now();
-      once.immediate();
-      times.push(performance.now() - start);
-    }
-    return percentile(times.sort((a, b) => a - b), 0.5);
-  } finally {
-    db.close();
-  }
-};
-
 // ---------------------------------------------------------------------------------------------
 // The phases
 
@@ -393,14 +570,26 @@ interface Burst {
   readonly verified: number;
   readonly states: Record<string, number>;
   /** Share of one core used during the burst by Chronicle and by this process (receiver and API client). */
-  readonly cpu: { readonly chronicleUser: number; readonly chronicleSystem: number; readonly writtenBytes: number; readonly receiver: number };
-  /** One synchronous=FULL commit in Chronicle's folder, ms (median). */
+  readonly cpu: {
+    readonly chronicleUser: number;
+    readonly chronicleSystem: number;
+    readonly writtenBytes: number;
+    readonly receiver: number;
+    /** The database server's processes (PostgreSQL; none when embedded): share of one core, bytes written. */
+    readonly serverUser: number;
+    readonly serverSystem: number;
+    readonly serverWrittenBytes: number;
+    /** CPU seconds (user + system) used during the burst by Chronicle, and by the database server. */
+    readonly chronicleSeconds: number;
+    readonly serverSeconds: number;
+  };
+  /** One durable commit where Chronicle keeps its data (the engine's `commit`), ms (median). */
   readonly commitMs: number;
 }
 
 /** Raw client, then 100 subscriptions and a burst of contacts, on one Chronicle. */
-const burstPhase = async (receiver: Receiver): Promise<Burst> => {
-  const chronicle = await startChronicle('burst');
+const burstPhase = async (receiver: Receiver, engine: Engine): Promise<Burst> => {
+  const chronicle = await startChronicle(engine, 'burst');
   try {
     const subs: Subscription[] = [];
     for (let i = 0; i < SUBSCRIPTIONS; i += 10) {
@@ -435,7 +624,7 @@ const burstPhase = async (receiver: Receiver): Promise<Burst> => {
     receiver.reset();
     const expected = CONTACTS * SUBSCRIPTIONS;
     console.log(`burst: ${CONTACTS} contacts × ${SUBSCRIPTIONS} subscriptions = ${fmt(expected)} deliveries (at most ${BURST_LIMIT_SECONDS} s)…`);
-    const cpuBefore = { chronicle: useOf(chronicle.pid), receiver: process.cpuUsage() };
+    const cpuBefore = { chronicle: useOf(chronicle.pid), receiver: process.cpuUsage(), server: useSince(engine.serverPids) };
     const wallBefore = performance.now();
     let next = 1;
     let appendsDoneAt = 0;
@@ -450,18 +639,24 @@ const burstPhase = async (receiver: Receiver): Promise<Burst> => {
     const wallSeconds = (performance.now() - wallBefore) / 1000;
     const receiverCpu = process.cpuUsage(cpuBefore.receiver);
     const used = useOf(chronicle.pid);
+    const server = cpuBefore.server();
     const cpu = {
       chronicleUser: (used.user - cpuBefore.chronicle.user) / wallSeconds,
       chronicleSystem: (used.system - cpuBefore.chronicle.system) / wallSeconds,
       writtenBytes: used.writtenBytes - cpuBefore.chronicle.writtenBytes,
       receiver: (receiverCpu.user + receiverCpu.system) / 1e6 / wallSeconds,
+      serverUser: server.user / wallSeconds,
+      serverSystem: server.system / wallSeconds,
+      serverWrittenBytes: server.writtenBytes,
+      chronicleSeconds: used.user - cpuBefore.chronicle.user + used.system - cpuBefore.chronicle.system,
+      serverSeconds: server.user + server.system,
     };
     const delivered = receiver.counts.deliveries;
     const connections = receiver.counts.connections;
     await chronicle.stop();
 
     // Checks, against the log: each subscription got every burst contact once, in log order, signed.
-    const events = contactEvents(chronicle.file);
+    const events = await chronicle.storage.contactEvents();
     const warmupIds = new Set([String(sample.headers['webhook-id'])]);
     const burstEvents = [...events.entries()].filter(([id]) => !warmupIds.has(id));
     const firstAppend = Math.min(...burstEvents.map(([, e]) => e.recordedAt));
@@ -495,9 +690,9 @@ const burstPhase = async (receiver: Receiver): Promise<Burst> => {
         }
       }
     }
-    const outbox = outboxSummary(chronicle.file);
-    const commitMs = durableCommitMs(dirname(chronicle.file));
-    chronicle.dispose();
+    const outbox = await chronicle.storage.outboxSummary();
+    const commitMs = await chronicle.storage.durableCommitMs();
+    await chronicle.dispose();
     // The raw rate again, once Chronicle has stopped: this machine's speed drifts within
     // minutes, so the ratio takes the mean of a measurement before and one after the burst.
     receiver.reset();
@@ -529,7 +724,7 @@ const burstPhase = async (receiver: Receiver): Promise<Burst> => {
     };
   } finally {
     await chronicle.stop();
-    chronicle.dispose();
+    await chronicle.dispose();
   }
 };
 
@@ -543,8 +738,8 @@ interface Latency {
 }
 
 /** One subscription on a fresh Chronicle, one contact every INTERVAL_MS for SECONDS. */
-const latencyPhase = async (receiver: Receiver): Promise<Latency> => {
-  const chronicle = await startChronicle('latency');
+const latencyPhase = async (receiver: Receiver, engine: Engine): Promise<Latency> => {
+  const chronicle = await startChronicle(engine, 'latency');
   try {
     const sub = await subscribe(chronicle, receiver, '/latency');
     receiver.reset();
@@ -567,7 +762,7 @@ const latencyPhase = async (receiver: Receiver): Promise<Latency> => {
     await receiver.until(() => receiver.counts.deliveries >= count, 10_000);
     await chronicle.stop();
 
-    const events = contactEvents(chronicle.file);
+    const events = await chronicle.storage.contactEvents();
     const log = receiver.paths.get(sub.path) ?? { ids: [], at: [], first: null };
     // Log order is POST order here (one at a time), so the n-th measured contact is the n-th after the warm-up.
     const measured = [...events.entries()].filter(([id]) => !warmupIds.has(id)).map(([id, e]) => ({ id, ...e }));
@@ -586,18 +781,22 @@ const latencyPhase = async (receiver: Receiver): Promise<Latency> => {
     return { sent: count, received: fromAppend.length, fromAppend, from201 };
   } finally {
     await chronicle.stop();
-    chronicle.dispose();
+    await chronicle.dispose();
   }
 };
 
 const main = async (): Promise<void> => {
+  const makeEngine = Object.hasOwn(ENGINES, ENGINE) ? ENGINES[ENGINE] : undefined;
+  if (!makeEngine) throw new Error(`BENCH_WEBHOOK_ENGINE is ${Object.keys(ENGINES).join(' or ')}, not ${ENGINE}`);
+  const engine = await makeEngine();
   const receiver = await startReceiver();
   try {
     console.log(
-      `Webhook delivery benchmark: ${SUBSCRIPTIONS} subscriptions × ${CONTACTS} contacts, dispatcher and raw client ${IN_FLIGHT} in flight, receiver node:http on 127.0.0.1\n`,
+      `Webhook delivery benchmark: Chronicle on ${engine.name}, ${SUBSCRIPTIONS} subscriptions × ${CONTACTS} contacts, ` +
+        `dispatcher and raw client ${IN_FLIGHT} in flight, receiver node:http on 127.0.0.1\n`,
     );
-    const burst = await burstPhase(receiver);
-    const latency = await latencyPhase(receiver);
+    const burst = await burstPhase(receiver, engine);
+    const latency = await latencyPhase(receiver, engine);
 
     const rawRate = (burst.raw.count * 1000) / burst.raw.ms;
     const rate = (burst.delivered * 1000) / burst.ms;
@@ -618,8 +817,19 @@ const main = async (): Promise<void> => {
     console.log(
       `  during the burst: Chronicle ${((burst.cpu.chronicleUser + burst.cpu.chronicleSystem) * 100).toFixed(0)}% of a core ` +
         `(${(burst.cpu.chronicleSystem * 100).toFixed(0)}% system), wrote ${(burst.cpu.writtenBytes / 1024 / burst.delivered).toFixed(1)} KiB per delivery; ` +
+        (engine.serverPids().length > 0
+          ? `${engine.name}'s processes ${((burst.cpu.serverUser + burst.cpu.serverSystem) * 100).toFixed(0)}% ` +
+            `(${(burst.cpu.serverSystem * 100).toFixed(0)}% system), wrote ${(burst.cpu.serverWrittenBytes / 1024 / burst.delivered).toFixed(1)} KiB per delivery; `
+          : '') +
         `this process (receiver, API client) ${(burst.cpu.receiver * 100).toFixed(0)}%; ` +
-        `one synchronous=FULL commit in its folder takes ${burst.commitMs.toFixed(2)} ms (≤ ${fmt(1000 / burst.commitMs)} commits/s, one thread)`,
+        `${engine.commit} takes ${burst.commitMs.toFixed(2)} ms (≤ ${fmt(1000 / burst.commitMs)} commits/s, one thread)`,
+    );
+    console.log(
+      `  CPU per delivery: Chronicle ${fmt((burst.cpu.chronicleSeconds * 1e6) / burst.delivered)} µs` +
+        (engine.serverPids().length > 0
+          ? `, ${engine.name} ${fmt((burst.cpu.serverSeconds * 1e6) / burst.delivered)} µs, ` +
+            `together ${fmt(((burst.cpu.chronicleSeconds + burst.cpu.serverSeconds) * 1e6) / burst.delivered)} µs`
+          : ''),
     );
     const orderOk = burst.complete && burst.outOfOrder + burst.missing + burst.duplicates + burst.unknown === 0;
     console.log(
@@ -647,6 +857,7 @@ const main = async (): Promise<void> => {
     );
   } finally {
     await receiver.close();
+    await engine.close();
   }
 };
 
