@@ -108,9 +108,12 @@ const loggedProblems = (output: string): string[] => {
   const distinct = new Map<string, number>();
   for (const text of output.split('\n')) {
     try {
-      const entry = JSON.parse(text) as { level?: number; msg?: string; err?: { message?: string } };
+      const entry = JSON.parse(text) as { level?: number; msg?: string; method?: string; path?: string; err?: { message?: string; stack?: string } };
       if ((entry.level ?? 0) < 40) continue;
-      const said = `${entry.level === 40 ? 'warn' : 'error'}: ${entry.msg ?? ''}${entry.err?.message ? ` (${entry.err.message.slice(0, 120)})` : ''}`;
+      // Where an unexpected error came from: the request, and the first frame of Chronicle's own code.
+      const request = entry.method && entry.path && entry.level! >= 50 ? ` ${entry.method} ${entry.path}` : '';
+      const frame = entry.level! >= 50 ? /at .*?(\/src\/\S+?:\d+)/.exec(entry.err?.stack ?? '')?.[1] : undefined;
+      const said = `${entry.level === 40 ? 'warn' : 'error'}:${request} ${entry.msg ?? ''}${entry.err?.message ? ` (${entry.err.message.slice(0, 120)})` : ''}${frame ? ` at ${frame}` : ''}`;
       distinct.set(said, (distinct.get(said) ?? 0) + 1);
     } catch {
       // Not a log line.
@@ -344,6 +347,13 @@ if (unavailable !== null) {
       const succeeded = inSwitch.filter((answers) => [200, 201].includes(answers.at(-1)!.status as number)).length;
       console.log(`      switchover ${leader.name} → ${candidate.name} with a Retry-After client writing and reading through Chronicle:`);
       console.log(`        ${succeeded} of ${inSwitch.length} requests succeeded in the end; every answer, retries included: ${tally(inSwitch.flat())}`);
+      const { window } = refusedFor(
+        inSwitch
+          .flat()
+          .filter((answer) => answer.status !== 200)
+          .sort((a, b) => a.at - b.at),
+      );
+      console.log(`        from the first refused answer to the next 201: ${(window / 1000).toFixed(1)} s`);
       for (const failure of describeFailures(inSwitch.flat())) console.log(`        ${failure}`);
       for (const problem of loggedProblems(server.output().slice(logged))) console.log(`        logged ${problem}`);
 
