@@ -112,7 +112,8 @@ const loggedProblems = (output: string): string[] => {
       if ((entry.level ?? 0) < 40) continue;
       // Where an unexpected error came from: the request, and the first frame of Chronicle's own code.
       const request = entry.method && entry.path && entry.level! >= 50 ? ` ${entry.method} ${entry.path}` : '';
-      const frame = entry.level! >= 50 ? /at .*?(\/src\/\S+?:\d+)/.exec(entry.err?.stack ?? '')?.[1] : undefined;
+      const frames = [...(entry.err?.stack ?? '').matchAll(/at .*?(\/src\/\S+?:\d+)/g)].map((match) => match[1]!);
+      const frame = entry.level! >= 50 ? (frames.find((found) => !/\/postgres(Pool|Errors)\.js/.test(found)) ?? frames[0]) : undefined;
       const said = `${entry.level === 40 ? 'warn' : 'error'}:${request} ${entry.msg ?? ''}${entry.err?.message ? ` (${entry.err.message.slice(0, 120)})` : ''}${frame ? ` at ${frame}` : ''}`;
       distinct.set(said, (distinct.get(said) ?? 0) + 1);
     } catch {
@@ -146,8 +147,8 @@ const writeLoad = (baseUrl: string, key: string, everyMs = 100) => {
   };
 };
 
-/** From the first refused write to the first accepted one after it, in ms (0: none refused). */
-const refusedFor = (answers: readonly Answer[]): { refused: number; window: number } => {
+/** From `from` (else the first refused write) to the first write accepted after the last refused one, in ms (0: none refused). */
+const refusedFor = (answers: readonly Answer[], from?: number): { refused: number; window: number } => {
   const first = answers.findIndex((answer) => answer.status !== 201);
   if (first < 0) return { refused: 0, window: 0 };
   let lastRefused = first;
@@ -155,7 +156,7 @@ const refusedFor = (answers: readonly Answer[]): { refused: number; window: numb
     if (answer.status !== 201) lastRefused = index;
   });
   const next = answers[lastRefused + 1];
-  return { refused: answers.filter((answer) => answer.status !== 201).length, window: (next?.at ?? Date.now()) - answers[first]!.at };
+  return { refused: answers.filter((answer) => answer.status !== 201).length, window: (next?.at ?? Date.now()) - (from ?? answers[first]!.at) };
 };
 
 const waitFor = async <T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> => {
@@ -395,11 +396,11 @@ if (unavailable !== null) {
       await load.stop();
 
       const afterFault = load.answers.filter((answer) => answer.at >= faultAt);
-      const { refused, window } = refusedFor(afterFault);
+      const { refused, window } = refusedFor(afterFault, faultAt);
       console.log(`      ${label} (${leader.name}); ${newLeader.name} took over`);
       console.log(`        a write through POSTGRES_URL was accepted again ${((accepted - faultAt) / 1000).toFixed(1)} s after`);
       console.log(`        Chronicle under a bounded load (one POST /contacts at a time, 100 ms apart), from then on: ${tally(afterFault)}`);
-      console.log(`        Chronicle refused ${refused} writes over ${(window / 1000).toFixed(1)} s`);
+      console.log(`        Chronicle refused ${refused} writes; its first write accepted after the last refused one came ${(window / 1000).toFixed(1)} s after the fault`);
       for (const failure of describeFailures(afterFault)) console.log(`        ${failure}`);
       for (const problem of loggedProblems(server!.output().slice(logged))) console.log(`        logged ${problem}`);
       for (const answer of load.answers) if (answer.status === 201) acknowledged.set(answer.body.data.id, answer.name);
