@@ -353,6 +353,8 @@ start_cluster() {
   chmod 755 "$dir"
   : >"$dir/state"
   STARTING_DIR=$dir
+  # Interrupted or terminated (a caller's time limit), it stops what it started too.
+  trap 'exit 143' INT TERM
   trap 'status=$?; if [ "$status" -ne 0 ] && [ -n "${STARTING_DIR:-}" ]; then say "start failed: stopping what it started"; tail -n 20 "$STARTING_DIR"/*/patroni.log "$STARTING_DIR"/*/etcd.log "$STARTING_DIR"/haproxy.log >&2 2>/dev/null || true; stop_cluster "$STARTING_DIR"; fi' EXIT
 
   local tag=chha$$ subnet bridge gateway
