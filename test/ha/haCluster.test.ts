@@ -1,0 +1,464 @@
+import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startServer, type ServerProcess } from '../support/runCli.js';
+import { tempDir } from '../support/tempStore.js';
+import {
+  haClusterUnavailable,
+  linkNames,
+  namespaceNames,
+  postmasterPid,
+  processesMentioning,
+  processRuns,
+  processUid,
+  queryOnce,
+  startHaCluster,
+  type ClusterMember,
+  type HaCluster,
+} from '../support/haCluster.js';
+
+// The HA cluster of scripts/ha-cluster.sh (Patroni, etcd, HAProxy; one test host per node), and
+// Chronicle on it. What Chronicle answers while the primary moves is printed, not asserted: riding
+// through a failover is the PostgreSQL adapters' part. Durations are printed, never asserted.
+
+/** artifacts/ at the checkout's root (dist/test/ha/ is three folders down). */
+const ARTIFACTS = fileURLToPath(new URL('../../../artifacts/', import.meta.url));
+
+/** The postgres user's uid (Debian's postgresql package makes it). */
+const postgresUid = (): number => Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+
+/** An answer of Chronicle, or the error that stood for one (a refused or dropped connection). */
+interface Answer {
+  readonly at: number;
+  readonly status: number | string;
+  readonly retryAfter: string | null;
+  /** X-Log-Position, on a write. */
+  readonly position?: string | null;
+  readonly body: any;
+}
+
+const ask = async (baseUrl: string, key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
+  const at = Date.now();
+  try {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(15_000),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // Not JSON: kept as text.
+    }
+    return { at, status: res.status, retryAfter: res.headers.get('retry-after'), position: res.headers.get('x-log-position'), body: parsed };
+  } catch (error) {
+    return { at, status: (error as Error).name === 'TimeoutError' ? 'timeout' : 'connection error', retryAfter: null, body: String(error) };
+  }
+};
+
+/**
+ * A client that honours Retry-After: a 503, 429 or 409 with Retry-After is sent again after that many
+ * seconds (at most 5); a dropped connection or a 5xx again after a second (a POST carries an
+ * Idempotency-Key, so sending it again is safe). Every answer is kept, the last one is the outcome.
+ */
+const askRetrying = async (baseUrl: string, key: string, method: string, path: string, body?: unknown, attempts = 40): Promise<Answer[]> => {
+  const headers: Record<string, string> = method === 'POST' ? { 'Idempotency-Key': randomUUID() } : {};
+  const answers: Answer[] = [];
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const answer = await ask(baseUrl, key, method, path, body, headers);
+    answers.push(answer);
+    const status = answer.status;
+    if (typeof status === 'number' && status < 500 && !(answer.retryAfter !== null && (status === 429 || status === 409))) return answers;
+    const wait = answer.retryAfter !== null && /^\d+$/.test(answer.retryAfter) ? Math.min(Number(answer.retryAfter), 5) * 1000 : 1000;
+    await sleep(wait);
+  }
+  return answers;
+};
+
+const tally = (answers: readonly Answer[]): string => {
+  const counts = new Map<string, number>();
+  for (const answer of answers) counts.set(String(answer.status), (counts.get(String(answer.status)) ?? 0) + 1);
+  return [...counts.entries()].map(([status, count]) => `${status}×${count}`).join(', ') || 'none';
+};
+
+/** The distinct failures among answers (status, code and message), each with how many times it came. */
+const describeFailures = (answers: readonly Answer[]): string[] => {
+  const distinct = new Map<string, number>();
+  for (const answer of answers) {
+    if (answer.status === 200 || answer.status === 201) continue;
+    const body = (typeof answer.body === 'object' && answer.body !== null ? `${answer.body.code ?? ''} ${answer.body.message ?? ''}`.trim() : String(answer.body).slice(0, 160)).replace(
+      /request id \S+/,
+      'request id …',
+    );
+    const said = `${answer.status}${answer.retryAfter ? ` (Retry-After ${answer.retryAfter})` : ''}: ${body}`;
+    distinct.set(said, (distinct.get(said) ?? 0) + 1);
+  }
+  return [...distinct.entries()].map(([said, count]) => `${count}× ${said}`);
+};
+
+/** The distinct messages of the warnings and errors a server logged (pino's JSON lines) in `output`. */
+const loggedProblems = (output: string): string[] => {
+  const distinct = new Map<string, number>();
+  for (const text of output.split('\n')) {
+    try {
+      const entry = JSON.parse(text) as { level?: number; msg?: string; method?: string; path?: string; err?: { message?: string; stack?: string } };
+      if ((entry.level ?? 0) < 40) continue;
+      // Where an unexpected error came from: the request, and the first frame of Chronicle's own code.
+      const request = entry.method && entry.path && entry.level! >= 50 ? ` ${entry.method} ${entry.path}` : '';
+      const frames = [...(entry.err?.stack ?? '').matchAll(/at .*?(\/src\/\S+?:\d+)/g)].map((match) => match[1]!);
+      const frame = entry.level! >= 50 ? (frames.find((found) => !/\/postgres(Pool|Errors)\.js/.test(found)) ?? frames[0]) : undefined;
+      const said = `${entry.level === 40 ? 'warn' : 'error'}:${request} ${entry.msg ?? ''}${entry.err?.message ? ` (${entry.err.message.slice(0, 120)})` : ''}${frame ? ` at ${frame}` : ''}`;
+      distinct.set(said, (distinct.get(said) ?? 0) + 1);
+    } catch {
+      // Not a log line.
+    }
+  }
+  return [...distinct.entries()].map(([said, count]) => `${count}× ${said}`);
+};
+
+/** Each load's contacts get phone numbers of their own (they are unique within a company). */
+let loadSerial = 0;
+
+/** A bounded write load on Chronicle: one POST /contacts at a time, every `everyMs`, each sent once; `stop` ends it. */
+const writeLoad = (baseUrl: string, key: string, everyMs = 100) => {
+  const answers: (Answer & { name: string })[] = [];
+  let running = true;
+  const done = (async () => {
+    while (running && answers.length < 3000) {
+      const name = `Load ${randomUUID().slice(0, 8)}`;
+      const answer = await ask(baseUrl, key, 'POST', '/contacts', { name, phoneNumber: `+1 555 ${String(loadSerial++).padStart(7, '0')}` });
+      answers.push({ ...answer, name });
+      await sleep(everyMs);
+    }
+  })();
+  return {
+    answers,
+    stop: async () => {
+      running = false;
+      await done;
+    },
+  };
+};
+
+/** From `from` (else the first refused write) to the first write accepted after the last refused one, in ms (0: none refused). */
+const refusedFor = (answers: readonly Answer[], from?: number): { refused: number; window: number } => {
+  const first = answers.findIndex((answer) => answer.status !== 201);
+  if (first < 0) return { refused: 0, window: 0 };
+  let lastRefused = first;
+  answers.forEach((answer, index) => {
+    if (answer.status !== 201) lastRefused = index;
+  });
+  const next = answers[lastRefused + 1];
+  return { refused: answers.filter((answer) => answer.status !== 201).length, window: (next?.at ?? Date.now()) - (from ?? answers[first]!.at) };
+};
+
+const waitFor = async <T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown = null;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value !== null) return value;
+    } catch (error) {
+      last = error;
+    }
+    await sleep(200);
+  }
+  throw new Error(`${what}: not within ${timeoutMs / 1000}s${last ? ` (last error: ${String(last)})` : ''}`);
+};
+
+/** The address of the server a URL's connections reach, and whether it is a replica. */
+const serverBehind = async (url: string): Promise<{ address: string; inRecovery: boolean }> => {
+  const [row] = await queryOnce<{ address: string; in_recovery: boolean }>(url, 'SELECT host(inet_server_addr()) AS address, pg_is_in_recovery() AS in_recovery');
+  return { address: row!.address, inRecovery: row!.in_recovery };
+};
+
+const leaderOf = (members: readonly ClusterMember[]): ClusterMember | undefined => members.find((member) => member.role === 'leader' && member.state === 'running');
+
+const unavailable = haClusterUnavailable();
+if (unavailable !== null) {
+  console.log(`  skipped: the HA cluster suite (${unavailable}; see docs/operators/high-availability.md)`);
+} else {
+  describe('the HA cluster (scripts/ha-cluster.sh): Patroni, etcd and HAProxy, and Chronicle on it', function () {
+    this.timeout(240_000);
+    let cluster: HaCluster;
+    let server: ServerProcess | null = null;
+    let key = '';
+    const dataDir = tempDir('chronicle-ha-data-');
+    /** Every contact Chronicle answered 201 for, by id: each must stay readable. */
+    const acknowledged = new Map<string, string>();
+
+    /** The leader and its synchronous standby, once both run (a node that just rejoined may not be one yet). */
+    const leaderAndStandby = () =>
+      waitFor('a leader with a synchronous standby', 60_000, async () => {
+        const members = await cluster.members();
+        const [leader, standby] = [leaderOf(members), members.find((member) => member.role === 'sync_standby' && member.state === 'running')];
+        return leader && standby ? { leader, standby } : null;
+      });
+
+    before(async function () {
+      this.timeout(360_000);
+      const started = Date.now();
+      cluster = await startHaCluster();
+      console.log(`      cluster started in ${((Date.now() - started) / 1000).toFixed(1)} s (${cluster.dir})`);
+    });
+
+    /** Where the daemons' logs and Chronicle's output are kept after the suite (CI keeps artifacts/). */
+    const saveLogs = () => {
+      if (!cluster) return;
+      const dest = join(ARTIFACTS, 'ha');
+      cluster.saveLogs(dest);
+      if (server) writeFileSync(join(dest, 'chronicle.log'), server.output());
+      console.log(`      the cluster's and Chronicle's logs: ${dest}`);
+    };
+
+    after(async function () {
+      this.timeout(180_000);
+      saveLogs();
+      if (server) await server.stop();
+      await cluster?.stop();
+      dataDir.dispose();
+    });
+
+    it('prints a write URL, a read URL and three nodes, each a Patroni running as postgres with a REST API reachable from here', async () => {
+      expect(cluster.writeUrl).to.match(/^postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres$/);
+      expect(cluster.readUrl).to.match(/^postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres$/);
+      expect(cluster.readUrl).not.to.equal(cluster.writeUrl);
+      expect(cluster.nodes.map((node) => node.name)).to.deep.equal(['n1', 'n2', 'n3']);
+      expect(cluster.namespaces).to.have.length(3);
+      for (const node of cluster.nodes) {
+        expect(processRuns(node.patroniPid), `${node.name}'s Patroni runs`).to.equal(true);
+        expect(processUid(node.patroniPid), `${node.name}'s Patroni runs as postgres`).to.equal(postgresUid());
+        const postmaster = postmasterPid(node.dataDir);
+        expect(postmaster, `${node.name} has a postmaster`).to.be.a('number');
+        expect(processUid(postmaster!), `${node.name}'s postmaster runs as postgres`).to.equal(postgresUid());
+        const res = await fetch(`${node.restUrl}/patroni`, { signal: AbortSignal.timeout(3_000) });
+        expect(res.status).to.be.oneOf([200, 503]);
+        expect(((await res.json()) as { state: string }).state).to.equal('running');
+      }
+      const members = await cluster.members();
+      expect(members.filter((member) => member.role === 'leader')).to.have.length(1);
+      expect(members.filter((member) => member.role === 'sync_standby'), 'synchronous_mode: one synchronous standby').to.have.length(1);
+    });
+
+    it('writes through POSTGRES_URL land on the leader, synchronously replicated; reads through POSTGRES_READ_URL come from replicas', async () => {
+      const leader = leaderOf(await cluster.members())!;
+      const writer = await serverBehind(cluster.writeUrl);
+      expect(writer).to.deep.equal({ address: leader.host, inRecovery: false });
+      const [sync] = await queryOnce<{ sync_state: string }>(cluster.writeUrl, "SELECT sync_state FROM pg_stat_replication WHERE sync_state = 'sync'");
+      expect(sync, 'the primary has a synchronous standby').to.deep.equal({ sync_state: 'sync' });
+
+      const marker = randomUUID();
+      await queryOnce(cluster.writeUrl, 'CREATE TABLE IF NOT EXISTS ha_probe (marker text PRIMARY KEY)');
+      await queryOnce(cluster.writeUrl, 'INSERT INTO ha_probe (marker) VALUES ($1)', [marker]);
+      const seenOn = new Set<string>();
+      // Round-robin over both replicas: each is asked until both have shown the row.
+      await waitFor('the row on both replicas', 20_000, async () => {
+        const [row] = await queryOnce<{ address: string; in_recovery: boolean; found: boolean }>(
+          cluster.readUrl,
+          'SELECT host(inet_server_addr()) AS address, pg_is_in_recovery() AS in_recovery, EXISTS (SELECT 1 FROM ha_probe WHERE marker = $1) AS found',
+          [marker],
+        );
+        expect(row!.in_recovery, 'the read port reaches replicas only').to.equal(true);
+        expect(row!.address).not.to.equal(leader.host);
+        if (row!.found) seenOn.add(row!.address);
+        return seenOn.size === 2 ? true : null;
+      });
+      const refused = await queryOnce(cluster.readUrl, 'INSERT INTO ha_probe (marker) VALUES ($1)', [randomUUID()]).then(
+        () => 'written',
+        (error: Error) => error.message,
+      );
+      expect(refused).to.match(/read-only transaction/);
+    });
+
+    it('a planned switchover moves the primary to the synchronous standby, and the write port follows', async () => {
+      const { leader, standby: candidate } = await leaderAndStandby();
+      const started = Date.now();
+      const said = await cluster.switchover(leader.name, candidate.name);
+      expect(said).to.match(/Successfully switched over/);
+      const switched = Date.now();
+      await waitFor('the write port on the new primary', 60_000, async () => {
+        const writer = await serverBehind(cluster.writeUrl);
+        return writer.address === candidate.host && !writer.inRecovery ? writer : null;
+      });
+      const following = Date.now();
+      await queryOnce(cluster.writeUrl, 'INSERT INTO ha_probe (marker) VALUES ($1)', [randomUUID()]);
+      expect(leaderOf(await cluster.members())?.name).to.equal(candidate.name);
+      console.log(
+        `      switchover ${leader.name} → ${candidate.name}: patronictl took ${((switched - started) / 1000).toFixed(1)} s, the write port followed ${((following - switched) / 1000).toFixed(1)} s later`,
+      );
+      // The old primary comes back as a replica.
+      await waitFor(`${leader.name} a running replica`, 90_000, async () =>
+        (await cluster.members()).some((member) => member.name === leader.name && member.role !== 'leader' && member.state === 'running') ? true : null,
+      );
+    });
+
+    it('Chronicle on the cluster serves POST and GET /contacts before, during and after a switchover (printed: what it answered meanwhile)', async () => {
+      server = await startServer({ POSTGRES_URL: cluster.writeUrl, POSTGRES_POOL_SIZE: '4', DATA_DIR: dataDir.path });
+      key = /API key (chr_\S+)/.exec(server.output())?.[1] ?? '';
+      expect(key, server.output()).to.match(/^chr_/);
+
+      const create = async (name: string, phoneNumber: string) => {
+        const answers = await askRetrying(server!.baseUrl, key, 'POST', '/contacts', { name, phoneNumber });
+        const last = answers.at(-1)!;
+        expect(last.status, `POST /contacts: ${tally(answers)}\n${describeFailures(answers).join('\n')}`).to.equal(201);
+        acknowledged.set(last.body.data.id, name);
+        return { id: last.body.data.id as string, answers };
+      };
+      const read = async (id: string) => {
+        const answers = await askRetrying(server!.baseUrl, key, 'GET', `/contacts/${id}`);
+        return { last: answers.at(-1)!, answers };
+      };
+
+      const before = await create('Before Switchover', '+44 20 7946 1000');
+      expect((await read(before.id)).last.body.data.name).to.equal('Before Switchover');
+
+      // A Retry-After client keeps writing and reading through the switch.
+      const { leader, standby: candidate } = await leaderAndStandby();
+      const during: Answer[][] = [];
+      let writing = true;
+      const client = (async () => {
+        for (let n = 0; writing && n < 200; n++) {
+          const created = await askRetrying(server!.baseUrl, key, 'POST', '/contacts', { name: `During ${n}`, phoneNumber: `+44 20 7946 ${String(2000 + n)}` });
+          during.push(created);
+          const last = created.at(-1)!;
+          if (last.status === 201) {
+            acknowledged.set(last.body.data.id, `During ${n}`);
+            during.push(await askRetrying(server!.baseUrl, key, 'GET', `/contacts/${last.body.data.id}`));
+          }
+          await sleep(100);
+        }
+      })();
+      await sleep(1_000);
+      const logged = server.output().length;
+      const switchStarted = Date.now();
+      await cluster.switchover(leader.name, candidate.name);
+      await waitFor('the write port on the new primary', 60_000, async () => ((await serverBehind(cluster.writeUrl)).address === candidate.host ? true : null));
+      await sleep(3_000);
+      writing = false;
+      await client;
+      const inSwitch = during.filter((answers) => answers.at(-1)!.at >= switchStarted);
+      const succeeded = inSwitch.filter((answers) => [200, 201].includes(answers.at(-1)!.status as number)).length;
+      console.log(`      switchover ${leader.name} → ${candidate.name} with a Retry-After client writing and reading through Chronicle:`);
+      console.log(`        ${succeeded} of ${inSwitch.length} requests succeeded in the end; every answer, retries included: ${tally(inSwitch.flat())}`);
+      const { window } = refusedFor(
+        inSwitch
+          .flat()
+          .filter((answer) => answer.status !== 200)
+          .sort((a, b) => a.at - b.at),
+      );
+      console.log(`        from the first refused answer to the next 201: ${(window / 1000).toFixed(1)} s`);
+      for (const failure of describeFailures(inSwitch.flat())) console.log(`        ${failure}`);
+      for (const problem of loggedProblems(server.output().slice(logged))) console.log(`        logged ${problem}`);
+
+      const after = await create('After Switchover', '+44 20 7946 3000');
+      expect((await read(after.id)).last.body.data.name).to.equal('After Switchover');
+      for (const [id, name] of acknowledged) {
+        const { last } = await read(id);
+        expect(last.status, `acknowledged contact ${name} readable after the switchover`).to.equal(200);
+        expect(last.body.data.name).to.equal(name);
+      }
+    });
+
+    /**
+     * Runs a fault on the primary under a bounded load of Chronicle writes; waits for a new leader, a write
+     * accepted through POSTGRES_URL, and Chronicle accepting writes again for 3 s; prints what it saw.
+     */
+    const primaryLost = async (label: string, fault: (leader: ClusterMember) => Promise<void>) => {
+      const { leader, standby } = await leaderAndStandby();
+      const load = writeLoad(server!.baseUrl, key);
+      await sleep(1_500);
+      const logged = server!.output().length;
+      const faultAt = Date.now();
+      await fault(leader);
+
+      // Writes straight through HAProxy's write port, each on a new connection, until one is accepted.
+      const accepted = await waitFor('a write accepted through POSTGRES_URL', 90_000, async () => {
+        await queryOnce(cluster.writeUrl, 'INSERT INTO ha_probe (marker) VALUES ($1)', [randomUUID()]);
+        return Date.now();
+      });
+      const newLeader = await waitFor('a new leader', 30_000, async () => {
+        const found = leaderOf(await cluster.members());
+        return found && found.name !== leader.name ? found : null;
+      });
+      // The load goes on until Chronicle has accepted every write for 3 s (at most 60 s more).
+      await waitFor('Chronicle accepting writes for 3 s', 60_000, async () => {
+        const recent = load.answers.filter((answer) => answer.at > Date.now() - 3_000);
+        return Date.now() - faultAt > 5_000 && recent.length >= 5 && recent.every((answer) => answer.status === 201) ? true : null;
+      }).catch((error: Error) => console.log(`      ${error.message}`));
+      await load.stop();
+
+      const afterFault = load.answers.filter((answer) => answer.at >= faultAt);
+      const { refused, window } = refusedFor(afterFault, faultAt);
+      console.log(`      ${label} (${leader.name}); ${newLeader.name} took over`);
+      console.log(`        a write through POSTGRES_URL was accepted again ${((accepted - faultAt) / 1000).toFixed(1)} s after`);
+      console.log(`        Chronicle under a bounded load (one POST /contacts at a time, 100 ms apart), from then on: ${tally(afterFault)}`);
+      console.log(`        Chronicle refused ${refused} writes; its first write accepted after the last refused one came ${(window / 1000).toFixed(1)} s after the fault`);
+      for (const failure of describeFailures(afterFault)) console.log(`        ${failure}`);
+      for (const problem of loggedProblems(server!.output().slice(logged))) console.log(`        logged ${problem}`);
+      for (const answer of load.answers) if (answer.status === 201) acknowledged.set(answer.body.data.id, answer.name);
+      return { leader, standby, newLeader };
+    };
+
+    /** Every contact Chronicle acknowledged reads back, with its name. */
+    const expectNothingLost = async (after: string) => {
+      const lost: string[] = [];
+      for (const [id, name] of acknowledged) {
+        const answers = await askRetrying(server!.baseUrl, key, 'GET', `/contacts/${id}`);
+        if (answers.at(-1)!.status === 200 && answers.at(-1)!.body.data.name === name) continue;
+        // In the log (a read model behind), or not (a write lost)?
+        const [inLog] = await queryOnce<{ count: string }>(cluster.writeUrl, 'SELECT count(*) AS count FROM log_events WHERE stream LIKE $1', [`%${id}%`]).catch(() => [{ count: '?' }]);
+        lost.push(`${name} (${id}, its events in the log: ${inLog!.count}): ${tally(answers)}`);
+      }
+      expect(lost, `acknowledged contacts unreadable after ${after} (of ${acknowledged.size})`).to.deep.equal([]);
+      console.log(`        all ${acknowledged.size} acknowledged contacts readable after ${after}`);
+    };
+
+    it('the primary cut off the network: a replica takes over, the write port follows; joined again, the old primary comes back as a replica', async () => {
+      const { leader, standby, newLeader } = await primaryLost('cut the primary off the network', (leader) => cluster.cut(leader.name));
+      expect(newLeader.name, 'in synchronous_mode, only the synchronous standby may take over').to.equal(standby.name);
+      await cluster.restore(leader.name);
+      await waitFor(`${leader.name} a running replica again`, 120_000, async () =>
+        (await cluster.members()).some((member) => member.name === leader.name && member.role !== 'leader' && member.state === 'running') ? true : null,
+      );
+      await expectNothingLost('the partition');
+    });
+
+    it('kill -9 of the primary’s Patroni and postmaster: the synchronous standby takes over, writes are accepted again, nothing acknowledged is lost (printed: what Chronicle answered)', async () => {
+      const { standby, newLeader } = await primaryLost("killed the primary's Patroni and postmaster (kill -9)", async (leader) => {
+        const node = cluster.nodes.find((candidate) => candidate.name === leader.name)!;
+        const postmaster = postmasterPid(node.dataDir)!;
+        expect(processRuns(node.patroniPid) && processRuns(postmaster), 'the primary’s Patroni and postmaster run').to.equal(true);
+        process.kill(node.patroniPid, 'SIGKILL');
+        process.kill(postmaster, 'SIGKILL');
+      });
+      expect(newLeader.name, 'in synchronous_mode, only the synchronous standby may take over').to.equal(standby.name);
+      await expectNothingLost('the failover');
+    });
+
+    it('stop leaves no process, namespace or link behind, and removes its folder', async () => {
+      saveLogs();
+      if (server) {
+        await server.stop();
+        server = null;
+      }
+      const patronis = cluster.nodes.map((node) => node.patroniPid);
+      await cluster.stop();
+      expect(patronis.filter(processRuns), 'Patroni still running').to.deep.equal([]);
+      expect(processesMentioning(cluster.dir), 'processes of the cluster still running').to.deep.equal([]);
+      const namespaces = namespaceNames();
+      expect(cluster.namespaces.filter((name) => namespaces.includes(name))).to.deep.equal([]);
+      const links = linkNames();
+      expect(cluster.links.filter((name) => links.includes(name))).to.deep.equal([]);
+      expect(processesMentioning(cluster.dir)).to.deep.equal([]);
+      expect(existsSync(cluster.dir)).to.equal(false);
+    });
+  });
+}
