@@ -9,6 +9,7 @@ const BUSY_STATES: ReadonlySet<string> = new Set([
   '55P03', // lock_not_available: the lock was not had within lock_timeout
   '53300', // too_many_connections
   '57P03', // cannot_connect_now: the server is starting or stopping
+  '25006', // read_only_sql_transaction: a standby being promoted (a failover) refused a write
 ]);
 
 /** Errors that say the server has no room: nothing was written. */

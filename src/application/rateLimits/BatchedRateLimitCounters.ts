@@ -9,6 +9,7 @@ import {
   type ReleaseSlot,
   type WindowCounts,
 } from '../ports/RateLimitCounters.js';
+import { StoreUnavailableError } from '../ports/StoreUnavailableError.js';
 
 /** How the counts are batched and how long a process keeps a slot it is not using. */
 export interface BatchingOptions {
@@ -28,6 +29,14 @@ export interface BatchingOptions {
 }
 
 const DEFAULT_FLUSH_MS = 100;
+
+/**
+ * A failure of the store, as the request that waited for it gets it: one the store
+ * did not say passes (a connection lost mid-statement, in a failover) is one too for
+ * counts, which may be lost or made twice without harm: 503 with Retry-After, never 500.
+ */
+const unavailable = (error: unknown): StoreUnavailableError =>
+  error instanceof StoreUnavailableError ? error : new StoreUnavailableError('busy', 1, { cause: error });
 const DEFAULT_IDLE_SLOT_MS = 100;
 
 /** A request whose count waits for the next add to the store, at its place in that add. */
@@ -117,7 +126,9 @@ export class BatchedRateLimitCounters implements RateLimitCounters {
       if (this.fresh(slot.takenAt, now)) return this.keeping(keyId, slot.release, slot.takenAt);
       void slot.release().catch(() => undefined);
     }
-    const release = await this.store.acquire(keyId);
+    const release = await this.store.acquire(keyId).catch((error: unknown) => {
+      throw unavailable(error);
+    });
     return release && this.keeping(keyId, release, now);
   }
 
@@ -221,8 +232,9 @@ export class BatchedRateLimitCounters implements RateLimitCounters {
       (error: unknown) => {
         // The requests that were answered from memory stay counted for the next add.
         state.pending += n - waiting.length;
-        for (const { reject } of waiting) reject(error);
-        throw error;
+        const failure = unavailable(error);
+        for (const { reject } of waiting) reject(failure);
+        throw failure;
       },
     );
     state.flushing = adding.finally(() => {

@@ -137,6 +137,21 @@ describe('BatchedRateLimitCounters: counts added to the shared store in batches,
   });
 });
 
+describe('BatchedRateLimitCounters: a store failing in a way it does not say passes (a connection lost in a failover)', () => {
+  it('given a store whose add and whose slots fail with a plain error, when requests wait for them, then they fail as the store being busy (503), never as an error the API does not know', async () => {
+    const limits = { hourly: 1000, daily: 1000, concurrent: 3 };
+    const { counting } = countingStore(limits);
+    const lost = new Error('Connection terminated unexpectedly');
+    const broken: RateLimitCounters = { ...counting, add: () => Promise.reject(lost), acquire: () => Promise.reject(lost) };
+    const counters = new BatchedRateLimitCounters(broken, { batch: 5, leaseSeconds: 120 });
+    const counted = await counters.consume('k', now).catch((error: unknown) => error);
+    expect(counted).to.be.instanceOf(StoreUnavailableError);
+    expect((counted as StoreUnavailableError).cause).to.equal(lost);
+    const slot = await counters.acquire('k').catch((error: unknown) => error);
+    expect(slot).to.be.instanceOf(StoreUnavailableError);
+  });
+});
+
 if (postgresTestUrl()) {
   describe('BatchedRateLimitCounters on PostgreSQL: two processes on one database', () => {
     const database = databaseForThisFile();
