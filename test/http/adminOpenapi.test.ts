@@ -30,6 +30,7 @@ const declaredRoutes = (): string[] => {
     erasure: {} as AdminContext['erasure'],
     companyDeletion: { data: {} as AdminContext['companyDeletion']['data'], retentionMs: 1 },
     exports: {} as AdminContext['exports'],
+    webhookSecrets: {} as AdminContext['webhookSecrets'],
     console: { publicUrl: undefined, basePath: '', sessions: { endAll: async () => 0 } },
   };
   return ADMIN_RESOURCES.flatMap((resource) => resource.routes(context)).flatMap((router) =>

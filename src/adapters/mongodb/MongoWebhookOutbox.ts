@@ -7,6 +7,7 @@ import {
   type AttemptOutcome,
   type Delivery,
   type DeliveryAttempt,
+  erasedAttempt,
   type DeliveryFailureReason,
   type DeliveryPage,
   type DeliveryQueue,
@@ -564,10 +565,13 @@ export class MongoWebhookOutbox implements WebhookOutbox {
 
   async eraseMentions(companyId: string, id: string, rewrite: (envelope: string) => string): Promise<number> {
     // Envelopes are JSON text: the id is looked for in it as text, among the company's rows.
-    const found = await this.outbox.find({ companyId, envelope: { $regex: escapeRegex(id) } }, { projection: { _id: 1, envelope: 1 } }).toArray();
+    const found = await this.outbox
+      .find({ companyId, envelope: { $regex: escapeRegex(id) } }, { projection: { _id: 1, envelope: 1, attempts: 1 } })
+      .toArray();
     let changed = 0;
     for (const doc of found) {
-      const updated = await this.outbox.updateOne({ _id: doc._id }, { $set: { envelope: rewrite(doc.envelope) } });
+      // A receiver may have echoed the body back: the attempts' responses go with it.
+      const updated = await this.outbox.updateOne({ _id: doc._id }, { $set: { envelope: rewrite(doc.envelope), attempts: doc.attempts.map(erasedAttempt) } });
       changed += updated.modifiedCount;
     }
     return changed;

@@ -1,6 +1,8 @@
 import type { Transaction } from 'better-sqlite3';
 import {
   MAX_KEPT_ATTEMPTS,
+  attemptDetailJson,
+  erasedAttempt,
   fromPositionKey,
   positionKey,
   queueKey,
@@ -235,6 +237,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       statusCode: attempt.statusCode,
       error: attempt.error,
       latencyMs: attempt.latencyMs,
+      detail: attemptDetailJson(attempt),
       nextAttemptAt: outcome.state === 'pending' ? outcome.nextAttemptAt.toISOString() : null,
       completedAt: outcome.state === 'pending' ? null : attempt.at,
       failureReason: outcome.state === 'failed' ? outcome.reason : null,
@@ -430,13 +433,16 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     const changed = await whenLockFree(this.db, () =>
       this.db.transaction(() => {
         const rows = this.db
-          .prepare<[string, string], { id: number; envelope: string }>(
-            `SELECT id, envelope FROM webhook_outbox WHERE subscription_id IN (
+          .prepare<[string, string], { id: number; envelope: string; attempts: string }>(
+            `SELECT id, envelope, attempts FROM webhook_outbox WHERE subscription_id IN (
                SELECT subscription_id FROM webhook_fan_out_subscriptions WHERE company_id = ?) AND instr(envelope, ?) > 0`,
           )
           .all(companyId, id);
-        const update = this.db.prepare<[string, number]>('UPDATE webhook_outbox SET envelope = ? WHERE id = ?');
-        for (const row of rows) update.run(rewrite(row.envelope), row.id);
+        const update = this.db.prepare<[string, string, number]>('UPDATE webhook_outbox SET envelope = ?, attempts = ? WHERE id = ?');
+        for (const row of rows) {
+          const attempts = (JSON.parse(row.attempts) as DeliveryAttempt[]).map(erasedAttempt);
+          update.run(rewrite(row.envelope), JSON.stringify(attempts), row.id);
+        }
         return rows.length;
       }).immediate(),
     );

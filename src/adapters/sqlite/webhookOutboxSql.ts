@@ -93,6 +93,8 @@ export interface RecordAttempt {
   statusCode: number | null;
   error: string | null;
   latencyMs: number;
+  /** The attempt's other parts (`attemptDetailJson`), merged into its object. */
+  detail: string;
   nextAttemptAt: string | null;
   completedAt: string | null;
   failureReason: string | null;
@@ -199,7 +201,7 @@ export const prepareOutboxStatements = (db: SqliteDatabase) => ({
        attempts = json_insert(
          CASE WHEN json_array_length(attempts) >= @maxKept THEN json_remove(attempts, '$[0]') ELSE attempts END,
          '$[#]',
-         json_object('at', @at, 'statusCode', CAST(@statusCode AS INTEGER), 'error', @error, 'latencyMs', CAST(@latencyMs AS INTEGER))),
+         json_patch(json_object('at', @at, 'statusCode', CAST(@statusCode AS INTEGER), 'error', @error, 'latencyMs', CAST(@latencyMs AS INTEGER)), @detail)),
        round_attempts = round_attempts + 1,
        next_attempt_at = @nextAttemptAt,
        completed_at = @completedAt,

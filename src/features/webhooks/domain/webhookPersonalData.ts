@@ -9,6 +9,7 @@ export const webhookPersonalData: PersonalDataDeclaration = {
     WebhookDisabled: nothingPersonal('subscriptionId', 'companyId', 'failingSince', 'at'),
     WebhookEnabled: nothingPersonal('subscriptionId', 'companyId', 'at'),
     WebhookEndedByImport: nothingPersonal('subscriptionId', 'companyId', 'at'),
+    WebhookSecretRotated: nothingPersonal('subscriptionId', 'companyId', 'previousSecretExpiresAt', 'at'),
   },
   readModels: {
     webhooks: nothingPersonal(
