@@ -25,7 +25,7 @@ export const adminWebhooksOpenApi: ApiModule = {
           'one signs every delivery too (a second signature in `webhook-signature`) for `overlapHours` (default 24, at ' +
           'most 168). Recorded as `WebhookSecretRotated` with `metadata.source` `admin`.',
         parameters: [companyIdParameter, { ...idParameter('subscription'), name: 'subscriptionId' }],
-        requestBody: { required: false, content: json(schemaRef('WebhookRotateSecretRequest')) },
+        requestBody: { required: true, content: json(schemaRef('WebhookRotateSecretRequest')) },
         responses: {
           '200': adminWritten('The new secret (shown only here), and when the previous one stops signing.', 'WebhookRotateSecretResponse', true),
           ...adminBodyErrors('`overlapHours` is not a whole number from 0 to 168, or another field is sent'),

@@ -116,8 +116,8 @@ the new secret's first (\`v1,<new> v1,<previous>\`), so a receiver that still ch
 previous secret accepts them while it moves to the new one. After \`previousSecretExpiresAt\`
 only the new secret signs. \`overlapHours: 0\` stops the previous secret at once (a leaked
 secret). Rotating again during an overlap replaces the previous secret with the one being
-replaced. Recorded in the log as \`WebhookSecretRotated\` (without either secret). The body
-may be empty or \`{}\`.
+replaced. Recorded in the log as \`WebhookSecretRotated\` (without either secret). Send \`{}\`
+(with \`Content-Type: application/json\`, as every POST) for the default overlap.
 `.trim();
 
 const UNSUBSCRIBE_NOTE =
@@ -261,7 +261,7 @@ export const webhooksOpenApi = (catalogue: WebhookEventCatalogue): ApiModule => 
         summary: 'Rotate the signing secret',
         description: ROTATE_DESCRIPTION,
         parameters: [idParameter('subscription')],
-        requestBody: { required: false, content: json(schemaRef('WebhookRotateSecretRequest')) },
+        requestBody: { required: true, content: json(schemaRef('WebhookRotateSecretRequest')) },
         responses: {
           '200': jsonResponse('The new secret (shown only here), and when the previous one stops signing.', 'WebhookRotateSecretResponse', 'authenticated', writePositionHeaders(true)),
           ...bodyErrors,

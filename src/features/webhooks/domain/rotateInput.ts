@@ -7,11 +7,11 @@ export const MAX_OVERLAP_HOURS = 168;
 
 /**
  * The body of a secret rotation: `{overlapHours}`, an integer from 0 to 168, 24 when
- * absent (an empty or missing body too). Anything else is refused with what is wrong.
+ * absent (`{}`). Anything else is refused with what is wrong.
  */
 export const validateRotate = (body: unknown): E.Either<InputProblem, { readonly overlapHours: number }> => {
-  if (body === undefined || body === null || (typeof body === 'string' && body === '')) return E.right({ overlapHours: DEFAULT_OVERLAP_HOURS });
-  if (typeof body !== 'object' || Array.isArray(body)) return E.left({ kind: 'Invalid', details: { '(body)': 'the body must be a JSON object' } });
+  if (body === undefined) return E.right({ overlapHours: DEFAULT_OVERLAP_HOURS });
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return E.left({ kind: 'Invalid', details: { '(body)': 'the body must be a JSON object' } });
   const fields = body as Record<string, unknown>;
   const unknown = Object.keys(fields).filter((name) => name !== 'overlapHours');
   if (unknown.length > 0) return E.left({ kind: 'Invalid', details: Object.fromEntries(unknown.map((name) => [name, `${name} is not a field of a rotation`])) });
