@@ -496,7 +496,7 @@ export class WebhookDispatcher {
     const now = this.clock.now();
     const { subscriptionId, companyId } = turn.queue;
     const recorded = await Promise.all(
-      heads.map((head, i) => this.deps.outbox.recordAttempt(subscriptionId, head.eventId, attempts[i]!, { state: 'delivered' })),
+      heads.map((head, i) => this.deps.outbox.recordAttempt(subscriptionId, head.eventId, attempts[i]!, { state: 'delivered' }, head.envelope)),
     );
     for (const [i, attempt] of attempts.entries()) {
       this.deps.onAttempt?.('delivered', attempt.latencyMs, companyId);
@@ -536,7 +536,7 @@ export class WebhookDispatcher {
         return this.recordDelivered(turn, [head], [attempt]);
       case 'gone':
         if ((await this.endSubscription(queue, log)) || decision.retryInMs === null) {
-          await outbox.recordAttempt(subscriptionId, head.eventId, attempt, { state: 'failed', reason: 'gone' });
+          await outbox.recordAttempt(subscriptionId, head.eventId, attempt, { state: 'failed', reason: 'gone' }, head.envelope);
           await outbox.stopSubscription(subscriptionId, now);
           this.deps.onAttempt?.('gone', attempt.latencyMs, queue.companyId);
           logger.warn(log, 'webhook receiver answered 410 Gone: subscription ended, its queue stopped');
@@ -552,7 +552,7 @@ export class WebhookDispatcher {
           retryInMs === null
             ? { state: 'failed', reason: 'retries_exhausted' }
             : { state: 'pending', nextAttemptAt: retryAt(now, retryInMs, change) };
-        const recorded = await outbox.recordAttempt(subscriptionId, head.eventId, attempt, outcome);
+        const recorded = await outbox.recordAttempt(subscriptionId, head.eventId, attempt, outcome, head.envelope);
         this.deps.onAttempt?.(decision.kind, attempt.latencyMs, queue.companyId);
         logger.warn(
           { ...log, attempt: head.roundAttempts + 1, statusCode: attempt.statusCode, error: attempt.error, ...(retryInMs === null ? {} : { retryInMs }) },

@@ -745,6 +745,31 @@ export const webhookOutboxContract = (name: string, make: () => Promise<OutboxUn
         expect((await outbox.get(sub.subscriptionId, unrelated.eventId))?.attempts).to.deep.equal([echoed(unrelated.envelope)]);
       });
 
+      it('keeps no response of an attempt that was in flight while an erasure rewrote its row (it sent, and may echo, the old body)', async () => {
+        const personId = randomUUID();
+        const sub = aSubscription({ event: 'contact.created' });
+        const envelope = JSON.stringify({ event: 'contact.created', data: { id: personId, name: 'Ada Quill' } });
+        const [row, other] = [aDelivery(sub, '10', { envelope }), aDelivery(sub, '11')];
+        await commit('20', [sub], [row, other]);
+        const echoed = (body: string): DeliveryAttempt => ({
+          ...anAttempt(200),
+          request: { url: sub.targetUrl, headers: {} },
+          response: { headers: { 'x-echo': 'Ada Quill' }, body, bodyTruncated: false },
+        });
+        // Sent before the erasure, recorded after it.
+        await outbox.eraseMentions(sub.companyId, personId, (text) => text.replace('Ada Quill', 'null'));
+        expect(await outbox.recordAttempt(sub.subscriptionId, row.eventId, echoed(envelope), { state: 'delivered' }, envelope)).to.equal(true);
+        const stored = await outbox.get(sub.subscriptionId, row.eventId);
+        expect(stored).to.include({ state: 'delivered' });
+        expect(JSON.stringify(stored)).not.to.contain('Ada Quill');
+        expect(stored?.attempts).to.deep.equal([{ ...echoed(envelope), response: { headers: {}, body: '', bodyTruncated: false, erased: true } }]);
+        // A row whose envelope is the one sent keeps its response.
+        expect(await outbox.recordAttempt(sub.subscriptionId, other.eventId, echoed(other.envelope), { state: 'delivered' }, other.envelope)).to.equal(true);
+        expect((await outbox.get(sub.subscriptionId, other.eventId))?.attempts).to.deep.equal([echoed(other.envelope)]);
+        // And a row no longer pending is not written either way.
+        expect(await outbox.recordAttempt(sub.subscriptionId, other.eventId, echoed(other.envelope), { state: 'delivered' }, 'another body')).to.equal(false);
+      });
+
       it("forgets, on the company's erasure, every row of its subscriptions, pending or final, the counts by state following, and no other company's", async () => {
         const sub = aSubscription({ event: 'contact.created' });
         const second = { ...aSubscription({ event: 'deal.created' }), companyId: sub.companyId };

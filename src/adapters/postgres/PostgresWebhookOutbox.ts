@@ -256,7 +256,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     });
   }
 
-  async recordAttempt(subscriptionId: string, eventId: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean> {
+  async recordAttempt(subscriptionId: string, eventId: string, attempt: DeliveryAttempt, outcome: AttemptOutcome, sentEnvelope?: string): Promise<boolean> {
     // One statement: the pending check, the outcome and the attempt appended to the list (the oldest
     // dropped beyond the kept number), so recording neither reads the row nor rewrites its attempts here.
     const recorded = await query(
@@ -264,7 +264,8 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       `UPDATE webhook_outbox SET
          state = $3,
          attempts = (CASE WHEN jsonb_array_length(attempts) >= $4 THEN attempts - 0 ELSE attempts END)
-           || jsonb_build_array(jsonb_build_object('at', $5::text, 'statusCode', $6::integer, 'error', $7::text, 'latencyMs', $8::integer) || $12::jsonb),
+           || jsonb_build_array(jsonb_build_object('at', $5::text, 'statusCode', $6::integer, 'error', $7::text, 'latencyMs', $8::integer)
+           || (CASE WHEN $14::text IS NULL OR envelope = $14::text THEN $12::jsonb ELSE $13::jsonb END)),
          round_attempts = round_attempts + 1,
          next_attempt_at = $9,
          completed_at = $10,
@@ -286,6 +287,8 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
         outcome.state === 'pending' ? null : attempt.at,
         outcome.state === 'failed' ? outcome.reason : null,
         attemptDetailJson(attempt),
+        attemptDetailJson(erasedAttempt(attempt)),
+        sentEnvelope ?? null,
       ],
     );
     return recorded.rowCount === 1;

@@ -265,7 +265,11 @@ export interface WebhookOutbox {
   commitFanOut(name: string, commit: FanOutCommit, now: Date): Promise<void>;
   /** Enqueues rows; a (subscriptionId, eventId) already stored is left as it is. Answers how many were new. */
   enqueue(deliveries: readonly NewDelivery[], now: Date): Promise<number>;
-  /** The oldest pending row of the subscription's queue, or null. */
+  /**
+   * The oldest pending row of the subscription's queue, or null. Here and in
+   * `pendingRows` (the dispatcher's reads) an adapter may leave out its attempts'
+   * `request` and `response`; `get` and `listDeliveries` give them.
+   */
   head(subscriptionId: string): Promise<Delivery | null>;
   /**
    * The subscription's pending rows in queue order, up to `limit`: the head first,
@@ -307,9 +311,12 @@ export interface WebhookOutbox {
   enableDelivery(subscriptionId: string): Promise<boolean>;
   /**
    * Records an attempt on a pending row and moves it to the outcome. False (and
-   * nothing written) when the row is not pending any more.
+   * nothing written) when the row is not pending any more. `sentEnvelope`, the body
+   * the attempt sent: when the row's envelope is not that any more (a person's
+   * erasure rewrote it while the attempt was in flight), the attempt is kept as
+   * `erasedAttempt` makes it, since its response may echo what was erased.
    */
-  recordAttempt(subscriptionId: string, eventId: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean>;
+  recordAttempt(subscriptionId: string, eventId: string, attempt: DeliveryAttempt, outcome: AttemptOutcome, sentEnvelope?: string): Promise<boolean>;
   /**
    * The receiver is gone (410): its queue stops at once (pending rows `failed`,
    * `gone`), before the fan-out folds the WebhookUnsubscribed that follows.
