@@ -23,6 +23,10 @@ const eventually = async (check: () => Promise<boolean>, ms = 10_000): Promise<b
 /** Run in the page (as text: the tests are compiled without the DOM's types): no content wider than the window. */
 const FITS_THE_WINDOW = 'document.documentElement.scrollWidth <= window.innerWidth';
 
+/** Run in the page: the elements that reach past the window's right edge (to say which, when one does). */
+const TOO_WIDE = `[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
+  .slice(0, 5).map((e) => e.tagName + '.' + e.className + ' ' + (e.textContent || '').slice(0, 40)).join(' | ')`;
+
 /** A receiver that fails every delivery with a 500, a cookie and the body echoed back. */
 const startFailingReceiver = async (): Promise<{ url: string; close: () => Promise<void> }> => {
   const server: Server = createServer((req, res) => {
@@ -103,7 +107,7 @@ if (!chromiumInstalled()) {
       for (const width of [1280, 390]) {
         await page.setViewportSize({ width, height: 900 });
         await screenshot(page, name);
-        expect(await page.evaluate(FITS_THE_WINDOW), `${name} at ${width}`).to.equal(true);
+        expect(await page.evaluate(FITS_THE_WINDOW), `${name} at ${width}: ${String(await page.evaluate(TOO_WIDE))}`).to.equal(true);
       }
       await page.setViewportSize({ width: 1280, height: 900 });
     };
@@ -113,7 +117,7 @@ if (!chromiumInstalled()) {
       await page.getByRole('link', { name: 'Webhooks' }).click();
       await page.getByLabel('Event').selectOption('contact.created');
       await page.getByLabel('Endpoint URL').fill(url);
-      await page.getByRole('button', { name: 'Subscribe' }).click();
+      await page.getByRole('button', { name: 'Subscribe', exact: true }).click();
       expect(await page.locator('h1').textContent()).to.equal('Endpoint subscribed');
       const secret = (await page.locator('#signing-secret').textContent())!.trim();
       await page.getByRole('link', { name: 'Its delivery log' }).click();

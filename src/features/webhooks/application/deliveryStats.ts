@@ -19,9 +19,13 @@ export interface SuccessRate {
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-/** The rate of one window: attempts that started in [now - count·size, now), `count` buckets of `size` ms, oldest first. */
+/**
+ * The rate of one window: `count` buckets of `size` ms, oldest first, the last one the
+ * bucket `now` is in (whole UTC hours or days: [end - count·size, end), end the next
+ * multiple of `size` after `now`).
+ */
 export const successRate = (deliveries: readonly Pick<Delivery, 'attempts'>[], now: Date, label: string, size: number, count: number): SuccessRate => {
-  const end = now.getTime();
+  const end = (Math.floor(now.getTime() / size) + 1) * size;
   const start = end - size * count;
   const attempts = new Array<number>(count).fill(0);
   const succeeded = new Array<number>(count).fill(0);
