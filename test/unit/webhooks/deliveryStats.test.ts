@@ -40,3 +40,37 @@ describe('Webhook success rates (the console’s charts)', () => {
     expect(isTestDelivery({ envelope: 'not json' })).to.equal(false);
   });
 });
+
+describe('The delivery log’s personal-data declaration', () => {
+  it('declares every free-text field of a delivery, and erasure empties the attempts’ personal ones', async () => {
+    const { webhookPersonalData } = await import('../../../src/features/webhooks/domain/webhookPersonalData.js');
+    const { erasedAttempt } = await import('../../../src/application/ports/WebhookOutbox.js');
+    const declared = webhookPersonalData.stores!.webhook_outbox!;
+    const attempt = {
+      at: 't',
+      statusCode: 500,
+      error: null,
+      errorKind: 'other' as const,
+      latencyMs: 1,
+      request: { url: 'u', headers: { a: 'b' } },
+      response: { headers: { c: 'Ada' }, body: 'Ada', bodyTruncated: false },
+    };
+    const delivery = {
+      subscriptionId: 's', companyId: 'c', eventId: 'e', eventType: 'contact.created', position: '1', ordinal: 0, occurredAt: 't', envelope: '{}',
+      state: 'failed', attempts: [attempt], roundAttempts: 1, nextAttemptAt: null, completedAt: 't', failureReason: 'retries_exhausted', createdAt: 't',
+    };
+    /** The dotted paths of a value's string fields (objects of headers count as one field). */
+    const paths = (value: unknown, at: string): string[] => {
+      if (typeof value === 'string') return [at];
+      if (Array.isArray(value)) return value.flatMap((item) => paths(item, `${at}[]`));
+      if (value === null || typeof value !== 'object') return [];
+      if (at.endsWith('headers')) return [at];
+      return Object.entries(value).flatMap(([key, item]) => paths(item, at === '' ? key : `${at}.${key}`));
+    };
+    expect([...new Set(paths(delivery, ''))].sort()).to.deep.equal([...declared.personal, ...declared.notPersonal].filter((p) => paths(delivery, '').includes(p)).sort());
+    expect(paths(delivery, '').filter((p) => ![...declared.personal, ...declared.notPersonal].includes(p))).to.deep.equal([]);
+    const erased = erasedAttempt(attempt);
+    expect(JSON.stringify(erased)).not.to.contain('Ada');
+    expect(erased.request).to.deep.equal(attempt.request);
+  });
+});
