@@ -89,7 +89,7 @@ export const responseOf = (response: DeliveryResponse): AttemptResponse | null =
     : {
         headers: redactHeaders(response.headers ?? {}),
         // NUL is the one character no store keeps as text (PostgreSQL refuses it).
-        body: (response.body ?? '').replace(/\u0000/g, '\uFFFD'),
+        body: (response.body ?? '').split('\u0000').join('\uFFFD'),
         bodyTruncated: response.bodyTruncated ?? false,
       };
 

@@ -45,7 +45,10 @@ export const successRateChart = (rate: SuccessRate, id: string): Html => {
         : '',
     )
     .join('');
-  const summary = `${rate.label}: ${rateText(rate.succeeded, rate.attempts)} of ${formatCount(rate.attempts)} attempts answered 200 (${formatCount(rate.succeeded)} succeeded, ${formatCount(rate.attempts - rate.succeeded)} failed)`;
+  const summary =
+    rate.attempts === 0
+      ? `${rate.label}: no attempt`
+      : `${rate.label}: ${rateText(rate.succeeded, rate.attempts)} of ${formatCount(rate.attempts)} ${rate.attempts === 1 ? 'attempt' : 'attempts'} answered 200 (${formatCount(rate.succeeded)} succeeded, ${formatCount(rate.attempts - rate.succeeded)} failed)`;
   const svg =
     `<svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${id}-title">` +
     `<title id="${id}-title">${escapeHtml(`${summary}. Success rate per ${hourly ? 'hour' : 'day'} (UTC); the table below gives each value`)}</title>` +

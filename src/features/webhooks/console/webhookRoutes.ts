@@ -31,7 +31,7 @@ import {
 } from './webhooksPage.js';
 import { successRates } from '../application/deliveryStats.js';
 import { rotateWebhookSecret } from '../application/rotateWebhookSecret.js';
-import { validateRotate } from '../domain/rotateInput.js';
+import { validateRotate } from '../application/rotateInput.js';
 import { field, readForm, utcDateTimeField } from '../../../console/session/formBody.js';
 import { signedInOf } from '../../../console/session/requireSession.js';
 

@@ -2,7 +2,7 @@ import type { Delivery } from '../../../application/ports/WebhookOutbox.js';
 import type { DeliveryLogPage, SubscriptionView } from '../application/subscriptionQueries.js';
 import { attemptDetail, isTestDelivery, type AttemptDetail } from '../application/deliveryViews.js';
 import { CHART_DELIVERIES, type SuccessRates } from '../application/deliveryStats.js';
-import { DEFAULT_OVERLAP_HOURS } from '../domain/rotateInput.js';
+import { DEFAULT_OVERLAP_HOURS } from '../application/rotateInput.js';
 import { successRateChart } from './successRateChart.js';
 import { formatTime } from '../../../console/html/format.js';
 import { describedBy, problemOf } from '../../../console/html/formProblems.js';
