@@ -24,7 +24,7 @@ const eventually = async (check: () => Promise<boolean>, ms = 10_000): Promise<b
 const FITS_THE_WINDOW = 'document.documentElement.scrollWidth <= window.innerWidth';
 
 /** Run in the page: the elements that reach past the window's right edge (to say which, when one does). */
-const TOO_WIDE = `[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
+const TOO_WIDE = `document.documentElement.scrollWidth + ' > ' + window.innerWidth + ': ' + [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
   .slice(0, 5).map((e) => e.tagName + '.' + e.className + ' ' + (e.textContent || '').slice(0, 40)).join(' | ')`;
 
 /** A receiver that fails every delivery with a 500, a cookie and the body echoed back. */
@@ -87,15 +87,15 @@ if (!chromiumInstalled()) {
       expect(created.status).to.equal(201);
     };
 
-    /** A page signed in to the demo company's console through a fresh link from the admin API. */
-    const signedIn = async (): Promise<Page> => {
+    /** A page signed in to the demo company's console through a fresh link from the admin API (`script: false`: with JavaScript off). */
+    const signedIn = async (script = true): Promise<Page> => {
       const asked = await fetch(`${server.baseUrl}/admin/companies/${companyId}/console-sessions`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' },
         body: '{}',
       });
       const { url } = ((await asked.json()) as { data: { url: string } }).data;
-      const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+      const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled: script })).newPage();
       await page.goto(url);
       await page.getByRole('button', { name: /^Open .*’s console$/ }).click();
       await page.waitForURL(/\/console$/);
@@ -229,6 +229,23 @@ if (!chromiumInstalled()) {
         expect(history).not.to.contain(secret.slice(6));
       }
       expect(history).to.contain('WebhookSecretRotated');
+      await page.context().close();
+    });
+
+    it('without a script, asks on a page of its own before rotating, then shows the new secret once', async () => {
+      const page = await signedIn(false);
+      const { id, secret: first } = await subscribe(page, receiver.url);
+      await page.getByLabel('Keep the previous secret signing for').selectOption('1');
+      await page.getByRole('button', { name: 'Rotate the signing secret' }).click();
+      expect(await page.locator('h1').textContent()).to.match(/^Rotate the signing secret of /);
+      expect(await page.getByText('the current one signs them too for 1 hour.').isVisible()).to.equal(true);
+      await screenshots(page, 'rotate-confirm');
+      await page.getByRole('button', { name: 'Rotate', exact: true }).click();
+      expect(await page.locator('h1').textContent()).to.equal('Signing secret rotated');
+      const second = (await page.locator('#signing-secret').textContent())!.trim();
+      expect(second).not.to.equal(first);
+      const history = (await (await api(`/webhooks/${id}/history`)).json()) as { data: { type: string; data: { overlapHours?: number } }[] };
+      expect(history.data.filter((e) => e.type === 'WebhookSecretRotated').map((e) => e.data.overlapHours)).to.deep.equal([1]);
       await page.context().close();
     });
   });

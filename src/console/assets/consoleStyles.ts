@@ -37,6 +37,7 @@ caption { text-align: left; color: var(--muted); padding-bottom: .5rem; }
 th, td { text-align: left; padding: .5rem .75rem .5rem 0; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-weight: 600; white-space: nowrap; }
 td code, .secret code, h1 code, .attempt code { word-break: break-all; }
+h1 { overflow-wrap: anywhere; }
 .state-active, .state-delivered, .ok { color: var(--ok); }
 .state-ended, .state-failed, .state-revoked, .state-disabled, .state-expired, .bad { color: var(--bad); }
 .state-pending, .state-paused { color: var(--warn); }

@@ -194,7 +194,7 @@ export const webhookRoutes = (catalogue: WebhookEventCatalogue, queriesOf: Subsc
           detail:
             overlapHours === 0
               ? 'A new secret signs every delivery from now on, and the current one stops at once. The new secret is shown once.'
-              : `A new secret signs every delivery from now on; the current one signs them too for ${overlapHours} hours. The new secret is shown once.`,
+              : `A new secret signs every delivery from now on; the current one signs them too for ${overlapHours} ${overlapHours === 1 ? 'hour' : 'hours'}. The new secret is shown once.`,
           action: consoleUrl(deps.basePath, `/webhooks/${s.id}/rotate-secret`),
           csrf: csrfOf(ctx),
           confirmLabel: 'Rotate',
