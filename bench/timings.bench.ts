@@ -161,7 +161,7 @@ const deliveryThread = async (): Promise<void> => {
     for (let round = 0; round < ROUNDS; round++) {
       const started = performance.now();
       let first = Infinity;
-      for await (const _batch of thread.sendTurn({ url: `${receiver.url}/slow`, secret: aSecret(), rows: rows(2), timeoutMs: 5_000 }, { finish: never, stop: never })) {
+      for await (const _batch of thread.sendTurn({ url: `${receiver.url}/slow`, secrets: [aSecret()], rows: rows(2), timeoutMs: 5_000 }, { finish: never, stop: never })) {
         first = Math.min(first, performance.now() - started);
       }
       firstBack.push(first);
@@ -172,7 +172,7 @@ const deliveryThread = async (): Promise<void> => {
       const started = performance.now();
       await Promise.all(
         ['/q0', '/q1'].map(async (path) => {
-          for await (const _batch of thread.sendTurn({ url: `${receiver.url}${path}`, secret: aSecret(), rows: rows(3), timeoutMs: 5_000 }, { finish: never, stop: never })) {
+          for await (const _batch of thread.sendTurn({ url: `${receiver.url}${path}`, secrets: [aSecret()], rows: rows(3), timeoutMs: 5_000 }, { finish: never, stop: never })) {
             // drained
           }
         }),
@@ -185,7 +185,7 @@ const deliveryThread = async (): Promise<void> => {
       const stop = new AbortController();
       const before = receiver.requests.length;
       const turn = (async () => {
-        for await (const _batch of thread.sendTurn({ url: `${receiver.url}/hang`, secret: aSecret(), rows: rows(1), timeoutMs: 60_000 }, { finish: never, stop: stop.signal })) {
+        for await (const _batch of thread.sendTurn({ url: `${receiver.url}/hang`, secrets: [aSecret()], rows: rows(1), timeoutMs: 60_000 }, { finish: never, stop: stop.signal })) {
           // nothing comes back for an aborted attempt
         }
       })();

@@ -3,10 +3,11 @@ import type { ConsoleSessionStore } from '../application/ports/ConsoleSessionSto
 import type { ApiContext, ApiResource } from './ApiResource.js';
 import type { CompanyDataEraser } from '../application/personalData/CompanyDataEraser.js';
 import type { CompanyExports } from '../application/companyExport/CompanyExports.js';
+import type { WebhookSecretStore } from '../application/ports/WebhookSecretStore.js';
 
 /**
  * Everything an admin resource's routes may use: the customer API's context
- * without the webhooks (its `erasure` the same one), and `Idempotency-Key`
+ * without the webhooks but their secrets (its `erasure` the same one), and `Idempotency-Key`
  * scoped to the caller's admin token. Built once by the start-up and handed to every admin resource.
  */
 export interface AdminContext extends Pick<ApiContext, 'commands' | 'readModels' | 'erasure'> {
@@ -19,6 +20,8 @@ export interface AdminContext extends Pick<ApiContext, 'commands' | 'readModels'
   readonly console: { readonly publicUrl: string | undefined; readonly basePath: string; readonly sessions: Pick<ConsoleSessionStore, 'endAll'> };
   /** A company's deletion: what forgets its data, and how long a deletion waits (DELETED_COMPANIES_RETENTION_DAYS). */
   readonly companyDeletion: { readonly data: CompanyDataEraser; readonly retentionMs: number };
+  /** The webhook signing secrets (a rotation writes them; nothing of the admin API reads one back). */
+  readonly webhookSecrets: Pick<WebhookSecretStore, 'get' | 'put'>;
   /** Companies' exports: asked for, followed, downloaded. */
   readonly exports: CompanyExports;
   /** `Idempotency-Key` on the creating route `route` (`POST /admin/companies/:id/keys`), its body kept through `codec` when given. */

@@ -28,6 +28,14 @@ export interface FieldsDeclaration {
   readonly notPersonal: readonly string[];
 }
 
+/** A store's fields (dotted paths, `[]` for an array's items), and how an erasure reaches the personal ones. */
+export interface StoreDeclaration {
+  readonly personal: readonly string[];
+  readonly notPersonal: readonly string[];
+  /** The port operation that erases a person's copies (`WebhookOutbox.eraseMentions`). */
+  readonly erasedBy: string;
+}
+
 /** Fields an older version of an event held and a later one dropped, and the version without them. */
 export interface RetiredFields {
   readonly fields: readonly string[];
@@ -46,6 +54,12 @@ export interface PersonalDataDeclaration {
    * sealed in place, which then are of `version`.
    */
   readonly retired?: Readonly<Record<string, RetiredFields>>;
+  /**
+   * By store outside the log and the read models that keeps copies of people's data (the
+   * webhook outbox): its personal fields, whose subject is whoever the record they copy is
+   * about, its other fields, and the operation through which an erasure reaches them.
+   */
+  readonly stores?: Readonly<Record<string, StoreDeclaration>>;
   /**
    * The prefixes of its streams whose name's last part (after the last `-`) is a
    * person's value (`phone-`: a number's reservation stream); the log stores them

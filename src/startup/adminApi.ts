@@ -59,6 +59,7 @@ export const adminApi = (
     erasure,
     companyDeletion: { data: companyDataEraserOf(stores, erasure, commands), retentionMs: config.deletedCompaniesRetentionDays * 86_400_000 },
     exports: parts.exports,
+    webhookSecrets: stores.webhookSecrets,
     idempotency: (route, codec) => idempotency(keys, route, codec, adminTokenScope),
     console: { publicUrl: config.console.publicUrl, basePath: config.basePath, sessions: stores.consoleSessions },
   };

@@ -29,7 +29,33 @@ export interface DeliveryResponse {
   readonly status: number;
   /** The `Retry-After` header, if any. */
   readonly retryAfter: string | null;
+  /** The response's headers (names lower-cased, repeated ones joined with `, `), as received; absent from clients that do not report them. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The first `maxResponseBytes` of the body, as UTF-8 text. */
+  readonly body?: string;
+  /** The body was longer than what `body` holds. */
+  readonly bodyTruncated?: boolean;
 }
+
+/** The `User-Agent` of every delivery (unless the agent is made with another). */
+export const DELIVERY_USER_AGENT = 'Chronicle-Webhooks/1';
+
+/** The headers every delivery carries besides its signature headers, for a body of `bodyBytes` bytes. */
+export const deliveryHeaders = (bodyBytes: number, userAgent = DELIVERY_USER_AGENT): Record<string, string> => ({
+  'content-type': 'application/json',
+  'content-length': String(bodyBytes),
+  'user-agent': userAgent,
+});
+
+/** The headers of a response as received: names lower-cased, several values of one name joined with `, `. */
+const headersOf = (res: IncomingMessage): Record<string, string> => {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value === undefined) continue;
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+};
 
 /** One attempt: resolves with the response once its body has been read, rejects on any failure or abort. */
 export type SendDelivery = (request: DeliveryRequest, signal: AbortSignal) => Promise<DeliveryResponse>;
@@ -64,7 +90,7 @@ export interface DeliveryAgentOptions {
   readonly isRefusedAddress: (ip: string) => boolean;
   /** DNS; default `dns.lookup` with every address. */
   readonly resolve?: ResolveHost;
-  /** Response body bytes read at most (the rest is dropped with the connection); default 64 KiB. */
+  /** Response body bytes read (and kept in the delivery log) at most; the rest is dropped with the connection; default 64 KiB. */
   readonly maxResponseBytes?: number;
   /** Default `Chronicle-Webhooks/1`. */
   readonly userAgent?: string;
@@ -139,7 +165,7 @@ export const createDeliveryAgent = (options: DeliveryAgentOptions): DeliveryAgen
   const agentOptions = { keepAlive: true, maxFreeSockets: options.maxFreeSockets ?? 4, lookup };
   const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
   const maxResponseBytes = options.maxResponseBytes ?? 64 * 1024;
-  const userAgent = options.userAgent ?? 'Chronicle-Webhooks/1';
+  const userAgent = options.userAgent ?? DELIVERY_USER_AGENT;
 
   const targets = new Map<string, Target | Error>();
   /** The request options of a target URL, parsed and checked once (or why it is not delivered to). */
@@ -173,12 +199,7 @@ export const createDeliveryAgent = (options: DeliveryAgentOptions): DeliveryAgen
         ...target.options,
         method: 'POST',
         agent: https ? agents.https : agents.http,
-        headers: {
-          ...request.headers,
-          'content-type': 'application/json',
-          'content-length': String(body.length),
-          'user-agent': userAgent,
-        },
+        headers: { ...request.headers, ...deliveryHeaders(body.length, userAgent) },
       });
       const onAbort = (): void => {
         const reason = abortReason(signal);
@@ -190,17 +211,28 @@ export const createDeliveryAgent = (options: DeliveryAgentOptions): DeliveryAgen
       req.on('error', (error) => finish(error));
       req.on('response', (res: IncomingMessage) => {
         const retryAfter = res.headers['retry-after'];
-        const response: DeliveryResponse = { status: res.statusCode ?? 0, retryAfter: retryAfter ?? null };
+        const chunks: Buffer[] = [];
         let read = 0;
+        const response = (bodyTruncated: boolean): DeliveryResponse => {
+          const bytes = Buffer.concat(chunks);
+          return {
+            status: res.statusCode ?? 0,
+            retryAfter: retryAfter ?? null,
+            headers: headersOf(res),
+            body: bytes.subarray(0, Math.min(bytes.length, maxResponseBytes)).toString('utf8'),
+            bodyTruncated,
+          };
+        };
         res.on('data', (chunk: Buffer) => {
+          if (read < maxResponseBytes) chunks.push(chunk);
           read += chunk.length;
           if (read > maxResponseBytes) {
-            // Enough: the status is what counts. Drop the rest with the connection.
-            finish(null, response);
+            // Enough: the status is what counts, and the first bytes are kept. Drop the rest with the connection.
+            finish(null, response(true));
             res.destroy();
           }
         });
-        res.on('end', () => finish(null, response));
+        res.on('end', () => finish(null, response(false)));
         res.on('error', (error) => finish(error));
         // After 'end' this changes nothing; before it, the receiver cut the response short.
         res.on('close', () => finish(new Error('The receiver closed the connection during the response')));

@@ -136,7 +136,7 @@ export const startDeliveryThread = (options: DeliveryThreadOptions): DeliveryThr
     const id = nextId++;
     const index = leastLoaded();
     // Started (if need be) and given the turn before the turn is kept: a thread that cannot start throws here, holding nothing.
-    thread(index).postMessage({ type: 'turn', id, url: request.url, secret: request.secret, rows: request.rows, timeoutMs: request.timeoutMs } satisfies ToDeliveryThread);
+    thread(index).postMessage({ type: 'turn', id, url: request.url, secrets: request.secrets, rows: request.rows, timeoutMs: request.timeoutMs } satisfies ToDeliveryThread);
     const turn: TurnInThread = { attempts: [], thread: index, ended: false, error: null, wake: null };
     turns.set(id, turn);
     const post = (message: ToDeliveryThread): void => workers[index]?.postMessage(message);

@@ -17,11 +17,12 @@ import { pickFairly } from './fairShare.js';
 import type { HealthChange, PausePolicy } from './queueHealthPolicy.js';
 import { QueueHealthKeeper, withoutVersion, type DeliveryStatusChange, type Turn } from './queueHealthKeeper.js';
 import { webhookSecretKey } from './signing.js';
+import { decodeSigningSecrets, secretsAt } from '../shared/webhookSecret.js';
 import { describeError, sendTurnsHere, type SendTurn, type SentAttempt } from './turnSender.js';
 
 /** Where the dispatcher gets each subscription's signing secret (`WebhookSecretStore`). */
 export interface WebhookSecrets {
-  /** The subscription's `whsec_…` secret, or null when it has none. */
+  /** What the store keeps for the subscription (`SigningSecrets`: its `whsec_…` secret, and a rotated one), or null when it has none. */
   get(subscriptionId: string): Promise<string | null>;
 }
 
@@ -115,7 +116,7 @@ export const DISPATCHER_LOOP = 'webhook-dispatcher';
 const ERROR_PAUSE_MS = 1000;
 
 /** The subscription's secret, or why its attempts cannot be signed (each then fails without a request). */
-type TurnSigning = { readonly secret: string; readonly error?: undefined } | { readonly error: string };
+type TurnSigning = { readonly secrets: readonly string[]; readonly error?: undefined } | { readonly error: string };
 
 /**
  * How a turn ended: `more` (a full turn, rows left behind), `done` (every row it read
@@ -430,12 +431,13 @@ export class WebhookDispatcher {
       if (this.stopped) return 'done';
       if (signing.error !== undefined) {
         const at = this.clock.now().toISOString();
-        if (!(await this.attempt(turn, due[0]!, { at, statusCode: null, error: signing.error, latencyMs: 0, retryAfter: null }))) return 'waiting';
+        const unsigned: SentAttempt = { at, statusCode: null, error: signing.error, latencyMs: 0, retryAfter: null, errorKind: 'no_secret', request: null, response: null };
+        if (!(await this.attempt(turn, due[0]!, unsigned))) return 'waiting';
         due = due.slice(1);
         continue;
       }
       let attempted = 0;
-      const request = { url: targetUrl, secret: signing.secret, rows: due, timeoutMs: this.deps.timeoutMs };
+      const request = { url: targetUrl, secrets: signing.secrets, rows: due, timeoutMs: this.deps.timeoutMs };
       for await (const batch of this.sendTurn(request, { finish: this.finishing.signal, stop: this.stopping.signal })) {
         const heads = due.slice(attempted, (attempted += batch.length));
         // Leaving the loop ends the turn's sending (`SendTurn`).
@@ -458,13 +460,17 @@ export class WebhookDispatcher {
     return health.holdUntil === null || Date.parse(health.holdUntil) <= this.clock.now().getTime();
   }
 
-  /** The subscription's secret for one turn, read once and checked (decoded) once. */
+  /**
+   * The subscription's secrets for one turn, read once and checked (decoded) once: its
+   * secret, and a rotated one until its overlap ends (as the turn starts).
+   */
   private async signing(subscriptionId: string): Promise<TurnSigning> {
-    const secret = await this.deps.secrets.get(subscriptionId);
-    if (secret === null) return { error: 'The subscription has no signing secret' };
+    const stored = await this.deps.secrets.get(subscriptionId);
+    if (stored === null) return { error: 'The subscription has no signing secret' };
     try {
-      webhookSecretKey(secret);
-      return { secret };
+      const secrets = secretsAt(decodeSigningSecrets(stored), this.clock.now());
+      for (const secret of secrets) webhookSecretKey(secret);
+      return { secrets };
     } catch (cause) {
       return { error: describeError(cause) };
     }
@@ -490,7 +496,7 @@ export class WebhookDispatcher {
     const now = this.clock.now();
     const { subscriptionId, companyId } = turn.queue;
     const recorded = await Promise.all(
-      heads.map((head, i) => this.deps.outbox.recordAttempt(subscriptionId, head.eventId, attempts[i]!, { state: 'delivered' })),
+      heads.map((head, i) => this.deps.outbox.recordAttempt(subscriptionId, head.eventId, attempts[i]!, { state: 'delivered' }, head.envelope)),
     );
     for (const [i, attempt] of attempts.entries()) {
       this.deps.onAttempt?.('delivered', attempt.latencyMs, companyId);
@@ -530,7 +536,7 @@ export class WebhookDispatcher {
         return this.recordDelivered(turn, [head], [attempt]);
       case 'gone':
         if ((await this.endSubscription(queue, log)) || decision.retryInMs === null) {
-          await outbox.recordAttempt(subscriptionId, head.eventId, attempt, { state: 'failed', reason: 'gone' });
+          await outbox.recordAttempt(subscriptionId, head.eventId, attempt, { state: 'failed', reason: 'gone' }, head.envelope);
           await outbox.stopSubscription(subscriptionId, now);
           this.deps.onAttempt?.('gone', attempt.latencyMs, queue.companyId);
           logger.warn(log, 'webhook receiver answered 410 Gone: subscription ended, its queue stopped');
@@ -546,7 +552,7 @@ export class WebhookDispatcher {
           retryInMs === null
             ? { state: 'failed', reason: 'retries_exhausted' }
             : { state: 'pending', nextAttemptAt: retryAt(now, retryInMs, change) };
-        const recorded = await outbox.recordAttempt(subscriptionId, head.eventId, attempt, outcome);
+        const recorded = await outbox.recordAttempt(subscriptionId, head.eventId, attempt, outcome, head.envelope);
         this.deps.onAttempt?.(decision.kind, attempt.latencyMs, queue.companyId);
         logger.warn(
           { ...log, attempt: head.roundAttempts + 1, statusCode: attempt.statusCode, error: attempt.error, ...(retryInMs === null ? {} : { retryInMs }) },
@@ -575,8 +581,16 @@ export class WebhookDispatcher {
 
 }
 
-/** An attempt as the outbox records it. */
-const attemptOf = ({ at, statusCode, error, latencyMs }: SentAttempt): DeliveryAttempt => ({ at, statusCode, error, latencyMs });
+/** An attempt as the outbox records it: what was sent and what came back, when there was something. */
+const attemptOf = ({ at, statusCode, error, latencyMs, errorKind, request, response }: SentAttempt): DeliveryAttempt => ({
+  at,
+  statusCode,
+  error,
+  latencyMs,
+  ...(errorKind !== null && errorKind !== undefined ? { errorKind } : {}),
+  ...(request ? { request } : {}),
+  ...(response ? { response } : {}),
+});
 
 /** When a row is tried again: after its retry delay, or at the end of its queue's hold when that is later. */
 const retryAt = (now: Date, retryInMs: number, change: HealthChange | null): Date => {

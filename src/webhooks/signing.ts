@@ -7,7 +7,10 @@ import { createHmac } from 'node:crypto';
  * - `webhook-id`: the event id (`metadata.eventId`), the same on every retry and redelivery;
  * - `webhook-timestamp`: the attempt's time in whole unix seconds;
  * - `webhook-signature`: `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}`,
- *   keyed with the base64-decoded part of the subscription's `whsec_…` secret.
+ *   keyed with the base64-decoded part of the subscription's `whsec_…` secret. While a
+ *   rotated secret is still valid, one such signature per secret, the new one first,
+ *   separated by a space (`v1,<new> v1,<previous>`): a receiver accepts the delivery when
+ *   any of them matches a secret it knows.
  *
  * Receivers verify with any Standard Webhooks library (`new Webhook(secret).verify(body, headers)`)
  * and reject timestamps too far from their clock, which stops replays.
@@ -61,16 +64,18 @@ export const webhookHeaders = (input: SignatureInput): WebhookSignatureHeaders =
 export type WebhookSigner = (id: string, timestamp: Date, body: string) => WebhookSignatureHeaders;
 
 /**
- * A signer keyed with `secret`, decoded once (it throws `InvalidWebhookSecretError`
+ * A signer keyed with `secrets` (one, or the current one and a rotated one still valid, in
+ * that order: one signature each), decoded once (it throws `InvalidWebhookSecretError`
  * here rather than per attempt): the dispatcher makes one per queue turn instead
  * of decoding the secret for every delivery. The key stays in the closure; nothing
  * the signer returns or throws contains it.
  */
-export const webhookSigner = (secret: string): WebhookSigner => {
-  const key = webhookSecretKey(secret);
+export const webhookSigner = (secrets: string | readonly string[]): WebhookSigner => {
+  const keys = (typeof secrets === 'string' ? [secrets] : secrets).map(webhookSecretKey);
+  if (keys.length === 0) throw new InvalidWebhookSecretError();
   return (id, timestamp, body) => ({
     'webhook-id': id,
     'webhook-timestamp': String(unixSeconds(timestamp)),
-    'webhook-signature': sign(key, id, timestamp, body),
+    'webhook-signature': keys.map((key) => sign(key, id, timestamp, body)).join(' '),
   });
 };

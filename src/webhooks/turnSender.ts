@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { systemClock, type Clock } from '../shared/Clock.js';
-import type { SendDelivery } from './deliveryAgent.js';
+import { redactHeaders, type AttemptErrorKind, type AttemptRequest, type AttemptResponse } from '../application/ports/WebhookOutbox.js';
+import { deliveryHeaders, type DeliveryResponse, type SendDelivery } from './deliveryAgent.js';
 import { webhookSigner } from './signing.js';
 
 /**
@@ -19,8 +20,11 @@ export interface TurnRow {
 
 export interface TurnRequest {
   readonly url: string;
-  /** The subscription's `whsec_…` secret (checked by the caller: `webhookSigner` accepts it). */
-  readonly secret: string;
+  /**
+   * The subscription's `whsec_…` secrets to sign with (checked by the caller: `webhookSigner`
+   * accepts them): its secret, and while a rotation's overlap lasts, the previous one after it.
+   */
+  readonly secrets: readonly string[];
   readonly rows: readonly TurnRow[];
   /** Total time of one attempt: connect, request, response headers and body. */
   readonly timeoutMs: number;
@@ -34,6 +38,12 @@ export interface SentAttempt {
   readonly error: string | null;
   readonly latencyMs: number;
   readonly retryAfter: string | null;
+  /** `error` in one word (null with a status). Optional for senders that do not tell. */
+  readonly errorKind?: AttemptErrorKind | null;
+  /** What was sent (the body is the row's envelope); null when nothing was. */
+  readonly request?: AttemptRequest | null;
+  /** The response's headers (redacted) and first bytes of its body, or null without a response. */
+  readonly response?: AttemptResponse | null;
 }
 
 /** When a turn ends early. */
@@ -57,6 +67,31 @@ export interface TurnSignals {
  * caller's records).
  */
 export type SendTurn = (request: TurnRequest, signals: TurnSignals) => AsyncIterable<readonly SentAttempt[]>;
+
+/** Why an attempt got no response, in one word, from its error's code or name. */
+export const errorKindOf = (error: unknown): AttemptErrorKind => {
+  if (!(error instanceof Error)) return 'other';
+  const code = String((error as NodeJS.ErrnoException).code ?? '');
+  if (error.name === 'TimeoutError' || code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
+  if (code === 'ECONNREFUSED') return 'connection_refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE' || /closed the connection/.test(error.message)) return 'connection_reset';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return 'dns';
+  if (code === 'EREFUSEDADDRESS') return 'refused_address';
+  if (error.name === 'UnsupportedTargetError') return 'invalid_target';
+  if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|SELF_SIGNED|DEPTH_ZERO|EPROTO$|HOSTNAME_MISMATCH)/.test(code) || /certificate|TLS|SSL/i.test(error.message)) return 'tls';
+  return 'other';
+};
+
+/** What a response leaves in the delivery log: its headers (redacted) and the first bytes of its body. */
+export const responseOf = (response: DeliveryResponse): AttemptResponse | null =>
+  response.headers === undefined && response.body === undefined
+    ? null
+    : {
+        headers: redactHeaders(response.headers ?? {}),
+        // NUL is the one character no store keeps as text (PostgreSQL refuses it).
+        body: (response.body ?? '').split('\u0000').join('\uFFFD'),
+        bodyTruncated: response.bodyTruncated ?? false,
+      };
 
 /** The error text recorded for an attempt that got no response. */
 export const describeError = (error: unknown): string => {
@@ -82,8 +117,8 @@ export class AttemptTimeoutError extends Error {
  * for it, so here an attempt is recorded before the next row is sent.
  */
 export const sendTurnsHere = (send: SendDelivery, clock: Clock = systemClock): SendTurn =>
-  async function* sendTurn({ url, secret, rows, timeoutMs }, { finish, stop }) {
-    const sign = webhookSigner(secret);
+  async function* sendTurn({ url, secrets, rows, timeoutMs }, { finish, stop }) {
+    const sign = webhookSigner(secrets);
     let controller: AbortController | null = null;
     const onStop = (): void => controller?.abort(stop.reason);
     stop.addEventListener('abort', onStop, { once: true });
@@ -96,12 +131,14 @@ export const sendTurnsHere = (send: SendDelivery, clock: Clock = systemClock): S
         const started = performance.now();
         const timer = setTimeout(() => current.abort(new AttemptTimeoutError(timeoutMs)), timeoutMs);
         let sent: SentAttempt;
+        const headers = sign(row.eventId, startedAt, row.envelope);
+        const request: AttemptRequest = { url, headers: { ...headers, ...deliveryHeaders(Buffer.byteLength(row.envelope, 'utf8')) } };
         try {
-          const response = await send({ url, headers: sign(row.eventId, startedAt, row.envelope), body: row.envelope }, current.signal);
-          sent = attemptOf(startedAt, started, response.status, null, response.retryAfter);
+          const response = await send({ url, headers, body: row.envelope }, current.signal);
+          sent = { ...attemptOf(startedAt, started, response.status, null, response.retryAfter), errorKind: null, request, response: responseOf(response) };
         } catch (cause) {
           if (stop.aborted) return;
-          sent = attemptOf(startedAt, started, null, describeError(cause), null);
+          sent = { ...attemptOf(startedAt, started, null, describeError(cause), null), errorKind: errorKindOf(cause), request, response: null };
         } finally {
           clearTimeout(timer);
         }
@@ -113,7 +150,7 @@ export const sendTurnsHere = (send: SendDelivery, clock: Clock = systemClock): S
     }
   };
 
-const attemptOf = (startedAt: Date, started: number, statusCode: number | null, error: string | null, retryAfter: string | null): SentAttempt => ({
+const attemptOf = (startedAt: Date, started: number, statusCode: number | null, error: string | null, retryAfter: string | null) => ({
   at: startedAt.toISOString(),
   statusCode,
   error,

@@ -7,7 +7,7 @@ import { SecretsKeyring } from '../../src/application/secrets/SecretsKeyring.js'
 import { UnreadableSecretError } from '../../src/application/secrets/UnreadableSecretError.js';
 import { encryptStoredSecrets } from '../../src/application/secrets/encryptStoredSecrets.js';
 import { SecretKey } from '../../src/shared/SecretKey.js';
-import { generateWebhookSecret } from '../../src/shared/webhookSecret.js';
+import { decodeSigningSecrets, encodeRotatedSecrets, generateWebhookSecret, secretsAt } from '../../src/shared/webhookSecret.js';
 
 /** A new random key, as `openssl rand -base64 32` would give. */
 export const newSecretKey = (): SecretKey => {
@@ -65,6 +65,21 @@ export const encryptedWebhookSecretStoreContract = (name: string, make: () => Pr
       expect(keptA).not.to.equal(keptB);
       expect(await store.get(a)).to.equal(secret);
       expect(await store.get(b)).to.equal(secret);
+    });
+
+    it('keeps a rotated subscription’s two secrets as one value, encrypted whole: neither in the clear, both read back', async () => {
+      const store = over(new SecretsKeyring(keyA));
+      const a = id();
+      const [previous, next] = [generateWebhookSecret(), generateWebhookSecret()];
+      const expiresAt = '2026-03-05T10:00:00.000Z';
+      await store.put(a, encodeRotatedSecrets(next, { secret: previous, expiresAt }));
+      const kept = (await keptBy(made.store, a))!;
+      expect(kept).to.match(new RegExp(`^enc:v1:${keyA.id}:`));
+      for (const secret of [previous, next]) expect(kept).not.to.include(secret.slice('whsec_'.length));
+      const read = decodeSigningSecrets((await store.get(a))!);
+      expect(read).to.deep.equal({ current: next, previous: { secret: previous, expiresAt }, rotated: true });
+      expect(secretsAt(read, new Date('2026-03-05T09:59:59.999Z'))).to.deep.equal([next, previous]);
+      expect(secretsAt(read, new Date(expiresAt))).to.deep.equal([next]);
     });
 
     it('reads a secret kept in the clear (before SECRETS_KEY), and encrypts it in one pass', async () => {

@@ -220,6 +220,29 @@ export const webhookOutboxContract = (name: string, make: () => Promise<OutboxUn
     });
 
     describe('recording attempts', () => {
+      it('keeps what an attempt sent and what came back, as given, beside attempts without them', async () => {
+        const sub = aSubscription();
+        const row = aDelivery(sub, '1');
+        await outbox.enqueue([row], T0);
+        const request = {
+          url: sub.targetUrl,
+          headers: { 'webhook-id': row.eventId, 'webhook-timestamp': '1772618400', 'webhook-signature': 'v1,abc= v1,def=', 'content-type': 'application/json' },
+        };
+        const failed: DeliveryAttempt = {
+          ...anAttempt(503, at(1)),
+          request,
+          response: { headers: { 'retry-after': '5', 'set-cookie': '[redacted]' }, body: '{"error":"busy","echo":"é ✓"}', bodyTruncated: true },
+        };
+        const refused: DeliveryAttempt = { ...anAttempt(null, at(2), 'connect ECONNREFUSED 127.0.0.1:9'), errorKind: 'connection_refused', request };
+        await outbox.recordAttempt(sub.subscriptionId, row.eventId, failed, { state: 'pending', nextAttemptAt: at(2) });
+        await outbox.recordAttempt(sub.subscriptionId, row.eventId, refused, { state: 'pending', nextAttemptAt: at(3) });
+        await outbox.recordAttempt(sub.subscriptionId, row.eventId, anAttempt(200, at(3)), { state: 'delivered' });
+        const stored = await outbox.get(sub.subscriptionId, row.eventId);
+        expect(stored?.attempts).to.deep.equal([failed, refused, anAttempt(200, at(3))]);
+        const [listed] = (await outbox.listDeliveries(sub.subscriptionId, { page: 1, limit: 10 })).items;
+        expect(listed?.attempts).to.deep.equal([failed, refused, anAttempt(200, at(3))]);
+      });
+
       it('delivered: final, with the attempt and its time', async () => {
         const sub = aSubscription();
         const row = aDelivery(sub, '1');
@@ -694,6 +717,57 @@ export const webhookOutboxContract = (name: string, make: () => Promise<OutboxUn
         expect((await outbox.get(sub.subscriptionId, unrelated.eventId))?.envelope).to.equal(unrelated.envelope);
         expect((await outbox.get(otherCompany.subscriptionId, elsewhere.eventId))?.envelope).to.equal(elsewhere.envelope);
         expect(await outbox.eraseMentions(sub.companyId, randomUUID(), () => 'x')).to.equal(0);
+      });
+
+      it('empties the responses of the attempts of the rows it rewrites (a receiver may echo the body), and keeps the others', async () => {
+        const personId = randomUUID();
+        const sub = aSubscription({ event: 'contact.created' });
+        const envelope = JSON.stringify({ event: 'contact.created', data: { id: personId, name: 'Ada Quill' } });
+        const mentioning = aDelivery(sub, '10', { envelope });
+        const unrelated = aDelivery(sub, '11');
+        await commit('20', [sub], [mentioning, unrelated]);
+        const echoed = (body: string): DeliveryAttempt => ({
+          ...anAttempt(500),
+          request: { url: sub.targetUrl, headers: { 'webhook-signature': 'v1,abc=' } },
+          response: { headers: { 'x-echo': body.slice(0, 40) }, body, bodyTruncated: false },
+        });
+        await outbox.recordAttempt(sub.subscriptionId, mentioning.eventId, echoed(envelope), { state: 'pending', nextAttemptAt: at(1) });
+        await outbox.recordAttempt(sub.subscriptionId, mentioning.eventId, anAttempt(null, at(1), 'timeout'), { state: 'pending', nextAttemptAt: at(2) });
+        await outbox.recordAttempt(sub.subscriptionId, unrelated.eventId, echoed(unrelated.envelope), { state: 'pending', nextAttemptAt: at(1) });
+
+        expect(await outbox.eraseMentions(sub.companyId, personId, (text) => text.replace('Ada Quill', 'null'))).to.equal(1);
+
+        const erased = await outbox.get(sub.subscriptionId, mentioning.eventId);
+        expect(JSON.stringify(erased)).not.to.contain('Ada Quill');
+        expect(erased?.attempts[0]?.response).to.deep.equal({ headers: {}, body: '', bodyTruncated: false, erased: true });
+        expect(erased?.attempts[0]?.request).to.deep.equal({ url: sub.targetUrl, headers: { 'webhook-signature': 'v1,abc=' } });
+        expect(erased?.attempts[1]).to.deep.equal(anAttempt(null, at(1), 'timeout'));
+        expect((await outbox.get(sub.subscriptionId, unrelated.eventId))?.attempts).to.deep.equal([echoed(unrelated.envelope)]);
+      });
+
+      it('keeps no response of an attempt that was in flight while an erasure rewrote its row (it sent, and may echo, the old body)', async () => {
+        const personId = randomUUID();
+        const sub = aSubscription({ event: 'contact.created' });
+        const envelope = JSON.stringify({ event: 'contact.created', data: { id: personId, name: 'Ada Quill' } });
+        const [row, other] = [aDelivery(sub, '10', { envelope }), aDelivery(sub, '11')];
+        await commit('20', [sub], [row, other]);
+        const echoed = (body: string): DeliveryAttempt => ({
+          ...anAttempt(200),
+          request: { url: sub.targetUrl, headers: {} },
+          response: { headers: { 'x-echo': 'Ada Quill' }, body, bodyTruncated: false },
+        });
+        // Sent before the erasure, recorded after it.
+        await outbox.eraseMentions(sub.companyId, personId, (text) => text.replace('Ada Quill', 'null'));
+        expect(await outbox.recordAttempt(sub.subscriptionId, row.eventId, echoed(envelope), { state: 'delivered' }, envelope)).to.equal(true);
+        const stored = await outbox.get(sub.subscriptionId, row.eventId);
+        expect(stored).to.include({ state: 'delivered' });
+        expect(JSON.stringify(stored)).not.to.contain('Ada Quill');
+        expect(stored?.attempts).to.deep.equal([{ ...echoed(envelope), response: { headers: {}, body: '', bodyTruncated: false, erased: true } }]);
+        // A row whose envelope is the one sent keeps its response.
+        expect(await outbox.recordAttempt(sub.subscriptionId, other.eventId, echoed(other.envelope), { state: 'delivered' }, other.envelope)).to.equal(true);
+        expect((await outbox.get(sub.subscriptionId, other.eventId))?.attempts).to.deep.equal([echoed(other.envelope)]);
+        // And a row no longer pending is not written either way.
+        expect(await outbox.recordAttempt(sub.subscriptionId, other.eventId, echoed(other.envelope), { state: 'delivered' }, 'another body')).to.equal(false);
       });
 
       it("forgets, on the company's erasure, every row of its subscriptions, pending or final, the counts by state following, and no other company's", async () => {

@@ -8,7 +8,7 @@ import { eventually } from '../support/events.js';
 import { postgresServerInstalled, startPostgresCluster, type TestCluster } from '../support/postgresCluster.js';
 import { runCli, startServer } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
-import { bytesFound, filesUnder, spellingsOf, startCountingReceiver } from '../support/personalValues.js';
+import { bytesFound, filesUnder, spellingsOf, startCountingReceiver, startEchoReceiver } from '../support/personalValues.js';
 import { GOLDEN_LOGS_DIR } from '../support/goldenLog.js';
 import { exportOverHttp } from '../support/exportOverHttp.js';
 import { noValuesAfterReplay } from '../support/scanAfterReplay.js';
@@ -26,7 +26,8 @@ interface Engine {
 /**
  * A contact with unique values along every path (created with an Idempotency-Key and
  * replayed, updated, found by search, linked to a deal that is won, delivered to a
- * receiver that succeeds and one that fails, its history read), then erased; the
+ * receiver that succeeds and one that fails, and to two that echo the body back in their
+ * response, one with 200 and one with 500 (the delivery log keeps responses), its history read), then erased; the
  * user the deal is assigned to, with unique values too (created through the admin
  * API with an Idempotency-Key), erased after it; a second contact found by search,
  * deleted, then erased by its e-mail address; an export of the company made
@@ -37,6 +38,7 @@ interface Engine {
  */
 const eraseAndScan = async (engine: Engine): Promise<void> => {
   const [ok, failing] = [await startCountingReceiver(200), await startCountingReceiver(500)];
+  const [echoing, echoingFailure] = [await startEchoReceiver(200), await startEchoReceiver(500)];
   const env = {
     ...engine.env,
     LOG_LEVEL: 'debug',
@@ -89,7 +91,7 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
     };
     await eventually(async () => (await call('GET', '/test')).status === 200 && (await call('GET', '/test', undefined, {}, eraser)).status === 200, 10_000);
 
-    for (const receiver of [ok, failing]) {
+    for (const receiver of [ok, failing, echoing, echoingFailure]) {
       for (const event of ['contact.created', 'contact.updated', 'deal.created', 'deal.won']) {
         const subscribed = await call('POST', '/webhooks/subscribe', { event, target_url: receiver.url });
         expect(subscribed.status, JSON.stringify(subscribed.body)).to.equal(201);
@@ -113,10 +115,17 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
     const dealId = deal.body.data!.id as string;
     expect((await call('PUT', `/deals/${dealId}/status`, { status: 'won' })).status).to.equal(200);
     expect((await call('GET', `/contacts/${contactId}/history`)).status).to.equal(200);
-    await eventually(() => ok.count() >= 4 && failing.count() >= 4, 15_000);
+    await eventually(() => [ok, failing, echoing, echoingFailure].every((receiver) => receiver.count() >= 4), 15_000);
+    // The delivery log kept what the echoing receivers answered: the person's values, until the erasure.
+    const logged = await call('GET', '/webhooks');
+    const echoed = ((logged.body.data as unknown as { id: string; target_url: string }[] | undefined) ?? []).filter((s) => s.target_url === echoing.url);
+    const keptBefore = await call('GET', `/webhooks/${echoed[0]!.id}/deliveries`);
+    const firstEvent = (keptBefore.body.data as unknown as { eventId: string }[])[0]!.eventId;
+    const attempt = await call('GET', `/webhooks/${echoed[0]!.id}/deliveries/${firstEvent}`);
+    expect(JSON.stringify(attempt.body), 'the response kept in the delivery log').to.contain(person.name);
     // An export made before the erasures holds the person's values (in exports.sqlite, or in PostgreSQL's tables).
     const exported = await exportOverHttp(server.baseUrl, adminToken, companyId!);
-    expect(exported.archive.toString('utf8')).to.contain(person.email);
+    expect(exported.archive.toString('utf8')).to.contain(person.name);
 
     const erased = await call('POST', `/contacts/${contactId}/erase`, {}, {}, eraser);
     expect(erased.status, JSON.stringify(erased.body)).to.equal(200);
@@ -152,6 +161,8 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
     await server.stop();
     await ok.close();
     await failing.close();
+    await echoing.close();
+    await echoingFailure.close();
     output = server.output();
   }
 

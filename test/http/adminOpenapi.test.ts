@@ -30,6 +30,7 @@ const declaredRoutes = (): string[] => {
     erasure: {} as AdminContext['erasure'],
     companyDeletion: { data: {} as AdminContext['companyDeletion']['data'], retentionMs: 1 },
     exports: {} as AdminContext['exports'],
+    webhookSecrets: {} as AdminContext['webhookSecrets'],
     console: { publicUrl: undefined, basePath: '', sessions: { endAll: async () => 0 } },
   };
   return ADMIN_RESOURCES.flatMap((resource) => resource.routes(context)).flatMap((router) =>
@@ -78,7 +79,7 @@ describe('The admin API\'s OpenAPI document', () => {
     ]);
   });
 
-  it('needs an admin token everywhere but on the document and its page: 401, 429, 500 and 503 listed; Idempotency-Key on every creating POST (an erase, a suspension and a resumption are idempotent by themselves)', () => {
+  it('needs an admin token everywhere but on the document and its page: 401, 429, 500 and 503 listed; Idempotency-Key on every creating POST (an erase, a suspension and a resumption are idempotent by themselves; a secret’s rotation is repeated safely, see decision 206)', () => {
     for (const { path, method, operation } of operations) {
       const where = `${method.toUpperCase()} ${path}`;
       const security = operation.security ?? document.security;
@@ -90,7 +91,7 @@ describe('The admin API\'s OpenAPI document', () => {
       expect(operation.responses, where).to.include.keys('401', '429', '500', '503');
       expect(operation['x-required-permission'], where).to.equal(undefined);
       const parameters = (operation.parameters ?? []).map((parameter) => ('name' in parameter ? parameter.name : ''));
-      expect(parameters.includes('Idempotency-Key'), where).to.equal(method === 'post' && !/\/(erase|suspend|resume)$/.test(path));
+      expect(parameters.includes('Idempotency-Key'), where).to.equal(method === 'post' && !/\/(erase|suspend|resume|rotate-secret)$/.test(path));
     }
   });
 

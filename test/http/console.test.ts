@@ -457,3 +457,50 @@ describe('HTTP: console webhooks under the API’s rules (the subscription cap, 
     ]);
   });
 });
+
+describe('HTTP: console secret rotation and delivery pages, without a script', function () {
+  this.timeout(30_000);
+  let api: Harness;
+  before(async () => (api = await startHarness({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })));
+  after(() => api.close());
+
+  it('asks first, then rotates with the overlap chosen, showing the new secret once, recorded with source console', async () => {
+    const session = await openConsole(api.baseUrl, api.chronicle.stores.eventStore, api.companyId);
+    expect((await session.post('/console/webhooks', { event: 'contact.created', target_url: 'http://127.0.0.1:9/rotated' })).status).to.equal(201);
+    const [subscription] = (await api.request('GET', '/webhooks')).body.data as { id: string }[];
+    const before = await api.chronicle.stores.webhookSecrets.get(subscription!.id);
+
+    const asked = await session.post(`/console/webhooks/${subscription!.id}/rotate-secret`, { overlapHours: '72' });
+    expect(asked.status).to.equal(200);
+    expect(titleOf(asked.text)).to.match(/^Rotate the signing secret of /);
+    expect(asked.text).to.contain('name="overlapHours" value="72"').and.contain('for 72 hours');
+    expect(await api.chronicle.stores.webhookSecrets.get(subscription!.id)).to.equal(before);
+
+    const rotated = await session.post(`/console/webhooks/${subscription!.id}/rotate-secret`, { overlapHours: '72', confirmed: 'yes' });
+    expect(rotated.status).to.equal(200);
+    expect(titleOf(rotated.text)).to.equal('Signing secret rotated');
+    const secret = /<code id="signing-secret"[^>]*>([^<]+)</.exec(rotated.text)?.[1];
+    expect(secret).to.match(/^whsec_/);
+    const page = await session.get(`/console/webhooks/${subscription!.id}`);
+    expect(page.text).not.to.contain(secret!.slice(6));
+    const history = await api.request('GET', `/webhooks/${subscription!.id}/history`);
+    const entry = (history.body.data as { type: string; data: { overlapHours: number }; metadata: { source: string } }[]).find((e) => e.type === 'WebhookSecretRotated');
+    expect([entry?.data.overlapHours, entry?.metadata.source]).to.deep.equal([72, 'console']);
+
+    const refused = await session.post(`/console/webhooks/${subscription!.id}/rotate-secret`, { overlapHours: '500', confirmed: 'yes' });
+    expect(refused.status).to.equal(422);
+  });
+
+  it('answers 404 for another company’s subscription and delivery, and for an unknown delivery', async () => {
+    const other = await api.newCompany('Console neighbours');
+    const theirs = await api.request('POST', '/webhooks/subscribe', { key: other.key, body: { event: 'contact.created', target_url: 'http://127.0.0.1:9/theirs' } });
+    const session = await openConsole(api.baseUrl, api.chronicle.stores.eventStore, api.companyId);
+    const rotate = await session.post(`/console/webhooks/${theirs.body.data.id}/rotate-secret`, { overlapHours: '24', confirmed: 'yes' });
+    expect(rotate.status).to.equal(404);
+    expect(await api.chronicle.stores.webhookSecrets.get(theirs.body.data.id)).to.equal(theirs.body.data.secret);
+    expect((await session.get(`/console/webhooks/${theirs.body.data.id}/deliveries/any-event`)).status).to.equal(404);
+    const [mine] = (await api.request('GET', '/webhooks')).body.data as { id: string }[];
+    const missing = await session.get(`/console/webhooks/${mine!.id}/deliveries/no-such-event`);
+    expect([missing.status, titleOf(missing.text)]).to.deep.equal([404, 'No such delivery']);
+  });
+});

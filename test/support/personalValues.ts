@@ -21,6 +21,30 @@ export const startCountingReceiver = async (code: number): Promise<{ url: string
   };
 };
 
+/**
+ * A receiver on 127.0.0.1 that answers `code` with the request's body echoed back as its
+ * own (and its first bytes in a header), as some receivers and debugging tools do: what
+ * it answers lands in the delivery log.
+ */
+export const startEchoReceiver = async (code: number): Promise<{ url: string; count: () => number; close: () => Promise<void> }> => {
+  let received = 0;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received += 1;
+      const body = Buffer.concat(chunks).toString('utf8');
+      res.writeHead(code, { 'content-type': 'application/json', 'x-echo': encodeURIComponent(body.slice(0, 200)) }).end(`{"received":${body}}`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/echo`,
+    count: () => received,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+};
+
 /** Every spelling a stored or logged value could take: as sent, lower- and upper-cased, URL-escaped, and a number's digits. */
 export const spellingsOf = (value: string): string[] => {
   const spellings = new Set([value, value.toLowerCase(), value.toUpperCase(), encodeURIComponent(value), encodeURIComponent(value.toLowerCase())]);

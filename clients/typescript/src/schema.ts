@@ -593,6 +593,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/{id}/deliveries/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One delivery, with every attempt in full
+         * @description The delivery of one event, as in the list, with each attempt in full: its `request` (the URL, every header sent, the signature headers too, and the body as sent) and its `response` (the status, the headers with `set-cookie` and `authorization` redacted, and the first 64 KiB of the body), or, without a response, why (`error`, and `errorKind`: `timeout`, `connection_refused`, `connection_reset`, `dns`, `tls`, `refused_address`, `invalid_target`, `no_secret`, `other`). Kept as long as the delivery log keeps the delivery. A person's erasure empties the responses of the deliveries that mention them (`response.erased`). Attempts recorded by releases before this one have `request` and `response` null.
+         *
+         *     Requires the `webhooks:read` permission.
+         */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description Rotates the subscription's signing secret, as Standard Webhooks defines it: this response
+         *     returns the **new secret, once** (it is never shown again), and from now on every delivery
+         *     is signed with it. For `overlapHours` (default 24, at most 168) the previous secret signs
+         *     every delivery too: `webhook-signature` then carries two signatures separated by a space,
+         *     the new secret's first (`v1,<new> v1,<previous>`), so a receiver that still checks with the
+         *     previous secret accepts them while it moves to the new one. After `previousSecretExpiresAt`
+         *     only the new secret signs. `overlapHours: 0` stops the previous secret at once (a leaked
+         *     secret). Rotating again during an overlap replaces the previous secret with the one being
+         *     replaced. Recorded in the log as `WebhookSecretRotated` (without either secret). Send `{}`
+         *     (with `Content-Type: application/json`, as every POST) for the default overlap.
+         *
+         *     Requires the `webhooks:write` permission.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/{id}/redeliver": {
         parameters: {
             query?: never;
@@ -846,8 +899,11 @@ export interface components {
         };
         /** @description Who caused a stored event: its `source`, the API key (`keyId`) or user (`userId`) when known, and the `correlationId` (the request id of an API request, as in `X-Request-Id`). Never a secret. */
         HistoryMetadata: {
-            /** @enum {string} */
-            source: "api" | "cli" | "console" | "system";
+            /**
+             * @description The customer API, the CLI, the customer console, the server itself, or the platform's admin API.
+             * @enum {string}
+             */
+            source: "api" | "cli" | "console" | "system" | "admin";
             keyId?: string;
             userId?: string;
             correlationId: string;
@@ -1701,7 +1757,7 @@ export interface components {
         /** @description A stored event of a webhook subscription (never its secret). */
         WebhookHistoryEvent: {
             /** @enum {string} */
-            type: "WebhookSubscribed" | "WebhookUnsubscribed" | "WebhookPaused" | "WebhookDisabled" | "WebhookEnabled" | "WebhookEndedByImport";
+            type: "WebhookSubscribed" | "WebhookUnsubscribed" | "WebhookPaused" | "WebhookDisabled" | "WebhookEnabled" | "WebhookEndedByImport" | "WebhookSecretRotated";
             /** @description 0-based revision of the event in the entity's stream. */
             revision: number;
             /** @description The event's position in the whole log. */
@@ -1771,6 +1827,16 @@ export interface components {
                 companyId: string;
                 at: components["schemas"]["Timestamp"];
             };
+        } | {
+            /** @constant */
+            type?: "WebhookSecretRotated";
+            data?: {
+                subscriptionId: string;
+                companyId: string;
+                overlapHours: number;
+                previousSecretExpiresAt: components["schemas"]["Timestamp"];
+                at: components["schemas"]["Timestamp"];
+            };
         });
         WebhookHistory: {
             /** @constant */
@@ -1803,11 +1869,45 @@ export interface components {
             /** @constant */
             error?: "Webhook subscription is not active";
         } & components["schemas"]["Error"];
+        /**
+         * @description Why an attempt got no response, in one word.
+         * @enum {string}
+         */
+        WebhookAttemptErrorKind: "timeout" | "connection_refused" | "connection_reset" | "dns" | "tls" | "refused_address" | "invalid_target" | "no_secret" | "other";
         WebhookDeliveryAttempt: {
             at: components["schemas"]["Timestamp"];
             statusCode: number | null;
             error: string | null;
+            errorKind: components["schemas"]["WebhookAttemptErrorKind"] | null;
             latencyMs: number;
+        };
+        /** @description Header names in lower case. */
+        WebhookHeaders: {
+            [key: string]: string;
+        };
+        WebhookDeliveryAttemptDetail: {
+            at: components["schemas"]["Timestamp"];
+            statusCode: number | null;
+            error: string | null;
+            errorKind: components["schemas"]["WebhookAttemptErrorKind"] | null;
+            latencyMs: number;
+            request: {
+                url: string;
+                headers: components["schemas"]["WebhookHeaders"];
+                /** @description The body exactly as sent and signed. */
+                body: string;
+            } | null;
+            response: {
+                statusCode: number | null;
+                /** @description As received, `set-cookie` and `authorization` replaced with `[redacted]`. */
+                headers: components["schemas"]["WebhookHeaders"];
+                /** @description The first 64 KiB of the body, as UTF-8 text. */
+                body: string;
+                /** @description The body was longer than 64 KiB. */
+                bodyTruncated: boolean;
+                /** @description A person's erasure emptied the headers and body. */
+                erased: boolean;
+            } | null;
         };
         WebhookDelivery: {
             /** @description `metadata.eventId` and the `webhook-id` header of every attempt. */
@@ -1816,10 +1916,43 @@ export interface components {
             occurredAt: components["schemas"]["Timestamp"];
             /** @enum {string} */
             state: "pending" | "delivered" | "failed";
+            /** @description A test delivery (sent from the console; its body says `metadata.test: true`), not a change of any record. */
+            test: boolean;
             attempts: components["schemas"]["WebhookDeliveryAttempt"][];
             nextAttemptAt: components["schemas"]["Timestamp"] | null;
             completedAt: components["schemas"]["Timestamp"] | null;
             failureReason: ("retries_exhausted" | "gone" | "unsubscribed") | null;
+        };
+        WebhookDeliveryDetail: {
+            eventId: string;
+            event: components["schemas"]["WebhookEventType"];
+            occurredAt: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            state: "pending" | "delivered" | "failed";
+            test: boolean;
+            attempts: components["schemas"]["WebhookDeliveryAttemptDetail"][];
+            nextAttemptAt: components["schemas"]["Timestamp"] | null;
+            completedAt: components["schemas"]["Timestamp"] | null;
+            failureReason: ("retries_exhausted" | "gone" | "unsubscribed") | null;
+        };
+        WebhookRotateSecretRequest: {
+            /**
+             * @description Hours the previous secret still signs.
+             * @default 24
+             */
+            overlapHours: number;
+        };
+        WebhookRotateSecretResponse: {
+            /** @constant */
+            success: true;
+            data: {
+                /** Format: uuid */
+                id: string;
+                /** @description The new signing secret: `whsec_` + base64 of 32 random bytes. Returned only in this response. */
+                secret: string;
+                /** @description When the previous secret stops signing deliveries. */
+                previousSecretExpiresAt: components["schemas"]["Timestamp"];
+            };
         };
         WebhookRedeliverRequest: {
             eventId: string;
@@ -7777,6 +7910,487 @@ export interface operations {
                 };
             };
             /** @description `page` or `limit` out of range: `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
+            422: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
+                };
+            };
+            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Read-your-writes across instances: the `X-Log-Position` of an earlier write. The read waits (bounded) until this instance has applied it; when the wait runs out the answer carries `X-Read-Your-Writes: timeout`. Not a log position: 400. */
+                "X-Min-Log-Position"?: string;
+            };
+            path: {
+                /** @description The subscription id. */
+                id: string;
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["WebhookDeliveryDetail"];
+                    };
+                };
+            };
+            /** @description `X-Min-Log-Position` is not a log position. */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The API key lacks the `webhooks:read` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
+                };
+            };
+            /** @description No webhook subscription with this id in the caller's company (`Webhook subscription not found`), or no delivery of it with this event id (`Delivery not found`). */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryNotFoundError"];
+                };
+            };
+            /** @description Rate limit exceeded: the hourly or daily request limit of this API key (the `message` names which and when it resets), or too many concurrent requests (`retryAfter` 1). Or `code` `TOO_MANY_FAILED_CREDENTIALS`: this client address presented more than `FAILED_CREDENTIALS_LIMIT` refused API keys (with console links and sessions) within `FAILED_CREDENTIALS_WINDOW_SECONDS`, in this process: a refused one is answered 429 instead of 401 until the window ends (`retryAfter`); a valid one is never refused for it, and carries no rate-limit headers when refused. */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["FailedCredentialsError"];
+                };
+            };
+            /** @description Unexpected failure. No internals are shown; quote `requestId` to support. */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRotateSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description The new secret (shown only here), and when the previous one stops signing. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    /** @description Log position of the write; send it as `X-Min-Log-Position` to read it on any instance. */
+                    "X-Log-Position": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRotateSecretResponse"];
+                };
+            };
+            /** @description The body is not valid JSON (`code` `INVALID_JSON`); or it holds a key that could reach an object prototype, `__proto__` or `constructor` holding `prototype`, at any depth (`FORBIDDEN_KEY`, with `details.key` and `details.path`); or the `Content-Type` header is malformed by RFC 9110, e.g. `application/json; charset` (`MALFORMED_CONTENT_TYPE`, the `message` says what is wrong). */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No API key (`API key required in Authorization header`), a malformed one (`Invalid API key format`), or an unknown, expired or revoked one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The API key lacks the `webhooks:write` permission. Or `Company suspended` (`code` `COMPANY_SUSPENDED`, without the permission fields): the platform suspended the API key's company; every key of it is refused until it is resumed (before the rate limits: without their headers). */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit"?: number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining"?: number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset"?: number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit"?: number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining"?: number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["CompanySuspendedError"];
+                };
+            };
+            /** @description No active webhook subscription with this id in the caller's company (unknown, another company's, or already unsubscribed): `Webhook subscription not found`. */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookNotFoundError"];
+                };
+            };
+            /** @description The body is larger than 1 MB. */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The body is not sent as `Content-Type: application/json` (`code` `UNSUPPORTED_MEDIA_TYPE`; `application/*+json` types included), or with a `charset` other than `utf-8` (`UNSUPPORTED_CHARSET`). Type and parameter names are case-insensitive; other parameters are ignored. */
+            415: {
+                headers: {
+                    /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
+                    "X-Request-Id": string;
+                    /** @description Requests this API key may make per UTC hour. */
+                    "X-RateLimit-Hourly-Limit": number;
+                    /** @description Requests left in the current UTC hour. */
+                    "X-RateLimit-Hourly-Remaining": number;
+                    /** @description When the hourly window ends (the top of the next UTC hour), in Unix epoch seconds. */
+                    "X-RateLimit-Hourly-Reset": number;
+                    /** @description Requests this API key may make per UTC day. */
+                    "X-RateLimit-Daily-Limit": number;
+                    /** @description Requests left in the current UTC day. */
+                    "X-RateLimit-Daily-Remaining": number;
+                    /** @description When the daily window ends (the next midnight UTC), in Unix epoch seconds. */
+                    "X-RateLimit-Daily-Reset": number;
+                    /** @description Present (`timeout`) when this answer waited for the read models to apply a log position (the write's own, `X-Min-Log-Position`, or on a read the creates this instance answered for the company) and the wait (`READ_YOUR_WRITES_TIMEOUT_MS`) ran out: the answer may not show that position yet. After one such read, the company's reads that would wait for the same creates answer at once with it. Absent when the position was applied, or none was waited for. Retry the read later with the same `X-Min-Log-Position`. */
+                    "X-Read-Your-Writes"?: "timeout";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description `overlapHours` not a whole number from 0 to 168 (`details.overlapHours`), or another field (named in `details`): `Validation failed` with `details` mapping each field to a message, or `Missing required fields` with `details.missingFields`. */
             422: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */

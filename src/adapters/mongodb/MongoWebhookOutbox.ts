@@ -1,4 +1,4 @@
-import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
+import type { AnyBulkWriteOperation, Collection, Db, Filter } from 'mongodb';
 import {
   MAX_KEPT_ATTEMPTS,
   fromPositionKey,
@@ -7,6 +7,7 @@ import {
   type AttemptOutcome,
   type Delivery,
   type DeliveryAttempt,
+  erasedAttempt,
   type DeliveryFailureReason,
   type DeliveryPage,
   type DeliveryQueue,
@@ -483,7 +484,18 @@ export class MongoWebhookOutbox implements WebhookOutbox {
     eventId: string,
     attempt: DeliveryAttempt,
     outcome: AttemptOutcome,
+    sentEnvelope?: string,
   ): Promise<boolean> {
+    // The response kept as it came only while the row's envelope is the one sent (an erasure may have rewritten it meanwhile).
+    if (sentEnvelope !== undefined && attempt.response !== undefined) {
+      if (await this.record({ subscriptionId, eventId, envelope: sentEnvelope }, attempt, outcome)) return true;
+      return this.record({ subscriptionId, eventId, envelope: { $ne: sentEnvelope } }, erasedAttempt(attempt), outcome);
+    }
+    return this.record({ subscriptionId, eventId }, attempt, outcome);
+  }
+
+  /** Records `attempt` on the row `row` names, if pending (or the cancelled row of a 410). */
+  private async record(row: Filter<OutboxDocument>, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean> {
     const final = outcome.state !== 'pending';
     const update = {
       $push: { attempts: { $each: [attempt], $slice: -MAX_KEPT_ATTEMPTS } },
@@ -495,14 +507,14 @@ export class MongoWebhookOutbox implements WebhookOutbox {
         failureReason: outcome.state === 'failed' ? outcome.reason : null,
       },
     };
-    const result = await this.outbox.updateOne({ subscriptionId, eventId, state: 'pending' }, update);
+    const result = await this.outbox.updateOne({ ...row, state: 'pending' }, update);
     if (result.modifiedCount === 1) {
       if (final) await this.count({ pending: -1, [outcome.state]: 1 });
       return true;
     }
     // The 410 that ended the subscription: its own unsubscription may have cancelled the row first (failed stays failed).
     if (outcome.state !== 'failed' || outcome.reason !== 'gone') return false;
-    const gone = await this.outbox.updateOne({ subscriptionId, eventId, state: 'failed', failureReason: 'unsubscribed' }, update);
+    const gone = await this.outbox.updateOne({ ...row, state: 'failed', failureReason: 'unsubscribed' }, update);
     return gone.modifiedCount === 1;
   }
 
@@ -564,10 +576,13 @@ export class MongoWebhookOutbox implements WebhookOutbox {
 
   async eraseMentions(companyId: string, id: string, rewrite: (envelope: string) => string): Promise<number> {
     // Envelopes are JSON text: the id is looked for in it as text, among the company's rows.
-    const found = await this.outbox.find({ companyId, envelope: { $regex: escapeRegex(id) } }, { projection: { _id: 1, envelope: 1 } }).toArray();
+    const found = await this.outbox
+      .find({ companyId, envelope: { $regex: escapeRegex(id) } }, { projection: { _id: 1, envelope: 1, attempts: 1 } })
+      .toArray();
     let changed = 0;
     for (const doc of found) {
-      const updated = await this.outbox.updateOne({ _id: doc._id }, { $set: { envelope: rewrite(doc.envelope) } });
+      // A receiver may have echoed the body back: the attempts' responses go with it.
+      const updated = await this.outbox.updateOne({ _id: doc._id }, { $set: { envelope: rewrite(doc.envelope), attempts: doc.attempts.map(erasedAttempt) } });
       changed += updated.modifiedCount;
     }
     return changed;

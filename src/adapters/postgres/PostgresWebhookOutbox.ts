@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import {
   MAX_KEPT_ATTEMPTS,
+  attemptDetailJson,
+  erasedAttempt,
   type AttemptOutcome,
   type Delivery,
   type DeliveryAttempt,
@@ -254,7 +256,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     });
   }
 
-  async recordAttempt(subscriptionId: string, eventId: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean> {
+  async recordAttempt(subscriptionId: string, eventId: string, attempt: DeliveryAttempt, outcome: AttemptOutcome, sentEnvelope?: string): Promise<boolean> {
     // One statement: the pending check, the outcome and the attempt appended to the list (the oldest
     // dropped beyond the kept number), so recording neither reads the row nor rewrites its attempts here.
     const recorded = await query(
@@ -262,7 +264,8 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       `UPDATE webhook_outbox SET
          state = $3,
          attempts = (CASE WHEN jsonb_array_length(attempts) >= $4 THEN attempts - 0 ELSE attempts END)
-           || jsonb_build_array(jsonb_build_object('at', $5::text, 'statusCode', $6::integer, 'error', $7::text, 'latencyMs', $8::integer)),
+           || jsonb_build_array(jsonb_build_object('at', $5::text, 'statusCode', $6::integer, 'error', $7::text, 'latencyMs', $8::integer)
+           || (CASE WHEN $14::text IS NULL OR envelope = $14::text THEN $12::jsonb ELSE $13::jsonb END)),
          round_attempts = round_attempts + 1,
          next_attempt_at = $9,
          completed_at = $10,
@@ -283,6 +286,9 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
         outcome.state === 'pending' ? outcome.nextAttemptAt : null,
         outcome.state === 'pending' ? null : attempt.at,
         outcome.state === 'failed' ? outcome.reason : null,
+        attemptDetailJson(attempt),
+        attemptDetailJson(erasedAttempt(attempt)),
+        sentEnvelope ?? null,
       ],
     );
     return recorded.rowCount === 1;
@@ -353,17 +359,18 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   async eraseMentions(companyId: string, id: string, rewrite: (envelope: string) => string): Promise<number> {
     // Through the company's subscriptions (the primary key's prefix); values bound, never inlined in SQL text.
     return inTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<{ subscription_id: string; event_id: string; envelope: string }>(
-        `SELECT subscription_id, event_id, envelope FROM webhook_outbox WHERE subscription_id IN (
+      const { rows } = await client.query<{ subscription_id: string; event_id: string; envelope: string; attempts: DeliveryAttempt[] }>(
+        `SELECT subscription_id, event_id, envelope, attempts FROM webhook_outbox WHERE subscription_id IN (
            SELECT subscription_id FROM webhook_fan_out_subscriptions WHERE company_id = $1) AND strpos(envelope, $2) > 0
          FOR UPDATE`,
         [companyId, id],
       );
       for (const row of rows) {
-        await client.query('UPDATE webhook_outbox SET envelope = $1 WHERE subscription_id = $2 AND event_id = $3', [
+        await client.query('UPDATE webhook_outbox SET envelope = $1, attempts = $4::jsonb WHERE subscription_id = $2 AND event_id = $3', [
           rewrite(row.envelope),
           row.subscription_id,
           row.event_id,
+          JSON.stringify(row.attempts.map(erasedAttempt)),
         ]);
       }
       return rows.length;

@@ -1,6 +1,8 @@
 import type { Transaction } from 'better-sqlite3';
 import {
   MAX_KEPT_ATTEMPTS,
+  attemptDetailJson,
+  erasedAttempt,
   fromPositionKey,
   positionKey,
   queueKey,
@@ -73,6 +75,7 @@ interface AttemptRecord {
   readonly eventId: string;
   readonly attempt: DeliveryAttempt;
   readonly outcome: AttemptOutcome;
+  readonly sentEnvelope: string | null;
 }
 
 /**
@@ -225,7 +228,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   /** Records one attempt (in the batch's transaction); false when the row is not pending. */
-  private record({ subscriptionId, eventId, attempt, outcome }: AttemptRecord): boolean {
+  private record({ subscriptionId, eventId, attempt, outcome, sentEnvelope }: AttemptRecord): boolean {
     const recorded = this.s.record.run({
       subscriptionId,
       eventId,
@@ -239,7 +242,44 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       completedAt: outcome.state === 'pending' ? null : attempt.at,
       failureReason: outcome.state === 'failed' ? outcome.reason : null,
     });
-    return recorded.changes === 1;
+    if (recorded.changes !== 1) return false;
+    const detail = attemptDetailJson(attempt);
+    if (detail !== '{}') {
+      this.s.recordDetail.run({ at: attempt.at, detail, erasedDetail: attemptDetailJson(erasedAttempt(attempt)), sentEnvelope, subscriptionId, eventId });
+    }
+    return true;
+  }
+
+  /**
+   * Rows with their attempts' requests and responses (`webhook_attempt_details`), each
+   * detail given to the attempt of its time, in order (the outbox keeps the most recent
+   * attempts; details of older ones are left out).
+   */
+  private withDetails(rows: readonly DeliveryRow[]): Delivery[] {
+    if (rows.length === 0) return [];
+    const details = new Map<number, Map<string, string[]>>();
+    const found = this.db
+      .prepare<unknown[], { outbox_id: number; at: string; detail: string }>(
+        `SELECT outbox_id, at, detail FROM webhook_attempt_details WHERE outbox_id IN (${rows.map(() => '?').join(', ')}) ORDER BY outbox_id, at, id`,
+      )
+      .all(...rows.map((row) => row.id));
+    for (const { outbox_id, at, detail } of found) {
+      const byTime = details.get(outbox_id) ?? new Map<string, string[]>();
+      details.set(outbox_id, byTime);
+      byTime.set(at, [...(byTime.get(at) ?? []), detail]);
+    }
+    return rows.map((row) => {
+      const delivery = toDelivery(row);
+      const byTime = details.get(row.id);
+      if (!byTime) return delivery;
+      // Several attempts of one millisecond take their details in order; the oldest kept attempts take the last ones of their time.
+      const attempts = [...delivery.attempts].reverse().map((attempt) => {
+        const left = byTime.get(attempt.at);
+        const detail = left?.pop();
+        return detail === undefined ? attempt : { ...attempt, ...(JSON.parse(detail) as Partial<DeliveryAttempt>) };
+      });
+      return { ...delivery, attempts: attempts.reverse() };
+    });
   }
 
   /** One group commit of the attempts recorded; `waitForLock`: on the connection's busy timeout (closing). */
@@ -332,7 +372,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
 
   async get(subscriptionId: string, eventId: string): Promise<Delivery | null> {
     const row = this.s.get.get({ subscriptionId, eventId });
-    return row ? toDelivery(row) : null;
+    return row ? this.withDetails([row])[0]! : null;
   }
 
   async dueQueues(now: Date, limit: number, skip: DueQueuesSkip = {}): Promise<DueQueues> {
@@ -378,8 +418,9 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     eventId: string,
     attempt: DeliveryAttempt,
     outcome: AttemptOutcome,
+    sentEnvelope?: string,
   ): Promise<boolean> {
-    return this.groupWrite(() => this.record({ subscriptionId, eventId, attempt, outcome }));
+    return this.groupWrite(() => this.record({ subscriptionId, eventId, attempt, outcome, sentEnvelope: sentEnvelope ?? null }));
   }
 
   /**
@@ -407,7 +448,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   ): Promise<DeliveryPage> {
     const size = Math.max(0, Math.floor(limit));
     const offset = Math.max(0, (Math.floor(page) - 1) * size);
-    const items = size === 0 ? [] : this.s.list.all({ subscriptionId, limit: size, offset }).map(toDelivery);
+    const items = size === 0 ? [] : this.withDetails(this.s.list.all({ subscriptionId, limit: size, offset }));
     return { items, total: this.s.count.get({ subscriptionId })!.total };
   }
 
@@ -436,7 +477,19 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
           )
           .all(companyId, id);
         const update = this.db.prepare<[string, number]>('UPDATE webhook_outbox SET envelope = ? WHERE id = ?');
-        for (const row of rows) update.run(rewrite(row.envelope), row.id);
+        const details = this.db.prepare<[number], { id: number; at: string; detail: string }>('SELECT id, at, detail FROM webhook_attempt_details WHERE outbox_id = ? ORDER BY id');
+        const drop = this.db.prepare<[number]>('DELETE FROM webhook_attempt_details WHERE id = ?');
+        const add = this.db.prepare<[number, string, string]>('INSERT INTO webhook_attempt_details (outbox_id, at, detail) VALUES (?, ?, ?)');
+        for (const row of rows) {
+          update.run(rewrite(row.envelope), row.id);
+          // A response may echo the body: it is deleted (its bytes overwritten) and kept emptied, appended anew.
+          for (const kept of details.all(row.id)) {
+            const attempt = JSON.parse(kept.detail) as Partial<DeliveryAttempt>;
+            if (attempt.response === undefined) continue;
+            drop.run(kept.id);
+            add.run(row.id, kept.at, attemptDetailJson(erasedAttempt({ at: kept.at, statusCode: null, error: null, latencyMs: 0, ...attempt })));
+          }
+        }
         return rows.length;
       }).immediate(),
     );

@@ -172,6 +172,23 @@ export const LOG_FILE_MIGRATIONS: readonly string[] = [
      changed  INTEGER NOT NULL DEFAULT 0,
      done_at  TEXT
    ) WITHOUT ROWID;`,
+  // What each delivery attempt sent and what came back (its request's headers, its response's
+  // headers and first 64 KiB of body), beside the outbox rather than in its rows: a row that
+  // grew by a response with every attempt would move between pages as it grew, and SQLite
+  // leaves a moved row's old bytes in the page it left (secure_delete overwrites what is
+  // deleted, not what a page's rebuild leaves behind), the envelope with them. Rows here are
+  // only appended (at the end of the table: nothing moves) and deleted, never grown; they go
+  // with their outbox row.
+  `CREATE TABLE webhook_attempt_details (
+     id        INTEGER PRIMARY KEY AUTOINCREMENT,
+     outbox_id INTEGER NOT NULL,
+     at        TEXT    NOT NULL,
+     detail    TEXT    NOT NULL
+   );
+   CREATE INDEX webhook_attempt_details_by_row ON webhook_attempt_details (outbox_id, at);
+   CREATE TRIGGER webhook_attempt_details_with_row AFTER DELETE ON webhook_outbox BEGIN
+     DELETE FROM webhook_attempt_details WHERE outbox_id = OLD.id;
+   END;`,
 ];
 
 /**

@@ -4,6 +4,8 @@ import type { SqliteDatabase } from './openSqliteDatabase.js';
 
 /** A row of `webhook_outbox`, as the statements below read it. */
 export interface DeliveryRow {
+  /** The row's own key (`webhook_attempt_details.outbox_id`). */
+  id: number;
   subscription_id: string;
   event_id: string;
   company_id: string;
@@ -98,7 +100,7 @@ export interface RecordAttempt {
   failureReason: string | null;
 }
 
-const DELIVERY_COLUMNS = `o.subscription_id, o.event_id, o.company_id, o.position, o.ordinal, o.event_type,
+const DELIVERY_COLUMNS = `o.id, o.subscription_id, o.event_id, o.company_id, o.position, o.ordinal, o.event_type,
   o.occurred_at, o.envelope, o.state, o.attempts, o.round_attempts, o.next_attempt_at, o.completed_at,
   o.failure_reason, o.created_at`;
 
@@ -199,7 +201,7 @@ export const prepareOutboxStatements = (db: SqliteDatabase) => ({
        attempts = json_insert(
          CASE WHEN json_array_length(attempts) >= @maxKept THEN json_remove(attempts, '$[0]') ELSE attempts END,
          '$[#]',
-         json_object('at', @at, 'statusCode', CAST(@statusCode AS INTEGER), 'error', @error, 'latencyMs', CAST(@latencyMs AS INTEGER))),
+           json_object('at', @at, 'statusCode', CAST(@statusCode AS INTEGER), 'error', @error, 'latencyMs', CAST(@latencyMs AS INTEGER))),
        round_attempts = round_attempts + 1,
        next_attempt_at = @nextAttemptAt,
        completed_at = @completedAt,
@@ -209,6 +211,13 @@ export const prepareOutboxStatements = (db: SqliteDatabase) => ({
          -- The 410 that ended the subscription: its own unsubscription may have cancelled the row first.
          OR (@failureReason = 'gone' AND state = 'failed' AND failure_reason = 'unsubscribed'))`,
   ) as Statement<[RecordAttempt]>,
+  // The attempt's request and response (what `record` appended the attempt for), as sent: or emptied
+  // (`erasedDetail`) when the row's envelope is not the body sent any more (an erasure rewrote it meanwhile).
+  recordDetail: db.prepare(
+    `INSERT INTO webhook_attempt_details (outbox_id, at, detail)
+     SELECT id, @at, CASE WHEN @sentEnvelope IS NULL OR envelope = @sentEnvelope THEN @detail ELSE @erasedDetail END
+     FROM webhook_outbox WHERE subscription_id = @subscriptionId AND event_id = @eventId`,
+  ) as Statement<[{ at: string; detail: string; erasedDetail: string; sentEnvelope: string | null; subscriptionId: string; eventId: string }]>,
   stop: db.prepare(
     'UPDATE webhook_fan_out_subscriptions SET stopped_at = @at WHERE subscription_id = @subscriptionId AND stopped_at IS NULL',
   ) as Statement<[{ at: string; subscriptionId: string }]>,

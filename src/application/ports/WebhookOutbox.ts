@@ -29,6 +29,45 @@ export type DeliveryState = 'pending' | 'delivered' | 'failed';
  */
 export type DeliveryFailureReason = 'retries_exhausted' | 'gone' | 'unsubscribed';
 
+/**
+ * Why an attempt got no response, in one word: `timeout` (no complete response in
+ * time), `connection_refused`, `connection_reset` (closed before the response was
+ * complete), `dns` (the host has no address), `tls` (the TLS handshake or the
+ * certificate failed), `refused_address` (the target resolved to an address deliveries
+ * may not reach), `invalid_target`, `no_secret` (the subscription cannot be signed for),
+ * `other`.
+ */
+export type AttemptErrorKind =
+  | 'timeout'
+  | 'connection_refused'
+  | 'connection_reset'
+  | 'dns'
+  | 'tls'
+  | 'refused_address'
+  | 'invalid_target'
+  | 'no_secret'
+  | 'other';
+
+/** What an attempt sent: the URL and every header (the signature headers too). The body is the row's `envelope`. */
+export interface AttemptRequest {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * What the receiver answered, besides its status: its headers (`set-cookie` and
+ * `authorization` redacted) and the first 64 KiB of its body. A person's erasure
+ * empties both (`erased`) on the rows that mention the person.
+ */
+export interface AttemptResponse {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  /** The body was longer than what is kept. */
+  readonly bodyTruncated: boolean;
+  /** Emptied by an erasure: the body and headers are not kept any more. */
+  readonly erased?: true;
+}
+
 /** One HTTP attempt. */
 export interface DeliveryAttempt {
   /** When the attempt started (ISO 8601 UTC). */
@@ -38,7 +77,33 @@ export interface DeliveryAttempt {
   /** Why the attempt failed without a status (timeout, refused address, connection error), else null. */
   readonly error: string | null;
   readonly latencyMs: number;
+  /** `error` in one word; absent when it has a status (and on attempts recorded before it was kept). */
+  readonly errorKind?: AttemptErrorKind;
+  /** What was sent; absent when nothing was (no secret to sign with), and on attempts recorded before it was kept. */
+  readonly request?: AttemptRequest;
+  /** What came back with the status; absent without a response, and on attempts recorded before it was kept. */
+  readonly response?: AttemptResponse;
 }
+
+/** Response headers never kept in the delivery log: their values are replaced with this. */
+export const REDACTED = '[redacted]';
+const REDACTED_HEADERS: ReadonlySet<string> = new Set(['set-cookie', 'authorization']);
+
+/** `headers` with the values of `set-cookie` and `authorization` redacted (names compared in lower case). */
+export const redactHeaders = (headers: Readonly<Record<string, string>>): Record<string, string> =>
+  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, REDACTED_HEADERS.has(name.toLowerCase()) ? REDACTED : value]));
+
+/** The parts of an attempt beyond the first four, as JSON text (`{}` when it has none), for adapters that append it in SQL. */
+export const attemptDetailJson = (attempt: DeliveryAttempt): string =>
+  JSON.stringify({
+    ...(attempt.errorKind !== undefined ? { errorKind: attempt.errorKind } : {}),
+    ...(attempt.request !== undefined ? { request: attempt.request } : {}),
+    ...(attempt.response !== undefined ? { response: attempt.response } : {}),
+  });
+
+/** An attempt as kept after a person's erasure reached its row: the response's body and headers are gone. */
+export const erasedAttempt = (attempt: DeliveryAttempt): DeliveryAttempt =>
+  attempt.response === undefined ? attempt : { ...attempt, response: { headers: {}, body: '', bodyTruncated: false, erased: true } };
 
 /** What the fan-out enqueues. */
 export interface NewDelivery {
@@ -200,7 +265,11 @@ export interface WebhookOutbox {
   commitFanOut(name: string, commit: FanOutCommit, now: Date): Promise<void>;
   /** Enqueues rows; a (subscriptionId, eventId) already stored is left as it is. Answers how many were new. */
   enqueue(deliveries: readonly NewDelivery[], now: Date): Promise<number>;
-  /** The oldest pending row of the subscription's queue, or null. */
+  /**
+   * The oldest pending row of the subscription's queue, or null. Here and in
+   * `pendingRows` (the dispatcher's reads) an adapter may leave out its attempts'
+   * `request` and `response`; `get` and `listDeliveries` give them.
+   */
   head(subscriptionId: string): Promise<Delivery | null>;
   /**
    * The subscription's pending rows in queue order, up to `limit`: the head first,
@@ -242,9 +311,12 @@ export interface WebhookOutbox {
   enableDelivery(subscriptionId: string): Promise<boolean>;
   /**
    * Records an attempt on a pending row and moves it to the outcome. False (and
-   * nothing written) when the row is not pending any more.
+   * nothing written) when the row is not pending any more. `sentEnvelope`, the body
+   * the attempt sent: when the row's envelope is not that any more (a person's
+   * erasure rewrote it while the attempt was in flight), the attempt is kept as
+   * `erasedAttempt` makes it, since its response may echo what was erased.
    */
-  recordAttempt(subscriptionId: string, eventId: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean>;
+  recordAttempt(subscriptionId: string, eventId: string, attempt: DeliveryAttempt, outcome: AttemptOutcome, sentEnvelope?: string): Promise<boolean>;
   /**
    * The receiver is gone (410): its queue stops at once (pending rows `failed`,
    * `gone`), before the fan-out folds the WebhookUnsubscribed that follows.
@@ -274,7 +346,9 @@ export interface WebhookOutbox {
    * Erasure of a person: the envelope of each row of the company's subscriptions
    * (pending or final) whose text holds `id` (the person's id) becomes what
    * `rewrite` makes of it, so that a pending delivery goes out with the person's
-   * fields erased and the delivery log keeps none. Returns how many rows changed.
+   * fields erased and the delivery log keeps none; and its attempts' responses are
+   * emptied (`erasedAttempt`): a receiver may have echoed the body back. Returns how
+   * many rows changed.
    */
   eraseMentions(companyId: string, id: string, rewrite: (envelope: string) => string): Promise<number>;
   /**

@@ -36,7 +36,8 @@ table { border-collapse: collapse; width: 100%; font-size: .9375rem; }
 caption { text-align: left; color: var(--muted); padding-bottom: .5rem; }
 th, td { text-align: left; padding: .5rem .75rem .5rem 0; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-weight: 600; white-space: nowrap; }
-td code, .secret code { word-break: break-all; }
+td code, .secret code, h1 code, .attempt code { word-break: break-all; }
+h1 { overflow-wrap: anywhere; }
 .state-active, .state-delivered, .ok { color: var(--ok); }
 .state-ended, .state-failed, .state-revoked, .state-disabled, .state-expired, .bad { color: var(--bad); }
 .state-pending, .state-paused { color: var(--warn); }
@@ -67,6 +68,13 @@ button.link { background: none; border: none; color: var(--accent); padding: 0; 
 .legend .limited { background: var(--bad); }
 .legend .delivered { background: var(--ok); }
 .legend .failed { background: var(--warn); }
+.chart .rate-ok, .legend .rate-ok { fill: var(--ok); background: var(--ok); }
+.chart .rate-failed, .legend .rate-failed { fill: #e8a29d; background: #e8a29d; }
+.rate-summary { margin: .25rem 0; font-weight: 600; }
+.badge { display: inline-block; padding: 0 .4rem; border: 1px solid var(--accent); border-radius: 999px; color: var(--accent); font-size: .75rem; font-weight: 600; vertical-align: 1px; }
+.attempt { border-top: 1px solid var(--line); padding: .75rem 0; }
+.attempt pre { white-space: pre-wrap; word-break: break-all; background: var(--bg); padding: .5rem; border-radius: 4px; max-height: 24rem; overflow: auto; font-size: .8125rem; }
+.attempt dl.record { margin: .25rem 0; }
 .timeline { list-style: none; padding: 0; margin: 0; }
 .timeline > li { border-left: 3px solid var(--line); padding: 0 0 1rem 1rem; }
 .timeline h3 { font-size: 1rem; margin: 0 0 .25rem; }

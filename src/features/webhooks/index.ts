@@ -1,6 +1,7 @@
 import { webhookRoutes } from './console/webhookRoutes.js';
 import { webhookAggregate } from './application/webhookAggregate.js';
 import { webhooksResource } from './api/webhookRoutes.js';
+import { adminWebhooksResource } from './admin/webhookAdminRoutes.js';
 import { webhooksCheck } from './readModels/webhooksCheck.js';
 import { countActiveSubscriptions } from './readModels/webhookQueries.js';
 import { subscriptionOf, webhooksProjection } from './readModels/webhooksProjection.js';
@@ -28,6 +29,7 @@ export const webhooksFeature = (catalogue: WebhookEventCatalogue): Feature => {
     personalData: webhookPersonalData,
     readModels: [readModel(webhooksProjection, webhooksCheck)],
     resources: [webhooksResource(catalogue)],
+    adminResources: [adminWebhooksResource],
     // The subscriptions as listed: their secrets are in the secret store alone, never exported.
     exports: [exportedRecords('webhook_subscriptions', webhooksProjection, subscriptionOf)],
     consolePages: [{ routes: webhookRoutes(catalogue, subscriptionQueriesOf), signedIn: true }],

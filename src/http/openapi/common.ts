@@ -558,7 +558,11 @@ export const schemas: Record<string, JsonSchema> = {
     required: ['source', 'correlationId'],
     additionalProperties: false,
     properties: {
-      source: { type: 'string', enum: ['api', 'cli', 'console', 'system'] },
+      source: {
+        type: 'string',
+        enum: ['api', 'cli', 'console', 'system', 'admin'],
+        description: 'The customer API, the CLI, the customer console, the server itself, or the platform\'s admin API.',
+      },
       keyId: { type: 'string' },
       userId: { type: 'string' },
       correlationId: { type: 'string' },

@@ -1,11 +1,20 @@
 import { expect } from 'chai';
-import type { DisableWebhook, EnableWebhook, EndImportedWebhook, PauseWebhook, SubscribeWebhook, UnsubscribeWebhook } from '../../../src/features/webhooks/domain/webhookCommands.js';
+import type {
+  DisableWebhook,
+  EnableWebhook,
+  EndImportedWebhook,
+  PauseWebhook,
+  RotateWebhookSecret,
+  SubscribeWebhook,
+  UnsubscribeWebhook,
+} from '../../../src/features/webhooks/domain/webhookCommands.js';
 import { webhookDecider } from '../../../src/features/webhooks/domain/webhookDecider.js';
 import type {
   WebhookDisabled,
   WebhookEndedByImport,
   WebhookEnabled,
   WebhookPaused,
+  WebhookSecretRotated,
   WebhookSubscribed,
   WebhookUnsubscribed,
 } from '../../../src/features/webhooks/domain/webhookEvents.js';
@@ -242,6 +251,42 @@ describe('webhook subscription decider', () => {
       given.when(pause()).thenError({ kind: 'WebhookAlreadyUnsubscribed', subscriptionId: 'w-1' });
       given.when(disable()).thenError({ kind: 'WebhookAlreadyUnsubscribed', subscriptionId: 'w-1' });
       given.when(enable()).thenError({ kind: 'WebhookAlreadyUnsubscribed', subscriptionId: 'w-1' });
+    });
+  });
+
+  describe('rotating the signing secret', () => {
+    const rotate = (fields: Partial<RotateWebhookSecret> = {}): RotateWebhookSecret => ({
+      type: 'RotateWebhookSecret',
+      subscriptionId: 'w-1',
+      companyId: 'co-1',
+      overlapHours: 24,
+      previousSecretExpiresAt: new Date('2026-03-02T11:00:00.000Z'),
+      at: new Date(T1),
+      ...fields,
+    });
+    const rotated = (data: Partial<WebhookSecretRotated['data']> = {}): WebhookSecretRotated => ({
+      type: 'WebhookSecretRotated',
+      data: { subscriptionId: 'w-1', companyId: 'co-1', overlapHours: 24, previousSecretExpiresAt: '2026-03-02T11:00:00.000Z', at: T1, ...data },
+    });
+
+    it('records the rotation of an active subscription, with no secret', () => spec.given(subscribed()).when(rotate()).then(rotated()));
+
+    it('records it for a paused or disabled one too (a leaked secret may be why it fails)', () => {
+      spec.given(subscribed(), paused()).when(rotate()).then(rotated());
+      spec.given(subscribed(), disabled()).when(rotate({ overlapHours: 0, previousSecretExpiresAt: new Date(T1) })).then(rotated({ overlapHours: 0, previousSecretExpiresAt: T1 }));
+    });
+
+    it('may rotate again during an overlap', () => spec.given(subscribed(), rotated()).when(rotate({ at: new Date(T2) })).then(rotated({ at: T2 })));
+
+    it('refuses an unknown subscription, another company’s, and an ended one', () => {
+      spec.given().when(rotate()).thenError({ kind: 'WebhookSubscriptionNotFound', subscriptionId: 'w-1' });
+      spec.given(subscribed()).when(rotate({ companyId: 'co-2' })).thenError({ kind: 'WebhookSubscriptionNotFound', subscriptionId: 'w-1' });
+      spec.given(subscribed(), unsubscribed()).when(rotate()).thenError({ kind: 'WebhookAlreadyUnsubscribed', subscriptionId: 'w-1' });
+    });
+
+    it('leaves the folded subscription as it was', () => {
+      const before = [subscribed(), paused()].reduce(webhookDecider.evolve, webhookDecider.initialState);
+      expect(webhookDecider.evolve(before, rotated())).to.deep.equal(before);
     });
   });
 });

@@ -124,7 +124,7 @@ describe('SQLite webhook outbox: layout and upgrade', () => {
 
     const db = openSqliteDatabase(file());
     try {
-      expect(triggers(db)).to.deep.equal(['webhook_outbox_counts_delete', 'webhook_outbox_counts_update']);
+      expect(triggers(db)).to.deep.equal(['webhook_attempt_details_with_row', 'webhook_outbox_counts_delete', 'webhook_outbox_counts_update']);
       expect(counts(db)).to.deep.equal({ pending: 2, delivered: 1, failed: 0 });
       const outbox = new SqliteWebhookOutbox(db);
       const common = { companyId: 'c', ordinal: 0, eventType: 'contact.created', occurredAt: '2026-01-01T00:00:00.000Z', envelope: '{}' };
@@ -167,6 +167,30 @@ describe('SQLite webhook outbox: layout and upgrade', () => {
       expect(db.pragma('cache_size', { simple: true })).to.equal(-LOG_PAGE_CACHE_KIB);
     } finally {
       db.close();
+    }
+  });
+});
+
+describe('SQLite webhook outbox: attempts’ requests and responses kept beside the rows', () => {
+  it('keeps them apart from the outbox rows (which do not grow by them), and deletes them with their row', async () => {
+    const dir = tempDir('chronicle-outbox-details-');
+    const db = openSqliteDatabase(join(dir.path, 'chronicle.sqlite'));
+    const outbox = new SqliteWebhookOutbox(db);
+    try {
+      const delivery = { subscriptionId: 's', companyId: 'c', eventId: 'e', eventType: 'contact.created', position: '1', ordinal: 0, occurredAt: '2026-01-01T00:00:00.000Z', envelope: '{"n":1}' };
+      await outbox.enqueue([delivery], new Date('2026-01-01T00:00:00.000Z'));
+      const body = 'x'.repeat(20_000);
+      const attempt = { at: '2026-01-01T00:00:01.000Z', statusCode: 200, error: null, latencyMs: 3, request: { url: 'http://r/', headers: {} }, response: { headers: {}, body, bodyTruncated: false } };
+      expect(await outbox.recordAttempt('s', 'e', attempt, { state: 'delivered' }, '{"n":1}')).to.equal(true);
+      const stored = db.prepare('SELECT length(attempts) AS size FROM webhook_outbox').get() as { size: number };
+      expect(stored.size).to.be.below(200);
+      expect((await outbox.get('s', 'e'))?.attempts).to.deep.equal([attempt]);
+      expect(await outbox.pruneCompleted(new Date('2026-02-01T00:00:00.000Z'), 10)).to.equal(1);
+      expect(db.prepare('SELECT count(*) AS n FROM webhook_attempt_details').get()).to.deep.equal({ n: 0 });
+    } finally {
+      await outbox.close();
+      db.close();
+      dir.dispose();
     }
   });
 });

@@ -3,6 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { DocumentCollection } from '../../../application/ports/ReadModelStore.js';
 import type { Delivery, WebhookOutbox } from '../../../application/ports/WebhookOutbox.js';
 import { redeliverWebhook, type Redelivery } from '../application/redeliverWebhook.js';
+import { attemptDetail, isTestDelivery } from '../application/deliveryViews.js';
 import type { Clock } from '../../../shared/Clock.js';
 import { parseInstant } from '../../../shared/instant.js';
 import type { WebhookDoc } from '../readModels/webhooksProjection.js';
@@ -21,17 +22,21 @@ export interface WebhookDeliveryRoutesDeps {
 const notFound = (): HttpError =>
   new HttpError(404, 'Webhook subscription not found', 'No webhook subscription with this id exists in your company.');
 
-/** What an integrator sees of one delivery: the event, where it stands, every attempt. */
+/** What an integrator sees of one delivery in the log: the event, where it stands, every attempt in short. */
 const view = (delivery: Delivery) => ({
   eventId: delivery.eventId,
   event: delivery.eventType,
   occurredAt: delivery.occurredAt,
   state: delivery.state,
-  attempts: delivery.attempts.map((a) => ({ at: a.at, statusCode: a.statusCode, error: a.error, latencyMs: a.latencyMs })),
+  test: isTestDelivery(delivery),
+  attempts: delivery.attempts.map((a) => ({ at: a.at, statusCode: a.statusCode, error: a.error, errorKind: a.errorKind ?? null, latencyMs: a.latencyMs })),
   nextAttemptAt: delivery.nextAttemptAt,
   completedAt: delivery.completedAt,
   failureReason: delivery.failureReason,
 });
+
+/** One delivery with every attempt in full: the request as sent, the response as received. */
+const detailView = (delivery: Delivery) => ({ ...view(delivery), attempts: delivery.attempts.map((a) => attemptDetail(delivery, a)) });
 
 /**
  * Visibility and recovery for integrators: the deliveries of a subscription
@@ -56,6 +61,14 @@ export const webhookDeliveryRoutes = (deps: WebhookDeliveryRoutesDeps): Router =
     const { page, limit } = params.right;
     const result = await deps.outbox.listDeliveries(subscription.id, { page, limit });
     ctx.body = { success: true, data: result.items.map(view), meta: pageMeta(page, limit, result.total) };
+  });
+
+  router.get('/webhooks/:id/deliveries/:eventId', requirePermission('webhooks:read'), async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const subscription = await subscriptionOf(companyId, ctx.params.id!);
+    const delivery = await deps.outbox.get(subscription.id, ctx.params.eventId!);
+    if (!delivery) throw new HttpError(404, 'Delivery not found', 'This subscription has no delivery with this event id.');
+    ctx.body = { success: true, data: detailView(delivery) };
   });
 
   router.post('/webhooks/:id/redeliver', requirePermission('webhooks:write'), async (ctx) => {

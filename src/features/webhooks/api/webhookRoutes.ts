@@ -8,7 +8,9 @@ import { unsubscribeWebhook } from '../application/unsubscribeWebhook.js';
 import type { WebhookEventCatalogue } from '../../webhookEvents/index.js';
 import { validateSubscribe, validateUnsubscribe } from '../domain/subscriptionInput.js';
 import type { WebhookSubscriptionView } from '../domain/webhookSubscription.js';
-import { generateWebhookSecret } from '../../../shared/webhookSecret.js';
+import { decodeSigningSecrets, generateWebhookSecret } from '../../../shared/webhookSecret.js';
+import { rotateWebhookSecret } from '../application/rotateWebhookSecret.js';
+import { validateRotate } from '../domain/rotateInput.js';
 import type { WebhookSecretStore } from '../../../application/ports/WebhookSecretStore.js';
 import type { StoredBodyCodec } from '../../../http/middleware/idempotency.js';
 import { checkTargetUrl, type ResolveHost } from '../../../webhooks/targetUrlGuard.js';
@@ -29,7 +31,7 @@ import { webhookStatusRoutes } from './webhookStatus.js';
 export interface WebhookRoutesDeps {
   readonly webhooks: DocumentCollection<WebhookDoc>;
   /** The log, ids, time and the signing-secret store. */
-  readonly commands: WebhookCommandDeps;
+  readonly commands: WebhookCommandDeps & { readonly secrets: Pick<WebhookSecretStore, 'get' | 'put' | 'delete'> };
   /** New signing secrets; default `generateWebhookSecret`. */
   readonly newSecret?: () => string;
   /** The target-URL guard's settings: `webhooks.allowPrivateTargets` and the resolver (DNS in production). */
@@ -49,7 +51,9 @@ const passThrough: Middleware = (_ctx, next) => next();
 /**
  * How a subscribe response is kept for idempotent replays: without its signing
  * secret (a secret lives only in the secret store), which a replay reads back from
- * there; null once the subscription has ended (its secret is deleted then).
+ * there; null once the subscription has ended (its secret is deleted then), or once
+ * its secret was rotated (the secret made at subscribe is not shown again, and the
+ * new one was shown once, to whoever rotated it).
  */
 export const subscribeResponseCodec = (secrets: Pick<WebhookSecretStore, 'get'>): StoredBodyCodec => ({
   store(body) {
@@ -59,7 +63,9 @@ export const subscribeResponseCodec = (secrets: Pick<WebhookSecretStore, 'get'>)
   },
   async replay(stored) {
     const { data } = stored as { data: { id: string } };
-    return { ...(stored as object), data: { ...data, secret: await secrets.get(data.id) } };
+    const kept = await secrets.get(data.id);
+    const signing = kept === null ? null : decodeSigningSecrets(kept);
+    return { ...(stored as object), data: { ...data, secret: signing === null || signing.rotated ? null : signing.current } };
   },
 });
 
@@ -158,6 +164,27 @@ export const webhookRoutes = (deps: WebhookRoutesDeps): Router => {
     await afterWrite(ctx, deps.progress, result.right.position, deps.readYourWritesTimeoutMs);
     ctx.body = { success: true, message: `Unsubscribed: webhook subscription ${subscriptionId} receives no more deliveries.` };
   };
+
+  router.post('/webhooks/:id/rotate-secret', requirePermission('webhooks:write'), async (ctx) => {
+    const { companyId } = authOf(ctx.state);
+    const rawId = ctx.params.id!;
+    if (!UUID.test(rawId)) throw subscriptionNotFound();
+    const input = validateRotate(ctx.request.body);
+    if (E.isLeft(input)) throw toHttpError(input.left);
+    const subscriptionId = rawId.toLowerCase();
+    const rotated = await rotateWebhookSecret(deps.commands, {
+      subscriptionId,
+      companyId,
+      overlapHours: input.right.overlapHours,
+      secret: newSecret(),
+      metadata: apiMetadata(ctx.state),
+    });
+    // Unknown, another company's, or ended: there is no active subscription to rotate.
+    if (E.isLeft(rotated)) throw subscriptionNotFound();
+    await afterWrite(ctx, deps.progress, rotated.right.position, deps.readYourWritesTimeoutMs);
+    const { secret, previousSecretExpiresAt } = rotated.right;
+    ctx.body = { success: true, data: { id: subscriptionId, secret, previousSecretExpiresAt } };
+  });
 
   router.delete('/webhooks/unsubscribe', requirePermission('webhooks:write'), async (ctx) => {
     const input = validateUnsubscribe(ctx.request.body);

@@ -107,9 +107,55 @@ const historyData = (required: readonly string[], fields: Record<string, JsonSch
   properties: { subscriptionId: { type: 'string' }, companyId: { type: 'string' }, ...fields },
 });
 
+const ROTATE_DESCRIPTION = `
+Rotates the subscription's signing secret, as Standard Webhooks defines it: this response
+returns the **new secret, once** (it is never shown again), and from now on every delivery
+is signed with it. For \`overlapHours\` (default 24, at most 168) the previous secret signs
+every delivery too: \`webhook-signature\` then carries two signatures separated by a space,
+the new secret's first (\`v1,<new> v1,<previous>\`), so a receiver that still checks with the
+previous secret accepts them while it moves to the new one. After \`previousSecretExpiresAt\`
+only the new secret signs. \`overlapHours: 0\` stops the previous secret at once (a leaked
+secret). Rotating again during an overlap replaces the previous secret with the one being
+replaced. Recorded in the log as \`WebhookSecretRotated\` (without either secret). Send \`{}\`
+(with \`Content-Type: application/json\`, as every POST) for the default overlap.
+`.trim();
+
 const UNSUBSCRIBE_NOTE =
   'The subscription stops receiving deliveries and its secret is deleted. An unknown id, another company\'s, ' +
   'or one already unsubscribed is a 404.';
+
+/** The shapes of a secret rotation, the same on the admin API. */
+export const ROTATE_SECRET_SCHEMAS: Record<string, JsonSchema> = {
+  WebhookRotateSecretRequest: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      overlapHours: { type: 'integer', minimum: 0, maximum: 168, default: 24, description: 'Hours the previous secret still signs.' },
+    },
+  },
+  WebhookRotateSecretResponse: {
+    type: 'object',
+    required: ['success', 'data'],
+    additionalProperties: false,
+    properties: {
+      success: { const: true },
+      data: {
+        type: 'object',
+        required: ['id', 'secret', 'previousSecretExpiresAt'],
+        additionalProperties: false,
+        properties: {
+          id: { type: 'string', format: 'uuid' },
+          secret: {
+            type: 'string',
+            pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
+            description: 'The new signing secret: `whsec_` + base64 of 32 random bytes. Returned only in this response.',
+          },
+          previousSecretExpiresAt: { ...schemaRef('Timestamp'), description: 'When the previous secret stops signing deliveries.' },
+        },
+      },
+    },
+  },
+};
 
 /** The OpenAPI part of `/webhooks`, for the event types of `catalogue`. */
 export const webhooksOpenApi = (catalogue: WebhookEventCatalogue): ApiModule => ({
@@ -184,6 +230,43 @@ export const webhooksOpenApi = (catalogue: WebhookEventCatalogue): ApiModule => 
           '400': badMinLogPosition(),
           '404': subscriptionOrDeliveryNotFound,
           '422': validationFailed('`page` or `limit` out of range'),
+        },
+      }),
+    },
+    '/webhooks/{id}/deliveries/{eventId}': {
+      get: authenticated('webhooks:read', {
+        operationId: 'getWebhookDelivery',
+        tags: ['Webhooks'],
+        summary: 'One delivery, with every attempt in full',
+        description:
+          'The delivery of one event, as in the list, with each attempt in full: its `request` (the URL, every header ' +
+          'sent, the signature headers too, and the body as sent) and its `response` (the status, the headers with ' +
+          '`set-cookie` and `authorization` redacted, and the first 64 KiB of the body), or, without a response, why ' +
+          '(`error`, and `errorKind`: `timeout`, `connection_refused`, `connection_reset`, `dns`, `tls`, `refused_address`, ' +
+          '`invalid_target`, `no_secret`, `other`). Kept as long as the delivery log keeps the delivery. A person\'s ' +
+          'erasure empties the responses of the deliveries that mention them (`response.erased`). Attempts recorded by ' +
+          'releases before this one have `request` and `response` null.',
+        parameters: [idParameter('subscription'), { name: 'eventId', in: 'path', required: true, schema: { type: 'string' } }, minLogPosition],
+        responses: {
+          '200': jsonResponse('The delivery.', itemEnvelope('WebhookDeliveryDetail'), 'authenticated'),
+          '400': badMinLogPosition(),
+          '404': subscriptionOrDeliveryNotFound,
+        },
+      }),
+    },
+    '/webhooks/{id}/rotate-secret': {
+      post: authenticated('webhooks:write', {
+        operationId: 'rotateWebhookSecret',
+        tags: ['Webhooks'],
+        summary: 'Rotate the signing secret',
+        description: ROTATE_DESCRIPTION,
+        parameters: [idParameter('subscription')],
+        requestBody: { required: true, content: json(schemaRef('WebhookRotateSecretRequest')) },
+        responses: {
+          '200': jsonResponse('The new secret (shown only here), and when the previous one stops signing.', 'WebhookRotateSecretResponse', 'authenticated', writePositionHeaders(true)),
+          ...bodyErrors,
+          '404': webhookNotFound,
+          '422': validationFailed('`overlapHours` not a whole number from 0 to 168 (`details.overlapHours`), or another field (named in `details`)'),
         },
       }),
     },
@@ -362,6 +445,11 @@ export const webhooksOpenApi = (catalogue: WebhookEventCatalogue): ApiModule => 
       WebhookDisabled: historyData(['failingSince', 'at'], { failingSince: schemaRef('Timestamp'), at: schemaRef('Timestamp') }),
       WebhookEnabled: historyData(['reason', 'at'], { reason: { enum: ['client', 'recovered'] }, at: schemaRef('Timestamp') }),
       WebhookEndedByImport: historyData(['at'], { at: schemaRef('Timestamp') }),
+      WebhookSecretRotated: historyData(['overlapHours', 'previousSecretExpiresAt', 'at'], {
+        overlapHours: { type: 'integer', minimum: 0, maximum: 168 },
+        previousSecretExpiresAt: schemaRef('Timestamp'),
+        at: schemaRef('Timestamp'),
+      }),
     }),
     WebhookHistory: listEnvelope('WebhookHistoryEvent'),
     WebhookList: {
@@ -384,32 +472,93 @@ export const webhooksOpenApi = (catalogue: WebhookEventCatalogue): ApiModule => 
     WebhookNotFoundError: errorCase({ const: 'Webhook subscription not found' }),
     WebhookDeliveryNotFoundError: errorCase({ enum: ['Webhook subscription not found', 'Delivery not found'] }),
     WebhookNotActiveError: errorCase({ const: 'Webhook subscription is not active' }),
+    WebhookAttemptErrorKind: {
+      type: 'string',
+      enum: ['timeout', 'connection_refused', 'connection_reset', 'dns', 'tls', 'refused_address', 'invalid_target', 'no_secret', 'other'],
+      description: 'Why an attempt got no response, in one word.',
+    },
     WebhookDeliveryAttempt: {
       type: 'object',
-      required: ['at', 'statusCode', 'error', 'latencyMs'],
+      required: ['at', 'statusCode', 'error', 'errorKind', 'latencyMs'],
       additionalProperties: false,
       properties: {
         at: schemaRef('Timestamp'),
         statusCode: nullable({ type: 'integer' }),
         error: nullable({ type: 'string' }),
+        errorKind: nullable(schemaRef('WebhookAttemptErrorKind')),
         latencyMs: { type: 'number', minimum: 0 },
+      },
+    },
+    WebhookHeaders: { type: 'object', additionalProperties: { type: 'string' }, description: 'Header names in lower case.' },
+    WebhookDeliveryAttemptDetail: {
+      type: 'object',
+      required: ['at', 'statusCode', 'error', 'errorKind', 'latencyMs', 'request', 'response'],
+      additionalProperties: false,
+      properties: {
+        at: schemaRef('Timestamp'),
+        statusCode: nullable({ type: 'integer' }),
+        error: nullable({ type: 'string' }),
+        errorKind: nullable(schemaRef('WebhookAttemptErrorKind')),
+        latencyMs: { type: 'number', minimum: 0 },
+        request: nullable({
+          type: 'object',
+          required: ['url', 'headers', 'body'],
+          additionalProperties: false,
+          description: 'What was sent; null when nothing was (no secret), and on attempts recorded before requests were kept.',
+          properties: {
+            url: { type: 'string' },
+            headers: schemaRef('WebhookHeaders'),
+            body: { type: 'string', description: 'The body exactly as sent and signed.' },
+          },
+        }),
+        response: nullable({
+          type: 'object',
+          required: ['statusCode', 'headers', 'body', 'bodyTruncated', 'erased'],
+          additionalProperties: false,
+          description: 'What came back; null without a response (see `error`), and on attempts recorded before responses were kept.',
+          properties: {
+            statusCode: nullable({ type: 'integer' }),
+            headers: { ...schemaRef('WebhookHeaders'), description: 'As received, `set-cookie` and `authorization` replaced with `[redacted]`.' },
+            body: { type: 'string', description: 'The first 64 KiB of the body, as UTF-8 text.' },
+            bodyTruncated: { type: 'boolean', description: 'The body was longer than 64 KiB.' },
+            erased: { type: 'boolean', description: 'A person\'s erasure emptied the headers and body.' },
+          },
+        }),
       },
     },
     WebhookDelivery: {
       type: 'object',
-      required: ['eventId', 'event', 'occurredAt', 'state', 'attempts', 'nextAttemptAt', 'completedAt', 'failureReason'],
+      required: ['eventId', 'event', 'occurredAt', 'state', 'test', 'attempts', 'nextAttemptAt', 'completedAt', 'failureReason'],
       additionalProperties: false,
       properties: {
         eventId: { type: 'string', description: '`metadata.eventId` and the `webhook-id` header of every attempt.' },
         event: schemaRef('WebhookEventType'),
         occurredAt: schemaRef('Timestamp'),
         state: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+        test: { type: 'boolean', description: 'A test delivery (sent from the console; its body says `metadata.test: true`), not a change of any record.' },
         attempts: { type: 'array', items: schemaRef('WebhookDeliveryAttempt') },
         nextAttemptAt: nullable(schemaRef('Timestamp')),
         completedAt: nullable(schemaRef('Timestamp')),
         failureReason: nullable({ type: 'string', enum: ['retries_exhausted', 'gone', 'unsubscribed'] }),
       },
     },
+    WebhookDeliveryDetail: {
+      type: 'object',
+      required: ['eventId', 'event', 'occurredAt', 'state', 'test', 'attempts', 'nextAttemptAt', 'completedAt', 'failureReason'],
+      additionalProperties: false,
+      properties: {
+        eventId: { type: 'string' },
+        event: schemaRef('WebhookEventType'),
+        occurredAt: schemaRef('Timestamp'),
+        state: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+        test: { type: 'boolean' },
+        attempts: { type: 'array', items: schemaRef('WebhookDeliveryAttemptDetail') },
+        nextAttemptAt: nullable(schemaRef('Timestamp')),
+        completedAt: nullable(schemaRef('Timestamp')),
+        failureReason: nullable({ type: 'string', enum: ['retries_exhausted', 'gone', 'unsubscribed'] }),
+      },
+    },
+    ...ROTATE_SECRET_SCHEMAS,
     WebhookRedeliverRequest: {
       oneOf: [
         { type: 'object', required: ['eventId'], additionalProperties: false, properties: { eventId: { type: 'string', minLength: 1 } } },

@@ -5,6 +5,7 @@ import {
   WebhookEndedByImport,
   WebhookEvent,
   WebhookPaused,
+  WebhookSecretRotated,
   WebhookSubscribed,
   WebhookUnsubscribed,
   webhookStream,
@@ -30,6 +31,7 @@ export const webhookAggregate = describeAggregate({
     storedEventType('WebhookDisabled', [WebhookDisabled]),
     storedEventType('WebhookEnabled', [WebhookEnabled]),
     storedEventType('WebhookEndedByImport', [WebhookEndedByImport]),
+    storedEventType('WebhookSecretRotated', [WebhookSecretRotated]),
   ],
   // GET /webhooks/:id/history: the subscription's own events (paused, disabled, enabled …), ended ones included.
   history: { streamOf: webhookStream, companyOf: companyInData(WebhookEvent) },

@@ -18,7 +18,20 @@ import { ConsolePageError } from '../../../console/ConsolePageError.js';
 import { consoleUrl } from '../../../console/html/layout.js';
 import { confirmBody } from '../../../console/pages/confirmPage.js';
 import { afterChange, consoleMetadata, csrfOf, redirectTo, renderPage } from '../../../console/pages/render.js';
-import { EMPTY_SUBSCRIBE_FORM, subscribedBody, subscriptionBody, webhooksBody, type SubscribeForm, type SubscriptionPageView, type WebhooksPageView } from './webhooksPage.js';
+import {
+  EMPTY_SUBSCRIBE_FORM,
+  deliveryBody,
+  rotatedBody,
+  subscribedBody,
+  subscriptionBody,
+  webhooksBody,
+  type SubscribeForm,
+  type SubscriptionPageView,
+  type WebhooksPageView,
+} from './webhooksPage.js';
+import { successRates } from '../application/deliveryStats.js';
+import { rotateWebhookSecret } from '../application/rotateWebhookSecret.js';
+import { validateRotate } from '../application/rotateInput.js';
 import { field, readForm, utcDateTimeField } from '../../../console/session/formBody.js';
 import { signedInOf } from '../../../console/session/requireSession.js';
 
@@ -146,8 +159,65 @@ export const webhookRoutes = (catalogue: WebhookEventCatalogue, queriesOf: Subsc
       csrf: csrfOf(ctx),
       subscription: own.subscription,
       ...(await deliveryLogPage(deps.webhooks.outbox, own.id, page)),
+      rates: await successRates(deps.webhooks.outbox, own.id, deps.commands.clock.now()),
     };
     renderPage(ctx, deps, { title: 'Delivery log', section: 'webhooks', notice: noticeOf(ctx), body: subscriptionBody(view) });
+  });
+
+  router.get('/console/webhooks/:id/deliveries/:eventId', async (ctx) => {
+    const own = await ownSubscription(ctx);
+    const delivery = await deps.webhooks.outbox.get(own.id, String(ctx.params.eventId ?? ''));
+    if (!delivery) throw new ConsolePageError(404, 'No such delivery', 'This subscription has no delivery of this event (the log may have pruned it).');
+    renderPage(ctx, deps, {
+      title: 'Delivery',
+      section: 'webhooks',
+      notice: noticeOf(ctx),
+      body: deliveryBody({ basePath: deps.basePath, csrf: csrfOf(ctx), subscription: own.subscription, delivery }),
+    });
+  });
+
+  router.post('/console/webhooks/:id/rotate-secret', async (ctx) => {
+    const own = await ownSubscription(ctx);
+    const s = own.subscription;
+    if (!s.isActive) throw new ConsolePageError(409, 'This subscription has ended', 'An ended subscription has no secret to rotate.');
+    const form = await readForm(ctx);
+    const sent = field(form, 'overlapHours');
+    const input = validateRotate(sent === '' ? {} : { overlapHours: /^\d{1,3}$/.test(sent) ? Number(sent) : sent });
+    if (E.isLeft(input)) throw new ConsolePageError(422, 'Choose an overlap', 'The previous secret may keep signing for 0 to 168 hours.');
+    const { overlapHours } = input.right;
+    if (field(form, 'confirmed') !== 'yes') {
+      return renderPage(ctx, deps, {
+        title: 'Rotate the signing secret?',
+        section: 'webhooks',
+        body: confirmBody({
+          question: `Rotate the signing secret of ${s.targetUrl}?`,
+          detail:
+            overlapHours === 0
+              ? 'A new secret signs every delivery from now on, and the current one stops at once. The new secret is shown once.'
+              : `A new secret signs every delivery from now on; the current one signs them too for ${overlapHours} ${overlapHours === 1 ? 'hour' : 'hours'}. The new secret is shown once.`,
+          action: consoleUrl(deps.basePath, `/webhooks/${s.id}/rotate-secret`),
+          csrf: csrfOf(ctx),
+          confirmLabel: 'Rotate',
+          cancelHref: consoleUrl(deps.basePath, `/webhooks/${s.id}`),
+          fields: { overlapHours: String(overlapHours) },
+        }),
+      });
+    }
+    const rotated = await rotateWebhookSecret(commands, {
+      subscriptionId: own.id,
+      companyId: own.companyId,
+      overlapHours,
+      secret: generateWebhookSecret(),
+      metadata: consoleMetadata(ctx),
+    });
+    if (E.isLeft(rotated)) throw new ConsolePageError(409, 'This subscription has ended', 'An ended subscription has no secret to rotate.');
+    await afterChange(deps, rotated.right.position);
+    const { secret, previousSecretExpiresAt } = rotated.right;
+    renderPage(ctx, deps, {
+      title: 'Signing secret rotated',
+      section: 'webhooks',
+      body: rotatedBody({ basePath: deps.basePath, subscription: s, secret, previousSecretExpiresAt, overlapHours }),
+    });
   });
 
   router.post('/console/webhooks/:id/redeliver', async (ctx) => {

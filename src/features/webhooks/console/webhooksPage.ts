@@ -1,5 +1,9 @@
 import type { Delivery } from '../../../application/ports/WebhookOutbox.js';
 import type { DeliveryLogPage, SubscriptionView } from '../application/subscriptionQueries.js';
+import { attemptDetail, isTestDelivery, type AttemptDetail } from '../application/deliveryViews.js';
+import { CHART_DELIVERIES, type SuccessRates } from '../application/deliveryStats.js';
+import { DEFAULT_OVERLAP_HOURS } from '../application/rotateInput.js';
+import { successRateChart } from './successRateChart.js';
 import { formatTime } from '../../../console/html/format.js';
 import { describedBy, problemOf } from '../../../console/html/formProblems.js';
 import { html, type Html } from '../../../console/html/html.js';
@@ -124,10 +128,17 @@ export const subscribedBody = ({ basePath, subscription, secret }: SubscribedPag
 
 const lastAttempt = (delivery: Delivery) => delivery.attempts[delivery.attempts.length - 1] ?? null;
 
+/** The badge of a test delivery (sent from the console, not a change of any record). */
+const testBadge = (d: Delivery): Html | '' => (isTestDelivery(d) ? html` <span class="badge">test</span>` : '');
+
+/** Where a delivery's attempts are shown in full. */
+const deliveryHref = (basePath: string, subscriptionId: string, eventId: string): string =>
+  consoleUrl(basePath, `/webhooks/${subscriptionId}/deliveries/${encodeURIComponent(eventId)}`);
+
 const deliveryRow = (basePath: string, csrf: string, subscription: SubscriptionView, d: Delivery): Html => {
   const last = lastAttempt(d);
   return html`<tr>
-  <th scope="row">${d.eventType}<br><code class="hint">${d.eventId}</code></th>
+  <th scope="row"><a href="${deliveryHref(basePath, subscription.id, d.eventId)}" aria-label="${`Attempts of ${d.eventType} ${d.eventId}`}">${d.eventType}</a>${testBadge(d)}<br><code class="hint">${d.eventId}</code></th>
   <td data-label="Occurred">${formatTime(d.occurredAt)}</td>
   <td data-label="Attempts">${d.attempts.length}</td>
   <td data-label="Status code">${last ? (last.statusCode ?? html`<span class="bad">${last.error ?? 'no response'}</span>`) : '—'}</td>
@@ -146,12 +157,35 @@ const deliveryRow = (basePath: string, csrf: string, subscription: SubscriptionV
 </tr>`;
 };
 
-/** One subscription's page: the subscription, and a page of its delivery log. */
+/** One subscription's page: the subscription, its success rates, and a page of its delivery log. */
 export interface SubscriptionPageView extends DeliveryLogPage {
   readonly basePath: string;
   readonly csrf: string;
   readonly subscription: SubscriptionView;
+  readonly rates: SuccessRates;
 }
+
+/** The overlaps the console offers for a rotation (hours), the default first. */
+const OVERLAPS: readonly (readonly [number, string])[] = [
+  [DEFAULT_OVERLAP_HOURS, '24 hours'],
+  [1, '1 hour'],
+  [72, '3 days'],
+  [168, '7 days'],
+  [0, 'No overlap: stop it now (a leaked secret)'],
+];
+
+/** Rotate: a new signing secret, the previous one signing too for the overlap chosen. */
+const rotateForm = (basePath: string, csrf: string, s: SubscriptionView): Html => html`<form method="post" action="${consoleUrl(basePath, `/webhooks/${s.id}/rotate-secret`)}" class="stack" data-confirm="${`Rotate the signing secret of ${s.targetUrl}? The new secret is shown once.`}">
+    ${csrfField(csrf)}
+    <div>
+      <label for="rotate-overlap">Keep the previous secret signing for</label>
+      <select id="rotate-overlap" name="overlapHours" aria-describedby="rotate-overlap-hint">
+        ${OVERLAPS.map(([hours, label]) => html`<option value="${String(hours)}">${label}</option>`)}
+      </select>
+      <p class="hint" id="rotate-overlap-hint">Until then every delivery carries two signatures, one per secret, so your receiver can move to the new secret without missing one.</p>
+    </div>
+    <div><button type="submit" class="secondary">Rotate the signing secret</button></div>
+  </form>`;
 
 /** One subscription: what it is, its delivery log (newest first), and redelivery and test buttons. */
 export const subscriptionBody = (spec: SubscriptionPageView): Html => {
@@ -182,9 +216,19 @@ export const subscriptionBody = (spec: SubscriptionPageView): Html => {
       <input type="datetime-local" id="failed-since" name="failedSince" required>
     </div>
     <div><button type="submit" class="secondary">Redeliver failed</button></div>
-  </form>`
+  </form>
+  <h3>Signing secret</h3>
+  ${rotateForm(basePath, csrf, s)}`
       : html`<p>This subscription has ended: nothing is sent to it any more.</p>`
   }
+</section>
+<section class="panel" aria-labelledby="rates-title">
+  <h2 id="rates-title">Success rate</h2>
+  <p class="hint">The share of delivery attempts the endpoint answered with 200${spec.rates.capped ? `, counted over its most recent ${CHART_DELIVERIES} deliveries` : ''}.</p>
+  <h3>Last 24 hours</h3>
+  ${successRateChart(spec.rates.day, 'rate-day')}
+  <h3>Last 7 days</h3>
+  ${successRateChart(spec.rates.week, 'rate-week')}
 </section>
 <section class="panel" aria-labelledby="deliveries-title">
   <h2 id="deliveries-title">Delivery log</h2>
@@ -200,5 +244,133 @@ export const subscriptionBody = (spec: SubscriptionPageView): Html => {
     ${spec.page > 1 ? html`<a href="${here(spec.page - 1)}">Newer</a>` : ''}
     ${spec.hasMore ? html`<a href="${here(spec.page + 1)}">Older</a>` : ''}
   </nav>
+</section>`;
+};
+
+/** The page after a rotation: the new secret, once, and when the previous one stops signing. */
+export interface RotatedPageView {
+  readonly basePath: string;
+  readonly subscription: SubscriptionView;
+  readonly secret: string;
+  readonly previousSecretExpiresAt: string;
+  readonly overlapHours: number;
+}
+
+/** The page after a rotation: the new signing secret, once. */
+export const rotatedBody = ({ basePath, subscription, secret, previousSecretExpiresAt, overlapHours }: RotatedPageView): Html => html`<h1>Signing secret rotated</h1>
+<section class="panel" aria-labelledby="rotated-title">
+  <h2 id="rotated-title">${subscription.event} to <code>${subscription.targetUrl}</code></h2>
+  ${secretBox('signing-secret', 'New signing secret', secret, 'Shown only now: store it safely before you leave this page, and check signatures with it.')}
+  <p>${
+    overlapHours === 0
+      ? 'The previous secret signs nothing any more: every delivery carries the new signature only.'
+      : html`Until <time datetime="${previousSecretExpiresAt}">${formatTime(previousSecretExpiresAt)}</time> every delivery carries two signatures in <code>webhook-signature</code>, the new secret's first, then the previous secret's; after that, the new one only.`
+  }</p>
+  <p><a href="${consoleUrl(basePath, `/webhooks/${subscription.id}`)}">Back to its delivery log</a></p>
+</section>`;
+
+/** The page of one delivery: every attempt in full. */
+export interface DeliveryPageView {
+  readonly basePath: string;
+  readonly csrf: string;
+  readonly subscription: SubscriptionView;
+  readonly delivery: Delivery;
+}
+
+const headersList = (headers: Readonly<Record<string, string>>): Html =>
+  Object.keys(headers).length === 0
+    ? html`<p class="hint">No header.</p>`
+    : html`<pre>${Object.entries(headers)
+        .map(([name, value]) => `${name}: ${value}`)
+        .join('\n')}</pre>`;
+
+/** A body as text, indented when it is JSON. */
+const bodyText = (body: string): string => {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+};
+
+const ERROR_KINDS: Readonly<Record<string, string>> = {
+  timeout: 'Timed out',
+  connection_refused: 'Connection refused',
+  connection_reset: 'Connection closed before the response',
+  dns: 'The host name has no address',
+  tls: 'TLS failed',
+  refused_address: 'A refused (private) address',
+  invalid_target: 'Not an http(s) URL',
+  no_secret: 'No signing secret',
+  other: 'No response',
+};
+
+/** What an attempt came to, in a few words. */
+const outcomeText = (a: AttemptDetail): string =>
+  a.statusCode !== null ? `HTTP ${a.statusCode}` : ERROR_KINDS[a.errorKind ?? 'other'] ?? 'No response';
+
+const attemptSection = (a: AttemptDetail, n: number, id: string): Html => html`<section class="attempt" aria-labelledby="${id}-title">
+  <h3 id="${`${id}-title`}">Attempt ${String(n)}: <span class="${a.statusCode === 200 ? 'ok' : 'bad'}">${outcomeText(a)}</span></h3>
+  <dl class="record">
+    <dt>Started</dt><dd>${formatTime(a.at)}</dd>
+    <dt>Duration</dt><dd>${`${Math.round(a.latencyMs)} ms`}</dd>
+    ${a.error !== null ? html`<dt>Error</dt><dd class="bad">${a.error}</dd>` : ''}
+  </dl>
+  <details>
+    <summary>${`Request of attempt ${n}`}</summary>
+    ${
+      a.request
+        ? html`<p><code>POST ${a.request.url}</code></p>
+    <h4>Headers</h4>
+    ${headersList(a.request.headers)}
+    <h4>Body</h4>
+    <pre>${bodyText(a.request.body)}</pre>`
+        : html`<p class="hint">Not kept: nothing was sent, or the attempt was made before requests were kept.</p>`
+    }
+  </details>
+  <details${a.statusCode !== 200 ? html` open` : ''}>
+    <summary>${`Response of attempt ${n}`}</summary>
+    ${
+      a.response
+        ? a.response.erased
+          ? html`<p>Status ${String(a.response.statusCode)}. Its headers and body were erased with the person this delivery was about.</p>`
+          : html`<p>Status ${String(a.response.statusCode)}</p>
+    <h4>Headers</h4>
+    ${headersList(a.response.headers)}
+    <h4>Body${a.response.bodyTruncated ? ' (its first 64 KiB)' : ''}</h4>
+    ${a.response.body === '' ? html`<p class="hint">Empty.</p>` : html`<pre>${bodyText(a.response.body)}</pre>`}`
+        : html`<p>${a.error !== null ? `No response: ${a.error}` : 'Not kept: the attempt was made before responses were kept.'}</p>`
+    }
+  </details>
+</section>`;
+
+/** One delivery: what it is, and every attempt, newest first, with its request and response. */
+export const deliveryBody = ({ basePath, csrf, subscription: s, delivery: d }: DeliveryPageView): Html => {
+  const attempts = d.attempts.map((a) => attemptDetail(d, a));
+  const numbered = attempts.map((a, i) => ({ a, n: i + 1 })).reverse();
+  return html`<h1>${d.eventType}${testBadge(d)} to <code>${s.targetUrl}</code></h1>
+<section class="panel" aria-labelledby="delivery-title">
+  <h2 id="delivery-title">Delivery</h2>
+  <dl class="record">
+    <dt>Event id</dt><dd><code>${d.eventId}</code></dd>
+    <dt>Occurred</dt><dd>${formatTime(d.occurredAt)}</dd>
+    <dt>State</dt><dd class="state-${d.state}">${d.state}${d.failureReason ? ` (${d.failureReason.replace('_', ' ')})` : ''}</dd>
+    ${d.nextAttemptAt ? html`<dt>Next attempt</dt><dd>${formatTime(d.nextAttemptAt)}</dd>` : ''}
+    ${isTestDelivery(d) ? html`<dt>Test</dt><dd>A test event sent from the console, not a change of any record.</dd>` : ''}
+  </dl>
+  ${
+    s.isActive && d.state !== 'pending'
+      ? html`<form method="post" action="${consoleUrl(basePath, `/webhooks/${s.id}/redeliver`)}">
+    ${csrfField(csrf)}
+    <input type="hidden" name="eventId" value="${d.eventId}">
+    <button type="submit" class="secondary">Redeliver</button>
+  </form>`
+      : ''
+  }
+  <p><a href="${consoleUrl(basePath, `/webhooks/${s.id}`)}">Back to the delivery log</a></p>
+</section>
+<section class="panel" aria-labelledby="attempts-title">
+  <h2 id="attempts-title">Attempts, newest first</h2>
+  ${attempts.length === 0 ? html`<p>No attempt yet.</p>` : numbered.map(({ a, n }) => attemptSection(a, n, `attempt-${n}`))}
 </section>`;
 };

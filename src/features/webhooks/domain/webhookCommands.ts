@@ -60,4 +60,21 @@ export interface EndImportedWebhook {
   readonly at: Date;
 }
 
-export type WebhookCommand = SubscribeWebhook | UnsubscribeWebhook | PauseWebhook | DisableWebhook | EnableWebhook | EndImportedWebhook;
+/** Rotate the signing secret of an active subscription of `companyId`, the previous one signing until `previousSecretExpiresAt`. */
+export interface RotateWebhookSecret {
+  readonly type: 'RotateWebhookSecret';
+  readonly subscriptionId: string;
+  readonly companyId: string;
+  readonly overlapHours: number;
+  readonly previousSecretExpiresAt: Date;
+  readonly at: Date;
+}
+
+export type WebhookCommand =
+  | SubscribeWebhook
+  | UnsubscribeWebhook
+  | PauseWebhook
+  | DisableWebhook
+  | EnableWebhook
+  | EndImportedWebhook
+  | RotateWebhookSecret;

@@ -1,7 +1,16 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { toIsoTimestamp } from '../../../shared/Clock.js';
 import { assertNever, type Decider } from '../../../shared/Decider.js';
-import type { DisableWebhook, EnableWebhook, EndImportedWebhook, PauseWebhook, SubscribeWebhook, UnsubscribeWebhook, WebhookCommand } from './webhookCommands.js';
+import type {
+  DisableWebhook,
+  EnableWebhook,
+  EndImportedWebhook,
+  PauseWebhook,
+  RotateWebhookSecret,
+  SubscribeWebhook,
+  UnsubscribeWebhook,
+  WebhookCommand,
+} from './webhookCommands.js';
 import type { WebhookError } from './webhookErrors.js';
 import type { UnsubscribeReason, WebhookEvent } from './webhookEvents.js';
 import { subscriptionFromSubscribed, type WebhookSubscriptionRecord } from './webhookSubscription.js';
@@ -117,6 +126,21 @@ const enable = (command: EnableWebhook, state: WebhookState): Decision =>
         ],
   )(activeOf(command, state));
 
+/** A rotation of an active subscription's secret (a paused or disabled one too: its receiver may be failing on a leaked secret). */
+const rotate = (command: RotateWebhookSecret, state: WebhookState): Decision =>
+  E.map((): readonly WebhookEvent[] => [
+    {
+      type: 'WebhookSecretRotated',
+      data: {
+        subscriptionId: command.subscriptionId,
+        companyId: command.companyId,
+        overlapHours: command.overlapHours,
+        previousSecretExpiresAt: toIsoTimestamp(command.previousSecretExpiresAt),
+        at: toIsoTimestamp(command.at),
+      },
+    },
+  ])(activeOf(command, state));
+
 /** The active subscription changed by `change`; any other state is left as it is. */
 const whileActive = (state: WebhookState, change: Partial<WebhookSubscriptionRecord>): WebhookState =>
   state.status === 'active' ? { status: 'active', subscription: { ...state.subscription, ...change } } : state;
@@ -138,6 +162,8 @@ export const webhookDecider: Decider<WebhookCommand, WebhookEvent, WebhookState,
         return enable(command, state);
       case 'EndImportedWebhook':
         return endImported(command, state);
+      case 'RotateWebhookSecret':
+        return rotate(command, state);
       default:
         return assertNever(command);
     }
@@ -165,6 +191,9 @@ export const webhookDecider: Decider<WebhookCommand, WebhookEvent, WebhookState,
         return whileActive(state, { deliveryStatus: 'disabled', failingSince: event.data.failingSince });
       case 'WebhookEnabled':
         return whileActive(state, { deliveryStatus: 'active', failingSince: null });
+      case 'WebhookSecretRotated':
+        // The secrets are in the secret store; the subscription itself is as it was.
+        return state;
       default:
         return assertNever(event);
     }

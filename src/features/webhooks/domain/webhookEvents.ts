@@ -149,8 +149,37 @@ export const WebhookEndedByImport = t.type({
 });
 export type WebhookEndedByImport = t.TypeOf<typeof WebhookEndedByImport>;
 
+/**
+ * The company rotated the subscription's signing secret: deliveries are signed with a
+ * new one, and with the previous one too until `previousSecretExpiresAt` (Standard
+ * Webhooks' rotation: one signature per secret). Neither secret is in the event: they
+ * live in the webhook secret store only.
+ */
+export const WebhookSecretRotated = t.type({
+  type: t.literal('WebhookSecretRotated'),
+  data: t.type({
+    subscriptionId: t.string,
+    companyId: t.string,
+    /** Hours the previous secret still signs (0: not at all). */
+    overlapHours: t.number,
+    /** When the previous secret stops signing (ISO 8601 UTC with milliseconds; `at` when the overlap is 0). */
+    previousSecretExpiresAt: t.string,
+    /** ISO 8601 UTC with milliseconds. */
+    at: t.string,
+  }),
+});
+export type WebhookSecretRotated = t.TypeOf<typeof WebhookSecretRotated>;
+
 /** Every event of a `webhook-<id>` stream. */
-export const WebhookEvent = t.union([WebhookSubscribed, WebhookUnsubscribed, WebhookPaused, WebhookDisabled, WebhookEnabled, WebhookEndedByImport]);
+export const WebhookEvent = t.union([
+  WebhookSubscribed,
+  WebhookUnsubscribed,
+  WebhookPaused,
+  WebhookDisabled,
+  WebhookEnabled,
+  WebhookEndedByImport,
+  WebhookSecretRotated,
+]);
 export type WebhookEvent = t.TypeOf<typeof WebhookEvent>;
 
 export const WEBHOOK_SUBSCRIPTION_EVENT_TYPES: ReadonlySet<WebhookEvent['type']> = new Set([
@@ -160,6 +189,7 @@ export const WEBHOOK_SUBSCRIPTION_EVENT_TYPES: ReadonlySet<WebhookEvent['type']>
   'WebhookDisabled',
   'WebhookEnabled',
   'WebhookEndedByImport',
+  'WebhookSecretRotated',
 ]);
 
 export const webhookStream = (subscriptionId: string): string => `webhook-${subscriptionId}`;

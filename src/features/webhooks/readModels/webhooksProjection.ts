@@ -68,6 +68,9 @@ export const webhooksProjection: Projection<WebhookDoc> = erasedWithCompany({
         return withDelivery(doc, event.position, { deliveryStatus: 'disabled', failingSince: decoded.data.failingSince });
       case 'WebhookEnabled':
         return withDelivery(doc, event.position, { deliveryStatus: 'active', failingSince: null });
+      case 'WebhookSecretRotated':
+        // Nothing the read model shows changes (the secrets are not in it).
+        return doc && { ...doc, position: event.position };
       default: {
         const unknown: never = decoded;
         return unknown;

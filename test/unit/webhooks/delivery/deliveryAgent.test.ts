@@ -61,7 +61,7 @@ describe('Webhook delivery agent', () => {
       const refuses10 = (ip: string) => ip.startsWith('10.');
       const dns = fixedDns({ 'public.example': ['127.0.0.1'] });
       agent = createDeliveryAgent({ allowPrivateTargets: false, isRefusedAddress: refuses10, resolve: dns });
-      expect(await post(agent, `http://public.example:${receiver.port}/hook`)).to.deep.equal({ status: 200, retryAfter: null });
+      expect(await post(agent, `http://public.example:${receiver.port}/hook`)).to.include({ status: 200, retryAfter: null });
       expect(receiver.requests[0]?.headers.host).to.equal(`public.example:${receiver.port}`);
     });
 
@@ -125,7 +125,23 @@ describe('Webhook delivery agent', () => {
 
     it('gives the Retry-After header back', async () => {
       receiver.on('/busy', (_req, res) => res.writeHead(429, { 'retry-after': '30' }).end());
-      expect(await post(agent!, `${receiver.url}/busy`)).to.deep.equal({ status: 429, retryAfter: '30' });
+      expect(await post(agent!, `${receiver.url}/busy`)).to.include({ status: 429, retryAfter: '30' });
+    });
+
+    it('gives the response’s headers and body back, for the delivery log', async () => {
+      receiver.on('/echo', (req, res) => res.writeHead(500, { 'x-request-id': 'r-1', 'set-cookie': ['a=1', 'b=2'] }).end(`echo ${req.body}`));
+      const response = await post(agent!, `${receiver.url}/echo`);
+      expect(response).to.include({ status: 500, body: 'echo {"a":1}', bodyTruncated: false });
+      expect(response.headers).to.include({ 'x-request-id': 'r-1', 'set-cookie': 'a=1, b=2' });
+    });
+
+    it('keeps the first 64 KiB of a longer body, and says it was cut', async () => {
+      receiver.on('/big', (_req, res) => res.writeHead(200).end('é'.repeat(40_000)));
+      const response = await post(agent!, `${receiver.url}/big`);
+      expect(response.status).to.equal(200);
+      expect(response.bodyTruncated).to.equal(true);
+      expect(Buffer.byteLength(response.body!, 'utf8')).to.be.at.most(64 * 1024 + 2);
+      expect(response.body!.startsWith('é'.repeat(1000))).to.equal(true);
     });
 
     it('is cut off by the signal when no headers come', async () => {

@@ -52,7 +52,7 @@ describe('Webhook delivery thread', function () {
 
   it('sends a turn’s rows in order, signed, and gives every attempt back in order', async () => {
     const secret = aSecret();
-    const { attempts } = await collect(thread, { url: `${receiver.url}/a`, secret, rows: rows(5), timeoutMs: 2000 });
+    const { attempts } = await collect(thread, { url: `${receiver.url}/a`, secrets: [secret], rows: rows(5), timeoutMs: 2000 });
     expect(attempts.map((a) => a.statusCode)).to.deep.equal([200, 200, 200, 200, 200]);
     expect(attempts.every((a) => a.error === null && a.retryAfter === null && a.latencyMs >= 0 && !Number.isNaN(Date.parse(a.at)))).to.equal(true);
     expect(receiver.ids('/a')).to.deep.equal(['evt-0', 'evt-1', 'evt-2', 'evt-3', 'evt-4']);
@@ -65,7 +65,7 @@ describe('Webhook delivery thread', function () {
     // A report time no turn of this test outlasts: the batch is the turn's end, not a timer's.
     const patient = startDeliveryThread({ allowPrivateTargets: true, maxFreeSockets: 4, logger, reportAfterMs: 60_000 });
     try {
-      const { attempts, batches } = await collect(patient, { url: `${receiver.url}/a`, secret: aSecret(), rows: rows(10), timeoutMs: 2000 });
+      const { attempts, batches } = await collect(patient, { url: `${receiver.url}/a`, secrets: [aSecret()], rows: rows(10), timeoutMs: 2000 });
       expect(attempts).to.have.length(10);
       expect(batches).to.equal(1);
     } finally {
@@ -83,7 +83,7 @@ describe('Webhook delivery thread', function () {
     });
     const batches: (number | null)[][] = [];
     const never = new AbortController().signal;
-    for await (const batch of thread.sendTurn({ url: `${receiver.url}/slow`, secret: aSecret(), rows: rows(2), timeoutMs: 30_000 }, { finish: never, stop: never })) {
+    for await (const batch of thread.sendTurn({ url: `${receiver.url}/slow`, secrets: [aSecret()], rows: rows(2), timeoutMs: 30_000 }, { finish: never, stop: never })) {
       batches.push(batch.map((a) => a.statusCode));
       if (batches.length === 1) {
         // Back while the second row's attempt is not answered (not sent yet, or held).
@@ -99,7 +99,7 @@ describe('Webhook delivery thread', function () {
       const n = (JSON.parse(request.body) as { data: { n: number } }).data.n;
       res.writeHead(n === 1 ? 503 : 200, n === 1 ? { 'retry-after': '7' } : {}).end();
     });
-    const { attempts } = await collect(thread, { url: `${receiver.url}/a`, secret: aSecret(), rows: rows(4), timeoutMs: 2000 });
+    const { attempts } = await collect(thread, { url: `${receiver.url}/a`, secrets: [aSecret()], rows: rows(4), timeoutMs: 2000 });
     expect(attempts.map((a) => [a.statusCode, a.retryAfter])).to.deep.equal([
       [200, null],
       [503, '7'],
@@ -110,7 +110,7 @@ describe('Webhook delivery thread', function () {
 
   it('times an attempt out, and stops there', async () => {
     receiver.on('/hang', () => undefined);
-    const { attempts } = await collect(thread, { url: `${receiver.url}/hang`, secret: aSecret(), rows: rows(2), timeoutMs: 150 });
+    const { attempts } = await collect(thread, { url: `${receiver.url}/hang`, secrets: [aSecret()], rows: rows(2), timeoutMs: 150 });
     expect(attempts).to.have.length(1);
     expect(attempts[0]).to.include({ statusCode: null, error: 'No complete response within 150 ms' });
     // Nothing after the row that timed out (which may have been cut off before its request was read).
@@ -120,7 +120,7 @@ describe('Webhook delivery thread', function () {
   it('refuses a private address unless allowed, without a request', async () => {
     const guarded = startDeliveryThread({ allowPrivateTargets: false, maxFreeSockets: 4, logger });
     try {
-      const { attempts } = await collect(guarded, { url: `${receiver.url}/a`, secret: aSecret(), rows: rows(2), timeoutMs: 2000 });
+      const { attempts } = await collect(guarded, { url: `${receiver.url}/a`, secrets: [aSecret()], rows: rows(2), timeoutMs: 2000 });
       expect(attempts).to.have.length(1);
       expect(attempts[0]?.statusCode).to.equal(null);
       expect(attempts[0]?.error).to.match(/^EREFUSEDADDRESS: Refused to connect to 127\.0\.0\.1/);
@@ -135,7 +135,7 @@ describe('Webhook delivery thread', function () {
     const held: ServerResponse[] = [];
     receiver.on('/a', (_request, res) => void held.push(res));
     const finish = new AbortController();
-    const turn = collect(thread, { url: `${receiver.url}/a`, secret: aSecret(), rows: rows(5), timeoutMs: 30_000 }, { finish: finish.signal });
+    const turn = collect(thread, { url: `${receiver.url}/a`, secrets: [aSecret()], rows: rows(5), timeoutMs: 30_000 }, { finish: finish.signal });
     await eventually(() => receiver.requests.length === 1);
     finish.abort();
     held.shift()!.writeHead(200).end();
@@ -149,7 +149,7 @@ describe('Webhook delivery thread', function () {
     receiver.on('/hang', () => undefined);
     const stop = new AbortController();
     // An attempt that only a stop can end: waiting for its timeout would outlast the test.
-    const turn = collect(thread, { url: `${receiver.url}/hang`, secret: aSecret(), rows: rows(3), timeoutMs: 60_000 }, { stop: stop.signal });
+    const turn = collect(thread, { url: `${receiver.url}/hang`, secrets: [aSecret()], rows: rows(3), timeoutMs: 60_000 }, { stop: stop.signal });
     await eventually(() => receiver.requests.length === 1);
     stop.abort();
     const { attempts } = await turn;
@@ -162,7 +162,7 @@ describe('Webhook delivery thread', function () {
   it('sends nothing more of a turn the caller left', async () => {
     receiver.on('/a', (_request, res) => void setTimeout(() => res.writeHead(200).end(), 50));
     const never = new AbortController().signal;
-    for await (const batch of thread.sendTurn({ url: `${receiver.url}/a`, secret: aSecret(), rows: rows(20), timeoutMs: 2000 }, { finish: never, stop: never })) {
+    for await (const batch of thread.sendTurn({ url: `${receiver.url}/a`, secrets: [aSecret()], rows: rows(20), timeoutMs: 2000 }, { finish: never, stop: never })) {
       expect(batch.length).to.be.at.least(1);
       break;
     }
@@ -179,7 +179,7 @@ describe('Webhook delivery thread', function () {
     receiver.on('/q0', inPairs);
     receiver.on('/q1', inPairs);
     const [a, b] = await Promise.all(
-      ['/q0', '/q1'].map((path) => collect(thread, { url: `${receiver.url}${path}`, secret: aSecret(), rows: rows(3), timeoutMs: 30_000 })),
+      ['/q0', '/q1'].map((path) => collect(thread, { url: `${receiver.url}${path}`, secrets: [aSecret()], rows: rows(3), timeoutMs: 30_000 })),
     );
     expect(a!.attempts.map((attempt) => attempt.statusCode)).to.deep.equal([200, 200, 200]);
     expect(b!.attempts.map((attempt) => attempt.statusCode)).to.deep.equal([200, 200, 200]);
@@ -195,16 +195,16 @@ describe('Webhook delivery thread', function () {
     });
     try {
       receiver.on('/hang', () => undefined);
-      const inFlight = collect(crashing, { url: `${receiver.url}/hang`, secret: aSecret(), rows: rows(1), timeoutMs: 5000 });
+      const inFlight = collect(crashing, { url: `${receiver.url}/hang`, secrets: [aSecret()], rows: rows(1), timeoutMs: 5000 });
       await eventually(() => receiver.requests.length === 1);
-      const crash = collect(crashing, { url: `${receiver.url}/a`, secret: aSecret(), rows: [{ eventId: 'crash', envelope: '{}' }], timeoutMs: 2000 });
+      const crash = collect(crashing, { url: `${receiver.url}/a`, secrets: [aSecret()], rows: [{ eventId: 'crash', envelope: '{}' }], timeoutMs: 2000 });
       for (const turn of [inFlight, crash]) {
         await turn.then(
           () => expect.fail('the turn should have failed'),
           (error: Error) => expect(error.message).to.equal('The webhook delivery thread exited with code 3'),
         );
       }
-      const { attempts } = await collect(crashing, { url: `${receiver.url}/a`, secret: aSecret(), rows: rows(1), timeoutMs: 2000 });
+      const { attempts } = await collect(crashing, { url: `${receiver.url}/a`, secrets: [aSecret()], rows: rows(1), timeoutMs: 2000 });
       expect(attempts.map((a) => a.statusCode)).to.deep.equal([200]);
       expect(logger.lines.filter((line) => line.msg === 'webhook delivery thread stopped; a new one starts with the next turn')).to.have.length(1);
     } finally {
@@ -227,9 +227,9 @@ describe('Webhook delivery thread', function () {
       const slowAnswers: ServerResponse[] = [];
       receiver.on('/slow', (_request, response) => void slowAnswers.push(response));
       // The first turn goes to one thread; the crash, sent while it waits, to the other (the one with fewer turns).
-      const slow = collect(pair, { url: `${receiver.url}/slow`, secret: aSecret(), rows: rows(1), timeoutMs: 30_000 });
+      const slow = collect(pair, { url: `${receiver.url}/slow`, secrets: [aSecret()], rows: rows(1), timeoutMs: 30_000 });
       await eventually(() => receiver.requests.length === 1);
-      const crash = collect(pair, { url: `${receiver.url}/a`, secret: aSecret(), rows: [{ eventId: 'crash', envelope: '{}' }], timeoutMs: 2000 });
+      const crash = collect(pair, { url: `${receiver.url}/a`, secrets: [aSecret()], rows: [{ eventId: 'crash', envelope: '{}' }], timeoutMs: 2000 });
       await crash.then(
         () => expect.fail('the turn should have failed'),
         (error: Error) => expect(error.message).to.equal('The webhook delivery thread exited with code 3'),
@@ -240,8 +240,8 @@ describe('Webhook delivery thread', function () {
       // Two turns at once, one on each thread (the dead one started again): each answer held until both are in flight.
       receiver.on('/pair', answeredInPairs());
       const [first, second] = await Promise.all([
-        collect(pair, { url: `${receiver.url}/pair`, secret: aSecret(), rows: rows(1), timeoutMs: 30_000 }),
-        collect(pair, { url: `${receiver.url}/pair`, secret: aSecret(), rows: rows(1), timeoutMs: 30_000 }),
+        collect(pair, { url: `${receiver.url}/pair`, secrets: [aSecret()], rows: rows(1), timeoutMs: 30_000 }),
+        collect(pair, { url: `${receiver.url}/pair`, secrets: [aSecret()], rows: rows(1), timeoutMs: 30_000 }),
       ]);
       expect([...first.attempts, ...second.attempts].map((a) => a.statusCode)).to.deep.equal([200, 200]);
       expect(receiver.maxInFlight()).to.equal(2);
@@ -253,7 +253,7 @@ describe('Webhook delivery thread', function () {
 
   it('refuses turns once closed', async () => {
     await thread.close();
-    await collect(thread, { url: `${receiver.url}/a`, secret: aSecret(), rows: rows(1), timeoutMs: 2000 }).then(
+    await collect(thread, { url: `${receiver.url}/a`, secrets: [aSecret()], rows: rows(1), timeoutMs: 2000 }).then(
       () => expect.fail('a closed thread should refuse the turn'),
       (error: Error) => expect(error.message).to.equal('The webhook delivery thread is closed'),
     );
