@@ -195,6 +195,7 @@ const frameAncestors = new t.Type<readonly string[], string, unknown>(
 const readModelsKind = t.keyof({ sqlite: null, memory: null });
 
 const logLevel = t.keyof({ fatal: null, error: null, warn: null, info: null, debug: null, trace: null, silent: null });
+const logFormat = t.keyof({ auto: null, json: null, pretty: null });
 
 const nonEmpty = new t.Type<string, string, unknown>(
   'string',
@@ -239,6 +240,7 @@ const variables = {
   DELETED_RECORDS_SWEEP_SECONDS: { codec: intFromString('seconds', 1, 86_400), default: '600' },
   DELETED_COMPANIES_RETENTION_DAYS: { codec: intFromString('days', 1, 36_500), default: '30' },
   LOG_LEVEL: { codec: logLevel, default: 'info' },
+  LOG_FORMAT: { codec: logFormat, default: 'auto' },
   BASE_PATH: { codec: basePath, default: undefined },
   TLS_CERT_FILE: { codec: nonEmpty, default: undefined },
   TLS_KEY_FILE: { codec: nonEmpty, default: undefined },
@@ -338,6 +340,8 @@ export interface Config {
   /** A deleted company is erased this many days after its deletion was asked for (unless erased at once, or cancelled). */
   readonly deletedCompaniesRetentionDays: number;
   readonly logLevel: t.TypeOf<typeof logLevel>;
+  /** JSON lines (`json`), readable lines (`pretty`), or readable on a terminal and JSON otherwise (`auto`). */
+  readonly logFormat: t.TypeOf<typeof logFormat>;
   readonly basePath: string;
   readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
   readonly trustProxy: boolean;
@@ -521,6 +525,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     deletedRecordsSweepSeconds: c.DELETED_RECORDS_SWEEP_SECONDS,
     deletedCompaniesRetentionDays: c.DELETED_COMPANIES_RETENTION_DAYS,
     logLevel: c.LOG_LEVEL,
+    logFormat: c.LOG_FORMAT,
     basePath: c.BASE_PATH ?? '',
     tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : undefined,
     trustProxy: c.TRUST_PROXY,

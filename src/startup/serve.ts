@@ -15,7 +15,9 @@ export type Say = (line: string) => void;
 
 /** Processes of one supervisor write to one output: each line says which process it came from. */
 const processLogger = (config: Config, role: SupervisedRole | null): Logger =>
-  role === null ? createLogger(config.logLevel) : createLogger(config.logLevel).child({ pid: process.pid, process: role });
+  role === null
+    ? createLogger(config.logLevel, undefined, config.logFormat)
+    : createLogger(config.logLevel, undefined, config.logFormat).child({ pid: process.pid, process: role });
 
 /** This process's IPC channel to the supervisor that started it. */
 const supervisorChannel = (): IpcEndpoint => ({
@@ -137,6 +139,26 @@ const stopOnSignals = (chronicle: Chronicle, config: Config, logger: Logger, rol
   }
 };
 
+/** The rule above and below the demo banner. */
+const BANNER_RULE = '='.repeat(78);
+
+/**
+ * The demo company and key, said once: framed by blank lines and rules, so that it
+ * stands apart from the log lines around it on a terminal (they go to stdout, this to
+ * stderr, and a terminal shows both).
+ */
+export const demoBanner = (demo: { readonly companyName: string; readonly companyId: string; readonly key: string }, at: string): string =>
+  [
+    '',
+    BANNER_RULE,
+    'Created a demo company and an API key with every permission but contacts:erase (shown only this once):',
+    `  company ${demo.companyName} (${demo.companyId})`,
+    `  API key ${demo.key}`,
+    `  try: curl -H "Authorization: Bearer ${demo.key}" ${at}/test`,
+    BANNER_RULE,
+    '',
+  ].join('\n');
+
 /**
  * Said once the signals are handled: whoever waits for this line may stop the
  * process at once. The demo key is shown this once (only its hash is stored). A
@@ -144,16 +166,7 @@ const stopOnSignals = (chronicle: Chronicle, config: Config, logger: Logger, rol
  */
 const announce = (chronicle: Chronicle, config: Config, plan: StartPlan, role: SupervisedRole | null, say: Say): void => {
   const at = reachableAt(config, chronicle.port);
-  if (chronicle.demo) {
-    say(
-      [
-        'Created a demo company and an API key with every permission but contacts:erase (shown only this once):',
-        `  company ${chronicle.demo.companyName} (${chronicle.demo.companyId})`,
-        `  API key ${chronicle.demo.key}`,
-        `  try: curl -H "Authorization: Bearer ${chronicle.demo.key}" ${at}/test`,
-      ].join('\n'),
-    );
-  }
+  if (chronicle.demo) say(demoBanner(chronicle.demo, at));
   if (role !== null) {
     const ready: ReadyMessage = { type: 'chronicle:ready', port: chronicle.port };
     process.send?.(ready);

@@ -24,7 +24,7 @@ export const adminTokenCredential = (verify: VerifyAdminToken): BearerCredential
   },
   otherKind: (presented) =>
     isWellFormedApiKey(presented)
-      ? 'This is a customer API key (chr_…): the admin API takes an admin token (chradm_…), made with `chronicle admin-tokens create`.'
+      ? 'This is a customer API key (chr_…): the admin API takes an admin token (chradm_…), made with `npm run chronicle -- admin-tokens create`.'
       : null,
   assign: (state, auth) => {
     state.admin = auth;
