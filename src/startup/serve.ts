@@ -95,9 +95,8 @@ const parentOf = (pid: number): number | null => {
  * runs `sh -c 'node bin/chronicle.js serve'`), is no longer there: this process's
  * parent changed, or its parent's (the shell outlives npm). Returns what stops watching.
  */
-const whenNpmIsGone = (gone: () => void): (() => void) => {
-  const parent = process.ppid;
-  const grandparent = parentOf(parent);
+const whenNpmIsGone = (startedUnder: ProcessParents, gone: () => void): (() => void) => {
+  const { parent, grandparent } = startedUnder;
   const watch = setInterval(() => {
     if (process.ppid === parent && (grandparent === null || parentOf(parent) === grandparent)) return;
     clearInterval(watch);
@@ -107,6 +106,31 @@ const whenNpmIsGone = (gone: () => void): (() => void) => {
   return () => clearInterval(watch);
 };
 
+/** This process's parent and its parent's, as they were when it began to start. */
+interface ProcessParents {
+  readonly parent: number;
+  readonly grandparent: number | null;
+}
+
+const parentsNow = (): ProcessParents => ({ parent: process.ppid, grandparent: parentOf(process.ppid) });
+
+/** Whether process `pid` is npm (its command line names it); null where that cannot be read. */
+const isNpm = (pid: number | null): boolean | null => {
+  if (pid === null) return null;
+  try {
+    return /(^|[/\s])npm(-cli\.js)?(\s|$)/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' '));
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Whether npm, which started this process (`npm start`), was gone before the process
+ * could watch it: killed while this process was loading, its shell (or this process)
+ * went to init, which is not npm (in a container npm may itself be process 1).
+ */
+const npmGoneAlready = ({ parent, grandparent }: ProcessParents): boolean => (parent === 1 || grandparent === 1) && isNpm(1) === false;
+
 /**
  * The process stops gracefully on SIGTERM, and on SIGINT unless a supervisor
  * started it (Ctrl-C reaches the whole process group: the supervisor relays it as
@@ -115,7 +139,15 @@ const whenNpmIsGone = (gone: () => void): (() => void) => {
  * SIGKILL, would otherwise leave it running, orphaned). Another process taking
  * over its lease stops it too (exit 1).
  */
-const stopOnSignals = (chronicle: Chronicle, config: Config, logger: Logger, role: SupervisedRole | null, say: Say, env: NodeJS.ProcessEnv): void => {
+const stopOnSignals = (
+  chronicle: Chronicle,
+  config: Config,
+  logger: Logger,
+  role: SupervisedRole | null,
+  say: Say,
+  env: NodeJS.ProcessEnv,
+  startedUnder: ProcessParents,
+): void => {
   const stopping = stopper(chronicle, config, logger);
   const { stop } = stopping;
   const terminate = (signal: NodeJS.Signals) => stop(signal);
@@ -132,10 +164,13 @@ const stopOnSignals = (chronicle: Chronicle, config: Config, logger: Logger, rol
     });
   }
   if (role === null && env.npm_lifecycle_event !== undefined) {
-    whenNpmIsGone(() => {
+    const npmGone = () => {
       logger.warn({ parent: process.ppid }, 'the npm process that started this server is gone; stopping');
       terminate('SIGTERM');
-    });
+    };
+    // Its parents as they were before the start: npm killed while the server was starting is seen too.
+    if (npmGoneAlready(startedUnder)) npmGone();
+    else whenNpmIsGone(startedUnder, npmGone);
   }
 };
 
@@ -182,6 +217,7 @@ const announce = (chronicle: Chronicle, config: Config, plan: StartPlan, role: S
  * already stopped what it started; its error reaches the CLI (exit 1).
  */
 export const serve = async (env: NodeJS.ProcessEnv, say: Say): Promise<void> => {
+  const startedUnder = parentsNow();
   const config = loadConfig(env);
   const role = supervisedRole(env);
   const logger = processLogger(config, role);
@@ -189,6 +225,6 @@ export const serve = async (env: NodeJS.ProcessEnv, say: Say): Promise<void> => 
   const plan = startPlan(config, { supervised: role });
   if (plan.supervisor) return superviseWorkers(config, logger, say);
   const chronicle = await startChronicle(configFor(config, role), logger, undefined, channelsFor(role));
-  stopOnSignals(chronicle, config, logger, role, say, env);
+  stopOnSignals(chronicle, config, logger, role, say, env, startedUnder);
   announce(chronicle, config, plan, role, say);
 };

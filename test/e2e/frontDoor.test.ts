@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -81,6 +81,42 @@ describe('the front door: where a first start listens, and npm start', function 
     expect(await accepts('127.0.0.1', port)).to.equal(true);
     npm.kill('SIGKILL');
     expect(await eventually(async () => !(await accepts('127.0.0.1', port)), 10_000), 'the server still listens').to.equal(true);
+  });
+
+  it('a server whose `npm start` is killed while it is still starting stops too', async () => {
+    const starting = join(dir.path, 'killed-while-starting');
+    const npm = spawn('npm', ['start'], {
+      cwd: REPOSITORY,
+      env: { ...process.env, DATA_DIR: starting, PORT: '0', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    /** The server npm started: the Node process running `serve` whose environment names this DATA_DIR (not npm's shell). */
+    const serverPid = (): number | null => {
+      for (const entry of readdirSync('/proc')) {
+        if (!/^\d+$/.test(entry)) continue;
+        try {
+          const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+          if (!/(^|\/)node$/.test(argv[0] ?? '') || argv.at(-2) !== 'serve') continue;
+          if (readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(`DATA_DIR=${starting}`)) return Number(entry);
+        } catch {
+          // Gone meanwhile, or not ours to read.
+        }
+      }
+      return null;
+    };
+    let pid: number | null = null;
+    expect(await eventually(async () => (pid = serverPid()) !== null, 20_000), 'npm started the server').to.equal(true);
+    // Killed as soon as the server exists: long before it listens.
+    npm.kill('SIGKILL');
+    const alive = (): boolean => {
+      try {
+        process.kill(pid!, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(await eventually(async () => !alive(), 20_000), `the server (pid ${pid}) still runs`).to.equal(true);
   });
 
   it('reads .env in the working folder for what the environment does not set', () => {
