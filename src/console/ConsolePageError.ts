@@ -9,6 +9,8 @@ export class ConsolePageError extends Error {
     readonly title: string,
     readonly detail: string,
     readonly pageHeaders: Readonly<Record<string, string>> = {},
+    /** Whether the page leads back to the console (not when there is no console to go back to: signed out). */
+    readonly backToConsole = true,
   ) {
     super(detail);
   }

@@ -48,7 +48,7 @@ export const consoleErrors =
         body: html`<section class="panel error" aria-labelledby="error-title">
   <h1 id="error-title">${page.title}</h1>
   <p>${page.detail}</p>
-  <p><a href="${consoleUrl(deps.basePath)}">Back to the console</a></p>
+  ${page.backToConsole ? html`<p><a href="${consoleUrl(deps.basePath)}">Back to the console</a></p>` : ''}
 </section>`,
       }).text;
     }

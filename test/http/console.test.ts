@@ -107,6 +107,9 @@ describe('HTTP: the customer console (links, sessions, CSRF, headers)', function
         expect(page.headers.get('content-security-policy')).to.equal(STRICT_CSP);
         const without = await consoleGet(api.baseUrl, path);
         expect([without.status, titleOf(without.text)], path).to.deep.equal([401, 'You are signed out']);
+        // Back to the console would be this page again: it says where to go instead.
+        expect(without.text, path).not.to.contain('Back to the console');
+        expect(without.text, path).to.contain('platform’s dashboard');
       }
       expect((await consoleGet(api.baseUrl, '/console', 'chronicle_console=garbage')).status).to.equal(401);
     });

@@ -74,6 +74,9 @@ export const requireSession = (deps: ConsoleDeps): Middleware => {
         'You are signed out',
         'This console session has ended (signed out, unused for a while, or past its time), or none was opened in this browser. ' +
           'Open the console again from your platform’s dashboard: it hands you a new link.',
+        {},
+        // Without a session the console is this page again: no link back to it.
+        false,
       );
       // A cookie that names no open session is a failed credential; none at all is a browser that never signed in.
       throw cookie === null ? signedOut : failedCredential(deps, ctx, 'console_session', signedOut);
