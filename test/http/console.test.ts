@@ -167,11 +167,13 @@ describe('HTTP: the customer console (links, sessions, CSRF, headers)', function
       expect(page.status).to.equal(200);
       const entries = page.text.split('<li>').slice(1);
       const entryOf = (type: string) => entries.find((entry) => entry.includes(`<h3>${type} `)) ?? '';
-      expect(entryOf('ContactDeleted')).to.contain('The contact was deleted');
-      expect(entryOf('ContactDeleted')).not.to.contain('not set');
-      expect(entryOf('ContactRestored')).to.contain('The contact was restored as it was before its deletion.');
-      expect(entryOf('ContactRestored')).not.to.contain('<table');
-      expect(entryOf('ContactCreated')).to.contain('<th scope="row">city</th>');
+      // Events named as everywhere else in the console (and in webhooks), not by their stored type.
+      expect(page.text).not.to.contain('ContactCreated');
+      expect(entryOf('contact.deleted')).to.contain('The contact was deleted');
+      expect(entryOf('contact.deleted')).not.to.contain('not set');
+      expect(entryOf('contact.restored')).to.contain('The contact was restored as it was before its deletion.');
+      expect(entryOf('contact.restored')).not.to.contain('<table');
+      expect(entryOf('contact.created')).to.contain('<th scope="row">city</th>');
     });
 
     it("shows a contact's erasure as such, and none of its values anywhere in its history", async () => {
@@ -184,7 +186,7 @@ describe('HTTP: the customer console (links, sessions, CSRF, headers)', function
       const page = await session.get(`/console/contacts/${id}`);
       expect(page.status).to.equal(200);
       const entries = page.text.split('<li>').slice(1);
-      expect(entries.find((entry) => entry.includes('<h3>ContactErased ')) ?? '').to.contain('The contact was erased, for good');
+      expect(entries.find((entry) => entry.includes('<h3>contact.erased ')) ?? '').to.contain('The contact was erased, for good');
       for (const value of ['Ida Forgotten', 'Erasmusburg', 'Oblivia', '5555550178']) expect(page.text).not.to.contain(value);
       const asOf = await session.get(`/console/contacts/${id}?asOf=${encodeURIComponent(new Date().toISOString().slice(0, 16))}`);
       for (const value of ['Ida Forgotten', 'Erasmusburg', 'Oblivia']) expect(asOf.text).not.to.contain(value);

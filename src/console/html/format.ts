@@ -15,3 +15,15 @@ export const formatValue = (value: unknown): string => {
   if (value === null) return 'null';
   return typeof value === 'string' ? value : JSON.stringify(value);
 };
+
+/**
+ * A stored event's type as the console names events everywhere, the way webhook event
+ * types are written: `ContactCreated` → `contact.created`, `DealStatusChanged` →
+ * `deal.status_changed` (the record's kind, a dot, the rest in snake case).
+ */
+export const formatEventType = (type: string): string => {
+  const words = type.match(/[A-Z][a-z0-9]*/g);
+  if (!words || words.join('') !== type || words.length < 2) return type;
+  const [kind, ...rest] = words.map((word) => word.toLowerCase());
+  return `${kind}.${rest.join('_')}`;
+};

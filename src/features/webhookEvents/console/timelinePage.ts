@@ -1,5 +1,5 @@
 import type { EntityChange, FieldChange } from '../../../application/audit/entityChanges.js';
-import { formatTime, formatValue } from '../../../console/html/format.js';
+import { formatEventType, formatTime, formatValue } from '../../../console/html/format.js';
 import { html, type Html } from '../../../console/html/html.js';
 
 /** Who made a change, as the timeline names them. */
@@ -74,7 +74,7 @@ export const timelineBody = (spec: {
   <ol class="timeline">
     ${spec.changes.map(
       (change) => html`<li>
-      <h3>${change.event.type} <span class="hint">at ${formatTime(change.event.recordedAt)}</span></h3>
+      <h3>${formatEventType(change.event.type)} <span class="hint">at ${formatTime(change.event.recordedAt)}</span></h3>
       <p class="hint">By ${whoOf(change, spec.keyNames)}</p>
       ${changeBody(change, spec.kind)}
     </li>`,
