@@ -224,6 +224,15 @@ describe('HTTP: the customer console (links, sessions, CSRF, headers)', function
       expect(events.every((event) => typeof event.metadata.sessionId === 'string')).to.equal(true);
     });
 
+    it('explains the key types under their select, tied to it for assistive technology', async () => {
+      const session = await openConsole(api.baseUrl, api.chronicle.stores.eventStore, api.companyId);
+      const page = (await session.get('/console/keys')).text;
+      expect(page).to.contain('<select id="key-type" name="type" aria-describedby="key-type-hint">');
+      const hint = /<p class="hint" id="key-type-hint">([\s\S]*?)<\/p>/.exec(page)![1]!;
+      for (const type of ['generic', 'custom', 'zapier', 'make']) expect(hint).to.contain(`<strong>${type}</strong>`);
+      expect(hint).to.contain('grants nothing by itself');
+    });
+
     it('shows contacts:erase as a checkbox of its own, outside "Select all", with a warning; "Select all" gives the seven without it', async () => {
       const session = await openConsole(api.baseUrl, api.chronicle.stores.eventStore, api.companyId);
       const page = (await session.get('/console/keys')).text;

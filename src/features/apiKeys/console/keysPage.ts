@@ -93,9 +93,14 @@ export const keysBody = (spec: KeysPageView): Html => {
     </div>
     <div>
       <label for="key-type">Type</label>
-      <select id="key-type" name="type"${describedBy(form, 'type')}>
+      <select id="key-type" name="type"${form.problems.type ? describedBy(form, 'type') : html` aria-describedby="key-type-hint"`}>
         ${KEY_TYPES.map((type) => html`<option value="${type}"${form.type === type ? html` selected` : ''}>${type}</option>`)}
       </select>
+      <p class="hint" id="key-type-hint">
+        What the key is for, so that you can tell keys apart: <strong>generic</strong> for your own code and scripts,
+        <strong>custom</strong> for an integration built for you, <strong>zapier</strong> for the Zapier app,
+        <strong>make</strong> for the Make app. The type grants nothing by itself: the permissions below decide what the key may do.
+      </p>
       ${problemOf(form, 'type')}
     </div>
     <fieldset${describedBy(form, 'permissions')}>
