@@ -23,7 +23,7 @@ export const unreadableSecretsProblem = (report: EncryptionReport): string => {
   return (
     `SECRETS_KEY cannot decrypt ${unreadable.length} stored webhook secret(s) (${shown.join('; ')}${more}). ` +
     'Set the key they were encrypted with (as SECRETS_KEY, or in SECRETS_KEY_PREVIOUS after a rotation); if it is lost, ' +
-    '`chronicle secrets rotate --forget-unreadable` deletes them and their subscriptions must subscribe again'
+    '`npm run chronicle -- secrets rotate --forget-unreadable` deletes them and their subscriptions must subscribe again'
   );
 };
 

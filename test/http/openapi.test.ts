@@ -228,7 +228,7 @@ describe('OpenAPI document', () => {
       expect(validate(wrong), JSON.stringify(wrong)).to.equal(false);
     }
     for (const operation of [openApi.paths['/agents']!.get!, openApi.paths['/agents/{id}']!.get!]) {
-      expect(operation.description).to.contain('chronicle agents create');
+      expect(operation.description).to.contain('npm run chronicle -- agents create');
     }
   });
 });

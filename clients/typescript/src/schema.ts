@@ -415,7 +415,7 @@ export interface paths {
         };
         /**
          * List agents
-         * @description Oldest first (creation order). A parameter out of its bounds or malformed is a 422 naming it. Agents are read-only over HTTP: they are created and changed with the CLI (`chronicle agents create`, `chronicle agents update`, `chronicle agents list`).
+         * @description Oldest first (creation order). A parameter out of its bounds or malformed is a 422 naming it. Agents are read-only over HTTP: they are created and changed with the CLI (`npm run chronicle -- agents create`, `… agents update`, `… agents list`).
          *
          *     Requires the `agents:read` permission.
          */
@@ -437,7 +437,7 @@ export interface paths {
         };
         /**
          * Get an agent
-         * @description Agents are read-only over HTTP: they are created and changed with the CLI (`chronicle agents create`, `chronicle agents update`, `chronicle agents list`).
+         * @description Agents are read-only over HTTP: they are created and changed with the CLI (`npm run chronicle -- agents create`, `… agents update`, `… agents list`).
          *
          *     Requires the `agents:read` permission.
          */

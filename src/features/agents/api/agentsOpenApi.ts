@@ -22,7 +22,7 @@ const AGENT_CHANNELS = ['whatsapp', 'sms', 'email', 'webchat', 'messenger', 'ins
 
 const MANAGED_BY_CLI =
   'Agents are read-only over HTTP: they are created and changed with the CLI ' +
-  '(`chronicle agents create`, `chronicle agents update`, `chronicle agents list`).';
+  '(`npm run chronicle -- agents create`, `… agents update`, `… agents list`).';
 
 export const agents: ApiModule = {
   tags: [{ name: 'Agents', description: `The company's AI agents. ${MANAGED_BY_CLI}` }],

@@ -28,7 +28,7 @@ export const adminSecuritySchemes: Record<string, SecuritySchemeObject> = {
     type: 'http',
     scheme: 'bearer',
     description:
-      'An admin token of the platform (`chradm_…`), made with `chronicle admin-tokens create`: `Authorization: Bearer <ADMIN_TOKEN>`. ' +
+      'An admin token of the platform (`chradm_…`), made with `npm run chronicle -- admin-tokens create`: `Authorization: Bearer <ADMIN_TOKEN>`. ' +
       'Shown once, when it is created. A customer API key is refused here, and an admin token on the customer API.',
   },
 };

@@ -10,7 +10,7 @@ browser or a customer: an admin token reaches every company.
 
 **Authentication.** \`Authorization: Bearer <ADMIN_TOKEN>\` on every endpoint except
 \`/admin/openapi.json\` and \`/admin/docs\`. Admin tokens (\`chradm_…\`) are made and
-revoked with \`chronicle admin-tokens\`; a customer's API key is refused here (401),
+revoked with \`npm run chronicle -- admin-tokens\`; a customer's API key is refused here (401),
 and an admin token on the customer API.
 
 **Rate limits, per admin token** (\`ADMIN_RATE_LIMIT_HOURLY\`, \`…_DAILY\`,
