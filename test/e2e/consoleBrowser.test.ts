@@ -244,7 +244,7 @@ if (!chromiumInstalled()) {
       await page.getByRole('link', { name: 'Grace Hopper' }).first().click();
       expect(await page.locator('h1').textContent()).to.equal('Grace Hopper');
       const change = page.locator('.timeline > li').nth(1);
-      expect(await change.locator('h3').textContent()).to.contain('ContactUpdated');
+      expect(await change.locator('h3').textContent()).to.contain('contact.updated');
       // One field changed: the city, from nothing to Arlington.
       expect((await change.locator('.changes tbody tr > *').allTextContents()).map((cell) => cell.trim())).to.deep.equal(['city', 'not set', 'Arlington']);
       expect(await page.locator('.timeline > li').first().textContent()).to.contain("By API key Demo key");
