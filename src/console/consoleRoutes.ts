@@ -1,6 +1,9 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
+import type { UnmatchedPaths } from '../http/createApp.js';
 import type { ConsoleDeps } from './ConsoleDeps.js';
+import { ConsolePageError } from './ConsolePageError.js';
+import { CONSOLE_PATH } from './consolePath.js';
 import { consoleErrors } from './consoleErrors.js';
 import { assetRoutes } from './routes/assetRoutes.js';
 import { securityHeaders } from './securityHeaders.js';
@@ -33,3 +36,19 @@ export const consoleRoutes = (deps: ConsoleDeps, pages: readonly ConsolePages[])
     ...pages.map((page) => ({ router: page.routes(deps), before: page.signedIn ? signedIn : common })),
   ];
 };
+
+/**
+ * A path under the console that no page has (a mistyped or outdated address): the console's own 404
+ * page, with its security headers, for anyone (no session needed to learn that a page does not exist),
+ * instead of the API's JSON body, which a browser would show as text.
+ */
+export const consoleNotFound = (deps: ConsoleDeps): UnmatchedPaths => ({
+  under: CONSOLE_PATH,
+  answer: [
+    securityHeaders(deps.settings.frameAncestors),
+    consoleErrors(deps),
+    () => {
+      throw new ConsolePageError(404, 'This page does not exist', 'Check the address, or go back to the console.');
+    },
+  ],
+});

@@ -15,6 +15,7 @@ import { requestEnvelope, strictTransportSecurity, type HstsSettings, type Obser
 import { healthRoutes, readinessRoutes, type HealthDeps } from './routes/health.js';
 import { metricsRoutes, type MetricsRouteDeps } from './routes/metrics.js';
 import type { Readiness } from '../ops/readiness.js';
+import compose from 'koa-compose';
 
 /** Routes behind a credential: what runs before each, once it matched. */
 interface GuardedRoutes {
@@ -45,6 +46,12 @@ export interface AdminApiDeps extends GuardedRoutes {
   readonly authenticate: Middleware;
 }
 
+/** Where no route matches a path under `under` (without the base path), `answer` runs instead of the JSON 404. */
+export interface UnmatchedPaths {
+  readonly under: string;
+  readonly answer: readonly Middleware[];
+}
+
 export interface AppDeps {
   readonly logger: Logger;
   /** Where the request lines go (default: `logger`); they hold no secret field, so it may skip redaction. */
@@ -65,6 +72,11 @@ export interface AppDeps {
   readonly publicRouters?: readonly Router[];
   /** Routes with a way in of their own (the customer console: its session, not an API key), each behind its `before`. */
   readonly mounted?: readonly { readonly router: Router; readonly before: readonly Middleware[] }[];
+  /**
+   * Paths no route matches, answered by their own middleware rather than the API's JSON 404 when they
+   * lie under `under` (without the base path): the console answers a page a browser can show.
+   */
+  readonly unmatched?: readonly UnmatchedPaths[];
   readonly api?: ApiDeps;
   readonly admin?: AdminApiDeps;
 }
@@ -142,6 +154,7 @@ export const createApp = (deps: AppDeps): Koa => {
   );
   app.use(errorHandler(deps.logger, deps.clock));
   app.use(routes.routes());
+  const unmatched = (deps.unmatched ?? []).map(({ under, answer }) => ({ under: (deps.basePath + under).toLowerCase(), answer: compose([...answer]) }));
   app.use(async (ctx) => {
     // Routes whose path matches but not the method make this a 405, not a 404.
     const allowed = routes.allowed(ctx.path);
@@ -151,6 +164,9 @@ export const createApp = (deps: AppDeps): Koa => {
         headers: { Allow: allowed.methods.join(', ') },
       });
     }
+    const path = ctx.path.toLowerCase();
+    const own = unmatched.find(({ under }) => path === under || path.startsWith(`${under}/`));
+    if (own) return own.answer(ctx);
     throw new HttpError(404, 'Not found', `No route for ${ctx.method} ${ctx.path}`);
   });
   return app;

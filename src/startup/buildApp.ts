@@ -4,7 +4,7 @@ import { READ_MODELS_CHECKPOINT } from '../application/subscriptions/ProjectionR
 import type { LoopHealth } from '../application/subscriptions/LoopHealth.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { UsageRecorder } from '../application/usage/UsageRecorder.js';
-import { consoleRoutes } from '../console/consoleRoutes.js';
+import { consoleNotFound, consoleRoutes } from '../console/consoleRoutes.js';
 import { companyNameReader, companySuspendedReader } from '../features/companies/index.js';
 import { apiKeyDirectoryProjection, freshApiKeyVerifier } from '../features/apiKeys/index.js';
 import { companiesProjection } from '../features/companies/index.js';
@@ -125,6 +125,7 @@ export const buildApp = (parts: AppParts): Koa => {
   const failedCredentials = new FailedCredentials(config.failedCredentials, clock, (kind, throttled) =>
     metrics.countFailedCredential(kind, throttled),
   );
+  const consolePages = consoleDeps(parts, api, failedCredentials);
   return createApp({
     ...ops,
     ...requestLines('api'),
@@ -133,7 +134,8 @@ export const buildApp = (parts: AppParts): Koa => {
       openApiRoutes(config.basePath, adminDocument(config.basePath), { prefix: '/admin', title: 'Chronicle admin API documentation' }),
     ],
     // The customer console beside the API, on the same stores, behind its own sessions.
-    mounted: consoleRoutes(consoleDeps(parts, api, failedCredentials), CONSOLE_PAGES),
+    mounted: consoleRoutes(consolePages, CONSOLE_PAGES),
+    unmatched: [consoleNotFound(consolePages)],
     api: { ...apiRoutes(parts, api, readSide.progress), failedCredentials },
     admin: adminApi(parts, readSide.progress, api.erasure, failedCredentials),
   });

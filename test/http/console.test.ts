@@ -326,6 +326,22 @@ describe('HTTP: the customer console (links, sessions, CSRF, headers)', function
     });
   });
 
+  describe('unknown pages', () => {
+    it('answers an unknown console path, signed in or not, with the console’s own 404 page and its headers; an unknown API path stays JSON', async () => {
+      const session = await openConsole(api.baseUrl, api.chronicle.stores.eventStore, api.companyId);
+      for (const page of [await consoleGet(api.baseUrl, '/console/no-such-page'), await session.get('/console/keys/extra/path'), await consolePost(api.baseUrl, '/console/nothing', {})]) {
+        expect([page.status, titleOf(page.text)]).to.deep.equal([404, 'This page does not exist']);
+        expect(page.headers.get('content-type')).to.equal('text/html; charset=utf-8');
+        expect(page.headers.get('content-security-policy')).to.contain("default-src 'self'");
+        expect(page.text).to.match(/^<!DOCTYPE html>\n<html lang="en">/);
+      }
+      const apiPath = await fetch(`${api.baseUrl}/no-such-route`);
+      expect([apiPath.status, apiPath.headers.get('content-type')]).to.deep.equal([404, 'application/json; charset=utf-8']);
+      // A path that merely starts with the same letters is not the console's.
+      expect((await fetch(`${api.baseUrl}/consoles`)).headers.get('content-type')).to.equal('application/json; charset=utf-8');
+    });
+  });
+
   describe('assets', () => {
     it('serves the stylesheet and the script from a fixed list, cached by version', async () => {
       const page = await consoleGet(api.baseUrl, `/console/login?token=x`);

@@ -1,6 +1,7 @@
 import type { UsageHour } from '../../application/usage/companyUsage.js';
 import { escapeHtml, html, raw, type Html } from './html.js';
 import { formatCount } from './format.js';
+import { tableBox } from './tableBox.js';
 
 const WIDTH = 720;
 const HEIGHT = 220;
@@ -65,8 +66,9 @@ export const usageChart = (hours: readonly UsageHour[]): Html => {
 </figure>
 <details>
   <summary>The figures, hour by hour</summary>
-  <div class="table-box">
-    <table>
+  ${tableBox(
+    'Requests and deliveries, hour by hour',
+    html`<table>
       <thead><tr><th scope="col">Hour (UTC)</th><th scope="col">Requests</th><th scope="col">429</th><th scope="col">Delivered</th><th scope="col">Failed attempts</th></tr></thead>
       <tbody>
         ${hours.map(
@@ -74,7 +76,7 @@ export const usageChart = (hours: readonly UsageHour[]): Html => {
             html`<tr><th scope="row">${h.hour.toISOString().slice(0, 13).replace('T', ' ')}:00</th><td>${formatCount(h.requests)}</td><td>${formatCount(h.limited)}</td><td>${formatCount(h.deliveriesOk)}</td><td>${formatCount(h.deliveriesFailed)}</td></tr>`,
         )}
       </tbody>
-    </table>
-  </div>
+    </table>`,
+  )}
 </details>`;
 };

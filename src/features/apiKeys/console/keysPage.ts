@@ -6,6 +6,7 @@ import { describedBy, problemOf } from '../../../console/html/formProblems.js';
 import { html, type Html } from '../../../console/html/html.js';
 import { consoleUrl, csrfField } from '../../../console/html/layout.js';
 import { secretBox } from '../../../console/pages/secretBox.js';
+import { tableBox } from '../../../console/html/tableBox.js';
 
 export const KEY_TYPES = Object.keys(ApiKeyType.keys) as readonly ApiKeyType[];
 
@@ -75,10 +76,13 @@ export const keysBody = (spec: KeysPageView): Html => {
   ${
     spec.keys.length === 0
       ? html`<p>No key yet.</p>`
-      : html`<div class="table-box"><table class="cards">
+      : tableBox(
+        'Keys of your company',
+        html`<table class="cards">
     <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Permissions</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Hint</th><th scope="col">State</th><th scope="col"><span class="skip">Actions</span></th></tr></thead>
     <tbody>${spec.keys.map((key) => keyRow(spec.basePath, spec.csrf, key))}</tbody>
-  </table></div>`
+  </table>`,
+      )
   }
 </section>
 <section class="panel" aria-labelledby="create-title">

@@ -6,6 +6,7 @@ import { formatCount, formatTime } from '../../../console/html/format.js';
 import { html, type Html } from '../../../console/html/html.js';
 import { consoleUrl } from '../../../console/html/layout.js';
 import { usageChart } from '../../../console/html/usageChart.js';
+import { tableBox } from '../../../console/html/tableBox.js';
 
 /** The overview page: the company, its use of the API, the per-key limits, and its keys that work now. */
 export interface OverviewView {
@@ -39,7 +40,9 @@ export const overviewBody = (spec: OverviewView): Html => {
   ${
     spec.activeKeys.length === 0
       ? html`<p>No active API key.</p>`
-      : html`<div class="table-box"><table>
+      : tableBox(
+        'Each active key against its limits',
+        html`<table>
     <caption>Each active key against its limits</caption>
     <thead><tr><th scope="col">Key</th><th scope="col">This hour</th><th scope="col">Today</th></tr></thead>
     <tbody>
@@ -48,7 +51,8 @@ export const overviewBody = (spec: OverviewView): Html => {
         return html`<tr><th scope="row">${key.label}</th><td>${formatCount(used.thisHour)} / ${formatCount(limits.hourly)}</td><td>${formatCount(used.today)} / ${formatCount(limits.daily)}</td></tr>`;
       })}
     </tbody>
-  </table></div>`
+  </table>`,
+      )
   }
 </section>
 <section class="panel" aria-labelledby="chart-title">

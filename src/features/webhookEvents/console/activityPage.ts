@@ -3,6 +3,7 @@ import type { ActivityEvent } from '../application/activityQueries.js';
 import { formatTime } from '../../../console/html/format.js';
 import { html, type Html } from '../../../console/html/html.js';
 import { consoleUrl } from '../../../console/html/layout.js';
+import { tableBox } from '../../../console/html/tableBox.js';
 
 /** The record an event is about: a contact or a deal, by the id its data carries. */
 const recordLink = (basePath: string, catalogue: WebhookEventCatalogue, event: ActivityEvent): Html => {
@@ -52,7 +53,9 @@ export const activityBody = (spec: {
   ${
     spec.events.length === 0
       ? html`<p>No event${spec.type ? html` of type ${spec.type}` : ''} yet.</p>`
-      : html`<div class="table-box"><table class="cards">
+      : tableBox(
+        'Events',
+        html`<table class="cards">
     <thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Record</th><th scope="col">Source</th><th scope="col">Event id</th></tr></thead>
     <tbody>
       ${spec.events.map(
@@ -65,7 +68,8 @@ export const activityBody = (spec: {
       </tr>`,
       )}
     </tbody>
-  </table></div>`
+  </table>`,
+      )
   }
   <nav class="pager" aria-label="Event pages">
     ${spec.page > 1 ? html`<a href="${here(spec.page - 1)}">Newer</a>` : ''}

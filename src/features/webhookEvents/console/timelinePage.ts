@@ -1,6 +1,7 @@
 import type { EntityChange, FieldChange } from '../../../application/audit/entityChanges.js';
 import { formatEventType, formatTime, formatValue } from '../../../console/html/format.js';
 import { html, type Html } from '../../../console/html/html.js';
+import { tableBox } from '../../../console/html/tableBox.js';
 
 /** Who made a change, as the timeline names them. */
 export const whoOf = (change: EntityChange, keyNames: ReadonlyMap<string, string>): string => {
@@ -35,10 +36,13 @@ const changeBody = (change: EntityChange, kind: string): Html => {
     return html`<p>The ${kind} was erased, for good: every value it had reads as empty from then on, in this history too, and it cannot be restored.</p>`;
   }
   if (change.changes.length === 0) return html`<p class="hint">No field of the ${kind} changed.</p>`;
-  return html`<div class="table-box"><table class="changes">
+  return tableBox(
+    `Fields changed by ${formatEventType(change.event.type)} at ${formatTime(change.event.recordedAt)}`,
+    html`<table class="changes">
         <thead><tr><th scope="col">Field</th><th scope="col">Before</th><th scope="col">After</th></tr></thead>
         <tbody>${change.changes.map(changeRow)}</tbody>
-      </table></div>`;
+      </table>`,
+  );
 };
 
 /** The record as it was at a time, field by field. */

@@ -1,6 +1,7 @@
 import type { SuccessRate } from '../application/deliveryStats.js';
 import { escapeHtml, html, raw, type Html } from '../../../console/html/html.js';
 import { formatCount } from '../../../console/html/format.js';
+import { tableBox } from '../../../console/html/tableBox.js';
 
 const WIDTH = 720;
 const HEIGHT = 180;
@@ -71,8 +72,9 @@ export const successRateChart = (rate: SuccessRate, id: string): Html => {
 </figure>
 <details>
   <summary>${`The figures, ${hourly ? 'hour' : 'day'} by ${hourly ? 'hour' : 'day'}`}</summary>
-  <div class="table-box">
-    <table>
+  ${tableBox(
+    `${rate.label}: success rate ${hourly ? 'hour by hour' : 'day by day'}`,
+    html`<table>
       <thead><tr><th scope="col">${hourly ? 'Hour (UTC)' : 'Day (UTC)'}</th><th scope="col">Attempts</th><th scope="col">Answered 200</th><th scope="col">Success rate</th></tr></thead>
       <tbody>
         ${rate.buckets.map(
@@ -80,7 +82,7 @@ export const successRateChart = (rate: SuccessRate, id: string): Html => {
             html`<tr><th scope="row">${hourly ? `${b.from.slice(0, 13).replace('T', ' ')}:00` : b.from.slice(0, 10)}</th><td>${formatCount(b.attempts)}</td><td>${formatCount(b.succeeded)}</td><td>${rateText(b.succeeded, b.attempts)}</td></tr>`,
         )}
       </tbody>
-    </table>
-  </div>
+    </table>`,
+  )}
 </details>`;
 };

@@ -9,6 +9,7 @@ import { describedBy, problemOf } from '../../../console/html/formProblems.js';
 import { html, type Html } from '../../../console/html/html.js';
 import { consoleUrl, csrfField } from '../../../console/html/layout.js';
 import { secretBox } from '../../../console/pages/secretBox.js';
+import { tableBox } from '../../../console/html/tableBox.js';
 
 /** What the subscribe form was sent with, and what was wrong with it. */
 export interface SubscribeForm {
@@ -46,7 +47,7 @@ const subscriptionRow = (basePath: string, csrf: string, s: SubscriptionView): H
   <td data-label="State" class="state-${subscriptionState(s)}">${stateText(s)}</td>
   <td data-label="Created">${formatTime(s.createdAt)}</td>
   <td class="row-actions">
-    <a href="${consoleUrl(basePath, `/webhooks/${s.id}`)}" aria-label="${`Delivery log of ${s.event} to ${s.targetUrl}`}">Deliveries</a>
+    <a href="${consoleUrl(basePath, `/webhooks/${s.id}`)}" aria-label="${`Deliveries of ${s.event} to ${s.targetUrl}`}">Deliveries</a>
     ${enableForm(basePath, csrf, s)}
     ${
       s.isActive
@@ -78,10 +79,13 @@ export const webhooksBody = (spec: WebhooksPageView): Html => {
   ${
     spec.subscriptions.length === 0
       ? html`<p>No subscription yet.</p>`
-      : html`<div class="table-box"><table class="cards">
+      : tableBox(
+          'Subscriptions',
+          html`<table class="cards">
     <thead><tr><th scope="col">Event</th><th scope="col">URL</th><th scope="col">Filters</th><th scope="col">State</th><th scope="col">Created</th><th scope="col"><span class="skip">Actions</span></th></tr></thead>
     <tbody>${spec.subscriptions.map((s) => subscriptionRow(spec.basePath, spec.csrf, s))}</tbody>
-  </table></div>`
+  </table>`,
+        )
   }
 </section>
 <section class="panel" aria-labelledby="subscribe-title">
@@ -235,10 +239,13 @@ export const subscriptionBody = (spec: SubscriptionPageView): Html => {
   ${
     spec.deliveries.length === 0
       ? html`<p>No delivery yet.</p>`
-      : html`<div class="table-box"><table class="cards">
+      : tableBox(
+          'Delivery log',
+          html`<table class="cards">
     <thead><tr><th scope="col">Event</th><th scope="col">Occurred</th><th scope="col">Attempts</th><th scope="col">Status code</th><th scope="col">Duration</th><th scope="col">Last attempt</th><th scope="col">State</th><th scope="col"><span class="skip">Actions</span></th></tr></thead>
     <tbody>${spec.deliveries.map((d) => deliveryRow(basePath, csrf, s, d))}</tbody>
-  </table></div>`
+  </table>`,
+        )
   }
   <nav class="pager" aria-label="Delivery log pages">
     ${spec.page > 1 ? html`<a href="${here(spec.page - 1)}">Newer</a>` : ''}
@@ -277,12 +284,21 @@ export interface DeliveryPageView {
   readonly delivery: Delivery;
 }
 
-const headersList = (headers: Readonly<Record<string, string>>): Html =>
+/**
+ * Text as sent or received, in a box that scrolls when it is long: a named region in the tab order,
+ * so that a keyboard can scroll it too.
+ */
+const textBox = (label: string, text: string): Html => html`<pre role="region" tabindex="0" aria-label="${label}">${text}</pre>`;
+
+const headersList = (label: string, headers: Readonly<Record<string, string>>): Html =>
   Object.keys(headers).length === 0
     ? html`<p class="hint">No header.</p>`
-    : html`<pre>${Object.entries(headers)
-        .map(([name, value]) => `${name}: ${value}`)
-        .join('\n')}</pre>`;
+    : textBox(
+        label,
+        Object.entries(headers)
+          .map(([name, value]) => `${name}: ${value}`)
+          .join('\n'),
+      );
 
 /** A body as text, indented when it is JSON. */
 const bodyText = (body: string): string => {
@@ -322,9 +338,9 @@ const attemptSection = (a: AttemptDetail, n: number, id: string): Html => html`<
       a.request
         ? html`<p><code>POST ${a.request.url}</code></p>
     <h4>Headers</h4>
-    ${headersList(a.request.headers)}
+    ${headersList(`Request headers of attempt ${n}`, a.request.headers)}
     <h4>Body</h4>
-    <pre>${bodyText(a.request.body)}</pre>`
+    ${textBox(`Request body of attempt ${n}`, bodyText(a.request.body))}`
         : html`<p class="hint">Not kept: nothing was sent, or the attempt was made before requests were kept.</p>`
     }
   </details>
@@ -336,9 +352,9 @@ const attemptSection = (a: AttemptDetail, n: number, id: string): Html => html`<
           ? html`<p>Status ${String(a.response.statusCode)}. Its headers and body were erased with the person this delivery was about.</p>`
           : html`<p>Status ${String(a.response.statusCode)}</p>
     <h4>Headers</h4>
-    ${headersList(a.response.headers)}
+    ${headersList(`Response headers of attempt ${n}`, a.response.headers)}
     <h4>Body${a.response.bodyTruncated ? ' (its first 64 KiB)' : ''}</h4>
-    ${a.response.body === '' ? html`<p class="hint">Empty.</p>` : html`<pre>${bodyText(a.response.body)}</pre>`}`
+    ${a.response.body === '' ? html`<p class="hint">Empty.</p>` : textBox(`Response body of attempt ${n}`, bodyText(a.response.body))}`
         : html`<p>${a.error !== null ? `No response: ${a.error}` : 'Not kept: the attempt was made before responses were kept.'}</p>`
     }
   </details>
