@@ -43,6 +43,26 @@ const OPEN_DETAILS = `document.querySelectorAll('details').forEach((details) => 
 /** Run in the page: every link's absolute address. */
 const LINKS = `[...document.querySelectorAll('a[href]')].map((a) => a.href)`;
 
+/**
+ * Run in the page: the addresses the page's GET forms lead to (a filter, a search, a record's id), sent with
+ * their fields as they are and, where a text or search field is empty, again with `WORD` in it (GET changes
+ * nothing, so sending them is as safe as following a link).
+ */
+const GET_FORMS = (word: string): string => `[...document.forms].filter((form) => (form.getAttribute('method') || 'get').toLowerCase() === 'get').flatMap((form) => {
+  const urlOf = (fill) => {
+    const url = new URL(form.action);
+    url.search = '';
+    for (const field of form.elements) {
+      if (!field.name || field.disabled || ['submit', 'button', 'reset', 'file'].includes(field.type)) continue;
+      if (['checkbox', 'radio'].includes(field.type) && !field.checked) continue;
+      const empty = field.value === '' && ['text', 'search'].includes(field.type);
+      url.searchParams.append(field.name, empty && fill ? ${JSON.stringify(word)} : field.value);
+    }
+    return url.href;
+  };
+  return [urlOf(false), urlOf(true)];
+})`;
+
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 /** A page's shape: its path with ids replaced, and its query's names (not their values). */
@@ -193,7 +213,7 @@ if (!chromiumInstalled()) {
       if (checked.length > 0) console.log(`      pages checked (${checked.length}):\n        ${checked.join('\n        ')}`);
     });
 
-    it('follows every console link from the overview (GET only) and finds no violation on any page it reaches', async () => {
+    it('follows every console link and GET form from the overview and finds no violation on any page it reaches', async () => {
       const { context, page } = await signedIn(1280);
       const origin = new URL(server.baseUrl).origin;
       const queue = [`${server.baseUrl}/console`];
@@ -205,7 +225,9 @@ if (!chromiumInstalled()) {
         const status = await visit(page, url);
         crawled += 1;
         expect(status, url).to.be.below(500);
-        for (const href of (await page.evaluate(LINKS)) as string[]) {
+        const links = (await page.evaluate(LINKS)) as string[];
+        const forms = (await page.evaluate(GET_FORMS('Ada'))) as string[];
+        for (const href of [...links, ...forms]) {
           const next = new URL(href);
           next.hash = '';
           if (next.origin !== origin || !/^\/console(\/|$)/.test(next.pathname) || NOT_FOLLOWED.some((skip) => skip.test(next.pathname))) continue;
