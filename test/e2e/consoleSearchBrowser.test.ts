@@ -12,6 +12,10 @@ const FITS_THE_WINDOW = 'document.documentElement.scrollWidth <= window.innerWid
 const TOO_WIDE = `document.documentElement.scrollWidth + ' > ' + window.innerWidth + ': ' + [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
   .slice(0, 5).map((e) => e.tagName + '.' + e.className + ' ' + (e.textContent || '').slice(0, 40)).join(' | ')`;
 
+/** Run in the page: the fields and buttons that no label, aria-label or text of their own names. */
+const UNLABELLED_FIELDS = `[...document.querySelectorAll('input:not([type=hidden]), select, button')]
+  .filter((field) => !(field.labels && field.labels.length) && !field.getAttribute('aria-label') && !field.textContent.trim()).length`;
+
 if (!chromiumInstalled()) {
   skipLine('the console’s search in a browser', '/usr/bin/chromium (apt-get install chromium)');
 } else {
@@ -124,6 +128,27 @@ if (!chromiumInstalled()) {
       expect(await page.locator('h1').textContent()).to.equal('COBOL compiler');
       expect(await page.getByRole('heading', { name: /^deal\.status_changed at / }).isVisible()).to.equal(true);
       await page.context().close();
+    });
+
+    it('is reached and sent with the keyboard alone, after the navigation, at both widths; every field of the results labelled', async () => {
+      for (const width of [1280, 390]) {
+        const page = await signedIn();
+        await page.setViewportSize({ width, height: 900 });
+        const visited: string[] = [];
+        for (let i = 0; i < 12 && (await page.evaluate('document.activeElement.id')) !== 'header-search'; i++) {
+          await page.keyboard.press('Tab');
+          visited.push(String(await page.evaluate('document.activeElement.textContent.trim() || document.activeElement.id')));
+        }
+        expect(visited, String(width)).to.deep.equal(['Skip to content', 'Overview', 'API keys', 'Webhooks', 'Activity', 'header-search']);
+        await page.keyboard.press('Tab');
+        expect(await page.evaluate('document.activeElement.textContent'), 'after the box, its button').to.equal('Search');
+        await page.keyboard.press('Shift+Tab');
+        await page.keyboard.type('cobol');
+        await Promise.all([page.waitForURL(/\/console\/search\?q=cobol$/), page.keyboard.press('Enter')]);
+        expect(await page.getByRole('region', { name: /^Deals/ }).getByRole('link').allTextContents()).to.deep.equal(['COBOL compiler']);
+        expect(await page.evaluate(UNLABELLED_FIELDS)).to.equal(0);
+        await page.context().close();
+      }
     });
 
     it('shows what to type for an empty search, says when nothing matches, and refuses a search too long', async () => {
