@@ -12,6 +12,7 @@ import { bytesFound, filesUnder, spellingsOf, startCountingReceiver, startEchoRe
 import { GOLDEN_LOGS_DIR } from '../support/goldenLog.js';
 import { exportOverHttp } from '../support/exportOverHttp.js';
 import { noValuesAfterReplay } from '../support/scanAfterReplay.js';
+import { consoleGet, consolePost, sessionCookieOf } from '../support/consoleClient.js';
 
 const run = promisify(execFile);
 
@@ -27,7 +28,8 @@ interface Engine {
 
 /**
  * A contact with unique values along every path (created with an Idempotency-Key and
- * replayed, updated, found by search, linked to a deal that is won, delivered to a
+ * replayed, updated, found by search, linked to a deal that is won (which the console's search
+ * finds by the contact's name and phone number, and by neither once it is erased), delivered to a
  * receiver that succeeds and one that fails, and to two that echo the body back in their
  * response, one with 200 and one with 500 (the delivery log keeps responses), its history read), then erased; the
  * user the deal is assigned to, with unique values too (created through the admin
@@ -119,6 +121,14 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
     const dealId = deal.body.data!.id as string;
     expect((await call('PUT', `/deals/${dealId}/status`, { status: 'won' })).status).to.equal(200);
     expect((await call('GET', `/contacts/${contactId}/history`)).status).to.equal(200);
+    // The console's search finds the deal by its contact's name (the deals read model's searched texts hold it).
+    const link = await call('POST', `/admin/companies/${companyId}/console-sessions`, {}, {}, adminToken);
+    const signedIn = await consolePost(server.baseUrl, '/console/login', { token: new URL(link.body.data!.url as string).searchParams.get('token')! });
+    const cookie = sessionCookieOf(signedIn);
+    expect(cookie, signedIn.text.slice(0, 300)).to.be.a('string');
+    const consoleSearch = async (text: string) => (await consoleGet(server.baseUrl, `/console/search?q=${encodeURIComponent(text)}`, cookie!)).text;
+    expect(await consoleSearch(person.name.toUpperCase())).to.contain(`/console/deals/${dealId}`);
+    expect(await consoleSearch(`49${phoneDigits.slice(0, 6)}`)).to.contain(`/console/deals/${dealId}`);
     await eventually(() => [ok, failing, echoing, echoingFailure].every((receiver) => receiver.count() >= 4), 15_000);
     // The delivery log kept what the echoing receivers answered: the person's values, until the erasure.
     if (engine.echoes) {
@@ -153,6 +163,12 @@ const eraseAndScan = async (engine: Engine): Promise<void> => {
     expect((await userCreate()).status).to.equal(404);
     expect((await call('POST', '/contacts', person, { 'Idempotency-Key': `create-${unique}` })).status).to.equal(404);
     expect((await call('GET', `/contacts?search=${encodeURIComponent(person.name)}`)).body.data).to.deep.equal([]);
+    for (const text of [person.name, person.email, `49${phoneDigits.slice(0, 6)}`]) {
+      const page = await consoleSearch(text);
+      expect(page, text).not.to.contain(`/console/deals/${dealId}`);
+      expect(page, text).not.to.contain(`/console/contacts/${contactId}`);
+    }
+    expect(await consoleSearch('quills')).to.contain(`/console/deals/${dealId}`);
     // The fan-out has passed the erasure once the feed's contact.erased is there and the receivers got what was pending.
     await eventually(async () => {
       const feed = await call('GET', '/events?types=contact.erased');

@@ -154,6 +154,10 @@ export const renderConsolePages = async (): Promise<Map<string, string>> => {
     keep('contact-history', 200, await get(`/console/contacts/${contact.id}`));
     keep('contact-as-of', 200, await get(`/console/contacts/${contact.id}?asOf=2026-03-02T09:07:30`));
     keep('deal-history', 200, await get(`/console/deals/${deal.id}`));
+    keep('search', 200, await get('/console/search'));
+    keep('search-results', 200, await get('/console/search?q=ada'));
+    keep('search-no-match', 200, await get('/console/search?q=babbage'));
+    keep('search-too-long', 422, await get(`/console/search?q=${'x'.repeat(201)}`));
     const another = tokenOf(created(await admin(`/admin/companies/${company.id}/console-sessions`, {}), 'console link').url as string);
     keep('link-signed-in', 200, await consoleGet(baseUrl, `/console/login?token=${encodeURIComponent(another)}`, cookie));
 

@@ -19,6 +19,9 @@ nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; mar
 nav a { text-decoration: none; padding: .25rem 0; border-bottom: 2px solid transparent; }
 nav a[aria-current="page"] { border-bottom-color: var(--accent); font-weight: 600; }
 form.logout { margin-left: auto; }
+form.search { display: flex; gap: .5rem; flex: 1 1 18rem; max-width: 26rem; margin-left: auto; }
+form.search + form.logout { margin-left: 0; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 main { max-width: 72rem; margin: 0 auto; padding: 1.5rem; }
 footer { max-width: 72rem; margin: 0 auto; padding: 0 1.5rem 2rem; color: var(--muted); font-size: .875rem; }
 h1 { font-size: 1.5rem; margin: 0 0 1rem; }
@@ -47,7 +50,7 @@ label { font-weight: 600; }
 fieldset { border: 1px solid var(--line); border-radius: 6px; padding: .75rem 1rem; }
 legend { font-weight: 600; padding: 0 .25rem; }
 fieldset label { font-weight: 400; display: block; }
-input[type="text"], input[type="url"], input[type="datetime-local"], select { font: inherit; padding: .45rem .6rem; border: 1px solid #9aa3b1; border-radius: 6px; width: 100%; background: #fff; }
+input[type="text"], input[type="search"], input[type="url"], input[type="datetime-local"], select { font: inherit; padding: .45rem .6rem; border: 1px solid #9aa3b1; border-radius: 6px; width: 100%; background: #fff; }
 .hint { color: var(--muted); font-size: .875rem; margin: 0; }
 button, .button { font: inherit; padding: .45rem 1rem; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
 button.secondary { background: #fff; color: var(--accent); }
@@ -87,10 +90,16 @@ dl.record dd { margin: 0; word-break: break-word; }
 .pager { display: flex; gap: 1rem; margin-top: 1rem; }
 .row-actions { display: flex; flex-wrap: wrap; gap: .5rem; }
 .panel > .row-actions { margin: 1rem 0; }
+.results { list-style: none; padding: 0; margin: 0; }
+.results > li { border-top: 1px solid var(--line); padding: .6rem 0; }
+.results > li:first-child { border-top: 0; }
+.results a { font-weight: 600; overflow-wrap: anywhere; }
+.results p { margin: .1rem 0 0; overflow-wrap: anywhere; }
 @media (max-width: 40rem) {
   html { font-size: 15px; }
   header.top { padding: .75rem 1rem; }
   form.logout { margin-left: 0; }
+  form.search { flex-basis: 100%; max-width: none; margin-left: 0; }
   main { padding: 1rem; }
   .panel { padding: 1rem; }
   dl.record { grid-template-columns: 1fr; }

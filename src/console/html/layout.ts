@@ -29,7 +29,12 @@ export interface PageSpec {
   readonly section?: ConsoleSection;
   /** A short message at the top (what a change just did). */
   readonly notice?: string | null;
+  /** The text the header's search box holds (the search page's own query). */
+  readonly search?: string;
 }
+
+/** The longest text the header's search takes (as the API's `search` parameters). */
+export const SEARCH_MAX_LENGTH = 200;
 
 /** A console URL under the base path. */
 export const consoleUrl = (basePath: string, path = ''): string => `${basePath}${CONSOLE_PATH}${path}`;
@@ -49,6 +54,11 @@ const navigation = (spec: PageSpec, session: PageSession): Html => html`
         )}
       </ul>
     </nav>
+    <form class="search" role="search" method="get" action="${consoleUrl(spec.basePath, '/search')}">
+      <label for="header-search" class="visually-hidden">Find a contact or deal</label>
+      <input type="search" id="header-search" name="q" value="${spec.search ?? ''}" maxlength="${SEARCH_MAX_LENGTH}" placeholder="Name, e-mail, phone or deal title" autocomplete="off">
+      <button type="submit" class="secondary">Search</button>
+    </form>
     <form class="logout" method="post" action="${consoleUrl(spec.basePath, '/logout')}">
       ${csrfField(session.csrf)}
       <button type="submit" class="link">Sign out</button>

@@ -14,6 +14,8 @@ export interface PageContent {
   readonly body: Html;
   readonly notice?: string | null;
   readonly status?: number;
+  /** What the header's search box holds (the search page's query). */
+  readonly search?: string;
 }
 
 /** Answers a signed-in page (never cached: it holds the company's data and the session's CSRF token). */
@@ -28,6 +30,7 @@ export const renderPage = (ctx: Context, deps: Pick<ConsoleDeps, 'basePath'>, co
     body: content.body,
     notice: content.notice ?? null,
     ...(content.section ? { section: content.section } : {}),
+    ...(content.search !== undefined ? { search: content.search } : {}),
     session: { companyName, csrf: csrfTokenOf(session.secret), expiresAt: session.expiresAt },
   }).text;
 };

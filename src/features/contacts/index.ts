@@ -12,6 +12,11 @@ import { contactTimeline } from './readModels/contactTimeline.js';
 import { readModel, type Feature } from '../Feature.js';
 import { contactPersonalData } from './domain/contactPersonalData.js';
 import { contactEraser } from './api/contactErasure.js';
+import type { ContactSearchOf } from './application/contactSearch.js';
+import { contactSearch } from './readModels/contactSearch.js';
+
+/** The console's search of a company's contacts, over the `contacts` read model. */
+export const contactSearchOf: ContactSearchOf = (readModels) => contactSearch(readModels.collection(contactsProjection));
 
 /** Contacts, each phone number unique in its company (held by a reservation stream). */
 export const contacts: Feature = {
@@ -40,6 +45,8 @@ export type { Contact } from './domain/contactView.js';
 export { contactAsOf } from './readModels/contactAsOf.js';
 export { contactOf, contactsProjection } from './readModels/contactsProjection.js';
 export type { ContactDoc } from './readModels/contactsProjection.js';
+export type { ContactMatch, ContactMatches, ContactSearch, ContactSearchOf } from './application/contactSearch.js';
+export { contactTimeline } from './readModels/contactTimeline.js';
 
 // What the start-up uses of this one: the end of deleted contacts' restore periods.
 export { ContactRetentionSweep } from './application/ContactRetentionSweep.js';

@@ -8,6 +8,11 @@ import { dealWebhookEvents } from './application/dealWebhookEvents.js';
 import { dealTimeline } from './readModels/dealTimeline.js';
 import { readModel, type Feature } from '../Feature.js';
 import { dealPersonalData } from './domain/dealPersonalData.js';
+import type { DealSearchOf } from './application/dealSearch.js';
+import { dealSearch } from './readModels/dealSearch.js';
+
+/** The console's search of a company's deals (by title, or by their contact), over the `deals` read model. */
+export const dealSearchOf: DealSearchOf = (readModels) => dealSearch(readModels.collection(dealsProjection));
 
 /** The sales pipeline: deals open, won or lost. */
 export const deals: Feature = {
@@ -35,3 +40,5 @@ export type { Deal } from './domain/dealView.js';
 export { dealAsOf } from './readModels/dealAsOf.js';
 export { dealOf, dealsProjection } from './readModels/dealsProjection.js';
 export type { DealDoc } from './readModels/dealsProjection.js';
+export type { DealMatch, DealMatches, DealSearch, DealSearchOf } from './application/dealSearch.js';
+export { dealTimeline } from './readModels/dealTimeline.js';

@@ -45,6 +45,40 @@ describe('personal data: declared with each feature, for every stored event type
   }
 });
 
+describe('personal data: every searched field of a read model is declared', () => {
+  // Each engine copies a projection's searched fields into a text index of its own (SQLite's
+  // full-text table, PostgreSQL's trigram columns, MongoDB's search keys): a copy of a
+  // personal field there is reached by erasure only through the document it is written with.
+  const searched = FEATURES.flatMap((feature) =>
+    (feature.readModels ?? []).filter(({ projection }) => (projection.search ?? []).length > 0).map(({ projection }) => ({ feature, projection })),
+  );
+
+  it('finds the read models that search text (contacts, deals)', () => {
+    expect(searched.map(({ projection }) => projection.name)).to.include.members(['contacts', 'deals']);
+  });
+
+  for (const { feature, projection } of searched) {
+    it(`${projection.name}: each searched field declared personal or not, a personal one with its subject's id in the same document`, () => {
+      const declaration = feature.personalData?.readModels?.[projection.name];
+      if (!declaration) return expect.fail(`${projection.name} searches text and is not declared in ${feature.name}'s personalData`);
+      const named = declaredFields(declaration);
+      expect((projection.search ?? []).filter((field) => !named.includes(field)), 'undeclared searched fields').to.deep.equal([]);
+      for (const field of projection.search ?? []) {
+        const group = declaration.personal.find((candidate) => candidate.fields.includes(field));
+        if (group) expect(declaration.notPersonal, `${field}: its ${group.subject}'s id`).to.include(group.idAt);
+      }
+    });
+  }
+
+  it('declares the deals’ searched contact fields as the contact’s', () => {
+    const deals = FEATURES.find((feature) => feature.name === 'deals')!.personalData!.readModels!.deals!;
+    const contact = deals.personal.find((group) => group.subject === 'contact')!;
+    expect(contact.idAt).to.equal('deal.contact.id');
+    expect(contact.fields).to.include.members(['deal.contact.name', 'deal.contact.email', 'deal.contact.phoneNumber']);
+    expect(deals.notPersonal).to.include('deal.title');
+  });
+});
+
 describe('textFieldsOf: the free-text fields a codec describes', () => {
   it('lists nested, optional, nullable, array and record fields; skips literals, enumerations, numbers and booleans', () => {
     const codec = t.intersection([

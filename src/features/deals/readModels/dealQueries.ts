@@ -16,6 +16,16 @@ export interface DealListParams {
   readonly limit: number;
 }
 
+/**
+ * Document paths of the searched fields (the view is nested under `deal`): the
+ * deal's title and its contact's summary. The console's search reads them; the
+ * API's `GET /deals` has no search. The contact's fields are personal (the
+ * contact's, declared in `dealPersonalData`): each engine's searched texts are
+ * rewritten with the document, so an erasure, which empties the summary,
+ * empties them too.
+ */
+export const DEAL_SEARCH_FIELDS = ['deal.title', 'deal.contact.name', 'deal.contact.email', 'deal.contact.phoneNumber'] as const;
+
 /** GET /deals as a typed read-model query: filters combine; oldest first (creation order). */
 export const dealListQuery = (params: DealListParams): ListQuery => {
   const filters: Filter[] = [];

@@ -24,6 +24,7 @@ import { applyDealStatusChanged, dealFromCreated, type DealRecord } from '../dom
 import { toDealView, type Deal } from '../domain/dealView.js';
 import type { Position } from '../../../shared/Position.js';
 import { erasedWithCompany } from '../../companies/index.js';
+import { DEAL_SEARCH_FIELDS } from './dealQueries.js';
 
 /**
  * A deal in the read model. The response view is nested under `deal` (as
@@ -113,6 +114,10 @@ const withoutUser = (doc: DealDoc | null, companyId: string, userId: string, eve
  *
  * A deleted deal has no document (it leaves every list and total); a restored
  * one has it back, from the deal its `DealRestored` carries.
+ *
+ * Searched (the console's search, `DEAL_SEARCH_FIELDS`): the title and the
+ * contact's name, e-mail and phone number, as the document shows them now (a
+ * deleted or erased contact's nulls match nothing).
  */
 export const dealsProjection: Projection<DealDoc> = erasedWithCompany({
   name: 'deals',
@@ -127,6 +132,7 @@ export const dealsProjection: Projection<DealDoc> = erasedWithCompany({
     ['deal.updatedAt'],
   ],
   totals: [['deal.status'], ['deal.stage'], ['deal.status', 'deal.stage']],
+  search: DEAL_SEARCH_FIELDS,
   view: 'deal',
   targets(event) {
     const decoded = decode(event);
