@@ -39,8 +39,11 @@ export const BUSY_RETRY_AFTER_SECONDS = 1;
  * outage"), with `Retry-After`, so clients and their HTTP libraries retry; nothing
  * of the write was stored, so sending the same request again is safe. `code` says
  * which: a record that kept changing under the write (`CONCURRENT_CHANGES`), a
- * store that is full (`STORAGE_FULL`) or whose lock was not free in time
- * (`STORE_BUSY`). Null for anything else (a 500).
+ * store that is full (`STORAGE_FULL`) or whose lock was not free in time or whose
+ * server could not be reached (`STORE_BUSY`). One says the change may have been
+ * made: a connection that broke during a write whose outcome could not be checked
+ * (`STORE_INTERRUPTED`: the client looks before sending it again). Null for anything
+ * else (a 500).
  */
 export const temporaryFailureOf = (error: unknown): HttpError | null => {
   if (error instanceof ConcurrencyExhaustedError) {
@@ -50,6 +53,15 @@ export const temporaryFailureOf = (error: unknown): HttpError | null => {
     });
   }
   if (error instanceof StoreUnavailableError) {
+    const headers = { 'Retry-After': String(error.retryAfterSeconds) };
+    if (error.reason === 'interrupted') {
+      return new HttpError(
+        503,
+        'Service unavailable',
+        'The connection to the store broke while this request ran, and whether its change was made is not known. Look before sending it again: a read of the record tells.',
+        { code: 'STORE_INTERRUPTED', headers },
+      );
+    }
     const full = error.reason === 'storage_full';
     return new HttpError(
       503,
@@ -57,7 +69,7 @@ export const temporaryFailureOf = (error: unknown): HttpError | null => {
       full
         ? 'The service cannot store changes right now (storage full). Nothing was changed; try again later.'
         : 'The service is busy right now. Nothing was changed; try again shortly.',
-      { code: full ? 'STORAGE_FULL' : 'STORE_BUSY', headers: { 'Retry-After': String(error.retryAfterSeconds) } },
+      { code: full ? 'STORAGE_FULL' : 'STORE_BUSY', headers },
     );
   }
   return null;

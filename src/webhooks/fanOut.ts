@@ -234,7 +234,7 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
     if (this.started) return;
     this.started = true;
     const state = await this.deps.outbox.loadFanOut(this.name);
-    await this.checkAgainstLog(state.position);
+    await this.checkAgainstLog(state.position, state.eventId ?? null);
     this.load(state);
     this.deps.logger.info({ from: state.position, subscriptions: this.byId.size }, 'webhook fan-out started');
     // An injected source (deps.source) is followed in place of the event store's catch-up subscription.
@@ -280,14 +280,15 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
    * witness saw one (a position alone cannot tell a restored log that took new
    * events since).
    */
-  private async checkAgainstLog(position: Position | null): Promise<void> {
+  private async checkAgainstLog(position: Position | null, eventId: string | null): Promise<void> {
     const log = this.deps.eventStore;
     if (position === null || !log.headPosition) return;
     const head = await log.headPosition();
     if (head === null || comparePositions(position, head) > 0) {
       throw new FanOutNotOnLogError(this.name, new ResumePointNotInLogError(position, null, { head }));
     }
-    const seen = await this.deps.witness?.load(this.name);
+    // The outbox's own record of the checkpoint's event (PostgreSQL), else the witness's.
+    const seen = eventId !== null ? { position, eventId } : await this.deps.witness?.load(this.name);
     if (!seen || !log.eventIdAt) return;
     if (comparePositions(seen.position, head) > 0) {
       throw new FanOutNotOnLogError(this.name, new ResumePointNotInLogError(seen.position, seen.eventId, { head }));
@@ -385,7 +386,11 @@ export class WebhookFanOut<D extends FanOutDerivedEvent> {
       return;
     }
     await Promise.all([
-      this.deps.outbox.commitFanOut(this.name, { position: last.position, subscriptions: [...changed.values()], deliveries }, this.clock.now()),
+      this.deps.outbox.commitFanOut(
+        this.name,
+        { position: last.position, eventId: last.id, subscriptions: [...changed.values()], deliveries },
+        this.clock.now(),
+      ),
       this.deps.witness?.save(this.name, last.position, last.id),
     ]);
     // Stored: what ended before the checkpoint is no longer needed in memory.

@@ -6,7 +6,9 @@ import { SqliteWebhookOutbox } from '../../src/adapters/sqlite/SqliteWebhookOutb
 import { skipLine } from '../support/integration.js';
 import { tempDir } from '../support/tempStore.js';
 import { webhookOutboxContract } from './webhookOutbox.contract.js';
-import { PostgresWebhookOutbox } from '../../src/adapters/postgres/PostgresWebhookOutbox.js';
+import { PostgresEventStore } from '../../src/adapters/postgres/PostgresEventStore.js';
+import { LogDoesNotHoldError, PostgresWebhookOutbox } from '../../src/adapters/postgres/PostgresWebhookOutbox.js';
+import { anEvent } from '../support/events.js';
 import { postgresTestUrl } from '../support/postgres.js';
 import { databaseForThisFile, migratedLogPool } from '../support/postgresLog.js';
 
@@ -138,6 +140,32 @@ if (postgresTestUrl()) {
         expect(await outbox.get(subscriptionId, row.eventId)).to.include({ state: 'pending' });
       } finally {
         other.release();
+        await pool.end();
+      }
+    });
+
+    it('beside the log, keep the id of the checkpoint’s event, and store a batch only when the log holds its last event at its position (nothing of a batch read from a primary that failed over)', async () => {
+      const pool = await migratedLogPool((await database()).url);
+      const outbox = new PostgresWebhookOutbox(pool, { besideLog: true });
+      const store = new PostgresEventStore(pool);
+      const subscriptionId = `sub-${randomUUID()}`;
+      try {
+        const stream = `contact-${randomUUID()}`;
+        const { position } = await store.append(stream, [anEvent('Created')], 'no_stream');
+        const [held] = await store.readStream(stream);
+        await outbox.commitFanOut('fan-out-beside', { position, eventId: held!.id, subscriptions: [], deliveries: [delivery(subscriptionId, Number(position))] }, new Date(0));
+        expect(await outbox.loadFanOut('fan-out-beside')).to.deep.include({ position, eventId: held!.id });
+        // The batch's event at the next position was lost with the old primary: the log holds none there, or another.
+        const next = String(BigInt(position) + 1n);
+        const lost = delivery(subscriptionId, Number(next));
+        const refused = await outbox
+          .commitFanOut('fan-out-beside', { position: next, eventId: lost.eventId, subscriptions: [], deliveries: [lost] }, new Date(0))
+          .catch((error: unknown) => error);
+        expect(refused).to.be.instanceOf(LogDoesNotHoldError);
+        expect(await outbox.get(subscriptionId, lost.eventId)).to.equal(null);
+        expect(await outbox.loadFanOut('fan-out-beside')).to.deep.include({ position, eventId: held!.id });
+      } finally {
+        await store.close();
         await pool.end();
       }
     });

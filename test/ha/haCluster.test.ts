@@ -1,10 +1,12 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { webhookEventId } from '../../src/features/webhookEvents/domain/derivedWebhookEvent.js';
 import { startServer, type ServerProcess } from '../support/runCli.js';
 import { tempDir } from '../support/tempStore.js';
 import {
@@ -22,8 +24,11 @@ import {
 } from '../support/haCluster.js';
 
 // The HA cluster of scripts/ha-cluster.sh (Patroni, etcd, HAProxy; one test host per node), and
-// Chronicle on it. What Chronicle answers while the primary moves is printed, not asserted: riding
-// through a failover is the PostgreSQL adapters' part. Durations are printed, never asserted.
+// Chronicle on it: two API processes, a projector and a webhook dispatcher, under a bounded write
+// load, through faults of the primary. Asserted: no 500, every 201 readable through both API
+// processes, the read models and the outbox holding every event of the final log in order and
+// nothing else. How many requests failed, and for how long writes were refused, is printed, never
+// asserted.
 
 /** artifacts/ at the checkout's root (dist/test/ha/ is three folders down). */
 const ARTIFACTS = fileURLToPath(new URL('../../../artifacts/', import.meta.url));
@@ -34,6 +39,8 @@ const postgresUid = (): number => Number(execFileSync('id', ['-u', 'postgres'], 
 /** An answer of Chronicle, or the error that stood for one (a refused or dropped connection). */
 interface Answer {
   readonly at: number;
+  /** How long it took, in ms. */
+  readonly ms: number;
   readonly status: number | string;
   readonly retryAfter: string | null;
   /** X-Log-Position, on a write. */
@@ -57,9 +64,9 @@ const ask = async (baseUrl: string, key: string, method: string, path: string, b
     } catch {
       // Not JSON: kept as text.
     }
-    return { at, status: res.status, retryAfter: res.headers.get('retry-after'), position: res.headers.get('x-log-position'), body: parsed };
+    return { at, ms: Date.now() - at, status: res.status, retryAfter: res.headers.get('retry-after'), position: res.headers.get('x-log-position'), body: parsed };
   } catch (error) {
-    return { at, status: (error as Error).name === 'TimeoutError' ? 'timeout' : 'connection error', retryAfter: null, body: String(error) };
+    return { at, ms: Date.now() - at, status: (error as Error).name === 'TimeoutError' ? 'timeout' : 'connection error', retryAfter: null, body: String(error) };
   }
 };
 
@@ -74,6 +81,7 @@ const askRetrying = async (baseUrl: string, key: string, method: string, path: s
   for (let attempt = 0; attempt < attempts; attempt++) {
     const answer = await ask(baseUrl, key, method, path, body, headers);
     answers.push(answer);
+    everyAnswer.push(answer);
     const status = answer.status;
     if (typeof status === 'number' && status < 500 && !(answer.retryAfter !== null && (status === 429 || status === 409))) return answers;
     const wait = answer.retryAfter !== null && /^\d+$/.test(answer.retryAfter) ? Math.min(Number(answer.retryAfter), 5) * 1000 : 1000;
@@ -126,15 +134,22 @@ const loggedProblems = (output: string): string[] => {
 /** Each load's contacts get phone numbers of their own (they are unique within a company). */
 let loadSerial = 0;
 
-/** A bounded write load on Chronicle: one POST /contacts at a time, every `everyMs`, each sent once; `stop` ends it. */
-const writeLoad = (baseUrl: string, key: string, everyMs = 100) => {
+/** Every answer Chronicle gave in the suite, for the check that none was a 500. */
+const everyAnswer: Answer[] = [];
+
+/** A bounded write load on Chronicle: one POST /contacts at a time, every `everyMs`, each sent once, to each API process in turn; `stop` ends it. */
+const writeLoad = (baseUrls: readonly string[], key: string, everyMs = 100) => {
   const answers: (Answer & { name: string })[] = [];
   let running = true;
   const done = (async () => {
     while (running && answers.length < 3000) {
       const name = `Load ${randomUUID().slice(0, 8)}`;
-      const answer = await ask(baseUrl, key, 'POST', '/contacts', { name, phoneNumber: `+1 555 ${String(loadSerial++).padStart(7, '0')}` });
+      const answer = await ask(baseUrls[answers.length % baseUrls.length]!, key, 'POST', '/contacts', {
+        name,
+        phoneNumber: `+1 555 ${String(loadSerial++).padStart(7, '0')}`,
+      });
       answers.push({ ...answer, name });
+      everyAnswer.push(answer);
       await sleep(everyMs);
     }
   })();
@@ -189,9 +204,21 @@ if (unavailable !== null) {
   describe('the HA cluster (scripts/ha-cluster.sh): Patroni, etcd and HAProxy, and Chronicle on it', function () {
     this.timeout(240_000);
     let cluster: HaCluster;
+    /** API process 1 (it made the demo key), and the others: API process 2, the projector, the dispatcher. */
     let server: ServerProcess | null = null;
+    const others: { readonly name: string; readonly process: ServerProcess }[] = [];
+    const apiUrls = (): string[] => [server!.baseUrl, ...others.filter((other) => other.name === 'api-2').map((other) => other.process.baseUrl)];
+    /** Where each process's output stands now, for what they logged from then on. */
+    const outputMark = (): number[] => [server!.output().length, ...others.map((other) => other.process.output().length)];
+    const outputSince = (mark: readonly number[]): string =>
+      [server!.output().slice(mark[0]), ...others.map((other, i) => other.process.output().slice(mark[i + 1] ?? 0))].join('\n');
+    /** The local webhook receiver: every delivery's webhook-id (the event's id). */
+    const received: string[] = [];
+    let receiver: Server | null = null;
     let key = '';
     const dataDir = tempDir('chronicle-ha-data-');
+    /** The other processes' data folders (API process 2, the projector, the dispatcher). */
+    const folders = ['api-2', 'projector', 'dispatcher'].map((name) => ({ name, dir: tempDir(`chronicle-ha-${name}-`) }));
     /** Every contact Chronicle answered 201 for, by id: each must stay readable. */
     const acknowledged = new Map<string, string>();
 
@@ -216,6 +243,7 @@ if (unavailable !== null) {
       const dest = join(ARTIFACTS, 'ha');
       cluster.saveLogs(dest);
       if (server) writeFileSync(join(dest, 'chronicle.log'), server.output());
+      for (const other of others) writeFileSync(join(dest, `chronicle-${other.name}.log`), other.process.output());
       console.log(`      the cluster's and Chronicle's logs: ${dest}`);
     };
 
@@ -223,8 +251,11 @@ if (unavailable !== null) {
       this.timeout(180_000);
       saveLogs();
       if (server) await server.stop();
+      for (const other of others.splice(0)) await other.process.stop();
+      receiver?.close();
       await cluster?.stop();
       dataDir.dispose();
+      for (const folder of folders) folder.dir.dispose();
     });
 
     it('prints a write URL, a read URL and three nodes, each a Patroni running as postgres with a REST API reachable from here', async () => {
@@ -301,9 +332,36 @@ if (unavailable !== null) {
     });
 
     it('Chronicle on the cluster serves POST and GET /contacts before, during and after a switchover (printed: what it answered meanwhile)', async () => {
-      server = await startServer({ POSTGRES_URL: cluster.writeUrl, POSTGRES_POOL_SIZE: '4', DATA_DIR: dataDir.path });
+      receiver = createServer((req, res) => {
+        const id = req.headers['webhook-id'];
+        if (typeof id === 'string') received.push(id);
+        req.resume();
+        req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
+      });
+      await new Promise<void>((resolve) => receiver!.listen(0, '127.0.0.1', resolve));
+      const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+      const env = (role: 'api' | 'projector' | 'dispatcher', folder: string) => ({
+        POSTGRES_URL: cluster.writeUrl,
+        POSTGRES_POOL_SIZE: '4',
+        DATA_DIR: folder,
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        // An attempt that fails while the primary moves (its record cannot be written) is tried again soon.
+        WEBHOOK_RETRY_DELAYS_MS: '500,1000,2000,4000',
+        WEBHOOK_PAUSE_DELAYS_MS: '1000',
+        RUN_API: String(role === 'api'),
+        RUN_PROJECTIONS: String(role === 'projector'),
+        RUN_WEBHOOKS: String(role === 'dispatcher'),
+      });
+      // The projector and the first API process together (the API process makes the demo key; the projector applies it).
+      const [projector, first] = await Promise.all([startServer(env('projector', folders[1]!.dir.path)), startServer(env('api', dataDir.path))]);
+      server = first;
+      others.push({ name: 'projector', process: projector });
+      others.push({ name: 'api-2', process: await startServer(env('api', folders[0]!.dir.path)) });
+      others.push({ name: 'dispatcher', process: await startServer(env('dispatcher', folders[2]!.dir.path)) });
       key = /API key (chr_\S+)/.exec(server.output())?.[1] ?? '';
       expect(key, server.output()).to.match(/^chr_/);
+      const subscribed = await askRetrying(server.baseUrl, key, 'POST', '/webhooks/subscribe', { event: 'contact.created', target_url: receiverUrl });
+      expect(subscribed.at(-1)!.status, JSON.stringify(subscribed.at(-1)!.body)).to.equal(201);
 
       const create = async (name: string, phoneNumber: string) => {
         const answers = await askRetrying(server!.baseUrl, key, 'POST', '/contacts', { name, phoneNumber });
@@ -326,18 +384,19 @@ if (unavailable !== null) {
       let writing = true;
       const client = (async () => {
         for (let n = 0; writing && n < 200; n++) {
-          const created = await askRetrying(server!.baseUrl, key, 'POST', '/contacts', { name: `During ${n}`, phoneNumber: `+44 20 7946 ${String(2000 + n)}` });
+          const api = apiUrls()[n % 2]!;
+          const created = await askRetrying(api, key, 'POST', '/contacts', { name: `During ${n}`, phoneNumber: `+44 20 7946 ${String(2000 + n)}` });
           during.push(created);
           const last = created.at(-1)!;
           if (last.status === 201) {
             acknowledged.set(last.body.data.id, `During ${n}`);
-            during.push(await askRetrying(server!.baseUrl, key, 'GET', `/contacts/${last.body.data.id}`));
+            during.push(await askRetrying(api, key, 'GET', `/contacts/${last.body.data.id}`));
           }
           await sleep(100);
         }
       })();
       await sleep(1_000);
-      const logged = server.output().length;
+      const logged = outputMark();
       const switchStarted = Date.now();
       await cluster.switchover(leader.name, candidate.name);
       await waitFor('the write port on the new primary', 60_000, async () => ((await serverBehind(cluster.writeUrl)).address === candidate.host ? true : null));
@@ -356,26 +415,23 @@ if (unavailable !== null) {
       );
       console.log(`        from the first refused answer to the next 201: ${(window / 1000).toFixed(1)} s`);
       for (const failure of describeFailures(inSwitch.flat())) console.log(`        ${failure}`);
-      for (const problem of loggedProblems(server.output().slice(logged))) console.log(`        logged ${problem}`);
+      for (const problem of loggedProblems(outputSince(logged))) console.log(`        logged ${problem}`);
 
+      expect(succeeded, 'every request of a client that honours Retry-After succeeds through a planned switchover').to.equal(inSwitch.length);
       const after = await create('After Switchover', '+44 20 7946 3000');
       expect((await read(after.id)).last.body.data.name).to.equal('After Switchover');
-      for (const [id, name] of acknowledged) {
-        const { last } = await read(id);
-        expect(last.status, `acknowledged contact ${name} readable after the switchover`).to.equal(200);
-        expect(last.body.data.name).to.equal(name);
-      }
+      await expectNothingLost('the switchover');
     });
 
     /**
      * Runs a fault on the primary under a bounded load of Chronicle writes; waits for a new leader, a write
      * accepted through POSTGRES_URL, and Chronicle accepting writes again for 3 s; prints what it saw.
      */
-    const primaryLost = async (label: string, fault: (leader: ClusterMember) => Promise<void>) => {
+    const primaryLost = async (label: string, fault: (leader: ClusterMember) => Promise<void>, { inPlace = false } = {}) => {
       const { leader, standby } = await leaderAndStandby();
-      const load = writeLoad(server!.baseUrl, key);
+      const load = writeLoad(apiUrls(), key);
       await sleep(1_500);
-      const logged = server!.output().length;
+      const logged = outputMark();
       const faultAt = Date.now();
       await fault(leader);
 
@@ -384,9 +440,9 @@ if (unavailable !== null) {
         await queryOnce(cluster.writeUrl, 'INSERT INTO ha_probe (marker) VALUES ($1)', [randomUUID()]);
         return Date.now();
       });
-      const newLeader = await waitFor('a new leader', 30_000, async () => {
+      const newLeader = await waitFor(inPlace ? 'a leader' : 'a new leader', 30_000, async () => {
         const found = leaderOf(await cluster.members());
-        return found && found.name !== leader.name ? found : null;
+        return found && (inPlace || found.name !== leader.name) ? found : null;
       });
       // The load goes on until Chronicle has accepted every write for 3 s (at most 60 s more).
       await waitFor('Chronicle accepting writes for 3 s', 60_000, async () => {
@@ -395,31 +451,59 @@ if (unavailable !== null) {
       }).catch((error: Error) => console.log(`      ${error.message}`));
       await load.stop();
 
-      const afterFault = load.answers.filter((answer) => answer.at >= faultAt);
+      // Every answer that came after the fault (a request sent before it may have waited through it).
+      const afterFault = load.answers.filter((answer) => answer.at + answer.ms >= faultAt);
+      const accepted201 = load.answers.filter((answer) => answer.status === 201).map((answer) => answer.at + answer.ms);
+      const gap = accepted201.reduce(
+        (widest, end, i) => (i > 0 && end >= faultAt ? Math.max(widest, end - Math.max(accepted201[i - 1]!, faultAt)) : widest),
+        0,
+      );
       const { refused, window } = refusedFor(afterFault, faultAt);
-      console.log(`      ${label} (${leader.name}); ${newLeader.name} took over`);
+      console.log(`      ${label} (${leader.name}); ${newLeader.name === leader.name ? `${leader.name} leads again` : `${newLeader.name} took over`}`);
       console.log(`        a write through POSTGRES_URL was accepted again ${((accepted - faultAt) / 1000).toFixed(1)} s after`);
       console.log(`        Chronicle under a bounded load (one POST /contacts at a time, 100 ms apart), from then on: ${tally(afterFault)}`);
       console.log(`        Chronicle refused ${refused} writes; its first write accepted after the last refused one came ${(window / 1000).toFixed(1)} s after the fault`);
+      const slowest = afterFault.reduce((most, answer) => Math.max(most, answer.ms), 0);
+      console.log(
+        `        no write was accepted for ${(gap / 1000).toFixed(1)} s from the fault (refused, or waiting); the slowest answer took ${(slowest / 1000).toFixed(1)} s`,
+      );
       for (const failure of describeFailures(afterFault)) console.log(`        ${failure}`);
-      for (const problem of loggedProblems(server!.output().slice(logged))) console.log(`        logged ${problem}`);
+      for (const problem of loggedProblems(outputSince(logged))) console.log(`        logged ${problem}`);
       for (const answer of load.answers) if (answer.status === 201) acknowledged.set(answer.body.data.id, answer.name);
       return { leader, standby, newLeader };
     };
 
-    /** Every contact Chronicle acknowledged reads back, with its name. */
+    /** Every contact Chronicle acknowledged reads back, with its name, through both API processes. */
     const expectNothingLost = async (after: string) => {
       const lost: string[] = [];
       for (const [id, name] of acknowledged) {
-        const answers = await askRetrying(server!.baseUrl, key, 'GET', `/contacts/${id}`);
-        if (answers.at(-1)!.status === 200 && answers.at(-1)!.body.data.name === name) continue;
-        // In the log (a read model behind), or not (a write lost)?
-        const [inLog] = await queryOnce<{ count: string }>(cluster.writeUrl, 'SELECT count(*) AS count FROM log_events WHERE stream LIKE $1', [`%${id}%`]).catch(() => [{ count: '?' }]);
-        lost.push(`${name} (${id}, its events in the log: ${inLog!.count}): ${tally(answers)}`);
+        for (const api of apiUrls()) {
+          const answers = await askRetrying(api, key, 'GET', `/contacts/${id}`);
+          if (answers.at(-1)!.status === 200 && answers.at(-1)!.body.data.name === name) continue;
+          // In the log (a read model behind), or not (a write lost)?
+          const [inLog] = await queryOnce<{ count: string }>(cluster.writeUrl, 'SELECT count(*) AS count FROM log_events WHERE stream LIKE $1', [`%${id}%`]).catch(() => [
+            { count: '?' },
+          ]);
+          lost.push(`${name} (${id}, its events in the log: ${inLog!.count}) through ${api}: ${tally(answers)}`);
+        }
       }
       expect(lost, `acknowledged contacts unreadable after ${after} (of ${acknowledged.size})`).to.deep.equal([]);
-      console.log(`        all ${acknowledged.size} acknowledged contacts readable after ${after}`);
+      console.log(`        all ${acknowledged.size} acknowledged contacts readable through both API processes after ${after}`);
     };
+
+    it('kill -9 of the primary’s postmaster: Patroni starts it again in place, and Chronicle rides through (printed: what it answered)', async () => {
+      await primaryLost(
+        "killed the primary's postmaster (kill -9)",
+        async (leader) => {
+          const node = cluster.nodes.find((candidate) => candidate.name === leader.name)!;
+          const postmaster = postmasterPid(node.dataDir)!;
+          expect(processRuns(postmaster), 'the primary’s postmaster runs').to.equal(true);
+          process.kill(postmaster, 'SIGKILL');
+        },
+        { inPlace: true },
+      );
+      await expectNothingLost('the postmaster’s restart');
+    });
 
     it('the primary cut off the network: a replica takes over, the write port follows; joined again, the old primary comes back as a replica', async () => {
       const { leader, standby, newLeader } = await primaryLost('cut the primary off the network', (leader) => cluster.cut(leader.name));
@@ -443,12 +527,52 @@ if (unavailable !== null) {
       await expectNothingLost('the failover');
     });
 
+    it('after every fault: no request got a 500; the read models and the outbox hold every event of the final log in order, and no event it lacks', async () => {
+      const errors = everyAnswer.filter((answer) => answer.status === 500);
+      expect(errors.map((answer) => JSON.stringify(answer.body)), `${everyAnswer.length} answers`).to.deep.equal([]);
+      const [head] = await queryOnce<{ position: string; id: string }>(cluster.writeUrl, 'SELECT position, id FROM log_events ORDER BY position DESC LIMIT 1');
+      // The read models reach the log's head, and their checkpoint names the event the log holds there.
+      const readModels = await waitFor('the read models at the head of the log', 60_000, async () => {
+        const rows = await queryOnce<{ position: string; event_id: string | null; held: string | null }>(
+          cluster.writeUrl,
+          "SELECT c.position, c.event_id, (SELECT id FROM log_events WHERE position = c.position::bigint) AS held FROM read_models.checkpoints c WHERE c.name = 'read-models'",
+        );
+        return rows[0] && BigInt(rows[0].position) >= BigInt(head!.position) ? rows[0] : null;
+      });
+      expect(readModels.event_id, 'the read models’ checkpoint names the log’s event at its position').to.equal(readModels.held);
+      // Every delivery settled, then: the subscription's outbox rows are exactly the log's contacts created since it subscribed, each at its event's position.
+      await waitFor('every delivery settled', 90_000, async () => {
+        const [row] = await queryOnce<{ pending: string }>(cluster.writeUrl, "SELECT count(*) AS pending FROM webhook_outbox WHERE state = 'pending'");
+        return row!.pending === '0' ? true : null;
+      });
+      // The outbox's rows name the webhook event (an id derived from the stored event's): each must be one of the final log's contacts created, at its position.
+      const created = await queryOnce<{ id: string; position: string }>(cluster.writeUrl, "SELECT id, position::text AS position FROM log_events WHERE type = 'ContactCreated'");
+      const expected = new Map(created.map((row) => [webhookEventId(row.id, 'contact.created'), row.position]));
+      const rows = await queryOnce<{ event_id: string; position: string }>(cluster.writeUrl, 'SELECT event_id, position::text AS position FROM webhook_outbox');
+      const phantoms = rows.filter((row) => expected.get(row.event_id) !== row.position);
+      expect(phantoms, 'outbox rows whose event the final log does not hold at their position').to.deep.equal([]);
+      const [subscription] = await queryOnce<{ subscribed_at: string }>(cluster.writeUrl, 'SELECT subscribed_at::text AS subscribed_at FROM webhook_fan_out_subscriptions');
+      const stored = new Set(rows.map((row) => row.event_id));
+      const skipped = [...expected].filter(([id, position]) => BigInt(position) > BigInt(subscription!.subscribed_at) && !stored.has(id));
+      expect(skipped, 'contacts created in the log after the subscription with no delivery').to.deep.equal([]);
+      const [{ delivered, failed }] = (await queryOnce<{ delivered: string; failed: string }>(
+        cluster.writeUrl,
+        "SELECT count(*) FILTER (WHERE state = 'delivered') AS delivered, count(*) FILTER (WHERE state = 'failed') AS failed FROM webhook_outbox",
+      )) as [{ delivered: string; failed: string }];
+      const missing = [...new Set(received)].filter((id) => !expected.has(id));
+      expect(missing, 'deliveries whose event id the final log lacks').to.deep.equal([]);
+      console.log(
+        `      ${everyAnswer.length} answers, none a 500; log head ${head!.position}; outbox: ${rows.length} rows (${delivered} delivered, ${failed} failed), none skipped, none of an event the log lacks; the receiver got ${received.length} deliveries of ${new Set(received).size} events (${received.length - new Set(received).size} again, as the same event id)`,
+      );
+    });
+
     it('stop leaves no process, namespace or link behind, and removes its folder', async () => {
       saveLogs();
       if (server) {
         await server.stop();
         server = null;
       }
+      for (const other of others.splice(0)) await other.process.stop();
       const patronis = cluster.nodes.map((node) => node.patroniPid);
       await cluster.stop();
       expect(patronis.filter(processRuns), 'Patroni still running').to.deep.equal([]);

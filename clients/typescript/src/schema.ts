@@ -1007,10 +1007,10 @@ export interface components {
         ServiceUnavailableError: {
             /** @constant */
             error?: "Service unavailable";
-            /** @description What is unavailable, and that nothing was changed. */
+            /** @description What is unavailable, and whether anything was changed. */
             message: string;
             /** @enum {unknown} */
-            code: "STARTING" | "READ_MODELS_BEHIND" | "CONCURRENT_CHANGES" | "STORAGE_FULL" | "STORE_BUSY";
+            code: "STARTING" | "READ_MODELS_BEHIND" | "CONCURRENT_CHANGES" | "STORAGE_FULL" | "STORE_BUSY" | "STORE_INTERRUPTED";
         } & WithRequired<components["schemas"]["Error"], "message" | "code">;
         InternalError: {
             /** @constant */
@@ -2386,7 +2386,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -2659,7 +2659,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -2971,7 +2971,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -3200,7 +3200,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -3456,7 +3456,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -3788,7 +3788,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -3961,7 +3961,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -4238,7 +4238,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -4490,7 +4490,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -4742,7 +4742,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -4947,7 +4947,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -5232,7 +5232,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -5488,7 +5488,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -5661,7 +5661,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -5913,7 +5913,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -6142,7 +6142,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -6449,7 +6449,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -6650,7 +6650,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -6849,7 +6849,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -7020,7 +7020,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -7191,7 +7191,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -7476,7 +7476,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -7750,7 +7750,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -7982,7 +7982,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -8186,7 +8186,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -8463,7 +8463,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -8763,7 +8763,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -8992,7 +8992,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -9244,7 +9244,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -9492,7 +9492,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -9708,7 +9708,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -9960,7 +9960,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */
@@ -10166,7 +10166,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds. */
+            /** @description Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, `STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the database broke during the write, and its outcome could not be checked): read the record before sending it again. */
             503: {
                 headers: {
                     /** @description Identifies the request in the logs: the `X-Request-Id` the client sent when it is 1–128 of `A-Z a-z 0-9 . _ : -`, else a new UUID. */

@@ -30,6 +30,7 @@ import {
 import { LOG_CHANNEL } from './logMigrations.js';
 import { LogNotifications } from './LogNotifications.js';
 import { inTransaction, preparedQuery, preparedReadQuery, query, readQuery } from './postgresPool.js';
+import { StoreUnavailableError } from '../../application/ports/StoreUnavailableError.js';
 
 interface EventRow {
   position: string;
@@ -71,6 +72,16 @@ const asStoredPosition = (position: Position | null): string | null => {
 
 /** Appends of one group commit at most; the rest wait for the next one. */
 const MAX_APPENDS_PER_COMMIT = 500;
+
+/** How often an append whose commit's outcome was unknown, and found not stored, is sent again. */
+const MAX_RESENDS = 3;
+
+/**
+ * How long a group commit whose connection broke tries to find out whether it was stored
+ * (the log read by its events' ids, on new connections) before its appends fail as
+ * interrupted: about a failover's time, short of an HTTP client's patience.
+ */
+const OUTCOME_CHECK_MS = 12_000;
 
 /** This process's own events kept for its subscriptions at most (see `OwnEvents`). */
 const OWN_EVENTS_KEPT = 4_096;
@@ -135,6 +146,13 @@ export interface PostgresEventStoreOptions {
    * appending) before its appends fail (503 STORE_BUSY). Default 10 s.
    */
   readonly lockWaitMs?: number;
+  /**
+   * How long a group commit whose connection broke (a failover) tries to find out
+   * whether it was stored before its appends fail as interrupted. Default 12 s.
+   */
+  readonly outcomeCheckMs?: number;
+  /** Told when a group commit's outcome was unknown, and what the log said of it. */
+  readonly onUnknownOutcome?: (what: { readonly appends: number; readonly stored: number; readonly resent: number; readonly unchecked: number }) => void;
   /** Ends the pool when the store closes (the store that `openPostgresStores` closes last). */
   readonly ownsPool?: boolean;
   /** Told when the connection that listens for commits fails; subscriptions poll until it is back. */
@@ -172,6 +190,8 @@ export class PostgresEventStore implements EventStore {
   private wokenFor = 0n;
   private readonly appendListeners = new Set<() => void>();
   private readonly own = new OwnEvents();
+  /** How often each pending append was sent again after an unknown outcome (see `settleUnknown`). */
+  private readonly resends = new WeakMap<PendingAppend, number>();
   /**
    * The heads notifications told of while a commit of this process was under way (null:
    * none is): its notification may come in before its answer does, and a subscription it
@@ -251,7 +271,8 @@ export class PostgresEventStore implements EventStore {
   }
 
   /** One group commit: each append's result, or every append's failure when the commit failed. */
-  private async commit(group: readonly PendingAppend[]): Promise<void> {
+  private async commit(sent: readonly PendingAppend[]): Promise<void> {
+    let group = sent;
     let outcomes: AppendOutcome[];
     const parameters = appendGroupParameters(group);
     const keys = appendGroupKeys(group);
@@ -270,9 +291,27 @@ export class PostgresEventStore implements EventStore {
             ]);
         outcomes = rows[0]!.outcomes;
       } catch (error) {
-        // Nothing of the group is known to be stored: every append fails (translated where nothing was written).
+        if (error instanceof StoreUnavailableError && error.reason === 'interrupted') {
+          // The connection broke during the commit (a failover): whether it was stored is unknown.
+          this.own.clear();
+          await this.settleUnknown(group, error);
+          return;
+        }
+        // Nothing of the group is stored: every append fails (translated where nothing was written).
         group.forEach((request) => request.reject(error));
         return;
+      }
+      // A resent append refused as a duplicate of its own event: its first commit was stored after
+      // all (it ended after the log was read). It is settled from the log, as an unknown outcome is.
+      const own = new Set(
+        outcomes.flatMap((outcome, i) => ('refused' in outcome && outcome.refused === 'duplicate' && this.resends.has(group[i]!) ? [i] : [])),
+      );
+      if (own.size > 0) {
+        this.own.clear();
+        const sentBefore = group.filter((_, i) => own.has(i));
+        const left = await this.settleFromLog(sentBefore);
+        for (const request of left ?? sentBefore) request.reject(new StoreUnavailableError('interrupted', 1));
+        group = group.map((request, i) => (own.has(i) ? { ...request, resolve: () => undefined, reject: () => undefined } : request));
       }
       // Kept before anyone is told: the subscriptions this commit wakes find its events here.
       const stored = recordedEvents(group, outcomes, parameters);
@@ -286,6 +325,69 @@ export class PostgresEventStore implements EventStore {
     } finally {
       this.hearHeld();
     }
+  }
+
+  /**
+   * A group commit whose connection broke before its answer came: it was stored whole or not at
+   * all (one transaction). The log is read by the group's event ids, on new connections, until
+   * it answers (at most `outcomeCheckMs`). Appends found stored resolve with the log's positions;
+   * the others were not stored (or refused in a commit that stored others), and are sent again
+   * with their expected revisions, in front of what waits (at most MAX_RESENDS times, then they
+   * fail as busy: nothing was stored). When the log cannot be read in time, they fail as
+   * interrupted (503 STORE_INTERRUPTED).
+   */
+  private async settleUnknown(group: readonly PendingAppend[], error: StoreUnavailableError): Promise<void> {
+    const left = await this.settleFromLog(group);
+    if (left === null) {
+      this.options.onUnknownOutcome?.({ appends: group.length, stored: 0, resent: 0, unchecked: group.length });
+      group.forEach((request) => request.reject(error));
+      return;
+    }
+    const again: PendingAppend[] = [];
+    for (const request of left) {
+      const resends = (this.resends.get(request) ?? 0) + 1;
+      if (resends > MAX_RESENDS) request.reject(new StoreUnavailableError('busy', 1, { cause: error }));
+      else {
+        this.resends.set(request, resends);
+        again.push(request);
+      }
+    }
+    this.options.onUnknownOutcome?.({ appends: group.length, stored: group.length - left.length, resent: again.length, unchecked: 0 });
+    this.pending = [...again, ...this.pending];
+    if (group.length > left.length) this.lookNow();
+  }
+
+  /**
+   * Resolves the appends of `group` whose events the log holds (each stream append's last
+   * event gives its revision and position); answers those it does not hold, or null when the
+   * log could not be read within `outcomeCheckMs`.
+   */
+  private async settleFromLog(group: readonly PendingAppend[]): Promise<PendingAppend[] | null> {
+    const ids = group.flatMap((request) => request.appends.flatMap((append) => append.events.map((event) => event.id)));
+    const deadline = Date.now() + (this.options.outcomeCheckMs ?? OUTCOME_CHECK_MS);
+    let found: Map<string, { revision: number; position: string }> | null = null;
+    for (let attempt = 1; found === null; attempt++) {
+      try {
+        const { rows } = await readQuery<{ id: string; revision: number; position: string }>(
+          this.pool,
+          'SELECT id, revision, position FROM log_events WHERE id = ANY($1::text[])',
+          [ids],
+        );
+        found = new Map(rows.map((row) => [row.id, row]));
+      } catch {
+        if (this.closed || Date.now() >= deadline) return null;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 100 * 2 ** attempt)));
+      }
+    }
+    const left: PendingAppend[] = [];
+    for (const request of group) {
+      const stored = request.appends.map((append) => found.get(append.events[append.events.length - 1]!.id));
+      if (stored.every((row) => row !== undefined)) {
+        this.resends.delete(request);
+        request.resolve(stored.map((row) => ({ nextRevision: row!.revision, position: row!.position })));
+      } else left.push(request);
+    }
+    return left;
   }
 
   /** A notification: heard now, or once the commit under way has answered (see `heardWhileCommitting`). */

@@ -58,6 +58,25 @@ export class PostgresReadModelCheckpoints implements CheckpointStore {
     });
   }
 
+  /**
+   * A statement (values inlined) that fails unless the log, in this database, holds the event
+   * `eventId` at `position`: sent in a batch's transaction, before its checkpoint's save, where the
+   * read models share the log's database. After a failover, a batch read from the old primary may
+   * hold events the new primary never got (committed there, not replicated); its transaction then
+   * fails, and the subscription reads the log again. Positions are handed out in commit order and
+   * replicated in that order, so the log holding the batch's last event holds all of the batch.
+   */
+  logHoldsStatement(position: Position, eventId: string): string {
+    // The failure's text is made of the row read (as in guardStatement), so that the planner cannot raise it ahead of the check.
+    return inlined({
+      text:
+        `SELECT CASE WHEN l.id IS NOT DISTINCT FROM $2 THEN 0 ` +
+        `ELSE ('the log holds ' || coalesce(l.id, 'no event') || ' at position ' || $1 || ', not the batch''s event ' || $2)::integer END AS checked ` +
+        `FROM (SELECT (SELECT id FROM log_events WHERE position = $1) AS id) AS l`,
+      values: [position, eventId],
+    });
+  }
+
   lockedPosition(results: readonly pg.QueryResult[]): Position | null {
     return (results[1]?.rows[0] as { position: string } | undefined)?.position ?? null;
   }

@@ -183,6 +183,11 @@ export interface PostgresReadModelStoreOptions {
   readonly schema?: string;
   /** The leases to hand out as `leases` (default: the `leases` table of the schema). */
   readonly leases?: LeaseStore;
+  /**
+   * The log (`log_events`) is in the same database: each batch's transaction checks that
+   * it holds the batch's last event at its position (see `logHoldsStatement`).
+   */
+  readonly besideLog?: boolean;
 }
 
 /**
@@ -205,6 +210,7 @@ export class PostgresReadModelStore implements ReadModelStore {
    * fails unless the checkpoint is still there.
    */
   private readonly committed = new Map<string, Position>();
+  private readonly besideLog: boolean;
 
   private constructor(
     private readonly context: CollectionContext,
@@ -216,6 +222,7 @@ export class PostgresReadModelStore implements ReadModelStore {
     this.checkpoints = new PostgresReadModelCheckpoints(context.pool, `${schema}.checkpoints`);
     this.leases = options.leases ?? new PostgresLeaseStore(context.pool, `${schema}.leases`);
     this.collections = new Collections(context, '');
+    this.besideLog = options.besideLog ?? false;
   }
 
   /**
@@ -300,12 +307,14 @@ export class PostgresReadModelStore implements ReadModelStore {
     const last = events[events.length - 1]!;
     const expected = this.committed.get(checkpoint);
     this.committed.delete(checkpoint);
+    const logCheck = this.besideLog ? [this.checkpoints.logHoldsStatement(last.position, last.id)] : [];
     if (keys !== null && expected !== undefined && comparePositions(events[0]!.position, expected) > 0 && plans.every((p) => p.collection.createsOnly(p.planned))) {
       try {
         await inOneRoundTrip(this.context.pool, [
           ...locking,
           this.checkpoints.guardStatement(checkpoint, expected),
           ...plans.flatMap(({ collection, planned }) => collection.foldedWrites(planned, keys, []).map(inlined)),
+          ...logCheck,
           this.checkpoints.saveStatement(checkpoint, last.position, last.id),
         ]);
         this.committed.set(checkpoint, last.position);
@@ -330,7 +339,7 @@ export class PostgresReadModelStore implements ReadModelStore {
         } else {
           for (const collection of own) await collection.applyIn(write, fresh);
         }
-        closing.statements.push(this.checkpoints.saveStatement(checkpoint, last.position, last.id));
+        closing.statements.push(...logCheck, this.checkpoints.saveStatement(checkpoint, last.position, last.id));
         return last.position;
       },
       [...locking, ...loads.flat().map(inlined)],

@@ -65,28 +65,59 @@ export const NEXT_DUE_SQL = 'SELECT min(due_at) AS at FROM webhook_fan_out_subsc
  * subscription first, so that two of them never wait on each other. Counts by
  * state are kept by statement triggers as rows of changes, folded when read.
  *
- * A fan-out batch commits without waiting for its WAL to reach the disk
- * (`synchronous_commit = off`): everything in it is derived from events the log
- * holds durably, and a crash of the server that forgets it forgets its checkpoint
- * with it, so the fan-out reads those events again and stores the same rows. A
- * delivery attempt recorded after it commits normally, which makes the WAL before
- * it durable too.
+ * A fan-out batch commits as every write does (`synchronous_commit` on: with a
+ * synchronous standby, an acknowledged batch survives a failover). It once committed
+ * without waiting (its rows are derived from the log, and a crash forgets them with
+ * their checkpoint), but a fan-out that goes on running past a failover keeps its
+ * position in memory: a batch acknowledged and then lost would leave a gap in the
+ * outbox that nothing fills. Beside the log (`besideLog`), a batch's transaction also
+ * checks that the log holds the batch's last event at its position, and the checkpoint
+ * keeps that event's id, which a start checks against the log.
  */
+/**
+ * A fan-out batch whose last event the log does not hold at its position: read from a primary
+ * that failed over, it holds events the new primary never got. Nothing of it is stored; the
+ * fan-out reads the log again.
+ */
+export class LogDoesNotHoldError extends Error {
+  override readonly name = 'LogDoesNotHoldError';
+  constructor(
+    readonly position: string,
+    readonly expected: string,
+    readonly found: string | null,
+  ) {
+    super(`the log holds ${found === null ? 'no event' : `event ${found}`} at position ${position}, not the batch's event ${expected}: nothing stored, the log is read again`);
+  }
+}
+
 export class PostgresWebhookOutbox implements WebhookOutbox {
   readonly kind = 'postgres' as const;
 
-  constructor(private readonly pool: pg.Pool) {}
+  private readonly besideLog: boolean;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    /** `besideLog`: the log (`log_events`) is in the same database (see the class). */
+    options: { readonly besideLog?: boolean } = {},
+  ) {
+    this.besideLog = options.besideLog ?? false;
+  }
 
   async loadFanOut(name: string): Promise<FanOutState> {
-    const checkpoint = await query<{ position: string }>(this.pool, 'SELECT position FROM webhook_fan_out_checkpoints WHERE name = $1', [name]);
+    const checkpoint = await query<{ position: string; event_id: string | null }>(
+      this.pool,
+      'SELECT position, event_id FROM webhook_fan_out_checkpoints WHERE name = $1',
+      [name],
+    );
     const position = checkpoint.rows[0]?.position ?? null;
+    const eventId = checkpoint.rows[0]?.event_id ?? null;
     // Every stored position is above -1 (and so after the start of the log).
     const { rows } = await query<SubscriptionRow>(
       this.pool,
       `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_fan_out_subscriptions WHERE unsubscribed_at IS NULL OR unsubscribed_at > $1`,
       [position ?? '-1'],
     );
-    return { position, subscriptions: rows.map(toSubscription) };
+    return { position, ...(eventId !== null ? { eventId } : {}), subscriptions: rows.map(toSubscription) };
   }
 
   /**
@@ -95,9 +126,11 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
    * make its queue due), an ended subscription's rows cancelled, and the checkpoint.
    */
   async commitFanOut(name: string, commit: FanOutCommit, now: Date): Promise<void> {
-    await inTransaction(
-      this.pool,
-      async (client) => {
+    await inTransaction(this.pool, async (client) => {
+        if (this.besideLog && commit.eventId !== undefined) {
+          const { rows } = await client.query<{ id: string }>('SELECT id FROM log_events WHERE position = $1', [storedPosition(commit.position)]);
+          if (rows[0]?.id !== commit.eventId) throw new LogDoesNotHoldError(commit.position, commit.eventId, rows[0]?.id ?? null);
+        }
         const subscriptions = [...commit.subscriptions].sort((a, b) => (a.subscriptionId < b.subscriptionId ? -1 : 1));
         for (const sub of subscriptions) {
           await client.query(
@@ -123,13 +156,11 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
           await settle(client, sub.subscriptionId);
         }
         await client.query(
-          `INSERT INTO webhook_fan_out_checkpoints (name, position) VALUES ($1, $2)
-           ON CONFLICT (name) DO UPDATE SET position = excluded.position`,
-          [name, storedPosition(commit.position)],
+          `INSERT INTO webhook_fan_out_checkpoints (name, position, event_id) VALUES ($1, $2, $3)
+           ON CONFLICT (name) DO UPDATE SET position = excluded.position, event_id = excluded.event_id`,
+          [name, storedPosition(commit.position), commit.eventId ?? null],
         );
-      },
-      'BEGIN; SET LOCAL synchronous_commit TO off',
-    );
+      });
   }
 
   async enqueue(deliveries: readonly NewDelivery[], now: Date): Promise<number> {

@@ -23,8 +23,8 @@ export interface LogPages {
 
 /**
  * A catch-up subscription on pages of the log (see PostgresEventStore): reads the
- * page after its position, hands it to `handle` (again, with backoff, until it
- * succeeds), and sleeps when there is nothing new (the page was empty, or reached the
+ * page after its position, hands it to `handle` (when that fails: reads the page again
+ * and hands it again, with backoff, until it succeeds), and sleeps when there is nothing new (the page was empty, or reached the
  * head it was read with) until a commit wakes it or the poll interval passes (woken, it
  * reads a turn of the event loop later, once the appends' callers have answered:
  * decision 133). A read that fails is told to `onDropped` and retried, with backoff.
@@ -70,18 +70,24 @@ export const followLog = (options: SubscribeOptions, log: LogPages): Subscriptio
     return false;
   };
 
+  /**
+   * Hands a page to `handle`. When it fails, the failure is told, the subscription waits (with
+   * backoff) and reads the page again before the next try, never handing the same events again
+   * unread: after a failover, a page read from the old primary may hold events the new one does
+   * not have (committed there, never replicated), and the read again checks the position's event.
+   */
+  let handleFailures = 0;
   const handle = async (events: readonly RecordedEvent[]): Promise<void> => {
-    for (let attempt = 1; !stopped; attempt++) {
-      try {
-        await options.handle(events);
-        const last = events[events.length - 1]!;
-        position = last.position;
-        handledId = last.id;
-        return;
-      } catch (error) {
-        options.onError?.(error, attempt);
-        await alarm.sleep(backoffMs(attempt));
-      }
+    try {
+      await options.handle(events);
+      const last = events[events.length - 1]!;
+      position = last.position;
+      handledId = last.id;
+      handleFailures = 0;
+    } catch (error) {
+      handleFailures += 1;
+      options.onError?.(error, handleFailures);
+      await alarm.sleep(backoffMs(handleFailures));
     }
   };
 

@@ -521,6 +521,19 @@ const logRewrites: PostgresMigration = {
   `,
 };
 
+/**
+ * The fan-out's checkpoint keeps the id of the event at its position, so that a start checks
+ * the log against it exactly (a position alone cannot tell a log that lost commits in a
+ * failover and handed their positions to other events).
+ */
+const fanOutCheckpointEventIds: PostgresMigration = {
+  version: 10,
+  name: 'webhook_fan_out_checkpoints.event_id: the id of the event at the checkpoint',
+  sql: `
+    ALTER TABLE webhook_fan_out_checkpoints ADD COLUMN event_id text;
+  `,
+};
+
 /** Every step of the log's part of the schema, in order (see migratePostgres). */
 export const logMigrations: readonly PostgresMigration[] = [
   log,
@@ -532,4 +545,5 @@ export const logMigrations: readonly PostgresMigration[] = [
   subjectKeys,
   keyedAppend,
   logRewrites,
+  fanOutCheckpointEventIds,
 ];

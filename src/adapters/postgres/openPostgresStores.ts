@@ -66,15 +66,23 @@ export const openPostgresStores = async (
       ownsPool: true,
       onListenFailure: (error, attempt) =>
         logger?.warn({ err: error, attempt }, "the connection that listens for the log's commits failed; subscriptions poll until it is back"),
+      // A failover cut a group commit's connection before its answer: the log was read by the events' ids.
+      onUnknownOutcome: (what) =>
+        logger?.warn(
+          what,
+          what.unchecked > 0
+            ? 'an append lost its connection during its commit, and the log could not be read in time: answered as interrupted'
+            : 'an append lost its connection during its commit: found stored, or sent again',
+        ),
     });
     // The read models in their own schema, on the same pool; their lease beside the log's tables, on the database's clock.
-    const readModels = await PostgresReadModelStore.open(pool, { leases: new PostgresLeaseStore(pool) });
+    const readModels = await PostgresReadModelStore.open(pool, { leases: new PostgresLeaseStore(pool), besideLog: true });
     return {
       eventStore,
       readModels,
       rateLimits: new PostgresRateLimitCounters(countersPool, settings.rateLimits, { ownsPool: true }),
       webhookSecrets: new PostgresWebhookSecretStore(pool),
-      webhookOutbox: new PostgresWebhookOutbox(pool),
+      webhookOutbox: new PostgresWebhookOutbox(pool, { besideLog: true }),
       idempotency: new PostgresIdempotencyStore(pool),
       consoleSessions: new PostgresConsoleSessionStore(pool),
       usage: new PostgresUsageCounters(pool),

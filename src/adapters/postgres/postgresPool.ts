@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { StoreUnavailableError } from '../../application/ports/StoreUnavailableError.js';
-import { connectionUnavailable, sqlState, translatePostgresError } from './postgresErrors.js';
+import { breaksConnection, connectionUnavailable, interruptedWrite, sqlState, translatePostgresError } from './postgresErrors.js';
 
 export interface PostgresPoolOptions {
   /** Connections the pool opens at most (POSTGRES_POOL_SIZE). */
@@ -38,17 +38,6 @@ export const createPostgresPool = (url: string, options: PostgresPoolOptions = {
   });
   pool.on('error', (error) => options.onIdleError?.(error));
   return pool;
-};
-
-/**
- * A failure that left the connection unusable: no server error code (the socket, the
- * protocol), or the server ending the session (SQLSTATE classes 08 and 57P: a restart, an
- * administrator), whose end may reach the connection only after the statement failed.
- */
-const breaksConnection = (error: unknown): boolean => {
-  if (!(error instanceof Error)) return false;
-  const state = sqlState(error);
-  return state === null || state.startsWith('08') || state.startsWith('57P');
 };
 
 /** A connection taken from the pool, given back (or dropped) by `done`. */
@@ -98,7 +87,9 @@ export const checkOut = (pool: pg.Pool): Promise<HeldConnection> =>
 /**
  * Runs `use` on a connection of the pool. A connection that cannot be had fails
  * as busy (nothing was sent); a server error that says nothing was written is
- * translated (see translatePostgresError); a connection left broken is dropped.
+ * translated (see translatePostgresError); a connection left broken is dropped,
+ * and the error says the write was interrupted (its outcome unknown: 503
+ * STORE_INTERRUPTED, never a 500; see interruptedWrite).
  */
 export const withConnection = async <T>(pool: pg.Pool, use: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
   let held: HeldConnection;
@@ -111,8 +102,9 @@ export const withConnection = async <T>(pool: pg.Pool, use: (client: pg.PoolClie
   try {
     return await use(held.client);
   } catch (error) {
-    broken = breaksConnection(error);
-    throw translatePostgresError(error);
+    // Dropped rather than given back: whatever broke it, or an error that is not the server's (nothing says the connection is fine).
+    broken = sqlState(error) === null || breaksConnection(error);
+    throw interruptedWrite(translatePostgresError(error));
   } finally {
     held.done(broken);
   }
@@ -127,23 +119,43 @@ export const query = <R extends pg.QueryResultRow = pg.QueryResultRow>(
 
 /**
  * The error of a statement that only reads: one whose connection broke, or whose session
- * the server ended (a restart, an administrator: SQLSTATE classes 08 and 57P), wrote
- * nothing whatever it was doing, so it fails as busy (503 with Retry-After), like a
- * connection that could not be had. (A write's connection lost in the middle of a
- * statement stays as it is: see translatePostgresError.)
+ * the server ended (a restart, an administrator, a failover: SQLSTATE classes 08 and 57P),
+ * wrote nothing whatever it was doing, so it fails as busy (503 with Retry-After), like a
+ * connection that could not be had.
  */
-const asReadFailure = (error: unknown): unknown =>
-  error instanceof StoreUnavailableError || !breaksConnection(error) ? error : new StoreUnavailableError('busy', 1, { cause: error });
+const asReadFailure = (error: unknown): unknown => {
+  const cause = error instanceof StoreUnavailableError && error.reason === 'interrupted' ? error.cause : error;
+  return error instanceof StoreUnavailableError && error.reason !== 'interrupted'
+    ? error
+    : breaksConnection(cause)
+      ? new StoreUnavailableError('busy', 1, { cause })
+      : cause;
+};
 
-/** `query` for a statement that only reads (see asReadFailure). */
+/**
+ * Runs a statement that only reads, once more on a new connection when its connection broke
+ * (a failover cuts every connection to the old primary: the next one reaches the new primary,
+ * or fails to connect), and translates what still fails (see asReadFailure).
+ */
+export const readOnce = async <T>(run: () => Promise<T>): Promise<T> => {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof StoreUnavailableError && error.reason === 'interrupted')) throw asReadFailure(error);
+  }
+  try {
+    return await run();
+  } catch (error) {
+    throw asReadFailure(error);
+  }
+};
+
+/** `query` for a statement that only reads (see readOnce). */
 export const readQuery = <R extends pg.QueryResultRow = pg.QueryResultRow>(
   pool: pg.Pool,
   text: string,
   values: readonly unknown[] = [],
-): Promise<pg.QueryResult<R>> =>
-  query<R>(pool, text, values).catch((error: unknown) => {
-    throw asReadFailure(error);
-  });
+): Promise<pg.QueryResult<R>> => readOnce(() => query<R>(pool, text, values));
 
 /** The prepared statements' names, by text (see `preparedQuery`). */
 const statementNames = new Map<string, string>();
@@ -173,15 +185,12 @@ export const preparedQuery = <R extends pg.QueryResultRow = pg.QueryResultRow>(
 ): Promise<pg.QueryResult<R>> =>
   withConnection(pool, (client) => client.query<R>({ name: statementName(text), text, values: values as unknown[] }));
 
-/** `preparedQuery` for a statement that only reads (see asReadFailure). */
+/** `preparedQuery` for a statement that only reads (see readOnce). */
 export const preparedReadQuery = <R extends pg.QueryResultRow = pg.QueryResultRow>(
   pool: pg.Pool,
   text: string,
   values: readonly unknown[],
-): Promise<pg.QueryResult<R>> =>
-  preparedQuery<R>(pool, text, values).catch((error: unknown) => {
-    throw asReadFailure(error);
-  });
+): Promise<pg.QueryResult<R>> => readOnce(() => preparedQuery<R>(pool, text, values));
 
 /**
  * Runs `use` inside one transaction: committed when it resolves, rolled back when

@@ -155,6 +155,8 @@ export interface FannedOutSubscription {
 /** The fan-out's state at start-up. */
 export interface FanOutState {
   readonly position: Position | null;
+  /** The id of the event at `position`, where the outbox keeps it (PostgreSQL, beside the log). */
+  readonly eventId?: string | null;
   /**
    * Subscriptions still active, and those unsubscribed after `position` (events
    * between the checkpoint and their unsubscription still go to them).
@@ -166,6 +168,12 @@ export interface FanOutState {
 export interface FanOutCommit {
   /** The last log position the batch covered: the new checkpoint. */
   readonly position: Position;
+  /**
+   * The id of the event at `position`, where known: kept with the checkpoint, and, where the
+   * outbox shares the log's database, checked against the log in the batch's transaction (a
+   * batch read from a primary that failed over may hold events the new primary never got).
+   */
+  readonly eventId?: string;
   /**
    * Subscriptions subscribed or unsubscribed in the batch, as they are after it.
    * An unsubscribed one has its pending rows marked `failed` (`unsubscribed`).

@@ -184,13 +184,16 @@ export const tooManyRequests: ResponseObject = jsonResponse(
   { 'Retry-After': retryAfterHeader },
 );
 
-/** A write that cannot be taken now (a record changing under it, storage full, a busy lock): nothing was stored. */
+/** A write that cannot be taken now (a record changing under it, storage full, a busy lock, a store changing hands). */
 export const serviceUnavailable: ResponseObject = jsonResponse(
   'Temporary outage. `code` says why: `STARTING` (the process is still catching up with the log after a start; any ' +
     'request), `READ_MODELS_BEHIND` (the API key is not known yet and the read models stayed behind the log for the ' +
     'whole wait: a key issued a moment ago cannot be told from an unknown one yet; any request), or for a write that ' +
     'cannot be taken right now `CONCURRENT_CHANGES` (the record kept changing under the write), `STORAGE_FULL`, ' +
-    '`STORE_BUSY`. Nothing was stored; send the same request again after `Retry-After` seconds.',
+    '`STORE_BUSY` (a busy lock, or a database server that cannot be reached, as while it fails over). Nothing was ' +
+    'stored; send the same request again after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may ' +
+    'have been made (the connection to the database broke during the write, and its outcome could not be checked): ' +
+    'read the record before sending it again.',
   'ServiceUnavailableError',
   'authenticated-maybe-before-limits',
   { 'Retry-After': retryAfterHeader },
@@ -685,8 +688,8 @@ export const schemas: Record<string, JsonSchema> = {
     {
       required: ['message', 'code'],
       properties: {
-        message: { type: 'string', description: 'What is unavailable, and that nothing was changed.' },
-        code: { enum: ['STARTING', 'READ_MODELS_BEHIND', 'CONCURRENT_CHANGES', 'STORAGE_FULL', 'STORE_BUSY'] },
+        message: { type: 'string', description: 'What is unavailable, and whether anything was changed.' },
+        code: { enum: ['STARTING', 'READ_MODELS_BEHIND', 'CONCURRENT_CHANGES', 'STORAGE_FULL', 'STORE_BUSY', 'STORE_INTERRUPTED'] },
       },
     },
   ),

@@ -96,4 +96,41 @@ describe('followLog (the PostgreSQL log’s subscriptions)', () => {
       await subscription.stop();
     }
   });
+
+  it('given a page whose handling failed, when the log meanwhile holds other events at its positions (a failover lost them), then the page is read again and the new events are handed, never the lost ones', async () => {
+    // The old primary: events 1 and 2 (2 committed there, never replicated). The new one: 1, then 2′.
+    let failedOver = false;
+    const page = (after: string | null): LogPage => {
+      const from = after === null ? 0 : Number(after);
+      const ids = failedOver ? ['event-1', 'event-2-new'] : ['event-1', 'event-2'];
+      const events = ids.slice(from).map((id, k) => ({ ...event(from + k + 1), id }));
+      return { events, head: String(ids.length), atId: from === 0 ? null : ids[from - 1]! };
+    };
+    const log: LogPages = { alarms: new Set<Alarm>(), pollIntervalMs: 60_000, closed: () => false, readPage: async (after) => page(after) };
+    const handled: string[] = [];
+    const failures: number[] = [];
+    const subscription = followLog(
+      {
+        after: '1',
+        handle: async (batch) => {
+          if (!failedOver) {
+            // The batch's commit meets the failover: it fails, and the new primary is the one read next.
+            failedOver = true;
+            throw new Error('Connection terminated unexpectedly');
+          }
+          handled.push(...batch.map((e) => e.id));
+        },
+        onError: (_error, attempt) => void failures.push(attempt),
+      },
+      log,
+    );
+    try {
+      await eventually(() => handled.length === 1);
+      expect(handled).to.deep.equal(['event-2-new']);
+      expect(failures).to.deep.equal([1]);
+      expect(subscription.position).to.equal('2');
+    } finally {
+      await subscription.stop();
+    }
+  });
 });

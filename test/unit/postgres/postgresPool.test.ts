@@ -110,38 +110,56 @@ if (!postgresTestUrl()) {
       await admin.end();
     });
 
-    /** Runs `statement` (a `pg_sleep`) and, once it sleeps, ends its session from another connection, as a fast shutdown does. */
-    const endedInTheMiddle = async (statement: () => Promise<unknown>): Promise<unknown> => {
+    /** The sessions ended so far (one being ended may still be listed as active for a moment). */
+    const ended: number[] = [];
+    /** Once a `pg_sleep` of the pool runs in a session not ended yet, ends that session from another connection, as a fast shutdown or a failover does; true when one was ended. */
+    const endSleepingSession = async (): Promise<boolean> => {
+      for (let tries = 0; tries < 60; tries++) {
+        await sleep(50);
+        const { rows } = await admin.query<{ pid: number }>(
+          `SELECT pid, pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+           WHERE application_name = 'chronicle-test-reads' AND query LIKE 'SELECT pg_sleep%' AND state = 'active' AND pid <> ALL($1::int[])`,
+          [ended],
+        );
+        ended.push(...rows.map((row) => row.pid));
+        if (rows.length > 0) return true;
+      }
+      return false;
+    };
+
+    /** Runs `statement` and ends its session `times` times while it runs; its outcome (a value, or the error). */
+    const endedInTheMiddle = async (statement: () => Promise<unknown>, times: number): Promise<unknown> => {
       const outcome = statement().then(
-        () => expect.fail('the statement should have failed'),
+        (value) => ({ value }),
         (error: unknown) => error,
       );
-      for (let tries = 0; tries < 50; tries++) {
-        await sleep(50);
-        const { rows } = await admin.query<{ ended: boolean }>(
-          `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
-           WHERE application_name = 'chronicle-test-reads' AND query LIKE 'SELECT pg_sleep%' AND state = 'active'`,
-        );
-        if (rows.length > 0) break;
-      }
+      for (let n = 0; n < times; n++) expect(await endSleepingSession(), `session ${n + 1} ended`).to.equal(true);
       return outcome;
     };
 
-    it('fails as busy, with Retry-After (nothing was written: the API answers 503), its connection not given back; a write’s statement keeps the server’s error', async () => {
-      for (const read of [() => readQuery(pool, 'SELECT pg_sleep(5)'), () => preparedReadQuery(pool, 'SELECT pg_sleep($1)', [5])]) {
-        const failed = await endedInTheMiddle(read);
+    it('a read whose session ended runs once more on a new connection; ended again, it fails as busy with Retry-After (nothing was written: the API answers 503)', async () => {
+      for (const read of [() => readQuery(pool, 'SELECT pg_sleep(1) AS slept'), () => preparedReadQuery(pool, 'SELECT pg_sleep($1) AS slept', [1])]) {
+        // Once: the second run, on a new connection, answers.
+        const answered = (await endedInTheMiddle(read, 1)) as { value?: pg.QueryResult };
+        expect(answered.value?.rows, String(answered)).to.deep.equal([{ slept: '' }]);
+        // Twice: the store is unavailable.
+        const failed = await endedInTheMiddle(read, 2);
         expect(failed).to.be.instanceOf(StoreUnavailableError);
         expect(failed).to.include({ reason: 'busy', retryAfterSeconds: 1 });
         // The server's goodbye (57P01), or the socket's end when it came first.
         expect((failed as Error).cause).to.be.instanceOf(Error);
         expect([null, '57P01']).to.include(sqlState((failed as Error).cause));
       }
-      // Through `query` (any statement, writes included), whether it committed is unknown: the error stays the server's.
-      const raw = await endedInTheMiddle(() => query(pool, 'SELECT pg_sleep(5)'));
-      expect(raw).to.be.instanceOf(Error);
-      expect(raw).not.to.be.instanceOf(StoreUnavailableError);
-      expect([null, '57P01']).to.include(sqlState(raw));
-      // The ended sessions' connections were not given back: the next statement gets a live one. A read's own mistake is not the store's unavailability.
+    });
+
+    it('a statement that may write, whose session ended while it ran, fails as interrupted (its outcome unknown: 503 STORE_INTERRUPTED, never a 500), and is not run again', async () => {
+      const interrupted = await endedInTheMiddle(() => query(pool, 'SELECT pg_sleep(5)'), 1);
+      expect(interrupted).to.be.instanceOf(StoreUnavailableError);
+      expect(interrupted).to.include({ reason: 'interrupted', retryAfterSeconds: 1 });
+      expect([null, '57P01']).to.include(sqlState((interrupted as Error).cause));
+      const inTx = await endedInTheMiddle(() => inTransaction(pool, (client) => client.query('SELECT pg_sleep(5)')), 1);
+      expect(inTx).to.include({ reason: 'interrupted' });
+      // The ended sessions' connections were not given back. A statement's own mistake is not the store's unavailability.
       const wrong = await readQuery(pool, 'SELEC 1').catch((error: unknown) => error);
       expect(wrong).not.to.be.instanceOf(StoreUnavailableError);
       expect(sqlState(wrong)).to.equal('42601');

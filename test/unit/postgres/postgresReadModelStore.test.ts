@@ -100,6 +100,26 @@ if (!url) {
         expect(await store.checkpoints.load('read-models')).to.equal('1');
       });
 
+      it('beside the log, applies only a batch whose last event the log holds at its position (a batch read from a primary that failed over is refused, nothing of it kept)', async () => {
+        const fixture = await stores.open({ besideLog: true });
+        opened.push(fixture);
+        const store = fixture.store;
+        const tasks = store.collection(taskProjection);
+        // The log as the new primary has it: 1 and 2, and at 3 another event than the batch's (the old primary's 3 was lost).
+        const first = [at(1, 'TaskCreated', created('a')), at(2, 'TaskCreated', created('b'))];
+        await elsewhere('CREATE TABLE IF NOT EXISTS log_events (position bigint PRIMARY KEY, id text NOT NULL UNIQUE)');
+        await elsewhere(`INSERT INTO log_events (position, id) VALUES (1, '${first[0]!.id}'), (2, '${first[1]!.id}'), (3, '${randomUUID()}')`);
+        await store.applyBatch([tasks as never], first, 'read-models');
+        expect(await ids(tasks)).to.deep.equal(['a', 'b']);
+        // A batch of creations goes in one round trip, then as any batch: refused both ways.
+        const lost = [at(3, 'TaskCreated', created('lost'))];
+        const refused = await store.applyBatch([tasks as never], lost, 'read-models').catch((error: unknown) => error);
+        expect(String(refused)).to.match(/the log holds \S+ at position 3, not the batch's event/);
+        expect(await ids(tasks)).to.deep.equal(['a', 'b']);
+        expect([await store.checkpoints.load('read-models'), await store.checkpoints.loadEventId('read-models')]).to.deep.equal(['2', first[1]!.id]);
+        await elsewhere('DROP TABLE log_events');
+      });
+
       it('keeps the id of the event at the checkpoint (the last one applied, or the replay’s)', async () => {
         const store = await openStore();
         const tasks = store.collection(taskProjection);

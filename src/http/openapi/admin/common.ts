@@ -57,7 +57,9 @@ export const adminServiceUnavailable: ResponseObject = jsonResponse(
     '`READ_MODELS_BEHIND` (the admin token is not known yet and the read models stayed behind the log for the whole ' +
     'wait: a token issued a moment ago cannot be told from an unknown one yet), or for a write that cannot be taken ' +
     'right now `CONCURRENT_CHANGES`, `STORAGE_FULL`, `STORE_BUSY`. Nothing was stored; send the same request again ' +
-    'after `Retry-After` seconds.',
+    'after `Retry-After` seconds. Only `STORE_INTERRUPTED` says the change may have been made (the connection to the ' +
+    'database broke during the write, and its outcome could not be checked): read the record before sending it ' +
+    'again.',
   'ServiceUnavailableError',
   'admin-maybe-before-limits',
   { 'Retry-After': retryAfterHeader },
