@@ -45,11 +45,16 @@ export const startEchoReceiver = async (code: number): Promise<{ url: string; co
   };
 };
 
-/** Every spelling a stored or logged value could take: as sent, lower- and upper-cased, URL-escaped, and a number's digits. */
+/**
+ * Every spelling a stored or logged value could take: as sent, lower- and upper-cased, URL-escaped, and a
+ * number's digits. Only a value written as a number (digits, spaces, `+ ( ) . / -`, a phone number) has its
+ * digits alone as a spelling: the digits inside a name or an address are no spelling of it (a name ending in
+ * a random suffix that came out all digits found that suffix in an `Idempotency-Key` sent with it).
+ */
 export const spellingsOf = (value: string): string[] => {
   const spellings = new Set([value, value.toLowerCase(), value.toUpperCase(), encodeURIComponent(value), encodeURIComponent(value.toLowerCase())]);
   const digits = value.replace(/\D/g, '');
-  if (digits.length >= 8) spellings.add(digits);
+  if (digits.length >= 8 && /^[\d\s+()./-]+$/.test(value)) spellings.add(digits);
   return [...spellings];
 };
 

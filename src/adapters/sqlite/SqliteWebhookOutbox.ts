@@ -166,9 +166,12 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
         keyOf = d;
       }
       const { subscriptionId, eventId, companyId, position, ordinal, eventType, occurredAt, envelope } = d;
-      const added = this.s.insert.run({ subscriptionId, eventId, companyId, queueKey: key, position, ordinal, eventType, occurredAt, envelope, now }).changes;
-      inserted += added;
-      if (added > 0) filled.add(subscriptionId);
+      const added = this.s.insert.run({ subscriptionId, eventId, companyId, queueKey: key, position, ordinal, eventType, occurredAt, now });
+      if (added.changes === 0) continue;
+      // The body beside the row (webhook_envelopes): the row changes size with its attempts, the body never moves with it.
+      this.s.insertEnvelope.run({ id: added.lastInsertRowid, envelope });
+      inserted += 1;
+      filled.add(subscriptionId);
     }
     if (inserted > 0) this.s.countInserted.run({ inserted });
     for (const subscriptionId of filled) this.s.fillDue.run({ subscriptionId, now });
@@ -472,22 +475,23 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       this.db.transaction(() => {
         const rows = this.db
           .prepare<[string, string], { id: number; envelope: string }>(
-            `SELECT id, envelope FROM webhook_outbox WHERE subscription_id IN (
-               SELECT subscription_id FROM webhook_fan_out_subscriptions WHERE company_id = ?) AND instr(envelope, ?) > 0`,
+            `SELECT o.id, e.envelope FROM webhook_outbox o JOIN webhook_envelopes e ON e.id = o.id WHERE o.subscription_id IN (
+               SELECT subscription_id FROM webhook_fan_out_subscriptions WHERE company_id = ?) AND instr(e.envelope, ?) > 0`,
           )
           .all(companyId, id);
-        const update = this.db.prepare<[string, number]>('UPDATE webhook_outbox SET envelope = ? WHERE id = ?');
+        const update = this.db.prepare<[string, number]>('UPDATE webhook_envelopes SET envelope = ? WHERE id = ?');
         const details = this.db.prepare<[number], { id: number; at: string; detail: string }>('SELECT id, at, detail FROM webhook_attempt_details WHERE outbox_id = ? ORDER BY id');
-        const drop = this.db.prepare<[number]>('DELETE FROM webhook_attempt_details WHERE id = ?');
-        const add = this.db.prepare<[number, string, string]>('INSERT INTO webhook_attempt_details (outbox_id, at, detail) VALUES (?, ?, ?)');
+        const empty = this.db.prepare<[string, number]>('UPDATE webhook_attempt_details SET detail = ? WHERE id = ?');
         for (const row of rows) {
           update.run(rewrite(row.envelope), row.id);
-          // A response may echo the body: it is deleted (its bytes overwritten) and kept emptied, appended anew.
+          // A response may echo the body: it is kept emptied, rewritten where it is. A shorter row stays in its page
+          // (its old bytes overwritten); a delete could empty the page enough for SQLite to merge it with its
+          // neighbours, and a page rebuilt by a merge keeps old copies of the rows it still holds (decision 206).
           for (const kept of details.all(row.id)) {
             const attempt = JSON.parse(kept.detail) as Partial<DeliveryAttempt>;
             if (attempt.response === undefined) continue;
-            drop.run(kept.id);
-            add.run(row.id, kept.at, attemptDetailJson(erasedAttempt({ at: kept.at, statusCode: null, error: null, latencyMs: 0, ...attempt })));
+            const emptied = attemptDetailJson(erasedAttempt({ at: kept.at, statusCode: null, error: null, latencyMs: 0, ...attempt }));
+            if (emptied !== kept.detail) empty.run(emptied, kept.id);
           }
         }
         return rows.length;

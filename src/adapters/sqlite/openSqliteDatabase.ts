@@ -174,11 +174,10 @@ export const LOG_FILE_MIGRATIONS: readonly string[] = [
    ) WITHOUT ROWID;`,
   // What each delivery attempt sent and what came back (its request's headers, its response's
   // headers and first 64 KiB of body), beside the outbox rather than in its rows: a row that
-  // grew by a response with every attempt would move between pages as it grew, and SQLite
-  // leaves a moved row's old bytes in the page it left (secure_delete overwrites what is
-  // deleted, not what a page's rebuild leaves behind), the envelope with them. Rows here are
-  // only appended (at the end of the table: nothing moves) and deleted, never grown; they go
-  // with their outbox row.
+  // grew by a response with every attempt would move between pages as it grew, and a page
+  // SQLite rebuilds keeps old copies of its rows (secure_delete overwrites what is deleted, not
+  // what a page's rebuild leaves behind). Rows here are appended at the end of the table and
+  // never grown (an erasure rewrites one in place, shorter); they go with their outbox row.
   `CREATE TABLE webhook_attempt_details (
      id        INTEGER PRIMARY KEY AUTOINCREMENT,
      outbox_id INTEGER NOT NULL,
@@ -188,6 +187,25 @@ export const LOG_FILE_MIGRATIONS: readonly string[] = [
    CREATE INDEX webhook_attempt_details_by_row ON webhook_attempt_details (outbox_id, at);
    CREATE TRIGGER webhook_attempt_details_with_row AFTER DELETE ON webhook_outbox BEGIN
      DELETE FROM webhook_attempt_details WHERE outbox_id = OLD.id;
+   END;`,
+  // Each delivery's body beside its outbox row, keyed by the row's id, rather than in the row.
+  // An outbox row changes size with every attempt (its list of attempts grows, its state and
+  // times change), and a row that no longer fits its page makes SQLite rebalance the page with
+  // its neighbours. The rebuilt page gets its cells written anew, and the bytes where they lay
+  // before are left in the page's unused middle, which secure_delete never overwrites (it
+  // overwrites what a delete or a rewrite frees, not what a rebuild leaves). So a body copied
+  // there stayed in the file after its person's erasure rewrote the row (the byte scan of
+  // erasureLeavesNoBytes found it, decision 206). A body here is written once, at the end of
+  // the table (its id is the new row's, the largest), rewritten only by an erasure, and
+  // deleted with its row. Dropping the column rewrites every row without its body, in place.
+  `CREATE TABLE webhook_envelopes (
+     id       INTEGER PRIMARY KEY,
+     envelope TEXT NOT NULL
+   );
+   INSERT INTO webhook_envelopes (id, envelope) SELECT id, envelope FROM webhook_outbox ORDER BY id;
+   ALTER TABLE webhook_outbox DROP COLUMN envelope;
+   CREATE TRIGGER webhook_envelopes_with_row AFTER DELETE ON webhook_outbox BEGIN
+     DELETE FROM webhook_envelopes WHERE id = OLD.id;
    END;`,
 ];
 

@@ -101,8 +101,11 @@ export interface RecordAttempt {
 }
 
 const DELIVERY_COLUMNS = `o.id, o.subscription_id, o.event_id, o.company_id, o.position, o.ordinal, o.event_type,
-  o.occurred_at, o.envelope, o.state, o.attempts, o.round_attempts, o.next_attempt_at, o.completed_at,
+  o.occurred_at, e.envelope, o.state, o.attempts, o.round_attempts, o.next_attempt_at, o.completed_at,
   o.failure_reason, o.created_at`;
+
+/** The outbox rows with their bodies, kept beside them in `webhook_envelopes` (see the log file's migrations). */
+const DELIVERIES = 'webhook_outbox o JOIN webhook_envelopes e ON e.id = o.id';
 
 const HEALTH_COLUMNS = 'delivery_status, logged_status, failing_since, pauses, hold_until, health_version';
 
@@ -110,11 +113,15 @@ const HEALTH_COLUMNS = 'delivery_status, logged_status, failing_since, pauses, h
 export const prepareOutboxStatements = (db: SqliteDatabase) => ({
   insert: db.prepare(
     `INSERT INTO webhook_outbox (subscription_id, event_id, company_id, queue_key, position, ordinal, event_type,
-       occurred_at, envelope, state, next_attempt_at, created_at)
+       occurred_at, state, next_attempt_at, created_at)
      VALUES (@subscriptionId, @eventId, @companyId, @queueKey, @position, @ordinal, @eventType,
-       @occurredAt, @envelope, 'pending', @now, @now)
+       @occurredAt, 'pending', @now, @now)
      ON CONFLICT (event_id, subscription_id) DO NOTHING`,
-  ) as Statement<[InsertDelivery]>,
+  ) as Statement<[Omit<InsertDelivery, 'envelope'>]>,
+  // The body of the row `insert` has just added (its id, the largest: appended at the end of the table).
+  insertEnvelope: db.prepare('INSERT INTO webhook_envelopes (id, envelope) VALUES (@id, @envelope)') as Statement<
+    [{ id: number | bigint; envelope: string }]
+  >,
   // The rows an insert added, counted once for all of them (no trigger counts inserts; see the migrations).
   countInserted: db.prepare("UPDATE webhook_outbox_counts SET total = total + @inserted WHERE state = 'pending'") as Statement<
     [{ inserted: number }]
@@ -138,15 +145,15 @@ export const prepareOutboxStatements = (db: SqliteDatabase) => ({
     'SELECT * FROM webhook_fan_out_subscriptions WHERE unsubscribed_at IS NULL OR unsubscribed_at > @after',
   ) as Statement<[{ after: string }], SubscriptionRow>,
   head: db.prepare(
-    `SELECT ${DELIVERY_COLUMNS} FROM webhook_outbox o
+    `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERIES}
      WHERE o.subscription_id = @subscriptionId AND o.state = 'pending' ORDER BY o.queue_key LIMIT 1`,
   ) as Statement<[{ subscriptionId: string }], DeliveryRow>,
   pending: db.prepare(
-    `SELECT ${DELIVERY_COLUMNS} FROM webhook_outbox o
+    `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERIES}
      WHERE o.subscription_id = @subscriptionId AND o.state = 'pending' ORDER BY o.queue_key LIMIT @limit`,
   ) as Statement<[{ subscriptionId: string; limit: number }], DeliveryRow>,
   get: db.prepare(
-    `SELECT ${DELIVERY_COLUMNS} FROM webhook_outbox o WHERE o.subscription_id = @subscriptionId AND o.event_id = @eventId`,
+    `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERIES} WHERE o.subscription_id = @subscriptionId AND o.event_id = @eventId`,
   ) as Statement<[{ subscriptionId: string; eventId: string }], DeliveryRow>,
   // The due queues, through the partial index of due times: the walk passes over the
   // queues being worked on and those of companies at their cap (both bounded by the
@@ -215,14 +222,14 @@ export const prepareOutboxStatements = (db: SqliteDatabase) => ({
   // (`erasedDetail`) when the row's envelope is not the body sent any more (an erasure rewrote it meanwhile).
   recordDetail: db.prepare(
     `INSERT INTO webhook_attempt_details (outbox_id, at, detail)
-     SELECT id, @at, CASE WHEN @sentEnvelope IS NULL OR envelope = @sentEnvelope THEN @detail ELSE @erasedDetail END
-     FROM webhook_outbox WHERE subscription_id = @subscriptionId AND event_id = @eventId`,
+     SELECT o.id, @at, CASE WHEN @sentEnvelope IS NULL OR e.envelope = @sentEnvelope THEN @detail ELSE @erasedDetail END
+     FROM ${DELIVERIES} WHERE o.subscription_id = @subscriptionId AND o.event_id = @eventId`,
   ) as Statement<[{ at: string; detail: string; erasedDetail: string; sentEnvelope: string | null; subscriptionId: string; eventId: string }]>,
   stop: db.prepare(
     'UPDATE webhook_fan_out_subscriptions SET stopped_at = @at WHERE subscription_id = @subscriptionId AND stopped_at IS NULL',
   ) as Statement<[{ at: string; subscriptionId: string }]>,
   list: db.prepare(
-    `SELECT ${DELIVERY_COLUMNS} FROM webhook_outbox o WHERE o.subscription_id = @subscriptionId
+    `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERIES} WHERE o.subscription_id = @subscriptionId
      ORDER BY o.queue_key DESC LIMIT @limit OFFSET @offset`,
   ) as Statement<[{ subscriptionId: string; limit: number; offset: number }], DeliveryRow>,
   count: db.prepare('SELECT COUNT(*) AS total FROM webhook_outbox WHERE subscription_id = @subscriptionId') as Statement<

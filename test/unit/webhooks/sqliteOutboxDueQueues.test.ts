@@ -136,7 +136,8 @@ describe('SQLite webhook outbox: picking due queues', () => {
       expect(db.prepare('SELECT subscription_id, company_id, subscribed_at, unsubscribed_at FROM webhook_fan_out_subscriptions ORDER BY 1').all()).to.deep.equal(
         subscriptionsBefore,
       );
-      expect(db.prepare('SELECT * FROM webhook_outbox ORDER BY id').all()).to.deep.equal(rowsBefore);
+      // Each row with its body, kept beside it since (webhook_envelopes).
+      expect(db.prepare('SELECT o.*, e.envelope FROM webhook_outbox o JOIN webhook_envelopes e ON e.id = o.id ORDER BY o.id').all()).to.deep.equal(rowsBefore);
       expect(db.prepare('SELECT subscription_id, due_at, delivery_status FROM webhook_fan_out_subscriptions ORDER BY 1').all()).to.deep.equal([
         { subscription_id: 'ended', due_at: null, delivery_status: 'active' },
         { subscription_id: 'idle', due_at: null, delivery_status: 'active' },

@@ -34,6 +34,8 @@ describe('SQLite webhook outbox: layout and upgrade', () => {
     reason: state === 'failed' ? 'retries_exhausted' : null,
   });
   const all = (db: SqliteDatabase) => db.prepare('SELECT * FROM webhook_outbox ORDER BY id').all();
+  /** The rows of a file at the current version, each with its body (kept beside it, in webhook_envelopes). */
+  const allWithBodies = (db: SqliteDatabase) => db.prepare('SELECT o.*, e.envelope FROM webhook_outbox o JOIN webhook_envelopes e ON e.id = o.id ORDER BY o.id').all();
   const counts = (db: SqliteDatabase) =>
     Object.fromEntries(
       (db.prepare('SELECT state, total FROM webhook_outbox_counts').all() as Array<{ state: string; total: number }>).map((r) => [
@@ -82,7 +84,7 @@ describe('SQLite webhook outbox: layout and upgrade', () => {
     try {
       expect(db.pragma('user_version', { simple: true })).to.equal(LOG_FILE_MIGRATIONS.length);
       expect(uniqueKeyOf(db)).to.deep.equal(['event_id', 'subscription_id']);
-      expect(all(db)).to.deep.equal(before);
+      expect(allWithBodies(db)).to.deep.equal(before);
       expect(counts(db)).to.deep.equal({ pending: 3, delivered: 2, failed: 0 });
       const indexes = (db.prepare("PRAGMA index_list('webhook_outbox')").all() as Array<{ name: string }>).map((i) => i.name).sort();
       expect(indexes).to.deep.equal([
@@ -124,7 +126,7 @@ describe('SQLite webhook outbox: layout and upgrade', () => {
 
     const db = openSqliteDatabase(file());
     try {
-      expect(triggers(db)).to.deep.equal(['webhook_attempt_details_with_row', 'webhook_outbox_counts_delete', 'webhook_outbox_counts_update']);
+      expect(triggers(db)).to.deep.equal(['webhook_attempt_details_with_row', 'webhook_envelopes_with_row', 'webhook_outbox_counts_delete', 'webhook_outbox_counts_update']);
       expect(counts(db)).to.deep.equal({ pending: 2, delivered: 1, failed: 0 });
       const outbox = new SqliteWebhookOutbox(db);
       const common = { companyId: 'c', ordinal: 0, eventType: 'contact.created', occurredAt: '2026-01-01T00:00:00.000Z', envelope: '{}' };
@@ -187,6 +189,78 @@ describe('SQLite webhook outbox: attempts’ requests and responses kept beside 
       expect((await outbox.get('s', 'e'))?.attempts).to.deep.equal([attempt]);
       expect(await outbox.pruneCompleted(new Date('2026-02-01T00:00:00.000Z'), 10)).to.equal(1);
       expect(db.prepare('SELECT count(*) AS n FROM webhook_attempt_details').get()).to.deep.equal({ n: 0 });
+    } finally {
+      await outbox.close();
+      db.close();
+      dir.dispose();
+    }
+  });
+});
+
+describe('SQLite webhook outbox: each body kept beside its row', () => {
+  const columns = (db: SqliteDatabase, table: string) => (db.prepare(`PRAGMA table_info('${table}')`).all() as Array<{ name: string }>).map((c) => c.name);
+
+  it('keeps the body in webhook_envelopes under the row’s id, reads it with the row, rewrites it on an erasure and deletes it with the row', async () => {
+    const dir = tempDir('chronicle-outbox-bodies-');
+    const db = openSqliteDatabase(join(dir.path, 'chronicle.sqlite'));
+    const outbox = new SqliteWebhookOutbox(db);
+    try {
+      expect(columns(db, 'webhook_outbox')).not.to.include('envelope');
+      const common = { companyId: 'c', eventType: 'contact.created', position: '1', ordinal: 0, occurredAt: '2026-01-01T00:00:00.000Z' };
+      const body = '{"data":{"id":"contact-1","name":"Ada"}}';
+      await outbox.commitFanOut(
+        'fan-out',
+        { position: '1', subscriptions: [{ subscriptionId: 's', companyId: 'c', event: 'contact.created', targetUrl: 'https://r.example/', filters: null, subscribedAt: '0', unsubscribedAt: null }], deliveries: [{ ...common, subscriptionId: 's', eventId: 'e', envelope: body }] },
+        new Date('2026-01-01T00:00:00.000Z'),
+      );
+      // Offered again: nothing added, neither row nor body.
+      expect(await outbox.enqueue([{ ...common, subscriptionId: 's', eventId: 'e', envelope: body }], new Date('2026-01-01T00:00:00.000Z'))).to.equal(0);
+      const { id } = db.prepare('SELECT id FROM webhook_outbox').get() as { id: number };
+      expect(db.prepare('SELECT id, envelope FROM webhook_envelopes').all()).to.deep.equal([{ id, envelope: body }]);
+      expect((await outbox.pendingRows('s', 10)).map((d) => d.envelope)).to.deep.equal([body]);
+      const attempt = { at: '2026-01-01T00:00:01.000Z', statusCode: 200, error: null, latencyMs: 3, request: { url: 'https://r.example/', headers: {} }, response: { headers: { 'x-echo': 'Ada' }, body, bodyTruncated: false } };
+      expect(await outbox.recordAttempt('s', 'e', attempt, { state: 'delivered' }, body)).to.equal(true);
+      expect(await outbox.eraseMentions('c', 'contact-1', (text) => text.replace('"Ada"', 'null'))).to.equal(1);
+      const erased = await outbox.get('s', 'e');
+      expect(erased?.envelope).to.equal('{"data":{"id":"contact-1","name":null}}');
+      expect(erased?.attempts[0]?.response).to.deep.equal({ headers: {}, body: '', bodyTruncated: false, erased: true });
+      // The emptied response is rewritten where it was (same row), not deleted and added again.
+      expect(db.prepare('SELECT id FROM webhook_attempt_details').all()).to.deep.equal([{ id: 1 }]);
+      expect(await outbox.pruneCompleted(new Date('2026-02-01T00:00:00.000Z'), 10)).to.equal(1);
+      expect(db.prepare('SELECT count(*) AS n FROM webhook_envelopes').get()).to.deep.equal({ n: 0 });
+    } finally {
+      await outbox.close();
+      db.close();
+      dir.dispose();
+    }
+  });
+
+  it('upgrades a file whose rows held their bodies: each body moved beside its row under the same id, the column dropped', async () => {
+    const dir = tempDir('chronicle-outbox-bodies-upgrade-');
+    const file = join(dir.path, 'chronicle.sqlite');
+    const old = openWalDatabase(file, { synchronous: 'FULL', migrations: LOG_FILE_MIGRATIONS.slice(0, -1) });
+    const insert = old.prepare(
+      `INSERT INTO webhook_outbox (subscription_id, event_id, company_id, queue_key, position, ordinal, event_type, occurred_at, envelope, state, created_at)
+       VALUES (?, ?, 'c', ?, ?, 0, 'contact.created', '2026-01-01T00:00:00.000Z', ?, 'pending', '2026-01-01T00:00:00.000Z')`,
+    );
+    for (const n of [1, 2, 3]) insert.run('s', `e-${n}`, `${String(n).padStart(40, '0')}.000000`, String(n), `{"n":${n}}`);
+    old.prepare("DELETE FROM webhook_outbox WHERE event_id = 'e-2'").run();
+    const before = old.prepare('SELECT * FROM webhook_outbox ORDER BY id').all();
+    old.close();
+
+    const db = openSqliteDatabase(file);
+    const outbox = new SqliteWebhookOutbox(db);
+    try {
+      expect(columns(db, 'webhook_outbox')).not.to.include('envelope');
+      expect(db.prepare('SELECT o.*, e.envelope FROM webhook_outbox o JOIN webhook_envelopes e ON e.id = o.id ORDER BY o.id').all()).to.deep.equal(before);
+      expect(db.prepare('SELECT id, envelope FROM webhook_envelopes ORDER BY id').all()).to.deep.equal([
+        { id: 1, envelope: '{"n":1}' },
+        { id: 3, envelope: '{"n":3}' },
+      ]);
+      expect((await outbox.pendingRows('s', 10)).map((d) => [d.eventId, d.envelope])).to.deep.equal([
+        ['e-1', '{"n":1}'],
+        ['e-3', '{"n":3}'],
+      ]);
     } finally {
       await outbox.close();
       db.close();
