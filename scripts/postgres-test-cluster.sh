@@ -2,6 +2,9 @@
 # A private PostgreSQL cluster for the PostgreSQL test suites, in a folder of its own.
 #
 #   scripts/postgres-test-cluster.sh start [DIR] [PORT]   initdb + start; prints POSTGRES_TEST_URL=…
+#   scripts/postgres-test-cluster.sh replica PRIMARY_PORT DIR PORT
+#                                                         a streaming replica of the cluster on PRIMARY_PORT
+#                                                         (pg_basebackup); prints POSTGRES_TEST_READ_URL=…
 #   scripts/postgres-test-cluster.sh restart DIR          pg_ctl restart -m fast (sessions cut, as a failover would)
 #   scripts/postgres-test-cluster.sh stop DIR             stops it and removes DIR
 #
@@ -44,6 +47,21 @@ case "${1:-}" in
     echo "POSTGRES_TEST_DIR=$dir"
     echo "POSTGRES_TEST_URL=postgres://postgres@127.0.0.1:$port/postgres"
     ;;
+  replica)
+    primary_port=${2:?usage: postgres-test-cluster.sh replica PRIMARY_PORT DIR PORT}
+    dir=${3:?usage: postgres-test-cluster.sh replica PRIMARY_PORT DIR PORT}
+    port=${4:?usage: postgres-test-cluster.sh replica PRIMARY_PORT DIR PORT}
+    bin=$(server_bin)
+    mkdir -p "$dir"
+    if [ "$(id -u)" -eq 0 ]; then chown postgres "$dir"; fi
+    # initdb's trust rules allow replication connections from 127.0.0.1; -R writes standby.signal and primary_conninfo;
+    # -c fast: the backup starts at once, not after a checkpoint spread over minutes.
+    as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$primary_port" -U postgres -D "$dir/data" -R -X stream -c fast >"$dir/basebackup.log" 2>&1
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c hot_standby=on" start >/dev/null
+    echo "POSTGRES_TEST_READ_DIR=$dir"
+    echo "POSTGRES_TEST_READ_URL=postgres://postgres@127.0.0.1:$port/postgres"
+    ;;
   restart)
     dir=${2:?usage: postgres-test-cluster.sh restart DIR}
     bin=$(server_bin)
@@ -56,7 +74,7 @@ case "${1:-}" in
     rm -rf "$dir"
     ;;
   *)
-    echo "usage: $0 start [DIR] [PORT] | restart DIR | stop DIR" >&2
+    echo "usage: $0 start [DIR] [PORT] | replica PRIMARY_PORT DIR PORT | restart DIR | stop DIR" >&2
     exit 2
     ;;
 esac

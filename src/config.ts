@@ -214,6 +214,8 @@ const variables = {
   MONGODB_DB: { codec: nonEmpty, default: 'chronicle' },
   POSTGRES_URL: { codec: urlWithScheme('PostgreSQL URL', ['postgres:', 'postgresql:']), default: undefined },
   POSTGRES_POOL_SIZE: { codec: intFromString('connections', 1, 1000), default: '10' },
+  POSTGRES_READ_URL: { codec: urlWithScheme('PostgreSQL URL', ['postgres:', 'postgresql:']), default: undefined },
+  POSTGRES_READ_FALLBACK_MS: { codec: intFromString('milliseconds', 0, 60_000), default: '500' },
   RATE_LIMIT_HOURLY: { codec: intFromString('limit', 1), default: '1000' },
   RATE_LIMIT_DAILY: { codec: intFromString('limit', 1), default: '10000' },
   RATE_LIMIT_CONCURRENT: { codec: intFromString('limit', 1), default: '10' },
@@ -271,7 +273,7 @@ const variables = {
 } as const;
 
 /** Variables whose value is a secret: a problem with one never shows the value. */
-const SECRET_VARIABLES: ReadonlySet<string> = new Set(['METRICS_TOKEN', 'SECRETS_KEY', 'SECRETS_KEY_PREVIOUS', 'POSTGRES_URL']);
+const SECRET_VARIABLES: ReadonlySet<string> = new Set(['METRICS_TOKEN', 'SECRETS_KEY', 'SECRETS_KEY_PREVIOUS', 'POSTGRES_URL', 'POSTGRES_READ_URL']);
 /** Connection strings: a problem with one shows it without its password. */
 const CONNECTION_VARIABLES: ReadonlySet<string> = new Set(['EVENTSTORE_URL', 'MONGODB_URL']);
 
@@ -298,6 +300,10 @@ export interface Config {
   readonly postgresUrl: string | undefined;
   /** Connections each process opens to PostgreSQL at most, shared by all its stores (one more listens for the log's commits). */
   readonly postgresPoolSize: number;
+  /** A streaming replica of POSTGRES_URL's database, for API processes' reads of the read models (POSTGRES_READ_URL). */
+  readonly postgresReadUrl: string | undefined;
+  /** How long a read waits for the replica to show a position before it reads from the primary (POSTGRES_READ_FALLBACK_MS). */
+  readonly postgresReadFallbackMs: number;
   /** Per API key, on the customer API. */
   readonly rateLimit: { readonly hourly: number; readonly daily: number; readonly concurrent: number };
   /**
@@ -472,6 +478,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
         .join(' and ')} (one engine at a time)`,
     );
   }
+  if (c.POSTGRES_READ_URL !== undefined && c.POSTGRES_URL === undefined) {
+    problems.push('POSTGRES_READ_URL names a replica of the database POSTGRES_URL names: set POSTGRES_URL too');
+  }
   if (c.READ_MODELS === 'memory') {
     // Read models in one process's memory serve that process alone, and are built by it.
     if (c.MONGODB_URL !== undefined) problems.push('READ_MODELS=memory is for the embedded mode: with MONGODB_URL the read models are in MongoDB');
@@ -504,6 +513,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     mongoDb: c.MONGODB_DB,
     postgresUrl: c.POSTGRES_URL,
     postgresPoolSize: c.POSTGRES_POOL_SIZE,
+    postgresReadUrl: c.POSTGRES_READ_URL,
+    postgresReadFallbackMs: c.POSTGRES_READ_FALLBACK_MS,
     rateLimit: { hourly: c.RATE_LIMIT_HOURLY, daily: c.RATE_LIMIT_DAILY, concurrent: c.RATE_LIMIT_CONCURRENT },
     rateLimitCountBatch: c.RATE_LIMIT_COUNT_BATCH,
     adminRateLimit: { hourly: c.ADMIN_RATE_LIMIT_HOURLY, daily: c.ADMIN_RATE_LIMIT_DAILY, concurrent: c.ADMIN_RATE_LIMIT_CONCURRENT },

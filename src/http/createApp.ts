@@ -8,7 +8,7 @@ import { RouteTable } from './routeTable.js';
 import { authenticate, type VerifyApiKey } from './middleware/authenticate.js';
 import { errorHandler } from './middleware/errorHandler.js';
 import { jsonBody } from './middleware/jsonBody.js';
-import { consistentReads } from './middleware/consistentReads.js';
+import { consistentReads, type ReplicaRouting } from './middleware/consistentReads.js';
 import type { ReadModelProgress } from '../application/subscriptions/ReadModelProgress.js';
 import type { AnsweredWrites } from '../application/subscriptions/AnsweredWrites.js';
 import { requestEnvelope, strictTransportSecurity, type HstsSettings, type ObserveRequest } from './middleware/requestEnvelope.js';
@@ -32,6 +32,8 @@ interface GuardedRoutes {
   readonly answeredWrites?: AnsweredWrites;
   /** The GET routes (templates) that look first and wait for the company's creates only on a miss (`findAfterCreates`). */
   readonly findsFirst?: ReadonlySet<string>;
+  /** Where GETs read when the read models have a replica (POSTGRES_READ_URL); absent: from the read models as they are. */
+  readonly replica?: ReplicaRouting;
 }
 
 /** The customer API: every route needs an API key. */
@@ -103,7 +105,7 @@ const guard = (group: GuardedRoutes, authentication: Middleware): Middleware[] =
   authentication,
   ...(group.rateLimit ? [group.rateLimit] : []),
   jsonBody(),
-  ...(group.progress ? [consistentReads(group.progress, group.readYourWritesTimeoutMs ?? 5000, group.answeredWrites, group.findsFirst)] : []),
+  ...(group.progress ? [consistentReads(group.progress, group.readYourWritesTimeoutMs ?? 5000, group.answeredWrites, group.findsFirst, group.replica)] : []),
 ];
 
 /**

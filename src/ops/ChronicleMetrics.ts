@@ -150,6 +150,27 @@ export class ChronicleMetrics {
     });
   }
 
+  /**
+   * `chronicle_replica_reads_total`: GETs of an API process with a read replica
+   * (POSTGRES_READ_URL), by where they read: `replica`, or the primary because the
+   * replica had not applied what they waited for within POSTGRES_READ_FALLBACK_MS
+   * (`primary_lag`) or had just failed (`primary_unavailable`).
+   */
+  countReplicaReads(reads: { readonly replicaRequests: number; readonly fallbacks: { readonly lag: number; readonly unavailable: number } }): void {
+    new Counter({
+      name: 'chronicle_replica_reads_total',
+      help: 'GETs of an API process with a read replica, by where they read: replica, primary_lag (the replica was behind), primary_unavailable (it had failed).',
+      labelNames: ['read_from'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc({ read_from: 'replica' }, reads.replicaRequests);
+        this.inc({ read_from: 'primary_lag' }, reads.fallbacks.lag);
+        this.inc({ read_from: 'primary_unavailable' }, reads.fallbacks.unavailable);
+      },
+    });
+  }
+
   /** One refused credential (see FailedCredentials). */
   countFailedCredential(kind: CredentialKind, throttled: boolean): void {
     this.failedCredentials.inc({ kind, throttled: String(throttled) });

@@ -40,6 +40,12 @@ export interface ReadinessDeps {
   readonly readModels: () => Promise<unknown>;
   /** Where this process serves reads: how far its read models are behind the log. */
   readonly projectionLag?: () => Promise<ProjectionLag>;
+  /**
+   * An API process with a read replica: how far the replica's read models are behind
+   * the log. Shown as `readReplica` (`ok` or `lagging` past maxLagMs, `failed` when it
+   * does not answer) and never makes the process unready: its reads then go to the primary.
+   */
+  readonly readReplica?: () => Promise<ProjectionLag>;
   readonly maxLagMs: number;
   readonly checkTimeoutMs?: number;
   /**
@@ -104,6 +110,15 @@ export const checkReadiness = async (deps: ReadinessDeps): Promise<Readiness> =>
       }),
     );
   }
+  const { readReplica } = deps;
+  if (readReplica) {
+    pending.push(
+      run('readReplica', async () => {
+        const { lagMs } = await readReplica();
+        return { status: lagMs <= deps.maxLagMs ? 'ok' : 'lagging', lagMs };
+      }),
+    );
+  }
   const { subscriptions } = deps;
   if (subscriptions) {
     pending.push(
@@ -125,7 +140,8 @@ export const checkReadiness = async (deps: ReadinessDeps): Promise<Readiness> =>
   if (Object.keys(failing).length > 0) checks.backgroundLoops = { status: 'failed', failing };
   if (deps.starting?.()) checks.start = { status: 'waiting' };
   if (deps.stopping()) checks.shutdown = { status: 'stopping' };
-  return { ready: Object.values(checks).every((check) => check.status === 'ok'), checks };
+  // The replica's check informs: a replica behind or away sends reads to the primary, it stops nothing.
+  return { ready: Object.entries(checks).every(([name, check]) => name === 'readReplica' || check.status === 'ok'), checks };
 };
 
 /** A failing check as `/ready`'s message names it, e.g. `projections lagging`, or for a stopped one the event and why. */

@@ -7,6 +7,11 @@ import { MemoryRateLimitCounters } from '../adapters/memory/MemoryRateLimitCount
 import { DEFAULT_LEASE_SECONDS } from '../adapters/rateLimiterFlexible/FlexibleRateLimitCounters.js';
 import { BatchedRateLimitCounters } from '../application/rateLimits/BatchedRateLimitCounters.js';
 import { CachedDocumentViews } from '../application/queries/CachedDocumentViews.js';
+import { ReplicaReadModels, ReplicaReads } from '../application/queries/ReplicaReadModels.js';
+import { CheckpointProgress } from '../application/subscriptions/ReadModelProgress.js';
+import { READ_MODELS_CHECKPOINT } from '../application/subscriptions/ProjectionRunner.js';
+import type { ReadModelStore } from '../application/ports/ReadModelStore.js';
+import type { ReadReplica } from '../application/ports/ReadReplica.js';
 import { contactsProjection } from '../features/contacts/index.js';
 import { dealsProjection } from '../features/deals/index.js';
 import { SqliteConsoleSessionStore } from '../adapters/sqlite/SqliteConsoleSessionStore.js';
@@ -71,6 +76,8 @@ export const embeddedRateLimitsFile = (dataDir: string): string => join(dataDir,
 export interface OpenStoresOptions {
   readonly supervisor?: IpcEndpoint;
   readonly plan?: StartPlan;
+  /** Told of what the stores get over by themselves (a read replica's idle connection lost). */
+  readonly logger?: Logger;
 }
 
 /**
@@ -152,6 +159,16 @@ const openEmbeddedReadModels = (config: Config, plan: StartPlan): SqliteReadMode
   return SqliteReadModelStore.open(file, { shareCommitMs: plan.stores.readModels === 'sqlite-shared-commit' ? SHARED_READ_MODEL_COMMIT_MS : 0 });
 };
 
+/**
+ * An API process's read models with a replica: requests read from it once it shows what
+ * they wait for (its replicated checkpoint, read every 20 ms while someone waits), else
+ * from the primary after POSTGRES_READ_FALLBACK_MS (see `ReplicaReads`).
+ */
+const replicaReadModels = (config: Config, primary: ReadModelStore, replica: ReadReplica): ReplicaReadModels => {
+  const follow = (store: ReadModelStore) => new CheckpointProgress(() => store.checkpoints.load(READ_MODELS_CHECKPOINT), 20);
+  return new ReplicaReadModels(primary, replica.readModels, new ReplicaReads(follow(replica.readModels), follow(primary), config.postgresReadFallbackMs));
+};
+
 const openEngineStores = async (config: Config, options: OpenStoresOptions): Promise<Stores> => {
   const plan = options.plan ?? startPlan(config, { supervised: options.supervisor ? 'api' : null });
   if (config.postgresUrl) {
@@ -165,7 +182,21 @@ const openEngineStores = async (config: Config, options: OpenStoresOptions): Pro
     // A process that serves the API and writes the read models answers warm GETs by id from memory (once it holds their lease).
     const readModels =
       plan.roles.api && plan.roles.projections ? new CachedDocumentViews(stores.readModels, new Set([contactsProjection.name, dealsProjection.name])) : stores.readModels;
-    return { ...stores, rateLimits, readModels, eventStore: withUpcasting(stores.eventStore, STORED_EVENT_TYPES) };
+    const eventStore = withUpcasting(stores.eventStore, STORED_EVENT_TYPES);
+    // An API process beside the projector reads its read models from a replica (POSTGRES_READ_URL); the projector writes them on the primary.
+    if (config.postgresReadUrl && plan.roles.api && !plan.roles.projections) {
+      try {
+        const replica = await (await import('../adapters/postgres/PostgresReadReplica.js')).PostgresReadReplica.open(config.postgresReadUrl, {
+          poolSize: config.postgresPoolSize,
+          ...(options.logger ? { logger: options.logger } : {}),
+        });
+        return { ...stores, rateLimits, eventStore, readModels: replicaReadModels(config, readModels, replica), readReplica: replica };
+      } catch (error) {
+        await closeStores({ ...stores, rateLimits, readModels, eventStore }).catch(() => undefined);
+        throw error;
+      }
+    }
+    return { ...stores, rateLimits, readModels, eventStore };
   }
   const adapter: EventStore = config.eventStoreUrl
     ? (await import('../adapters/eventstoredb/EventStoreDbEventStore.js')).EventStoreDbEventStore.connect(config.eventStoreUrl)

@@ -69,6 +69,10 @@ export const buildApp = (parts: AppParts): Koa => {
   const { eventStore, readModels } = stores;
   const lag = readSide.lag;
   if (lag) metrics.trackSubscription(READ_MODELS_CHECKPOINT, lag);
+  if (readSide.replica) {
+    metrics.trackSubscription('read-replica', readSide.replica.lag);
+    metrics.countReplicaReads(readSide.replica.reads);
+  }
   const readinessLogger = logger.child({ role: 'readiness' });
   // What each subscription this process runs is doing (connected, waiting for what, dropped), read as it is.
   const subscriptions = () => ({
@@ -94,6 +98,7 @@ export const buildApp = (parts: AppParts): Koa => {
         readModels: () => readModels.checkpoints.load(READ_MODELS_CHECKPOINT),
         // The lag bound applies where this process serves reads.
         ...(plan.roles.api && lag ? { projectionLag: lag } : {}),
+        ...(readSide.replica ? { readReplica: readSide.replica.lag } : {}),
         maxLagMs: config.readyMaxLagMs,
         subscriptions,
         // A subscription stopped at an event this release cannot read fails /ready, naming the event.
@@ -212,6 +217,7 @@ const apiRoutes = (parts: AppParts, api: ApiContext, progress: NonNullable<ReadS
       ...(parts.usage ? { counted: parts.usage.request.bind(parts.usage) } : {}),
     }),
     ...readYourWrites,
+    ...(parts.readSide.replica ? { replica: parts.readSide.replica.reads } : {}),
     findsFirst: new Set(API_RESOURCES.flatMap((resource) => resource.findsFirst ?? [])),
     routers: API_RESOURCES.flatMap((resource) => resource.routes(api)),
   };

@@ -7,6 +7,7 @@ import { systemClock } from '../shared/Clock.js';
 import { PROJECTIONS } from '../features/index.js';
 import { buildAddedReadModels } from '../application/replay/buildAddedReadModels.js';
 import { CachedDocumentViews } from '../application/queries/CachedDocumentViews.js';
+import { ReplicaReadModels, type ReplicaReads } from '../application/queries/ReplicaReadModels.js';
 import { judgeHolder, thisProcess } from './localProcess.js';
 import type { StartPlan } from './startPlan.js';
 import type { Stores } from './Stores.js';
@@ -27,6 +28,8 @@ export interface ReadSide {
   checkpointMoved(): void;
   /** Resolves once the projections run here have applied the log as it was at the start. */
   readonly started: Promise<void>;
+  /** An API process that reads from a replica (POSTGRES_READ_URL): where each request reads, and how far the replica is behind the log. */
+  readonly replica: { readonly reads: ReplicaReads; lag(): Promise<ProjectionLag> } | null;
   stop(): Promise<void>;
 }
 
@@ -123,6 +126,7 @@ export const startReadSide = async (
       onApplied: (listener) => runner.onApplied(listener),
       checkpointMoved: () => undefined,
       lag: () => runner.lag(),
+      replica: null,
       stop: async () => {
         stopping.abort(new Error('stopping'));
         if (readModels instanceof CachedDocumentViews) readModels.deactivate();
@@ -144,6 +148,7 @@ export const startReadSide = async (
       onApplied: never,
       checkpointMoved: () => undefined,
       lag: null,
+      replica: null,
       stop: async () => undefined,
     };
   }
@@ -162,6 +167,13 @@ export const startReadSide = async (
     onApplied: never,
     checkpointMoved: () => followed.lookNow(),
     lag: async () => measureLag(eventStore, await followed.refresh()),
+    replica: readModels instanceof ReplicaReadModels ? replicaOf(readModels.reads, eventStore) : null,
     stop: async () => followed.stop(),
   };
 };
+
+/** A replica's reads, and its lag behind the log as its replicated checkpoint shows it. */
+const replicaOf = (reads: ReplicaReads, eventStore: Stores['eventStore']): NonNullable<ReadSide['replica']> => ({
+  reads,
+  lag: async () => measureLag(eventStore, await reads.replicaPosition()),
+});

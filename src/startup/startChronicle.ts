@@ -110,7 +110,7 @@ export const startChronicle = async (
   try {
     // DATA_DIR private to this user first (0700, its files 0600), however it was left.
     await steps.run('private DATA_DIR', () => tightenDataDir(config.dataDir, logger));
-    const stores = await steps.run('stores', () => openStores(config, { plan, ...(deps.supervisor ? { supervisor: deps.supervisor } : {}) }), closeStores);
+    const stores = await steps.run('stores', () => openStores(config, { plan, logger, ...(deps.supervisor ? { supervisor: deps.supervisor } : {}) }), closeStores);
     const { eventStore } = stores;
     // Secrets in the clear or under an earlier key encrypted under SECRETS_KEY (one no key opens stops the start);
     // API_WORKERS' API workers leave it to the background process, started before them.

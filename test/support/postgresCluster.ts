@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,4 +63,44 @@ export const startPostgresCluster = async (options: TestClusterOptions = {}): Pr
     restart: async () => void (await run(SCRIPT, ['restart', dir])),
     stop,
   };
+};
+
+/** A streaming replica of a test cluster (scripts/postgres-test-cluster.sh replica), which a test may pause and stop. */
+export interface TestReplica {
+  readonly port: number;
+  /** A URL of one of its databases (the primary's, replicated). */
+  url(database?: string): string;
+  /** Stops replaying the primary's WAL (`pg_wal_replay_pause`): it keeps answering, with what it had. */
+  pauseReplay(): Promise<void>;
+  resumeReplay(): Promise<void>;
+  /** Stops it and removes its folder; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export const startPostgresReplica = async (primary: TestCluster): Promise<TestReplica> => {
+  const dir = mkdtempSync(join(tmpdir(), 'chronicle-pg-replica-'));
+  const port = await freePort();
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    await run(SCRIPT, ['stop', dir]);
+  };
+  try {
+    await run(SCRIPT, ['replica', String(primary.port), dir, String(port)]);
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
+  const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
+  const sql = async (statement: string): Promise<void> => {
+    const client = new pg.Client({ connectionString: url() });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  return { port, url, pauseReplay: () => sql('SELECT pg_wal_replay_pause()'), resumeReplay: () => sql('SELECT pg_wal_replay_resume()'), stop };
 };

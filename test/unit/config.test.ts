@@ -31,6 +31,8 @@ describe('configuration from the environment', () => {
       mongoDb: 'chronicle',
       postgresUrl: undefined,
       postgresPoolSize: 10,
+      postgresReadUrl: undefined,
+      postgresReadFallbackMs: 500,
       rateLimit: { hourly: 1000, daily: 10000, concurrent: 10 },
       rateLimitCountBatch: 20,
       adminRateLimit: { hourly: 3600, daily: 50000, concurrent: 10 },
@@ -339,6 +341,21 @@ describe('configuration from the environment', () => {
       'READ_MODELS=memory is for the embedded mode: with POSTGRES_URL the read models are in PostgreSQL',
     ]);
     expect(problemsOf({ POSTGRES_POOL_SIZE: '0' })[0]).to.match(/^POSTGRES_POOL_SIZE="0" must be a whole number from 1 to 1000/);
+  });
+
+  it('takes a read replica beside POSTGRES_URL only, and never shows its URL', () => {
+    const url = 'postgres://chronicle:s3cret@db.internal:5432/chronicle';
+    const replica = 'postgres://chronicle:r3plica@db.internal:5001/chronicle';
+    expect(loadConfig({ POSTGRES_URL: url, POSTGRES_READ_URL: replica, POSTGRES_READ_FALLBACK_MS: '250' })).to.include({
+      postgresReadUrl: replica,
+      postgresReadFallbackMs: 250,
+    });
+    expect(problemsOf({ POSTGRES_READ_URL: replica })).to.deep.equal([
+      'POSTGRES_READ_URL names a replica of the database POSTGRES_URL names: set POSTGRES_URL too',
+    ]);
+    const bad = problemsOf({ POSTGRES_URL: url, POSTGRES_READ_URL: 'mysql://chronicle:r3plica@db/chronicle' });
+    expect(bad).to.deep.equal(['POSTGRES_READ_URL (value hidden) must be a URL starting with postgres:// or postgresql://']);
+    expect(problemsOf({ POSTGRES_URL: url, POSTGRES_READ_FALLBACK_MS: '-1' })[0]).to.match(/^POSTGRES_READ_FALLBACK_MS="-1" must be a whole number/);
   });
 
   it('never shows a bad POSTGRES_URL, which may hold a password', () => {

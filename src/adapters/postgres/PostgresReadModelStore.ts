@@ -25,10 +25,11 @@ import {
   dropReadModelTable,
   quoteIdentifier,
   renameReadModelTable,
+  storedLayout,
   tableNames,
   tablesEndingIn,
 } from './postgresReadModelLayout.js';
-import { DEFAULT_READ_MODEL_SCHEMA, prepareReadModelSchema } from './readModelSchema.js';
+import { DEFAULT_READ_MODEL_SCHEMA, prepareReadModelSchema, readReplicaSchema } from './readModelSchema.js';
 import { ReadModelCompanyKeys } from './ReadModelCompanyKeys.js';
 import { inOneRoundTrip, withReadModelTransaction, type Closing } from './withReadModelTransaction.js';
 
@@ -47,6 +48,8 @@ class Collections {
   constructor(
     private readonly context: CollectionContext,
     private readonly suffix: string,
+    /** A replica's: tables are never created or laid out, only checked (the primary does that, and replication brings it). */
+    private readonly readOnly = false,
   ) {}
 
   collection<D extends ReadModelDocument>(projection: Projection<D>): PostgresDocumentCollection<D> {
@@ -60,8 +63,11 @@ class Collections {
     const table = projection.name + this.suffix;
     const { pool, database } = this.context;
     // A live table is kept (laid out again when its projection changed); a staged one always starts empty.
-    const prepare =
-      this.suffix === '' ? () => ensureReadModelTable(pool, database, table, layout) : () => createStagedTable(pool, database, table, layout);
+    const prepare = this.readOnly
+      ? () => checkReplicaTable(pool, database.schema, table, layout)
+      : this.suffix === ''
+        ? () => ensureReadModelTable(pool, database, table, layout)
+        : () => createStagedTable(pool, database, table, layout);
     const created = new PostgresDocumentCollection(projection, this.context, table, layout, prepare);
     this.byName.set(projection.name, created as unknown as AnyCollection);
     return created;
@@ -69,6 +75,32 @@ class Collections {
 
   async ready(): Promise<void> {
     for (const collection of this.byName.values()) await collection.ready();
+  }
+}
+
+/** A replica's table is read only once it holds this release's layout of it (replayed from the primary, which lays it out). */
+const checkReplicaTable = async (pool: pg.Pool, schema: string, table: string, layout: object): Promise<void> => {
+  if ((await storedLayout(pool, schema, table)) !== JSON.stringify(layout)) {
+    throw new Error(`the replica does not hold read model ${table} as this release lays it out (yet)`);
+  }
+};
+
+/** A replica holds no lease: the projector takes them on the primary. */
+class ReadOnlyLeases implements LeaseStore {
+  private refusal(): Error {
+    return new Error('leases are taken on the primary, never on a replica');
+  }
+  read(): Promise<never> {
+    return Promise.reject(this.refusal());
+  }
+  claim(): Promise<never> {
+    return Promise.reject(this.refusal());
+  }
+  renew(): Promise<never> {
+    return Promise.reject(this.refusal());
+  }
+  release(): Promise<never> {
+    return Promise.reject(this.refusal());
   }
 }
 
@@ -217,12 +249,28 @@ export class PostgresReadModelStore implements ReadModelStore {
     /** Ended by `close` (a pool this store opened itself); a pool handed in is its owner's. */
     private readonly ownPool: pg.Pool | null,
     options: PostgresReadModelStoreOptions,
+    /** On a replica: reads only (see `replica`). */
+    private readonly readOnly = false,
   ) {
     const schema = quoteIdentifier(context.database.schema);
     this.checkpoints = new PostgresReadModelCheckpoints(context.pool, `${schema}.checkpoints`);
     this.leases = options.leases ?? new PostgresLeaseStore(context.pool, `${schema}.leases`);
-    this.collections = new Collections(context, '');
+    this.collections = new Collections(context, '', readOnly);
     this.besideLog = options.besideLog ?? false;
+  }
+
+  /**
+   * The read models as a streaming replica of their database has them (POSTGRES_READ_URL):
+   * documents and checkpoints to read, nothing written. The schema and tables are the
+   * primary's (this release's layout, checked at each table's first read: a replica
+   * that has not replayed them yet fails the read, which its caller then makes on the
+   * primary). `close` leaves the pool open.
+   */
+  static async replica(pool: pg.Pool, options: Pick<PostgresReadModelStoreOptions, 'schema'> = {}): Promise<PostgresReadModelStore> {
+    const schema = options.schema ?? DEFAULT_READ_MODEL_SCHEMA;
+    const database = await readReplicaSchema(pool, schema);
+    const keys = new ReadModelCompanyKeys(pool, `${quoteIdentifier(schema)}.read_model_companies`);
+    return new PostgresReadModelStore({ pool, database, keys }, null, { leases: new ReadOnlyLeases() }, true);
   }
 
   /**
@@ -298,6 +346,7 @@ export class PostgresReadModelStore implements ReadModelStore {
     events: readonly RecordedEvent[],
     checkpoint: string,
   ): Promise<void> {
+    if (this.readOnly) throw new Error('the read models of a replica are read, never written');
     const own = ownCollections(this.context, collections);
     if (events.length === 0) return;
     for (const collection of own) await collection.ready();
@@ -349,6 +398,7 @@ export class PostgresReadModelStore implements ReadModelStore {
 
   /** Drops what an interrupted replay left, then hands out fresh staging tables. */
   async staging(): Promise<StagingReadModels> {
+    if (this.readOnly) throw new Error('the read models of a replica are read, never written');
     const { schema } = this.context.database;
     await withReadModelTransaction(this.context.pool, async (client) => {
       await lockReadModelTables(client, schema);

@@ -16,6 +16,10 @@ export interface PostgresPoolOptions {
    * database (at most its last `wal_writer_delay`s), never for the log's.
    */
   readonly asynchronousCommit?: boolean;
+  /** Every transaction on these connections is read-only (`default_transaction_read_only`): a replica's reads. */
+  readonly readOnly?: boolean;
+  /** How long a query waits for a free connection before it fails (default 10 s). */
+  readonly connectionWaitMs?: number;
 }
 
 /** How long a query waits for a free connection (a full pool, a server that does not answer) before it fails as busy. */
@@ -32,9 +36,10 @@ export const createPostgresPool = (url: string, options: PostgresPoolOptions = {
     connectionString: url,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'chronicle',
-    connectionTimeoutMillis: CONNECTION_WAIT_MS,
+    connectionTimeoutMillis: options.connectionWaitMs ?? CONNECTION_WAIT_MS,
     keepAlive: true,
     ...(options.asynchronousCommit ? { options: '-c synchronous_commit=off' } : {}),
+    ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
   });
   pool.on('error', (error) => options.onIdleError?.(error));
   return pool;

@@ -61,6 +61,28 @@ export class ReadModelSchemaTooNewError extends Error {
 export interface ReadModelDatabase extends LayoutContext, LowerCasing {}
 
 /**
+ * The read models' schema as a streaming replica holds it (read only): the steps this
+ * release knows must all be there (the primary applies them; replication brings them).
+ */
+export const readReplicaSchema = async (pool: pg.Pool, schema: string): Promise<ReadModelDatabase> => {
+  const s = quoteIdentifier(schema);
+  const table = await pool.query<{ exists: boolean }>('SELECT to_regclass($1) IS NOT NULL AS exists', [`${s}.read_model_migrations`]);
+  const applied = table.rows[0]?.exists
+    ? await pool.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${s}.read_model_migrations`)
+    : { rows: [] };
+  const version = applied.rows[0]?.version ?? 0;
+  if (version > MIGRATIONS.length) throw new ReadModelSchemaTooNewError(schema, version, MIGRATIONS.length);
+  if (version < MIGRATIONS.length) {
+    throw new Error(`the replica holds version ${version} of the read models' schema "${schema}", not ${MIGRATIONS.length}: start the projector on the primary first`);
+  }
+  const where = await pool.query<{ schema: string }>(
+    "SELECT n.nspname AS schema FROM pg_extension AS e JOIN pg_namespace AS n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'",
+  );
+  const icu = await pool.query<{ name: string }>("SELECT collname AS name FROM pg_collation WHERE collname = 'und-x-icu' AND collprovider = 'i'");
+  return { schema, trigramSchema: where.rows[0]!.schema, icuCollation: icu.rows[0]?.name ?? null };
+};
+
+/**
  * Makes the read models' schema ready, in one transaction under an advisory lock
  * (processes starting at once apply each step once): the schema, the pg_trgm
  * extension (a trusted extension: the database's owner, or any role that may

@@ -8,6 +8,7 @@ import type { SubjectKeyStore } from './SubjectKeyStore.js';
 import type { ErasureCompaction } from './ErasureCompaction.js';
 import type { ErasureJournal } from './ErasureJournal.js';
 import type { CompanyExportStore } from './CompanyExportStore.js';
+import type { ReadReplica } from './ReadReplica.js';
 
 /** The keys the log seals people's values with, as erasure uses them (`SubjectKeys`). */
 export interface ErasableKeys {
@@ -45,6 +46,8 @@ export interface Stores {
   readonly sealingKeys?: ErasableKeys;
   /** `chronicle erasures compact` on this engine (absent: the engine has none; see docs/operators/erasure.md). */
   readonly compaction?: ErasureCompaction;
+  /** A replica of the read models' database that this API process reads from (POSTGRES_READ_URL); absent without one. */
+  readonly readReplica?: ReadReplica;
   /** Where every erasure is written down, outside the data and its backups (ERASURE_JOURNAL); absent when it is not set. */
   readonly erasureJournal?: ErasureJournal;
 }

@@ -19,6 +19,16 @@ export const waitForReadModels = async (
   if (!(await progress.waitFor(position, timeoutMs))) ctx.set(READ_YOUR_WRITES_HEADER, 'timeout');
 };
 
+/**
+ * Where a GET reads when the read models have a replica (`ReplicaReads`): `within`
+ * runs the request so that its reads go to the replica, `waitFor` waits until they
+ * show a position, moving them to the primary when the replica is too far behind.
+ */
+export interface ReplicaRouting {
+  within<T>(work: () => Promise<T>): Promise<T>;
+  waitFor(position: Position, timeoutMs: number): Promise<boolean>;
+}
+
 /** What a read that finds first keeps of the company's creates: its wait, done only on a miss (`findAfterCreates`). */
 interface DeferredCreates {
   ownCreates?: () => Promise<void>;
@@ -46,9 +56,15 @@ const minLogPosition = (ctx: { get(name: string): string }): Position | null => 
  * looks first and waits only when the document is not there (`findAfterCreates`),
  * or it reads the log itself, which holds every answered create (decision 88).
  */
-export const consistentReads =
-  (progress: ReadModelProgress, timeoutMs: number, answered?: AnsweredWrites, findsFirst?: ReadonlySet<string>): Middleware =>
-  async (ctx, next) => {
+export const consistentReads = (
+  progress: ReadModelProgress,
+  timeoutMs: number,
+  answered?: AnsweredWrites,
+  findsFirst?: ReadonlySet<string>,
+  replica?: ReplicaRouting,
+): Middleware => {
+  const reached = (position: Position, ms: number): Promise<boolean> => (replica ? replica.waitFor(position, ms) : progress.waitFor(position, ms));
+  const consistent: Middleware = async (ctx, next) => {
     if (ctx.method !== 'GET') return next();
     const wanted = minLogPosition(ctx);
     const companyId = answered ? (ctx.state as { auth?: { companyId?: string } }).auth?.companyId : undefined;
@@ -61,7 +77,7 @@ export const consistentReads =
         return;
       }
       const latest = own?.kind === 'wait' && (position === null || comparePositions(own.position, position) > 0) ? own.position : position;
-      if (latest !== null && !(await progress.waitFor(latest, timeoutMs))) {
+      if (latest !== null && !(await reached(latest, timeoutMs))) {
         ctx.set(READ_YOUR_WRITES_HEADER, 'timeout');
         if (own?.kind === 'wait' && companyId !== undefined) answered?.gaveUp(companyId, own.position);
       }
@@ -74,6 +90,9 @@ export const consistentReads =
     await waitFor(wanted);
     await next();
   };
+  // With a replica, each GET chooses where it reads (the waits above may move it to the primary).
+  return replica ? (ctx, next) => (ctx.method === 'GET' ? replica.within(() => consistent(ctx, next) as Promise<unknown>) : next()) : consistent;
+};
 
 /**
  * One document by id, on a route in `consistentReads`' `findsFirst`: a document

@@ -246,6 +246,11 @@ export const system: ApiModule = {
           'Processes serving the API: the read models are within `READY_MAX_LAG_MS` of the log. Processes running the ' +
             'projections: `stopped` when they stopped at an event they cannot read.',
         ),
+        readReplica: readinessCheck(
+          'API processes reading from a replica (`POSTGRES_READ_URL`): `ok`, or `lagging` when its read models are more than `READY_MAX_LAG_MS` ' +
+            'behind the log (`lagMs`), or `failed`/`timeout` when it does not answer. Informative: it never makes the process unready, since reads ' +
+            'then go to the primary.',
+        ),
         webhookFanOut: readinessCheck('Processes running the webhooks: present only when the fan-out stopped at an event it cannot read (`stopped`).'),
         subscriptions: readinessCheck(
           'The subscriptions to the log this process runs are connected (or a healthy standby); `waiting` names what each other one waits for.',

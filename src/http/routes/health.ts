@@ -64,7 +64,7 @@ export const readinessRoutes = (check: () => Promise<Readiness>): Router => {
     const { ready, checks } = await check();
     if (!ready) {
       const failing = Object.entries(checks)
-        .filter(([, result]) => result.status !== 'ok')
+        .filter(([name, result]) => result.status !== 'ok' && name !== 'readReplica')
         .map(([name, result]) => describeCheck(name, result));
       throw new HttpError(503, 'Service unavailable', `Not ready: ${failing.join(', ')}.`, { details: { checks } });
     }
