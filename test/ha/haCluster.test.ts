@@ -348,6 +348,9 @@ if (unavailable !== null) {
         // An attempt that fails while the primary moves (its record cannot be written) is tried again soon.
         WEBHOOK_RETRY_DELAYS_MS: '500,1000,2000,4000',
         WEBHOOK_PAUSE_DELAYS_MS: '1000',
+        // The suite's loads and reads are far more than an hour's default quota of one key.
+        RATE_LIMIT_HOURLY: '1000000',
+        RATE_LIMIT_DAILY: '1000000',
         RUN_API: String(role === 'api'),
         RUN_PROJECTIONS: String(role === 'projector'),
         RUN_WEBHOOKS: String(role === 'dispatcher'),
@@ -356,7 +359,8 @@ if (unavailable !== null) {
       const [projector, first] = await Promise.all([startServer(env('projector', folders[1]!.dir.path)), startServer(env('api', dataDir.path))]);
       server = first;
       others.push({ name: 'projector', process: projector });
-      others.push({ name: 'api-2', process: await startServer(env('api', folders[0]!.dir.path)) });
+      // The second API process reads its GETs from the replicas (HAProxy's read port).
+      others.push({ name: 'api-2', process: await startServer({ ...env('api', folders[0]!.dir.path), POSTGRES_READ_URL: cluster.readUrl }) });
       others.push({ name: 'dispatcher', process: await startServer(env('dispatcher', folders[2]!.dir.path)) });
       key = /API key (chr_\S+)/.exec(server.output())?.[1] ?? '';
       expect(key, server.output()).to.match(/^chr_/);
@@ -513,6 +517,59 @@ if (unavailable !== null) {
         (await cluster.members()).some((member) => member.name === leader.name && member.role !== 'leader' && member.state === 'running') ? true : null,
       );
       await expectNothingLost('the partition');
+    });
+
+    /** API process 2's `chronicle_replica_reads_total`, by where its GETs read. */
+    const replicaReads = async (): Promise<Record<string, number>> => {
+      const api2 = others.find((other) => other.name === 'api-2')!.process;
+      const text = await (await fetch(`${api2.baseUrl}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+      const counts: Record<string, number> = {};
+      for (const match of text.matchAll(/^chronicle_replica_reads_total\{read_from="(\w+)"\} (\d+)/gm)) counts[match[1]!] = Number(match[2]);
+      return counts;
+    };
+
+    it('kill -9 of a replica’s postmaster: Patroni starts it again, and the API process reading from the replicas answers every read meanwhile (printed: where its reads went)', async () => {
+      const members = await waitFor('an asynchronous replica running', 120_000, async () => {
+        const found = await cluster.members();
+        return found.some((member) => member.role === 'replica' && member.state === 'running') ? found : null;
+      });
+      const replica = members.find((member) => member.role === 'replica' && member.state === 'running')!;
+      const node = cluster.nodes.find((candidate) => candidate.name === replica.name)!;
+      const api2 = others.find((other) => other.name === 'api-2')!.process;
+      const ids = [...acknowledged.keys()].slice(-20);
+      const before = await replicaReads();
+      const load = writeLoad(apiUrls(), key);
+      const postmaster = postmasterPid(node.dataDir)!;
+      expect(processRuns(postmaster), 'the replica’s postmaster runs').to.equal(true);
+      const killedAt = Date.now();
+      process.kill(postmaster, 'SIGKILL');
+      // Reads through API process 2 while the replica is away and until Patroni has it running again.
+      const reads: Answer[] = [];
+      let back = false;
+      const reading = (async () => {
+        for (let n = 0; !back && n < 2000; n++) {
+          reads.push(...(await askRetrying(api2.baseUrl, key, 'GET', `/contacts/${ids[n % ids.length]}`)));
+          reads.push(...(await askRetrying(api2.baseUrl, key, 'GET', '/contacts?limit=5')));
+          await sleep(50);
+        }
+      })();
+      await waitFor(`${replica.name} running again`, 120_000, async () =>
+        (await cluster.members()).some((member) => member.name === replica.name && member.state === 'running' && processRuns(postmasterPid(node.dataDir) ?? -1)) ? true : null,
+      );
+      const runningAgain = Date.now();
+      await sleep(3_000);
+      back = true;
+      await reading;
+      await load.stop();
+      for (const answer of load.answers) if (answer.status === 201) acknowledged.set(answer.body.data.id, answer.name);
+      const after = await replicaReads();
+      const moved = (label: string) => (after[label] ?? 0) - (before[label] ?? 0);
+      console.log(`      killed ${replica.name}'s postmaster (kill -9); Patroni had it running again ${((runningAgain - killedAt) / 1000).toFixed(1)} s after`);
+      console.log(`        reads through API process 2 meanwhile: ${tally(reads)}; its GETs read from the replicas ${moved('replica')}, from the primary ${moved('primary_unavailable')} (a replica failed) and ${moved('primary_lag')} (one was behind)`);
+      console.log(`        writes meanwhile: ${tally(load.answers)}`);
+      expect(reads.filter((answer) => answer.status !== 200), 'every read through the API process reading from the replicas answered 200').to.deep.equal([]);
+      expect(load.answers.filter((answer) => answer.status !== 201).map((answer) => `${answer.status}`), 'a replica’s loss refuses no write').to.deep.equal([]);
+      await expectNothingLost('a replica’s restart');
     });
 
     it('kill -9 of the primary’s Patroni and postmaster: the synchronous standby takes over, writes are accepted again, nothing acknowledged is lost (printed: what Chronicle answered)', async () => {
