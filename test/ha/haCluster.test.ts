@@ -75,8 +75,16 @@ const ask = async (baseUrl: string, key: string, method: string, path: string, b
  * seconds (at most 5); a dropped connection or a 5xx again after a second (a POST carries an
  * Idempotency-Key, so sending it again is safe). Every answer is kept, the last one is the outcome.
  */
-const askRetrying = async (baseUrl: string, key: string, method: string, path: string, body?: unknown, attempts = 40): Promise<Answer[]> => {
-  const headers: Record<string, string> = method === 'POST' ? { 'Idempotency-Key': randomUUID() } : {};
+const askRetrying = async (
+  baseUrl: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  attempts = 40,
+  extraHeaders: Record<string, string> = {},
+): Promise<Answer[]> => {
+  const headers: Record<string, string> = { ...(method === 'POST' ? { 'Idempotency-Key': randomUUID() } : {}), ...extraHeaders };
   const answers: Answer[] = [];
   for (let attempt = 0; attempt < attempts; attempt++) {
     const answer = await ask(baseUrl, key, method, path, body, headers);
@@ -480,9 +488,13 @@ if (unavailable !== null) {
     /** Every contact Chronicle acknowledged reads back, with its name, through both API processes. */
     const expectNothingLost = async (after: string) => {
       const lost: string[] = [];
+      // Read as a client that wrote through another process reads its writes: with their position (here the log's head,
+      // which covers them all). The second API process reads from the replicas, which may trail the new primary.
+      const [head] = await queryOnce<{ position: string }>(cluster.writeUrl, 'SELECT max(position)::text AS position FROM log_events');
+      const readYourWrites: Record<string, string> = head?.position ? { 'X-Min-Log-Position': head.position } : {};
       for (const [id, name] of acknowledged) {
         for (const api of apiUrls()) {
-          const answers = await askRetrying(api, key, 'GET', `/contacts/${id}`);
+          const answers = await askRetrying(api, key, 'GET', `/contacts/${id}`, undefined, 40, readYourWrites);
           if (answers.at(-1)!.status === 200 && answers.at(-1)!.body.data.name === name) continue;
           // In the log (a read model behind), or not (a write lost)?
           const [inLog] = await queryOnce<{ count: string }>(cluster.writeUrl, 'SELECT count(*) AS count FROM log_events WHERE stream LIKE $1', [`%${id}%`]).catch(() => [
