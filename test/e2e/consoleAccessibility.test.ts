@@ -1,13 +1,11 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { chromiumInstalled, launchChromium } from '../support/browser.js';
 import { skipLine } from '../support/integration.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
-import { startSignedReceiver, type SignedReceiver } from '../support/signedReceiver.js';
+import { startFailingReceiver, startSignedReceiver, type SignedReceiver } from '../support/signedReceiver.js';
 import { tempDir } from '../support/tempStore.js';
 
 /** axe-core's source, run in each page (through the browser's debugging protocol: the console's CSP allows no inline script). */
@@ -80,22 +78,6 @@ const eventually = async (check: () => Promise<boolean>, ms = 10_000): Promise<b
   return check();
 };
 
-/** A receiver that fails every delivery with a 500. */
-const startFailingReceiver = async (): Promise<{ url: string; close: () => Promise<void> }> => {
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"down for maintenance"}'));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/failing`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-};
 
 const describeViolation = (v: Violation): string => `${v.url} at ${v.width} px: ${v.id} (${v.impact ?? 'no impact given'}): ${v.help}\n      ${v.targets.join('\n      ')}`;
 

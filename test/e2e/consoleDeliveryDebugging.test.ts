@@ -1,11 +1,9 @@
 import { expect } from 'chai';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { chromiumInstalled, launchChromium, screenshot } from '../support/browser.js';
 import { skipLine } from '../support/integration.js';
 import { runCli, startServer, type ServerProcess } from '../support/runCli.js';
-import { startSignedReceiver, type SignedReceiver } from '../support/signedReceiver.js';
+import { startFailingReceiver, startSignedReceiver, type SignedReceiver } from '../support/signedReceiver.js';
 import { tempDir } from '../support/tempStore.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -27,23 +25,6 @@ const FITS_THE_WINDOW = 'document.documentElement.scrollWidth <= window.innerWid
 const TOO_WIDE = `document.documentElement.scrollWidth + ' > ' + window.innerWidth + ': ' + [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
   .slice(0, 5).map((e) => e.tagName + '.' + e.className + ' ' + (e.textContent || '').slice(0, 40)).join(' | ')`;
 
-/** A receiver that fails every delivery with a 500, a cookie and the body echoed back. */
-const startFailingReceiver = async (): Promise<{ url: string; close: () => Promise<void> }> => {
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    req.on('end', () => res.writeHead(500, { 'content-type': 'application/json', 'set-cookie': 'session=s3cr3t-cookie' }).end(`{"error":"down for maintenance","got":${body}}`));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/failing`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-};
 
 if (!chromiumInstalled()) {
   skipLine('the console’s delivery debugging in a browser', '/usr/bin/chromium (apt-get install chromium)');

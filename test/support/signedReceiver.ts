@@ -41,3 +41,21 @@ export const startSignedReceiver = async (): Promise<SignedReceiver> => {
       }),
   };
 };
+
+/** A receiver on 127.0.0.1 that fails every delivery with a 500, a cookie and the body echoed back. */
+export const startFailingReceiver = async (): Promise<{ url: string; close: () => Promise<void> }> => {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    req.on('end', () => res.writeHead(500, { 'content-type': 'application/json', 'set-cookie': 'session=s3cr3t-cookie' }).end(`{"error":"down for maintenance","got":${body}}`));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/failing`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+};
